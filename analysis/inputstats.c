@@ -1,0 +1,186 @@
+#include "inputstats.h"
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../quant/common.h"
+#include "../quant/h5util.h"
+#include "../sim/recurrence.h"
+#include "progress.h"
+
+void stepq_mean_ci95(double* mean, double* half, const double* x, int n) {
+    *mean = gsl_stats_mean(x, 1, (size_t)n);
+    *half = n > 1 ? gsl_cdf_tdist_Pinv(0.975, n - 1) * gsl_stats_sd(x, 1, (size_t)n) / sqrt(n) : 0;
+}
+
+// max over median of the RMS of rows (by_row) or columns of S (K,V); work: (max(K,V))
+static double ridge_ratio(const float* S, int K, int V, int by_row, double* work) {
+    int n = by_row ? K : V, m = by_row ? V : K;
+    for (int a = 0; a < n; a++) {
+        double s = 0;
+        for (int b = 0; b < m; b++) {
+            double x = by_row ? S[(size_t)a * V + b] : S[(size_t)b * V + a];
+            s += x * x;
+        }
+        work[a] = sqrt(s / m);
+    }
+    gsl_sort(work, 1, (size_t)n);
+    double med = gsl_stats_median_from_sorted_data(work, 1, (size_t)n);
+    return med > 0 ? work[n - 1] / med : 0;
+}
+
+typedef struct {
+    int H, NS, G;
+    double *row, *col;     // (H, NS)
+    double *omega_ratio;   // (H)
+    double *unit_hl;       // (H, G)
+} seed_stats;
+
+static void one_head(seed_stats* st, const stepq_source* src, const stepq_inputstats_cfg* c, int h) {
+    const int K = src->K, V = src->V, G = src->n_gates;
+    float* S = callocCheck((size_t)K * V, sizeof(float));
+    float* y = mallocCheck(sizeof(float) * V);
+    float* work = mallocCheck(sizeof(float) * V);
+    double* grad = mallocCheck(sizeof(double) * K);
+    double* omega = callocCheck((size_t)K, sizeof(double));
+    double* gsum = callocCheck((size_t)G, sizeof(double));
+    double* tmp = mallocCheck(sizeof(double) * (K > V ? K : V));
+    if (src->S0) memcpy(S, src->S0 + (size_t)h * K * V, sizeof(float) * K * V);
+    stepq_cursor* cur = src->open(src, h);
+    stepq_step_in in;
+    int ns = 0;
+    for (long t = 0; t < c->steps; t++) {
+        src->next(cur, &in);
+        for (int i = 0; i < G; i++) gsum[i] += in.g[i];
+        if (t >= c->warmup) {  // omega_i = E[(A_t^T scale q_t)_i^2] (SPEC 3, P4)
+            stepq_readout_weights(grad, in.q, in.k, in.g, in.beta, src->scale, G, K);
+            for (int i = 0; i < K; i++) omega[i] += grad[i] * grad[i];
+        }
+        stepq_step_f32(S, y, work, in.q, in.k, in.v, in.g, in.beta, src->scale, G, K, V);
+        if (t + 1 >= c->warmup && (t + 1 - c->warmup) % c->sample_every == 0 && ns < st->NS) {
+            st->row[(size_t)h * st->NS + ns] = ridge_ratio(S, K, V, 1, tmp);
+            st->col[(size_t)h * st->NS + ns] = ridge_ratio(S, K, V, 0, tmp);
+            ns++;
+        }
+    }
+    src->close(cur);
+    gsl_sort(omega, 1, (size_t)K);
+    double p10 = gsl_stats_quantile_from_sorted_data(omega, 1, (size_t)K, 0.10);
+    double p90 = gsl_stats_quantile_from_sorted_data(omega, 1, (size_t)K, 0.90);
+    st->omega_ratio[h] = p10 > 0 ? p90 / p10 : INFINITY;
+    for (int i = 0; i < G; i++) st->unit_hl[(size_t)h * G + i] = M_LN2 / -(gsum[i] / c->steps);
+    free(S); free(y); free(work); free(grad); free(omega); free(gsum); free(tmp);
+}
+
+enum { SUM_ROW, SUM_COL, SUM_SHARE, SUM_OMEGA, SUM_HLMIN, SUM_HLMAX, SUM_HLORD, N_SUM };
+static const char* const sum_names[N_SUM] = {
+    "ridge_row_median", "ridge_col_median", "share_both_above_3x", "omega_p90_p10_median",
+    "half_life_min", "half_life_max", "half_life_orders"};
+static const char* const sum_desc[N_SUM] = {
+    "median over sampled states of max/median row RMS (key rows)",
+    "median over sampled states of max/median column RMS (value columns)",
+    "share of sampled states with both ratios above 3",
+    "median over heads of p90/p10 of omega_i within the head",
+    "smallest half-life over units (GDN heads, KDA key rows), steps",
+    "largest half-life over units, steps", "log10(half_life_max / half_life_min)"};
+
+static double median(double* x, size_t n) {
+    gsl_sort(x, 1, n);
+    return gsl_stats_median_from_sorted_data(x, 1, n);
+}
+
+static void summarise(double* out, const seed_stats* st) {
+    size_t n = (size_t)st->H * st->NS, both = 0, nu = (size_t)st->H * st->G;
+    double* tmp = mallocCheck(sizeof(double) * (n > nu ? n : nu));
+    for (size_t i = 0; i < n; i++) both += st->row[i] > 3 && st->col[i] > 3;
+    memcpy(tmp, st->row, n * sizeof(double));
+    out[SUM_ROW] = median(tmp, n);
+    memcpy(tmp, st->col, n * sizeof(double));
+    out[SUM_COL] = median(tmp, n);
+    out[SUM_SHARE] = (double)both / (double)n;
+    memcpy(tmp, st->omega_ratio, (size_t)st->H * sizeof(double));
+    out[SUM_OMEGA] = median(tmp, (size_t)st->H);
+    out[SUM_HLMIN] = gsl_stats_min(st->unit_hl, 1, nu);
+    out[SUM_HLMAX] = gsl_stats_max(st->unit_hl, 1, nu);
+    out[SUM_HLORD] = log10(out[SUM_HLMAX] / out[SUM_HLMIN]);
+    free(tmp);
+}
+
+int stepq_inputstats(const stepq_inputstats_cfg* c) {
+    const stepq_source* s0 = c->srcs[0];
+    const int S = c->n_seeds, H = s0->n_heads, G = s0->n_gates;
+    if (c->warmup < 0 || c->sample_every < 1 || c->steps <= c->warmup) {
+        stepq_error("inputstats needs 0 <= warmup < steps and sample_every >= 1");
+        return STEPQ_ERR;
+    }
+    const int NS = (int)((c->steps - c->warmup) / c->sample_every);
+    if (NS < 1) {
+        stepq_error("inputstats: no state sampled (steps - warmup < sample_every)");
+        return STEPQ_ERR;
+    }
+    double* row = callocCheck((size_t)S * H * NS, sizeof(double));
+    double* col = callocCheck((size_t)S * H * NS, sizeof(double));
+    double* om = callocCheck((size_t)S * H, sizeof(double));
+    double* hl = callocCheck((size_t)S * H * G, sizeof(double));
+    double* sum = callocCheck((size_t)N_SUM * S, sizeof(double));  // (N_SUM, S)
+    stepq_progress pr;
+    stepq_progress_start(&pr, "inputstats", "heads", (long)S * H);
+    for (int si = 0; si < S; si++) {
+        seed_stats st = {H, NS, G, row + (size_t)si * H * NS, col + (size_t)si * H * NS,
+                         om + (size_t)si * H, hl + (size_t)si * H * G};
+#pragma omp parallel for schedule(dynamic, 1)
+        for (int h = 0; h < H; h++) {
+            one_head(&st, c->srcs[si], c, h);
+            stepq_progress_tick(&pr);
+        }
+        double out[N_SUM];
+        summarise(out, &st);
+        for (int k = 0; k < N_SUM; k++) sum[(size_t)k * S + si] = out[k];
+    }
+    stepq_progress_end(&pr);
+
+    // the paper's values (SPEC 5) beside ours
+    const int kda = s0->kind == 1;
+    const double paper[N_SUM] = {kda ? 12.7 : 10.3, kda ? 5.4 : 19.4, kda ? 0.849 : 0.986,
+                                 kda ? NAN : 15.95, NAN, NAN, NAN};
+    printf("inputstats: %s; %d seeds, %ld steps, states sampled every %ld after %ld\n",
+           s0->desc, S, c->steps, c->sample_every, c->warmup);
+    printf("%-22s %12s %12s %10s\n", "statistic", "mean", "95% CI +-", kda ? "paper KDA" : "paper Qwen");
+    hid_t f = h5u_create(c->output);
+    int rc = f < 0 || stepq_write_provenance(f, &c->prov);
+    hsize_t dS[1] = {(hsize_t)S}, dR[3] = {(hsize_t)S, (hsize_t)H, (hsize_t)NS};
+    hsize_t dO[2] = {(hsize_t)S, (hsize_t)H}, dU[3] = {(hsize_t)S, (hsize_t)H, (hsize_t)G};
+    hid_t D = H5T_NATIVE_DOUBLE;
+    for (int k = 0; k < N_SUM; k++) {
+        double m, ci;
+        stepq_mean_ci95(&m, &ci, sum + (size_t)k * S, S);
+        printf("%-22s %12.4g %12.2g %10.4g\n", sum_names[k], m, ci, paper[k]);
+        if (rc) continue;
+        rc = h5u_write(f, sum_names[k], D, sum + (size_t)k * S, 1, dS, "1", sum_desc[k]);
+        if (!rc) {
+            hid_t d = H5Dopen2(f, sum_names[k], H5P_DEFAULT);
+            rc = h5u_attr_f64(d, "mean", m) || h5u_attr_f64(d, "ci95_half_width", ci) ||
+                 h5u_attr_f64(d, "paper", paper[k]);
+            H5Dclose(d);
+        }
+    }
+    rc = rc || h5u_write(f, "seeds", H5T_NATIVE_UINT64, c->seeds, 1, dS, NULL, "seed of each run") ||
+         h5u_attr_i64(f, "steps", c->steps) || h5u_attr_i64(f, "warmup", c->warmup) ||
+         h5u_attr_i64(f, "sample_every", c->sample_every) ||
+         h5u_write(f, "ridge_row", D, row, 3, dR, "1", "max/median row RMS per sampled state [S,H,NS]") ||
+         h5u_write(f, "ridge_col", D, col, 3, dR, "1", "max/median column RMS per sampled state [S,H,NS]") ||
+         h5u_write(f, "omega_p90_p10", D, om, 2, dO, "1", "p90/p10 of omega within each head [S,H]") ||
+         h5u_write(f, "unit_half_life", D, hl, 3, dU, "steps",
+                   "ln2 / -mean log gate per unit (GDN: head, KDA: key row) [S,H,G]");
+    free(row); free(col); free(om); free(hl); free(sum);
+    if (rc) {
+        if (f >= 0) h5u_abandon(f, c->output);
+        return STEPQ_ERR;
+    }
+    return h5u_commit(f, c->output);
+}

@@ -1,0 +1,31 @@
+// inputstats.h: the input statistics of SPEC 5 that the synthetic presets are calibrated to
+// (and only these): row/column ridge ratios of sampled states (max over median of the row or
+// column RMS), the share of states above 3x on both axes, omega p90/p10 within a head, and the
+// spread of half-lives. Native float32 runs; several seeds give confidence intervals.
+//
+// Output (HDF5): seeds [S]; per seed ridge_row, ridge_col [S,H,NS], omega_p90_p10 [S,H],
+// unit_half_life [S,H,G] (G = 1 for GDN, K for KDA); summaries [S] and their mean and 95% CI
+// as attributes of each summary dataset.
+#ifndef STEPQ_INPUTSTATS_H
+#define STEPQ_INPUTSTATS_H
+
+#include <stdint.h>
+
+#include "../sim/stream.h"
+#include "output.h"
+
+typedef struct {
+    stepq_source** srcs;   // (S) one source per seed, same shape
+    const uint64_t* seeds; // (S)
+    int n_seeds;
+    long steps, warmup, sample_every;
+    const char* output;
+    stepq_provenance prov;
+} stepq_inputstats_cfg;
+
+int stepq_inputstats(const stepq_inputstats_cfg* cfg);
+
+// mean and half-width of the 95% confidence interval (Student t) of x (n); 0 width if n < 2
+void stepq_mean_ci95(double* mean, double* half, const double* x, int n);
+
+#endif

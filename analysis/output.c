@@ -1,0 +1,36 @@
+#include "output.h"
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <string.h>
+#include <time.h>
+
+#include "../quant/common.h"
+#include "../quant/h5util.h"
+#include "stepq_version.h"
+
+const char* stepq_git_revision(void) { return STEPQ_GIT_REVISION; }
+
+int stepq_write_provenance(hid_t f, const stepq_provenance* p) {
+    char when[64];
+    time_t now = time(NULL);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    return h5u_attr_str(f, "experiment", p->experiment) ||
+           h5u_attr_str(f, "config", p->config_text ? p->config_text : "") ||
+           h5u_attr_str(f, "config_path", p->config_path ? p->config_path : "(command line)") ||
+           h5u_attr_str(f, "git_revision", STEPQ_GIT_REVISION) ||
+           h5u_attr_i64(f, "seed", (long long)p->seed) ||
+           h5u_attr_str(f, "source", p->source ? p->source : "") ||
+           h5u_attr_str(f, "stepq_version", STEPQ_VERSION) || h5u_attr_str(f, "created", when)
+               ? STEPQ_ERR
+               : STEPQ_OK;
+}
+
+const double stepq_quantile_levels[STEPQ_NQ] = {0.10, 0.25, 0.50, 0.75, 0.90};
+
+void stepq_quantiles(double* q, const double* x, size_t n, double* work) {
+    memcpy(work, x, n * sizeof(double));
+    gsl_sort(work, 1, n);
+    for (int i = 0; i < STEPQ_NQ; i++)
+        q[i] = gsl_stats_quantile_from_sorted_data(work, 1, n, stepq_quantile_levels[i]);
+}

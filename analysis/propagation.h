@@ -1,0 +1,33 @@
+// propagation.h: the propagation experiment (SPEC 3 P1, SPEC 6.3): how the error of each
+// state format grows over the decode window, per head, beside the head's lifetime.
+//
+// Output (HDF5, root attributes carry the config, git revision and seed):
+//   formats [F], bits_nominal [F], bits_actual [F]
+//   heads/layer, heads/head, heads/mean_log_gate, heads/half_life      [H]
+//   decode_step [NB]                           first decode step of each bin
+//   err_readout, err_state [F, H, NB]          relative errors, averaged within bins
+//   err_readout_quantiles, err_state_quantiles [F, NB, 5]   across heads (p10 ... p90)
+//   accumulated_readout_sq [F, H], accumulated_readout_rel [F, H]
+//   p1_residual [F, H]                         the P1 check on the run itself
+// and, for gnuplot, a text table beside it (decode step, then 5 quantiles per format).
+#ifndef STEPQ_PROPAGATION_H
+#define STEPQ_PROPAGATION_H
+
+#include "../quant/format.h"
+#include "../sim/stream.h"
+#include "output.h"
+
+typedef struct {
+    const stepq_source* src;
+    const stepq_format** formats;
+    int n_formats;
+    long prefill, decode;
+    int bin;
+    const char* output;      // .h5
+    const char* table;       // .tsv for the plot, or NULL
+    stepq_provenance prov;
+} stepq_propagation_cfg;
+
+int stepq_propagation(const stepq_propagation_cfg* cfg);
+
+#endif

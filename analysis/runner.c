@@ -1,0 +1,227 @@
+#include "runner.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../quant/common.h"
+#include "../sim/protocol.h"
+#include "../sim/recurrence.h"
+#include "progress.h"
+
+// per-head scratch, allocated once per head (never per step)
+typedef struct {
+    float *S, *y_ref, *y_hat, *work;  // (K,V) (V) (V) (V)
+    double *grad, *pred;              // (K) (F,V)
+    stepq_qstate* qs;                 // (F)
+} head_scratch;
+
+static void scratch_init(head_scratch* s, const stepq_run_cfg* cfg, int K, int V) {
+    s->S = callocCheck((size_t)K * V, sizeof(float));
+    s->y_ref = mallocCheck(sizeof(float) * V);
+    s->y_hat = mallocCheck(sizeof(float) * V);
+    s->work = mallocCheck(sizeof(float) * V);
+    s->grad = mallocCheck(sizeof(double) * K);
+    s->pred = mallocCheck(sizeof(double) * V * cfg->n_formats);
+    s->qs = mallocCheck(sizeof(stepq_qstate) * cfg->n_formats);
+    for (int f = 0; f < cfg->n_formats; f++) stepq_qstate_init(&s->qs[f], cfg->formats[f], K, V);
+}
+
+static void scratch_free(head_scratch* s, int F) {
+    for (int f = 0; f < F; f++) stepq_qstate_free(&s->qs[f]);
+    free(s->qs); free(s->S); free(s->y_ref); free(s->y_hat); free(s->work);
+    free(s->grad); free(s->pred);
+}
+
+static double mean_gate(const stepq_step_in* in, int n_gates) {
+    double s = 0;
+    for (int i = 0; i < n_gates; i++) s += in->g[i];
+    return s / n_gates;
+}
+
+// pred (V) <- E^T grad with E = X_hat - S (the read-out error P1 predicts), in float64
+static void p1_predict(double* pred, const float* X_hat, const float* S, const double* grad,
+                       int K, int V) {
+    for (int j = 0; j < V; j++) pred[j] = 0;
+    for (int i = 0; i < K; i++) {
+        const float *xr = X_hat + (size_t)i * V, *sr = S + (size_t)i * V;
+        for (int j = 0; j < V; j++) pred[j] += ((double)xr[j] - sr[j]) * grad[i];
+    }
+}
+
+static double sq_dist(const float* a, const float* b, size_t n) {
+    double s = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)a[i] - b[i];
+        s += d * d;
+    }
+    return s;
+}
+
+static double sq_norm(const float* a, size_t n) {
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += (double)a[i] * a[i];
+    return s;
+}
+
+static double ratio(double num, double den) { return den > 0 ? sqrt(num / den) : (num > 0 ? INFINITY : 0); }
+
+typedef struct {
+    long t;
+    int f, h;
+    int failed;
+} run_failure;
+
+// One head end to end. Returns STEPQ_ERR with *fail filled when a format fails.
+static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg, int h,
+                    head_scratch* s, run_failure* fail) {
+    const int K = src->K, V = src->V, F = cfg->n_formats, G = src->n_gates, H = src->n_heads;
+    const size_t KV = (size_t)K * V;
+    if (src->S0) memcpy(s->S, src->S0 + (size_t)h * KV, sizeof(float) * KV);
+    else memset(s->S, 0, sizeof(float) * KV);
+    stepq_cursor* c = src->open(src, h);
+    stepq_step_in in;
+    double gate_sum = 0;
+    for (long t = 0; t < cfg->prefill; t++) {
+        src->next(c, &in);
+        gate_sum += mean_gate(&in, G);
+        stepq_step_f32(s->S, s->y_ref, s->work, in.q, in.k, in.v, in.g, in.beta, src->scale, G, K, V);
+        if (cfg->keep_y) {
+            memcpy(o->y_ref + ((size_t)t * H + h) * V, s->y_ref, sizeof(float) * V);
+            for (int f = 0; f < F; f++)  // prefill is native: every format reads the reference
+                memcpy(o->y + (((size_t)f * o->T + t) * H + h) * V, s->y_ref, sizeof(float) * V);
+        }
+    }
+    int rc = STEPQ_OK;
+    for (int f = 0; f < F && rc == STEPQ_OK; f++)
+        if (stepq_qstate_load(&s->qs[f], s->S) != STEPQ_OK) {
+            *fail = (run_failure){cfg->prefill, f, h, 1};
+            rc = STEPQ_ERR;
+        }
+    for (long td = 0; td < cfg->decode && rc == STEPQ_OK; td++) {
+        long t = cfg->prefill + td, b = td / cfg->bin;
+        src->next(c, &in);
+        gate_sum += mean_gate(&in, G);
+        // P1's prediction of each format's read-out error, E_{t-1}^T A_t^T (scale q_t), taken
+        // before the reference steps (E_{t-1} = S_hat_{t-1} - S_{t-1})
+        stepq_readout_weights(s->grad, in.q, in.k, in.g, in.beta, src->scale, G, K);
+        for (int f = 0; f < F; f++) p1_predict(s->pred + (size_t)f * V, s->qs[f].X, s->S, s->grad, K, V);
+        stepq_step_f32(s->S, s->y_ref, s->work, in.q, in.k, in.v, in.g, in.beta, src->scale, G, K, V);
+        double ny2 = sq_norm(s->y_ref, V), nS2 = sq_norm(s->S, KV);
+        o->acc_ref[h] += ny2;
+        if (cfg->keep_y) memcpy(o->y_ref + ((size_t)t * H + h) * V, s->y_ref, sizeof(float) * V);
+        for (int f = 0; f < F; f++) {
+            stepq_qstate* q = &s->qs[f];
+            if (stepq_qstate_step(q, s->y_hat, s->work, &in, src->scale, G) != STEPQ_OK) {
+                *fail = (run_failure){t, f, h, 1};
+                rc = STEPQ_ERR;
+                break;
+            }
+            const double* pr = s->pred + (size_t)f * V;
+            double dy2 = 0, res2 = 0;
+            for (int j = 0; j < V; j++) {
+                double dy = (double)s->y_hat[j] - s->y_ref[j];
+                dy2 += dy * dy;
+                res2 += (dy - pr[j]) * (dy - pr[j]);
+            }
+            size_t fh = (size_t)f * H + h;
+            o->err_y[fh * o->n_bins + b] += (float)ratio(dy2, ny2);
+            o->err_S[fh * o->n_bins + b] += (float)ratio(sq_dist(q->X, s->S, KV), nS2);
+            o->acc_sq[fh] += dy2;
+            o->p1_resid[fh] = fmax(o->p1_resid[fh], ratio(res2, ny2));
+            if (cfg->keep_y)
+                memcpy(o->y + (((size_t)f * o->T + t) * H + h) * V, s->y_hat, sizeof(float) * V);
+        }
+    }
+    src->close(c);
+    o->mean_log_gate[h] = gate_sum / (double)(cfg->prefill + cfg->decode);
+    o->half_life[h] = M_LN2 / -o->mean_log_gate[h];
+    return rc;
+}
+
+static void out_alloc(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg) {
+    memset(o, 0, sizeof *o);
+    o->F = cfg->n_formats;
+    o->H = src->n_heads;
+    o->K = src->K;
+    o->V = src->V;
+    o->T = cfg->prefill + cfg->decode;
+    o->n_bins = (cfg->decode + cfg->bin - 1) / cfg->bin;
+    size_t FH = (size_t)o->F * o->H, KV = (size_t)o->K * o->V;
+    o->err_y = callocCheck(FH * o->n_bins, sizeof(float));
+    o->err_S = callocCheck(FH * o->n_bins, sizeof(float));
+    o->acc_sq = callocCheck(FH, sizeof(double));
+    o->acc_ref = callocCheck(o->H, sizeof(double));
+    o->p1_resid = callocCheck(FH, sizeof(double));
+    o->mean_log_gate = callocCheck(o->H, sizeof(double));
+    o->half_life = callocCheck(o->H, sizeof(double));
+    if (cfg->keep_y) {
+        o->y = callocCheck(FH * o->T * o->V, sizeof(float));
+        o->y_ref = callocCheck((size_t)o->H * o->T * o->V, sizeof(float));
+        o->S_final = callocCheck(FH * KV, sizeof(float));
+        o->S_ref_final = callocCheck((size_t)o->H * KV, sizeof(float));
+    }
+}
+
+void stepq_run_out_free(stepq_run_out* o) {
+    free(o->err_y); free(o->err_S); free(o->acc_sq); free(o->acc_ref); free(o->p1_resid);
+    free(o->mean_log_gate); free(o->half_life);
+    free(o->y); free(o->y_ref); free(o->S_final); free(o->S_ref_final);
+    memset(o, 0, sizeof *o);
+}
+
+int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg) {
+    stepq_assert(cfg->bin >= 1 && cfg->prefill >= 0 && cfg->decode >= 1);
+    if (cfg->prefill + cfg->decode > src->T) {
+        stepq_error("%s has %ld steps; prefill %ld + decode %ld need %ld", src->desc, src->T,
+                    cfg->prefill, cfg->decode, cfg->prefill + cfg->decode);
+        return STEPQ_ERR;
+    }
+    out_alloc(o, src, cfg);
+    run_failure fail = {0, 0, 0, 0};
+    stepq_progress pr;
+    stepq_progress_start(&pr, cfg->label ? cfg->label : "run", "heads", src->n_heads);
+#pragma omp parallel
+    {
+        head_scratch s;
+        scratch_init(&s, cfg, src->K, src->V);
+#pragma omp for schedule(dynamic, 1)
+        for (int h = 0; h < src->n_heads; h++) {
+            run_failure mine = {0, 0, 0, 0};
+            int skip;
+#pragma omp atomic read
+            skip = fail.failed;
+            if (skip) continue;
+            if (run_head(o, src, cfg, h, &s, &mine) != STEPQ_OK) {
+#pragma omp critical(stepq_run_fail)
+                if (!fail.failed || h < fail.h) fail = mine;
+            }
+            if (cfg->keep_y) {
+                size_t KV = (size_t)src->K * src->V;
+                memcpy(o->S_ref_final + h * KV, s.S, sizeof(float) * KV);
+                for (int f = 0; f < cfg->n_formats; f++)
+                    memcpy(o->S_final + ((size_t)f * src->n_heads + h) * KV, s.qs[f].X,
+                           sizeof(float) * KV);
+            }
+            stepq_progress_tick(&pr);
+        }
+        scratch_free(&s, cfg->n_formats);
+    }
+    stepq_progress_end(&pr);
+    if (fail.failed) {
+        stepq_error("%s: format %s met a non-finite state at head %d (layer %d, head %d), step "
+                    "%ld; the inputs or the format overflowed",
+                    src->desc, cfg->formats[fail.f]->name, fail.h, src->layer[fail.h],
+                    src->head[fail.h], fail.t);
+        stepq_run_out_free(o);
+        return STEPQ_ERR;
+    }
+    // bins hold sums: turn them into means (the last bin may be short)
+    for (size_t fh = 0; fh < (size_t)o->F * o->H; fh++)
+        for (long b = 0; b < o->n_bins; b++) {
+            long n = b == o->n_bins - 1 ? cfg->decode - b * cfg->bin : cfg->bin;
+            o->err_y[fh * o->n_bins + b] /= (float)n;
+            o->err_S[fh * o->n_bins + b] /= (float)n;
+        }
+    return STEPQ_OK;
+}

@@ -1,0 +1,43 @@
+// runner.h: runs every head of a source through the decode-step protocol (SPEC 2) in several
+// formats at once, beside the native float32 reference on the same inputs, and measures how
+// the quantization error propagates (SPEC 3, P1). Heads run in parallel (OpenMP); every
+// number is a function of the head alone, so results do not depend on the thread count.
+//
+// Legend: F formats, H heads of the source, K, V head shape, D decode steps, NB bins.
+#ifndef STEPQ_RUNNER_H
+#define STEPQ_RUNNER_H
+
+#include "../quant/format.h"
+#include "../sim/stream.h"
+
+typedef struct {
+    const stepq_format** formats;  // (F)
+    int n_formats;
+    long prefill;     // native-precision steps before the boundary state is encoded
+    long decode;      // steps of the decode-step protocol
+    int bin;          // per-head error series averaged over bins of this many decode steps
+    int keep_y;       // also keep every read-out and the final states (replay)
+    const char* label;  // for progress lines
+} stepq_run_cfg;
+
+typedef struct {
+    int F, H, K, V;
+    long T, n_bins;        // T = prefill + decode
+    float* err_y;          // (F, H, NB) mean over the bin of ||y_hat - y|| / ||y||
+    float* err_S;          // (F, H, NB) mean over the bin of ||S_hat - S||_F / ||S||_F
+    double* acc_sq;        // (F, H) sum over decode steps of ||y_hat - y||^2
+    double* acc_ref;       // (H) sum over decode steps of ||y||^2
+    double* p1_resid;      // (F, H) max over decode of ||(y_hat - y) - E_{t-1}^T g_t|| / ||y||
+    double* mean_log_gate; // (H) mean log gate over all steps (KDA: also over channels)
+    double* half_life;     // (H) ln 2 / -mean_log_gate, steps
+    float* y;              // (F, T, H, V) read-outs, keep_y only
+    float* y_ref;          // (T, H, V)
+    float* S_final;        // (F, H, K, V) S_hat_T, keep_y only
+    float* S_ref_final;    // (H, K, V)
+} stepq_run_out;
+
+// STEPQ_ERR (message printed) if a format meets a non-finite state or the source is too short.
+int stepq_run_heads(stepq_run_out* out, const stepq_source* src, const stepq_run_cfg* cfg);
+void stepq_run_out_free(stepq_run_out* out);
+
+#endif

@@ -1,0 +1,183 @@
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../quant/common.h"
+
+int cfg_load(stepq_cfgfile* cf, const char* path) {
+    memset(cf, 0, sizeof *cf);
+    cf->path = path;
+    FILE* fp = fopen(path, "rb");
+    if (!fp) {
+        stepq_error("%s: cannot open config file", path);
+        return STEPQ_ERR;
+    }
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    cf->text = callocCheck((size_t)n + 1, 1);
+    size_t got = fread(cf->text, 1, (size_t)n, fp);
+    fclose(fp);
+    cf->text[got] = 0;
+    config_init(&cf->cfg);
+    if (!config_read_string(&cf->cfg, cf->text)) {
+        stepq_error("%s:%d: %s", path, config_error_line(&cf->cfg), config_error_text(&cf->cfg));
+        cfg_free(cf);
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
+void cfg_free(stepq_cfgfile* cf) {
+    config_destroy(&cf->cfg);
+    free(cf->text);
+    cf->text = NULL;
+}
+
+static int line_of(const config_setting_t* s) { return s ? (int)config_setting_source_line(s) : 0; }
+
+int cfg_check_keys(const stepq_cfgfile* cf, const config_setting_t* group,
+                   const char* const* allowed) {
+    int n = config_setting_length(group);
+    for (int i = 0; i < n; i++) {
+        const config_setting_t* s = config_setting_get_elem(group, (unsigned)i);
+        const char* name = config_setting_name(s);
+        int ok = 0;
+        for (const char* const* a = allowed; *a && !ok; a++) ok = strcmp(*a, name) == 0;
+        if (ok) continue;
+        char known[512] = "";
+        for (const char* const* a = allowed; *a; a++) {
+            strncat(known, a == allowed ? "" : ", ", sizeof known - strlen(known) - 1);
+            strncat(known, *a, sizeof known - strlen(known) - 1);
+        }
+        stepq_error("%s:%d: unknown key '%s' (known here: %s)", cf->path, line_of(s), name, known);
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
+static config_setting_t* member(const stepq_cfgfile* cf, const config_setting_t* g,
+                                const char* name, int required, int* err) {
+    config_setting_t* s = config_setting_get_member(g ? g : config_root_setting(&cf->cfg), name);
+    if (!s && required) {
+        stepq_error("%s:%d: missing required key '%s'", cf->path,
+                    g ? line_of(g) : 1, name);
+        *err = 1;
+    }
+    return s;
+}
+
+static const char* type_name(int t) {
+    switch (t) {
+    case CONFIG_TYPE_INT: case CONFIG_TYPE_INT64: return "an integer";
+    case CONFIG_TYPE_FLOAT: return "a number";
+    case CONFIG_TYPE_STRING: return "a string";
+    case CONFIG_TYPE_BOOL: return "a boolean";
+    case CONFIG_TYPE_ARRAY: return "an array";
+    case CONFIG_TYPE_LIST: return "a list";
+    case CONFIG_TYPE_GROUP: return "a group";
+    default: return "a setting";
+    }
+}
+
+static int type_error(const stepq_cfgfile* cf, const config_setting_t* s, const char* want) {
+    stepq_error("%s:%d: '%s' must be %s, not %s", cf->path, line_of(s), config_setting_name(s),
+                want, type_name(config_setting_type(s)));
+    return STEPQ_ERR;
+}
+
+int cfg_int(const stepq_cfgfile* cf, const config_setting_t* g, const char* name, long long* out,
+            int required, long long def, long long lo, long long hi) {
+    int err = 0;
+    config_setting_t* s = member(cf, g, name, required, &err);
+    if (err) return STEPQ_ERR;
+    if (!s) { *out = def; return STEPQ_OK; }
+    int t = config_setting_type(s);
+    if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) return type_error(cf, s, "an integer");
+    *out = config_setting_get_int64(s);
+    if (*out < lo || *out > hi) {
+        stepq_error("%s:%d: '%s' = %lld is out of range [%lld, %lld]", cf->path, line_of(s), name,
+                    *out, lo, hi);
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
+int cfg_str(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
+            const char** out, int required, const char* def) {
+    int err = 0;
+    config_setting_t* s = member(cf, g, name, required, &err);
+    if (err) return STEPQ_ERR;
+    if (!s) { *out = def; return STEPQ_OK; }
+    if (config_setting_type(s) != CONFIG_TYPE_STRING) return type_error(cf, s, "a string");
+    *out = config_setting_get_string(s);
+    return STEPQ_OK;
+}
+
+static config_setting_t* aggregate(const stepq_cfgfile* cf, const config_setting_t* g,
+                                   const char* name, int required, int* n, int* err) {
+    config_setting_t* s = member(cf, g, name, required, err);
+    *n = 0;
+    if (!s) return NULL;
+    if (!config_setting_is_array(s) && !config_setting_is_list(s)) {
+        type_error(cf, s, "a list [...]");
+        *err = 1;
+        return NULL;
+    }
+    *n = config_setting_length(s);
+    return s;
+}
+
+int cfg_int_list(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
+                 int** out, int* n, int required) {
+    int err = 0;
+    config_setting_t* s = aggregate(cf, g, name, required, n, &err);
+    *out = NULL;
+    if (err) return STEPQ_ERR;
+    if (*n == 0) return STEPQ_OK;
+    *out = mallocCheck(sizeof(int) * (size_t)*n);
+    for (int i = 0; i < *n; i++) {
+        config_setting_t* e = config_setting_get_elem(s, (unsigned)i);
+        if (config_setting_type(e) != CONFIG_TYPE_INT) {
+            stepq_error("%s:%d: element %d of '%s' must be an integer", cf->path, line_of(e), i, name);
+            free(*out);
+            *out = NULL;
+            return STEPQ_ERR;
+        }
+        (*out)[i] = config_setting_get_int(e);
+    }
+    return STEPQ_OK;
+}
+
+int cfg_str_list(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
+                 const char*** out, int* n, int required) {
+    int err = 0;
+    config_setting_t* s = aggregate(cf, g, name, required, n, &err);
+    *out = NULL;
+    if (err) return STEPQ_ERR;
+    if (*n == 0) return STEPQ_OK;
+    *out = mallocCheck(sizeof(char*) * (size_t)*n);
+    for (int i = 0; i < *n; i++) {
+        config_setting_t* e = config_setting_get_elem(s, (unsigned)i);
+        if (config_setting_type(e) != CONFIG_TYPE_STRING) {
+            stepq_error("%s:%d: element %d of '%s' must be a string", cf->path, line_of(e), i, name);
+            free(*out);
+            *out = NULL;
+            return STEPQ_ERR;
+        }
+        (*out)[i] = config_setting_get_string(e);
+    }
+    return STEPQ_OK;
+}
+
+config_setting_t* cfg_group(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
+                            int required, int* err) {
+    config_setting_t* s = member(cf, g, name, required, err);
+    if (s && !config_setting_is_group(s)) {
+        type_error(cf, s, "a group { ... }");
+        *err = 1;
+        return NULL;
+    }
+    return s;
+}

@@ -1,0 +1,34 @@
+// config.h: strict reading of experiments/*.cfg (libconfig syntax). Every error names the
+// file and line: parse errors, unknown keys (a typo must not silently fall back to a default),
+// wrong types, values out of range.
+#ifndef STEPQ_CONFIG_H
+#define STEPQ_CONFIG_H
+
+#include <libconfig.h>
+
+typedef struct {
+    config_t cfg;
+    const char* path;
+    char* text;  // the whole file, stored with every result
+} stepq_cfgfile;
+
+int cfg_load(stepq_cfgfile* cf, const char* path);
+void cfg_free(stepq_cfgfile* cf);
+
+// STEPQ_ERR on a key of group not in allowed (NULL-terminated)
+int cfg_check_keys(const stepq_cfgfile* cf, const config_setting_t* group,
+                   const char* const* allowed);
+// Getters: absent -> *out = def (or an error if required); wrong type or out of [lo, hi] -> error.
+int cfg_int(const stepq_cfgfile* cf, const config_setting_t* g, const char* name, long long* out,
+            int required, long long def, long long lo, long long hi);
+int cfg_str(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
+            const char** out, int required, const char* def);
+// list or array of integers / strings; *out malloc'd (NULL when empty or absent)
+int cfg_int_list(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
+                 int** out, int* n, int required);
+int cfg_str_list(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
+                 const char*** out, int* n, int required);
+config_setting_t* cfg_group(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
+                            int required, int* err);
+
+#endif

@@ -1,0 +1,512 @@
+// main.c: the stepq command line. The only place that parses arguments and configs; it builds
+// sources and format lists, then hands plain structs to the drivers in analysis/.
+#include <errno.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "../analysis/inputstats.h"
+#include "../analysis/propagation.h"
+#include "../analysis/runner.h"
+#include "../quant/common.h"
+#include "../quant/format.h"
+#include "../quant/h5util.h"
+#include "../sim/recurrence.h"
+#include "../sim/synth.h"
+#include "../sim/trace.h"
+#include "config.h"
+
+extern char** environ;
+
+// ---------------------------------------------------------------------------------------------
+// small helpers
+
+static int wants_help(int argc, char** argv) {
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
+    return 0;
+}
+
+static long threads_override;  // --threads on the command line wins over a config's value
+
+static void set_threads(long n) {
+#ifdef _OPENMP
+    if (threads_override > 0) n = threads_override;
+    if (n > 0) omp_set_num_threads((int)n);
+#else
+    (void)n;
+#endif
+}
+
+// mkdir -p of the directory part of path
+static int make_parent(const char* path) {
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    char* slash = strrchr(buf, '/');
+    if (!slash) return STEPQ_OK;
+    *slash = 0;
+    for (char* p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0777) && errno != EEXIST) break;
+            *p = '/';
+        }
+    if (mkdir(buf, 0777) && errno != EEXIST) {
+        stepq_error("cannot create directory %s: %s", buf, strerror(errno));
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
+// "0,2,5-7" -> list; STEPQ_ERR on anything else
+static int parse_index_list(int** out, int* n, const char* s, const char* what) {
+    *out = NULL;
+    *n = 0;
+    int cap = 0;
+    const char* p = s;
+    while (*p) {
+        char* end;
+        long a = strtol(p, &end, 10), b = a;
+        if (end == p) goto bad;
+        if (*end == '-') {
+            p = end + 1;
+            b = strtol(p, &end, 10);
+            if (end == p || b < a) goto bad;
+        }
+        for (long i = a; i <= b; i++) {
+            if (*n == cap) *out = realloc(*out, sizeof(int) * (size_t)(cap = cap ? 2 * cap : 16));
+            stepq_assert(*out != NULL);
+            (*out)[(*n)++] = (int)i;
+        }
+        p = end;
+        if (*p == ',') p++;
+        else if (*p) goto bad;
+    }
+    return STEPQ_OK;
+bad:
+    stepq_error("%s '%s' is not a list like 0,2,5-7", what, s);
+    free(*out);
+    *out = NULL;
+    return STEPQ_ERR;
+}
+
+// ---------------------------------------------------------------------------------------------
+// stepq formats
+
+static int cmd_formats(int argc, char** argv) {
+    if (wants_help(argc, argv)) {
+        puts("usage: stepq formats\n\nLists every state format: name, nominal bits, actual bits "
+             "per element of a 128 x 128 head\nmeasured from its packed bytes, and a summary.");
+        return 0;
+    }
+    printf("%-8s %8s %8s %8s  %s\n", "name", "nominal", "actual", "bytes", "summary (128 x 128 head)");
+    for (int i = 0; i < stepq_n_formats; i++) {
+        const stepq_format* f = &stepq_formats[i];
+        printf("%-8s %8.3f %8.3f %8zu  %s\n", f->name, f->nominal_bits,
+               stepq_format_actual_bits(f, 128, 128), f->packed_bytes(f, 128, 128), f->summary);
+    }
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// sources from a config group
+
+static const char* const keys_source_synth[] = {"type", "preset", "layers", "heads", NULL};
+static const char* const keys_source_trace[] = {"type", "path", NULL};
+
+static int source_from_cfg(stepq_source** out, const stepq_cfgfile* cf, uint64_t seed) {
+    int err = 0;
+    config_setting_t* g = cfg_group(cf, NULL, "source", 1, &err);
+    const char* type;
+    if (err || cfg_str(cf, g, "type", &type, 1, NULL)) return STEPQ_ERR;
+    if (!strcmp(type, "trace")) {
+        const char* path;
+        if (cfg_check_keys(cf, g, keys_source_trace) || cfg_str(cf, g, "path", &path, 1, NULL))
+            return STEPQ_ERR;
+        stepq_trace tr;
+        if (stepq_trace_read(&tr, path)) return STEPQ_ERR;
+        *out = stepq_trace_source(&tr, path);
+        return STEPQ_OK;
+    }
+    if (strcmp(type, "synthetic")) {
+        stepq_error("%s:%d: source type '%s' is not \"synthetic\" or \"trace\"", cf->path,
+                    config_setting_source_line(config_setting_get_member(g, "type")), type);
+        return STEPQ_ERR;
+    }
+    const char* preset;
+    int *layers = NULL, *heads = NULL, nl = 0, nh = 0;
+    stepq_synth_params p;
+    int rc = cfg_check_keys(cf, g, keys_source_synth) || cfg_str(cf, g, "preset", &preset, 1, NULL) ||
+             cfg_int_list(cf, g, "layers", &layers, &nl, 0) ||
+             cfg_int_list(cf, g, "heads", &heads, &nh, 0) || stepq_synth_preset(&p, preset) ||
+             stepq_synth_open(out, &p, seed, layers, nl, heads, nh);
+    free(layers);
+    free(heads);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+static int formats_from_cfg(const stepq_format*** out, int* n, const stepq_cfgfile* cf) {
+    const char** names;
+    if (cfg_str_list(cf, NULL, "formats", &names, n, 1)) return STEPQ_ERR;
+    if (*n == 0) {
+        stepq_error("%s: 'formats' is empty", cf->path);
+        return STEPQ_ERR;
+    }
+    *out = mallocCheck(sizeof(stepq_format*) * (size_t)*n);
+    for (int i = 0; i < *n; i++)
+        if (!((*out)[i] = stepq_format_find(names[i]))) {
+            config_setting_t* s = config_setting_get_elem(config_lookup(&cf->cfg, "formats"), (unsigned)i);
+            stepq_error("%s:%d: unknown format '%s' (see `stepq formats`)", cf->path,
+                        config_setting_source_line(s), names[i]);
+            free(names);
+            free(*out);
+            return STEPQ_ERR;
+        }
+    free(names);
+    return STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// plotting: gnuplot renders <base>.png from <base>.tsv with a script of plots/
+
+static int run_gnuplot(const char* script, const char* table, const char* png, const char* vars) {
+    char path[4096];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s", script);
+    if (stat(path, &sb) != 0) snprintf(path, sizeof path, "%s/%s", STEPQ_SOURCE_DIR, script);
+    char expr[12288];
+    snprintf(expr, sizeof expr, "datafile='%s'; outfile='%s'; %s", table, png, vars);
+    char* argv[] = {"gnuplot", "-e", expr, path, NULL};
+    pid_t pid;
+    if (posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ) != 0) {
+        stepq_error("gnuplot not found, so %s was not drawn (apt-get install gnuplot-nox); the "
+                    "HDF5 result is complete", png);
+        return STEPQ_ERR;
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        stepq_error("gnuplot failed on %s", path);
+        remove(png);
+        return STEPQ_ERR;
+    }
+    printf("plot: %s (gnuplot %s)\n", png, path);
+    return STEPQ_OK;
+}
+
+// <output minus .h5><ext>
+static void sibling(char* buf, size_t n, const char* output, const char* ext) {
+    snprintf(buf, n, "%s", output);
+    size_t l = strlen(buf);
+    if (l > 3 && !strcmp(buf + l - 3, ".h5")) buf[l - 3] = 0;
+    strncat(buf, ext, n - strlen(buf) - 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// stepq run CFG
+
+static const char* const keys_propagation[] = {"experiment", "description", "seed", "source",
+                                               "prefill", "decode", "bin", "formats", "output",
+                                               "plot", "threads", NULL};
+static const char* const keys_inputstats[] = {"experiment", "description", "seeds", "source",
+                                              "steps", "warmup", "sample_every", "output",
+                                              "threads", NULL};
+
+static int run_propagation(const stepq_cfgfile* cf) {
+    long long seed, prefill, decode, bin, threads;
+    const char *output, *plot, *desc;
+    const stepq_format** fmts = NULL;
+    int nf = 0;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_propagation) ||
+        cfg_int(cf, NULL, "seed", &seed, 0, 1, 0, (long long)1 << 62) ||
+        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
+        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "bin", &bin, 0, 1, 1, 1LL << 30) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") ||
+        cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || formats_from_cfg(&fmts, &nf, cf))
+        return STEPQ_ERR;
+    set_threads(threads);
+    stepq_source* src;
+    if (source_from_cfg(&src, cf, (uint64_t)seed)) {
+        free(fmts);
+        return STEPQ_ERR;
+    }
+    char table[4096], png[4096];
+    sibling(table, sizeof table, output, ".tsv");
+    sibling(png, sizeof png, output, ".png");
+    stepq_propagation_cfg pc = {src, fmts, nf, prefill, decode, (int)bin, output,
+                                plot ? table : NULL,
+                                {"propagation", cf->path, cf->text, (uint64_t)seed, src->desc}};
+    int rc = make_parent(output) || stepq_propagation(&pc);
+    if (!rc) printf("wrote %s\n", output);
+    if (!rc && plot) {
+        char vars[2048] = "formats='";
+        for (int i = 0; i < nf; i++) {
+            strncat(vars, fmts[i]->name, sizeof vars - strlen(vars) - 3);
+            strncat(vars, i + 1 < nf ? " " : "'", sizeof vars - strlen(vars) - 3);
+        }
+        rc = run_gnuplot(plot, table, png, vars);
+    }
+    stepq_source_free(src);
+    free(fmts);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+static int run_inputstats(const stepq_cfgfile* cf) {
+    long long steps, warmup, every, threads;
+    const char *output, *desc;
+    int* seeds_i = NULL;
+    int ns = 0;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_inputstats) ||
+        cfg_int_list(cf, NULL, "seeds", &seeds_i, &ns, 1) ||
+        cfg_int(cf, NULL, "steps", &steps, 1, 0, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "warmup", &warmup, 0, 0, 0, 1LL << 40) ||
+        cfg_int(cf, NULL, "sample_every", &every, 0, 256, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") ||
+        cfg_str(cf, NULL, "output", &output, 1, NULL))
+        return STEPQ_ERR;
+    if (ns == 0) {
+        stepq_error("%s: 'seeds' is empty", cf->path);
+        return STEPQ_ERR;
+    }
+    set_threads(threads);
+    stepq_source** srcs = callocCheck((size_t)ns, sizeof *srcs);
+    uint64_t* seeds = mallocCheck(sizeof(uint64_t) * ns);
+    int rc = STEPQ_OK;
+    for (int i = 0; i < ns && !rc; i++) {
+        seeds[i] = (uint64_t)seeds_i[i];
+        rc = source_from_cfg(&srcs[i], cf, seeds[i]);
+    }
+    if (!rc) {
+        stepq_inputstats_cfg ic = {srcs, seeds, ns, steps, warmup, every, output,
+                                   {"inputstats", cf->path, cf->text, seeds[0], srcs[0]->desc}};
+        rc = make_parent(output) || stepq_inputstats(&ic);
+        if (!rc) printf("wrote %s\n", output);
+    }
+    for (int i = 0; i < ns; i++) stepq_source_free(srcs[i]);
+    free(srcs);
+    free(seeds);
+    free(seeds_i);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+static int cmd_run(int argc, char** argv) {
+    if (argc < 2 || wants_help(argc, argv)) {
+        puts("usage: stepq run CONFIG.cfg [--threads N]\n\n"
+             "Runs the experiment a config describes (libconfig syntax, see experiments/), writes\n"
+             "its HDF5 file and, where the config names a gnuplot script, its PNG beside it.\n"
+             "experiment = \"propagation\": error of each format vs decode step, per head.\n"
+             "experiment = \"inputstats\":  ridge / omega / half-life statistics of a source.\n"
+             "--threads N overrides the config's threads (0: OpenMP's default); results do not\n"
+             "depend on it.");
+        return argc < 2 ? 2 : 0;
+    }
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads_override = atol(argv[++i]);
+        else {
+            stepq_error("run: unknown option %s (see --help)", argv[i]);
+            return 2;
+        }
+    stepq_cfgfile cf;
+    if (cfg_load(&cf, argv[1])) return 1;
+    const char* exp;
+    int rc = cfg_str(&cf, NULL, "experiment", &exp, 1, NULL);
+    if (!rc) {
+        if (!strcmp(exp, "propagation")) rc = run_propagation(&cf);
+        else if (!strcmp(exp, "inputstats")) rc = run_inputstats(&cf);
+        else {
+            stepq_error("%s:%d: unknown experiment '%s' (propagation, inputstats)", cf.path,
+                        config_setting_source_line(config_lookup(&cf.cfg, "experiment")), exp);
+            rc = STEPQ_ERR;
+        }
+    }
+    cfg_free(&cf);
+    return rc ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// stepq replay
+
+static int write_replay(const char* out, const stepq_run_out* o, const stepq_source* src,
+                        const stepq_format* fmt, long prefill, const char* cmdline) {
+    hid_t f = h5u_create(out);
+    if (f < 0) return STEPQ_ERR;
+    const int H = o->H, K = o->K, V = o->V;
+    const long T = o->T, D = T - prefill;
+    hsize_t dY[3] = {(hsize_t)T, (hsize_t)H, (hsize_t)V}, dS[3] = {(hsize_t)H, (hsize_t)K, (hsize_t)V};
+    hsize_t dE[2] = {(hsize_t)H, (hsize_t)D}, dH[1] = {(hsize_t)H};
+    hid_t FL = H5T_NATIVE_FLOAT, DB = H5T_NATIVE_DOUBLE;
+    double* rel = mallocCheck(sizeof(double) * H);
+    for (int h = 0; h < H; h++) rel[h] = o->acc_ref[h] > 0 ? sqrt(o->acc_sq[h] / o->acc_ref[h]) : 0;
+    stepq_provenance pv = {"replay", NULL, cmdline, 0, src->desc};
+    int rc = stepq_write_provenance(f, &pv) || h5u_attr_str(f, "format", fmt->name) ||
+        h5u_attr_str(f, "kind", src->kind ? "kda" : "gdn") || h5u_attr_f64(f, "scale", src->scale) ||
+        h5u_attr_i64(f, "prefill", prefill) ||
+        h5u_attr_f64(f, "bits_actual", stepq_format_actual_bits(fmt, K, V)) ||
+        h5u_write(f, "y", FL, o->y, 3, dY, "1", "read-out y_hat of the decode-step protocol [T,HV,V]") ||
+        h5u_write(f, "y_ref", FL, o->y_ref, 3, dY, "1", "read-out of the float32 reference [T,HV,V]") ||
+        h5u_write(f, "S_final", FL, o->S_final, 3, dS, "1", "final state S_hat_T, K-first [HV,K,V]") ||
+        h5u_write(f, "S_ref_final", FL, o->S_ref_final, 3, dS, "1", "final reference state [HV,K,V]") ||
+        h5u_write(f, "err_readout", FL, o->err_y, 2, dE, "1", "||y_hat - y|| / ||y|| per decode step [HV,D]") ||
+        h5u_write(f, "err_state", FL, o->err_S, 2, dE, "1", "||S_hat - S||_F / ||S||_F per decode step [HV,D]") ||
+        h5u_write(f, "accumulated_readout_rel", DB, rel, 1, dH, "1",
+                  "sqrt(sum ||y_hat - y||^2 / sum ||y||^2) over the decode steps [HV]") ||
+        h5u_write(f, "p1_residual", DB, o->p1_resid, 1, dH, "1",
+                  "max ||(y_hat - y) - E_{t-1}^T A_t^T scale q_t|| / ||y|| [HV]");
+    free(rel);
+    if (rc) {
+        h5u_abandon(f, out);
+        return STEPQ_ERR;
+    }
+    return h5u_commit(f, out);
+}
+
+static int cmd_replay(int argc, char** argv) {
+    const char *in = NULL, *fmt_name = NULL, *out = NULL;
+    long prefill = 0;
+    if (wants_help(argc, argv)) {
+        puts("usage: stepq replay --trace IN.h5 --format NAME --out OUT.h5 [--prefill N] [--threads N]\n\n"
+             "Runs a trace through the decode-step protocol of SPEC 2 in format NAME, beside a\n"
+             "float32 reference on the same inputs. With --prefill N the first N steps run at\n"
+             "native precision and the boundary state is encoded once (default 0: the trace's\n"
+             "S0 is encoded at step 0). Writes y [T,HV,V], y_ref, S_final [HV,K,V], S_ref_final,\n"
+             "per-step err_readout and err_state [HV,D], accumulated_readout_rel and p1_residual.");
+        return 0;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char* a = argv[i];
+        const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) { stepq_error("replay: %s needs a value (see --help)", a); return 2; }
+        if (!strcmp(a, "--trace")) in = v;
+        else if (!strcmp(a, "--format")) fmt_name = v;
+        else if (!strcmp(a, "--out")) out = v;
+        else if (!strcmp(a, "--prefill")) prefill = atol(v);
+        else if (!strcmp(a, "--threads")) threads_override = atol(v), set_threads(0);
+        else { stepq_error("replay: unknown option %s (see --help)", a); return 2; }
+        i++;
+    }
+    if (!in || !fmt_name || !out) {
+        stepq_error("replay needs --trace, --format and --out (see --help)");
+        return 2;
+    }
+    const stepq_format* fmt = stepq_format_find(fmt_name);
+    if (!fmt) {
+        stepq_error("unknown format '%s' (see `stepq formats`)", fmt_name);
+        return 2;
+    }
+    stepq_trace tr;
+    if (stepq_trace_read(&tr, in)) return 1;
+    if (prefill < 0 || prefill >= tr.T) {
+        stepq_error("--prefill %ld must be in [0, %ld) for %s", prefill, tr.T, in);
+        stepq_trace_free(&tr);
+        return 2;
+    }
+    stepq_source* src = stepq_trace_source(&tr, in);
+    stepq_run_cfg rc = {&fmt, 1, prefill, src->T - prefill, 1, 1, "replay"};
+    stepq_run_out o;
+    char cmdline[4096];
+    snprintf(cmdline, sizeof cmdline, "stepq replay --trace %s --format %s --out %s --prefill %ld",
+             in, fmt_name, out, prefill);
+    int r = make_parent(out) || stepq_run_heads(&o, src, &rc);
+    if (!r) {
+        r = write_replay(out, &o, src, fmt, prefill, cmdline);
+        stepq_run_out_free(&o);
+    }
+    stepq_source_free(src);
+    if (!r) printf("wrote %s\n", out);
+    return r ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// stepq trace
+
+static int cmd_trace(int argc, char** argv) {
+    const char *preset = "gdn-qwen-like", *out = NULL, *ls = NULL, *hs = NULL;
+    long steps = 0;
+    unsigned long long seed = 1;
+    if (wants_help(argc, argv)) {
+        puts("usage: stepq trace --out OUT.h5 --steps T [--preset NAME] [--layers L] [--heads H]\n"
+             "                   [--seed S]\n\n"
+             "Writes T steps of a synthetic source as a trace file (the layout `stepq replay`\n"
+             "reads; see README). --preset gdn-qwen-like (default) or kda-kimi-like; --layers and\n"
+             "--heads take lists like 0,2,5-7 (default layer 0, every head); the selected\n"
+             "(layer, head) pairs become the trace's heads, H = HV.");
+        return 0;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char* a = argv[i];
+        const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) { stepq_error("trace: %s needs a value (see --help)", a); return 2; }
+        if (!strcmp(a, "--preset")) preset = v;
+        else if (!strcmp(a, "--out")) out = v;
+        else if (!strcmp(a, "--steps")) steps = atol(v);
+        else if (!strcmp(a, "--layers")) ls = v;
+        else if (!strcmp(a, "--heads")) hs = v;
+        else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
+        else { stepq_error("trace: unknown option %s (see --help)", a); return 2; }
+        i++;
+    }
+    if (!out || steps < 1) {
+        stepq_error("trace needs --out and --steps >= 1 (see --help)");
+        return 2;
+    }
+    stepq_synth_params p;
+    int *layers = NULL, *heads = NULL, nl = 0, nh = 0, zero = 0;
+    if (stepq_synth_preset(&p, preset) || (ls && parse_index_list(&layers, &nl, ls, "--layers")) ||
+        (hs && parse_index_list(&heads, &nh, hs, "--heads")))
+        return 2;
+    stepq_source* src;
+    int rc = stepq_synth_open(&src, &p, seed, ls ? layers : &zero, ls ? nl : 1, heads, nh);
+    free(layers);
+    free(heads);
+    if (rc) return 2;
+    stepq_trace tr;
+    stepq_trace_capture(&tr, src, steps);
+    rc = make_parent(out) || stepq_trace_write(out, &tr, src->desc);
+    if (!rc) printf("wrote %s: %s, %ld steps\n", out, src->desc, steps);
+    stepq_trace_free(&tr);
+    stepq_source_free(src);
+    return rc ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+static void usage(FILE* fp) {
+    fputs("usage: stepq COMMAND [ARGS]   (stepq COMMAND --help for each)\n\n"
+          "  run CONFIG.cfg     run an experiment of experiments/ (HDF5 + PNG out)\n"
+          "  replay ...         run a trace file through the decode-step protocol in one format\n"
+          "  trace ...          write a synthetic stream as a trace file\n"
+          "  formats            list the state formats with nominal and actual bits\n\n"
+          "From the repository root, ./stepq installs what is missing, builds, then runs this.\n",
+          fp);
+}
+
+int main(int argc, char** argv) {
+    h5u_quiet();
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char* cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "replay")) return cmd_replay(argc - 1, argv + 1);
+    if (!strcmp(cmd, "trace")) return cmd_trace(argc - 1, argv + 1);
+    if (!strcmp(cmd, "formats")) return cmd_formats(argc - 1, argv + 1);
+    stepq_error("unknown command '%s'", cmd);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,227 @@
+#include "h5util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+void h5u_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+
+static int attr_write(hid_t loc, const char* name, hid_t type, const void* value) {
+    hid_t sp = H5Screate(H5S_SCALAR);
+    if (H5Aexists(loc, name) > 0) H5Adelete(loc, name);
+    hid_t a = H5Acreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t st = a < 0 ? -1 : H5Awrite(a, type, value);
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(sp);
+    if (st < 0) stepq_error("HDF5: cannot write attribute '%s'", name);
+    return st < 0 ? STEPQ_ERR : STEPQ_OK;
+}
+
+int h5u_attr_str(hid_t loc, const char* name, const char* value) {
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    int rc = attr_write(loc, name, t, &value);
+    H5Tclose(t);
+    return rc;
+}
+int h5u_attr_f64(hid_t loc, const char* name, double v) {
+    return attr_write(loc, name, H5T_NATIVE_DOUBLE, &v);
+}
+int h5u_attr_i64(hid_t loc, const char* name, long long v) {
+    return attr_write(loc, name, H5T_NATIVE_LLONG, &v);
+}
+
+int h5u_write(hid_t loc, const char* name, hid_t memtype, const void* data, int rank,
+              const hsize_t* dims, const char* units, const char* description) {
+    hid_t sp = H5Screate_simple(rank, dims, NULL);
+    hid_t d = H5Dcreate2(loc, name, memtype, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t st = d < 0 ? -1 : H5Dwrite(d, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+    int rc = st < 0 ? STEPQ_ERR : STEPQ_OK;
+    if (rc == STEPQ_OK && units) rc = h5u_attr_str(d, "units", units);
+    if (rc == STEPQ_OK && description) rc = h5u_attr_str(d, "description", description);
+    if (d >= 0) H5Dclose(d);
+    H5Sclose(sp);
+    if (st < 0) stepq_error("HDF5: cannot write dataset '%s'", name);
+    return rc;
+}
+
+int h5u_write_strings(hid_t loc, const char* name, const char* const* strs, int n,
+                      const char* description) {
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    hsize_t dims[1] = {(hsize_t)n};
+    int rc = h5u_write(loc, name, t, strs, 1, dims, NULL, description);
+    H5Tclose(t);
+    return rc;
+}
+
+int h5u_read_f32(float** data, hsize_t* dims, hid_t file, const char* fname, const char* name,
+                 int rank, int required) {
+    *data = NULL;
+    if (H5Lexists(file, name, H5P_DEFAULT) <= 0) {
+        if (!required) return STEPQ_OK;
+        stepq_error("%s: missing dataset '%s'", fname, name);
+        return STEPQ_ERR;
+    }
+    hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+    if (d < 0) {
+        stepq_error("%s: '%s' is not a dataset", fname, name);
+        return STEPQ_ERR;
+    }
+    hid_t t = H5Dget_type(d), sp = H5Dget_space(d);
+    int rc = STEPQ_OK;
+    int r = H5Sget_simple_extent_ndims(sp);
+    if (H5Tget_class(t) != H5T_FLOAT) {
+        stepq_error("%s: dataset '%s' is not floating point", fname, name);
+        rc = STEPQ_ERR;
+    } else if (r != rank) {
+        stepq_error("%s: dataset '%s' has rank %d, expected %d", fname, name, r, rank);
+        rc = STEPQ_ERR;
+    } else {
+        H5Sget_simple_extent_dims(sp, dims, NULL);
+        size_t n = 1;
+        for (int i = 0; i < rank; i++) n *= dims[i];
+        *data = mallocCheck(n * sizeof(float));
+        if (H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, *data) < 0) {
+            stepq_error("%s: cannot read dataset '%s'", fname, name);
+            free(*data);
+            *data = NULL;
+            rc = STEPQ_ERR;
+        }
+    }
+    H5Tclose(t);
+    H5Sclose(sp);
+    H5Dclose(d);
+    return rc;
+}
+
+int h5u_read_attr_str(char** out, hid_t file, const char* fname, const char* name,
+                      int required) {
+    *out = NULL;
+    if (H5Aexists(file, name) <= 0) {
+        if (required) stepq_error("%s: missing attribute '%s'", fname, name);
+        return required ? STEPQ_ERR : STEPQ_OK;
+    }
+    hid_t a = H5Aopen(file, name, H5P_DEFAULT);
+    hid_t t = H5Aget_type(a);
+    int rc = STEPQ_OK;
+    if (H5Tget_class(t) != H5T_STRING) {
+        stepq_error("%s: attribute '%s' is not a string", fname, name);
+        rc = STEPQ_ERR;
+    } else if (H5Tis_variable_str(t) > 0) {
+        char* s = NULL;
+        hid_t mt = H5Tcopy(H5T_C_S1);
+        H5Tset_size(mt, H5T_VARIABLE);
+        H5Tset_cset(mt, H5Tget_cset(t));
+        if (H5Aread(a, mt, &s) < 0 || !s) rc = STEPQ_ERR;
+        else {
+            *out = strdup(s);
+            H5free_memory(s);
+        }
+        H5Tclose(mt);
+    } else {
+        size_t n = H5Tget_size(t);
+        *out = callocCheck(n + 1, 1);
+        hid_t mt = H5Tcopy(H5T_C_S1);
+        H5Tset_size(mt, n + 1);
+        if (H5Aread(a, mt, *out) < 0) rc = STEPQ_ERR;
+        H5Tclose(mt);
+    }
+    if (rc != STEPQ_OK && H5Tget_class(t) == H5T_STRING)
+        stepq_error("%s: cannot read attribute '%s'", fname, name);
+    H5Tclose(t);
+    H5Aclose(a);
+    return rc;
+}
+
+int h5u_read_attr_f64(double* out, hid_t file, const char* fname, const char* name) {
+    if (H5Aexists(file, name) <= 0) return 0;
+    hid_t a = H5Aopen(file, name, H5P_DEFAULT);
+    hid_t t = H5Aget_type(a);
+    H5T_class_t c = H5Tget_class(t);
+    int rc = 1;
+    if ((c != H5T_FLOAT && c != H5T_INTEGER) || H5Aread(a, H5T_NATIVE_DOUBLE, out) < 0) {
+        stepq_error("%s: attribute '%s' is not a number", fname, name);
+        rc = STEPQ_ERR;
+    }
+    H5Tclose(t);
+    H5Aclose(a);
+    return rc;
+}
+
+// ---------------------------------------------------------------------------------------------
+// atomic output: nothing half-written is ever left at the destination
+
+#define MAX_PENDING 8
+static char* pending[MAX_PENDING];
+
+static void remove_pending(void) {
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (pending[i]) {
+            remove(pending[i]);
+            free(pending[i]);
+            pending[i] = NULL;
+        }
+}
+
+static char* tmp_name(const char* path) {
+    size_t n = strlen(path) + 5;
+    char* t = mallocCheck(n);
+    snprintf(t, n, "%s.tmp", path);
+    return t;
+}
+
+hid_t h5u_create(const char* path) {
+    static int registered = 0;
+    if (!registered) {
+        atexit(remove_pending);
+        registered = 1;
+    }
+    char* t = tmp_name(path);
+    hid_t f = H5Fcreate(t, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0) {
+        stepq_error("cannot create %s (does its directory exist and is it writable?)", t);
+        free(t);
+        return -1;
+    }
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (!pending[i]) {
+            pending[i] = t;
+            return f;
+        }
+    stepq_assert(!"too many output files open at once");
+    return -1;
+}
+
+static void forget(const char* t) {
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (pending[i] && strcmp(pending[i], t) == 0) {
+            free(pending[i]);
+            pending[i] = NULL;
+        }
+}
+
+int h5u_commit(hid_t file, const char* path) {
+    char* t = tmp_name(path);
+    int rc = H5Fclose(file) < 0 ? STEPQ_ERR : STEPQ_OK;
+    if (rc == STEPQ_OK && rename(t, path) != 0) {
+        stepq_error("cannot move %s to %s", t, path);
+        rc = STEPQ_ERR;
+    }
+    if (rc != STEPQ_OK) remove(t);
+    forget(t);
+    free(t);
+    return rc;
+}
+
+void h5u_abandon(hid_t file, const char* path) {
+    char* t = tmp_name(path);
+    if (file >= 0) H5Fclose(file);
+    remove(t);
+    forget(t);
+    free(t);
+}

@@ -1,0 +1,40 @@
+// h5util.h: small helpers over the HDF5 C API, so every file stepq writes has the same
+// self-describing shape (each dataset carries "units" and "description" attributes) and every
+// read names the file and dataset when it fails. Leaf utility: used by quant (plans), sim
+// (traces) and analysis (results).
+#ifndef STEPQ_H5UTIL_H
+#define STEPQ_H5UTIL_H
+
+#include <hdf5.h>
+
+// Silence HDF5's own error stack printing; stepq reports errors itself.
+void h5u_quiet(void);
+
+// Writes a dataset (rank <= 4) of the given memory type, stored as the same type, with
+// "units" and "description" attributes (skipped when NULL). STEPQ_OK / STEPQ_ERR.
+int h5u_write(hid_t loc, const char* name, hid_t memtype, const void* data, int rank,
+              const hsize_t* dims, const char* units, const char* description);
+int h5u_write_strings(hid_t loc, const char* name, const char* const* strs, int n,
+                      const char* description);
+int h5u_attr_str(hid_t loc, const char* name, const char* value);
+int h5u_attr_f64(hid_t loc, const char* name, double value);
+int h5u_attr_i64(hid_t loc, const char* name, long long value);
+
+// Reads a float dataset (converted to float32) of the expected rank. Returns STEPQ_ERR with a
+// message naming file and dataset if it is missing (and required), has another rank, or is not
+// a floating-point type. *data is NULL and the return STEPQ_OK if optional and absent.
+int h5u_read_f32(float** data, hsize_t* dims, hid_t file, const char* file_name,
+                 const char* name, int rank, int required);
+// Reads a string attribute of the root; *out malloc'd. STEPQ_ERR if absent and required.
+int h5u_read_attr_str(char** out, hid_t file, const char* file_name, const char* name,
+                      int required);
+// Reads a numeric attribute as double; returns 1 if present, 0 if absent, STEPQ_ERR on a bad type.
+int h5u_read_attr_f64(double* out, hid_t file, const char* file_name, const char* name);
+
+// Writes a file at path atomically: creates "<path>.tmp"; h5u_commit renames it into place,
+// h5u_abandon removes it. The tmp name is registered so that an exit() on the way removes it.
+hid_t h5u_create(const char* path);
+int h5u_commit(hid_t file, const char* path);
+void h5u_abandon(hid_t file, const char* path);
+
+#endif

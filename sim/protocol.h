@@ -1,0 +1,34 @@
+// protocol.h: the decode-step protocol of SPEC section 2, for one head and one format.
+//
+//   S_hat_{t-1} = decode(P_{t-1})        stored packed state -> float
+//   X_t         = A_t S_hat_{t-1} + B_t  update on the approximate state
+//   y_hat_t     = X_t^T (scale q_t)      read-out BEFORE re-quantization
+//   P_t         = encode(X_t)
+//
+// Prefill runs at native precision elsewhere; stepq_qstate_load encodes its boundary state
+// once. Between steps X holds S_hat_t = decode(P_t) (decoded right after encoding, which is
+// the same arithmetic as decoding at the start of the next step) so callers can measure it.
+#ifndef STEPQ_PROTOCOL_H
+#define STEPQ_PROTOCOL_H
+
+#include <stdint.h>
+
+#include "../quant/format.h"
+#include "stream.h"
+
+typedef struct {
+    const stepq_format* fmt;
+    uint8_t* packed;  // (packed_bytes) P_t
+    float* X;         // (K,V) S_hat_t
+    int K, V;
+} stepq_qstate;
+
+void stepq_qstate_init(stepq_qstate* st, const stepq_format* fmt, int K, int V);
+void stepq_qstate_free(stepq_qstate* st);
+// P <- encode(S), X <- decode(P). STEPQ_ERR if S is not finite.
+int stepq_qstate_load(stepq_qstate* st, const float* S);
+// One decode step: y (V) <- read-out; work: (V) scratch. STEPQ_ERR if X_t is not finite.
+int stepq_qstate_step(stepq_qstate* st, float* y, float* work, const stepq_step_in* in,
+                      float scale, int n_gates);
+
+#endif

@@ -1,0 +1,38 @@
+// recurrence.c: the CPU reference of SPEC section 1. See recurrence_impl.h for the step.
+#include "recurrence.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#define REAL float
+#define STEP_FN stepq_step_f32
+#define EXP_FN expf
+#include "recurrence_impl.h"
+#undef REAL
+#undef STEP_FN
+#undef EXP_FN
+
+#define REAL double
+#define STEP_FN stepq_step_f64
+#define EXP_FN exp
+#include "recurrence_impl.h"
+#undef REAL
+#undef STEP_FN
+#undef EXP_FN
+
+void stepq_readout_weights(double* grad, const float* q, const float* k, const float* g,
+                           float beta, float scale, int n_gates, int K) {
+    double kq = 0;
+    for (int i = 0; i < K; i++) kq += (double)k[i] * ((double)scale * q[i]);
+    for (int i = 0; i < K; i++) {
+        double d = exp((double)g[n_gates == 1 ? 0 : i]);
+        grad[i] = d * ((double)scale * q[i] - (double)beta * k[i] * kq);
+    }
+}
+
+void stepq_l2norm(float* x, int n) {
+    double ss = 0;
+    for (int i = 0; i < n; i++) ss += (double)x[i] * x[i];
+    float inv = (float)(1.0 / sqrt(ss + 1e-6));
+    for (int i = 0; i < n; i++) x[i] *= inv;
+}

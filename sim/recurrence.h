@@ -1,0 +1,33 @@
+// recurrence.h: the reference delta-rule recurrence of SPEC section 1 (fla convention).
+//
+// This is the definition: plain loops over a K-first state, each update a contiguous axpy
+// over a key row, no allocation. Legend: K = d_k, V = d_v; S (K,V) row i = key channel i.
+//
+//   D_t = exp(g_t) I (GDN, n_gates = 1) or diag(exp(g_t1..g_tK)) (KDA, n_gates = K)
+//   S'  = D_t S_{t-1}                 decay first
+//   u   = beta (v - S'^T k)           delta read on the decayed state
+//   S_t = S' + k u^T = A_t S_{t-1} + B_t,  A_t = (I - beta k k^T) D_t,  B_t = beta k v^T
+//   y_t = S_t^T (scale q)             read-out after the write
+#ifndef STEPQ_RECURRENCE_H
+#define STEPQ_RECURRENCE_H
+
+enum stepq_kind { STEPQ_GDN = 0, STEPQ_KDA = 1 };
+
+// One step of one head, float32 state (what fla and SGLang keep). work: (V) scratch.
+void stepq_step_f32(float* S, float* y, float* work, const float* q, const float* k,
+                    const float* v, const float* g, float beta, float scale, int n_gates, int K,
+                    int V);
+// The same step with a float64 state: the ground truth. Inputs stay float32 (as stored).
+void stepq_step_f64(double* S, double* y, double* work, const float* q, const float* k,
+                    const float* v, const float* g, float beta, float scale, int n_gates, int K,
+                    int V);
+
+// grad (K) <- A_t^T (scale q) = D_t (q' - beta k (k . q')), q' = scale q: the read-out weight
+// of each key row of the previous state (SPEC 3, P1 and P4), in float64.
+void stepq_readout_weights(double* grad, const float* q, const float* k, const float* g,
+                           float beta, float scale, int n_gates, int K);
+
+// x <- x / sqrt(sum x^2 + 1e-6), the L2 normalisation fla applies to q and k (SPEC 1)
+void stepq_l2norm(float* x, int n);
+
+#endif

@@ -1,0 +1,28 @@
+// recurrence_impl.h: body of the reference step, instantiated once per state precision by
+// recurrence.c (REAL = float or double), so the float32 path and the float64 ground truth
+// are the same lines of code.
+void STEP_FN(REAL* S, REAL* y, REAL* work, const float* q, const float* k, const float* v,
+             const float* g, float beta, float scale, int n_gates, int K, int V) {
+    // pass 1: decay each key row, then read the decayed state along k
+    for (int j = 0; j < V; j++) work[j] = 0;
+    for (int i = 0; i < K; i++) {
+        REAL d = EXP_FN((REAL)g[n_gates == 1 ? 0 : i]);
+        REAL ki = (REAL)k[i];
+        REAL* row = S + (size_t)i * V;
+        for (int j = 0; j < V; j++) {
+            row[j] *= d;
+            work[j] += ki * row[j];
+        }
+    }
+    for (int j = 0; j < V; j++) work[j] = (REAL)beta * ((REAL)v[j] - work[j]);  // u
+    // pass 2: write k u^T and read out with the scaled query
+    for (int j = 0; j < V; j++) y[j] = 0;
+    for (int i = 0; i < K; i++) {
+        REAL ki = (REAL)k[i], qi = (REAL)scale * (REAL)q[i];
+        REAL* row = S + (size_t)i * V;
+        for (int j = 0; j < V; j++) {
+            row[j] += ki * work[j];
+            y[j] += qi * row[j];
+        }
+    }
+}

@@ -1,0 +1,49 @@
+// stream.h: where the inputs of the recurrence come from. One interface, several sources
+// (SPEC 6.1): a source serves n_heads independent heads; a cursor reads one head's steps in
+// order. Heads never share a cursor, so heads run in parallel and every result is
+// independent of the thread count.
+#ifndef STEPQ_STREAM_H
+#define STEPQ_STREAM_H
+
+#include <stdint.h>
+
+// One step of one (value) head. Pointers stay valid until the next call on the same cursor.
+typedef struct {
+    const float* q;  // (K) L2-normalised query, unscaled
+    const float* k;  // (K) L2-normalised key
+    const float* v;  // (V)
+    const float* g;  // (n_gates) log gate(s) <= 0: 1 for GDN, K for KDA
+    float beta;      // write strength in (0,1)
+} stepq_step_in;
+
+typedef struct stepq_source stepq_source;
+
+// Base of every source's cursor (each source embeds it first and adds its own state).
+typedef struct stepq_cursor {
+    const stepq_source* src;
+    int h;   // head index in the source
+    long t;  // steps read so far
+} stepq_cursor;
+
+struct stepq_source {
+    int kind;            // enum stepq_kind
+    int n_heads;         // value heads served
+    int K, V;
+    int n_gates;         // 1 (GDN) or K (KDA)
+    long T;              // steps available; synthetic sources: unlimited (LONG_MAX)
+    float scale;         // read-out scale, 1/sqrt(K) unless the trace says otherwise
+    const float* S0;     // (n_heads, K, V) initial states, or NULL for zeros
+    int* layer;          // (n_heads) label of each head: model layer
+    int* head;           // (n_heads) label of each head: head within the layer
+    char desc[256];      // one line naming the source, stored in output attributes
+
+    stepq_cursor* (*open)(const stepq_source* src, int h);  // reader of head h from step 0
+    void (*next)(stepq_cursor* cur, stepq_step_in* out);    // the next step of that head
+    void (*close)(stepq_cursor* cur);
+    void (*destroy)(stepq_source* src);
+    void* impl;
+};
+
+void stepq_source_free(stepq_source* src);
+
+#endif

@@ -1,0 +1,267 @@
+// trace.c: reading, validating, writing HDF5 traces; the trace stream source.
+#include "trace.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../quant/common.h"
+#include "../quant/h5util.h"
+#include "recurrence.h"
+
+void stepq_trace_free(stepq_trace* tr) {
+    free(tr->q); free(tr->k); free(tr->v); free(tr->g); free(tr->beta); free(tr->S0);
+    memset(tr, 0, sizeof *tr);
+}
+
+// index of flat element n of a [d0, d1, (d2)] array, as "[a, b, c]"
+static void fmt_index(char* buf, size_t bn, size_t n, const hsize_t* dims, int rank) {
+    size_t idx[4];
+    for (int r = rank - 1; r >= 0; r--) {
+        idx[r] = n % dims[r];
+        n /= dims[r];
+    }
+    int o = snprintf(buf, bn, "[");
+    for (int r = 0; r < rank; r++)
+        o += snprintf(buf + o, bn - (size_t)o, r ? ", %zu" : "%zu", idx[r]);
+    snprintf(buf + o, bn - (size_t)o, "]");
+}
+
+// every element finite and within [lo, hi]
+static int check_values(const char* path, const char* name, const float* x, const hsize_t* dims,
+                        int rank, float lo, float hi) {
+    size_t n = 1;
+    for (int r = 0; r < rank; r++) n *= dims[r];
+    for (size_t i = 0; i < n; i++) {
+        if (isfinite(x[i]) && x[i] >= lo && x[i] <= hi) continue;
+        char ib[96];
+        fmt_index(ib, sizeof ib, i, dims, rank);
+        if (!isfinite(x[i]))
+            stepq_error("%s: dataset '%s' holds %s at index %s", path, name,
+                        isnan(x[i]) ? "NaN" : "Inf", ib);
+        else
+            stepq_error("%s: dataset '%s' holds %g at index %s, outside [%g, %g]", path, name,
+                        (double)x[i], ib, (double)lo, (double)hi);
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
+static int shape_error(const char* path, const char* name, const hsize_t* d, int rank,
+                       const char* want) {
+    char got[96];
+    int o = snprintf(got, sizeof got, "[");
+    for (int r = 0; r < rank; r++)
+        o += snprintf(got + o, sizeof got - (size_t)o, r ? ", %llu" : "%llu",
+                      (unsigned long long)d[r]);
+    snprintf(got + o, sizeof got - (size_t)o, "]");
+    stepq_error("%s: dataset '%s' has shape %s, expected %s", path, name, got, want);
+    return STEPQ_ERR;
+}
+
+static int read_all(stepq_trace* tr, hid_t f, const char* path) {
+    hsize_t dq[3], dk[3], dv[3], dg[3], db[2], ds[3];
+    char* kind = NULL;
+    if (h5u_read_attr_str(&kind, f, path, "kind", 1)) return STEPQ_ERR;
+    if (strcmp(kind, "gdn") == 0) tr->kind = STEPQ_GDN;
+    else if (strcmp(kind, "kda") == 0) tr->kind = STEPQ_KDA;
+    else {
+        stepq_error("%s: attribute 'kind' is '%s', expected \"gdn\" or \"kda\"", path, kind);
+        free(kind);
+        return STEPQ_ERR;
+    }
+    free(kind);
+    int g_rank = tr->kind == STEPQ_KDA ? 3 : 2;
+    if (h5u_read_f32(&tr->q, dq, f, path, "q", 3, 1) || h5u_read_f32(&tr->k, dk, f, path, "k", 3, 1) ||
+        h5u_read_f32(&tr->v, dv, f, path, "v", 3, 1) ||
+        h5u_read_f32(&tr->g, dg, f, path, "g", g_rank, 1) ||
+        h5u_read_f32(&tr->beta, db, f, path, "beta", 2, 1) ||
+        h5u_read_f32(&tr->S0, ds, f, path, "S0", 3, 0))
+        return STEPQ_ERR;
+    tr->T = (long)dq[0];
+    tr->H = (int)dq[1];
+    tr->K = (int)dq[2];
+    tr->HV = (int)dv[1];
+    tr->V = (int)dv[2];
+    char want[128];
+    snprintf(want, sizeof want, "[T=%ld, H=%d, K=%d] like q", tr->T, tr->H, tr->K);
+    if (memcmp(dk, dq, sizeof dq) != 0) return shape_error(path, "k", dk, 3, want);
+    snprintf(want, sizeof want, "[T=%ld, HV, V] with HV a multiple of H=%d", tr->T, tr->H);
+    if (dv[0] != dq[0] || tr->H == 0 || tr->HV % tr->H != 0) return shape_error(path, "v", dv, 3, want);
+    if (tr->V % 8 != 0) {
+        stepq_error("%s: value dimension V=%d must be a multiple of 8 (bit packing)", path, tr->V);
+        return STEPQ_ERR;
+    }
+    if (g_rank == 2) snprintf(want, sizeof want, "[T=%ld, HV=%d] (gdn)", tr->T, tr->HV);
+    else snprintf(want, sizeof want, "[T=%ld, HV=%d, K=%d] (kda)", tr->T, tr->HV, tr->K);
+    if (dg[0] != dq[0] || dg[1] != dv[1] || (g_rank == 3 && dg[2] != dq[2]))
+        return shape_error(path, "g", dg, g_rank, want);
+    snprintf(want, sizeof want, "[T=%ld, HV=%d]", tr->T, tr->HV);
+    if (db[0] != dq[0] || db[1] != dv[1]) return shape_error(path, "beta", db, 2, want);
+    if (tr->S0) {
+        snprintf(want, sizeof want, "[HV=%d, K=%d, V=%d]", tr->HV, tr->K, tr->V);
+        if (ds[0] != dv[1] || ds[1] != dq[2] || ds[2] != dv[2])
+            return shape_error(path, "S0", ds, 3, want);
+    }
+    double sc = 1.0 / sqrt((double)tr->K);
+    int has = h5u_read_attr_f64(&sc, f, path, "scale");
+    if (has == STEPQ_ERR) return STEPQ_ERR;
+    tr->scale = (float)sc;
+    if (check_values(path, "q", tr->q, dq, 3, -INFINITY, INFINITY) ||
+        check_values(path, "k", tr->k, dk, 3, -INFINITY, INFINITY) ||
+        check_values(path, "v", tr->v, dv, 3, -INFINITY, INFINITY) ||
+        check_values(path, "g", tr->g, dg, g_rank, -INFINITY, 0.0f) ||
+        check_values(path, "beta", tr->beta, db, 2, 0.0f, 1.0f) ||
+        (tr->S0 && check_values(path, "S0", tr->S0, ds, 3, -INFINITY, INFINITY)))
+        return STEPQ_ERR;
+    return STEPQ_OK;
+}
+
+int stepq_trace_read(stepq_trace* tr, const char* path) {
+    memset(tr, 0, sizeof *tr);
+    h5u_quiet();
+    FILE* probe = fopen(path, "rb");
+    if (!probe) {
+        stepq_error("%s: cannot open (missing or unreadable)", path);
+        return STEPQ_ERR;
+    }
+    fclose(probe);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+        stepq_error("%s: not an HDF5 file", path);
+        return STEPQ_ERR;
+    }
+    int rc = read_all(tr, f, path);
+    H5Fclose(f);
+    if (rc != STEPQ_OK) stepq_trace_free(tr);
+    return rc;
+}
+
+int stepq_trace_write(const char* path, const stepq_trace* tr, const char* note) {
+    h5u_quiet();
+    hid_t f = h5u_create(path);
+    if (f < 0) return STEPQ_ERR;
+    hsize_t dqk[3] = {(hsize_t)tr->T, (hsize_t)tr->H, (hsize_t)tr->K};
+    hsize_t dv[3] = {(hsize_t)tr->T, (hsize_t)tr->HV, (hsize_t)tr->V};
+    hsize_t dg[3] = {(hsize_t)tr->T, (hsize_t)tr->HV, (hsize_t)tr->K};
+    hsize_t ds[3] = {(hsize_t)tr->HV, (hsize_t)tr->K, (hsize_t)tr->V};
+    int kda = tr->kind == STEPQ_KDA;
+    hid_t F = H5T_NATIVE_FLOAT;
+    int rc = h5u_attr_str(f, "kind", kda ? "kda" : "gdn") || h5u_attr_f64(f, "scale", tr->scale) ||
+             (note && h5u_attr_str(f, "note", note)) ||
+             h5u_write(f, "q", F, tr->q, 3, dqk, "1", "query, L2-normalised, unscaled [T,H,K]") ||
+             h5u_write(f, "k", F, tr->k, 3, dqk, "1", "key, L2-normalised [T,H,K]") ||
+             h5u_write(f, "v", F, tr->v, 3, dv, "1", "value [T,HV,V]") ||
+             h5u_write(f, "g", F, tr->g, kda ? 3 : 2, dg, "nats per step",
+                       kda ? "log gate per key channel [T,HV,K]" : "log gate [T,HV]") ||
+             h5u_write(f, "beta", F, tr->beta, 2, dg, "1", "write strength [T,HV]") ||
+             (tr->S0 && h5u_write(f, "S0", F, tr->S0, 3, ds, "1", "initial state, K-first [HV,K,V]"));
+    if (rc) {
+        h5u_abandon(f, path);
+        return STEPQ_ERR;
+    }
+    return h5u_commit(f, path);
+}
+
+// ---------------------------------------------------------------------------------------------
+// the trace source: pointers into the arrays, no copies
+
+typedef struct {
+    stepq_trace tr;
+} trace_impl;
+
+static stepq_cursor* trace_open(const stepq_source* src, int h) {
+    stepq_cursor* c = callocCheck(1, sizeof *c);
+    c->src = src;
+    c->h = h;
+    return c;
+}
+
+static void trace_next(stepq_cursor* c, stepq_step_in* out) {
+    const stepq_trace* tr = &((const trace_impl*)c->src->impl)->tr;
+    stepq_assert(c->t < tr->T);
+    size_t t = (size_t)c->t, hv = (size_t)c->h, hk = hv / (size_t)(tr->HV / tr->H);
+    out->q = tr->q + (t * tr->H + hk) * tr->K;
+    out->k = tr->k + (t * tr->H + hk) * tr->K;
+    out->v = tr->v + (t * tr->HV + hv) * tr->V;
+    out->g = tr->kind == STEPQ_KDA ? tr->g + (t * tr->HV + hv) * tr->K : tr->g + t * tr->HV + hv;
+    out->beta = tr->beta[t * tr->HV + hv];
+    c->t++;
+}
+
+static void trace_close(stepq_cursor* c) { free(c); }
+
+static void trace_destroy(stepq_source* src) {
+    trace_impl* im = src->impl;
+    stepq_trace_free(&im->tr);
+    free(im);
+    free(src->layer);
+    free(src->head);
+    free(src);
+}
+
+stepq_source* stepq_trace_source(stepq_trace* tr, const char* path) {
+    stepq_source* s = callocCheck(1, sizeof *s);
+    trace_impl* im = callocCheck(1, sizeof *im);
+    im->tr = *tr;
+    memset(tr, 0, sizeof *tr);
+    const stepq_trace* t = &im->tr;
+    s->kind = t->kind;
+    s->n_heads = t->HV;
+    s->K = t->K;
+    s->V = t->V;
+    s->n_gates = t->kind == STEPQ_KDA ? t->K : 1;
+    s->T = t->T;
+    s->scale = t->scale;
+    s->S0 = t->S0;
+    s->layer = callocCheck((size_t)t->HV, sizeof(int));
+    s->head = mallocCheck(sizeof(int) * (size_t)t->HV);
+    for (int h = 0; h < t->HV; h++) s->head[h] = h;
+    snprintf(s->desc, sizeof s->desc, "trace %s (%s, T=%ld, H=%d, HV=%d)", path,
+             t->kind == STEPQ_KDA ? "kda" : "gdn", t->T, t->H, t->HV);
+    s->open = trace_open;
+    s->next = trace_next;
+    s->close = trace_close;
+    s->destroy = trace_destroy;
+    s->impl = im;
+    return s;
+}
+
+void stepq_source_free(stepq_source* src) {
+    if (src) src->destroy(src);
+}
+
+void stepq_trace_capture(stepq_trace* tr, const stepq_source* src, long T) {
+    memset(tr, 0, sizeof *tr);
+    int HV = src->n_heads, K = src->K, V = src->V, G = src->n_gates;
+    tr->kind = src->kind;
+    tr->T = T;
+    tr->H = tr->HV = HV;
+    tr->K = K;
+    tr->V = V;
+    tr->scale = src->scale;
+    tr->q = mallocCheck(sizeof(float) * (size_t)T * HV * K);
+    tr->k = mallocCheck(sizeof(float) * (size_t)T * HV * K);
+    tr->v = mallocCheck(sizeof(float) * (size_t)T * HV * V);
+    tr->g = mallocCheck(sizeof(float) * (size_t)T * HV * G);
+    tr->beta = mallocCheck(sizeof(float) * (size_t)T * HV);
+    if (src->S0) {
+        tr->S0 = mallocCheck(sizeof(float) * (size_t)HV * K * V);
+        memcpy(tr->S0, src->S0, sizeof(float) * (size_t)HV * K * V);
+    }
+#pragma omp parallel for schedule(dynamic)
+    for (int h = 0; h < HV; h++) {
+        stepq_cursor* c = src->open(src, h);
+        stepq_step_in in;
+        for (long t = 0; t < T; t++) {
+            src->next(c, &in);
+            size_t o = (size_t)t * HV + h;
+            memcpy(tr->q + o * K, in.q, sizeof(float) * K);
+            memcpy(tr->k + o * K, in.k, sizeof(float) * K);
+            memcpy(tr->v + o * V, in.v, sizeof(float) * V);
+            memcpy(tr->g + o * G, in.g, sizeof(float) * G);
+            tr->beta[o] = in.beta;
+        }
+        src->close(c);
+    }
+}
