@@ -29,7 +29,7 @@ static int encode_decode(stepq_qstate* st, const float* S) {
 int stepq_qstate_load(stepq_qstate* st, const float* S) { return encode_decode(st, S); }
 
 int stepq_qstate_step(stepq_qstate* st, float* y, float* work, const stepq_step_in* in,
-                      float scale, int n_gates) {
+                      double scale, int n_gates) {
     stepq_step_f32(st->X, y, work, in->q, in->k, in->v, in->g, in->beta, scale, n_gates, st->K,
                    st->V);
     return encode_decode(st, st->X);

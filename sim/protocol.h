@@ -29,6 +29,6 @@ void stepq_qstate_free(stepq_qstate* st);
 int stepq_qstate_load(stepq_qstate* st, const float* S);
 // One decode step: y (V) <- read-out; work: (V) scratch. STEPQ_ERR if X_t is not finite.
 int stepq_qstate_step(stepq_qstate* st, float* y, float* work, const stepq_step_in* in,
-                      float scale, int n_gates);
+                      double scale, int n_gates);
 
 #endif

@@ -21,7 +21,7 @@
 #undef EXP_FN
 
 void stepq_readout_weights(double* grad, const float* q, const float* k, const float* g,
-                           float beta, float scale, int n_gates, int K) {
+                           float beta, double scale, int n_gates, int K) {
     double kq = 0;
     for (int i = 0; i < K; i++) kq += (double)k[i] * ((double)scale * q[i]);
     for (int i = 0; i < K; i++) {

@@ -15,17 +15,17 @@ enum stepq_kind { STEPQ_GDN = 0, STEPQ_KDA = 1 };
 
 // One step of one head, float32 state (what fla and SGLang keep). work: (V) scratch.
 void stepq_step_f32(float* S, float* y, float* work, const float* q, const float* k,
-                    const float* v, const float* g, float beta, float scale, int n_gates, int K,
+                    const float* v, const float* g, float beta, double scale, int n_gates, int K,
                     int V);
 // The same step with a float64 state: the ground truth. Inputs stay float32 (as stored).
 void stepq_step_f64(double* S, double* y, double* work, const float* q, const float* k,
-                    const float* v, const float* g, float beta, float scale, int n_gates, int K,
+                    const float* v, const float* g, float beta, double scale, int n_gates, int K,
                     int V);
 
 // grad (K) <- A_t^T (scale q) = D_t (q' - beta k (k . q')), q' = scale q: the read-out weight
 // of each key row of the previous state (SPEC 3, P1 and P4), in float64.
 void stepq_readout_weights(double* grad, const float* q, const float* k, const float* g,
-                           float beta, float scale, int n_gates, int K);
+                           float beta, double scale, int n_gates, int K);
 
 // x <- x / sqrt(sum x^2 + 1e-6), the L2 normalisation fla applies to q and k (SPEC 1)
 void stepq_l2norm(float* x, int n);

@@ -2,7 +2,7 @@
 // recurrence.c (REAL = float or double), so the float32 path and the float64 ground truth
 // are the same lines of code.
 void STEP_FN(REAL* S, REAL* y, REAL* work, const float* q, const float* k, const float* v,
-             const float* g, float beta, float scale, int n_gates, int K, int V) {
+             const float* g, float beta, double scale, int n_gates, int K, int V) {
     // pass 1: decay each key row, then read the decayed state along k
     for (int j = 0; j < V; j++) work[j] = 0;
     for (int i = 0; i < K; i++) {

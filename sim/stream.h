@@ -31,7 +31,7 @@ struct stepq_source {
     int K, V;
     int n_gates;         // 1 (GDN) or K (KDA)
     long T;              // steps available; synthetic sources: unlimited (LONG_MAX)
-    float scale;         // read-out scale, 1/sqrt(K) unless the trace says otherwise
+    double scale;        // read-out scale, 1/sqrt(K) unless the trace says otherwise
     const float* S0;     // (n_heads, K, V) initial states, or NULL for zeros
     int* layer;          // (n_heads) label of each head: model layer
     int* head;           // (n_heads) label of each head: head within the layer

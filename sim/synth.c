@@ -240,7 +240,7 @@ int stepq_synth_open(stepq_source** out, const stepq_synth_params* p, uint64_t s
     s->V = p->V;
     s->n_gates = p->kind == STEPQ_KDA ? p->K : 1;
     s->T = LONG_MAX;
-    s->scale = (float)(1.0 / sqrt((double)p->K));
+    s->scale = 1.0 / sqrt((double)p->K);
     s->layer = mallocCheck(sizeof(int) * s->n_heads);
     s->head = mallocCheck(sizeof(int) * s->n_heads);
     for (int a = 0; a < nl; a++)

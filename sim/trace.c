@@ -106,7 +106,7 @@ static int read_all(stepq_trace* tr, hid_t f, const char* path) {
     double sc = 1.0 / sqrt((double)tr->K);
     int has = h5u_read_attr_f64(&sc, f, path, "scale");
     if (has == STEPQ_ERR) return STEPQ_ERR;
-    tr->scale = (float)sc;
+    tr->scale = sc;
     if (check_values(path, "q", tr->q, dq, 3, -INFINITY, INFINITY) ||
         check_values(path, "k", tr->k, dk, 3, -INFINITY, INFINITY) ||
         check_values(path, "v", tr->v, dv, 3, -INFINITY, INFINITY) ||

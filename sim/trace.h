@@ -17,7 +17,7 @@ typedef struct {
     int kind;            // STEPQ_GDN or STEPQ_KDA
     long T;
     int H, HV, K, V;
-    float scale;
+    double scale;
     float *q, *k;        // (T, H, K)
     float* v;            // (T, HV, V)
     float* g;            // (T, HV) or (T, HV, K)
