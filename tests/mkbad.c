@@ -1,0 +1,58 @@
+// mkbad: writes the broken trace files tests/test_cli.sh feeds to stepq: a good one, then one
+// each with a missing dataset, mismatched shapes, a NaN and an Inf at known indices.
+//   mkbad DIR
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../sim/synth.h"
+#include "../sim/trace.h"
+
+static void path(char* buf, const char* dir, const char* name) { snprintf(buf, 1024, "%s/%s", dir, name); }
+
+int main(int argc, char** argv) {
+    if (argc != 2) { fprintf(stderr, "usage: mkbad DIR\n"); return 2; }
+    const char* dir = argv[1];
+    stepq_synth_params p;
+    stepq_synth_preset(&p, "gdn-qwen-like");
+    int layer = 0, heads[2] = {0, 1};
+    stepq_source* s;
+    if (stepq_synth_open(&s, &p, 1, &layer, 1, heads, 2)) return 1;
+    stepq_trace tr;
+    stepq_trace_capture(&tr, s, 20);
+    char f[1024];
+    path(f, dir, "good.h5");
+    if (stepq_trace_write(f, &tr, "good")) return 1;
+    // missing dataset: write, then unlink 'beta'
+    path(f, dir, "missing_beta.h5");
+    stepq_trace_write(f, &tr, "no beta");
+    hid_t h = H5Fopen(f, H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Ldelete(h, "beta", H5P_DEFAULT);
+    H5Fclose(h);
+    // mismatched shapes: v with one step fewer than q
+    path(f, dir, "short_v.h5");
+    stepq_trace_write(f, &tr, "short v");
+    h = H5Fopen(f, H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Ldelete(h, "v", H5P_DEFAULT);
+    hsize_t dv[3] = {(hsize_t)tr.T - 1, (hsize_t)tr.HV, (hsize_t)tr.V};
+    hid_t sp = H5Screate_simple(3, dv, NULL);
+    hid_t d = H5Dcreate2(h, "v", H5T_IEEE_F32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, tr.v);
+    H5Dclose(d);
+    H5Sclose(sp);
+    H5Fclose(h);
+    // a NaN in k at [3, 1, 17] and an Inf in v at [5, 0, 2]
+    size_t ik = ((size_t)3 * tr.H + 1) * tr.K + 17, iv = ((size_t)5 * tr.HV + 0) * tr.V + 2;
+    float keep = tr.k[ik];
+    tr.k[ik] = NAN;
+    path(f, dir, "nan_k.h5");
+    stepq_trace_write(f, &tr, "NaN in k");
+    tr.k[ik] = keep;
+    tr.v[iv] = INFINITY;
+    path(f, dir, "inf_v.h5");
+    stepq_trace_write(f, &tr, "Inf in v");
+    stepq_trace_free(&tr);
+    stepq_source_free(s);
+    return 0;
+}

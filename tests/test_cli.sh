@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# test_cli.sh: what a user meets at the command line. Bad input gets a clear message (naming
+# the file and line of a config, or the dataset and index of a trace), a non-zero exit, and
+# leaves no output file behind; every command answers --help.
+#   test_cli.sh STEPQ MKBAD WORKDIR
+set -u
+stepq=$1 mkbad=$2 dir=$3
+rm -rf "$dir" && mkdir -p "$dir"
+export STEPQ_QUIET=1
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect_error NAME REGEX OUTPUT -- command...: non-zero exit, stderr matches, OUTPUT absent
+expect_error() {
+    local name=$1 pattern=$2 out=$3
+    shift 4
+    "$@" >"$dir/$name.stdout" 2>"$dir/$name.stderr"
+    local rc=$?
+    [ $rc -ne 0 ] && ok || bad "$name: exit status 0"
+    grep -qE -- "$pattern" "$dir/$name.stderr" && ok || { bad "$name: stderr does not match /$pattern/:"; cat "$dir/$name.stderr"; }
+    if [ -n "$out" ]; then
+        ls "$out" "$out.tmp" >/dev/null 2>&1 && bad "$name: left $out behind" || ok
+    fi
+}
+
+"$mkbad" "$dir" || { echo "FAIL: mkbad"; exit 1; }
+
+# --- configs: unknown key, wrong type, syntax error, unknown format; each names file:line
+cfg() { # NAME LINE-OF-THE-BAD-SETTING-IS-4 BAD-SETTING
+    cat >"$dir/$1.cfg" <<CFG
+experiment = "propagation";
+source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0]; };
+formats = ["fp32", "int8"];
+$2
+output = "$dir/$1/out.h5";
+CFG
+}
+cfg unknown_key 'prefill = 4; decod = 8;'
+expect_error unknown_key "unknown_key.cfg:4: unknown key 'decod'" "$dir/unknown_key/out.h5" -- "$stepq" run "$dir/unknown_key.cfg"
+cfg wrong_type 'prefill = "4"; decode = 8;'
+expect_error wrong_type "wrong_type.cfg:4: 'prefill' must be an integer, not a string" "$dir/wrong_type/out.h5" -- "$stepq" run "$dir/wrong_type.cfg"
+cfg syntax 'prefill = = 4; decode = 8;'
+expect_error syntax "syntax.cfg:4: syntax error" "$dir/syntax/out.h5" -- "$stepq" run "$dir/syntax.cfg"
+cfg fmt 'prefill = 4; decode = 8;'
+sed -i 's/"int8"\]/"int5"]/' "$dir/fmt.cfg"
+expect_error fmt "fmt.cfg:3: unknown format 'int5'" "$dir/fmt/out.h5" -- "$stepq" run "$dir/fmt.cfg"
+cfg range 'prefill = 4; decode = 0;'
+expect_error range "range.cfg:4: 'decode' = 0 is out of range" "$dir/range/out.h5" -- "$stepq" run "$dir/range.cfg"
+cat >"$dir/badsrc.cfg" <<CFG
+experiment = "propagation";
+prefill = 2; decode = 4; formats = ["int8"];
+source = { type = "synthetic"; preset = "gdn-qwen-like";
+           layer = [0]; };
+output = "$dir/badsrc/out.h5";
+CFG
+expect_error source_key "badsrc.cfg:4: unknown key 'layer'" "$dir/badsrc/out.h5" -- "$stepq" run "$dir/badsrc.cfg"
+
+# --- traces: missing dataset, mismatched shapes, NaN, Inf; each names dataset (and index)
+expect_error missing "missing_beta.h5: missing dataset 'beta'" "$dir/o1.h5" -- "$stepq" replay --trace "$dir/missing_beta.h5" --format int8 --out "$dir/o1.h5"
+expect_error shape "short_v.h5: dataset 'v' has shape \[19, 2, 128\], expected \[T=20" "$dir/o2.h5" -- "$stepq" replay --trace "$dir/short_v.h5" --format int8 --out "$dir/o2.h5"
+expect_error nan "nan_k.h5: dataset 'k' holds NaN at index \[3, 1, 17\]" "$dir/o3.h5" -- "$stepq" replay --trace "$dir/nan_k.h5" --format int8 --out "$dir/o3.h5"
+expect_error inf "inf_v.h5: dataset 'v' holds Inf at index \[5, 0, 2\]" "$dir/o4.h5" -- "$stepq" replay --trace "$dir/inf_v.h5" --format int8 --out "$dir/o4.h5"
+expect_error nofile "nosuch.h5: cannot open" "$dir/o5.h5" -- "$stepq" replay --trace "$dir/nosuch.h5" --format int8 --out "$dir/o5.h5"
+expect_error badfmt "unknown format 'int5'" "$dir/o6.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int5 --out "$dir/o6.h5"
+cat >"$dir/nan_run.cfg" <<CFG
+experiment = "propagation";
+prefill = 2; decode = 4; formats = ["int8"];
+source = { type = "trace"; path = "$dir/nan_k.h5"; };
+output = "$dir/nan_run/out.h5";
+plot = "plots/propagation.gp";
+CFG
+expect_error nan_run "dataset 'k' holds NaN at index \[3, 1, 17\]" "$dir/nan_run/out.h5" -- "$stepq" run "$dir/nan_run.cfg"
+
+# --- a good replay writes its file and nothing else
+"$stepq" replay --trace "$dir/good.h5" --format int6 --out "$dir/good_out.h5" >/dev/null 2>&1 && ok || bad "replay of a good trace failed"
+[ -f "$dir/good_out.h5" ] && [ ! -e "$dir/good_out.h5.tmp" ] && ok || bad "replay output missing or tmp left"
+
+# --- every command answers --help, and formats shows the packed bits
+for c in run replay trace formats; do
+    "$stepq" "$c" --help | grep -q "usage: stepq $c" && ok || bad "$c --help"
+done
+"$stepq" --help | grep -q "usage: stepq COMMAND" && ok || bad "stepq --help"
+"$stepq" formats | grep -qE "^int6 +6\.000 +6\.125 +12544" && ok || bad "formats: int6 is not 6.125 bits in 12544 bytes"
+"$stepq" frobnicate >/dev/null 2>&1 && bad "unknown command accepted" || ok
+
+echo "test_cli: $pass passed, $fail failed"
+[ $fail -eq 0 ]
