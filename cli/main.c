@@ -12,6 +12,7 @@
 #include <omp.h>
 #endif
 
+#include "../analysis/bench.h"
 #include "../analysis/inputstats.h"
 #include "../analysis/propagation.h"
 #include "../analysis/runner.h"
@@ -118,7 +119,28 @@ static int cmd_formats(int argc, char** argv) {
 // ---------------------------------------------------------------------------------------------
 // sources from a config group
 
-static const char* const keys_source_synth[] = {"type", "preset", "layers", "heads", NULL};
+static const char* const keys_source_synth[] = {"type", "preset", "layers", "heads", "knobs", NULL};
+
+// source.knobs = { key_ridge_gain = 8.0; ... }: overrides of the preset's generator knobs
+static int knobs_from_cfg(stepq_synth_params* p, const stepq_cfgfile* cf, const config_setting_t* g) {
+    int err = 0;
+    config_setting_t* k = cfg_group(cf, g, "knobs", 0, &err);
+    if (err) return STEPQ_ERR;
+    for (int i = 0; k && i < config_setting_length(k); i++) {
+        config_setting_t* e = config_setting_get_elem(k, (unsigned)i);
+        int t = config_setting_type(e), line = config_setting_source_line(e);
+        if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64 && t != CONFIG_TYPE_FLOAT) {
+            stepq_error("%s:%d: knob '%s' must be a number", cf->path, line, config_setting_name(e));
+            return STEPQ_ERR;
+        }
+        double v = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(e) : (double)config_setting_get_int64(e);
+        if (stepq_synth_set(p, config_setting_name(e), v)) {
+            stepq_error("%s:%d: (see the knobs in sim/synth.h)", cf->path, line);
+            return STEPQ_ERR;
+        }
+    }
+    return STEPQ_OK;
+}
 static const char* const keys_source_trace[] = {"type", "path", NULL};
 
 static int source_from_cfg(stepq_source** out, const stepq_cfgfile* cf, uint64_t seed) {
@@ -146,7 +168,7 @@ static int source_from_cfg(stepq_source** out, const stepq_cfgfile* cf, uint64_t
     int rc = cfg_check_keys(cf, g, keys_source_synth) || cfg_str(cf, g, "preset", &preset, 1, NULL) ||
              cfg_int_list(cf, g, "layers", &layers, &nl, 0) ||
              cfg_int_list(cf, g, "heads", &heads, &nh, 0) || stepq_synth_preset(&p, preset) ||
-             stepq_synth_open(out, &p, seed, layers, nl, heads, nh);
+             knobs_from_cfg(&p, cf, g) || stepq_synth_open(out, &p, seed, layers, nl, heads, nh);
     free(layers);
     free(heads);
     return rc ? STEPQ_ERR : STEPQ_OK;
@@ -480,13 +502,51 @@ static int cmd_trace(int argc, char** argv) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// stepq bench
+
+static int cmd_bench(int argc, char** argv) {
+    long steps = 2048;
+    int heads = 8;
+    if (wants_help(argc, argv)) {
+        puts("usage: stepq bench [--steps N] [--heads H]\n\n"
+             "Times, on one thread and side by side, the synthetic generator of each preset\n"
+             "against the float32 recurrence update it feeds, and prints the ratio\n"
+             "(generation should cost no more than the update). Defaults: 2048 steps, 8 heads.");
+        return 0;
+    }
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--steps")) steps = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--heads")) heads = atoi(argv[i + 1]);
+        else { stepq_error("bench: unknown option %s (see --help)", argv[i]); return 2; }
+    }
+    if (steps < 1 || heads < 1 || heads > 48) {
+        stepq_error("bench: need --steps >= 1 and 1 <= --heads <= 48");
+        return 2;
+    }
+    for (const char* const* name = stepq_synth_preset_names; *name; name++) {
+        stepq_synth_params p;
+        stepq_synth_preset(&p, *name);
+        int layer = 0;
+        int* hs = mallocCheck(sizeof(int) * heads);
+        for (int h = 0; h < heads; h++) hs[h] = h;
+        stepq_source* src;
+        if (stepq_synth_open(&src, &p, 1, &layer, 1, hs, heads)) return 1;
+        stepq_bench_stream(src, steps, 3);
+        stepq_source_free(src);
+        free(hs);
+    }
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
 
 static void usage(FILE* fp) {
     fputs("usage: stepq COMMAND [ARGS]   (stepq COMMAND --help for each)\n\n"
           "  run CONFIG.cfg     run an experiment of experiments/ (HDF5 + PNG out)\n"
           "  replay ...         run a trace file through the decode-step protocol in one format\n"
           "  trace ...          write a synthetic stream as a trace file\n"
-          "  formats            list the state formats with nominal and actual bits\n\n"
+          "  formats            list the state formats with nominal and actual bits\n"
+          "  bench              time the synthetic generator against the update it feeds\n\n"
           "From the repository root, ./stepq installs what is missing, builds, then runs this.\n",
           fp);
 }
@@ -506,6 +566,7 @@ int main(int argc, char** argv) {
     if (!strcmp(cmd, "replay")) return cmd_replay(argc - 1, argv + 1);
     if (!strcmp(cmd, "trace")) return cmd_trace(argc - 1, argv + 1);
     if (!strcmp(cmd, "formats")) return cmd_formats(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench")) return cmd_bench(argc - 1, argv + 1);
     stepq_error("unknown command '%s'", cmd);
     usage(stderr);
     return 2;

@@ -1,12 +1,13 @@
 // recurrence_impl.h: body of the reference step, instantiated once per state precision by
 // recurrence.c (REAL = float or double), so the float32 path and the float64 ground truth
 // are the same lines of code.
-void STEP_FN(REAL* S, REAL* y, REAL* work, const float* q, const float* k, const float* v,
+void STEP_FN(REAL* restrict S, REAL* restrict y, REAL* restrict work, const float* q, const float* k, const float* v,
              const float* g, float beta, double scale, int n_gates, int K, int V) {
     // pass 1: decay each key row, then read the decayed state along k
     for (int j = 0; j < V; j++) work[j] = 0;
+    const REAL d_head = EXP_FN((REAL)g[0]);  // GDN: one gate for every row
     for (int i = 0; i < K; i++) {
-        REAL d = EXP_FN((REAL)g[n_gates == 1 ? 0 : i]);
+        REAL d = n_gates == 1 ? d_head : EXP_FN((REAL)g[i]);
         REAL ki = (REAL)k[i];
         REAL* row = S + (size_t)i * V;
         for (int j = 0; j < V; j++) {

@@ -30,7 +30,7 @@ typedef struct {
     int val_ridges;              // persistent large value channels (column ridges)
     double val_ridge_gain;
     double val_recur_mix;        // share of a recurring key's value that recurs with it
-    double val_tail_dof;         // per-step Student-t scale mixture (dof); 0 = none
+    double val_tail_dof;         // heavy tails: per-step Student-t scale mixture (dof); 0 = none
     // queries: a recent key plus noise
     int q_lag_max;               // q_t follows k_{t-lag}, lag uniform in [0, q_lag_max)
     double q_noise;
@@ -42,6 +42,11 @@ typedef struct {
 int stepq_synth_preset(stepq_synth_params* out, const char* name);
 // Names of the presets, NULL-terminated.
 extern const char* const stepq_synth_preset_names[];
+
+// Sets a knob by its field name (a sweep or an override from a config); STEPQ_ERR if there is
+// no such knob or the value does not fit it. The names: stepq_synth_knob_names.
+int stepq_synth_set(stepq_synth_params* p, const char* name, double value);
+extern const char* const stepq_synth_knob_names[];
 
 // A source over the heads (layers[a], heads[b]) of the preset, all pairs; n_layers = 0 means
 // every layer, n_heads_sel = 0 every head. STEPQ_ERR (message printed) on an index out of range.
