@@ -26,6 +26,6 @@ do for [p=0:1] {
   plot for [f=1:nf] datafile using 1:(column(col(p,f,1)) > 0 ? column(col(p,f,1)) : NaN):(column(col(p,f,5))) \
          with filledcurves fs transparent solid 0.18 noborder lc f notitle, \
        for [f=1:nf] datafile using 1:(column(col(p,f,3)) > 0 ? column(col(p,f,3)) : NaN) \
-         with lines lw 2 lc f title word(formats, f)
+         with lines lw 2 lc f title (word(formats, f) eq "fp32" ? "fp32 (exact: 0, not drawn)" : word(formats, f))
 }
 unset multiplot
