@@ -115,8 +115,10 @@ int cfg_str(const stepq_cfgfile* cf, const config_setting_t* g, const char* name
     return STEPQ_OK;
 }
 
-static config_setting_t* aggregate(const stepq_cfgfile* cf, const config_setting_t* g,
-                                   const char* name, int required, int* n, int* err) {
+// The list `name` with every element of type `type`; NULL (and *n = 0) when absent or empty.
+static config_setting_t* typed_list(const stepq_cfgfile* cf, const config_setting_t* g,
+                                    const char* name, int required, int type, const char* what,
+                                    int* n, int* err) {
     config_setting_t* s = member(cf, g, name, required, err);
     *n = 0;
     if (!s) return NULL;
@@ -125,50 +127,34 @@ static config_setting_t* aggregate(const stepq_cfgfile* cf, const config_setting
         *err = 1;
         return NULL;
     }
+    for (int i = 0; i < config_setting_length(s); i++) {
+        config_setting_t* e = config_setting_get_elem(s, (unsigned)i);
+        if (config_setting_type(e) != type) {
+            stepq_error("%s:%d: element %d of '%s' must be %s", cf->path, line_of(e), i, name, what);
+            *err = 1;
+            return NULL;
+        }
+    }
     *n = config_setting_length(s);
-    return s;
+    return *n ? s : NULL;
 }
 
 int cfg_int_list(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
                  int** out, int* n, int required) {
     int err = 0;
-    config_setting_t* s = aggregate(cf, g, name, required, n, &err);
-    *out = NULL;
-    if (err) return STEPQ_ERR;
-    if (*n == 0) return STEPQ_OK;
-    *out = mallocCheck(sizeof(int) * (size_t)*n);
-    for (int i = 0; i < *n; i++) {
-        config_setting_t* e = config_setting_get_elem(s, (unsigned)i);
-        if (config_setting_type(e) != CONFIG_TYPE_INT) {
-            stepq_error("%s:%d: element %d of '%s' must be an integer", cf->path, line_of(e), i, name);
-            free(*out);
-            *out = NULL;
-            return STEPQ_ERR;
-        }
-        (*out)[i] = config_setting_get_int(e);
-    }
-    return STEPQ_OK;
+    config_setting_t* s = typed_list(cf, g, name, required, CONFIG_TYPE_INT, "an integer", n, &err);
+    *out = s ? mallocCheck(sizeof(int) * (size_t)*n) : NULL;
+    for (int i = 0; s && i < *n; i++) (*out)[i] = config_setting_get_int_elem(s, i);
+    return err ? STEPQ_ERR : STEPQ_OK;
 }
 
 int cfg_str_list(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
                  const char*** out, int* n, int required) {
     int err = 0;
-    config_setting_t* s = aggregate(cf, g, name, required, n, &err);
-    *out = NULL;
-    if (err) return STEPQ_ERR;
-    if (*n == 0) return STEPQ_OK;
-    *out = mallocCheck(sizeof(char*) * (size_t)*n);
-    for (int i = 0; i < *n; i++) {
-        config_setting_t* e = config_setting_get_elem(s, (unsigned)i);
-        if (config_setting_type(e) != CONFIG_TYPE_STRING) {
-            stepq_error("%s:%d: element %d of '%s' must be a string", cf->path, line_of(e), i, name);
-            free(*out);
-            *out = NULL;
-            return STEPQ_ERR;
-        }
-        (*out)[i] = config_setting_get_string(e);
-    }
-    return STEPQ_OK;
+    config_setting_t* s = typed_list(cf, g, name, required, CONFIG_TYPE_STRING, "a string", n, &err);
+    *out = s ? mallocCheck(sizeof(char*) * (size_t)*n) : NULL;
+    for (int i = 0; s && i < *n; i++) (*out)[i] = config_setting_get_string_elem(s, i);
+    return err ? STEPQ_ERR : STEPQ_OK;
 }
 
 config_setting_t* cfg_group(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
