@@ -34,7 +34,7 @@ static int write_h5(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
     for (int i = 0; i < F; i++) {
         names[i] = c->formats[i]->name;
         bn[i] = c->formats[i]->nominal_bits;
-        ba[i] = stepq_format_actual_bits(c->formats[i], o->K, o->V);
+        ba[i] = stepq_run_bits(o, i);
     }
     float* step = mallocCheck(sizeof(float) * NB);
     for (long b = 0; b < NB; b++) step[b] = (float)(b * c->bin);
@@ -57,7 +57,8 @@ static int write_h5(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
         h5u_attr_i64(f, "bin", c->bin) || h5u_attr_f64(f, "p1_residual_max", max_p1) ||
         h5u_write_strings(f, "formats", names, F, "state formats, in the order of the first axis") ||
         h5u_write(f, "bits_nominal", D, bn, 1, dF, "bits/element", "code width a paper quotes") ||
-        h5u_write(f, "bits_actual", D, ba, 1, dF, "bits/element", "8 * packed bytes / (K*V)") ||
+        h5u_write(f, "bits_actual", D, ba, 1, dF, "bits/element",
+                  "8 * packed bytes / (K*V), over all heads (calibrated formats vary by head)") ||
         h5u_write(g, "layer", I, c->src->layer, 1, dH, NULL, "model layer of each head") ||
         h5u_write(g, "head", I, c->src->head, 1, dH, NULL, "head within its layer") ||
         h5u_write(g, "mean_log_gate", D, o->mean_log_gate, 1, dH, "nats/step",
@@ -115,7 +116,7 @@ static int write_table(const stepq_propagation_cfg* c, const stepq_run_out* o, c
 static void summary(const stepq_propagation_cfg* c, const stepq_run_out* o, const double* qy) {
     printf("propagation: %d heads, prefill %ld, decode %ld (%s)\n", o->H, c->prefill, c->decode,
            c->src->desc);
-    printf("%-8s %9s %9s %14s %14s %14s %11s\n", "format", "nominal", "actual",
+    printf("%-15s %9s %9s %14s %14s %14s %11s\n", "format", "nominal", "actual",
            "err_y first", "err_y last", "acc rel (med)", "P1 resid");
     double* acc = mallocCheck(sizeof(double) * o->H);
     double* work = mallocCheck(sizeof(double) * o->H);
@@ -129,8 +130,8 @@ static void summary(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
         stepq_quantiles(q, acc, (size_t)o->H, work);
         const double* first = qy + (size_t)f * o->n_bins * STEPQ_NQ;
         const double* last = first + (o->n_bins - 1) * STEPQ_NQ;
-        printf("%-8s %9.3f %9.3f %14.3e %14.3e %14.3e %11.2e\n", c->formats[f]->name,
-               c->formats[f]->nominal_bits, stepq_format_actual_bits(c->formats[f], o->K, o->V),
+        printf("%-15s %9.3f %9.3f %14.3e %14.3e %14.3e %11.2e\n", c->formats[f]->name,
+               c->formats[f]->nominal_bits, stepq_run_bits(o, f),
                first[2], last[2], q[2], p1);
     }
     printf("(err_y: median across heads of ||y_hat-y||/||y|| in the first and last bin of %d "
@@ -140,7 +141,8 @@ static void summary(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
 }
 
 int stepq_propagation(const stepq_propagation_cfg* c) {
-    stepq_run_cfg rc = {c->formats, c->n_formats, c->prefill, c->decode, c->bin, 0, "propagation"};
+    stepq_run_cfg rc = {c->formats, c->n_formats, c->prefill, c->decode, c->bin, 0, "propagation",
+                        c->plan};
     stepq_run_out o;
     if (stepq_run_heads(&o, c->src, &rc) != STEPQ_OK) return STEPQ_ERR;
     size_t nq = (size_t)o.F * o.n_bins * STEPQ_NQ;

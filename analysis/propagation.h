@@ -23,6 +23,7 @@ typedef struct {
     int n_formats;
     long prefill, decode;
     int bin;
+    const stepq_plan* plan;  // for calibrated formats, or NULL
     const char* output;      // .h5
     const char* table;       // .tsv for the plot, or NULL
     stepq_provenance prov;

@@ -12,8 +12,10 @@
 // per-head scratch, allocated once per head (never per step)
 typedef struct {
     float *S, *y_ref, *y_hat, *work;  // (K,V) (V) (V) (V)
-    double *grad, *pred;              // (K) (F,V)
-    stepq_qstate* qs;                 // (F)
+    double* grad;                     // (K)
+    float* pred;                      // (F,V)
+    stepq_qstate* qs;                 // (F), set up per head (widths depend on the head)
+    int* plan_index;                  // (H) the plan's index of each source head
 } head_scratch;
 
 static void scratch_init(head_scratch* s, const stepq_run_cfg* cfg, int K, int V) {
@@ -22,13 +24,11 @@ static void scratch_init(head_scratch* s, const stepq_run_cfg* cfg, int K, int V
     s->y_hat = mallocCheck(sizeof(float) * V);
     s->work = mallocCheck(sizeof(float) * V);
     s->grad = mallocCheck(sizeof(double) * K);
-    s->pred = mallocCheck(sizeof(double) * V * cfg->n_formats);
-    s->qs = mallocCheck(sizeof(stepq_qstate) * cfg->n_formats);
-    for (int f = 0; f < cfg->n_formats; f++) stepq_qstate_init(&s->qs[f], cfg->formats[f], K, V);
+    s->pred = mallocCheck(sizeof(float) * V * cfg->n_formats);
+    s->qs = callocCheck((size_t)cfg->n_formats, sizeof(stepq_qstate));
 }
 
 static void scratch_free(head_scratch* s, int F) {
-    for (int f = 0; f < F; f++) stepq_qstate_free(&s->qs[f]);
     free(s->qs); free(s->S); free(s->y_ref); free(s->y_hat); free(s->work);
     free(s->grad); free(s->pred);
 }
@@ -39,28 +39,39 @@ static double mean_gate(const stepq_step_in* in, int n_gates) {
     return s / n_gates;
 }
 
-// pred (V) <- E^T grad with E = X_hat - S (the read-out error P1 predicts), in float64
-static void p1_predict(double* pred, const float* X_hat, const float* S, const double* grad,
-                       int K, int V) {
+// pred (V) <- E^T grad with E = X_hat - S (the read-out error P1 predicts). float32 products
+// summed over rows in float32: the check it serves compares at the 1e-5 level of ||y||, far
+// below the errors (1e-2 and up) and far above this rounding.
+static void p1_predict(float* restrict pred, const float* X_hat, const float* S,
+                       const double* grad, int K, int V) {
     for (int j = 0; j < V; j++) pred[j] = 0;
     for (int i = 0; i < K; i++) {
         const float *xr = X_hat + (size_t)i * V, *sr = S + (size_t)i * V;
-        for (int j = 0; j < V; j++) pred[j] += ((double)xr[j] - sr[j]) * grad[i];
+        float gi = (float)grad[i];
+        for (int j = 0; j < V; j++) pred[j] += (xr[j] - sr[j]) * gi;
     }
 }
 
-static double sq_dist(const float* a, const float* b, size_t n) {
+// squared distance of two (K,V) states: float32 within a row, rows summed in double
+static double sq_dist(const float* a, const float* b, int K, int V) {
     double s = 0;
-    for (size_t i = 0; i < n; i++) {
-        double d = (double)a[i] - b[i];
-        s += d * d;
+    for (int i = 0; i < K; i++) {
+        float r = 0;
+        const float *ar = a + (size_t)i * V, *br = b + (size_t)i * V;
+        for (int j = 0; j < V; j++) r += (ar[j] - br[j]) * (ar[j] - br[j]);
+        s += r;
     }
     return s;
 }
 
-static double sq_norm(const float* a, size_t n) {
+// squared norm: float32 within a row of n, rows summed in double
+static double sq_norm(const float* a, int rows, int n) {
     double s = 0;
-    for (size_t i = 0; i < n; i++) s += (double)a[i] * a[i];
+    for (int i = 0; i < rows; i++) {
+        float r = 0;
+        for (int j = 0; j < n; j++) r += a[(size_t)i * n + j] * a[(size_t)i * n + j];
+        s += r;
+    }
     return s;
 }
 
@@ -93,6 +104,11 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
         }
     }
     int rc = STEPQ_OK;
+    for (int f = 0; f < F; f++) {  // checked by stepq_plan_match before any head runs
+        stepq_assert(stepq_qstate_init(&s->qs[f], cfg->formats[f], cfg->plan, s->plan_index[h],
+                                       src->kind, K, V) == STEPQ_OK);
+        o->bytes[(size_t)f * H + h] = (double)s->qs[f].bytes;
+    }
     for (int f = 0; f < F && rc == STEPQ_OK; f++)
         if (stepq_qstate_load(&s->qs[f], s->S) != STEPQ_OK) {
             *fail = (run_failure){cfg->prefill, f, h, 1};
@@ -107,7 +123,7 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
         stepq_readout_weights(s->grad, in.q, in.k, in.g, in.beta, src->scale, G, K);
         for (int f = 0; f < F; f++) p1_predict(s->pred + (size_t)f * V, s->qs[f].X, s->S, s->grad, K, V);
         stepq_step_f32(s->S, s->y_ref, s->work, in.q, in.k, in.v, in.g, in.beta, src->scale, G, K, V);
-        double ny2 = sq_norm(s->y_ref, V), nS2 = sq_norm(s->S, KV);
+        double ny2 = sq_norm(s->y_ref, 1, V), nS2 = sq_norm(s->S, K, V);
         o->acc_ref[h] += ny2;
         if (cfg->keep_y) memcpy(o->y_ref + ((size_t)t * H + h) * V, s->y_ref, sizeof(float) * V);
         for (int f = 0; f < F; f++) {
@@ -117,7 +133,7 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
                 rc = STEPQ_ERR;
                 break;
             }
-            const double* pr = s->pred + (size_t)f * V;
+            const float* pr = s->pred + (size_t)f * V;
             double dy2 = 0, res2 = 0;
             for (int j = 0; j < V; j++) {
                 double dy = (double)s->y_hat[j] - s->y_ref[j];
@@ -126,7 +142,7 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
             }
             size_t fh = (size_t)f * H + h;
             o->err_y[fh * o->n_bins + b] += (float)ratio(dy2, ny2);
-            o->err_S[fh * o->n_bins + b] += (float)ratio(sq_dist(q->X, s->S, KV), nS2);
+            o->err_S[fh * o->n_bins + b] += (float)ratio(sq_dist(q->X, s->S, K, V), nS2);
             o->acc_sq[fh] += dy2;
             o->p1_resid[fh] = fmax(o->p1_resid[fh], ratio(res2, ny2));
             if (cfg->keep_y)
@@ -134,6 +150,12 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
         }
     }
     src->close(c);
+    if (cfg->keep_y) {
+        memcpy(o->S_ref_final + (size_t)h * KV, s->S, sizeof(float) * KV);
+        for (int f = 0; f < F; f++)
+            memcpy(o->S_final + ((size_t)f * H + h) * KV, s->qs[f].X, sizeof(float) * KV);
+    }
+    for (int f = 0; f < F; f++) stepq_qstate_free(&s->qs[f]);
     o->mean_log_gate[h] = gate_sum / (double)(cfg->prefill + cfg->decode);
     o->half_life[h] = M_LN2 / -o->mean_log_gate[h];
     return rc;
@@ -155,6 +177,7 @@ static void out_alloc(stepq_run_out* o, const stepq_source* src, const stepq_run
     o->p1_resid = callocCheck(FH, sizeof(double));
     o->mean_log_gate = callocCheck(o->H, sizeof(double));
     o->half_life = callocCheck(o->H, sizeof(double));
+    o->bytes = callocCheck(FH, sizeof(double));
     if (cfg->keep_y) {
         o->y = callocCheck(FH * o->T * o->V, sizeof(float));
         o->y_ref = callocCheck((size_t)o->H * o->T * o->V, sizeof(float));
@@ -165,7 +188,7 @@ static void out_alloc(stepq_run_out* o, const stepq_source* src, const stepq_run
 
 void stepq_run_out_free(stepq_run_out* o) {
     free(o->err_y); free(o->err_S); free(o->acc_sq); free(o->acc_ref); free(o->p1_resid);
-    free(o->mean_log_gate); free(o->half_life);
+    free(o->mean_log_gate); free(o->half_life); free(o->bytes);
     free(o->y); free(o->y_ref); free(o->S_final); free(o->S_ref_final);
     memset(o, 0, sizeof *o);
 }
@@ -177,6 +200,21 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
                     cfg->prefill, cfg->decode, cfg->prefill + cfg->decode);
         return STEPQ_ERR;
     }
+    int* plan_index = callocCheck((size_t)src->n_heads, sizeof(int));
+    int needs = 0;
+    for (int f = 0; f < cfg->n_formats; f++) needs |= cfg->formats[f]->needs != STEPQ_NEEDS_NOTHING;
+    if (needs && !cfg->plan) {
+        for (int f = 0; f < cfg->n_formats; f++)
+            if (cfg->formats[f]->needs != STEPQ_NEEDS_NOTHING)
+                stepq_error("format %s needs a calibration plan (config key 'plan', made by "
+                            "`stepq calibrate`)", cfg->formats[f]->name);
+        free(plan_index);
+        return STEPQ_ERR;
+    }
+    if (needs && stepq_plan_match(plan_index, cfg->plan, src, "the plan") != STEPQ_OK) {
+        free(plan_index);
+        return STEPQ_ERR;
+    }
     out_alloc(o, src, cfg);
     run_failure fail = {0, 0, 0, 0};
     stepq_progress pr;
@@ -185,6 +223,7 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
     {
         head_scratch s;
         scratch_init(&s, cfg, src->K, src->V);
+        s.plan_index = plan_index;
 #pragma omp for schedule(dynamic, 1)
         for (int h = 0; h < src->n_heads; h++) {
             run_failure mine = {0, 0, 0, 0};
@@ -196,18 +235,12 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
 #pragma omp critical(stepq_run_fail)
                 if (!fail.failed || h < fail.h) fail = mine;
             }
-            if (cfg->keep_y) {
-                size_t KV = (size_t)src->K * src->V;
-                memcpy(o->S_ref_final + h * KV, s.S, sizeof(float) * KV);
-                for (int f = 0; f < cfg->n_formats; f++)
-                    memcpy(o->S_final + ((size_t)f * src->n_heads + h) * KV, s.qs[f].X,
-                           sizeof(float) * KV);
-            }
             stepq_progress_tick(&pr);
         }
         scratch_free(&s, cfg->n_formats);
     }
     stepq_progress_end(&pr);
+    free(plan_index);
     if (fail.failed) {
         stepq_error("%s: format %s met a non-finite state at head %d (layer %d, head %d), step "
                     "%ld; the inputs or the format overflowed",
@@ -223,5 +256,34 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
             o->err_y[fh * o->n_bins + b] /= (float)n;
             o->err_S[fh * o->n_bins + b] /= (float)n;
         }
+    return STEPQ_OK;
+}
+
+double stepq_run_bits(const stepq_run_out* o, int f) {
+    double b = 0;
+    for (int h = 0; h < o->H; h++) b += o->bytes[(size_t)f * o->H + h];
+    return 8.0 * b / ((double)o->H * o->K * o->V);
+}
+
+int stepq_plan_match(int* plan_index, const stepq_plan* p, const stepq_source* src,
+                     const char* plan_path) {
+    if (!p) return STEPQ_OK;
+    if (p->kind != src->kind || p->K != src->K || p->V != src->V) {
+        stepq_error("%s was made for a %s model with %d x %d heads; this source is %s with %d x %d "
+                    "(%s): make a plan for it with `stepq calibrate`", plan_path,
+                    p->kind ? "kda" : "gdn", p->K, p->V, src->kind ? "kda" : "gdn", src->K, src->V,
+                    src->desc);
+        return STEPQ_ERR;
+    }
+    for (int h = 0; h < src->n_heads; h++) {
+        int ph = stepq_plan_find(p, src->layer[h], src->head[h]);
+        if (ph < 0) {
+            stepq_error("%s has no head (layer %d, head %d) of %s: it was made for another set of "
+                        "heads; calibrate on the same layers and heads", plan_path, src->layer[h],
+                        src->head[h], src->desc);
+            return STEPQ_ERR;
+        }
+        if (plan_index) plan_index[h] = ph;
+    }
     return STEPQ_OK;
 }

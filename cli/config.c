@@ -104,6 +104,23 @@ int cfg_int(const stepq_cfgfile* cf, const config_setting_t* g, const char* name
     return STEPQ_OK;
 }
 
+int cfg_float(const stepq_cfgfile* cf, const config_setting_t* g, const char* name, double* out,
+              int required, double def, double lo, double hi) {
+    int err = 0;
+    config_setting_t* s = member(cf, g, name, required, &err);
+    if (err) return STEPQ_ERR;
+    if (!s) { *out = def; return STEPQ_OK; }
+    int t = config_setting_type(s);
+    if (t == CONFIG_TYPE_FLOAT) *out = config_setting_get_float(s);
+    else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) *out = (double)config_setting_get_int64(s);
+    else return type_error(cf, s, "a number");
+    if (!(*out >= lo && *out <= hi)) {
+        stepq_error("%s:%d: '%s' = %g is out of range [%g, %g]", cf->path, line_of(s), name, *out, lo, hi);
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
 int cfg_str(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
             const char** out, int required, const char* def) {
     int err = 0;

@@ -21,6 +21,8 @@ int cfg_check_keys(const stepq_cfgfile* cf, const config_setting_t* group,
 // Getters: absent -> *out = def (or an error if required); wrong type or out of [lo, hi] -> error.
 int cfg_int(const stepq_cfgfile* cf, const config_setting_t* g, const char* name, long long* out,
             int required, long long def, long long lo, long long hi);
+int cfg_float(const stepq_cfgfile* cf, const config_setting_t* g, const char* name, double* out,
+              int required, double def, double lo, double hi);
 int cfg_str(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
             const char** out, int required, const char* def);
 // list or array of integers / strings; *out malloc'd (NULL when empty or absent)

@@ -13,6 +13,7 @@
 #endif
 
 #include "../analysis/bench.h"
+#include "../analysis/calibrate.h"
 #include "../analysis/inputstats.h"
 #include "../analysis/propagation.h"
 #include "../analysis/runner.h"
@@ -101,18 +102,52 @@ bad:
 // ---------------------------------------------------------------------------------------------
 // stepq formats
 
+// bits per element of f averaged over the heads of plan p (NULL: a uniform head)
+static double format_bits(const stepq_format* f, const stepq_plan* p, int K, int V) {
+    uint8_t rows[4096];
+    stepq_head_plan hp;
+    if (!p || f->needs == STEPQ_NEEDS_NOTHING || f->needs == STEPQ_NEEDS_W) {
+        stepq_head_plan_uniform(&hp, rows, f->bits > 16 ? 16 : f->bits, p ? p->kind : 0, K);
+        return stepq_format_actual_bits(f, &hp, K, V);
+    }
+    double b = 0;
+    for (int h = 0; h < p->H; h++) {
+        stepq_head_plan_for(&hp, rows, f, p, h, p->kind, K);
+        b += stepq_format_actual_bits(f, &hp, K, V);
+    }
+    return b / p->H;
+}
+
 static int cmd_formats(int argc, char** argv) {
     if (wants_help(argc, argv)) {
-        puts("usage: stepq formats\n\nLists every state format: name, nominal bits, actual bits "
-             "per element of a 128 x 128 head\nmeasured from its packed bytes, and a summary.");
+        puts("usage: stepq formats [--plan PLAN.h5]\n\n"
+             "Lists every state format: name, nominal bits, the actual bits per element of its\n"
+             "packed bytes, and a summary. Calibrated formats (time*, stepquant*, mlife*, damp)\n"
+             "store what their plan says; with --plan their actual bits are averaged over the\n"
+             "plan's heads, without it they are shown as '-'. Heads are 128 x 128 without a plan.");
         return 0;
     }
-    printf("%-8s %8s %8s %8s  %s\n", "name", "nominal", "actual", "bytes", "summary (128 x 128 head)");
+    stepq_plan plan, *p = NULL;
+    if (argc == 3 && !strcmp(argv[1], "--plan")) {
+        if (stepq_plan_read(&plan, argv[2])) return 1;
+        p = &plan;
+    } else if (argc > 1) {
+        stepq_error("formats: unknown arguments (see --help)");
+        return 2;
+    }
+    int K = p ? p->K : 128, V = p ? p->V : 128;
+    printf("%-16s %8s %8s  %s (%d x %d heads%s)\n", "name", "nominal", "actual", "summary", K, V,
+           p ? ", averaged over the plan" : "");
     for (int i = 0; i < stepq_n_formats; i++) {
         const stepq_format* f = &stepq_formats[i];
-        printf("%-8s %8.3f %8.3f %8zu  %s\n", f->name, f->nominal_bits,
-               stepq_format_actual_bits(f, 128, 128), f->packed_bytes(f, 128, 128), f->summary);
+        int planned = f->needs == STEPQ_NEEDS_TABLE || f->needs == STEPQ_NEEDS_DAMP;
+        if (planned && !p)
+            printf("%-16s %8.3f %8s  %s\n", f->name, f->nominal_bits, "-", f->summary);
+        else
+            printf("%-16s %8.3f %8.3f  %s\n", f->name, f->nominal_bits, format_bits(f, p, K, V),
+                   f->summary);
     }
+    if (p) stepq_plan_free(p);
     return 0;
 }
 
@@ -236,17 +271,102 @@ static void sibling(char* buf, size_t n, const char* output, const char* ext) {
 
 static const char* const keys_propagation[] = {"experiment", "description", "seed", "source",
                                                "prefill", "decode", "bin", "formats", "output",
-                                               "plot", "threads", NULL};
+                                               "plot", "threads", "plan", "calibrate", NULL};
+static const char* const keys_calibrate_group[] = {
+    "seeds", "traces", "steps", "horizon", "gamma", "rho", "refits", "snapshot_every",
+    "reservoir", "pivots", "pivot_fraction", "damp_fraction", "seed", NULL};
+static const char* const keys_calibrate_root[] = {
+    "experiment", "description", "source", "output", "threads", "seeds", "traces", "steps",
+    "horizon", "gamma", "rho", "refits", "snapshot_every", "reservoir", "pivots",
+    "pivot_fraction", "damp_fraction", "seed", NULL};
+
+// Calibration as a config describes it (the keys of keys_calibrate_group, in group g or at the
+// root): native runs of the config's source with each of `seeds` (synthetic) or over each of
+// `traces`, then the plan written to `output` (and kept in *out if not NULL).
+static int calibrate_from_cfg(const stepq_cfgfile* cf, const config_setting_t* g,
+                              const char* output, stepq_plan* out) {
+    long long steps, refits, every, reservoir, pivots, seed;
+    double horizon, gamma, rho, pfrac, dfrac;
+    int *seeds = NULL, ns = 0, nt = 0;
+    const char** traces = NULL;
+    if ((g && cfg_check_keys(cf, g, keys_calibrate_group)) ||
+        cfg_int_list(cf, g, "seeds", &seeds, &ns, 0) || cfg_str_list(cf, g, "traces", &traces, &nt, 0) ||
+        cfg_int(cf, g, "steps", &steps, 0, 2048, 1, 1LL << 40) ||
+        cfg_float(cf, g, "horizon", &horizon, 0, 2048, 1, 1e9) ||
+        cfg_float(cf, g, "gamma", &gamma, 0, 0.25, 0, 10) ||
+        cfg_float(cf, g, "rho", &rho, 0, 0.5, 0, 10) ||
+        cfg_int(cf, g, "refits", &refits, 0, 1, 0, 100) ||
+        cfg_int(cf, g, "snapshot_every", &every, 0, 8, 1, 1LL << 30) ||
+        cfg_int(cf, g, "reservoir", &reservoir, 0, 64, 1, 1 << 20) ||
+        cfg_int(cf, g, "pivots", &pivots, 0, -1, -1, 1LL << 30) ||
+        cfg_float(cf, g, "pivot_fraction", &pfrac, 0, -1, -1, 1) ||
+        cfg_float(cf, g, "damp_fraction", &dfrac, 0, (9.9 - 8.125) / (16 - 8.125), 0, 1) ||
+        cfg_int(cf, g, "seed", &seed, 0, 1, 0, 1LL << 62)) {
+        free(seeds);
+        free(traces);
+        return STEPQ_ERR;
+    }
+    if ((ns == 0) == (nt == 0)) {
+        stepq_error("%s: calibration needs either 'seeds' (runs of the synthetic source) or "
+                    "'traces' (trace files), one per segment", cf->path);
+        free(seeds);
+        free(traces);
+        return STEPQ_ERR;
+    }
+    int n = ns ? ns : nt, rc = STEPQ_OK;
+    stepq_source** seg = callocCheck((size_t)n, sizeof *seg);
+    for (int i = 0; i < n && !rc; i++) {
+        if (ns) rc = source_from_cfg(&seg[i], cf, (uint64_t)seeds[i]);
+        else {
+            stepq_trace tr;
+            rc = stepq_trace_read(&tr, traces[i]);
+            if (!rc) seg[i] = stepq_trace_source(&tr, traces[i]);
+        }
+    }
+    if (!rc) {
+        int units = seg[0]->n_heads * (seg[0]->kind == STEPQ_KDA ? seg[0]->K : 1);
+        // the paper's share: 32 of 2304 GDN heads, 512 of 81920 KDA rows
+        if (pfrac < 0) pfrac = seg[0]->kind == STEPQ_KDA ? 512.0 / 81920 : 32.0 / 2304;
+        if (pivots < 0) pivots = (long long)lround(pfrac * units);
+        char desc[512];
+        snprintf(desc, sizeof desc, "%s; %d segments of %lld steps", seg[0]->desc, n, steps);
+        stepq_calib_cfg c = {seg, n, steps, horizon, gamma, rho, (int)refits, (int)every,
+                             (int)reservoir, (int)pivots, dfrac, (uint64_t)seed, output,
+                             {"calibrate", cf->path, cf->text, (uint64_t)seed, desc}};
+        rc = make_parent(output) || stepq_calibrate(out, &c);
+        if (!rc) printf("wrote plan %s (%d heads, %lld pivot units)\n", output, seg[0]->n_heads, pivots);
+    }
+    for (int i = 0; i < n; i++) stepq_source_free(seg[i]);
+    free(seg);
+    free(seeds);
+    free(traces);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+static int run_calibrate(const stepq_cfgfile* cf) {
+    long long threads;
+    const char *output, *desc;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_calibrate_root) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") ||
+        cfg_str(cf, NULL, "output", &output, 1, NULL))
+        return STEPQ_ERR;
+    set_threads(threads);
+    return calibrate_from_cfg(cf, NULL, output, NULL);
+}
 static const char* const keys_inputstats[] = {"experiment", "description", "seeds", "source",
                                               "steps", "warmup", "sample_every", "output",
                                               "threads", NULL};
 
 static int run_propagation(const stepq_cfgfile* cf) {
     long long seed, prefill, decode, bin, threads;
-    const char *output, *plot, *desc;
+    const char *output, *plot, *desc, *plan_path;
     const stepq_format** fmts = NULL;
-    int nf = 0;
+    int nf = 0, err = 0;
+    config_setting_t* calib = NULL;
     if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_propagation) ||
+        cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) ||
+        (calib = cfg_group(cf, NULL, "calibrate", 0, &err), err) ||
         cfg_int(cf, NULL, "seed", &seed, 0, 1, 0, (long long)1 << 62) ||
         cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
         cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
@@ -257,15 +377,29 @@ static int run_propagation(const stepq_cfgfile* cf) {
         cfg_str(cf, NULL, "plot", &plot, 0, NULL) || formats_from_cfg(&fmts, &nf, cf))
         return STEPQ_ERR;
     set_threads(threads);
+    if (calib && !plan_path) {
+        stepq_error("%s: a 'calibrate' group needs 'plan', the file it writes", cf->path);
+        free(fmts);
+        return STEPQ_ERR;
+    }
+    stepq_plan plan, *pp = NULL;
+    if (plan_path) {
+        if (calib ? calibrate_from_cfg(cf, calib, plan_path, &plan) : stepq_plan_read(&plan, plan_path)) {
+            free(fmts);
+            return STEPQ_ERR;
+        }
+        pp = &plan;
+    }
     stepq_source* src;
     if (source_from_cfg(&src, cf, (uint64_t)seed)) {
         free(fmts);
+        if (pp) stepq_plan_free(pp);
         return STEPQ_ERR;
     }
     char table[4096], png[4096];
     sibling(table, sizeof table, output, ".tsv");
     sibling(png, sizeof png, output, ".png");
-    stepq_propagation_cfg pc = {src, fmts, nf, prefill, decode, (int)bin, output,
+    stepq_propagation_cfg pc = {src, fmts, nf, prefill, decode, (int)bin, pp, output,
                                 plot ? table : NULL,
                                 {"propagation", cf->path, cf->text, (uint64_t)seed, src->desc}};
     int rc = make_parent(output) || stepq_propagation(&pc);
@@ -280,6 +414,7 @@ static int run_propagation(const stepq_cfgfile* cf) {
     }
     stepq_source_free(src);
     free(fmts);
+    if (pp) stepq_plan_free(pp);
     return rc ? STEPQ_ERR : STEPQ_OK;
 }
 
@@ -329,6 +464,7 @@ static int cmd_run(int argc, char** argv) {
              "its HDF5 file and, where the config names a gnuplot script, its PNG beside it.\n"
              "experiment = \"propagation\": error of each format vs decode step, per head.\n"
              "experiment = \"inputstats\":  ridge / omega / half-life statistics of a source.\n"
+             "experiment = \"calibrate\":   a plan for the calibrated formats (as `stepq calibrate`).\n"
              "--threads N overrides the config's threads (0: OpenMP's default); results do not\n"
              "depend on it.");
         return argc < 2 ? 2 : 0;
@@ -346,8 +482,9 @@ static int cmd_run(int argc, char** argv) {
     if (!rc) {
         if (!strcmp(exp, "propagation")) rc = run_propagation(&cf);
         else if (!strcmp(exp, "inputstats")) rc = run_inputstats(&cf);
+        else if (!strcmp(exp, "calibrate")) rc = run_calibrate(&cf);
         else {
-            stepq_error("%s:%d: unknown experiment '%s' (propagation, inputstats)", cf.path,
+            stepq_error("%s:%d: unknown experiment '%s' (propagation, inputstats, calibrate)", cf.path,
                         config_setting_source_line(config_lookup(&cf.cfg, "experiment")), exp);
             rc = STEPQ_ERR;
         }
@@ -374,7 +511,7 @@ static int write_replay(const char* out, const stepq_run_out* o, const stepq_sou
     int rc = stepq_write_provenance(f, &pv) || h5u_attr_str(f, "format", fmt->name) ||
         h5u_attr_str(f, "kind", src->kind ? "kda" : "gdn") || h5u_attr_f64(f, "scale", src->scale) ||
         h5u_attr_i64(f, "prefill", prefill) ||
-        h5u_attr_f64(f, "bits_actual", stepq_format_actual_bits(fmt, K, V)) ||
+        h5u_attr_f64(f, "bits_actual", stepq_run_bits(o, 0)) ||
         h5u_write(f, "y", FL, o->y, 3, dY, "1", "read-out y_hat of the decode-step protocol [T,HV,V]") ||
         h5u_write(f, "y_ref", FL, o->y_ref, 3, dY, "1", "read-out of the float32 reference [T,HV,V]") ||
         h5u_write(f, "S_final", FL, o->S_final, 3, dS, "1", "final state S_hat_T, K-first [HV,K,V]") ||
@@ -394,15 +531,18 @@ static int write_replay(const char* out, const stepq_run_out* o, const stepq_sou
 }
 
 static int cmd_replay(int argc, char** argv) {
-    const char *in = NULL, *fmt_name = NULL, *out = NULL;
+    const char *in = NULL, *fmt_name = NULL, *out = NULL, *plan_path = NULL;
     long prefill = 0;
     if (wants_help(argc, argv)) {
-        puts("usage: stepq replay --trace IN.h5 --format NAME --out OUT.h5 [--prefill N] [--threads N]\n\n"
+        puts("usage: stepq replay --trace IN.h5 --format NAME --out OUT.h5 [--prefill N]\n"
+             "                    [--plan PLAN.h5] [--threads N]\n\n"
              "Runs a trace through the decode-step protocol of SPEC 2 in format NAME, beside a\n"
              "float32 reference on the same inputs. With --prefill N the first N steps run at\n"
              "native precision and the boundary state is encoded once (default 0: the trace's\n"
              "S0 is encoded at step 0). Writes y [T,HV,V], y_ref, S_final [HV,K,V], S_ref_final,\n"
-             "per-step err_readout and err_state [HV,D], accumulated_readout_rel and p1_residual.");
+             "per-step err_readout and err_state [HV,D], accumulated_readout_rel and p1_residual.\n"
+             "Calibrated formats need --plan, made for the trace's heads (layer 0, head = value\n"
+             "head) by `stepq calibrate`.");
         return 0;
     }
     for (int i = 1; i < argc; i++) {
@@ -413,6 +553,7 @@ static int cmd_replay(int argc, char** argv) {
         else if (!strcmp(a, "--format")) fmt_name = v;
         else if (!strcmp(a, "--out")) out = v;
         else if (!strcmp(a, "--prefill")) prefill = atol(v);
+        else if (!strcmp(a, "--plan")) plan_path = v;
         else if (!strcmp(a, "--threads")) threads_override = atol(v), set_threads(0);
         else { stepq_error("replay: unknown option %s (see --help)", a); return 2; }
         i++;
@@ -433,8 +574,16 @@ static int cmd_replay(int argc, char** argv) {
         stepq_trace_free(&tr);
         return 2;
     }
+    stepq_plan plan, *pp = NULL;
+    if (plan_path) {
+        if (stepq_plan_read(&plan, plan_path)) {
+            stepq_trace_free(&tr);
+            return 1;
+        }
+        pp = &plan;
+    }
     stepq_source* src = stepq_trace_source(&tr, in);
-    stepq_run_cfg rc = {&fmt, 1, prefill, src->T - prefill, 1, 1, "replay"};
+    stepq_run_cfg rc = {&fmt, 1, prefill, src->T - prefill, 1, 1, "replay", pp};
     stepq_run_out o;
     char cmdline[4096];
     snprintf(cmdline, sizeof cmdline, "stepq replay --trace %s --format %s --out %s --prefill %ld",
@@ -445,6 +594,7 @@ static int cmd_replay(int argc, char** argv) {
         stepq_run_out_free(&o);
     }
     stepq_source_free(src);
+    if (pp) stepq_plan_free(pp);
     if (!r) printf("wrote %s\n", out);
     return r ? 1 : 0;
 }
@@ -502,6 +652,24 @@ static int cmd_trace(int argc, char** argv) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// stepq calibrate CFG
+
+static int cmd_calibrate(int argc, char** argv) {
+    if (argc < 2 || wants_help(argc, argv)) {
+        puts("usage: stepq calibrate CONFIG.cfg [--threads N]\n\n"
+             "Makes the plan the calibrated formats run with (SPEC 4.1, 4.3): native runs of the\n"
+             "config's source, one segment per entry of `seeds` (synthetic) or `traces`, each from\n"
+             "a zero state for `steps` steps; per unit the mean log gate, lifetime weight (horizon),\n"
+             "measured lifetime, omega and w per key row, distortions of every width from a\n"
+             "reservoir of state snapshots; then pivots and bit allocations for every scheme at\n"
+             "budgets 4 and 6, and the DAMP rows. The config is an experiment = \"calibrate\" file\n"
+             "(see experiments/calibrate_*.cfg); the plan goes to its `output`.");
+        return argc < 2 ? 2 : 0;
+    }
+    return cmd_run(argc, argv);
+}
+
+// ---------------------------------------------------------------------------------------------
 // stepq bench
 
 static int cmd_bench(int argc, char** argv) {
@@ -545,6 +713,7 @@ static void usage(FILE* fp) {
           "  run CONFIG.cfg     run an experiment of experiments/ (HDF5 + PNG out)\n"
           "  replay ...         run a trace file through the decode-step protocol in one format\n"
           "  trace ...          write a synthetic stream as a trace file\n"
+          "  calibrate CFG      make a plan (bit allocation, pivots, row influence) for a model\n"
           "  formats            list the state formats with nominal and actual bits\n"
           "  bench              time the synthetic generator against the update it feeds\n\n"
           "From the repository root, ./stepq installs what is missing, builds, then runs this.\n",
@@ -567,6 +736,7 @@ int main(int argc, char** argv) {
     if (!strcmp(cmd, "trace")) return cmd_trace(argc - 1, argv + 1);
     if (!strcmp(cmd, "formats")) return cmd_formats(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc - 1, argv + 1);
+    if (!strcmp(cmd, "calibrate")) return cmd_calibrate(argc - 1, argv + 1);
     stepq_error("unknown command '%s'", cmd);
     usage(stderr);
     return 2;

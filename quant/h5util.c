@@ -34,10 +34,18 @@ int h5u_attr_i64(hid_t loc, const char* name, long long v) {
     return attr_write(loc, name, H5T_NATIVE_LLONG, &v);
 }
 
-int h5u_write(hid_t loc, const char* name, hid_t memtype, const void* data, int rank,
-              const hsize_t* dims, const char* units, const char* description) {
+static int write_impl(hid_t loc, const char* name, hid_t memtype, const void* data, int rank,
+                      const hsize_t* dims, const char* units, const char* description, int ck) {
     hid_t sp = H5Screate_simple(rank, dims, NULL);
-    hid_t d = H5Dcreate2(loc, name, memtype, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    size_t n = 1;
+    for (int i = 0; i < rank; i++) n *= dims[i];
+    if (ck && n > 0) {
+        H5Pset_chunk(dcpl, rank, dims);
+        H5Pset_fletcher32(dcpl);
+    }
+    hid_t d = H5Dcreate2(loc, name, memtype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
     herr_t st = d < 0 ? -1 : H5Dwrite(d, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
     int rc = st < 0 ? STEPQ_ERR : STEPQ_OK;
     if (rc == STEPQ_OK && units) rc = h5u_attr_str(d, "units", units);
@@ -45,6 +53,42 @@ int h5u_write(hid_t loc, const char* name, hid_t memtype, const void* data, int 
     if (d >= 0) H5Dclose(d);
     H5Sclose(sp);
     if (st < 0) stepq_error("HDF5: cannot write dataset '%s'", name);
+    return rc;
+}
+
+int h5u_write(hid_t loc, const char* name, hid_t memtype, const void* data, int rank,
+              const hsize_t* dims, const char* units, const char* description) {
+    return write_impl(loc, name, memtype, data, rank, dims, units, description, 0);
+}
+
+int h5u_write_ck(hid_t loc, const char* name, hid_t memtype, const void* data, int rank,
+                 const hsize_t* dims, const char* units, const char* description) {
+    return write_impl(loc, name, memtype, data, rank, dims, units, description, 1);
+}
+
+int h5u_read_exact(void* data, hid_t memtype, hid_t file, const char* fname, const char* name,
+                   int rank, const hsize_t* dims) {
+    if (H5Lexists(file, name, H5P_DEFAULT) <= 0) {
+        stepq_error("%s: missing dataset '%s'", fname, name);
+        return STEPQ_ERR;
+    }
+    hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+    hid_t sp = d < 0 ? -1 : H5Dget_space(d);
+    hsize_t got[4] = {0, 0, 0, 0};
+    int r = sp < 0 ? -1 : H5Sget_simple_extent_ndims(sp);
+    int rc = STEPQ_OK;
+    if (r == rank && rank <= 4) H5Sget_simple_extent_dims(sp, got, NULL);
+    if (r != rank || memcmp(got, dims, sizeof(hsize_t) * (size_t)rank) != 0) {
+        stepq_error("%s: dataset '%s' does not have the shape this plan's header promises "
+                    "(rank %d, first dimension %llu)", fname, name, r, (unsigned long long)got[0]);
+        rc = STEPQ_ERR;
+    } else if (H5Dread(d, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+        stepq_error("%s: dataset '%s' cannot be read (corrupted: its checksum or type fails)", fname,
+                    name);
+        rc = STEPQ_ERR;
+    }
+    if (sp >= 0) H5Sclose(sp);
+    if (d >= 0) H5Dclose(d);
     return rc;
 }
 

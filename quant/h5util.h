@@ -14,6 +14,14 @@ void h5u_quiet(void);
 // "units" and "description" attributes (skipped when NULL). STEPQ_OK / STEPQ_ERR.
 int h5u_write(hid_t loc, const char* name, hid_t memtype, const void* data, int rank,
               const hsize_t* dims, const char* units, const char* description);
+// The same with a Fletcher-32 checksum on the data (one chunk), so that corrupted bytes are
+// caught when the dataset is read back (plans use it).
+int h5u_write_ck(hid_t loc, const char* name, hid_t memtype, const void* data, int rank,
+                 const hsize_t* dims, const char* units, const char* description);
+// Reads a dataset of any numeric type into memtype, with the exact dims expected (rank <= 4);
+// STEPQ_ERR naming file and dataset if missing, of another shape, or failing its checksum.
+int h5u_read_exact(void* data, hid_t memtype, hid_t file, const char* file_name, const char* name,
+                   int rank, const hsize_t* dims);
 int h5u_write_strings(hid_t loc, const char* name, const char* const* strs, int n,
                       const char* description);
 int h5u_attr_str(hid_t loc, const char* name, const char* value);

@@ -54,6 +54,7 @@ static inline uint16_t stepq_f32_to_f16_sat(float f) {
 // A positive scale factor stored as FP16, SPEC 4.2: rounding half-to-even, clamped to
 // [2^-24, 65504] (a factor that would round to 0 becomes the smallest subnormal).
 static inline uint16_t stepq_f16_factor(float f) {
+    if (!(f > 0.0f)) return 1u;  // zero, negative or NaN: the smallest positive factor
     uint16_t h = stepq_f32_to_f16_sat(f);
     return (h & 0x7fffu) == 0 ? (uint16_t)1u : h;
 }

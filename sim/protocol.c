@@ -5,24 +5,34 @@
 #include "../quant/common.h"
 #include "recurrence.h"
 
-void stepq_qstate_init(stepq_qstate* st, const stepq_format* fmt, int K, int V) {
+int stepq_qstate_init(stepq_qstate* st, const stepq_format* fmt, const stepq_plan* plan, int ph,
+                      int kind, int K, int V) {
+    stepq_assert(K <= (int)sizeof st->rows);
     st->fmt = fmt;
     st->K = K;
     st->V = V;
-    st->packed = mallocCheck(fmt->packed_bytes(fmt, K, V));
+    st->packed = NULL;
+    st->X = st->work = NULL;
+    if (stepq_head_plan_for(&st->hp, st->rows, fmt, plan, ph, kind, K) != STEPQ_OK) return STEPQ_ERR;
+    st->bytes = fmt->packed_bytes(fmt, &st->hp, K, V);
+    st->packed = callocCheck(st->bytes, 1);  // zeros: "no previous state" for freeze gating
     st->X = callocCheck((size_t)K * V, sizeof(float));
+    st->work = mallocCheck(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
+    return STEPQ_OK;
 }
 
 void stepq_qstate_free(stepq_qstate* st) {
     free(st->packed);
     free(st->X);
+    free(st->work);
     st->packed = NULL;
-    st->X = NULL;
+    st->X = st->work = NULL;
 }
 
 static int encode_decode(stepq_qstate* st, const float* S) {
-    if (st->fmt->encode(st->packed, S, st->fmt, st->K, st->V) != STEPQ_OK) return STEPQ_ERR;
-    st->fmt->decode(st->X, st->packed, st->fmt, st->K, st->V);
+    if (st->fmt->encode(st->packed, S, st->fmt, &st->hp, st->work, st->K, st->V) != STEPQ_OK)
+        return STEPQ_ERR;
+    st->fmt->decode(st->X, st->packed, st->fmt, &st->hp, st->K, st->V);
     return STEPQ_OK;
 }
 

@@ -18,12 +18,19 @@
 
 typedef struct {
     const stepq_format* fmt;
-    uint8_t* packed;  // (packed_bytes) P_t
-    float* X;         // (K,V) S_hat_t
+    stepq_head_plan hp;  // this head's widths and row influence (points into rows and a plan)
+    uint8_t rows[4096];  // (K) widths of the head's key rows
+    uint8_t* packed;     // (packed_bytes) P_t
+    size_t bytes;
+    float* X;            // (K,V) S_hat_t
+    float* work;         // STEPQ_WORK_FLOATS(K,V) encoder scratch
     int K, V;
 } stepq_qstate;
 
-void stepq_qstate_init(stepq_qstate* st, const stepq_format* fmt, int K, int V);
+// plan: NULL, or the plan whose head ph this state belongs to. STEPQ_ERR if the format needs
+// a plan and none is given.
+int stepq_qstate_init(stepq_qstate* st, const stepq_format* fmt, const stepq_plan* plan, int ph,
+                      int kind, int K, int V);
 void stepq_qstate_free(stepq_qstate* st);
 // P <- encode(S), X <- decode(P). STEPQ_ERR if S is not finite.
 int stepq_qstate_load(stepq_qstate* st, const float* S);

@@ -11,98 +11,225 @@
 
 #include "../quant/common.h"
 #include "../quant/format.h"
+#include "../quant/families.h"
 #include "../quant/half.h"
 #include "testutil.h"
 
-enum { K = 128, V = 128 };
+enum { K = 128, V = 128, HP = 5 };
 
-// The bound each format promises for element x of a row whose absmax is amax, given the
-// decoded value; returns the allowed |x - x_hat|.
-static double bound(const stepq_format* f, float x, float amax) {
-    double ax = fabs((double)x);
-    if (!strcmp(f->name, "fp32")) return 0;  // identity
-    // bf16: 8-bit significand, round to nearest: relative 2^-8, or half the subnormal step 2^-133
-    if (!strcmp(f->name, "bf16")) return fmax(ax * 0x1p-8, 0x1p-134);
-    if (!strcmp(f->name, "fp16")) {
-        // 11-bit significand: relative 2^-11 for normals, 2^-25 absolute in the subnormal
-        // range; saturation at 65504 above it
-        if (ax > STEPQ_FP16_MAX) return ax - STEPQ_FP16_MAX;
-        return fmax(ax * 0x1p-11, 0x1p-25);
+// ---------------------------------------------------------------------------------------------
+// A test plan: HP heads; GDN heads get one width each from {2, 4, 6, 8, 16}, KDA rows cycle
+// through them; random row-influence factors (geometric mean 1) and DAMP rows.
+static void make_plan(stepq_plan* p, int kind, gsl_rng* r) {
+    stepq_plan_alloc(p, kind, K, V, HP);
+    p->rho = 0.5;
+    p->refits = 1;
+    for (int h = 0; h < HP; h++) {
+        p->layer[h] = 0;
+        p->head[h] = h;
+        double om[K];
+        for (int i = 0; i < K; i++) om[i] = exp(gsl_ran_gaussian(r, 1.5));
+        stepq_row_influence(p->w + h * K, om, 0.25, K);
+        for (int i = 0; i < K; i++) p->damp[h * K + i] = gsl_rng_uniform(r) < 0.25;
+        for (int u = 0; u < p->G; u++)
+            for (int a = 0; a < STEPQ_N_ALLOC; a++)
+                for (int b = 0; b < STEPQ_N_BUDGETS; b++)
+                    p->bits[a][b][h * p->G + u] = (uint8_t)stepq_plan_widths[(h + u + a + b) % STEPQ_NW];
     }
-    if (f->bits) {
-        // int-b: half a step s/2 with s = fp16(amax/qmax) (relative error 2^-11 of FP16, or
-        // the 2^-24 floor), plus the clipping the rounding of s can cause (<= amax 2^-11);
-        // outside FP16's range of s the excess saturates
-        double qmax = STEPQ_QMAX(f->bits), s = fmax((double)amax / qmax * (1 + 0x1p-11), 0x1p-24);
-        double sat = fmax(0.0, (double)amax - qmax * STEPQ_FP16_MAX);
-        return (amax > 0 ? s / 2 : 0) + (double)amax * 0x1p-11 + sat + 1e-30;
-    }
-    return INFINITY;
 }
 
-static void round_trip(const stepq_format* f, const float* X, const char* what) {
-    size_t nb = f->packed_bytes(f, K, V);
-    CHECK(fabs(stepq_format_actual_bits(f, K, V) - 8.0 * nb / (K * V)) < 1e-12, "%s bits", f->name);
-    uint8_t* P = malloc(nb);  // exactly the table's size: ASan sees any overrun
-    float* Y = malloc(sizeof(float) * K * V);
-    CHECK(f->encode(P, X, f, K, V) == STEPQ_OK, "%s: encode refused %s", f->name, what);
-    f->decode(Y, P, f, K, V);
+static int starts(const char* s, const char* prefix) { return !strncmp(s, prefix, strlen(prefix)); }
+static float get16(const uint8_t* p) { uint16_t h; memcpy(&h, p, 2); return stepq_f16_to_f32(h); }
+
+// int-b row bound: half a step s/2 with s = fp16(amax/qmax) (FP16 relative error 2^-11, or its
+// 2^-24 floor), plus the clipping the rounding of s can cause (<= amax 2^-11), plus the
+// saturation of s at 65504
+static double int_bound(int b, double amax) {
+    double qmax = STEPQ_QMAX(b), s = fmax(amax / qmax * (1 + 0x1p-11), 0x1p-24);
+    return (amax > 0 ? s / 2 : 0) + amax * 0x1p-11 + fmax(0.0, amax - qmax * STEPQ_FP16_MAX) + 1e-30;
+}
+// FP16 cast with saturation: relative 2^-11 (normals), 2^-25 absolute (subnormals)
+static double fp16_bound(double ax) {
+    return ax > STEPQ_FP16_MAX ? ax - STEPQ_FP16_MAX : fmax(ax * 0x1p-11, 0x1p-25);
+}
+
+static double row_absmax(const float* x) {
+    double a = 0;
+    for (int j = 0; j < V; j++) a = fmax(a, fabs((double)x[j]));
+    return a;
+}
+
+// Checks X_hat against the bound of f's family for head plan hp; P: the packed bytes (the
+// dual-axis check reads the factors from the documented layout). Returns the failures.
+static int check_bounds(const stepq_format* f, const stepq_head_plan* hp, const float* X,
+                        const float* Y, const uint8_t* P, const char* what) {
     int bad = 0;
-    for (int i = 0; i < K && !bad; i++) {
-        float amax = 0;
-        for (int j = 0; j < V; j++) amax = fmaxf(amax, fabsf(X[i * V + j]));
-        for (int j = 0; j < V && !bad; j++) {
-            double e = fabs((double)X[i * V + j] - Y[i * V + j]);
-            if (!(e <= bound(f, X[i * V + j], amax))) {
-                CHECK(0, "%s on %s: |x - x_hat| = %g > bound %g at [%d,%d] (x = %g)", f->name, what,
-                      e, bound(f, X[i * V + j], amax), i, j, (double)X[i * V + j]);
-                bad = 1;
+    const uint8_t* row = P;
+    int dual = starts(f->name, "dsq") || starts(f->name, "space") || starts(f->name, "stepquant") ||
+               starts(f->name, "mlife");
+    int coded = 0;
+    for (int i = 0; i < K; i++) coded |= hp->bits[i] != 16;
+    const uint8_t* cfac = P;
+    if (dual) row = P + (coded ? 2 * V : 0);
+    float s_head = 0;
+    if (!strcmp(f->name, "nvfp4")) memcpy(&s_head, P, 4);
+    for (int i = 0; i < K && bad < 3; i++) {
+        const float* x = X + i * V;
+        const float* y = Y + i * V;
+        int b = hp->bits[i];
+        double amax = row_absmax(x);
+        double l2 = 0;
+        for (int j = 0; j < V && bad < 3; j++) {
+            double e = fabs((double)x[j] - y[j]), ax = fabs((double)x[j]), lim;
+            l2 += e * e;
+            if (!strcmp(f->name, "fp32")) lim = 0;
+            else if (!strcmp(f->name, "bf16")) lim = fmax(ax * 0x1p-8, 0x1p-134);
+            else if (!strcmp(f->name, "fp16") || b == 16) lim = fp16_bound(ax);
+            else if (starts(f->name, "int") || starts(f->name, "time")) lim = int_bound(b, amax);
+            else if (!strcmp(f->name, "damp")) lim = INFINITY;  // rotated: checked on the row below
+            else if (starts(f->name, "leap")) {
+                double bb = int_bound(f->bits, amax), a = f->alpha;
+                lim = (1 - a) * bb + a * (f->aux == 32 ? 0 : int_bound(f->aux, bb)) + 1e-30;
+            } else if (!strcmp(f->name, "nvfp4")) {
+                // half the widest E2M1 spacing (2, between 4 and 6) times the block's scale; a
+                // block whose E4M3 scale rounds to 0 decodes to 0 (and was below 6 2^-10 s_head)
+                const uint8_t* blk = P + 4 + (size_t)(i * V + j) / 16 * 9;
+                double s = stepq_e4m3_decode(blk[0]) * (double)s_head;
+                lim = s > 0 ? s * 1.0 * (1 + 1e-6) : 6 * 0x1p-10 * s_head * 1.01;
+            } else if (dual) {
+                // nearest code in range: within half a step (a full step for the odd levels), or
+                // clipped at the largest code on the same side
+                int gdn2 = hp->kind == STEPQ_PLAN_GDN && b == 2;
+                float r = get16(row + (gdn2 ? 2 * (j / 32) : 0)), c = get16(cfac + 2 * j);
+                double nrm = hp->kind == STEPQ_PLAN_KDA ? (double)(1 << (8 - b)) : 1.0;
+                double step = (double)r * c * nrm, top = step * (gdn2 ? 3 : STEPQ_QMAX(b));
+                int clipped = fabs(fabs((double)y[j]) - top) <= 1e-6 * top && ax >= fabs((double)y[j]) &&
+                              (x[j] >= 0) == (y[j] >= 0);
+                lim = clipped ? INFINITY : step * (gdn2 ? 1.0 : 0.5) * (1 + 1e-5) + 1e-30;
+            } else lim = -1;
+            if (!(e <= lim)) {
+                CHECK(0, "%s (%s) on %s: |x - x_hat| = %g > %g at [%d,%d] (x = %g, width %d)",
+                      f->name, hp->kind ? "kda" : "gdn", what, e, lim, i, j, (double)x[j], b);
+                bad++;
             }
         }
+        if (!strcmp(f->name, "damp") && b != 16) {
+            // orthonormal rotation: the row's L2 error is that of INT8 in the rotated domain,
+            // whose absmax is at most the row's L2 norm
+            double n2 = 0;
+            for (int j = 0; j < V; j++) n2 += (double)x[j] * x[j];
+            double lim = sqrt((double)V) * int_bound(8, sqrt(n2)) * (1 + 1e-5);
+            if (!(sqrt(l2) <= lim)) {
+                CHECK(0, "damp on %s: row %d L2 error %g > %g", what, i, sqrt(l2), lim);
+                bad++;
+            }
+        }
+        if (dual) {
+            int gdn2 = hp->kind == STEPQ_PLAN_GDN && b == 2;
+            row += b == 16 ? 2 * V : 2 * (gdn2 ? V / 32 : 1) + V * b / 8;
+        }
     }
+    return bad;
+}
+
+static void round_trip(const stepq_format* f, const stepq_head_plan* hp, const float* X,
+                       const char* what) {
+    size_t nb = f->packed_bytes(f, hp, K, V);
+    CHECK(fabs(stepq_format_actual_bits(f, hp, K, V) - 8.0 * nb / (K * V)) < 1e-12, "%s bits", f->name);
+    uint8_t* P = calloc(nb, 1);  // exactly the table's size: ASan sees any overrun
+    float* Y = malloc(sizeof(float) * K * V);
+    float* work = malloc(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
+    CHECK(f->encode(P, X, f, hp, work, K, V) == STEPQ_OK, "%s: encode refused %s", f->name, what);
+    f->decode(Y, P, f, hp, K, V);
+    check_bounds(f, hp, X, Y, P, what);
     free(P);
     free(Y);
+    free(work);
+}
+
+static void adversarial(const stepq_format* f, const stepq_head_plan* hp, float* X, gsl_rng* r) {
+    // random, with row and column ridges
+    for (int i = 0; i < K * V; i++)
+        X[i] = (float)(gsl_ran_gaussian(r, 1.0) * (i / V % 17 == 0 ? 10 : 1) * (i % V % 13 == 0 ? 20 : 1));
+    round_trip(f, hp, X, "random with ridges");
+    memset(X, 0, sizeof(float) * K * V);
+    round_trip(f, hp, X, "a zero head");
+    X[5 * V + 7] = 3e4f;
+    round_trip(f, hp, X, "one huge element");
+    for (int i = 0; i < K * V; i++) X[i] = (float)gsl_ran_gaussian(r, 1.0);
+    for (int j = 0; j < V; j++) X[11 * V + j] = 2e4f * (j % 2 ? 1 : -1);
+    round_trip(f, hp, X, "a whole huge row");
+    for (int i = 0; i < K * V; i++) X[i] = (float)gsl_ran_gaussian(r, 1.0);
+    for (int i = 0; i < K; i++) X[i * V + 3] = 2e4f;
+    round_trip(f, hp, X, "a whole huge column");
+    for (int i = 0; i < K * V; i++) X[i] = (float)gsl_ran_gaussian(r, 1.0);
+    memset(X + 9 * V, 0, sizeof(float) * V);
+    round_trip(f, hp, X, "a zero row");
+    for (int i = 0; i < K * V; i++) X[i] = (float)(gsl_ran_gaussian(r, 1.0) * 1e-39);  // denormals
+    round_trip(f, hp, X, "denormals");
+    // beyond every FP16 scale: decodes finite (no format may store inf), and NaN/Inf refused
+    for (int i = 0; i < K * V; i++) X[i] = (float)gsl_ran_gaussian(r, 1.0) * 1e30f;
+    size_t nb = f->packed_bytes(f, hp, K, V);
+    uint8_t* P = calloc(nb, 1);
+    float* Y = malloc(sizeof(float) * K * V);
+    float* work = malloc(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
+    CHECK(f->encode(P, X, f, hp, work, K, V) == STEPQ_OK, "%s refused 1e30", f->name);
+    f->decode(Y, P, f, hp, K, V);
+    int finite = 1;
+    for (int i = 0; i < K * V; i++) finite &= isfinite(Y[i]) || !strcmp(f->name, "fp32") ||
+                                              !strcmp(f->name, "bf16") || starts(f->name, "leap6-fp32") ||
+                                              !strcmp(f->name, "nvfp4");
+    CHECK(finite, "%s decodes 1e30 inputs to non-finite values", f->name);
+    X[3 * V + 3] = NAN;
+    CHECK(f->encode(P, X, f, hp, work, K, V) == STEPQ_ERR, "%s accepted a NaN", f->name);
+    X[3 * V + 3] = INFINITY;
+    CHECK(f->encode(P, X, f, hp, work, K, V) == STEPQ_ERR, "%s accepted an Inf", f->name);
+    free(P);
+    free(Y);
+    free(work);
 }
 
 static void check_formats(void) {
     gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 11);
     float* X = malloc(sizeof(float) * K * V);
+    stepq_plan plans[2];
+    make_plan(&plans[0], STEPQ_PLAN_GDN, r);
+    make_plan(&plans[1], STEPQ_PLAN_KDA, r);
     for (int fi = 0; fi < stepq_n_formats; fi++) {
         const stepq_format* f = &stepq_formats[fi];
         CHECK(stepq_format_find(f->name) == f, "%s not found by name", f->name);
-        // random, with row and column ridges
-        for (int i = 0; i < K * V; i++)
-            X[i] = (float)(gsl_ran_gaussian(r, 1.0) * (i / V % 17 == 0 ? 10 : 1) * (i % V % 13 == 0 ? 20 : 1));
-        round_trip(f, X, "random");
-        memset(X, 0, sizeof(float) * K * V);
-        round_trip(f, X, "all zero");
-        X[5 * V + 7] = 3e6f;
-        round_trip(f, X, "one huge element");
-        for (int i = 0; i < K * V; i++) X[i] = (float)gsl_ran_gaussian(r, 1.0);
-        memset(X + 9 * V, 0, sizeof(float) * V);
-        round_trip(f, X, "a zero row");
-        for (int i = 0; i < K * V; i++) X[i] = (float)(gsl_ran_gaussian(r, 1.0) * 1e-39);  // denormals
-        round_trip(f, X, "denormals");
-        for (int i = 0; i < K * V; i++) X[i] = (float)gsl_ran_gaussian(r, 1.0) * 1e30f;  // beyond FP16 scales
-        uint8_t* P = malloc(f->packed_bytes(f, K, V));
-        float* Y = malloc(sizeof(float) * K * V);
-        CHECK(f->encode(P, X, f, K, V) == STEPQ_OK, "%s refused 1e30", f->name);
-        f->decode(Y, P, f, K, V);
-        int finite = 1;
-        for (int i = 0; i < K * V; i++) finite &= isfinite(Y[i]) || !strcmp(f->name, "fp32") || !strcmp(f->name, "bf16");
-        CHECK(finite, "%s decodes 1e30 inputs to non-finite values", f->name);
-        X[3 * V + 3] = NAN;
-        CHECK(f->encode(P, X, f, K, V) == STEPQ_ERR, "%s accepted a NaN", f->name);
-        X[3 * V + 3] = INFINITY;
-        CHECK(f->encode(P, X, f, K, V) == STEPQ_ERR, "%s accepted an Inf", f->name);
-        free(P);
-        free(Y);
+        uint8_t rows[K];
+        stepq_head_plan hp;
+        CHECK(f->needs == STEPQ_NEEDS_NOTHING ||
+                  stepq_head_plan_for(&hp, rows, f, NULL, 0, 0, K) == STEPQ_ERR,
+              "%s needs a plan but accepts none", f->name);
+        for (int kind = 0; kind < 2; kind++)
+            for (int h = 0; h < (f->needs == STEPQ_NEEDS_NOTHING ? 1 : HP); h++) {
+                CHECK(stepq_head_plan_for(&hp, rows, f, &plans[kind], h, kind, K) == STEPQ_OK,
+                      "%s head plan", f->name);
+                adversarial(f, &hp, X, r);
+            }
     }
     // the layouts the paper's accounting depends on
-    CHECK(fabs(stepq_format_actual_bits(stepq_format_find("int6"), K, V) - 6.125) < 1e-12, "int6 bits");
-    CHECK(fabs(stepq_format_actual_bits(stepq_format_find("int4"), K, V) - 4.125) < 1e-12, "int4 bits");
-    CHECK(fabs(stepq_format_actual_bits(stepq_format_find("int8"), K, V) - 8.125) < 1e-12, "int8 bits");
+    uint8_t rows[K];
+    stepq_head_plan hp;
+    stepq_head_plan_uniform(&hp, rows, 6, 0, K);
+    CHECK(fabs(stepq_format_actual_bits(stepq_format_find("int6"), &hp, K, V) - 6.125) < 1e-12, "int6 bits");
+    CHECK(fabs(stepq_format_actual_bits(stepq_format_find("space6"), &hp, K, V) - 6.25) < 1e-12, "space6 bits");
+    CHECK(fabs(stepq_format_actual_bits(stepq_format_find("dsq6"), &hp, K, V) - 6.25) < 1e-12, "dsq6 bits");
+    stepq_head_plan_uniform(&hp, rows, 4, 0, K);
+    CHECK(fabs(stepq_format_actual_bits(stepq_format_find("nvfp4"), &hp, K, V) - (4.5 + 32.0 / (K * V))) < 1e-12,
+          "nvfp4 bits");
+    CHECK(fabs(stepq_format_actual_bits(stepq_format_find("leap6-r4"), &hp, K, V) - 10.25) < 1e-12, "leap6-r4 bits");
+    stepq_head_plan_uniform(&hp, rows, 2, STEPQ_PLAN_GDN, K);  // GDN 2-bit: groups of 32
+    CHECK(fabs(stepq_format_actual_bits(stepq_format_find("stepquant4"), &hp, K, V) - 2.625) < 1e-12,
+          "GDN 2-bit head is 2 + 0.5 + 0.125 bits");
+    stepq_head_plan_uniform(&hp, rows, 16, STEPQ_PLAN_GDN, K);  // a pivot head stores no factors
+    CHECK(fabs(stepq_format_actual_bits(stepq_format_find("stepquant4"), &hp, K, V) - 16) < 1e-12,
+          "pivot head is 16 bits");
+    stepq_plan_free(&plans[0]);
+    stepq_plan_free(&plans[1]);
     free(X);
     gsl_rng_free(r);
 }
@@ -113,10 +240,13 @@ static void check_int_exact(void) {
     float* X = malloc(sizeof(float) * K * V);
     for (int i = 0; i < K * V; i++) X[i] = 0.25f * (float)((i * 7) % 63 - 31);
     for (int i = 0; i < K; i++) X[i * V] = 0.25f * 31;  // absmax 7.75 per row: s = 0.25 exactly
-    uint8_t* P = malloc(f->packed_bytes(f, K, V));
+    uint8_t rows[K];
+    stepq_head_plan hp;
+    stepq_head_plan_uniform(&hp, rows, 6, 0, K);
+    uint8_t* P = malloc(f->packed_bytes(f, &hp, K, V));
     float* Y = malloc(sizeof(float) * K * V);
-    f->encode(P, X, f, K, V);
-    f->decode(Y, P, f, K, V);
+    f->encode(P, X, f, &hp, NULL, K, V);
+    f->decode(Y, P, f, &hp, K, V);
     CHECK(memcmp(X, Y, sizeof(float) * K * V) == 0, "int6 does not reproduce its own grid");
     free(X); free(P); free(Y);
 }
@@ -168,37 +298,71 @@ static void check_packers(void) {
         stepq_pack_codes(ref, z, N, b);
         stepq_unpack_codes(back, ref, N, b);
         CHECK(memcmp(z, back, N) == 0, "generic pack/unpack at %d bits", b);
-        (void)fast;
     }
     // bit order is a documented fact of the layout: LSB-first stream
     int8_t two[4] = {1, -1, 0, 31};
     stepq_pack_codes(ref, two, 4, 6);
     CHECK(ref[0] == (1 | (63 << 6 & 0xff)) && ref[1] == (63 >> 2) && ref[2] == (31 << 2),
           "int6 layout: got %02x %02x %02x", ref[0], ref[1], ref[2]);
-    // the fast packers in the int formats agree with the generic definition
-    for (int fi = 0; fi < stepq_n_formats; fi++) {
-        const stepq_format* f = &stepq_formats[fi];
-        if (!f->bits) continue;
-        float X[K * V];
-        for (int i = 0; i < K * V; i++) X[i] = (float)((i * 37) % 255 - 127);
-        uint8_t* P = malloc(f->packed_bytes(f, K, V));
-        f->encode(P, X, f, K, V);
-        int8_t codes[V];
-        uint8_t rp[V];
-        int ok = 1;
-        for (int i = 0; i < K; i++) {
-            const uint8_t* row = P + 2 * K + (size_t)i * V * f->bits / 8;
-            stepq_unpack_codes(codes, row, V, f->bits);
-            stepq_pack_codes(rp, codes, V, f->bits);
-            ok &= memcmp(rp, row, (size_t)V * f->bits / 8) == 0;
-        }
-        CHECK(ok, "%s packing differs from the generic bit stream", f->name);
-        free(P);
+    // the unrolled packers agree with the generic definition at every width
+    for (int b = 2; b <= 8; b++) {
+        int q = STEPQ_QMAX(b);
+        for (int i = 0; i < N; i++) z[i] = (int8_t)((i * 37) % (2 * q + 2) - q - 1);
+        stepq_pack_codes(ref, z, N, b);
+        stepq_pack_fast(fast, z, N, b);
+        CHECK(memcmp(ref, fast, (size_t)N * b / 8) == 0, "fast packing differs at %d bits", b);
+        stepq_unpack_fast(back, ref, N, b);
+        CHECK(memcmp(z, back, N) == 0, "fast unpacking differs at %d bits", b);
     }
+    // rows layout: scale then codes, row after row
+    const stepq_format* f6 = stepq_format_find("int6");
+    float X[K * V];
+    for (int i = 0; i < K * V; i++) X[i] = (float)((i * 37) % 63 - 31);
+    uint8_t rows[K];
+    stepq_head_plan hp;
+    stepq_head_plan_uniform(&hp, rows, 6, 0, K);
+    uint8_t* P = malloc(f6->packed_bytes(f6, &hp, K, V));
+    f6->encode(P, X, f6, &hp, NULL, K, V);
+    int8_t codes[V];
+    stepq_unpack_codes(codes, P + 5 * (2 + V * 6 / 8) + 2, V, 6);
+    CHECK(memcmp(codes, (int8_t[]){0}, 0) == 0 && codes[0] == (int8_t)X[5 * V] &&
+              get16(P + 5 * (2 + V * 6 / 8)) == 1.0f,
+          "int6 row 5: scale %g, first code %d", get16(P + 5 * (2 + V * 6 / 8)), codes[0]);
+    free(P);
+}
+
+// E2M1 and E4M3 encoders against every representable value and every midpoint
+static void check_fp4_fp8(void) {
+    int bad = 0;
+    for (int c = 0; c < 16; c++) {
+        float v = stepq_e2m1_decode((uint8_t)c);
+        uint8_t e = stepq_e2m1_encode(v);
+        if (c != 8 && e != c) bad++;  // -0 encodes as +0
+    }
+    static const float mids[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
+    static const uint8_t want[] = {0, 2, 2, 4, 4, 6, 6};  // ties to the even code
+    for (int k = 0; k < 7; k++) bad += stepq_e2m1_encode(mids[k]) != want[k];
+    bad += stepq_e2m1_encode(7.0f) != 7 || stepq_e2m1_encode(-100.0f) != 15;
+    CHECK(bad == 0, "%d E2M1 encodings wrong", bad);
+    bad = 0;
+    for (int c = 0; c < 0x7f; c++) {  // every finite non-negative E4M3 value encodes to itself
+        float v = stepq_e4m3_decode((uint8_t)c);
+        if (stepq_e4m3_encode(v) != c) bad++;
+        if (c + 1 < 0x7f) {  // the midpoint to the next goes to the even code
+            float m = 0.5f * (v + stepq_e4m3_decode((uint8_t)(c + 1)));
+            uint8_t e = stepq_e4m3_encode(m);
+            if (e != ((c & 1) ? c + 1 : c)) bad++;
+        }
+    }
+    CHECK(stepq_e4m3_decode(0x7e) == 448.0f && stepq_e4m3_decode(0x01) == 0x1p-9f &&
+              stepq_e4m3_decode(0x08) == 0x1p-6f,
+          "E4M3 range: max %g, min subnormal %g", stepq_e4m3_decode(0x7e), stepq_e4m3_decode(1));
+    CHECK(bad == 0 && stepq_e4m3_encode(1e6f) == 0x7e, "%d E4M3 encodings wrong", bad);
 }
 
 int main(void) {
     check_formats();
+    check_fp4_fp8();
     check_int_exact();
     check_half();
     check_packers();

@@ -1,0 +1,389 @@
+// calibrate.c: see calibrate.h.
+#include "calibrate.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../quant/alloc.h"
+#include "../quant/common.h"
+#include "../quant/format.h"
+#include "../quant/half.h"
+#include "../sim/recurrence.h"
+#include "progress.h"
+
+// ---------------------------------------------------------------------------------------------
+// distortions of one head's snapshots
+
+// err (K) <- per-row mean over V of (X - X_hat)^2, X_hat from the dual fit (dual = 1) or per-row
+// absmax (dual = 0) with the given row widths
+static void row_errors(double* err, const float* X, const uint8_t* rows, const float* w,
+                       const stepq_plan* p, int dual, float* work, uint8_t* packed, float* Xh) {
+    const int K = p->K, V = p->V;
+    stepq_head_plan hp = {p->kind, rows, w, (float)p->rho, p->refits};
+    // the two quantizers as the format table has them; the widths come from hp, not the name
+    const stepq_format* f = stepq_format_find(dual ? "space6" : "time6");
+    stepq_assert(f->encode(packed, X, f, &hp, work, K, V) == STEPQ_OK);
+    f->decode(Xh, packed, f, &hp, K, V);
+    for (int i = 0; i < K; i++) {
+        double s = 0;
+        for (int j = 0; j < V; j++) {
+            double d = (double)X[(size_t)i * V + j] - Xh[(size_t)i * V + j];
+            s += d * d;
+        }
+        err[i] = s / V;
+    }
+}
+
+// d (G, NW) of head h over n snapshots; pivot (K): rows kept out of the fit (NULL: none).
+// GDN: mean over (K,V) of w_i^2 err^2, one value per head; KDA: plain mean over V per row.
+static void head_distortions(double* d_dual, double* d_abs, const float* snaps, int n,
+                             const stepq_plan* p, int h, const uint8_t* pivot) {
+    const int K = p->K, V = p->V, G = p->G;
+    const float* w = p->w + (size_t)h * K;
+    float* work = mallocCheck(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
+    uint8_t* packed = mallocCheck((size_t)K * V * 2 + 2 * (size_t)V + 4);
+    float* Xh = mallocCheck(sizeof(float) * K * V);
+    double* err = mallocCheck(sizeof(double) * K);
+    uint8_t rows[4096];
+    if (d_dual) memset(d_dual, 0, sizeof(double) * G * STEPQ_NW);
+    if (d_abs) memset(d_abs, 0, sizeof(double) * G * STEPQ_NW);
+    for (int k = 0; k < STEPQ_NW; k++) {
+        int b = stepq_plan_widths[k];
+        for (int i = 0; i < K; i++) rows[i] = pivot && pivot[i] ? STEPQ_PIVOT_BITS : (uint8_t)b;
+        for (int pass = 0; pass < 2; pass++) {
+            double* d = pass ? d_abs : d_dual;
+            if (!d || (pass == 1 && pivot)) continue;
+            for (int s = 0; s < n; s++) {
+                row_errors(err, snaps + (size_t)s * K * V, rows, w, p, pass == 0, work, packed, Xh);
+                for (int i = 0; i < K; i++) {
+                    if (G == 1) d[k] += (double)w[i] * w[i] * err[i] / K;
+                    else d[(size_t)i * STEPQ_NW + k] += err[i];
+                }
+            }
+            for (int u = 0; u < G; u++) d[(size_t)u * STEPQ_NW + k] /= n > 0 ? n : 1;
+        }
+    }
+    free(work); free(packed); free(Xh); free(err);
+}
+
+// ---------------------------------------------------------------------------------------------
+// one head's native runs
+
+typedef struct {
+    const stepq_calib_cfg* c;
+    stepq_plan* p;
+    float* reservoirs;  // (H, R, K, V) kept for KDA's recomputation with pivots, else NULL
+    int* n_snap;        // (H)
+} calib_ctx;
+
+static uint64_t mix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+// P (K,K) <- A_t P with A_t = (I - beta k k^T) D_t; m (K) += squared column norms of P.
+// float32 like the state (the products only shrink, P2); each step's sums added in double.
+// Returns the step's largest squared column norm: once it is below 1e-12 the rest of the
+// horizon adds less than horizon * 1e-12 to sums that start at 1, and the caller stops (this
+// also keeps P out of the float denormals, whose arithmetic is slow).
+static float propagate(float* restrict P, double* restrict m, float* restrict kP,
+                      float* restrict m_step, const stepq_step_in* in, int G, int K) {
+    const float d_head = expf(in->g[0]);
+    for (int j = 0; j < K; j++) kP[j] = 0, m_step[j] = 0;
+    for (int r = 0; r < K; r++) {
+        float d = G == 1 ? d_head : expf(in->g[r]), kr = in->k[r];
+        float* Pr = P + (size_t)r * K;
+        for (int j = 0; j < K; j++) {
+            Pr[j] *= d;
+            kP[j] += kr * Pr[j];
+        }
+    }
+    for (int r = 0; r < K; r++) {
+        float bk = in->beta * in->k[r];
+        float* Pr = P + (size_t)r * K;
+        for (int j = 0; j < K; j++) {
+            Pr[j] -= bk * kP[j];
+            m_step[j] += Pr[j] * Pr[j];
+        }
+    }
+    float top = 0;
+    for (int j = 0; j < K; j++) {
+        m[j] += m_step[j];
+        top = m_step[j] > top ? m_step[j] : top;
+    }
+    return top;
+}
+
+static void calib_head(calib_ctx* x, int h) {
+    const stepq_calib_cfg* c = x->c;
+    stepq_plan* p = x->p;
+    const stepq_source* s0 = c->segments[0];
+    const int K = p->K, V = p->V, G = p->G, R = c->reservoir;
+    float* S = mallocCheck(sizeof(float) * K * V);
+    float *y = mallocCheck(sizeof(float) * V), *work = mallocCheck(sizeof(float) * V);
+    double* grad = mallocCheck(sizeof(double) * K);
+    double* gsum = callocCheck((size_t)G, sizeof(double));
+    double* omega = callocCheck((size_t)K, sizeof(double));
+    double* m = callocCheck((size_t)K, sizeof(double));
+    float* P = mallocCheck(sizeof(float) * K * K);
+    float* kP = mallocCheck(sizeof(float) * 2 * K);
+    float* snaps = x->reservoirs ? x->reservoirs + (size_t)h * R * K * V
+                                 : mallocCheck(sizeof(float) * R * K * V);
+    gsl_rng* rng = gsl_rng_alloc(gsl_rng_taus2);
+    gsl_rng_set(rng, (unsigned long)(mix64(c->seed ^ mix64(((uint64_t)s0->layer[h] << 32) |
+                                                            (uint32_t)s0->head[h])) & 0xffffffffu));
+    long seen = 0, nsteps = 0;
+    long hz = (long)fmin(c->horizon, (double)c->steps);
+    for (int seg = 0; seg < c->n_segments; seg++) {
+        const stepq_source* src = c->segments[seg];
+        memset(S, 0, sizeof(float) * K * V);  // each segment starts from a zero state (SPEC 4.1)
+        memset(P, 0, sizeof(float) * K * K);
+        for (int i = 0; i < K; i++) P[(size_t)i * K + i] = 1, m[i] += 1;  // j = 0 term
+        stepq_cursor* cur = src->open(src, h);
+        stepq_step_in in;
+        int live = 1;  // the propagated error is still above 1e-12
+        for (long t = 0; t < c->steps; t++) {
+            src->next(cur, &in);
+            for (int g = 0; g < G; g++) gsum[g] += in.g[g];
+            stepq_readout_weights(grad, in.q, in.k, in.g, in.beta, src->scale, G, K);
+            for (int i = 0; i < K; i++) omega[i] += grad[i] * grad[i];
+            stepq_step_f32(S, y, work, in.q, in.k, in.v, in.g, in.beta, src->scale, G, K, V);
+            if (live && t + 1 < hz) live = propagate(P, m, kP, kP + K, &in, G, K) >= 1e-12f;
+            if ((t + 1) % c->snapshot_every == 0) {  // reservoir sampling (algorithm R)
+                long slot = seen < R ? seen : (long)gsl_rng_uniform_int(rng, (unsigned long)seen + 1);
+                if (slot < R) memcpy(snaps + (size_t)slot * K * V, S, sizeof(float) * K * V);
+                seen++;
+            }
+        }
+        src->close(cur);
+        nsteps += c->steps;
+    }
+    int n = seen < R ? (int)seen : R;
+    x->n_snap[h] = n;
+    for (int i = 0; i < K; i++) p->omega[(size_t)h * K + i] = omega[i] / (double)nsteps;
+    stepq_row_influence(p->w + (size_t)h * K, p->omega + (size_t)h * K, p->gamma, K);
+    double mall = 0;
+    for (int i = 0; i < K; i++) mall += m[i] / c->n_segments;
+    for (int u = 0; u < G; u++) {
+        size_t hu = (size_t)h * G + u;
+        p->l[hu] = fmin(gsum[u] / (double)nsteps, 0.0);
+        p->L[hu] = stepq_lifetime_weight(p->l[hu], c->horizon);
+        p->M[hu] = G == 1 ? mall / K : m[u] / c->n_segments;
+    }
+    head_distortions(p->d_dual + (size_t)h * G * STEPQ_NW, p->d_abs + (size_t)h * G * STEPQ_NW,
+                     snaps, n, p, h, NULL);
+    if (!x->reservoirs) free(snaps);
+    gsl_rng_free(rng);
+    free(S); free(y); free(work); free(grad); free(gsum); free(omega); free(m); free(P); free(kP);
+}
+
+// KDA: distortions again with each head's pivot rows out of the column fit
+static void redistort_kda(double* d, const uint8_t* pivot, void* ctx) {
+    calib_ctx* x = ctx;
+    const stepq_plan* p = x->p;
+    const int K = p->K, V = p->V, R = x->c->reservoir;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int h = 0; h < p->H; h++) {
+        const uint8_t* pv = pivot + (size_t)h * K;
+        int any = 0;
+        for (int i = 0; i < K; i++) any |= pv[i];
+        double* dh = d + (size_t)h * K * STEPQ_NW;
+        if (!any) {
+            memcpy(dh, p->d_dual + (size_t)h * K * STEPQ_NW, sizeof(double) * K * STEPQ_NW);
+            continue;
+        }
+        head_distortions(dh, NULL, x->reservoirs + (size_t)h * R * K * V, x->n_snap[h], p, h, pv);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// pivots and allocation
+
+typedef struct {
+    const double* weight;  // (U) L or M
+    const double* d;       // (U, NW)
+} scheme_in;
+
+// the widths index of width b
+static int widx(int b) {
+    for (int k = 0; k < STEPQ_NW; k++)
+        if (stepq_plan_widths[k] == b) return k;
+    return -1;
+}
+
+// Solves one budget over the units not marked in `pivot`: fills bits (U), returns objective
+static int solve(uint8_t* bits, double* objective, double* achieved, const scheme_in* in,
+                 const uint8_t* pivot, int budget, int U, int kind, int V) {
+    int cand[4], NC = 0;
+    for (int b = budget == 4 ? 2 : 4; b <= 8; b += 2) cand[NC++] = b;
+    int P = 0;
+    for (int u = 0; u < U; u++) P += pivot[u] != 0;
+    int n = U - P;
+    double* cost = mallocCheck(sizeof(double) * (n ? n : 1) * NC);
+    int* idx = mallocCheck(sizeof(int) * (n ? n : 1));
+    int* choice = mallocCheck(sizeof(int) * (n ? n : 1));
+    int* size = mallocCheck(sizeof(int) * (n ? n : 1));
+    for (int u = 0, a = 0; u < U; u++) {
+        if (pivot[u]) continue;
+        idx[a] = u;
+        size[a] = V;
+        for (int k = 0; k < NC; k++)
+            cost[(size_t)a * NC + k] = in->weight[u] * in->d[(size_t)u * STEPQ_NW + widx(cand[k])];
+        a++;
+    }
+    long long units_budget = (long long)budget * U - 8LL * P;  // a pivot counts as an 8-bit unit
+    stepq_alloc_result res = {0, 0};
+    int rc = n == 0 ? STEPQ_OK
+             : kind == STEPQ_PLAN_GDN
+                 ? stepq_alloc_dp(choice, &res, cost, cand, NC, n, units_budget)
+                 : stepq_alloc_lagrange(choice, &res, cost, size, cand, NC, n, units_budget * V);
+    for (int u = 0; u < U; u++) bits[u] = STEPQ_PIVOT_BITS;
+    double obj = 0;
+    for (int a = 0; a < n && rc == STEPQ_OK; a++) bits[idx[a]] = (uint8_t)cand[choice[a]];
+    for (int u = 0; u < U; u++)
+        obj += in->weight[u] * in->d[(size_t)u * STEPQ_NW + widx(bits[u])];
+    *objective = obj;
+    *achieved = ((double)(kind == STEPQ_PLAN_GDN ? res.used : res.used / V) + 8.0 * P) / U;
+    free(cost); free(idx); free(choice); free(size);
+    return rc;
+}
+
+// indices of the P largest risks, ties to the earlier unit
+static void top_risk(uint8_t* pivot, const double* risk, int U, int P) {
+    memset(pivot, 0, (size_t)U);
+    for (int k = 0; k < P; k++) {
+        int best = -1;
+        for (int u = 0; u < U; u++)
+            if (!pivot[u] && (best < 0 || risk[u] > risk[best])) best = u;
+        if (best >= 0) pivot[best] = 1;
+    }
+}
+
+int stepq_allocate(stepq_plan* p, stepq_redistort_fn redistort, void* ctx) {
+    const int U = p->H * p->G, P = p->pivots;
+    uint8_t* none = callocCheck((size_t)U, 1);
+    uint8_t* pivot = mallocCheck((size_t)U);
+    double* risk = mallocCheck(sizeof(double) * U);
+    double* d_piv = mallocCheck(sizeof(double) * U * STEPQ_NW);
+    int rc = STEPQ_OK;
+    for (int a = 0; a < STEPQ_N_ALLOC && rc == STEPQ_OK; a++) {
+        scheme_in in = {a == STEPQ_ALLOC_MLIFE ? p->M : p->L,
+                        a == STEPQ_ALLOC_TIME || a == STEPQ_ALLOC_TIME_NOPIVOT ? p->d_abs : p->d_dual};
+        int use_pivots = a != STEPQ_ALLOC_TIME_NOPIVOT && P > 0;
+        if (use_pivots && p->kind == STEPQ_PLAN_KDA) {
+            // KDA: risk = L_u (d_u(8) - d_u(fp16)) before any allocation; then the distortions
+            // again with the pivots out of the column fit (the dual fit only)
+            for (int u = 0; u < U; u++)
+                risk[u] = in.weight[u] * (in.d[(size_t)u * STEPQ_NW + widx(8)] -
+                                          in.d[(size_t)u * STEPQ_NW + widx(16)]);
+            top_risk(pivot, risk, U, P);
+            if (in.d == p->d_dual && redistort) {
+                redistort(d_piv, pivot, ctx);
+                in.d = d_piv;
+            }
+        }
+        for (int b = 0; b < STEPQ_N_BUDGETS && rc == STEPQ_OK; b++) {
+            int budget = stepq_plan_budgets[b];
+            uint8_t* bits = p->bits[a][b];
+            const uint8_t* pv = none;
+            if (use_pivots && p->kind == STEPQ_PLAN_GDN) {
+                // GDN: the DP on every head with the full budget; risk = L_u d_u(b_u) at the
+                // width it got; the riskiest heads become pivots; the DP again on the others
+                rc = solve(bits, &p->objective[a][b], &p->achieved[a][b], &in, none, budget, U,
+                           p->kind, p->V);
+                for (int u = 0; u < U; u++)
+                    risk[u] = in.weight[u] * in.d[(size_t)u * STEPQ_NW + widx(bits[u])];
+                top_risk(pivot, risk, U, P);
+                pv = pivot;
+            } else if (use_pivots) {
+                pv = pivot;
+            }
+            if (rc == STEPQ_OK)
+                rc = solve(bits, &p->objective[a][b], &p->achieved[a][b], &in, pv, budget, U,
+                           p->kind, p->V);
+        }
+    }
+    free(none); free(pivot); free(risk); free(d_piv);
+    return rc;
+}
+
+// DAMP: the damp_fraction of key rows with the slowest mean decay (largest l) kept in FP16;
+// ties (every row of a GDN head shares its gate) go to the larger omega, then the earlier row
+static const stepq_plan* damp_plan;  // qsort has no context argument; set just around the sort
+
+static double row_l(const stepq_plan* p, int r) {
+    return p->l[(size_t)(r / p->K) * p->G + (p->G == 1 ? 0 : r % p->K)];
+}
+
+static int damp_order(const void* a, const void* b) {
+    int ra = *(const int*)a, rb = *(const int*)b;
+    double la = row_l(damp_plan, ra), lb = row_l(damp_plan, rb);
+    if (la != lb) return la > lb ? -1 : 1;
+    double oa = damp_plan->omega[ra], ob = damp_plan->omega[rb];
+    if (oa != ob) return oa > ob ? -1 : 1;
+    return ra < rb ? -1 : ra > rb;
+}
+
+static void mark_damp(stepq_plan* p) {
+    const int N = p->H * p->K;
+    int n = (int)lround(p->damp_fraction * N);
+    int* order = mallocCheck(sizeof(int) * N);
+    for (int r = 0; r < N; r++) order[r] = r;
+    damp_plan = p;
+    qsort(order, (size_t)N, sizeof(int), damp_order);
+    damp_plan = NULL;
+    memset(p->damp, 0, (size_t)N);
+    for (int k = 0; k < n; k++) p->damp[order[k]] = 1;
+    free(order);
+}
+
+int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
+    const stepq_source* s0 = c->segments[0];
+    for (int i = 0; i < c->n_segments; i++)
+        if (c->segments[i]->T < c->steps || c->segments[i]->n_heads != s0->n_heads) {
+            stepq_error("calibration segment %d (%s) is shorter than %ld steps or has other heads",
+                        i, c->segments[i]->desc, c->steps);
+            return STEPQ_ERR;
+        }
+    stepq_plan p;
+    stepq_plan_alloc(&p, s0->kind, s0->K, s0->V, s0->n_heads);
+    memcpy(p.layer, s0->layer, sizeof(int) * p.H);
+    memcpy(p.head, s0->head, sizeof(int) * p.H);
+    p.gamma = c->gamma;
+    p.rho = c->rho;
+    p.horizon = c->horizon;
+    p.refits = c->refits;
+    p.pivots = c->pivots;
+    p.damp_fraction = c->damp_fraction;
+    calib_ctx x = {c, &p, NULL, callocCheck((size_t)p.H, sizeof(int))};
+    if (p.kind == STEPQ_PLAN_KDA) {
+        size_t bytes = sizeof(float) * (size_t)p.H * c->reservoir * p.K * p.V;
+        if (bytes > (size_t)8 << 30)
+            fprintf(stderr, "calibrate: keeping %.1f GiB of KDA snapshots for the pivot pass\n",
+                    bytes / 1073741824.0);
+        x.reservoirs = mallocCheck(bytes);
+    }
+    stepq_progress pr;
+    stepq_progress_start(&pr, "calibrate", "heads", p.H);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int h = 0; h < p.H; h++) {
+        calib_head(&x, h);
+        stepq_progress_tick(&pr);
+    }
+    stepq_progress_end(&pr);
+    int rc = stepq_allocate(&p, redistort_kda, &x);
+    if (rc == STEPQ_OK) {
+        mark_damp(&p);
+        rc = stepq_plan_write(c->output, &p, c->prov.config_text, c->prov.source);
+    }
+    free(x.reservoirs);
+    free(x.n_snap);
+    if (rc == STEPQ_OK && out) *out = p;
+    else stepq_plan_free(&p);
+    return rc;
+}

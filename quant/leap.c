@@ -1,0 +1,69 @@
+// leap.c: the quantizer-relevant ideas of the LeapQuant post (SPEC 6.8), measured honestly:
+// error feedback h_t = f(S_hat + alpha Delta) with Delta = X - S_hat, where the residual
+// Delta is stored too (re-quantized per row at `aux` bits, or as the FP32 oracle), and freeze
+// gating: when ||X_t - S_hat_{t-1}||_F < tau ||S_hat_{t-1}||_F the stored state is kept as it
+// is (no new error enters; the update of that step is dropped with it).
+//
+//   encode: P1 = rows_b(X);  Delta = X - dec(P1);  P2 = rows_aux(Delta) or Delta itself
+//   decode: S_in = dec(P1) + alpha dec(P2)
+// Every stored byte counts: leap6-r4 is 6.125 + 4.125 bits per element.
+#include <math.h>
+#include <string.h>
+
+#include "common.h"
+#include "families.h"
+
+static void widths(uint8_t* rows, int b, int K) { memset(rows, b, (size_t)K); }
+
+size_t stepq_leap_bytes(const stepq_format* f, const stepq_head_plan* hp, int K, int V) {
+    size_t base = (size_t)K * STEPQ_ROW_BYTES(f->bits, V);
+    return base + (f->aux == 32 ? (size_t)K * V * 4 : (size_t)K * STEPQ_ROW_BYTES(f->aux, V));
+}
+
+void stepq_leap_decode(float* X, const uint8_t* P, const stepq_format* f,
+                       const stepq_head_plan* hp, int K, int V) {
+    uint8_t rows[4096];
+    size_t n = (size_t)K * V, base = (size_t)K * STEPQ_ROW_BYTES(f->bits, V);
+    widths(rows, f->bits, K);
+    stepq_rows_decode(X, P, rows, 0, K, V);
+    for (int i = 0; i < K; i++) {  // the residual, one row at a time, added with weight alpha
+        float d[4096];
+        if (f->aux == 32) memcpy(d, P + base + (size_t)i * V * 4, sizeof(float) * V);
+        else {
+            widths(rows, f->aux, 1);
+            stepq_rows_decode(d, P + base + (size_t)i * STEPQ_ROW_BYTES(f->aux, V), rows, 0, 1, V);
+        }
+        for (int j = 0; j < V; j++) X[(size_t)i * V + j] += f->alpha * d[j];
+    }
+    (void)n;
+}
+
+int stepq_leap_encode(uint8_t* P, const float* X, const stepq_format* f, const stepq_head_plan* hp,
+                      float* work, int K, int V) {
+    size_t n = (size_t)K * V, base = (size_t)K * STEPQ_ROW_BYTES(f->bits, V);
+    uint8_t rows[4096];
+    stepq_assert(K <= 4096 && V <= 4096);
+    if (!stepq_all_finite(X, n)) return STEPQ_ERR;
+    if (f->tau > 0) {  // freeze gating against the state stored now (P holds it on entry)
+        float* prev = work;
+        stepq_leap_decode(prev, P, f, hp, K, V);
+        double d2 = 0, p2 = 0;
+        for (size_t e = 0; e < n; e++) {
+            double d = (double)X[e] - prev[e];
+            d2 += d * d;
+            p2 += (double)prev[e] * prev[e];
+        }
+        if (p2 > 0 && sqrt(d2) < f->tau * sqrt(p2)) return STEPQ_OK;
+    }
+    widths(rows, f->bits, K);
+    if (stepq_rows_encode(P, X, rows, 0, K, V) != STEPQ_OK) return STEPQ_ERR;
+    float* delta = work;
+    stepq_rows_decode(delta, P, rows, 0, K, V);
+    for (size_t e = 0; e < n; e++) delta[e] = X[e] - delta[e];
+    if (f->aux == 32) {
+        memcpy(P + base, delta, n * sizeof(float));
+        return STEPQ_OK;
+    }
+    widths(rows, f->aux, K);
+    return stepq_rows_encode(P + base, delta, rows, 0, K, V);
+}

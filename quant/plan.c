@@ -1,0 +1,251 @@
+// plan.c: the plan as data: allocation, lookup, HDF5 round trip with every check, and the
+// closed forms of SPEC 4.1 (row influence w, lifetime weight L).
+#include "plan.h"
+
+#include <hdf5.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "h5util.h"
+
+const char* const stepq_alloc_names[STEPQ_N_ALLOC] = {"time", "time_nopivot", "stepquant", "mlife"};
+const int stepq_plan_widths[STEPQ_NW] = {2, 4, 6, 8, 16};
+const int stepq_plan_budgets[STEPQ_N_BUDGETS] = {4, 6};
+
+void stepq_plan_alloc(stepq_plan* p, int kind, int K, int V, int H) {
+    memset(p, 0, sizeof *p);
+    p->kind = kind;
+    p->K = K;
+    p->V = V;
+    p->H = H;
+    p->G = kind == STEPQ_PLAN_KDA ? K : 1;
+    size_t HG = (size_t)H * p->G, HK = (size_t)H * K;
+    p->layer = callocCheck((size_t)H, sizeof(int));
+    p->head = callocCheck((size_t)H, sizeof(int));
+    p->l = callocCheck(HG, sizeof(double));
+    p->L = callocCheck(HG, sizeof(double));
+    p->M = callocCheck(HG, sizeof(double));
+    p->omega = callocCheck(HK, sizeof(double));
+    p->w = callocCheck(HK, sizeof(float));
+    p->d_dual = callocCheck(HG * STEPQ_NW, sizeof(double));
+    p->d_abs = callocCheck(HG * STEPQ_NW, sizeof(double));
+    for (int a = 0; a < STEPQ_N_ALLOC; a++)
+        for (int b = 0; b < STEPQ_N_BUDGETS; b++) p->bits[a][b] = callocCheck(HG, 1);
+    p->damp = callocCheck(HK, 1);
+}
+
+void stepq_plan_free(stepq_plan* p) {
+    free(p->layer); free(p->head); free(p->l); free(p->L); free(p->M); free(p->omega);
+    free(p->w); free(p->d_dual); free(p->d_abs); free(p->damp);
+    for (int a = 0; a < STEPQ_N_ALLOC; a++)
+        for (int b = 0; b < STEPQ_N_BUDGETS; b++) free(p->bits[a][b]);
+    memset(p, 0, sizeof *p);
+}
+
+int stepq_plan_find(const stepq_plan* p, int layer, int head) {
+    for (int h = 0; h < p->H; h++)
+        if (p->layer[h] == layer && p->head[h] == head) return h;
+    return -1;
+}
+
+void stepq_row_influence(float* w, const double* omega, double gamma, int K) {
+    double mean = 0;
+    for (int i = 0; i < K; i++) mean += log(fmax(omega[i], 1e-300));
+    mean /= K;
+    for (int i = 0; i < K; i++) w[i] = (float)exp(gamma / 2 * (log(fmax(omega[i], 1e-300)) - mean));
+}
+
+double stepq_lifetime_weight(double l, double horizon) {
+    if (l == 0) return horizon;
+    return expm1(2 * horizon * l) / expm1(2 * l);
+}
+
+// ---------------------------------------------------------------------------------------------
+// HDF5
+
+static void table_name(char* buf, size_t n, int a, int b) {
+    snprintf(buf, n, "alloc/%s/budget%d", stepq_alloc_names[a], stepq_plan_budgets[b]);
+}
+
+int stepq_plan_write(const char* path, const stepq_plan* p, const char* config, const char* source) {
+    hid_t f = h5u_create(path);
+    if (f < 0) return STEPQ_ERR;
+    hsize_t dH[1] = {(hsize_t)p->H}, dHG[2] = {(hsize_t)p->H, (hsize_t)p->G};
+    hsize_t dHK[2] = {(hsize_t)p->H, (hsize_t)p->K};
+    hsize_t dD[3] = {(hsize_t)p->H, (hsize_t)p->G, STEPQ_NW}, dW[1] = {STEPQ_NW};
+    hid_t D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT, U8 = H5T_NATIVE_UINT8;
+    hid_t g1 = H5Gcreate2(f, "heads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g2 = H5Gcreate2(f, "alloc", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = g1 < 0 || g2 < 0 || h5u_attr_str(f, "stepq_plan", "1") ||
+        h5u_attr_str(f, "kind", p->kind == STEPQ_PLAN_KDA ? "kda" : "gdn") ||
+        h5u_attr_i64(f, "K", p->K) || h5u_attr_i64(f, "V", p->V) || h5u_attr_i64(f, "H", p->H) ||
+        h5u_attr_f64(f, "gamma", p->gamma) || h5u_attr_f64(f, "rho", p->rho) ||
+        h5u_attr_f64(f, "horizon", p->horizon) || h5u_attr_i64(f, "refits", p->refits) ||
+        h5u_attr_i64(f, "pivots", p->pivots) || h5u_attr_f64(f, "damp_fraction", p->damp_fraction) ||
+        h5u_attr_str(f, "config", config ? config : "") ||
+        h5u_attr_str(f, "calibration_source", source ? source : "") ||
+        h5u_write_ck(g1, "layer", I, p->layer, 1, dH, NULL, "model layer of each head") ||
+        h5u_write_ck(g1, "head", I, p->head, 1, dH, NULL, "head within its layer") ||
+        h5u_write_ck(f, "widths", I, stepq_plan_widths, 1, dW, "bits", "candidate widths; 16 = FP16 pivot") ||
+        h5u_write_ck(f, "mean_log_gate", D, p->l, 2, dHG, "nats/step", "l_u per unit [H,G] (G = 1 GDN, K KDA)") ||
+        h5u_write_ck(f, "lifetime", D, p->L, 2, dHG, "steps", "L_u = sum_{j<horizon} exp(2 j l_u) [H,G]") ||
+        h5u_write_ck(f, "measured_lifetime", D, p->M, 2, dHG, "steps",
+                     "sum over the horizon of ||P_j e||^2, P_j the products of A_t, per unit [H,G]") ||
+        h5u_write_ck(f, "omega", D, p->omega, 2, dHK, "1", "E[(A_t^T scale q_t)_i^2] per key row [H,K]") ||
+        h5u_write_ck(f, "w", H5T_NATIVE_FLOAT, p->w, 2, dHK, "1",
+                     "row influence exp(gamma/2 (log omega - head mean)) [H,K]") ||
+        h5u_write_ck(f, "distortion_dual", D, p->d_dual, 3, dD, "(state units)^2",
+                     "d_u(b), dual-axis fit, per width of 'widths' [H,G,NW]") ||
+        h5u_write_ck(f, "distortion_absmax", D, p->d_abs, 3, dD, "(state units)^2",
+                     "d_u(b), per-row absmax, per width of 'widths' [H,G,NW]") ||
+        h5u_write_ck(f, "damp_fp16_rows", U8, p->damp, 2, dHK, NULL, "1 = row kept in FP16 by DAMP [H,K]");
+    for (int a = 0; a < STEPQ_N_ALLOC && !rc; a++) {
+        char name[96];
+        snprintf(name, sizeof name, "alloc/%s", stepq_alloc_names[a]);
+        hid_t g = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        rc = g < 0;
+        if (g >= 0) H5Gclose(g);
+        for (int b = 0; b < STEPQ_N_BUDGETS && !rc; b++) {
+            table_name(name, sizeof name, a, b);
+            rc = h5u_write_ck(f, name, U8, p->bits[a][b], 2, dHG, "bits",
+                              "width of each unit; 16 = FP16 pivot [H,G]");
+            hid_t d = rc ? -1 : H5Dopen2(f, name, H5P_DEFAULT);
+            rc = rc || h5u_attr_f64(d, "achieved_bits", p->achieved[a][b]) ||
+                 h5u_attr_f64(d, "objective", p->objective[a][b]);
+            if (d >= 0) H5Dclose(d);
+        }
+    }
+    if (g1 >= 0) H5Gclose(g1);
+    if (g2 >= 0) H5Gclose(g2);
+    if (rc) {
+        h5u_abandon(f, path);
+        return STEPQ_ERR;
+    }
+    return h5u_commit(f, path);
+}
+
+static int read_int_attr(long long* out, hid_t f, const char* path, const char* name, long long lo,
+                         long long hi) {
+    double v;
+    int has = h5u_read_attr_f64(&v, f, path, name);
+    if (has != 1 || v != floor(v) || v < lo || v > hi) {
+        stepq_error("%s: attribute '%s' missing or out of range [%lld, %lld]: not a stepq plan, "
+                    "or corrupted", path, name, lo, hi);
+        return STEPQ_ERR;
+    }
+    *out = (long long)v;
+    return STEPQ_OK;
+}
+
+static int check_plan(const stepq_plan* p, const char* path) {
+    size_t HG = (size_t)p->H * p->G, HK = (size_t)p->H * p->K;
+    for (size_t i = 0; i < HK; i++)
+        if (!(p->w[i] > 0 && isfinite(p->w[i])) || !(p->omega[i] >= 0) || p->damp[i] > 1) {
+            stepq_error("%s: w, omega or damp_fp16_rows invalid at [%zu, %zu] (corrupted plan)", path,
+                        i / p->K, i % p->K);
+            return STEPQ_ERR;
+        }
+    for (size_t u = 0; u < HG; u++) {
+        if (!(p->L[u] >= 0 && isfinite(p->L[u])) || !(p->l[u] <= 0)) {
+            stepq_error("%s: lifetime or mean_log_gate invalid at unit %zu (corrupted plan)", path, u);
+            return STEPQ_ERR;
+        }
+        for (int a = 0; a < STEPQ_N_ALLOC; a++)
+            for (int b = 0; b < STEPQ_N_BUDGETS; b++) {
+                int w = p->bits[a][b][u], ok = 0;
+                for (int k = 0; k < STEPQ_NW; k++) ok |= w == stepq_plan_widths[k];
+                if (!ok) {
+                    stepq_error("%s: alloc/%s/budget%d holds width %d at unit %zu (corrupted plan)",
+                                path, stepq_alloc_names[a], stepq_plan_budgets[b], w, u);
+                    return STEPQ_ERR;
+                }
+            }
+    }
+    for (int h = 0; h < p->H; h++)
+        if (stepq_plan_find(p, p->layer[h], p->head[h]) != h) {
+            stepq_error("%s: head (%d, %d) appears twice (corrupted plan)", path, p->layer[h], p->head[h]);
+            return STEPQ_ERR;
+        }
+    return STEPQ_OK;
+}
+
+static int read_body(stepq_plan* p, hid_t f, const char* path) {
+    char* kind = NULL;
+    long long K, V, H, refits, pivots;
+    if (h5u_read_attr_str(&kind, f, path, "kind", 1)) return STEPQ_ERR;
+    int k = !strcmp(kind, "kda") ? STEPQ_PLAN_KDA : !strcmp(kind, "gdn") ? STEPQ_PLAN_GDN : -1;
+    free(kind);
+    if (k < 0) {
+        stepq_error("%s: attribute 'kind' is not \"gdn\" or \"kda\"", path);
+        return STEPQ_ERR;
+    }
+    if (read_int_attr(&K, f, path, "K", 1, 4096) || read_int_attr(&V, f, path, "V", 8, 4096) ||
+        read_int_attr(&H, f, path, "H", 1, 1 << 24) || read_int_attr(&refits, f, path, "refits", 0, 100) ||
+        read_int_attr(&pivots, f, path, "pivots", 0, 1 << 30))
+        return STEPQ_ERR;
+    stepq_plan_alloc(p, k, (int)K, (int)V, (int)H);
+    p->refits = (int)refits;
+    p->pivots = (int)pivots;
+    if (h5u_read_attr_f64(&p->gamma, f, path, "gamma") != 1 || h5u_read_attr_f64(&p->rho, f, path, "rho") != 1 ||
+        h5u_read_attr_f64(&p->horizon, f, path, "horizon") != 1 ||
+        h5u_read_attr_f64(&p->damp_fraction, f, path, "damp_fraction") != 1) {
+        stepq_error("%s: a knob attribute (gamma, rho, horizon, damp_fraction) is missing", path);
+        return STEPQ_ERR;
+    }
+    hsize_t dH[1] = {(hsize_t)H}, dHG[2] = {(hsize_t)H, (hsize_t)p->G}, dHK[2] = {(hsize_t)H, (hsize_t)K};
+    hsize_t dD[3] = {(hsize_t)H, (hsize_t)p->G, STEPQ_NW}, dW[1] = {STEPQ_NW};
+    int widths[STEPQ_NW];
+    hid_t D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT, U8 = H5T_NATIVE_UINT8;
+    if (h5u_read_exact(p->layer, I, f, path, "heads/layer", 1, dH) ||
+        h5u_read_exact(p->head, I, f, path, "heads/head", 1, dH) ||
+        h5u_read_exact(widths, I, f, path, "widths", 1, dW) ||
+        h5u_read_exact(p->l, D, f, path, "mean_log_gate", 2, dHG) ||
+        h5u_read_exact(p->L, D, f, path, "lifetime", 2, dHG) ||
+        h5u_read_exact(p->M, D, f, path, "measured_lifetime", 2, dHG) ||
+        h5u_read_exact(p->omega, D, f, path, "omega", 2, dHK) ||
+        h5u_read_exact(p->w, H5T_NATIVE_FLOAT, f, path, "w", 2, dHK) ||
+        h5u_read_exact(p->d_dual, D, f, path, "distortion_dual", 3, dD) ||
+        h5u_read_exact(p->d_abs, D, f, path, "distortion_absmax", 3, dD) ||
+        h5u_read_exact(p->damp, U8, f, path, "damp_fp16_rows", 2, dHK))
+        return STEPQ_ERR;
+    if (memcmp(widths, stepq_plan_widths, sizeof widths) != 0) {
+        stepq_error("%s: 'widths' differ from this stepq's {2, 4, 6, 8, 16}", path);
+        return STEPQ_ERR;
+    }
+    for (int a = 0; a < STEPQ_N_ALLOC; a++)
+        for (int b = 0; b < STEPQ_N_BUDGETS; b++) {
+            char name[96];
+            table_name(name, sizeof name, a, b);
+            if (h5u_read_exact(p->bits[a][b], U8, f, path, name, 2, dHG)) return STEPQ_ERR;
+            hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+            h5u_read_attr_f64(&p->achieved[a][b], d, path, "achieved_bits");
+            h5u_read_attr_f64(&p->objective[a][b], d, path, "objective");
+            H5Dclose(d);
+        }
+    return check_plan(p, path);
+}
+
+int stepq_plan_read(stepq_plan* p, const char* path) {
+    memset(p, 0, sizeof *p);
+    h5u_quiet();
+    FILE* probe = fopen(path, "rb");
+    if (!probe) {
+        stepq_error("%s: cannot open plan (missing or unreadable; make one with `stepq calibrate`)", path);
+        return STEPQ_ERR;
+    }
+    fclose(probe);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+        stepq_error("%s: not an HDF5 file (corrupted plan?)", path);
+        return STEPQ_ERR;
+    }
+    char* tag = NULL;
+    int rc = h5u_read_attr_str(&tag, f, path, "stepq_plan", 1);
+    free(tag);
+    if (rc == STEPQ_OK) rc = read_body(p, f, path);
+    H5Fclose(f);
+    if (rc != STEPQ_OK) stepq_plan_free(p);
+    return rc;
+}

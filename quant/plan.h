@@ -1,0 +1,76 @@
+// plan.h: what calibration freezes for every request (SPEC 4.1, 4.3), as data.
+//
+// Legend: H heads (layer, head pairs), K key rows, V value columns, G units per head (GDN: 1,
+// the head; KDA: K, the key rows), NW candidate widths (stepq_plan_widths: 2, 4, 6, 8, then
+// FP16 at index NW-1).
+//
+// A plan holds the calibration statistics (mean log gate l, lifetime L, measured lifetime M,
+// omega, w, distortions d) and, for each allocation scheme and budget, the width of every
+// unit (16 = an FP16 pivot unit). Formats never see the whole plan: the runner hands each head
+// a stepq_head_plan with the widths of its rows and its row-influence factors.
+#ifndef STEPQ_PLAN_H
+#define STEPQ_PLAN_H
+
+#include <stdint.h>
+
+enum { STEPQ_PIVOT_BITS = 16 };
+
+// Per-head view a format encodes with. bits: (K) width per key row (2, 4, 6, 8, or 16 for an
+// FP16 pivot row); w: (K) row-influence factors, geometric mean 1 over the head.
+typedef struct {
+    int kind;             // STEPQ_PLAN_GDN or STEPQ_PLAN_KDA: codebook normalisation, 2-bit form
+    const uint8_t* bits;  // (K)
+    const float* w;       // (K)
+    float rho;            // row-factor exponent, SPEC 4.2 (0.5)
+    int refits;           // weighted least-squares refit rounds of the column factors (1)
+} stepq_head_plan;
+
+enum { STEPQ_PLAN_GDN = 0, STEPQ_PLAN_KDA = 1 };  // same values as enum stepq_kind
+
+// Allocation schemes (SPEC 4.3, 6.2, 6.6); each has a bit table per budget.
+enum {
+    STEPQ_ALLOC_TIME,          // lifetime L, per-row absmax distortions, pivots
+    STEPQ_ALLOC_TIME_NOPIVOT,  // the same without pivots
+    STEPQ_ALLOC_STEPQ,         // lifetime L, dual-axis distortions, pivots (STEPQuant)
+    STEPQ_ALLOC_MLIFE,         // measured lifetime M instead of L (beyond the paper)
+    STEPQ_N_ALLOC
+};
+extern const char* const stepq_alloc_names[STEPQ_N_ALLOC];
+
+#define STEPQ_NW 5
+extern const int stepq_plan_widths[STEPQ_NW];  // {2, 4, 6, 8, 16}
+#define STEPQ_N_BUDGETS 2
+extern const int stepq_plan_budgets[STEPQ_N_BUDGETS];  // {4, 6}
+
+typedef struct {
+    int kind, K, V, H, G;
+    int *layer, *head;          // (H) labels; a run's heads must all be found here
+    double *l, *L, *M;          // (H, G) mean log gate, lifetime weight, measured lifetime
+    double *omega;              // (H, K)
+    float *w;                   // (H, K)
+    double *d_dual, *d_abs;     // (H, G, NW) distortion per width: dual-axis fit, per-row absmax
+    uint8_t *bits[STEPQ_N_ALLOC][STEPQ_N_BUDGETS];  // (H, G) width per unit, 16 = pivot
+    uint8_t *damp;              // (H, K) 1 = decay-persistent row kept in FP16 by DAMP
+    // knobs it was made with
+    double gamma, rho, horizon, damp_fraction;
+    int refits, pivots;
+    double achieved[STEPQ_N_ALLOC][STEPQ_N_BUDGETS];  // sum n_u b_u / sum n_u of each table
+    double objective[STEPQ_N_ALLOC][STEPQ_N_BUDGETS]; // sum L_u d_u(b_u) of each table
+} stepq_plan;
+
+void stepq_plan_alloc(stepq_plan* p, int kind, int K, int V, int H);
+void stepq_plan_free(stepq_plan* p);
+// index of a (layer, head) label in the plan, or -1
+int stepq_plan_find(const stepq_plan* p, int layer, int head);
+
+// Writes atomically; reads with every check (a plan for another shape or a corrupted plan is
+// refused with a message naming the file and what is wrong). attrs: free text stored with it.
+int stepq_plan_write(const char* path, const stepq_plan* p, const char* config, const char* source);
+int stepq_plan_read(stepq_plan* p, const char* path);
+
+// w_i = exp(gamma/2 (log omega_i - mean_head log omega)), SPEC 4.1: w (K) from omega (K)
+void stepq_row_influence(float* w, const double* omega, double gamma, int K);
+// L = sum_{j<H} exp(2 j l) = expm1(2 H l) / expm1(2 l), SPEC 4.1 (H for l = 0)
+double stepq_lifetime_weight(double l, double horizon);
+
+#endif
