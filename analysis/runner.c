@@ -211,7 +211,7 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
         free(plan_index);
         return STEPQ_ERR;
     }
-    if (needs && stepq_plan_match(plan_index, cfg->plan, src, "the plan") != STEPQ_OK) {
+    if (needs && stepq_plan_match(plan_index, cfg->plan, src, cfg->plan->file) != STEPQ_OK) {
         free(plan_index);
         return STEPQ_ERR;
     }

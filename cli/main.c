@@ -15,6 +15,7 @@
 #include "../analysis/bench.h"
 #include "../analysis/calibrate.h"
 #include "../analysis/inputstats.h"
+#include "../analysis/memory.h"
 #include "../analysis/propagation.h"
 #include "../analysis/runner.h"
 #include "../quant/common.h"
@@ -670,6 +671,64 @@ static int cmd_calibrate(int argc, char** argv) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// stepq memory
+
+static int cmd_memory(int argc, char** argv) {
+    if (wants_help(argc, argv)) {
+        puts("usage: stepq memory [--preset NAME] [--plan PLAN.h5] [--requests N] [--conv-mib X]\n"
+             "                    [--weights-gb W]\n\n"
+             "Bit accounting and the SGLang state-pool model (SPEC 4.4, 4.5) for a paper-scale\n"
+             "preset: STEPQuant's bits by the paper's formula, by the reference code's layout and,\n"
+             "with --plan, by the bytes stepq packs; memory per request and of the pool at N\n"
+             "requests (5 slots each + 1 sentinel, each slot with a BF16 convolution state of X\n"
+             "MiB); the concurrency at which the FP32 pool passes W GB of weights; and every\n"
+             "format's nominal and actual bits. Without --preset both presets are reported, with\n"
+             "the paper's settings: gdn-qwen-like 64 requests, 2.8125 MiB conv state, 53.8 GB of\n"
+             "weights; kda-kimi-like 512 requests, no conv state.");
+        return 0;
+    }
+    stepq_memory_model models[2] = {
+        {"gdn-qwen-like", STEPQ_PLAN_GDN, 48, 48, 128, 128, 2.8125, 53.8, 64},
+        {"kda-kimi-like", STEPQ_PLAN_KDA, 20, 32, 128, 128, 0.0, 0.0, 512},
+    };
+    const char *preset = NULL, *plan_path = NULL;
+    double conv = -1, weights = -1;
+    long requests = -1;
+    for (int i = 1; i < argc; i += 2) {
+        const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) { stepq_error("memory: %s needs a value (see --help)", argv[i]); return 2; }
+        if (!strcmp(argv[i], "--preset")) preset = v;
+        else if (!strcmp(argv[i], "--plan")) plan_path = v;
+        else if (!strcmp(argv[i], "--requests")) requests = atol(v);
+        else if (!strcmp(argv[i], "--conv-mib")) conv = atof(v);
+        else if (!strcmp(argv[i], "--weights-gb")) weights = atof(v);
+        else { stepq_error("memory: unknown option %s (see --help)", argv[i]); return 2; }
+    }
+    stepq_plan plan, *pp = NULL;
+    if (plan_path) {
+        if (stepq_plan_read(&plan, plan_path)) return 1;
+        pp = &plan;
+        if (!preset) preset = plan.kind == STEPQ_PLAN_KDA ? "kda-kimi-like" : "gdn-qwen-like";
+    }
+    int rc = 0, any = 0;
+    for (int m = 0; m < 2; m++) {
+        if (preset && strcmp(preset, models[m].name)) continue;
+        any = 1;
+        if (requests > 0) models[m].requests = (int)requests;
+        if (conv >= 0) models[m].conv_mib = conv;
+        if (weights >= 0) models[m].weights_gb = weights;
+        rc |= stepq_memory_report(&models[m], pp) != STEPQ_OK;
+        if (!preset && m == 0) putchar('\n');
+    }
+    if (!any) {
+        stepq_error("unknown preset '%s' (gdn-qwen-like, kda-kimi-like)", preset);
+        rc = 1;
+    }
+    if (pp) stepq_plan_free(pp);
+    return rc ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
 // stepq bench
 
 static int cmd_bench(int argc, char** argv) {
@@ -715,6 +774,7 @@ static void usage(FILE* fp) {
           "  trace ...          write a synthetic stream as a trace file\n"
           "  calibrate CFG      make a plan (bit allocation, pivots, row influence) for a model\n"
           "  formats            list the state formats with nominal and actual bits\n"
+          "  memory             bit accounting and the serving memory model (SPEC 4.4, 4.5)\n"
           "  bench              time the synthetic generator against the update it feeds\n\n"
           "From the repository root, ./stepq installs what is missing, builds, then runs this.\n",
           fp);
@@ -737,6 +797,7 @@ int main(int argc, char** argv) {
     if (!strcmp(cmd, "formats")) return cmd_formats(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc - 1, argv + 1);
     if (!strcmp(cmd, "calibrate")) return cmd_calibrate(argc - 1, argv + 1);
+    if (!strcmp(cmd, "memory")) return cmd_memory(argc - 1, argv + 1);
     stepq_error("unknown command '%s'", cmd);
     usage(stderr);
     return 2;

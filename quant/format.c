@@ -343,3 +343,38 @@ int stepq_head_plan_for(stepq_head_plan* hp, uint8_t* rows, const stepq_format* 
     }
     return STEPQ_OK;
 }
+
+void stepq_format_breakdown(double* out, const stepq_format* f, const stepq_head_plan* hp, int K,
+                            int V) {
+    const double n = (double)K * V;
+    for (int k = 0; k < STEPQ_N_BITS; k++) out[k] = 0;
+    if (f->packed_bytes == half_bytes || f->packed_bytes == fp32_bytes) {
+        out[STEPQ_BITS_CODES] = f->nominal_bits;
+        return;
+    }
+    if (f->packed_bytes == stepq_nvfp4_bytes) {
+        out[STEPQ_BITS_CODES] = 4;
+        out[STEPQ_BITS_FACTORS] = 8.0 / 16 + 32 / n;  // E4M3 per 16 values, FP32 per head
+        return;
+    }
+    if (f->packed_bytes == stepq_leap_bytes) {
+        out[STEPQ_BITS_CODES] = f->bits;
+        out[STEPQ_BITS_FACTORS] = 16.0 * K / n;  // the base state's row scales
+        out[STEPQ_BITS_RESIDUAL] = f->aux == 32 ? 32 : f->aux + 16.0 * K / n;
+        return;
+    }
+    int coded = 0;
+    for (int i = 0; i < K; i++) {
+        int b = hp->bits[i];
+        if (b == STEPQ_PIVOT_BITS) {
+            out[STEPQ_BITS_PIVOTS] += 16.0 * V / n;
+            continue;
+        }
+        coded = 1;
+        out[STEPQ_BITS_CODES] += (double)b * V / n;
+        int groups = f->packed_bytes == stepq_dual_bytes && hp->kind == STEPQ_PLAN_GDN && b == 2
+                         ? V / STEPQ_GDN2_GROUP : 1;
+        out[STEPQ_BITS_FACTORS] += 16.0 * groups / n;  // a row factor or scale (GDN 2-bit: per group)
+    }
+    if (f->packed_bytes == stepq_dual_bytes && coded) out[STEPQ_BITS_FACTORS] += 16.0 * V / n;
+}

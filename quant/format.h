@@ -62,6 +62,12 @@ const stepq_format* stepq_format_find(const char* name);
 // bits per element of the packed bytes of one head
 double stepq_format_actual_bits(const stepq_format* fmt, const stepq_head_plan* hp, int K, int V);
 
+// Where a head's bits go, per element: codes, factors and scales, FP16 pivot rows, and stored
+// residuals (LeapQuant). The four add up to stepq_format_actual_bits.
+enum { STEPQ_BITS_CODES, STEPQ_BITS_FACTORS, STEPQ_BITS_PIVOTS, STEPQ_BITS_RESIDUAL, STEPQ_N_BITS };
+void stepq_format_breakdown(double* out /*(STEPQ_N_BITS)*/, const stepq_format* fmt,
+                            const stepq_head_plan* hp, int K, int V);
+
 // A head plan with every row at `bits` and w = 1 (rows: (K) storage the plan points to).
 void stepq_head_plan_uniform(stepq_head_plan* hp, uint8_t* rows, int bits, int kind, int K);
 // The head plan of format f for head h of plan p (p may be NULL for formats that need

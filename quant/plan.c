@@ -69,7 +69,8 @@ static void table_name(char* buf, size_t n, int a, int b) {
     snprintf(buf, n, "alloc/%s/budget%d", stepq_alloc_names[a], stepq_plan_budgets[b]);
 }
 
-int stepq_plan_write(const char* path, const stepq_plan* p, const char* config, const char* source) {
+int stepq_plan_write(const char* path, stepq_plan* p, const char* config, const char* source) {
+    snprintf(p->file, sizeof p->file, "%s", path);
     hid_t f = h5u_create(path);
     if (f < 0) return STEPQ_ERR;
     hsize_t dH[1] = {(hsize_t)p->H}, dHG[2] = {(hsize_t)p->H, (hsize_t)p->G};
@@ -246,6 +247,7 @@ int stepq_plan_read(stepq_plan* p, const char* path) {
     free(tag);
     if (rc == STEPQ_OK) rc = read_body(p, f, path);
     H5Fclose(f);
+    if (rc == STEPQ_OK) snprintf(p->file, sizeof p->file, "%s", path);
     if (rc != STEPQ_OK) stepq_plan_free(p);
     return rc;
 }

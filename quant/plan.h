@@ -54,6 +54,7 @@ typedef struct {
     // knobs it was made with
     double gamma, rho, horizon, damp_fraction;
     int refits, pivots;
+    char file[1024];            // where it was read from or written to, for messages
     double achieved[STEPQ_N_ALLOC][STEPQ_N_BUDGETS];  // sum n_u b_u / sum n_u of each table
     double objective[STEPQ_N_ALLOC][STEPQ_N_BUDGETS]; // sum L_u d_u(b_u) of each table
 } stepq_plan;
@@ -65,7 +66,7 @@ int stepq_plan_find(const stepq_plan* p, int layer, int head);
 
 // Writes atomically; reads with every check (a plan for another shape or a corrupted plan is
 // refused with a message naming the file and what is wrong). attrs: free text stored with it.
-int stepq_plan_write(const char* path, const stepq_plan* p, const char* config, const char* source);
+int stepq_plan_write(const char* path, stepq_plan* p, const char* config, const char* source);
 int stepq_plan_read(stepq_plan* p, const char* path);
 
 // w_i = exp(gamma/2 (log omega_i - mean_head log omega)), SPEC 4.1: w (K) from omega (K)

@@ -46,6 +46,9 @@ cfg fmt 'prefill = 4; decode = 8;'
 sed -i 's/"int8"\]/"int5"]/' "$dir/fmt.cfg"
 expect_error fmt "fmt.cfg:3: unknown format 'int5'" "$dir/fmt/out.h5" -- "$stepq" run "$dir/fmt.cfg"
 cfg range 'prefill = 4; decode = 0;'
+cfg knob 'prefill = 4; decode = 8; source = { type = "synthetic"; preset = "gdn-qwen-like"; knobs = { key_ridge_gian = 3.0; }; };'
+sed -i '2d' "$dir/knob.cfg"
+expect_error knob "no synthetic knob 'key_ridge_gian'" "$dir/knob/out.h5" -- "$stepq" run "$dir/knob.cfg"
 expect_error range "range.cfg:4: 'decode' = 0 is out of range" "$dir/range/out.h5" -- "$stepq" run "$dir/range.cfg"
 cat >"$dir/badsrc.cfg" <<CFG
 experiment = "propagation";
@@ -72,12 +75,39 @@ plot = "plots/propagation.gp";
 CFG
 expect_error nan_run "dataset 'k' holds NaN at index \[3, 1, 17\]" "$dir/nan_run/out.h5" -- "$stepq" run "$dir/nan_run.cfg"
 
+# --- calibrated formats: no plan, a plan for other heads, a corrupted plan
+cat >"$dir/noplan.cfg" <<CFG
+experiment = "propagation";
+prefill = 2; decode = 4; formats = ["int8", "stepquant6"];
+source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0, 1]; };
+output = "$dir/noplan/out.h5";
+CFG
+expect_error noplan "format stepquant6 needs a calibration plan" "$dir/noplan/out.h5" -- "$stepq" run "$dir/noplan.cfg"
+cat >"$dir/cal.cfg" <<CFG
+experiment = "calibrate";
+source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0, 1]; };
+seeds = [7, 8];
+steps = 64;
+reservoir = 4;
+output = "$dir/plan.h5";
+CFG
+"$stepq" calibrate "$dir/cal.cfg" >/dev/null 2>&1 && [ -f "$dir/plan.h5" ] && ok || bad "calibrate of a tiny config failed"
+"$stepq" formats --plan "$dir/plan.h5" | grep -qE "^stepquant6 +6\.000 +[0-9.]+ " && ok || bad "formats --plan"
+sed -e 's/heads = \[0, 1\]/heads = [0, 2]/' -e "s|noplan/out.h5|otherheads/out.h5|" "$dir/noplan.cfg" >"$dir/otherheads.cfg"
+echo "plan = \"$dir/plan.h5\";" >>"$dir/otherheads.cfg"
+expect_error otherheads "plan.h5 has no head \(layer 0, head 2\)" "$dir/otherheads/out.h5" -- "$stepq" run "$dir/otherheads.cfg"
+sed -e 's/gdn-qwen-like/kda-kimi-like/' -e "s|noplan/out.h5|otherkind/out.h5|" "$dir/noplan.cfg" >"$dir/otherkind.cfg"
+echo "plan = \"$dir/plan.h5\";" >>"$dir/otherkind.cfg"
+expect_error otherkind "plan.h5 was made for a gdn model" "$dir/otherkind/out.h5" -- "$stepq" run "$dir/otherkind.cfg"
+head -c 2000 "$dir/plan.h5" >"$dir/cut.h5"
+expect_error cutplan "cut.h5: not an HDF5 file \(corrupted plan\?\)" "" -- "$stepq" formats --plan "$dir/cut.h5"
+
 # --- a good replay writes its file and nothing else
 "$stepq" replay --trace "$dir/good.h5" --format int6 --out "$dir/good_out.h5" >/dev/null 2>&1 && ok || bad "replay of a good trace failed"
 [ -f "$dir/good_out.h5" ] && [ ! -e "$dir/good_out.h5.tmp" ] && ok || bad "replay output missing or tmp left"
 
 # --- every command answers --help, and formats shows the packed bits
-for c in run replay trace formats; do
+for c in run replay trace formats calibrate memory bench; do
     "$stepq" "$c" --help | grep -q "usage: stepq $c" && ok || bad "$c --help"
 done
 "$stepq" --help | grep -q "usage: stepq COMMAND" && ok || bad "stepq --help"

@@ -136,6 +136,11 @@ static void round_trip(const stepq_format* f, const stepq_head_plan* hp, const f
                        const char* what) {
     size_t nb = f->packed_bytes(f, hp, K, V);
     CHECK(fabs(stepq_format_actual_bits(f, hp, K, V) - 8.0 * nb / (K * V)) < 1e-12, "%s bits", f->name);
+    double parts[STEPQ_N_BITS], sum = 0;
+    stepq_format_breakdown(parts, f, hp, K, V);
+    for (int k = 0; k < STEPQ_N_BITS; k++) sum += parts[k];
+    CHECK(fabs(sum - 8.0 * nb / (K * V)) < 1e-9, "%s: the bit breakdown sums to %.6f, bytes give %.6f",
+          f->name, sum, 8.0 * nb / (K * V));
     uint8_t* P = calloc(nb, 1);  // exactly the table's size: ASan sees any overrun
     float* Y = malloc(sizeof(float) * K * V);
     float* work = malloc(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
