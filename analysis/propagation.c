@@ -116,26 +116,29 @@ static int write_table(const stepq_propagation_cfg* c, const stepq_run_out* o, c
 static void summary(const stepq_propagation_cfg* c, const stepq_run_out* o, const double* qy) {
     printf("propagation: %d heads, prefill %ld, decode %ld (%s)\n", o->H, c->prefill, c->decode,
            c->src->desc);
-    printf("%-15s %9s %9s %14s %14s %14s %11s\n", "format", "nominal", "actual",
-           "err_y first", "err_y last", "acc rel (med)", "P1 resid");
+    printf("%-15s %9s %9s %13s %13s %13s %13s %10s\n", "format", "nominal", "actual",
+           "err_y first", "err_y last", "acc rel med", "acc rel all", "P1 resid");
     double* acc = mallocCheck(sizeof(double) * o->H);
     double* work = mallocCheck(sizeof(double) * o->H);
     for (int f = 0; f < o->F; f++) {
-        double p1 = 0, q[STEPQ_NQ];
+        double p1 = 0, q[STEPQ_NQ], num = 0, den = 0;
         for (int h = 0; h < o->H; h++) {
             size_t fh = (size_t)f * o->H + h;
             acc[h] = o->acc_ref[h] > 0 ? sqrt(o->acc_sq[fh] / o->acc_ref[h]) : 0;
             p1 = fmax(p1, o->p1_resid[fh]);
+            num += o->acc_sq[fh];
+            den += o->acc_ref[h];
         }
         stepq_quantiles(q, acc, (size_t)o->H, work);
         const double* first = qy + (size_t)f * o->n_bins * STEPQ_NQ;
         const double* last = first + (o->n_bins - 1) * STEPQ_NQ;
-        printf("%-15s %9.3f %9.3f %14.3e %14.3e %14.3e %11.2e\n", c->formats[f]->name,
-               c->formats[f]->nominal_bits, stepq_run_bits(o, f),
-               first[2], last[2], q[2], p1);
+        printf("%-15s %9.3f %9.3f %13.3e %13.3e %13.3e %13.3e %10.2e\n", c->formats[f]->name,
+               c->formats[f]->nominal_bits, stepq_run_bits(o, f), first[2], last[2], q[2],
+               den > 0 ? sqrt(num / den) : 0, p1);
     }
     printf("(err_y: median across heads of ||y_hat-y||/||y|| in the first and last bin of %d "
-           "steps; acc rel: sqrt(sum ||dy||^2 / sum ||y||^2) over the decode window)\n", c->bin);
+           "steps; acc rel: sqrt(sum ||dy||^2 / sum ||y||^2) over the decode window, median over "
+           "heads, and pooled over all heads)\n", c->bin);
     free(acc);
     free(work);
 }
