@@ -79,12 +79,6 @@ typedef struct {
     int* n_snap;        // (H)
 } calib_ctx;
 
-static uint64_t mix64(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 
 // P (K,K) <- A_t P with A_t = (I - beta k k^T) D_t; m (K) += squared column norms of P.
 // float32 like the state (the products only shrink, P2); each step's sums added in double.
@@ -135,8 +129,7 @@ static void calib_head(calib_ctx* x, int h) {
     float* snaps = x->reservoirs ? x->reservoirs + (size_t)h * R * K * V
                                  : mallocCheck(sizeof(float) * R * K * V);
     gsl_rng* rng = gsl_rng_alloc(gsl_rng_taus2);
-    gsl_rng_set(rng, (unsigned long)(mix64(c->seed ^ mix64(((uint64_t)s0->layer[h] << 32) |
-                                                            (uint32_t)s0->head[h])) & 0xffffffffu));
+    gsl_rng_set(rng, stepq_head_seed(c->seed, s0->layer[h], s0->head[h]));
     long seen = 0, nsteps = 0;
     long hz = (long)fmin(c->horizon, (double)c->steps);
     for (int seg = 0; seg < c->n_segments; seg++) {

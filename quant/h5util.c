@@ -197,6 +197,19 @@ int h5u_read_attr_f64(double* out, hid_t file, const char* fname, const char* na
     return rc;
 }
 
+hid_t h5u_open_read(const char* path, const char* what, const char* hint) {
+    h5u_quiet();
+    FILE* probe = fopen(path, "rb");
+    if (!probe) {
+        stepq_error("%s: cannot open %s (missing or unreadable%s)", path, what, hint);
+        return -1;
+    }
+    fclose(probe);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) stepq_error("%s: not an HDF5 file (a truncated or corrupted %s?)", path, what);
+    return f;
+}
+
 // ---------------------------------------------------------------------------------------------
 // atomic output: nothing half-written is ever left at the destination
 

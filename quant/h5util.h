@@ -39,6 +39,10 @@ int h5u_read_attr_str(char** out, hid_t file, const char* file_name, const char*
 // Reads a numeric attribute as double; returns 1 if present, 0 if absent, STEPQ_ERR on a bad type.
 int h5u_read_attr_f64(double* out, hid_t file, const char* file_name, const char* name);
 
+// Opens an existing file for reading; -1 with a message naming it (what: "trace", "plan") when
+// it is missing, unreadable, or not HDF5 (hint: appended to that message, may be "").
+hid_t h5u_open_read(const char* path, const char* what, const char* hint);
+
 // Writes a file at path atomically: creates "<path>.tmp"; h5u_commit renames it into place,
 // h5u_abandon removes it. The tmp name is registered so that an exit() on the way removes it.
 hid_t h5u_create(const char* path);

@@ -230,18 +230,8 @@ static int read_body(stepq_plan* p, hid_t f, const char* path) {
 
 int stepq_plan_read(stepq_plan* p, const char* path) {
     memset(p, 0, sizeof *p);
-    h5u_quiet();
-    FILE* probe = fopen(path, "rb");
-    if (!probe) {
-        stepq_error("%s: cannot open plan (missing or unreadable; make one with `stepq calibrate`)", path);
-        return STEPQ_ERR;
-    }
-    fclose(probe);
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) {
-        stepq_error("%s: not an HDF5 file (corrupted plan?)", path);
-        return STEPQ_ERR;
-    }
+    hid_t f = h5u_open_read(path, "plan", "; make one with `stepq calibrate`");
+    if (f < 0) return STEPQ_ERR;
     char* tag = NULL;
     int rc = h5u_read_attr_str(&tag, f, path, "stepq_plan", 1);
     free(tag);

@@ -46,4 +46,19 @@ struct stepq_source {
 
 void stepq_source_free(stepq_source* src);
 
+// splitmix64's finaliser: a well-mixed 64-bit function of x
+static inline uint64_t stepq_splitmix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+// A 32-bit RNG seed for one head from a run's seed and the head's labels: the same head gets
+// the same stream whatever subset or thread it runs in.
+static inline unsigned long stepq_head_seed(uint64_t seed, int layer, int head) {
+    uint64_t label = ((uint64_t)layer << 32) | (uint64_t)(uint32_t)head;
+    return (unsigned long)(stepq_splitmix64(seed ^ stepq_splitmix64(label)) & 0xffffffffu);
+}
+
 #endif

@@ -120,12 +120,6 @@ typedef struct {
     float *q, *k, *v, *g;  // (K) (K) (V) (n_gates) the step handed out
 } synth_cursor;
 
-static uint64_t splitmix64(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 
 static float softplusf(float x) { return x > 20.0f ? x : log1pf(expf(x)); }
 static double softplus_inv(double y) { return y > 20.0 ? y : log(expm1(y)); }
@@ -172,9 +166,7 @@ static stepq_cursor* synth_open(const stepq_source* src, int h) {
     c->n_gates = src->n_gates;
     c->rng = gsl_rng_alloc(gsl_rng_taus2);
     stepq_assert(c->rng != NULL);
-    uint64_t key = splitmix64(im->seed ^ splitmix64(((uint64_t)src->layer[h] << 32) |
-                                                    (uint64_t)(uint32_t)src->head[h]));
-    gsl_rng_set(c->rng, (unsigned long)(key & 0xffffffffu));
+    gsl_rng_set(c->rng, stepq_head_seed(im->seed, src->layer[h], src->head[h]));
     int K = p->K, V = p->V;
     c->A = mallocCheck(sizeof(float) * c->n_gates);
     c->dt_bias = mallocCheck(sizeof(float) * c->n_gates);

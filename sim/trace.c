@@ -119,18 +119,8 @@ static int read_all(stepq_trace* tr, hid_t f, const char* path) {
 
 int stepq_trace_read(stepq_trace* tr, const char* path) {
     memset(tr, 0, sizeof *tr);
-    h5u_quiet();
-    FILE* probe = fopen(path, "rb");
-    if (!probe) {
-        stepq_error("%s: cannot open (missing or unreadable)", path);
-        return STEPQ_ERR;
-    }
-    fclose(probe);
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) {
-        stepq_error("%s: not an HDF5 file", path);
-        return STEPQ_ERR;
-    }
+    hid_t f = h5u_open_read(path, "trace", "");
+    if (f < 0) return STEPQ_ERR;
     int rc = read_all(tr, f, path);
     H5Fclose(f);
     if (rc != STEPQ_OK) stepq_trace_free(tr);
