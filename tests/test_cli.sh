@@ -100,7 +100,7 @@ sed -e 's/gdn-qwen-like/kda-kimi-like/' -e "s|noplan/out.h5|otherkind/out.h5|" "
 echo "plan = \"$dir/plan.h5\";" >>"$dir/otherkind.cfg"
 expect_error otherkind "plan.h5 was made for a gdn model" "$dir/otherkind/out.h5" -- "$stepq" run "$dir/otherkind.cfg"
 head -c 2000 "$dir/plan.h5" >"$dir/cut.h5"
-expect_error cutplan "cut.h5: not an HDF5 file \(corrupted plan\?\)" "" -- "$stepq" formats --plan "$dir/cut.h5"
+expect_error cutplan "cut.h5: not an HDF5 file \(a truncated or corrupted plan\?\)" "" -- "$stepq" formats --plan "$dir/cut.h5"
 
 # --- a good replay writes its file and nothing else
 "$stepq" replay --trace "$dir/good.h5" --format int6 --out "$dir/good_out.h5" >/dev/null 2>&1 && ok || bad "replay of a good trace failed"
