@@ -1,6 +1,8 @@
 #include "h5util.h"
 
+#include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -232,10 +234,21 @@ static char* tmp_name(const char* path) {
     return t;
 }
 
+// Ctrl-C or a kill while a file is being written: unlink what is pending (unlink is
+// async-signal-safe), then die of the signal as before.
+static void on_signal(int sig) {
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (pending[i]) unlink(pending[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 hid_t h5u_create(const char* path) {
     static int registered = 0;
     if (!registered) {
         atexit(remove_pending);
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
         registered = 1;
     }
     char* t = tmp_name(path);
