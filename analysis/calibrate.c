@@ -369,6 +369,9 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
         stepq_progress_tick(&pr);
     }
     stepq_progress_end(&pr);
+    if (!getenv("STEPQ_QUIET"))
+        fprintf(stderr, "calibrate: pivots and allocations of %d units (%s)\n", p.H * p.G,
+                p.kind == STEPQ_PLAN_GDN ? "exact DP" : "Lagrangian + repair, pivots refitted");
     int rc = stepq_allocate(&p, redistort_kda, &x);
     if (rc == STEPQ_OK) {
         mark_damp(&p);

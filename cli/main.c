@@ -458,6 +458,9 @@ static int run_inputstats(const stepq_cfgfile* cf) {
     return rc ? STEPQ_ERR : STEPQ_OK;
 }
 
+// the experiment of a config file; only: NULL (any), or the one experiment accepted
+static int run_config(int argc, char** argv, const char* only);
+
 static int cmd_run(int argc, char** argv) {
     if (argc < 2 || wants_help(argc, argv)) {
         puts("usage: stepq run CONFIG.cfg [--threads N]\n\n"
@@ -470,6 +473,10 @@ static int cmd_run(int argc, char** argv) {
              "depend on it.");
         return argc < 2 ? 2 : 0;
     }
+    return run_config(argc, argv, NULL);
+}
+
+static int run_config(int argc, char** argv, const char* only) {
     for (int i = 2; i < argc; i++)
         if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads_override = atol(argv[++i]);
         else {
@@ -480,7 +487,12 @@ static int cmd_run(int argc, char** argv) {
     if (cfg_load(&cf, argv[1])) return 1;
     const char* exp;
     int rc = cfg_str(&cf, NULL, "experiment", &exp, 1, NULL);
-    if (!rc) {
+    if (!rc && only && strcmp(exp, only)) {
+        stepq_error("%s:%d: experiment is '%s'; this command runs experiment = \"%s\" configs "
+                    "(use `stepq run` for the others)", cf.path,
+                    config_setting_source_line(config_lookup(&cf.cfg, "experiment")), exp, only);
+        rc = STEPQ_ERR;
+    } else if (!rc) {
         if (!strcmp(exp, "propagation")) rc = run_propagation(&cf);
         else if (!strcmp(exp, "inputstats")) rc = run_inputstats(&cf);
         else if (!strcmp(exp, "calibrate")) rc = run_calibrate(&cf);
@@ -667,7 +679,7 @@ static int cmd_calibrate(int argc, char** argv) {
              "(see experiments/calibrate_*.cfg); the plan goes to its `output`.");
         return argc < 2 ? 2 : 0;
     }
-    return cmd_run(argc, argv);
+    return run_config(argc, argv, "calibrate");
 }
 
 // ---------------------------------------------------------------------------------------------

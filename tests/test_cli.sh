@@ -102,6 +102,22 @@ expect_error otherkind "plan.h5 was made for a gdn model" "$dir/otherkind/out.h5
 head -c 2000 "$dir/plan.h5" >"$dir/cut.h5"
 expect_error cutplan "cut.h5: not an HDF5 file \(a truncated or corrupted plan\?\)" "" -- "$stepq" formats --plan "$dir/cut.h5"
 
+expect_error notcal "experiment is 'propagation'; this command runs experiment = \"calibrate\"" "" -- "$stepq" calibrate "$dir/noplan.cfg"
+# a plan calibrated on a trace, then a replay of that trace in a calibrated format
+cat >"$dir/caltrace.cfg" <<CFG
+experiment = "calibrate";
+source = { type = "trace"; path = "$dir/good.h5"; };
+traces = ["$dir/good.h5", "$dir/good.h5"];
+steps = 20;
+reservoir = 2;
+snapshot_every = 4;
+output = "$dir/plan_trace.h5";
+CFG
+"$stepq" calibrate "$dir/caltrace.cfg" >/dev/null 2>&1 && ok || bad "calibrate on traces failed"
+"$stepq" replay --trace "$dir/good.h5" --format stepquant4 --plan "$dir/plan_trace.h5" --out "$dir/sq.h5" >/dev/null 2>&1 \
+    && [ -f "$dir/sq.h5" ] && ok || bad "replay in stepquant4 with a trace plan failed"
+expect_error replay_noplan "format time6 needs a calibration plan" "$dir/np.h5" -- "$stepq" replay --trace "$dir/good.h5" --format time6 --out "$dir/np.h5"
+
 # --- a good replay writes its file and nothing else
 "$stepq" replay --trace "$dir/good.h5" --format int6 --out "$dir/good_out.h5" >/dev/null 2>&1 && ok || bad "replay of a good trace failed"
 [ -f "$dir/good_out.h5" ] && [ ! -e "$dir/good_out.h5.tmp" ] && ok || bad "replay output missing or tmp left"
