@@ -41,25 +41,6 @@ int stepq_pool_crossing(const stepq_memory_model* m, double bits) {
     return -1;
 }
 
-// bits of our packed bytes for format f over a plan's heads (uniform formats: one head), and
-// their breakdown (may be NULL)
-static double our_bits(const stepq_format* f, const stepq_plan* p, int K, int V, double* parts) {
-    uint8_t rows[4096];
-    stepq_head_plan hp;
-    double b = 0, part[STEPQ_N_BITS];
-    int H = !p || f->needs == STEPQ_NEEDS_NOTHING || f->needs == STEPQ_NEEDS_W ? 1 : p->H;
-    if (parts)
-        for (int k = 0; k < STEPQ_N_BITS; k++) parts[k] = 0;
-    for (int h = 0; h < H; h++) {
-        if (H == 1) stepq_head_plan_uniform(&hp, rows, f->bits > 16 ? 16 : f->bits, p ? p->kind : 0, K);
-        else stepq_head_plan_for(&hp, rows, f, p, h, p->kind, K);
-        b += stepq_format_actual_bits(f, &hp, K, V) / H;
-        stepq_format_breakdown(part, f, &hp, K, V);
-        for (int k = 0; parts && k < STEPQ_N_BITS; k++) parts[k] += part[k] / H;
-    }
-    return b;
-}
-
 int stepq_memory_report(const stepq_memory_model* m, const stepq_plan* p) {
     const int gdn = m->kind == STEPQ_PLAN_GDN;
     const long units = (long)m->layers * m->heads * (gdn ? 1 : m->K);
@@ -78,7 +59,7 @@ int stepq_memory_report(const stepq_memory_model* m, const stepq_plan* p) {
     for (int b = 6; b >= 4; b -= 2) {
         double pb = stepq_bits_paper(b, pivots, units), rb = stepq_bits_reference(m, b, pivots);
         char ours[32] = "";
-        if (p) snprintf(ours, sizeof ours, "%12.3f", our_bits(stepq_format_find(b == 6 ? "stepquant6" : "stepquant4"), p, m->K, m->V, NULL));
+        if (p) snprintf(ours, sizeof ours, "%12.3f", stepq_format_plan_bits(NULL, stepq_format_find(b == 6 ? "stepquant6" : "stepquant4"), p, m->K, m->V));
         printf("%-14s %12.3f %12.3f %12s %11.2f %13.3f\n", b == 6 ? "@6 bits" : "@4 bits", pb, rb, ours,
                32 / pb, stepq_request_mib(m, rb));
     }
@@ -107,7 +88,7 @@ int stepq_memory_report(const stepq_memory_model* m, const stepq_plan* p) {
             continue;
         }
         double parts[STEPQ_N_BITS];
-        double a = our_bits(f, p, m->K, m->V, parts);
+        double a = stepq_format_plan_bits(parts, f, p, m->K, m->V);
         printf("  %-16s %8.3f %8.3f %10.2f %8.3f %8.3f %8.3f %8.3f\n", f->name, f->nominal_bits, a,
                32 / a, parts[STEPQ_BITS_CODES], parts[STEPQ_BITS_FACTORS], parts[STEPQ_BITS_PIVOTS],
                parts[STEPQ_BITS_RESIDUAL]);

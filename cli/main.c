@@ -103,22 +103,6 @@ bad:
 // ---------------------------------------------------------------------------------------------
 // stepq formats
 
-// bits per element of f averaged over the heads of plan p (NULL: a uniform head)
-static double format_bits(const stepq_format* f, const stepq_plan* p, int K, int V) {
-    uint8_t rows[4096];
-    stepq_head_plan hp;
-    if (!p || f->needs == STEPQ_NEEDS_NOTHING || f->needs == STEPQ_NEEDS_W) {
-        stepq_head_plan_uniform(&hp, rows, f->bits > 16 ? 16 : f->bits, p ? p->kind : 0, K);
-        return stepq_format_actual_bits(f, &hp, K, V);
-    }
-    double b = 0;
-    for (int h = 0; h < p->H; h++) {
-        stepq_head_plan_for(&hp, rows, f, p, h, p->kind, K);
-        b += stepq_format_actual_bits(f, &hp, K, V);
-    }
-    return b / p->H;
-}
-
 static int cmd_formats(int argc, char** argv) {
     if (wants_help(argc, argv)) {
         puts("usage: stepq formats [--plan PLAN.h5]\n\n"
@@ -145,7 +129,7 @@ static int cmd_formats(int argc, char** argv) {
         if (planned && !p)
             printf("%-16s %8.3f %8s  %s\n", f->name, f->nominal_bits, "-", f->summary);
         else
-            printf("%-16s %8.3f %8.3f  %s\n", f->name, f->nominal_bits, format_bits(f, p, K, V),
+            printf("%-16s %8.3f %8.3f  %s\n", f->name, f->nominal_bits, stepq_format_plan_bits(NULL, f, p, K, V),
                    f->summary);
     }
     if (p) stepq_plan_free(p);

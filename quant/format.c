@@ -136,15 +136,26 @@ static void half_get(float* X, const uint8_t* P, size_t n, int bf) {
         X[i] = bf ? stepq_bf16_to_f32(h) : stepq_f16_to_f32(h);
     }
 }
-static int half_encode(uint8_t* P, const float* X, const stepq_format* f, const stepq_head_plan* hp,
-                       float* work, int K, int V) {
+static int half_encode(uint8_t* P, const float* X, int K, int V, int bf) {
     if (!stepq_all_finite(X, (size_t)K * V)) return STEPQ_ERR;
-    half_put(P, X, (size_t)K * V, f->name[0] == 'b');
+    half_put(P, X, (size_t)K * V, bf);
     return STEPQ_OK;
 }
-static void half_decode(float* X, const uint8_t* P, const stepq_format* f,
+static int fp16_encode(uint8_t* P, const float* X, const stepq_format* f, const stepq_head_plan* hp,
+                       float* work, int K, int V) {
+    return half_encode(P, X, K, V, 0);
+}
+static int bf16_encode(uint8_t* P, const float* X, const stepq_format* f, const stepq_head_plan* hp,
+                       float* work, int K, int V) {
+    return half_encode(P, X, K, V, 1);
+}
+static void fp16_decode(float* X, const uint8_t* P, const stepq_format* f,
                         const stepq_head_plan* hp, int K, int V) {
-    half_get(X, P, (size_t)K * V, f->name[0] == 'b');
+    half_get(X, P, (size_t)K * V, 0);
+}
+static void bf16_decode(float* X, const uint8_t* P, const stepq_format* f,
+                        const stepq_head_plan* hp, int K, int V) {
+    half_get(X, P, (size_t)K * V, 1);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -268,10 +279,10 @@ size_t stepq_rowsfmt_bytes(const stepq_format* f, const stepq_head_plan* hp, int
 const stepq_format stepq_formats[] = {
     {"fp32", 32, 32, "identity: the native float32 state (the reference)", fp32_bytes,
      fp32_encode, fp32_decode, STEPQ_NEEDS_NOTHING, -1, 0, 0, 0},
-    {"bf16", 16, 16, "bfloat16 per element, round half to even", half_bytes, half_encode,
-     half_decode, STEPQ_NEEDS_NOTHING, -1, 0, 0, 0},
+    {"bf16", 16, 16, "bfloat16 per element, round half to even", half_bytes, bf16_encode,
+     bf16_decode, STEPQ_NEEDS_NOTHING, -1, 0, 0, 0},
     {"fp16", 16, 16, "IEEE half per element, round half to even, saturating at 65504", half_bytes,
-     half_encode, half_decode, STEPQ_NEEDS_NOTHING, -1, 0, 0, 0},
+     fp16_encode, fp16_decode, STEPQ_NEEDS_NOTHING, -1, 0, 0, 0},
     {"int8", 8, 8, "uniform: symmetric absmax per key row, FP16 scale per row", ROWS, STEPQ_NEEDS_NOTHING, -1, 0, 0, 0},
     {"int6", 6, 6, "uniform: symmetric absmax per key row, FP16 scale per row", ROWS, STEPQ_NEEDS_NOTHING, -1, 0, 0, 0},
     {"int4", 4, 4, "uniform: symmetric absmax per key row, FP16 scale per row", ROWS, STEPQ_NEEDS_NOTHING, -1, 0, 0, 0},
@@ -377,4 +388,21 @@ void stepq_format_breakdown(double* out, const stepq_format* f, const stepq_head
         out[STEPQ_BITS_FACTORS] += 16.0 * groups / n;  // a row factor or scale (GDN 2-bit: per group)
     }
     if (f->packed_bytes == stepq_dual_bytes && coded) out[STEPQ_BITS_FACTORS] += 16.0 * V / n;
+}
+
+double stepq_format_plan_bits(double* parts, const stepq_format* f, const stepq_plan* p, int K,
+                              int V) {
+    uint8_t rows[4096];
+    stepq_head_plan hp;
+    double b = 0, part[STEPQ_N_BITS];
+    int H = !p || f->needs == STEPQ_NEEDS_NOTHING || f->needs == STEPQ_NEEDS_W ? 1 : p->H;
+    for (int k = 0; parts && k < STEPQ_N_BITS; k++) parts[k] = 0;
+    for (int h = 0; h < H; h++) {
+        if (H == 1) stepq_head_plan_uniform(&hp, rows, f->bits > 16 ? 16 : f->bits, p ? p->kind : 0, K);
+        else stepq_head_plan_for(&hp, rows, f, p, h, p->kind, K);
+        b += stepq_format_actual_bits(f, &hp, K, V) / H;
+        stepq_format_breakdown(part, f, &hp, K, V);
+        for (int k = 0; parts && k < STEPQ_N_BITS; k++) parts[k] += part[k] / H;
+    }
+    return b;
 }

@@ -68,6 +68,12 @@ enum { STEPQ_BITS_CODES, STEPQ_BITS_FACTORS, STEPQ_BITS_PIVOTS, STEPQ_BITS_RESID
 void stepq_format_breakdown(double* out /*(STEPQ_N_BITS)*/, const stepq_format* fmt,
                             const stepq_head_plan* hp, int K, int V);
 
+// Bits per element of format f averaged over the heads of plan p, and their breakdown (parts
+// may be NULL). Formats that take no widths from a plan (and every format when p is NULL) are
+// counted on one head at their own width.
+double stepq_format_plan_bits(double* parts /*(STEPQ_N_BITS)*/, const stepq_format* f,
+                              const stepq_plan* p, int K, int V);
+
 // A head plan with every row at `bits` and w = 1 (rows: (K) storage the plan points to).
 void stepq_head_plan_uniform(stepq_head_plan* hp, uint8_t* rows, int bits, int kind, int K);
 // The head plan of format f for head h of plan p (p may be NULL for formats that need

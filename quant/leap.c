@@ -23,7 +23,7 @@ size_t stepq_leap_bytes(const stepq_format* f, const stepq_head_plan* hp, int K,
 void stepq_leap_decode(float* X, const uint8_t* P, const stepq_format* f,
                        const stepq_head_plan* hp, int K, int V) {
     uint8_t rows[4096];
-    size_t n = (size_t)K * V, base = (size_t)K * STEPQ_ROW_BYTES(f->bits, V);
+    size_t base = (size_t)K * STEPQ_ROW_BYTES(f->bits, V);
     widths(rows, f->bits, K);
     stepq_rows_decode(X, P, rows, 0, K, V);
     for (int i = 0; i < K; i++) {  // the residual, one row at a time, added with weight alpha
@@ -35,7 +35,6 @@ void stepq_leap_decode(float* X, const uint8_t* P, const stepq_format* f,
         }
         for (int j = 0; j < V; j++) X[(size_t)i * V + j] += f->alpha * d[j];
     }
-    (void)n;
 }
 
 int stepq_leap_encode(uint8_t* P, const float* X, const stepq_format* f, const stepq_head_plan* hp,

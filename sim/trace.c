@@ -217,10 +217,6 @@ stepq_source* stepq_trace_source(stepq_trace* tr, const char* path) {
     return s;
 }
 
-void stepq_source_free(stepq_source* src) {
-    if (src) src->destroy(src);
-}
-
 void stepq_trace_capture(stepq_trace* tr, const stepq_source* src, long T) {
     memset(tr, 0, sizeof *tr);
     int HV = src->n_heads, K = src->K, V = src->V, G = src->n_gates;
