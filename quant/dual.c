@@ -89,8 +89,8 @@ static void row_factors(dual_work* w, const float* X, const dual_shape* s, const
         float wi = wr ? wr[i] : 1.0f;
         for (int g = 0; g < G; g++) {
             double m = fmax((double)sum_abs(X + (size_t)i * s->V + g * n, n) / n, 1e-20);
-            // DSQ: r = sqrt(mean |X|); the fit: (m / w)^rho
-            double rv = dsq ? sqrt(m) : pow(m / wi, rho);
+            // DSQ: r = sqrt(mean |X|); the fit: (m / w)^rho (rho = 1/2, the default, is a sqrt)
+            double rv = dsq ? sqrt(m) : rho == 0.5f ? sqrt(m / wi) : pow(m / wi, rho);
             float r = stepq_f16_to_f32(stepq_f16_factor((float)rv));
             for (int j = 0; j < n; j++) w->r[(size_t)i * s->V + g * n + j] = r;
         }
@@ -154,7 +154,7 @@ static void dual_fit(dual_work* w, const float* X, const dual_shape* s, const st
         float inv_ln = 1.0f / (w->lev[i] * w->nrm[i]);
         const float *x = X + (size_t)i * s->V, *r = w->r + (size_t)i * s->V;
         float* y = w->y + (size_t)i * s->V;
-        for (int j = 0; j < s->V; j++) {
+        for (int j = 0; j < s->V; j++) {  // a true division: 1/r is not exact in float
             y[j] = x[j] / r[j];
             float a = fabsf(y[j]) * inv_ln;
             cmax[j] = a > cmax[j] ? a : cmax[j];
