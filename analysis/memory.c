@@ -75,11 +75,11 @@ int stepq_memory_report(const stepq_memory_model* m, const stepq_plan* p) {
         printf("  the FP32 pool passes %.1f GB of weights at %d concurrent requests "
                "(STEPQuant@6: %d)\n", m->weights_gb, stepq_pool_crossing(m, 32),
                stepq_pool_crossing(m, rb6));
-    printf("every format, bits per element of a %d x %d head%s, split into codes, factors and\n"
-           "scales, FP16 pivot rows, and stored residuals:\n", m->K, m->V,
+    printf("every format, bits per element of a %d x %d head%s, split into codes, row/column\n"
+           "factors, scales, FP16 pivot rows, and stored residuals:\n", m->K, m->V,
            p ? " (calibrated ones averaged over the plan)" : "");
-    printf("  %-16s %8s %8s %10s %8s %8s %8s %8s\n", "format", "nominal", "actual", "x vs FP32",
-           "codes", "factors", "pivots", "residual");
+    printf("  %-16s %8s %8s %10s %8s %8s %8s %8s %8s\n", "format", "nominal", "actual",
+           "x vs FP32", "codes", "factors", "scales", "pivots", "residual");
     for (int i = 0; i < stepq_n_formats; i++) {
         const stepq_format* f = &stepq_formats[i];
         int planned = f->needs == STEPQ_NEEDS_TABLE || f->needs == STEPQ_NEEDS_DAMP;
@@ -89,9 +89,9 @@ int stepq_memory_report(const stepq_memory_model* m, const stepq_plan* p) {
         }
         double parts[STEPQ_N_BITS];
         double a = stepq_format_plan_bits(parts, f, p, m->K, m->V);
-        printf("  %-16s %8.3f %8.3f %10.2f %8.3f %8.3f %8.3f %8.3f\n", f->name, f->nominal_bits, a,
-               32 / a, parts[STEPQ_BITS_CODES], parts[STEPQ_BITS_FACTORS], parts[STEPQ_BITS_PIVOTS],
-               parts[STEPQ_BITS_RESIDUAL]);
+        printf("  %-16s %8.3f %8.3f %10.2f %8.3f %8.3f %8.3f %8.3f %8.3f\n", f->name,
+               f->nominal_bits, a, 32 / a, parts[STEPQ_BITS_CODES], parts[STEPQ_BITS_FACTORS],
+               parts[STEPQ_BITS_SCALES], parts[STEPQ_BITS_PIVOTS], parts[STEPQ_BITS_RESIDUAL]);
     }
     return STEPQ_OK;
 }

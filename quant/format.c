@@ -365,15 +365,16 @@ void stepq_format_breakdown(double* out, const stepq_format* f, const stepq_head
     }
     if (f->packed_bytes == stepq_nvfp4_bytes) {
         out[STEPQ_BITS_CODES] = 4;
-        out[STEPQ_BITS_FACTORS] = 8.0 / 16 + 32 / n;  // E4M3 per 16 values, FP32 per head
+        out[STEPQ_BITS_SCALES] = 8.0 / 16 + 32 / n;  // E4M3 per 16 values, FP32 per head
         return;
     }
     if (f->packed_bytes == stepq_leap_bytes) {
         out[STEPQ_BITS_CODES] = f->bits;
-        out[STEPQ_BITS_FACTORS] = 16.0 * K / n;  // the base state's row scales
-        out[STEPQ_BITS_RESIDUAL] = f->aux == 32 ? 32 : f->aux + 16.0 * K / n;
+        out[STEPQ_BITS_SCALES] = 16.0 * K / n;  // the base state's row scales
+        out[STEPQ_BITS_RESIDUAL] = f->aux == 32 ? 32 : f->aux + 16.0 * K / n;  // with its scales
         return;
     }
+    const int dual = f->packed_bytes == stepq_dual_bytes;
     int coded = 0;
     for (int i = 0; i < K; i++) {
         int b = hp->bits[i];
@@ -383,11 +384,11 @@ void stepq_format_breakdown(double* out, const stepq_format* f, const stepq_head
         }
         coded = 1;
         out[STEPQ_BITS_CODES] += (double)b * V / n;
-        int groups = f->packed_bytes == stepq_dual_bytes && hp->kind == STEPQ_PLAN_GDN && b == 2
-                         ? V / STEPQ_GDN2_GROUP : 1;
-        out[STEPQ_BITS_FACTORS] += 16.0 * groups / n;  // a row factor or scale (GDN 2-bit: per group)
+        // a row factor (GDN 2-bit: one per group of 32) or a row scale
+        int groups = dual && hp->kind == STEPQ_PLAN_GDN && b == 2 ? V / STEPQ_GDN2_GROUP : 1;
+        out[dual ? STEPQ_BITS_FACTORS : STEPQ_BITS_SCALES] += 16.0 * groups / n;
     }
-    if (f->packed_bytes == stepq_dual_bytes && coded) out[STEPQ_BITS_FACTORS] += 16.0 * V / n;
+    if (dual && coded) out[STEPQ_BITS_FACTORS] += 16.0 * V / n;  // the column factors
 }
 
 double stepq_format_plan_bits(double* parts, const stepq_format* f, const stepq_plan* p, int K,

@@ -62,9 +62,17 @@ const stepq_format* stepq_format_find(const char* name);
 // bits per element of the packed bytes of one head
 double stepq_format_actual_bits(const stepq_format* fmt, const stepq_head_plan* hp, int K, int V);
 
-// Where a head's bits go, per element: codes, factors and scales, FP16 pivot rows, and stored
-// residuals (LeapQuant). The four add up to stepq_format_actual_bits.
-enum { STEPQ_BITS_CODES, STEPQ_BITS_FACTORS, STEPQ_BITS_PIVOTS, STEPQ_BITS_RESIDUAL, STEPQ_N_BITS };
+// Where a head's bits go, per element: codes, the dual-axis fit's row and column factors, the
+// scales of the other formats (per-row absmax scales, NVFP4's block and head scales), FP16
+// pivot rows, and stored residuals (LeapQuant). They add up to stepq_format_actual_bits.
+enum {
+    STEPQ_BITS_CODES,
+    STEPQ_BITS_FACTORS,
+    STEPQ_BITS_SCALES,
+    STEPQ_BITS_PIVOTS,
+    STEPQ_BITS_RESIDUAL,
+    STEPQ_N_BITS
+};
 void stepq_format_breakdown(double* out /*(STEPQ_N_BITS)*/, const stepq_format* fmt,
                             const stepq_head_plan* hp, int K, int V);
 

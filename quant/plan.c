@@ -77,6 +77,9 @@ int stepq_plan_write(const char* path, stepq_plan* p, const char* config, const 
     hsize_t dHK[2] = {(hsize_t)p->H, (hsize_t)p->K};
     hsize_t dD[3] = {(hsize_t)p->H, (hsize_t)p->G, STEPQ_NW}, dW[1] = {STEPQ_NW};
     hid_t D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT, U8 = H5T_NATIVE_UINT8;
+    size_t HG = (size_t)p->H * p->G;
+    double* half = mallocCheck(sizeof(double) * HG);  // for readers; derived, not read back
+    for (size_t u = 0; u < HG; u++) half[u] = p->l[u] < 0 ? M_LN2 / -p->l[u] : INFINITY;
     hid_t g1 = H5Gcreate2(f, "heads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hid_t g2 = H5Gcreate2(f, "alloc", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     int rc = g1 < 0 || g2 < 0 || h5u_attr_str(f, "stepq_plan", "1") ||
@@ -91,6 +94,7 @@ int stepq_plan_write(const char* path, stepq_plan* p, const char* config, const 
         h5u_write_ck(g1, "head", I, p->head, 1, dH, NULL, "head within its layer") ||
         h5u_write_ck(f, "widths", I, stepq_plan_widths, 1, dW, "bits", "candidate widths; 16 = FP16 pivot") ||
         h5u_write_ck(f, "mean_log_gate", D, p->l, 2, dHG, "nats/step", "l_u per unit [H,G] (G = 1 GDN, K KDA)") ||
+        h5u_write_ck(f, "half_life", D, half, 2, dHG, "steps", "ln 2 / -l_u per unit [H,G]") ||
         h5u_write_ck(f, "lifetime", D, p->L, 2, dHG, "steps", "L_u = sum_{j<horizon} exp(2 j l_u) [H,G]") ||
         h5u_write_ck(f, "measured_lifetime", D, p->M, 2, dHG, "steps",
                      "sum over the horizon of ||P_j e||^2, P_j the products of A_t, per unit [H,G]") ||
@@ -120,6 +124,7 @@ int stepq_plan_write(const char* path, stepq_plan* p, const char* config, const 
     }
     if (g1 >= 0) H5Gclose(g1);
     if (g2 >= 0) H5Gclose(g2);
+    free(half);
     if (rc) {
         h5u_abandon(f, path);
         return STEPQ_ERR;
