@@ -7,6 +7,7 @@
 
 #include "../quant/common.h"
 #include "../quant/h5util.h"
+#include "inputstats.h"
 #include "runner.h"
 
 // q (F, NB, NQ) <- quantiles across heads of x (F, H, NB)
@@ -22,8 +23,43 @@ static void band(double* q, const float* x, int F, int H, long NB) {
     free(work);
 }
 
+// per-seed summaries: pooled and median accumulated relative read-out error (S, F)
+typedef struct {
+    double *pooled, *median;
+} seed_summary;
+
+static int write_seed_summary(hid_t f, const stepq_propagation_cfg* c, const seed_summary* ss) {
+    const int S = c->n_seeds, F = c->n_formats;
+    hsize_t dS[1] = {(hsize_t)S}, dSF[2] = {(hsize_t)S, (hsize_t)F}, dF[1] = {(hsize_t)F};
+    double* mean = mallocCheck(sizeof(double) * F * 4);
+    double* col = mallocCheck(sizeof(double) * S);
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < F; i++) {
+            const double* x = k ? ss->median : ss->pooled;
+            for (int si = 0; si < S; si++) col[si] = x[(size_t)si * F + i];
+            stepq_mean_ci95(&mean[k * 2 * F + i], &mean[k * 2 * F + F + i], col, S);
+        }
+    hid_t D = H5T_NATIVE_DOUBLE;
+    hid_t g = H5Gcreate2(f, "seed_summary", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = g < 0 || h5u_write(f, "seeds", H5T_NATIVE_UINT64, c->seeds, 1, dS, NULL, "seed of each run") ||
+        h5u_write(g, "readout_rel_pooled", D, ss->pooled, 2, dSF, "1",
+                  "sqrt(sum_h sum_t ||y_hat - y||^2 / sum_h sum_t ||y||^2) per seed and format [S,F]") ||
+        h5u_write(g, "readout_rel_median", D, ss->median, 2, dSF, "1",
+                  "median over heads of the accumulated relative read-out error [S,F]") ||
+        h5u_write(g, "readout_rel_pooled_mean", D, mean, 1, dF, "1", "mean over seeds [F]") ||
+        h5u_write(g, "readout_rel_pooled_ci95", D, mean + F, 1, dF, "1",
+                  "half-width of the 95% confidence interval over seeds (Student t) [F]") ||
+        h5u_write(g, "readout_rel_median_mean", D, mean + 2 * F, 1, dF, "1", "mean over seeds [F]") ||
+        h5u_write(g, "readout_rel_median_ci95", D, mean + 3 * F, 1, dF, "1",
+                  "half-width of the 95% confidence interval over seeds (Student t) [F]");
+    if (g >= 0) H5Gclose(g);
+    free(mean);
+    free(col);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
 static int write_h5(const stepq_propagation_cfg* c, const stepq_run_out* o, const double* qy,
-                    const double* qs) {
+                    const double* qs, const seed_summary* ss) {
     hid_t f = h5u_create(c->output);
     if (f < 0) return STEPQ_ERR;
     const int F = o->F, H = o->H;
@@ -50,8 +86,9 @@ static int write_h5(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
     hsize_t dQ[1] = {STEPQ_NQ};
     hid_t D = H5T_NATIVE_DOUBLE, FL = H5T_NATIVE_FLOAT, I = H5T_NATIVE_INT;
     hid_t g = H5Gcreate2(f, "heads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = g < 0 || stepq_write_provenance(f, &c->prov) ||
-        h5u_attr_str(f, "kind", c->src->kind ? "kda" : "gdn") ||
+    const stepq_source* src = c->srcs[0];
+    int rc = g < 0 || stepq_write_provenance(f, &c->prov) || write_seed_summary(f, c, ss) ||
+        h5u_attr_str(f, "kind", src->kind ? "kda" : "gdn") ||
         h5u_attr_i64(f, "K", o->K) || h5u_attr_i64(f, "V", o->V) ||
         h5u_attr_i64(f, "prefill", c->prefill) || h5u_attr_i64(f, "decode", c->decode) ||
         h5u_attr_i64(f, "bin", c->bin) || h5u_attr_f64(f, "p1_residual_max", max_p1) ||
@@ -59,8 +96,8 @@ static int write_h5(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
         h5u_write(f, "bits_nominal", D, bn, 1, dF, "bits/element", "code width a paper quotes") ||
         h5u_write(f, "bits_actual", D, ba, 1, dF, "bits/element",
                   "8 * packed bytes / (K*V), over all heads (calibrated formats vary by head)") ||
-        h5u_write(g, "layer", I, c->src->layer, 1, dH, NULL, "model layer of each head") ||
-        h5u_write(g, "head", I, c->src->head, 1, dH, NULL, "head within its layer") ||
+        h5u_write(g, "layer", I, src->layer, 1, dH, NULL, "model layer of each head") ||
+        h5u_write(g, "head", I, src->head, 1, dH, NULL, "head within its layer") ||
         h5u_write(g, "mean_log_gate", D, o->mean_log_gate, 1, dH, "nats/step",
                   "mean log gate l over all steps (KDA: also over key channels)") ||
         h5u_write(g, "half_life", D, o->half_life, 1, dH, "steps", "ln 2 / -mean_log_gate") ||
@@ -113,51 +150,88 @@ static int write_table(const stepq_propagation_cfg* c, const stepq_run_out* o, c
     return fclose(fp) == 0 ? STEPQ_OK : STEPQ_ERR;
 }
 
-static void summary(const stepq_propagation_cfg* c, const stepq_run_out* o, const double* qy) {
-    printf("propagation: %d heads, prefill %ld, decode %ld (%s)\n", o->H, c->prefill, c->decode,
-           c->src->desc);
-    printf("%-15s %9s %9s %13s %13s %13s %13s %10s\n", "format", "nominal", "actual",
-           "err_y first", "err_y last", "acc rel med", "acc rel all", "P1 resid");
+// pooled and median accumulated relative read-out error of each format over the heads of o
+static void accumulate(double* pooled, double* median, const stepq_run_out* o) {
     double* acc = mallocCheck(sizeof(double) * o->H);
     double* work = mallocCheck(sizeof(double) * o->H);
     for (int f = 0; f < o->F; f++) {
-        double p1 = 0, q[STEPQ_NQ], num = 0, den = 0;
+        double num = 0, den = 0, q[STEPQ_NQ];
         for (int h = 0; h < o->H; h++) {
             size_t fh = (size_t)f * o->H + h;
             acc[h] = o->acc_ref[h] > 0 ? sqrt(o->acc_sq[fh] / o->acc_ref[h]) : 0;
-            p1 = fmax(p1, o->p1_resid[fh]);
             num += o->acc_sq[fh];
             den += o->acc_ref[h];
         }
         stepq_quantiles(q, acc, (size_t)o->H, work);
-        const double* first = qy + (size_t)f * o->n_bins * STEPQ_NQ;
-        const double* last = first + (o->n_bins - 1) * STEPQ_NQ;
-        printf("%-15s %9.3f %9.3f %13.3e %13.3e %13.3e %13.3e %10.2e\n", c->formats[f]->name,
-               c->formats[f]->nominal_bits, stepq_run_bits(o, f), first[2], last[2], q[2],
-               den > 0 ? sqrt(num / den) : 0, p1);
+        pooled[f] = den > 0 ? sqrt(num / den) : 0;
+        median[f] = q[2];
     }
-    printf("(err_y: median across heads of ||y_hat-y||/||y|| in the first and last bin of %d "
-           "steps; acc rel: sqrt(sum ||dy||^2 / sum ||y||^2) over the decode window, median over "
-           "heads, and pooled over all heads)\n", c->bin);
     free(acc);
     free(work);
 }
 
+static void summary(const stepq_propagation_cfg* c, const stepq_run_out* o, const double* qy,
+                    const seed_summary* ss, const double* p1) {
+    const int S = c->n_seeds, F = o->F;
+    printf("propagation: %d heads, prefill %ld, decode %ld, %d seed%s (%s)\n", o->H, c->prefill,
+           c->decode, S, S > 1 ? "s" : "", c->srcs[0]->desc);
+    printf("%-15s %8s %8s %11s %11s %21s %21s %9s\n", "format", "nominal", "actual", "err_y first",
+           "err_y last", "acc rel median", "acc rel pooled", "P1 resid");
+    double* col = mallocCheck(sizeof(double) * S);
+    for (int f = 0; f < F; f++) {
+        double m[2], ci[2];
+        for (int k = 0; k < 2; k++) {
+            for (int si = 0; si < S; si++) col[si] = (k ? ss->pooled : ss->median)[(size_t)si * F + f];
+            stepq_mean_ci95(&m[k], &ci[k], col, S);
+        }
+        const double* first = qy + (size_t)f * o->n_bins * STEPQ_NQ;
+        const double* last = first + (o->n_bins - 1) * STEPQ_NQ;
+        char a[32], b[32];
+        snprintf(a, sizeof a, S > 1 ? "%.3e +- %.1e" : "%.3e", m[0], ci[0]);
+        snprintf(b, sizeof b, S > 1 ? "%.3e +- %.1e" : "%.3e", m[1], ci[1]);
+        printf("%-15s %8.3f %8.3f %11.3e %11.3e %21s %21s %9.2e\n", c->formats[f]->name,
+               c->formats[f]->nominal_bits, stepq_run_bits(o, f), first[2], last[2], a, b, p1[f]);
+    }
+    printf("(err_y: median across heads of ||y_hat-y||/||y|| in the first and last bin of %d steps, "
+           "first seed; acc rel: sqrt(sum ||dy||^2 / sum ||y||^2) over the decode window, the median "
+           "over heads and pooled over all heads%s; P1 resid: the largest over heads and seeds)\n",
+           c->bin, S > 1 ? ", mean +- 95% CI over seeds" : "");
+    free(col);
+}
+
 int stepq_propagation(const stepq_propagation_cfg* c) {
-    stepq_run_cfg rc = {c->formats, c->n_formats, c->prefill, c->decode, c->bin, 0, "propagation",
-                        c->plan};
-    stepq_run_out o;
-    if (stepq_run_heads(&o, c->src, &rc) != STEPQ_OK) return STEPQ_ERR;
-    size_t nq = (size_t)o.F * o.n_bins * STEPQ_NQ;
-    double* qy = mallocCheck(sizeof(double) * nq);
-    double* qs = mallocCheck(sizeof(double) * nq);
-    band(qy, o.err_y, o.F, o.H, o.n_bins);
-    band(qs, o.err_S, o.F, o.H, o.n_bins);
-    int r = write_h5(c, &o, qy, qs);
-    if (r == STEPQ_OK && c->table) r = write_table(c, &o, qy, qs);
-    if (r == STEPQ_OK) summary(c, &o, qy);
-    free(qy);
-    free(qs);
-    stepq_run_out_free(&o);
+    const int S = c->n_seeds, F = c->n_formats;
+    stepq_run_cfg rc = {c->formats, F, c->prefill, c->decode, c->bin, 0, "propagation", c->plan};
+    stepq_run_out o0, o;
+    seed_summary ss = {callocCheck((size_t)S * F, sizeof(double)), callocCheck((size_t)S * F, sizeof(double))};
+    double* p1 = callocCheck((size_t)F, sizeof(double));
+    int r = STEPQ_OK;
+    for (int si = 0; si < S && r == STEPQ_OK; si++) {
+        stepq_run_out* out = si == 0 ? &o0 : &o;
+        if (stepq_run_heads(out, c->srcs[si], &rc) != STEPQ_OK) {
+            r = STEPQ_ERR;
+            break;
+        }
+        accumulate(ss.pooled + (size_t)si * F, ss.median + (size_t)si * F, out);
+        for (int f = 0; f < F; f++)
+            for (int h = 0; h < out->H; h++) p1[f] = fmax(p1[f], out->p1_resid[(size_t)f * out->H + h]);
+        if (si > 0) stepq_run_out_free(&o);
+    }
+    if (r == STEPQ_OK) {
+        size_t nq = (size_t)o0.F * o0.n_bins * STEPQ_NQ;
+        double* qy = mallocCheck(sizeof(double) * nq);
+        double* qs = mallocCheck(sizeof(double) * nq);
+        band(qy, o0.err_y, o0.F, o0.H, o0.n_bins);
+        band(qs, o0.err_S, o0.F, o0.H, o0.n_bins);
+        r = write_h5(c, &o0, qy, qs, &ss);
+        if (r == STEPQ_OK && c->table) r = write_table(c, &o0, qy, qs);
+        if (r == STEPQ_OK) summary(c, &o0, qy, &ss, p1);
+        free(qy);
+        free(qs);
+        stepq_run_out_free(&o0);
+    }
+    free(ss.pooled);
+    free(ss.median);
+    free(p1);
     return r;
 }

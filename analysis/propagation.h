@@ -9,6 +9,9 @@
 //   err_readout_quantiles, err_state_quantiles [F, NB, 5]   across heads (p10 ... p90)
 //   accumulated_readout_sq [F, H], accumulated_readout_rel [F, H]
 //   p1_residual [F, H]                         the P1 check on the run itself
+//   seeds [S]; seed_summary/readout_rel_pooled, seed_summary/readout_rel_median [S, F] and
+//   their mean and 95% confidence half-width over seeds [F] (the per-head datasets above are
+//   those of the first seed)
 // and, for gnuplot, a text table beside it (decode step, then 5 quantiles per format).
 #ifndef STEPQ_PROPAGATION_H
 #define STEPQ_PROPAGATION_H
@@ -18,7 +21,9 @@
 #include "output.h"
 
 typedef struct {
-    const stepq_source* src;
+    stepq_source* const* srcs;  // (S) the same heads with each seed; srcs[0] gives the per-head data
+    const uint64_t* seeds;      // (S)
+    int n_seeds;
     const stepq_format** formats;
     int n_formats;
     long prefill, decode;

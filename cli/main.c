@@ -254,7 +254,7 @@ static void sibling(char* buf, size_t n, const char* output, const char* ext) {
 // ---------------------------------------------------------------------------------------------
 // stepq run CFG
 
-static const char* const keys_propagation[] = {"experiment", "description", "seed", "source",
+static const char* const keys_propagation[] = {"experiment", "description", "seed", "seeds", "source",
                                                "prefill", "decode", "bin", "formats", "output",
                                                "plot", "threads", "plan", "calibrate", NULL};
 static const char* const keys_calibrate_group[] = {
@@ -347,57 +347,71 @@ static int run_propagation(const stepq_cfgfile* cf) {
     long long seed, prefill, decode, bin, threads;
     const char *output, *plot, *desc, *plan_path;
     const stepq_format** fmts = NULL;
-    int nf = 0, err = 0;
+    int nf = 0, err = 0, *seeds_i = NULL, ns = 0;
     config_setting_t* calib = NULL;
     if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_propagation) ||
         cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) ||
         (calib = cfg_group(cf, NULL, "calibrate", 0, &err), err) ||
         cfg_int(cf, NULL, "seed", &seed, 0, 1, 0, (long long)1 << 62) ||
+        cfg_int_list(cf, NULL, "seeds", &seeds_i, &ns, 0) ||
         cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
         cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
         cfg_int(cf, NULL, "bin", &bin, 0, 1, 1, 1LL << 30) ||
         cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
         cfg_str(cf, NULL, "description", &desc, 0, "") ||
         cfg_str(cf, NULL, "output", &output, 1, NULL) ||
-        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || formats_from_cfg(&fmts, &nf, cf))
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || formats_from_cfg(&fmts, &nf, cf)) {
+        free(seeds_i);
         return STEPQ_ERR;
+    }
+    if (ns && config_lookup(&cf->cfg, "seed")) {
+        stepq_error("%s: give 'seed' or 'seeds' (several runs, confidence intervals), not both", cf->path);
+        free(fmts);
+        free(seeds_i);
+        return STEPQ_ERR;
+    }
     set_threads(threads);
     if (calib && !plan_path) {
         stepq_error("%s: a 'calibrate' group needs 'plan', the file it writes", cf->path);
         free(fmts);
+        free(seeds_i);
         return STEPQ_ERR;
     }
     stepq_plan plan, *pp = NULL;
+    int rc = STEPQ_OK;
     if (plan_path) {
-        if (calib ? calibrate_from_cfg(cf, calib, plan_path, &plan) : stepq_plan_read(&plan, plan_path)) {
-            free(fmts);
-            return STEPQ_ERR;
+        rc = calib ? calibrate_from_cfg(cf, calib, plan_path, &plan) : stepq_plan_read(&plan, plan_path);
+        if (!rc) pp = &plan;
+    }
+    int S = ns ? ns : 1;
+    uint64_t* seeds = mallocCheck(sizeof(uint64_t) * S);
+    stepq_source** srcs = callocCheck((size_t)S, sizeof *srcs);
+    for (int i = 0; i < S && !rc; i++) {
+        seeds[i] = ns ? (uint64_t)seeds_i[i] : (uint64_t)seed;
+        rc = source_from_cfg(&srcs[i], cf, seeds[i]);
+    }
+    if (!rc) {
+        char table[4096], png[4096];
+        sibling(table, sizeof table, output, ".tsv");
+        sibling(png, sizeof png, output, ".png");
+        stepq_propagation_cfg pc = {srcs, seeds, S, fmts, nf, prefill, decode, (int)bin, pp, output,
+                                    plot ? table : NULL,
+                                    {"propagation", cf->path, cf->text, seeds[0], srcs[0]->desc}};
+        rc = make_parent(output) || stepq_propagation(&pc);
+        if (!rc) printf("wrote %s\n", output);
+        if (!rc && plot) {
+            char vars[2048] = "formats='";
+            for (int i = 0; i < nf; i++) {
+                strncat(vars, fmts[i]->name, sizeof vars - strlen(vars) - 3);
+                strncat(vars, i + 1 < nf ? " " : "'", sizeof vars - strlen(vars) - 3);
+            }
+            rc = run_gnuplot(plot, table, png, vars);
         }
-        pp = &plan;
     }
-    stepq_source* src;
-    if (source_from_cfg(&src, cf, (uint64_t)seed)) {
-        free(fmts);
-        if (pp) stepq_plan_free(pp);
-        return STEPQ_ERR;
-    }
-    char table[4096], png[4096];
-    sibling(table, sizeof table, output, ".tsv");
-    sibling(png, sizeof png, output, ".png");
-    stepq_propagation_cfg pc = {src, fmts, nf, prefill, decode, (int)bin, pp, output,
-                                plot ? table : NULL,
-                                {"propagation", cf->path, cf->text, (uint64_t)seed, src->desc}};
-    int rc = make_parent(output) || stepq_propagation(&pc);
-    if (!rc) printf("wrote %s\n", output);
-    if (!rc && plot) {
-        char vars[2048] = "formats='";
-        for (int i = 0; i < nf; i++) {
-            strncat(vars, fmts[i]->name, sizeof vars - strlen(vars) - 3);
-            strncat(vars, i + 1 < nf ? " " : "'", sizeof vars - strlen(vars) - 3);
-        }
-        rc = run_gnuplot(plot, table, png, vars);
-    }
-    stepq_source_free(src);
+    for (int i = 0; i < S; i++) stepq_source_free(srcs[i]);
+    free(srcs);
+    free(seeds);
+    free(seeds_i);
     free(fmts);
     if (pp) stepq_plan_free(pp);
     return rc ? STEPQ_ERR : STEPQ_OK;
