@@ -50,6 +50,8 @@ cfg knob 'prefill = 4; decode = 8; source = { type = "synthetic"; preset = "gdn-
 sed -i '2d' "$dir/knob.cfg"
 expect_error knob "no synthetic knob 'key_ridge_gian'" "$dir/knob/out.h5" -- "$stepq" run "$dir/knob.cfg"
 expect_error range "range.cfg:4: 'decode' = 0 is out of range" "$dir/range/out.h5" -- "$stepq" run "$dir/range.cfg"
+cfg bothseeds 'prefill = 4; decode = 8; seed = 1; seeds = [1, 2];'
+expect_error bothseeds "give 'seed' or 'seeds'" "$dir/bothseeds/out.h5" -- "$stepq" run "$dir/bothseeds.cfg"
 cat >"$dir/badsrc.cfg" <<CFG
 experiment = "propagation";
 prefill = 2; decode = 4; formats = ["int8"];
