@@ -13,8 +13,9 @@ static int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }
 
 int stepq_alloc_dp(int* choice, stepq_alloc_result* res, const double* cost, const int* w, int NC,
                    int U, long long budget) {
-    int g = 0;
-    for (int k = 0; k < NC; k++) g = gcd(g, w[k]);
+    stepq_assert(NC >= 1 && U >= 1 && w[0] > 0);
+    int g = w[0];
+    for (int k = 1; k < NC; k++) g = gcd(g, w[k]);
     long long B = budget / g;  // widths and budget in units of g
     if (B < (long long)U * (w[0] / g)) {
         stepq_error("bit budget %lld is below the smallest width on every unit (%d x %d)", budget, U, w[0]);
@@ -80,6 +81,7 @@ static long long relax(int* choice, const double* cost, const int* n, const int*
 
 int stepq_alloc_lagrange(int* choice, stepq_alloc_result* res, const double* cost, const int* n,
                          const int* w, int NC, int U, long long budget) {
+    stepq_assert(NC >= 1 && U >= 1);
     long long floor_bits = 0;
     for (int u = 0; u < U; u++) floor_bits += (long long)n[u] * w[0];
     if (floor_bits > budget) {
