@@ -139,7 +139,8 @@ static int cmd_formats(int argc, char** argv) {
 // ---------------------------------------------------------------------------------------------
 // sources from a config group
 
-static const char* const keys_source_synth[] = {"type", "preset", "layers", "heads", "knobs", NULL};
+static const char* const keys_source_synth[] = {"type", "preset", "layers", "heads", "knobs",
+                                                "model_seed", NULL};
 
 // source.knobs = { key_ridge_gain = 8.0; ... }: overrides of the preset's generator knobs
 static int knobs_from_cfg(stepq_synth_params* p, const stepq_cfgfile* cf, const config_setting_t* g) {
@@ -163,7 +164,10 @@ static int knobs_from_cfg(stepq_synth_params* p, const stepq_cfgfile* cf, const 
 }
 static const char* const keys_source_trace[] = {"type", "path", NULL};
 
-static int source_from_cfg(stepq_source** out, const stepq_cfgfile* cf, uint64_t seed) {
+// The config's source with stream seed `seed`. A synthetic source's model is the config's
+// source.model_seed (default 0) unless model >= 0 overrides it.
+static int source_from_cfg(stepq_source** out, const stepq_cfgfile* cf, uint64_t seed,
+                           long long model) {
     int err = 0;
     config_setting_t* g = cfg_group(cf, NULL, "source", 1, &err);
     const char* type;
@@ -184,11 +188,15 @@ static int source_from_cfg(stepq_source** out, const stepq_cfgfile* cf, uint64_t
     }
     const char* preset;
     int *layers = NULL, *heads = NULL, nl = 0, nh = 0;
+    long long model_seed;
     stepq_synth_params p;
     int rc = cfg_check_keys(cf, g, keys_source_synth) || cfg_str(cf, g, "preset", &preset, 1, NULL) ||
+             cfg_int(cf, g, "model_seed", &model_seed, 0, 0, 0, (long long)1 << 62) ||
              cfg_int_list(cf, g, "layers", &layers, &nl, 0) ||
              cfg_int_list(cf, g, "heads", &heads, &nh, 0) || stepq_synth_preset(&p, preset) ||
-             knobs_from_cfg(&p, cf, g) || stepq_synth_open(out, &p, seed, layers, nl, heads, nh);
+             knobs_from_cfg(&p, cf, g) ||
+             stepq_synth_open(out, &p, (uint64_t)(model >= 0 ? model : model_seed), seed, layers, nl,
+                              heads, nh);
     free(layers);
     free(heads);
     return rc ? STEPQ_ERR : STEPQ_OK;
@@ -301,7 +309,7 @@ static int calibrate_from_cfg(const stepq_cfgfile* cf, const config_setting_t* g
     int n = ns ? ns : nt, rc = STEPQ_OK;
     stepq_source** seg = callocCheck((size_t)n, sizeof *seg);
     for (int i = 0; i < n && !rc; i++) {
-        if (ns) rc = source_from_cfg(&seg[i], cf, (uint64_t)seeds[i]);
+        if (ns) rc = source_from_cfg(&seg[i], cf, (uint64_t)seeds[i], -1);
         else {
             stepq_trace tr;
             rc = stepq_trace_read(&tr, traces[i]);
@@ -388,7 +396,7 @@ static int run_propagation(const stepq_cfgfile* cf) {
     stepq_source** srcs = callocCheck((size_t)S, sizeof *srcs);
     for (int i = 0; i < S && !rc; i++) {
         seeds[i] = ns ? (uint64_t)seeds_i[i] : (uint64_t)seed;
-        rc = source_from_cfg(&srcs[i], cf, seeds[i]);
+        rc = source_from_cfg(&srcs[i], cf, seeds[i], -1);
     }
     if (!rc) {
         char table[4096], png[4096];
@@ -441,7 +449,8 @@ static int run_inputstats(const stepq_cfgfile* cf) {
     int rc = STEPQ_OK;
     for (int i = 0; i < ns && !rc; i++) {
         seeds[i] = (uint64_t)seeds_i[i];
-        rc = source_from_cfg(&srcs[i], cf, seeds[i]);
+        // each seed is another draw of the model and of its stream: the statistics of a preset
+        rc = source_from_cfg(&srcs[i], cf, seeds[i], (long long)seeds[i]);
     }
     if (!rc) {
         stepq_inputstats_cfg ic = {srcs, seeds, ns, steps, warmup, every, output,
@@ -616,14 +625,15 @@ static int cmd_replay(int argc, char** argv) {
 static int cmd_trace(int argc, char** argv) {
     const char *preset = "gdn-qwen-like", *out = NULL, *ls = NULL, *hs = NULL;
     long steps = 0;
-    unsigned long long seed = 1;
+    unsigned long long seed = 1, model_seed = 0;
     if (wants_help(argc, argv)) {
         puts("usage: stepq trace --out OUT.h5 --steps T [--preset NAME] [--layers L] [--heads H]\n"
-             "                   [--seed S]\n\n"
+             "                   [--seed S] [--model-seed M]\n\n"
              "Writes T steps of a synthetic source as a trace file (the layout `stepq replay`\n"
              "reads; see README). --preset gdn-qwen-like (default) or kda-kimi-like; --layers and\n"
              "--heads take lists like 0,2,5-7 (default layer 0, every head); the selected\n"
-             "(layer, head) pairs become the trace's heads, H = HV.");
+             "(layer, head) pairs become the trace's heads, H = HV. --model-seed draws the model\n"
+             "(default 0, the one every config uses unless it says otherwise), --seed the stream.");
         return 0;
     }
     for (int i = 1; i < argc; i++) {
@@ -636,6 +646,7 @@ static int cmd_trace(int argc, char** argv) {
         else if (!strcmp(a, "--layers")) ls = v;
         else if (!strcmp(a, "--heads")) hs = v;
         else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--model-seed")) model_seed = strtoull(v, NULL, 10);
         else { stepq_error("trace: unknown option %s (see --help)", a); return 2; }
         i++;
     }
@@ -649,7 +660,7 @@ static int cmd_trace(int argc, char** argv) {
         (hs && parse_index_list(&heads, &nh, hs, "--heads")))
         return 2;
     stepq_source* src;
-    int rc = stepq_synth_open(&src, &p, seed, ls ? layers : &zero, ls ? nl : 1, heads, nh);
+    int rc = stepq_synth_open(&src, &p, model_seed, seed, ls ? layers : &zero, ls ? nl : 1, heads, nh);
     free(layers);
     free(heads);
     if (rc) return 2;
@@ -767,7 +778,7 @@ static int cmd_bench(int argc, char** argv) {
         int* hs = mallocCheck(sizeof(int) * heads);
         for (int h = 0; h < heads; h++) hs[h] = h;
         stepq_source* src;
-        if (stepq_synth_open(&src, &p, 1, &layer, 1, hs, heads)) return 1;
+        if (stepq_synth_open(&src, &p, 0, 1, &layer, 1, hs, heads)) return 1;
         stepq_bench_stream(src, steps, 3);
         stepq_source_free(src);
         free(hs);

@@ -102,8 +102,11 @@ static int params_valid(const stepq_synth_params* p) {
 
 typedef struct {
     stepq_synth_params p;
-    uint64_t seed;
+    uint64_t model_seed, seed;
 } synth_impl;
+
+// the model's RNG streams stay apart from the text's even when the two seeds are equal
+#define MODEL_SALT 0x6d6f64656c5f5f31ull
 
 typedef struct {
     stepq_cursor base;
@@ -165,8 +168,10 @@ static stepq_cursor* synth_open(const stepq_source* src, int h) {
     c->V = p->V;
     c->n_gates = src->n_gates;
     c->rng = gsl_rng_alloc(gsl_rng_taus2);
-    stepq_assert(c->rng != NULL);
+    gsl_rng* model = gsl_rng_alloc(gsl_rng_taus2);
+    stepq_assert(c->rng != NULL && model != NULL);
     gsl_rng_set(c->rng, stepq_head_seed(im->seed, src->layer[h], src->head[h]));
+    gsl_rng_set(model, stepq_head_seed(im->model_seed ^ MODEL_SALT, src->layer[h], src->head[h]));
     int K = p->K, V = p->V;
     c->A = mallocCheck(sizeof(float) * c->n_gates);
     c->dt_bias = mallocCheck(sizeof(float) * c->n_gates);
@@ -179,11 +184,12 @@ static stepq_cursor* synth_open(const stepq_source* src, int h) {
     c->k = mallocCheck(sizeof(float) * K);
     c->v = mallocCheck(sizeof(float) * V);
     c->g = mallocCheck(sizeof(float) * c->n_gates);
-    // the head's fixed character, drawn before any step
+    // the head's fixed character (the model), then what this stream keeps coming back to
+    draw_gates(c, p, model);
+    draw_profile(c->prof_k, K, p->key_profile_sigma, p->key_ridges, p->key_ridge_gain, model);
+    draw_profile(c->prof_v, V, p->val_profile_sigma, p->val_ridges, p->val_ridge_gain, model);
+    gsl_rng_free(model);
     gsl_rng* r = c->rng;
-    draw_gates(c, p, r);
-    draw_profile(c->prof_k, K, p->key_profile_sigma, p->key_ridges, p->key_ridge_gain, r);
-    draw_profile(c->prof_v, V, p->val_profile_sigma, p->val_ridges, p->val_ridge_gain, r);
     c->prof_k_norm = 0;
     for (int i = 0; i < K; i++) c->prof_k_norm += (double)c->prof_k[i] * c->prof_k[i];
     c->prof_k_norm = sqrt(c->prof_k_norm);
@@ -269,7 +275,8 @@ static int check_indices(const int* idx, int n, int limit, const char* what, con
     return STEPQ_OK;
 }
 
-int stepq_synth_open(stepq_source** out, const stepq_synth_params* p, uint64_t seed,
+int stepq_synth_open(stepq_source** out, const stepq_synth_params* p, uint64_t model_seed,
+                     uint64_t seed,
                      const int* layers, int n_layers, const int* heads, int n_heads_sel) {
     if (!params_valid(p) || check_indices(layers, n_layers, p->layers, "layer", p->name) ||
         check_indices(heads, n_heads_sel, p->heads, "head", p->name))
@@ -278,6 +285,7 @@ int stepq_synth_open(stepq_source** out, const stepq_synth_params* p, uint64_t s
     stepq_source* s = callocCheck(1, sizeof *s);
     synth_impl* im = callocCheck(1, sizeof *im);
     im->p = *p;
+    im->model_seed = model_seed;
     im->seed = seed;
     s->kind = p->kind;
     s->n_heads = nl * nh;
@@ -293,8 +301,9 @@ int stepq_synth_open(stepq_source** out, const stepq_synth_params* p, uint64_t s
             s->layer[a * nh + b] = n_layers ? layers[a] : a;
             s->head[a * nh + b] = n_heads_sel ? heads[b] : b;
         }
-    snprintf(s->desc, sizeof s->desc, "synthetic preset %s, seed %llu, %d layers x %d heads",
-             p->name, (unsigned long long)seed, nl, nh);
+    snprintf(s->desc, sizeof s->desc,
+             "synthetic preset %s (model seed %llu), stream seed %llu, %d layers x %d heads",
+             p->name, (unsigned long long)model_seed, (unsigned long long)seed, nl, nh);
     s->open = synth_open;
     s->next = synth_next;
     s->close = synth_close;

@@ -3,8 +3,13 @@
 // A parametric generator shaped like the inputs of a GDN or KDA layer. Its presets are
 // calibrated only against the INPUT statistics of SPEC 5 (row/column ridge ratios, share of
 // states above 3x on both axes, omega p90/p10 within a head, half-life spread); mechanism
-// outcomes are never tuned. Every head has its own RNG seeded from (seed, layer, head), so a
-// head's stream is the same whatever subset or thread count it runs in.
+// outcomes are never tuned.
+//
+// Two seeds, as a real model has weights and text: the model seed draws each head's fixed
+// character (gate parameters, key and value channel magnitudes); the stream seed draws what it
+// reads (the recurring key directions and their values, every step's inputs). Calibration and
+// evaluation use one model and different streams. Both RNGs of a head are seeded from (seed,
+// layer, head), so a head's stream is the same whatever subset or thread count it runs in.
 #ifndef STEPQ_SYNTH_H
 #define STEPQ_SYNTH_H
 
@@ -50,7 +55,8 @@ extern const char* const stepq_synth_knob_names[];
 
 // A source over the heads (layers[a], heads[b]) of the preset, all pairs; n_layers = 0 means
 // every layer, n_heads_sel = 0 every head. STEPQ_ERR (message printed) on an index out of range.
-int stepq_synth_open(stepq_source** out, const stepq_synth_params* p, uint64_t seed,
+int stepq_synth_open(stepq_source** out, const stepq_synth_params* p, uint64_t model_seed,
+                     uint64_t seed,
                      const int* layers, int n_layers, const int* heads, int n_heads_sel);
 
 #endif

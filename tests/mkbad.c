@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
     stepq_synth_preset(&p, "gdn-qwen-like");
     int layer = 0, heads[2] = {0, 1};
     stepq_source* s;
-    if (stepq_synth_open(&s, &p, 1, &layer, 1, heads, 2)) return 1;
+    if (stepq_synth_open(&s, &p, 0, 1, &layer, 1, heads, 2)) return 1;
     stepq_trace tr;
     stepq_trace_capture(&tr, s, 20);
     char f[1024];
