@@ -9,6 +9,9 @@ if (!exists("formats")) formats = 'fp32 int8 int6 int4'
 nf = words(formats)
 
 set terminal pngcairo size 1400,560 font ",11"
+# a colour-blind-safe cycle (Okabe-Ito) without the pale yellow, repeated past eight formats
+array okabe[8] = ["#000000", "#009e73", "#56b4e9", "#e69f00", "#cc79a7", "#0072b2", "#d55e00", "#999999"]
+do for [i=1:32] { set linetype i lc rgb okabe[(i-1)%8+1] }
 set output outfile
 set multiplot layout 1,2 title "Quantization error carried through the delta-rule recurrence (median and p10-p90 across heads)"
 set logscale y
