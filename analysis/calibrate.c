@@ -47,7 +47,7 @@ static void head_distortions(double* d_dual, double* d_abs, const float* snaps, 
     uint8_t* packed = mallocCheck((size_t)K * V * 2 + 2 * (size_t)V + 4);
     float* Xh = mallocCheck(sizeof(float) * K * V);
     double* err = mallocCheck(sizeof(double) * K);
-    uint8_t rows[4096];
+    uint8_t rows[STEPQ_MAX_DIM];
     if (d_dual) memset(d_dual, 0, sizeof(double) * G * STEPQ_NW);
     if (d_abs) memset(d_abs, 0, sizeof(double) * G * STEPQ_NW);
     for (int k = 0; k < STEPQ_NW; k++) {

@@ -100,7 +100,7 @@ static void row_factors(dual_work* w, const float* X, const dual_shape* s, const
 // z = nearest code of y / (c nrm); the division is taken as a product with the reciprocal of
 // c (per column) and of nrm (a power of two, exact)
 static void encode_codes(dual_work* w, const dual_shape* s) {
-    float inv_c[4096];
+    float inv_c[STEPQ_MAX_DIM];
     for (int j = 0; j < s->V; j++) inv_c[j] = 1.0f / w->c[j];
     for (int i = 0; i < s->K; i++) {
         if (s->bits[i] == STEPQ_PIVOT_BITS) continue;
@@ -123,7 +123,7 @@ static void encode_codes(dual_work* w, const dual_shape* s) {
 // c_j <- fp16(sum_i w_i^2 X_ij v_ij / sum_i w_i^2 v_ij^2), v = r nrm z; kept when den = 0.
 // Row after row (contiguous), the sums in double.
 static void refit_columns(dual_work* w, const float* X, const dual_shape* s, const float* wr) {
-    double num[4096], den[4096];
+    double num[STEPQ_MAX_DIM], den[STEPQ_MAX_DIM];
     for (int j = 0; j < s->V; j++) num[j] = den[j] = 0;
     for (int i = 0; i < s->K; i++) {
         if (s->bits[i] == STEPQ_PIVOT_BITS) continue;
@@ -144,7 +144,7 @@ static void dual_fit(dual_work* w, const float* X, const dual_shape* s, const st
                      int dsq) {
     const float* wr = dsq ? NULL : hp->w;
     row_factors(w, X, s, wr, hp->rho, dsq);
-    float cmax[4096];
+    float cmax[STEPQ_MAX_DIM];
     for (int j = 0; j < s->V; j++) cmax[j] = 0;
     for (int i = 0; i < s->K; i++) {
         w->nrm[i] = nrm_of(hp, s->bits[i] == STEPQ_PIVOT_BITS ? 8 : s->bits[i]);
@@ -188,14 +188,14 @@ static float get16(const uint8_t* p) {
 int stepq_dual_encode(uint8_t* P, const float* X, const stepq_format* f, const stepq_head_plan* hp,
                       float* work, int K, int V) {
     if (!stepq_all_finite(X, (size_t)K * V)) return STEPQ_ERR;
-    stepq_assert(V % STEPQ_GDN2_GROUP == 0 && V <= 4096);
+    stepq_assert(V % STEPQ_GDN2_GROUP == 0 && V <= STEPQ_MAX_DIM);
     dual_shape s = {hp->bits, hp->kind == STEPQ_PLAN_GDN, K, V};
     dual_work w = carve(work, K, V);
     int coded = any_coded(hp->bits, K);
     if (coded) dual_fit(&w, X, &s, hp, f->aux == 1);
     if (coded)
         for (int j = 0; j < V; j++, P += 2) put16(P, w.c[j]);
-    int8_t z[4096];
+    int8_t z[STEPQ_MAX_DIM];
     for (int i = 0; i < K; i++) {
         const float* x = X + (size_t)i * V;
         int b = hp->bits[i];
@@ -220,8 +220,8 @@ int stepq_dual_encode(uint8_t* P, const float* X, const stepq_format* f, const s
 void stepq_dual_decode(float* X, const uint8_t* P, const stepq_format* f, const stepq_head_plan* hp,
                        int K, int V) {
     dual_shape s = {hp->bits, hp->kind == STEPQ_PLAN_GDN, K, V};
-    float c[4096];
-    int8_t z[4096];
+    float c[STEPQ_MAX_DIM];
+    int8_t z[STEPQ_MAX_DIM];
     if (any_coded(hp->bits, K))
         for (int j = 0; j < V; j++, P += 2) c[j] = get16(P);
     for (int i = 0; i < K; i++) {

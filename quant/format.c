@@ -163,7 +163,6 @@ static void bf16_decode(float* X, const uint8_t* P, const stepq_format* f,
 // rows for width 16. int-b (SPEC 6.2, SGLang's INT8 store) is every row at b; time-b takes
 // the widths of an allocation; DAMP rotates its 8-bit rows by a Walsh-Hadamard transform.
 
-#define STEPQ_MAX_V 4096
 
 void stepq_fwht(float* x, int n) {
     for (int h = 1; h < n; h *= 2)
@@ -186,7 +185,7 @@ size_t stepq_rows_bytes(const uint8_t* bits, int K, int V) {
 // one row of width b < 16: scale + codes; returns STEPQ_ERR on NaN/Inf
 static int row_encode(uint8_t* out, const float* x, int b, int V) {
     const float qmax = (float)STEPQ_QMAX(b);
-    int8_t z[STEPQ_MAX_V];
+    int8_t z[STEPQ_MAX_DIM];
     // absmax on the bit patterns: for non-negative floats their order is the integer
     // order, and NaN/Inf are the patterns above FLT_MAX's, so one max finds both
     uint32_t umax = 0;
@@ -213,7 +212,7 @@ static int row_encode(uint8_t* out, const float* x, int b, int V) {
 }
 
 static void row_decode(float* x, const uint8_t* in, int b, int V) {
-    int8_t z[STEPQ_MAX_V];
+    int8_t z[STEPQ_MAX_DIM];
     uint16_t sh;
     memcpy(&sh, in, 2);
     float s = stepq_f16_to_f32(sh);
@@ -222,8 +221,8 @@ static void row_decode(float* x, const uint8_t* in, int b, int V) {
 }
 
 int stepq_rows_encode(uint8_t* P, const float* X, const uint8_t* bits, int rotate, int K, int V) {
-    float tmp[STEPQ_MAX_V];
-    stepq_assert(V <= STEPQ_MAX_V && V % 4 == 0 && (!rotate || (V & (V - 1)) == 0));
+    float tmp[STEPQ_MAX_DIM];
+    stepq_assert(V <= STEPQ_MAX_DIM && V % 4 == 0 && (!rotate || (V & (V - 1)) == 0));
     for (int i = 0; i < K; i++) {
         const float* x = X + (size_t)i * V;
         if (bits[i] == STEPQ_PIVOT_BITS) {
@@ -393,7 +392,7 @@ void stepq_format_breakdown(double* out, const stepq_format* f, const stepq_head
 
 double stepq_format_plan_bits(double* parts, const stepq_format* f, const stepq_plan* p, int K,
                               int V) {
-    uint8_t rows[4096];
+    uint8_t rows[STEPQ_MAX_DIM];
     stepq_head_plan hp;
     double b = 0, part[STEPQ_N_BITS];
     int H = !p || f->needs == STEPQ_NEEDS_NOTHING || f->needs == STEPQ_NEEDS_W ? 1 : p->H;

@@ -108,6 +108,10 @@ int stepq_budget_index(int b);
 // leap: the rows layout of the base state, then the residual: rows layout at aux bits, or K*V
 //     float32 for the FP32 oracle.
 // fp16 / bf16: uint16 [K*V]; fp32: float [K*V].
+// The largest K and V a head may have: encoders keep a row or a head's row widths on the stack.
+// Trace files and plans with larger heads are refused when read.
+#define STEPQ_MAX_DIM 4096
+
 #define STEPQ_QMAX(b) ((1 << ((b) - 1)) - 1)
 #define STEPQ_ROW_BYTES(b, V) ((b) == 16 ? 2u * (size_t)(V) : 2u + (size_t)(V) * (b) / 8u)
 #define STEPQ_GDN2_GROUP 32

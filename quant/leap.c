@@ -22,12 +22,12 @@ size_t stepq_leap_bytes(const stepq_format* f, const stepq_head_plan* hp, int K,
 
 void stepq_leap_decode(float* X, const uint8_t* P, const stepq_format* f,
                        const stepq_head_plan* hp, int K, int V) {
-    uint8_t rows[4096];
+    uint8_t rows[STEPQ_MAX_DIM];
     size_t base = (size_t)K * STEPQ_ROW_BYTES(f->bits, V);
     widths(rows, f->bits, K);
     stepq_rows_decode(X, P, rows, 0, K, V);
     for (int i = 0; i < K; i++) {  // the residual, one row at a time, added with weight alpha
-        float d[4096];
+        float d[STEPQ_MAX_DIM];
         if (f->aux == 32) memcpy(d, P + base + (size_t)i * V * 4, sizeof(float) * V);
         else {
             widths(rows, f->aux, 1);
@@ -40,8 +40,8 @@ void stepq_leap_decode(float* X, const uint8_t* P, const stepq_format* f,
 int stepq_leap_encode(uint8_t* P, const float* X, const stepq_format* f, const stepq_head_plan* hp,
                       float* work, int K, int V) {
     size_t n = (size_t)K * V, base = (size_t)K * STEPQ_ROW_BYTES(f->bits, V);
-    uint8_t rows[4096];
-    stepq_assert(K <= 4096 && V <= 4096);
+    uint8_t rows[STEPQ_MAX_DIM];
+    stepq_assert(K <= STEPQ_MAX_DIM && V <= STEPQ_MAX_DIM);
     if (!stepq_all_finite(X, n)) return STEPQ_ERR;
     if (f->tau > 0) {  // freeze gating against the state stored now (P holds it on entry)
         float* prev = work;

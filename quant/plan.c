@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "format.h"
 #include "h5util.h"
 
 const char* const stepq_alloc_names[STEPQ_N_ALLOC] = {"time", "time_nopivot", "stepquant", "mlife"};
@@ -187,7 +188,7 @@ static int read_body(stepq_plan* p, hid_t f, const char* path) {
         stepq_error("%s: attribute 'kind' is not \"gdn\" or \"kda\"", path);
         return STEPQ_ERR;
     }
-    if (read_int_attr(&K, f, path, "K", 1, 4096) || read_int_attr(&V, f, path, "V", 8, 4096) ||
+    if (read_int_attr(&K, f, path, "K", 1, STEPQ_MAX_DIM) || read_int_attr(&V, f, path, "V", 8, STEPQ_MAX_DIM) ||
         read_int_attr(&H, f, path, "H", 1, 1 << 24) || read_int_attr(&refits, f, path, "refits", 0, 100) ||
         read_int_attr(&pivots, f, path, "pivots", 0, 1 << 30))
         return STEPQ_ERR;

@@ -19,7 +19,7 @@
 typedef struct {
     const stepq_format* fmt;
     stepq_head_plan hp;  // this head's widths and row influence (points into rows and a plan)
-    uint8_t rows[4096];  // (K) widths of the head's key rows
+    uint8_t rows[STEPQ_MAX_DIM];  // (K) widths of the head's key rows
     uint8_t* packed;     // (packed_bytes) P_t
     size_t bytes;
     float* X;            // (K,V) S_hat_t

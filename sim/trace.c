@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../quant/common.h"
+#include "../quant/format.h"
 #include "../quant/h5util.h"
 #include "recurrence.h"
 
@@ -88,6 +89,11 @@ static int read_all(stepq_trace* tr, hid_t f, const char* path) {
     if (memcmp(dk, dq, sizeof dq) != 0) return shape_error(path, "k", dk, 3, want);
     snprintf(want, sizeof want, "[T=%ld, HV, V] with HV a multiple of H=%d", tr->T, tr->H);
     if (dv[0] != dq[0] || tr->H == 0 || tr->HV % tr->H != 0) return shape_error(path, "v", dv, 3, want);
+    if (tr->K > STEPQ_MAX_DIM || tr->V > STEPQ_MAX_DIM) {
+        stepq_error("%s: heads of %d x %d are larger than stepq's limit of %d per side", path,
+                    tr->K, tr->V, STEPQ_MAX_DIM);
+        return STEPQ_ERR;
+    }
     if (tr->V % 8 != 0) {
         stepq_error("%s: value dimension V=%d must be a multiple of 8 (bit packing)", path, tr->V);
         return STEPQ_ERR;
