@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../quant/common.h"
-#include "../sim/recurrence.h"
+#include "../base/common.h"
+#include "../sim/runstate.h"
 #include "progress.h"
 
 int stepq_bench_stream(const stepq_source* src, long steps, int repeats) {
@@ -15,8 +15,8 @@ int stepq_bench_stream(const stepq_source* src, long steps, int repeats) {
     float* v = mallocCheck(sizeof(float) * steps * V);
     float* g = mallocCheck(sizeof(float) * steps * G);
     float* beta = mallocCheck(sizeof(float) * steps);
-    float* S = callocCheck((size_t)K * V, sizeof(float));
-    float *y = mallocCheck(sizeof(float) * V), *w = mallocCheck(sizeof(float) * V);
+    stepq_runstate rs;
+    stepq_runstate_init(&rs, K, V, G);
     double t_gen = 1e30, t_upd = 1e30, sink = 0;
     for (int rep = 0; rep < repeats; rep++) {  // best of repeats for each, measured in turn
         double tg = 0, tu = 0;
@@ -34,13 +34,14 @@ int stepq_bench_stream(const stepq_source* src, long steps, int repeats) {
             }
             tg += stepq_now() - t0;
             src->close(c);
-            memset(S, 0, sizeof(float) * K * V);
+            stepq_runstate_reset(&rs, NULL);
             t0 = stepq_now();
-            for (long t = 0; t < steps; t++)
-                stepq_step_f32(S, y, w, q + t * K, k + t * K, v + t * V, g + t * G, beta[t],
-                               src->scale, G, K, V);
+            for (long t = 0; t < steps; t++) {
+                stepq_step_in st = {q + t * K, k + t * K, v + t * V, g + t * G, beta[t]};
+                stepq_runstate_step(&rs, &st, src->scale);
+            }
             tu += stepq_now() - t0;
-            sink += y[0];
+            sink += rs.y[0];
         }
         t_gen = tg < t_gen ? tg : t_gen;
         t_upd = tu < t_upd ? tu : t_upd;
@@ -50,6 +51,7 @@ int stepq_bench_stream(const stepq_source* src, long steps, int repeats) {
            "generate / update = %.2f   (best of %d, one thread, %ld steps x %d heads; %s)\n",
            src->desc, 1e9 * t_gen / n, 1e9 * t_upd / n, t_gen / t_upd, repeats, steps,
            src->n_heads, sink == sink ? "ok" : "NaN seen");
-    free(q); free(k); free(v); free(g); free(beta); free(S); free(y); free(w);
+    free(q); free(k); free(v); free(g); free(beta);
+    stepq_runstate_free(&rs);
     return STEPQ_OK;
 }

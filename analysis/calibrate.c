@@ -7,11 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/common.h"
 #include "../quant/alloc.h"
-#include "../quant/common.h"
 #include "../quant/format.h"
-#include "../quant/half.h"
-#include "../sim/recurrence.h"
+#include "../sim/runstate.h"
 #include "progress.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -22,11 +21,16 @@
 static void row_errors(double* err, const float* X, const uint8_t* rows, const float* w,
                        const stepq_plan* p, int dual, float* work, uint8_t* packed, float* Xh) {
     const int K = p->K, V = p->V;
-    stepq_head_plan hp = {p->kind, rows, w, (float)p->rho, p->refits};
-    // the two quantizers as the format table has them; the widths come from hp, not the name
-    const stepq_format* f = stepq_format_find(dual ? "space6" : "time6");
-    stepq_assert(f->encode(packed, X, f, &hp, work, K, V) == STEPQ_OK);
-    f->decode(Xh, packed, f, &hp, K, V);
+    // the two quantizers of the table's families: the dual-axis fit (method 4.2) and per-row
+    // absmax (time-b), each at the widths of rows
+    if (dual) {
+        stepq_head_plan hp = {p->kind, rows, w, (float)p->rho, p->refits};
+        stepq_assert(stepq_dual_encode_head(packed, X, &hp, 0, work, K, V) == STEPQ_OK);
+        stepq_dual_decode_head(Xh, packed, &hp, K, V);
+    } else {
+        stepq_assert(stepq_rows_encode(packed, X, rows, 0, K, V) == STEPQ_OK);
+        stepq_rows_decode(Xh, packed, rows, 0, K, V);
+    }
     for (int i = 0; i < K; i++) {
         double s = 0;
         for (int j = 0; j < V; j++) {
@@ -113,28 +117,48 @@ static float propagate(float* restrict P, double* restrict m, float* restrict kP
     return top;
 }
 
-static void calib_head(calib_ctx* x, int h) {
+// one thread's scratch for calib_head, reused head after head
+typedef struct {
+    stepq_runstate rs;  // S, y, work, grad; omega and gsum summed over the segments
+    double* m;          // (K) measured lifetime sums
+    float* P;           // (K,K) products of A_t applied to unit errors
+    float* kP;          // (2K) k^T P and the step's column norms
+    float* snaps;       // (R,K,V) the reservoir when no KDA reservoirs are kept
+} calib_scratch;
+
+static void calib_scratch_init(calib_scratch* cs, const calib_ctx* x) {
+    const stepq_plan* p = x->p;
+    const int K = p->K, V = p->V, R = x->c->reservoir;
+    stepq_runstate_init(&cs->rs, K, V, p->G);
+    cs->m = callocCheck((size_t)K, sizeof(double));
+    cs->P = mallocCheck(sizeof(float) * K * K);
+    cs->kP = mallocCheck(sizeof(float) * 2 * K);
+    cs->snaps = x->reservoirs ? NULL : mallocCheck(sizeof(float) * R * K * V);
+}
+
+static void calib_scratch_free(calib_scratch* cs) {
+    stepq_runstate_free(&cs->rs);
+    free(cs->m); free(cs->P); free(cs->kP); free(cs->snaps);
+}
+
+static void calib_head(calib_ctx* x, int h, calib_scratch* cs) {
     const stepq_calib_cfg* c = x->c;
     stepq_plan* p = x->p;
     const stepq_source* s0 = c->segments[0];
     const int K = p->K, V = p->V, G = p->G, R = c->reservoir;
-    float* S = mallocCheck(sizeof(float) * K * V);
-    float *y = mallocCheck(sizeof(float) * V), *work = mallocCheck(sizeof(float) * V);
-    double* grad = mallocCheck(sizeof(double) * K);
-    double* gsum = callocCheck((size_t)G, sizeof(double));
-    double* omega = callocCheck((size_t)K, sizeof(double));
-    double* m = callocCheck((size_t)K, sizeof(double));
-    float* P = mallocCheck(sizeof(float) * K * K);
-    float* kP = mallocCheck(sizeof(float) * 2 * K);
-    float* snaps = x->reservoirs ? x->reservoirs + (size_t)h * R * K * V
-                                 : mallocCheck(sizeof(float) * R * K * V);
+    stepq_runstate* rs = &cs->rs;
+    double* m = cs->m;
+    float* P = cs->P;
+    float* snaps = x->reservoirs ? x->reservoirs + (size_t)h * R * K * V : cs->snaps;
+    stepq_runstate_reset(rs, NULL);
+    memset(m, 0, sizeof(double) * K);
     gsl_rng* rng = gsl_rng_alloc(gsl_rng_taus2);
     gsl_rng_set(rng, stepq_head_seed(c->seed, s0->layer[h], s0->head[h]));
     long seen = 0, nsteps = 0;
     long hz = (long)fmin(c->horizon, (double)c->steps);
     for (int seg = 0; seg < c->n_segments; seg++) {
         const stepq_source* src = c->segments[seg];
-        memset(S, 0, sizeof(float) * K * V);  // each segment starts from a zero state (SPEC 4.1)
+        memset(rs->S, 0, sizeof(float) * K * V);  // each segment starts from a zero state (method 4.1)
         memset(P, 0, sizeof(float) * K * K);
         for (int i = 0; i < K; i++) P[(size_t)i * K + i] = 1, m[i] += 1;  // j = 0 term
         stepq_cursor* cur = src->open(src, h);
@@ -142,14 +166,12 @@ static void calib_head(calib_ctx* x, int h) {
         int live = 1;  // the propagated error is still above 1e-12
         for (long t = 0; t < c->steps; t++) {
             src->next(cur, &in);
-            for (int g = 0; g < G; g++) gsum[g] += in.g[g];
-            stepq_readout_weights(grad, in.q, in.k, in.g, in.beta, src->scale, G, K);
-            for (int i = 0; i < K; i++) omega[i] += grad[i] * grad[i];
-            stepq_step_f32(S, y, work, in.q, in.k, in.v, in.g, in.beta, src->scale, G, K, V);
-            if (live && t + 1 < hz) live = propagate(P, m, kP, kP + K, &in, G, K) >= 1e-12f;
+            stepq_runstate_observe(rs, &in, src->scale, 1);
+            stepq_runstate_step(rs, &in, src->scale);
+            if (live && t + 1 < hz) live = propagate(P, m, cs->kP, cs->kP + K, &in, G, K) >= 1e-12f;
             if ((t + 1) % c->snapshot_every == 0) {  // reservoir sampling (algorithm R)
                 long slot = seen < R ? seen : (long)gsl_rng_uniform_int(rng, (unsigned long)seen + 1);
-                if (slot < R) memcpy(snaps + (size_t)slot * K * V, S, sizeof(float) * K * V);
+                if (slot < R) memcpy(snaps + (size_t)slot * K * V, rs->S, sizeof(float) * K * V);
                 seen++;
             }
         }
@@ -158,21 +180,19 @@ static void calib_head(calib_ctx* x, int h) {
     }
     int n = seen < R ? (int)seen : R;
     x->n_snap[h] = n;
-    for (int i = 0; i < K; i++) p->omega[(size_t)h * K + i] = omega[i] / (double)nsteps;
+    for (int i = 0; i < K; i++) p->omega[(size_t)h * K + i] = rs->omega[i] / (double)nsteps;
     stepq_row_influence(p->w + (size_t)h * K, p->omega + (size_t)h * K, p->gamma, K);
     double mall = 0;
     for (int i = 0; i < K; i++) mall += m[i] / c->n_segments;
     for (int u = 0; u < G; u++) {
         size_t hu = (size_t)h * G + u;
-        p->l[hu] = fmin(gsum[u] / (double)nsteps, 0.0);
+        p->l[hu] = fmin(rs->gsum[u] / (double)nsteps, 0.0);
         p->L[hu] = stepq_lifetime_weight(p->l[hu], c->horizon);
         p->M[hu] = G == 1 ? mall / K : m[u] / c->n_segments;
     }
     head_distortions(p->d_dual + (size_t)h * G * STEPQ_NW, p->d_abs + (size_t)h * G * STEPQ_NW,
                      snaps, n, p, h, NULL);
-    if (!x->reservoirs) free(snaps);
     gsl_rng_free(rng);
-    free(S); free(y); free(work); free(grad); free(gsum); free(omega); free(m); free(P); free(kP);
 }
 
 // KDA: distortions again with each head's pivot rows out of the column fit
@@ -232,7 +252,7 @@ static int solve(uint8_t* bits, double* objective, double* achieved, const schem
     long long units_budget = (long long)budget * U - 8LL * P;  // a pivot counts as an 8-bit unit
     stepq_alloc_result res = {0, 0};
     int rc = n == 0 ? STEPQ_OK
-             : kind == STEPQ_PLAN_GDN
+             : kind == STEPQ_GDN
                  ? stepq_alloc_dp(choice, &res, cost, cand, NC, n, units_budget)
                  : stepq_alloc_lagrange(choice, &res, cost, size, cand, NC, n, units_budget * V);
     for (int u = 0; u < U; u++) bits[u] = STEPQ_PIVOT_BITS;
@@ -241,7 +261,7 @@ static int solve(uint8_t* bits, double* objective, double* achieved, const schem
     for (int u = 0; u < U; u++)
         obj += in->weight[u] * in->d[(size_t)u * STEPQ_NW + widx(bits[u])];
     *objective = obj;
-    *achieved = ((double)(kind == STEPQ_PLAN_GDN ? res.used : res.used / V) + 8.0 * P) / U;
+    *achieved = ((double)(kind == STEPQ_GDN ? res.used : res.used / V) + 8.0 * P) / U;
     free(cost); free(idx); free(choice); free(size);
     return rc;
 }
@@ -268,7 +288,7 @@ int stepq_allocate(stepq_plan* p, stepq_redistort_fn redistort, void* ctx) {
         scheme_in in = {a == STEPQ_ALLOC_MLIFE ? p->M : p->L,
                         a == STEPQ_ALLOC_TIME || a == STEPQ_ALLOC_TIME_NOPIVOT ? p->d_abs : p->d_dual};
         int use_pivots = a != STEPQ_ALLOC_TIME_NOPIVOT && P > 0;
-        if (use_pivots && p->kind == STEPQ_PLAN_KDA) {
+        if (use_pivots && p->kind == STEPQ_KDA) {
             // KDA: risk = L_u (d_u(8) - d_u(fp16)) before any allocation; then the distortions
             // again with the pivots out of the column fit (the dual fit only)
             for (int u = 0; u < U; u++)
@@ -284,7 +304,7 @@ int stepq_allocate(stepq_plan* p, stepq_redistort_fn redistort, void* ctx) {
             int budget = stepq_plan_budgets[b];
             uint8_t* bits = p->bits[a][b];
             const uint8_t* pv = none;
-            if (use_pivots && p->kind == STEPQ_PLAN_GDN) {
+            if (use_pivots && p->kind == STEPQ_GDN) {
                 // GDN: the DP on every head with the full budget; risk = L_u d_u(b_u) at the
                 // width it got; the riskiest heads become pivots; the DP again on the others
                 rc = solve(bits, &p->objective[a][b], &p->achieved[a][b], &in, none, budget, U,
@@ -353,8 +373,9 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
     p.refits = c->refits;
     p.pivots = c->pivots;
     p.damp_fraction = c->damp_fraction;
+    if (c->key) snprintf(p.calibration_key, sizeof p.calibration_key, "%s", c->key);
     calib_ctx x = {c, &p, NULL, callocCheck((size_t)p.H, sizeof(int))};
-    if (p.kind == STEPQ_PLAN_KDA) {
+    if (p.kind == STEPQ_KDA) {
         size_t bytes = sizeof(float) * (size_t)p.H * c->reservoir * p.K * p.V;
         if (bytes > (size_t)8 << 30)
             fprintf(stderr, "calibrate: keeping %.1f GiB of KDA snapshots for the pivot pass\n",
@@ -363,15 +384,21 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
     }
     stepq_progress pr;
     stepq_progress_start(&pr, "calibrate", "heads", p.H);
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int h = 0; h < p.H; h++) {
-        calib_head(&x, h);
-        stepq_progress_tick(&pr);
+#pragma omp parallel
+    {
+        calib_scratch cs;
+        calib_scratch_init(&cs, &x);
+#pragma omp for schedule(dynamic, 1)
+        for (int h = 0; h < p.H; h++) {
+            calib_head(&x, h, &cs);
+            stepq_progress_tick(&pr);
+        }
+        calib_scratch_free(&cs);
     }
     stepq_progress_end(&pr);
     if (!getenv("STEPQ_QUIET"))
         fprintf(stderr, "calibrate: pivots and allocations of %d units (%s)\n", p.H * p.G,
-                p.kind == STEPQ_PLAN_GDN ? "exact DP" : "Lagrangian + repair, pivots refitted");
+                p.kind == STEPQ_GDN ? "exact DP" : "Lagrangian + repair, pivots refitted");
     int rc = stepq_allocate(&p, redistort_kda, &x);
     if (rc == STEPQ_OK) {
         mark_damp(&p);

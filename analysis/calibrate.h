@@ -1,4 +1,4 @@
-// calibrate.h: calibration (SPEC 4.1, 4.3): native-precision runs of a stream source gather,
+// calibrate.h: calibration (method 4.1, 4.3): native-precision runs of a stream source gather,
 // per unit, the mean log gate l_u and lifetime weight L_u (horizon H), the measured lifetime
 // M_u (the error of each key row propagated through the actual A_t, delta correction
 // included: beyond the paper), omega_i and w_i per key row, and a reservoir of state
@@ -15,19 +15,29 @@
 #include "../sim/stream.h"
 #include "output.h"
 
+// The paper's pivot shares (method 4.3): 32 of 2304 GDN heads, 512 of 81920 KDA key rows. A
+// calibration that names no pivot count keeps this share of its units; the memory model
+// prices the paper's plans with it.
+#define STEPQ_PIVOT_SHARE_GDN (32.0 / 2304)
+#define STEPQ_PIVOT_SHARE_KDA (512.0 / 81920)
+static inline double stepq_pivot_share(int kind) {
+    return kind == STEPQ_KDA ? STEPQ_PIVOT_SHARE_KDA : STEPQ_PIVOT_SHARE_GDN;
+}
+
 typedef struct {
     stepq_source** segments;  // (S) sources over the same heads; each a native run from zero
     int n_segments;
     long steps;               // per segment
     double horizon;           // H of L_u (and of M_u, truncated to `steps`)
-    double gamma, rho;        // SPEC 4.1, 4.2 (0.25, 0.5)
+    double gamma, rho;        // method 4.1, 4.2 (0.25, 0.5)
     int refits;               // weighted LS refits of the column factors (1)
     int snapshot_every;       // 8
     int reservoir;            // 64 snapshots per head
     int pivots;               // pivot units (GDN heads, KDA rows)
-    double damp_fraction;     // share of key rows DAMP keeps in FP16
+    double damp_fraction;     // share of key rows DAMP keeps in FP16 (STEPQ_DAMP_FP16_SHARE)
     uint64_t seed;            // reservoir sampling
     const char* output;       // plan file
+    const char* key;          // what the plan was made from (stepq_plan.calibration_key), or NULL
     stepq_provenance prov;
 } stepq_calib_cfg;
 

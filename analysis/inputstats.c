@@ -1,6 +1,5 @@
 #include "inputstats.h"
 
-#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -8,15 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../quant/common.h"
-#include "../quant/h5util.h"
-#include "../sim/recurrence.h"
+#include "../base/common.h"
+#include "../base/h5util.h"
+#include "../base/stats.h"
+#include "../sim/runstate.h"
 #include "progress.h"
-
-void stepq_mean_ci95(double* mean, double* half, const double* x, int n) {
-    *mean = gsl_stats_mean(x, 1, (size_t)n);
-    *half = n > 1 ? gsl_cdf_tdist_Pinv(0.975, n - 1) * gsl_stats_sd(x, 1, (size_t)n) / sqrt(n) : 0;
-}
 
 // max over median of the RMS of rows (by_row) or columns of S (K,V); work: (max(K,V))
 static double ridge_ratio(const float* S, int K, int V, int by_row, double* work) {
@@ -41,40 +36,32 @@ typedef struct {
     double *unit_hl;       // (H, G)
 } seed_stats;
 
-static void one_head(seed_stats* st, const stepq_source* src, const stepq_inputstats_cfg* c, int h) {
+// one head's native run; rs: this thread's scratch, tmp: (max(K, V))
+static void one_head(seed_stats* st, const stepq_source* src, const stepq_inputstats_cfg* c, int h,
+                     stepq_runstate* rs, double* tmp) {
     const int K = src->K, V = src->V, G = src->n_gates;
-    float* S = callocCheck((size_t)K * V, sizeof(float));
-    float* y = mallocCheck(sizeof(float) * V);
-    float* work = mallocCheck(sizeof(float) * V);
-    double* grad = mallocCheck(sizeof(double) * K);
-    double* omega = callocCheck((size_t)K, sizeof(double));
-    double* gsum = callocCheck((size_t)G, sizeof(double));
-    double* tmp = mallocCheck(sizeof(double) * (K > V ? K : V));
-    if (src->S0) memcpy(S, src->S0 + (size_t)h * K * V, sizeof(float) * K * V);
+    stepq_runstate_reset(rs, src->S0 ? src->S0 + (size_t)h * K * V : NULL);
     stepq_cursor* cur = src->open(src, h);
     stepq_step_in in;
     int ns = 0;
     for (long t = 0; t < c->steps; t++) {
         src->next(cur, &in);
-        for (int i = 0; i < G; i++) gsum[i] += in.g[i];
-        if (t >= c->warmup) {  // omega_i = E[(A_t^T scale q_t)_i^2] (SPEC 3, P4)
-            stepq_readout_weights(grad, in.q, in.k, in.g, in.beta, src->scale, G, K);
-            for (int i = 0; i < K; i++) omega[i] += grad[i] * grad[i];
-        }
-        stepq_step_f32(S, y, work, in.q, in.k, in.v, in.g, in.beta, src->scale, G, K, V);
+        // gate sums every step; omega_i = E[(A_t^T scale q_t)_i^2] (method 3, P4) after warm-up
+        stepq_runstate_observe(rs, &in, src->scale, t >= c->warmup);
+        stepq_runstate_step(rs, &in, src->scale);
         if (t + 1 >= c->warmup && (t + 1 - c->warmup) % c->sample_every == 0 && ns < st->NS) {
-            st->row[(size_t)h * st->NS + ns] = ridge_ratio(S, K, V, 1, tmp);
-            st->col[(size_t)h * st->NS + ns] = ridge_ratio(S, K, V, 0, tmp);
+            st->row[(size_t)h * st->NS + ns] = ridge_ratio(rs->S, K, V, 1, tmp);
+            st->col[(size_t)h * st->NS + ns] = ridge_ratio(rs->S, K, V, 0, tmp);
             ns++;
         }
     }
     src->close(cur);
+    double* omega = rs->omega;  // sorted in place: the sums are reset for the next head
     gsl_sort(omega, 1, (size_t)K);
     double p10 = gsl_stats_quantile_from_sorted_data(omega, 1, (size_t)K, 0.10);
     double p90 = gsl_stats_quantile_from_sorted_data(omega, 1, (size_t)K, 0.90);
     st->omega_ratio[h] = p10 > 0 ? p90 / p10 : INFINITY;
-    for (int i = 0; i < G; i++) st->unit_hl[(size_t)h * G + i] = M_LN2 / -(gsum[i] / c->steps);
-    free(S); free(y); free(work); free(grad); free(omega); free(gsum); free(tmp);
+    for (int i = 0; i < G; i++) st->unit_hl[(size_t)h * G + i] = M_LN2 / -(rs->gsum[i] / c->steps);
 }
 
 enum { SUM_ROW, SUM_COL, SUM_SHARE, SUM_OMEGA, SUM_HLMIN, SUM_HLMAX, SUM_HLORD, N_SUM };
@@ -133,10 +120,18 @@ int stepq_inputstats(const stepq_inputstats_cfg* c) {
     for (int si = 0; si < S; si++) {
         seed_stats st = {H, NS, G, row + (size_t)si * H * NS, col + (size_t)si * H * NS,
                          om + (size_t)si * H, hl + (size_t)si * H * G};
-#pragma omp parallel for schedule(dynamic, 1)
-        for (int h = 0; h < H; h++) {
-            one_head(&st, c->srcs[si], c, h);
-            stepq_progress_tick(&pr);
+#pragma omp parallel
+        {
+            stepq_runstate rs;
+            stepq_runstate_init(&rs, s0->K, s0->V, G);
+            double* tmp = mallocCheck(sizeof(double) * (s0->K > s0->V ? s0->K : s0->V));
+#pragma omp for schedule(dynamic, 1)
+            for (int h = 0; h < H; h++) {
+                one_head(&st, c->srcs[si], c, h, &rs, tmp);
+                stepq_progress_tick(&pr);
+            }
+            stepq_runstate_free(&rs);
+            free(tmp);
         }
         double out[N_SUM];
         summarise(out, &st);
@@ -145,7 +140,7 @@ int stepq_inputstats(const stepq_inputstats_cfg* c) {
     stepq_progress_end(&pr);
 
     // the paper's values (SPEC 5) beside ours
-    const int kda = s0->kind == 1;
+    const int kda = s0->kind == STEPQ_KDA;
     const double paper[N_SUM] = {kda ? 12.7 : 10.3, kda ? 5.4 : 19.4, kda ? 0.849 : 0.986,
                                  kda ? NAN : 15.95, NAN, NAN, NAN};
     printf("inputstats: %s; %d seeds, %ld steps, states sampled every %ld after %ld\n",

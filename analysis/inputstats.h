@@ -25,7 +25,4 @@ typedef struct {
 
 int stepq_inputstats(const stepq_inputstats_cfg* cfg);
 
-// mean and half-width of the 95% confidence interval (Student t) of x (n); 0 width if n < 2
-void stepq_mean_ci95(double* mean, double* half, const double* x, int n);
-
 #endif

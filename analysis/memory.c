@@ -2,9 +2,31 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
-#include "../quant/common.h"
+#include "../base/common.h"
 #include "../quant/format.h"
+#include "../sim/synth.h"
+#include "calibrate.h"
+
+// the paper's serving settings (method 4.5)
+#define QWEN_CONV_MIB 2.8125   // per slot: the short-convolution state, BF16
+#define QWEN_WEIGHTS_GB 53.8   // BF16 text weights
+#define QWEN_REQUESTS 64
+#define KIMI_REQUESTS 512
+
+int stepq_memory_paper_model(stepq_memory_model* m, const char* preset) {
+    stepq_synth_params p;
+    if (stepq_synth_preset(&p, preset) != STEPQ_OK) return STEPQ_ERR;
+    const char* name = NULL;  // the table's own string outlives p
+    for (const char* const* n = stepq_synth_preset_names; *n; n++)
+        if (!strcmp(*n, preset)) name = *n;
+    const int gdn = p.kind == STEPQ_GDN;
+    *m = (stepq_memory_model){name, p.kind, p.layers, p.heads, p.K, p.V,
+                              gdn ? QWEN_CONV_MIB : 0.0, gdn ? QWEN_WEIGHTS_GB : 0.0,
+                              gdn ? QWEN_REQUESTS : KIMI_REQUESTS};
+    return STEPQ_OK;
+}
 
 static double elements(const stepq_memory_model* m) {
     return (double)m->layers * m->heads * m->K * m->V;
@@ -16,7 +38,7 @@ double stepq_bits_paper(int budget, long pivots, long units) {
 
 double stepq_bits_reference(const stepq_memory_model* m, int budget, long pivots) {
     double H = (double)m->layers * m->heads, n = elements(m);
-    if (m->kind == STEPQ_PLAN_GDN) {  // units are heads of K*V; a pivot head: FP16, no factors
+    if (m->kind == STEPQ_GDN) {  // units are heads of K*V; a pivot head: FP16, no factors
         double U = H, codes = budget * U - 8.0 * pivots;
         return (codes * m->K * m->V + 16.0 * pivots * m->K * m->V + 16.0 * (U - pivots) * (m->K + m->V)) / n;
     }
@@ -41,10 +63,20 @@ int stepq_pool_crossing(const stepq_memory_model* m, double bits) {
     return -1;
 }
 
+// the STEPQuant format of the table at budget b
+static const stepq_format* stepquant_at(int b) {
+    for (int i = 0; i < stepq_n_formats; i++) {
+        const stepq_format* f = &stepq_formats[i];
+        if (f->needs == STEPQ_NEEDS_TABLE && f->alloc == STEPQ_ALLOC_STEPQ && f->budget == b) return f;
+    }
+    stepq_assert(!"no STEPQuant format at this budget");
+    return NULL;
+}
+
 int stepq_memory_report(const stepq_memory_model* m, const stepq_plan* p) {
-    const int gdn = m->kind == STEPQ_PLAN_GDN;
+    const int gdn = m->kind == STEPQ_GDN;
     const long units = (long)m->layers * m->heads * (gdn ? 1 : m->K);
-    const long pivots = gdn ? 32L * units / 2304 : 512L * units / 81920;  // the paper's share
+    const long pivots = lround(stepq_pivot_share(m->kind) * (double)units);  // the paper's share
     const double fp32 = stepq_request_mib(m, 32);
     if (p && (p->kind != m->kind || p->K != m->K || p->V != m->V)) {
         stepq_error("the plan is for another model shape than %s", m->name);
@@ -59,7 +91,7 @@ int stepq_memory_report(const stepq_memory_model* m, const stepq_plan* p) {
     for (int b = 6; b >= 4; b -= 2) {
         double pb = stepq_bits_paper(b, pivots, units), rb = stepq_bits_reference(m, b, pivots);
         char ours[32] = "";
-        if (p) snprintf(ours, sizeof ours, "%12.3f", stepq_format_plan_bits(NULL, stepq_format_find(b == 6 ? "stepquant6" : "stepquant4"), p, m->K, m->V));
+        if (p) snprintf(ours, sizeof ours, "%12.3f", stepq_format_plan_bits(NULL, stepquant_at(b), p, m->K, m->V));
         printf("%-14s %12.3f %12.3f %12s %11.2f %13.3f\n", b == 6 ? "@6 bits" : "@4 bits", pb, rb, ours,
                32 / pb, stepq_request_mib(m, rb));
     }
@@ -82,13 +114,12 @@ int stepq_memory_report(const stepq_memory_model* m, const stepq_plan* p) {
            "x vs FP32", "codes", "factors", "scales", "pivots", "residual");
     for (int i = 0; i < stepq_n_formats; i++) {
         const stepq_format* f = &stepq_formats[i];
-        int planned = f->needs == STEPQ_NEEDS_TABLE || f->needs == STEPQ_NEEDS_DAMP;
-        if (planned && !p) {
+        double parts[STEPQ_N_BITS];
+        double a = stepq_format_plan_bits(parts, f, p, m->K, m->V);
+        if (isnan(a)) {  // its widths come from a plan
             printf("  %-16s %8.3f %8s %10s   (needs --plan)\n", f->name, f->nominal_bits, "-", "-");
             continue;
         }
-        double parts[STEPQ_N_BITS];
-        double a = stepq_format_plan_bits(parts, f, p, m->K, m->V);
         printf("  %-16s %8.3f %8.3f %10.2f %8.3f %8.3f %8.3f %8.3f %8.3f\n", f->name,
                f->nominal_bits, a, 32 / a, parts[STEPQ_BITS_CODES], parts[STEPQ_BITS_FACTORS],
                parts[STEPQ_BITS_SCALES], parts[STEPQ_BITS_PIVOTS], parts[STEPQ_BITS_RESIDUAL]);

@@ -1,4 +1,4 @@
-// memory.h: bit accounting and the serving memory model (SPEC 4.4, 4.5).
+// memory.h: bit accounting and the serving memory model (method 4.4, 4.5).
 //
 // Three ways to count the bits of a calibrated state, side by side:
 //   paper formula     b_bar + 0.25 + 8 * pivots / units  (factors counted for every unit)
@@ -20,6 +20,11 @@ typedef struct {
     double weights_gb;     // model weights, GB (1e9 bytes), for the crossing point (0: none)
     int requests;          // concurrency the pool is priced at
 } stepq_memory_model;
+
+// The paper's serving settings (method 4.5) on the shape of a synthetic preset: Qwen at 64
+// requests with a 2.8125 MiB BF16 convolution state per slot and 53.8 GB of BF16 weights;
+// Kimi at 512 requests, no convolution state counted. STEPQ_ERR for an unknown preset.
+int stepq_memory_paper_model(stepq_memory_model* m, const char* preset);
 
 // bits per element: the paper's formula and the reference layout (budget fully used)
 double stepq_bits_paper(int budget, long pivots, long units);

@@ -1,12 +1,10 @@
 #include "output.h"
 
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
 #include <string.h>
 #include <time.h>
 
-#include "../quant/common.h"
-#include "../quant/h5util.h"
+#include "../base/common.h"
+#include "../base/h5util.h"
 #include "stepq_version.h"
 
 const char* stepq_git_revision(void) { return STEPQ_GIT_REVISION; }
@@ -24,13 +22,4 @@ int stepq_write_provenance(hid_t f, const stepq_provenance* p) {
            h5u_attr_str(f, "stepq_version", STEPQ_VERSION) || h5u_attr_str(f, "created", when)
                ? STEPQ_ERR
                : STEPQ_OK;
-}
-
-const double stepq_quantile_levels[STEPQ_NQ] = {0.10, 0.25, 0.50, 0.75, 0.90};
-
-void stepq_quantiles(double* q, const double* x, size_t n, double* work) {
-    memcpy(work, x, n * sizeof(double));
-    gsl_sort(work, 1, n);
-    for (int i = 0; i < STEPQ_NQ; i++)
-        q[i] = gsl_stats_quantile_from_sorted_data(work, 1, n, stepq_quantile_levels[i]);
 }

@@ -1,6 +1,6 @@
 // output.h: what every result file carries so it can be read without documentation and
 // reproduced: experiment name, the full config text, its path, the git revision, the seed and
-// the source, as root attributes; and quantiles across heads, the band the plots draw.
+// the source, as root attributes.
 #ifndef STEPQ_OUTPUT_H
 #define STEPQ_OUTPUT_H
 
@@ -17,11 +17,5 @@ typedef struct {
 
 int stepq_write_provenance(hid_t file, const stepq_provenance* p);
 const char* stepq_git_revision(void);
-
-// The quantiles the plots draw as a band across heads (p10, p25, median, p75, p90).
-#define STEPQ_NQ 5
-extern const double stepq_quantile_levels[STEPQ_NQ];
-// q (STEPQ_NQ) <- quantiles of x (n), via GSL on a sorted copy; work: (n) scratch
-void stepq_quantiles(double* q, const double* x, size_t n, double* work);
 
 #endif

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../quant/common.h"
-#include "../quant/h5util.h"
-#include "inputstats.h"
+#include "../base/common.h"
+#include "../base/h5util.h"
+#include "../base/stats.h"
 #include "runner.h"
 
 // q (F, NB, NQ) <- quantiles across heads of x (F, H, NB)
@@ -88,7 +88,7 @@ static int write_h5(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
     hid_t g = H5Gcreate2(f, "heads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     const stepq_source* src = c->srcs[0];
     int rc = g < 0 || stepq_write_provenance(f, &c->prov) || write_seed_summary(f, c, ss) ||
-        h5u_attr_str(f, "kind", src->kind ? "kda" : "gdn") ||
+        h5u_attr_str(f, "kind", stepq_kind_name(src->kind)) ||
         h5u_attr_i64(f, "K", o->K) || h5u_attr_i64(f, "V", o->V) ||
         h5u_attr_i64(f, "prefill", c->prefill) || h5u_attr_i64(f, "decode", c->decode) ||
         h5u_attr_i64(f, "bin", c->bin) || h5u_attr_f64(f, "p1_residual_max", max_p1) ||

@@ -1,36 +1,34 @@
+// runner.c: every head of a source through the decode-step protocol; see runner.h.
 #include "runner.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../quant/common.h"
+#include "../base/common.h"
 #include "../sim/protocol.h"
 #include "../sim/recurrence.h"
+#include "../sim/runstate.h"
 #include "progress.h"
 
-// per-head scratch, allocated once per head (never per step)
+// per-thread scratch, reused head after head (never allocated per step)
 typedef struct {
-    float *S, *y_ref, *y_hat, *work;  // (K,V) (V) (V) (V)
-    double* grad;                     // (K)
-    float* pred;                      // (F,V)
-    stepq_qstate* qs;                 // (F), set up per head (widths depend on the head)
-    int* plan_index;                  // (H) the plan's index of each source head
+    stepq_runstate rs;   // the reference: S, y (= y_ref), y_hat, work, grad
+    float* pred;         // (F,V) P1's prediction of each format's read-out error
+    stepq_qstate* qs;    // (F), set up per head (widths depend on the head)
+    const int* plan_index;  // (H) the plan's index of each source head
 } head_scratch;
 
-static void scratch_init(head_scratch* s, const stepq_run_cfg* cfg, int K, int V) {
-    s->S = callocCheck((size_t)K * V, sizeof(float));
-    s->y_ref = mallocCheck(sizeof(float) * V);
-    s->y_hat = mallocCheck(sizeof(float) * V);
-    s->work = mallocCheck(sizeof(float) * V);
-    s->grad = mallocCheck(sizeof(double) * K);
-    s->pred = mallocCheck(sizeof(float) * V * cfg->n_formats);
+static void scratch_init(head_scratch* s, const stepq_run_cfg* cfg, const stepq_source* src) {
+    stepq_runstate_init(&s->rs, src->K, src->V, src->n_gates);
+    s->pred = mallocCheck(sizeof(float) * src->V * cfg->n_formats);
     s->qs = callocCheck((size_t)cfg->n_formats, sizeof(stepq_qstate));
 }
 
-static void scratch_free(head_scratch* s, int F) {
-    free(s->qs); free(s->S); free(s->y_ref); free(s->y_hat); free(s->work);
-    free(s->grad); free(s->pred);
+static void scratch_free(head_scratch* s) {
+    stepq_runstate_free(&s->rs);
+    free(s->qs);
+    free(s->pred);
 }
 
 static double mean_gate(const stepq_step_in* in, int n_gates) {
@@ -88,19 +86,19 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
                     head_scratch* s, run_failure* fail) {
     const int K = src->K, V = src->V, F = cfg->n_formats, G = src->n_gates, H = src->n_heads;
     const size_t KV = (size_t)K * V;
-    if (src->S0) memcpy(s->S, src->S0 + (size_t)h * KV, sizeof(float) * KV);
-    else memset(s->S, 0, sizeof(float) * KV);
+    stepq_runstate* rs = &s->rs;
+    stepq_runstate_reset(rs, src->S0 ? src->S0 + (size_t)h * KV : NULL);
     stepq_cursor* c = src->open(src, h);
     stepq_step_in in;
     double gate_sum = 0;
     for (long t = 0; t < cfg->prefill; t++) {
         src->next(c, &in);
         gate_sum += mean_gate(&in, G);
-        stepq_step_f32(s->S, s->y_ref, s->work, in.q, in.k, in.v, in.g, in.beta, src->scale, G, K, V);
+        stepq_runstate_step(rs, &in, src->scale);
         if (cfg->keep_y) {
-            memcpy(o->y_ref + ((size_t)t * H + h) * V, s->y_ref, sizeof(float) * V);
+            memcpy(o->y_ref + ((size_t)t * H + h) * V, rs->y, sizeof(float) * V);
             for (int f = 0; f < F; f++)  // prefill is native: every format reads the reference
-                memcpy(o->y + (((size_t)f * o->T + t) * H + h) * V, s->y_ref, sizeof(float) * V);
+                memcpy(o->y + (((size_t)f * o->T + t) * H + h) * V, rs->y, sizeof(float) * V);
         }
     }
     int rc = STEPQ_OK;
@@ -110,7 +108,7 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
         o->bytes[(size_t)f * H + h] = (double)s->qs[f].bytes;
     }
     for (int f = 0; f < F && rc == STEPQ_OK; f++)
-        if (stepq_qstate_load(&s->qs[f], s->S) != STEPQ_OK) {
+        if (stepq_qstate_load(&s->qs[f], rs->S) != STEPQ_OK) {
             *fail = (run_failure){cfg->prefill, f, h, 1};
             rc = STEPQ_ERR;
         }
@@ -120,15 +118,15 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
         gate_sum += mean_gate(&in, G);
         // P1's prediction of each format's read-out error, E_{t-1}^T A_t^T (scale q_t), taken
         // before the reference steps (E_{t-1} = S_hat_{t-1} - S_{t-1})
-        stepq_readout_weights(s->grad, in.q, in.k, in.g, in.beta, src->scale, G, K);
-        for (int f = 0; f < F; f++) p1_predict(s->pred + (size_t)f * V, s->qs[f].X, s->S, s->grad, K, V);
-        stepq_step_f32(s->S, s->y_ref, s->work, in.q, in.k, in.v, in.g, in.beta, src->scale, G, K, V);
-        double ny2 = sq_norm(s->y_ref, 1, V), nS2 = sq_norm(s->S, K, V);
+        stepq_readout_weights(rs->grad, in.q, in.k, in.g, in.beta, src->scale, G, K);
+        for (int f = 0; f < F; f++) p1_predict(s->pred + (size_t)f * V, s->qs[f].X, rs->S, rs->grad, K, V);
+        stepq_runstate_step(rs, &in, src->scale);
+        double ny2 = sq_norm(rs->y, 1, V), nS2 = sq_norm(rs->S, K, V);
         o->acc_ref[h] += ny2;
-        if (cfg->keep_y) memcpy(o->y_ref + ((size_t)t * H + h) * V, s->y_ref, sizeof(float) * V);
+        if (cfg->keep_y) memcpy(o->y_ref + ((size_t)t * H + h) * V, rs->y, sizeof(float) * V);
         for (int f = 0; f < F; f++) {
             stepq_qstate* q = &s->qs[f];
-            if (stepq_qstate_step(q, s->y_hat, s->work, &in, src->scale, G) != STEPQ_OK) {
+            if (stepq_qstate_step(q, rs->y_hat, rs->work, &in, src->scale, G) != STEPQ_OK) {
                 *fail = (run_failure){t, f, h, 1};
                 rc = STEPQ_ERR;
                 break;
@@ -136,22 +134,22 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
             const float* pr = s->pred + (size_t)f * V;
             double dy2 = 0, res2 = 0;
             for (int j = 0; j < V; j++) {
-                double dy = (double)s->y_hat[j] - s->y_ref[j];
+                double dy = (double)rs->y_hat[j] - rs->y[j];
                 dy2 += dy * dy;
                 res2 += (dy - pr[j]) * (dy - pr[j]);
             }
             size_t fh = (size_t)f * H + h;
             o->err_y[fh * o->n_bins + b] += (float)ratio(dy2, ny2);
-            o->err_S[fh * o->n_bins + b] += (float)ratio(sq_dist(q->X, s->S, K, V), nS2);
+            o->err_S[fh * o->n_bins + b] += (float)ratio(sq_dist(q->X, rs->S, K, V), nS2);
             o->acc_sq[fh] += dy2;
             o->p1_resid[fh] = fmax(o->p1_resid[fh], ratio(res2, ny2));
             if (cfg->keep_y)
-                memcpy(o->y + (((size_t)f * o->T + t) * H + h) * V, s->y_hat, sizeof(float) * V);
+                memcpy(o->y + (((size_t)f * o->T + t) * H + h) * V, rs->y_hat, sizeof(float) * V);
         }
     }
     src->close(c);
     if (cfg->keep_y) {
-        memcpy(o->S_ref_final + (size_t)h * KV, s->S, sizeof(float) * KV);
+        memcpy(o->S_ref_final + (size_t)h * KV, rs->S, sizeof(float) * KV);
         for (int f = 0; f < F; f++)
             memcpy(o->S_final + ((size_t)f * H + h) * KV, s->qs[f].X, sizeof(float) * KV);
     }
@@ -201,17 +199,13 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
         return STEPQ_ERR;
     }
     int* plan_index = callocCheck((size_t)src->n_heads, sizeof(int));
-    int needs = 0;
-    for (int f = 0; f < cfg->n_formats; f++) needs |= cfg->formats[f]->needs != STEPQ_NEEDS_NOTHING;
-    if (needs && !cfg->plan) {
-        for (int f = 0; f < cfg->n_formats; f++)
-            if (cfg->formats[f]->needs != STEPQ_NEEDS_NOTHING)
-                stepq_error("format %s needs a calibration plan (config key 'plan', made by "
-                            "`stepq calibrate`)", cfg->formats[f]->name);
+    const stepq_format* planned = stepq_first_planned(cfg->formats, cfg->n_formats);
+    if (planned && !cfg->plan) {  // the front end says which option or key gives one
+        stepq_error("format %s needs a calibration plan (made by `stepq calibrate`)", planned->name);
         free(plan_index);
         return STEPQ_ERR;
     }
-    if (needs && stepq_plan_match(plan_index, cfg->plan, src, cfg->plan->file) != STEPQ_OK) {
+    if (planned && stepq_plan_match(plan_index, cfg->plan, src, cfg->plan->file) != STEPQ_OK) {
         free(plan_index);
         return STEPQ_ERR;
     }
@@ -222,7 +216,7 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
 #pragma omp parallel
     {
         head_scratch s;
-        scratch_init(&s, cfg, src->K, src->V);
+        scratch_init(&s, cfg, src);
         s.plan_index = plan_index;
 #pragma omp for schedule(dynamic, 1)
         for (int h = 0; h < src->n_heads; h++) {
@@ -237,7 +231,7 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
             }
             stepq_progress_tick(&pr);
         }
-        scratch_free(&s, cfg->n_formats);
+        scratch_free(&s);
     }
     stepq_progress_end(&pr);
     free(plan_index);
@@ -271,7 +265,7 @@ int stepq_plan_match(int* plan_index, const stepq_plan* p, const stepq_source* s
     if (p->kind != src->kind || p->K != src->K || p->V != src->V) {
         stepq_error("%s was made for a %s model with %d x %d heads; this source is %s with %d x %d "
                     "(%s): make a plan for it with `stepq calibrate`", plan_path,
-                    p->kind ? "kda" : "gdn", p->K, p->V, src->kind ? "kda" : "gdn", src->K, src->V,
+                    stepq_kind_name(p->kind), p->K, p->V, stepq_kind_name(src->kind), src->K, src->V,
                     src->desc);
         return STEPQ_ERR;
     }
@@ -286,4 +280,10 @@ int stepq_plan_match(int* plan_index, const stepq_plan* p, const stepq_source* s
         if (plan_index) plan_index[h] = ph;
     }
     return STEPQ_OK;
+}
+
+const stepq_format* stepq_first_planned(const stepq_format* const* formats, int n) {
+    for (int f = 0; f < n; f++)
+        if (stepq_format_needs_plan(formats[f])) return formats[f];
+    return NULL;
 }

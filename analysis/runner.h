@@ -1,6 +1,6 @@
-// runner.h: runs every head of a source through the decode-step protocol (SPEC 2) in several
+// runner.h: runs every head of a source through the decode-step protocol (method 2) in several
 // formats at once, beside the native float32 reference on the same inputs, and measures how
-// the quantization error propagates (SPEC 3, P1). Heads run in parallel (OpenMP); every
+// the quantization error propagates (method 3, P1). Heads run in parallel (OpenMP); every
 // number is a function of the head alone, so results do not depend on the thread count.
 //
 // Legend: F formats, H heads of the source, K, V head shape, D decode steps, NB bins.
@@ -42,6 +42,8 @@ typedef struct {
 // or a format needs a plan that is missing or made for another model shape.
 int stepq_run_heads(stepq_run_out* out, const stepq_source* src, const stepq_run_cfg* cfg);
 void stepq_run_out_free(stepq_run_out* out);
+// the first of formats (n) that needs a calibration plan, or NULL
+const stepq_format* stepq_first_planned(const stepq_format* const* formats, int n);
 // bits per element of format f over all heads, from the packed bytes
 double stepq_run_bits(const stepq_run_out* out, int f);
 // STEPQ_ERR unless plan covers every head of src with the same kind and shape; plan_index (H)

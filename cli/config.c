@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../quant/common.h"
+#include "../base/common.h"
 
 int cfg_load(stepq_cfgfile* cf, const char* path) {
     memset(cf, 0, sizeof *cf);

@@ -1,4 +1,4 @@
-// alloc.c: exact DP and Lagrangian + repair for the multiple-choice knapsack of SPEC 4.3.
+// alloc.c: exact DP and Lagrangian + repair for the multiple-choice knapsack of method 4.3.
 #include "alloc.h"
 
 #include <float.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "../base/common.h"
 
 static int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }
 

@@ -1,4 +1,4 @@
-// alloc.h: the bit-allocation solvers of SPEC 4.3, pure functions of tables.
+// alloc.h: the bit-allocation solvers of method 4.3, pure functions of tables.
 //
 //   minimise sum_u cost[u][k_u]   subject to  sum_u n_u w[k_u] <= budget
 //

@@ -1,5 +1,5 @@
-// dual.c: the key-row-aware dual-axis fit of SPEC 4.2 (space, stepquant, mlife) and Q-Mamba's
-// DSQ as the paper adapts it (SPEC 6.2), which is the same fit with w = 1 and no refit.
+// dual.c: the key-row-aware dual-axis fit of method 4.2 (space, stepquant, mlife) and Q-Mamba's
+// DSQ as the paper adapts it (method 6.2), which is the same fit with w = 1 and no refit.
 //
 //   X_ij ~ r_i c_j nrm(b_i) z_ij,   z_ij in [-qmax(b_i), qmax(b_i)]
 //   r_i = fp16((m_i / w_i)^rho),     m_i = max(mean_j |X_ij|, 1e-20)
@@ -14,9 +14,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "common.h"
-#include "families.h"
-#include "half.h"
+#include "../base/common.h"
+#include "format.h"
+#include "numerics.h"
 
 // the fit's view of one head: per-row level bound and normalisation, GDN 2-bit rows grouped
 typedef struct {
@@ -32,19 +32,7 @@ static float level_max(const dual_shape* s, int i) {  // largest code magnitude 
     return s->gdn2 && s->bits[i] == 2 ? 3.0f : (float)STEPQ_QMAX(s->bits[i]);
 }
 static float nrm_of(const stepq_head_plan* hp, int b) {
-    return hp->kind == STEPQ_PLAN_KDA ? (float)(1 << (8 - b)) : 1.0f;
-}
-
-// nearest code of t (= y / (c nrm)) for row width b; GDN 2-bit: odd levels, |t| >= 2 -> 3
-static float quant_code(float t, float qmax, int odd) {
-    if (odd) {
-        float a = fabsf(t);
-        float m = a >= 2.0f ? 3.0f : 1.0f;
-        return t < 0 ? -m : m;
-    }
-    t = t < -qmax ? -qmax : t;
-    t = t > qmax ? qmax : t;
-    return stepq_round_even(t);
+    return hp->kind == STEPQ_KDA ? (float)(1 << (8 - b)) : 1.0f;
 }
 
 static size_t row_bytes(const dual_shape* s, int i) {
@@ -59,8 +47,8 @@ static int any_coded(const uint8_t* bits, int K) {
     return 0;
 }
 
-size_t stepq_dual_bytes(const stepq_format* f, const stepq_head_plan* hp, int K, int V) {
-    dual_shape s = {hp->bits, hp->kind == STEPQ_PLAN_GDN, K, V};
+size_t stepq_dual_bytes_head(const stepq_head_plan* hp, int K, int V) {
+    dual_shape s = {hp->bits, hp->kind == STEPQ_GDN, K, V};
     size_t n = any_coded(hp->bits, K) ? 2u * (size_t)V : 0;
     for (int i = 0; i < K; i++) n += row_bytes(&s, i);
     return n;
@@ -109,14 +97,9 @@ static void encode_codes(dual_work* w, const dual_shape* s) {
         const float* y = w->y + (size_t)i * s->V;
         float* z = w->z + (size_t)i * s->V;
         if (odd)
-            for (int j = 0; j < s->V; j++) z[j] = quant_code(y[j] * inv_c[j] * inv_n, lev, 1);
+            for (int j = 0; j < s->V; j++) z[j] = stepq_odd2_code(y[j] * inv_c[j] * inv_n);
         else
-            for (int j = 0; j < s->V; j++) {
-                float t = y[j] * inv_c[j] * inv_n;
-                t = t < -lev ? -lev : t;
-                t = t > lev ? lev : t;
-                z[j] = stepq_round_even(t);
-            }
+            for (int j = 0; j < s->V; j++) z[j] = stepq_code(y[j] * inv_c[j] * inv_n, lev);
     }
 }
 
@@ -185,14 +168,14 @@ static float get16(const uint8_t* p) {
     return stepq_f16_to_f32(h);
 }
 
-int stepq_dual_encode(uint8_t* P, const float* X, const stepq_format* f, const stepq_head_plan* hp,
-                      float* work, int K, int V) {
+int stepq_dual_encode_head(uint8_t* P, const float* X, const stepq_head_plan* hp, int dsq,
+                           float* work, int K, int V) {
     if (!stepq_all_finite(X, (size_t)K * V)) return STEPQ_ERR;
     stepq_assert(V % STEPQ_GDN2_GROUP == 0 && V <= STEPQ_MAX_DIM);
-    dual_shape s = {hp->bits, hp->kind == STEPQ_PLAN_GDN, K, V};
+    dual_shape s = {hp->bits, hp->kind == STEPQ_GDN, K, V};
     dual_work w = carve(work, K, V);
     int coded = any_coded(hp->bits, K);
-    if (coded) dual_fit(&w, X, &s, hp, f->aux == 1);
+    if (coded) dual_fit(&w, X, &s, hp, dsq);
     if (coded)
         for (int j = 0; j < V; j++, P += 2) put16(P, w.c[j]);
     int8_t z[STEPQ_MAX_DIM];
@@ -208,7 +191,7 @@ int stepq_dual_encode(uint8_t* P, const float* X, const stepq_format* f, const s
         for (int g = 0; g < G; g++, P += 2) put16(P, w.r[(size_t)i * V + g * n]);
         const float* zi = w.z + (size_t)i * V;
         if (s.gdn2 && b == 2)  // odd levels -3,-1,1,3 -> 0..3
-            for (int j = 0; j < V; j++) z[j] = (int8_t)(((int)zi[j] + 3) / 2);
+            for (int j = 0; j < V; j++) z[j] = stepq_odd2_store(zi[j]);
         else
             for (int j = 0; j < V; j++) z[j] = (int8_t)zi[j];
         stepq_pack_fast(P, z, (size_t)V, b);
@@ -217,9 +200,8 @@ int stepq_dual_encode(uint8_t* P, const float* X, const stepq_format* f, const s
     return STEPQ_OK;
 }
 
-void stepq_dual_decode(float* X, const uint8_t* P, const stepq_format* f, const stepq_head_plan* hp,
-                       int K, int V) {
-    dual_shape s = {hp->bits, hp->kind == STEPQ_PLAN_GDN, K, V};
+void stepq_dual_decode_head(float* X, const uint8_t* P, const stepq_head_plan* hp, int K, int V) {
+    dual_shape s = {hp->bits, hp->kind == STEPQ_GDN, K, V};
     float c[STEPQ_MAX_DIM];
     int8_t z[STEPQ_MAX_DIM];
     if (any_coded(hp->bits, K))
@@ -239,11 +221,33 @@ void stepq_dual_decode(float* X, const uint8_t* P, const stepq_format* f, const 
         for (int g = 0; g < G; g++) {
             float r = get16(P + 2 * g);
             for (int j = g * n; j < (g + 1) * n; j++) {
-                // odd levels: stored 0..3 as two's complement -2..1 -> 2u + 1 = -3, -1, 1, 3
-                float zz = odd ? (float)(2 * (z[j] & 3) - 3) : (float)z[j];
+                float zz = odd ? stepq_odd2_load(z[j]) : (float)z[j];
                 x[j] = r * c[j] * (nrm * zz);
             }
         }
         P += 2 * G + (size_t)V * b / 8;
     }
 }
+
+static int dual_encode(uint8_t* P, const float* X, const stepq_format* f, const stepq_head_plan* hp,
+                       float* work, int K, int V) {
+    return stepq_dual_encode_head(P, X, hp, f->dual.dsq, work, K, V);
+}
+static void dual_decode(float* X, const uint8_t* P, const stepq_format* f, const stepq_head_plan* hp,
+                        int K, int V) {
+    stepq_dual_decode_head(X, P, hp, K, V);
+}
+static size_t dual_bytes(const stepq_format* f, const stepq_head_plan* hp, int K, int V) {
+    return stepq_dual_bytes_head(hp, K, V);
+}
+static void dual_breakdown(double* out, const stepq_format* f, const stepq_head_plan* hp, int K, int V) {
+    stepq_rows_breakdown(out, hp, 1, K, V);
+}
+
+const stepq_family stepq_family_dual = {
+    .name = "dual",
+    .packed_bytes = dual_bytes,
+    .encode = dual_encode,
+    .decode = dual_decode,
+    .breakdown = dual_breakdown,
+};

@@ -1,20 +1,23 @@
-// format.h: the state-format table. Every way of storing a head's state is a row here.
+// format.h: the state-format table (method 6.2). Every way of storing a head's state is a row
+// of stepq_formats[], written as data: a name, the bits a paper quotes, the family that
+// encodes it, what it needs from a calibration plan, and the family's own parameters.
 //
 // Legend: K = d_k (key channels, rows), V = d_v (value channels, columns). A head's state
-// X is K-first: X[i*V + j] is key row i, value column j (SPEC 1).
+// X is K-first: X[i*V + j] is key row i, value column j (method 1).
 //
 // A format turns X (K,V) float32 into packed bytes and back. Bits are accounted from the
 // packed bytes (packed_bytes * 8 / (K*V)), never from a formula, so overhead is visible.
 // Calibrated formats read their per-row widths and row-influence factors from a
-// stepq_head_plan (plan.h) that the runner builds from a plan file; the others ignore it.
-// Tests loop over stepq_formats[], so a new row is tested for free.
+// stepq_head_plan (plan.h, stepq_head_plan_for); the others ignore it. Layouts: layout.h;
+// per-element rules: numerics.h. Tests loop over stepq_formats[], so a new row is tested
+// for free.
 #ifndef STEPQ_FORMAT_H
 #define STEPQ_FORMAT_H
 
-#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "layout.h"
 #include "plan.h"
 
 typedef struct stepq_format stepq_format;
@@ -29,39 +32,6 @@ typedef void (*stepq_decode_fn)(float* X_hat, const uint8_t* packed, const stepq
                                 const stepq_head_plan* hp, int K, int V);
 typedef size_t (*stepq_bytes_fn)(const stepq_format* fmt, const stepq_head_plan* hp, int K, int V);
 
-#define STEPQ_WORK_FLOATS(K, V) (3 * (size_t)(K) * (V) + 8 * ((size_t)(K) + (size_t)(V)))
-
-// What a format needs from a plan.
-enum {
-    STEPQ_NEEDS_NOTHING = 0,  // uniform width fmt->bits on every row, w = 1
-    STEPQ_NEEDS_W,            // uniform width fmt->bits, w from the plan
-    STEPQ_NEEDS_TABLE,        // widths from the plan's table fmt->alloc at budget fmt->bits, w
-    STEPQ_NEEDS_DAMP,         // FP16 rows from the plan's DAMP mask, the rest 8 bits
-};
-
-struct stepq_format {
-    const char* name;       // as written in configs and on the command line
-    double nominal_bits;    // the bits a paper would quote
-    int bits;               // code width (uniform formats) or budget (calibrated formats)
-    const char* summary;    // one line for `stepq formats`
-    stepq_bytes_fn packed_bytes;
-    stepq_encode_fn encode;
-    stepq_decode_fn decode;
-    int needs;              // STEPQ_NEEDS_*
-    int alloc;              // STEPQ_ALLOC_* for STEPQ_NEEDS_TABLE
-    float alpha;            // leap: error-feedback weight; dual fit: unused
-    int aux;                // leap: residual bits (32 = FP32 oracle); dual fit: 1 = DSQ form
-    float tau;              // leap: freeze threshold (0 = never freeze)
-};
-
-extern const stepq_format stepq_formats[];
-extern const int stepq_n_formats;
-
-// NULL when no format has that name
-const stepq_format* stepq_format_find(const char* name);
-// bits per element of the packed bytes of one head
-double stepq_format_actual_bits(const stepq_format* fmt, const stepq_head_plan* hp, int K, int V);
-
 // Where a head's bits go, per element: codes, the dual-axis fit's row and column factors, the
 // scales of the other formats (per-row absmax scales, NVFP4's block and head scales), FP16
 // pivot rows, and stored residuals (LeapQuant). They add up to stepq_format_actual_bits.
@@ -73,66 +43,124 @@ enum {
     STEPQ_BITS_RESIDUAL,
     STEPQ_N_BITS
 };
-void stepq_format_breakdown(double* out /*(STEPQ_N_BITS)*/, const stepq_format* fmt,
-                            const stepq_head_plan* hp, int K, int V);
+typedef void (*stepq_breakdown_fn)(double* out /*(STEPQ_N_BITS)*/, const stepq_format* fmt,
+                                   const stepq_head_plan* hp, int K, int V);
+
+#define STEPQ_WORK_FLOATS(K, V) (3 * (size_t)(K) * (V) + 8 * ((size_t)(K) + (size_t)(V)))
+
+// A family: what its formats share (ggml's type traits). One file per family in quant/.
+typedef struct {
+    const char* name;
+    stepq_bytes_fn packed_bytes;
+    stepq_encode_fn encode;
+    stepq_decode_fn decode;
+    stepq_breakdown_fn breakdown;
+} stepq_family;
+
+extern const stepq_family stepq_family_cast;   // fp32, fp16, bf16 (cast.c)
+extern const stepq_family stepq_family_rows;   // int-b, time-b: absmax per key row (rows.c)
+extern const stepq_family stepq_family_damp;   // DAMP: FP16 rows + Hadamard INT8 rows (damp.c)
+extern const stepq_family stepq_family_dual;   // dsq, space, stepquant, mlife (dual.c)
+extern const stepq_family stepq_family_nvfp4;  // NVFP4 (nvfp4.c)
+extern const stepq_family stepq_family_leap;   // LeapQuant error feedback (leap.c)
+
+// What a format needs from a plan.
+enum {
+    STEPQ_NEEDS_NOTHING = 0,  // every row at the format's width, w = 1
+    STEPQ_NEEDS_W,            // every row at the format's width, w from the plan
+    STEPQ_NEEDS_TABLE,        // widths from the plan's table `alloc` at `budget`, w
+    STEPQ_NEEDS_DAMP,         // FP16 rows from the plan's DAMP mask, the rest at `width`
+};
+
+// DAMP keeps this share of key rows in FP16 and the rest at 8 bits + a row scale, so that a
+// head averages the 9.9 bits its paper quotes (method 6.2): 22.5% of the rows.
+#define STEPQ_DAMP_BITS 9.9
+#define STEPQ_DAMP_FP16_SHARE ((STEPQ_DAMP_BITS - 8.125) / (16.0 - 8.125))
+
+// cast family: the element type
+enum { STEPQ_ELEM_FP32, STEPQ_ELEM_FP16, STEPQ_ELEM_BF16 };
+
+struct stepq_format {
+    const char* name;       // as written in configs and on the command line
+    const char* summary;    // one line for `stepq formats`
+    double nominal_bits;    // the bits a paper would quote
+    const stepq_family* family;
+    int needs;              // STEPQ_NEEDS_*
+    int width;              // code width of the rows (NOTHING, W, DAMP); cast: element bits
+    int budget;             // NEEDS_TABLE: the budget (4 or 6) of the plan's table
+    int alloc;              // NEEDS_TABLE: the allocation scheme (STEPQ_ALLOC_*)
+    struct { int element; } cast;        // STEPQ_ELEM_*
+    struct { int dsq; } dual;            // 1: Q-Mamba's DSQ form (w = 1, no refit, method 6.2)
+    struct {
+        float alpha;        // error-feedback weight of the residual
+        int residual_bits;  // width of the stored residual; 32 = the FP32 oracle
+        float tau;          // freeze threshold (0: never freeze)
+    } leap;
+};
+
+extern const stepq_format stepq_formats[];
+extern const int stepq_n_formats;
+
+// NULL when no format has that name
+const stepq_format* stepq_format_find(const char* name);
+// 1 if the format cannot run without a plan (STEPQ_NEEDS_* other than NOTHING)
+static inline int stepq_format_needs_plan(const stepq_format* f) {
+    return f->needs != STEPQ_NEEDS_NOTHING;
+}
+
+static inline size_t stepq_format_bytes(const stepq_format* f, const stepq_head_plan* hp, int K,
+                                        int V) {
+    return f->family->packed_bytes(f, hp, K, V);
+}
+static inline int stepq_encode(uint8_t* packed, const float* X, const stepq_format* f,
+                               const stepq_head_plan* hp, float* work, int K, int V) {
+    return f->family->encode(packed, X, f, hp, work, K, V);
+}
+static inline void stepq_decode(float* X_hat, const uint8_t* packed, const stepq_format* f,
+                                const stepq_head_plan* hp, int K, int V) {
+    f->family->decode(X_hat, packed, f, hp, K, V);
+}
+
+// bits per element of the packed bytes of one head
+double stepq_format_actual_bits(const stepq_format* fmt, const stepq_head_plan* hp, int K, int V);
+// out (STEPQ_N_BITS) <- where one head's bits go; the parts sum to the actual bits
+void stepq_format_breakdown(double* out, const stepq_format* fmt, const stepq_head_plan* hp,
+                            int K, int V);
 
 // Bits per element of format f averaged over the heads of plan p, and their breakdown (parts
-// may be NULL). Formats that take no widths from a plan (and every format when p is NULL) are
-// counted on one head at their own width.
+// may be NULL). Formats that take no widths from a plan are counted on one head at their own
+// width; NaN (parts NaN) for a format whose widths come from a plan (table, DAMP) when p is NULL.
 double stepq_format_plan_bits(double* parts /*(STEPQ_N_BITS)*/, const stepq_format* f,
                               const stepq_plan* p, int K, int V);
 
-// A head plan with every row at `bits` and w = 1 (rows: (K) storage the plan points to).
-void stepq_head_plan_uniform(stepq_head_plan* hp, uint8_t* rows, int bits, int kind, int K);
-// The head plan of format f for head h of plan p (p may be NULL for formats that need
-// nothing); rows: (K) storage. STEPQ_ERR (message printed) if f needs a plan and p is NULL.
-int stepq_head_plan_for(stepq_head_plan* hp, uint8_t* rows, const stepq_format* f,
-                        const stepq_plan* p, int h, int kind, int K);
-// index of budget b in stepq_plan_budgets, or -1
-int stepq_budget_index(int b);
+// ---------------------------------------------------------------------------------------------
+// The encoders the formats share, called directly by calibration (analysis/calibrate.c) to
+// measure distortions at a width, and by the families that build on them. bits: (K) widths.
+
+// rows layout (layout.h): symmetric absmax per key row, FP16 rows at width 16; rotate: the
+// Walsh-Hadamard rotation of the coded rows along V (DAMP; V a power of two)
+int stepq_rows_encode(uint8_t* P, const float* X, const uint8_t* bits, int rotate, int K, int V);
+void stepq_rows_decode(float* X, const uint8_t* P, const uint8_t* bits, int rotate, int K, int V);
+size_t stepq_rows_bytes(const uint8_t* bits, int K, int V);
+
+// the dual-axis fit of method 4.2 with the widths and w of hp (dsq: Q-Mamba's DSQ form)
+int stepq_dual_encode_head(uint8_t* P, const float* X, const stepq_head_plan* hp, int dsq,
+                           float* work, int K, int V);
+void stepq_dual_decode_head(float* X, const uint8_t* P, const stepq_head_plan* hp, int K, int V);
+size_t stepq_dual_bytes_head(const stepq_head_plan* hp, int K, int V);
 
 // ---------------------------------------------------------------------------------------------
-// Packed layouts (shared with the CUDA path). All multi-byte fields little-endian; codes are
-// two's-complement b-bit integers in an LSB-first bit stream (b = 6: 4 codes in 3 bytes).
-//
-// rows (int-b, time-b, DAMP): row after row; a row of width b < 16 is
-//     uint16 scale (FP16 absmax/qmax) + V*b/8 bytes of codes;
-//   a row of width 16 (a pivot, or a DAMP persistent row) is V FP16 values.
-//   DAMP rotates the 8-bit rows along V by the orthonormal Walsh-Hadamard transform first.
-// dual (dsq, space, stepquant, mlife; SPEC 4.2):
-//     uint16 c[V] (FP16 column factors; absent when every row is a pivot), then row after row:
-//     width 16: V FP16 values; GDN width 2: V/32 FP16 group row factors + V/4 bytes of odd-level
-//     codes (-3,-1,1,3 stored as 0..3); otherwise uint16 r_i + V*b/8 bytes of codes.
-// nvfp4: float32 head scale, then per 16 consecutive values of a row one E4M3 byte and 8 bytes
-//     of E2M1 codes (sign, 2 exponent bits, 1 mantissa bit; low nibble first).
-// leap: the rows layout of the base state, then the residual: rows layout at aux bits, or K*V
-//     float32 for the FP32 oracle.
-// fp16 / bf16: uint16 [K*V]; fp32: float [K*V].
-// The largest K and V a head may have: encoders keep a row or a head's row widths on the stack.
-// Trace files and plans with larger heads are refused when read.
-#define STEPQ_MAX_DIM 4096
-
-#define STEPQ_QMAX(b) ((1 << ((b) - 1)) - 1)
-#define STEPQ_ROW_BYTES(b, V) ((b) == 16 ? 2u * (size_t)(V) : 2u + (size_t)(V) * (b) / 8u)
-#define STEPQ_GDN2_GROUP 32
-
-// The paper's heads are 128 x 128; these sizes are facts of the layout, checked at compile time.
-static_assert(128 * STEPQ_ROW_BYTES(6, 128) == 12544, "int6 head is 12544 bytes: 6.125 bits");
-static_assert(128 * STEPQ_ROW_BYTES(4, 128) == 8448, "int4 head is 8448 bytes: 4.125 bits");
-static_assert(128 * STEPQ_ROW_BYTES(8, 128) == 16640, "int8 head is 16640 bytes: 8.125 bits");
-
-// Bit packing of b-bit two's-complement codes (b in 2..8), n*b a multiple of 8: the generic
-// definition, and the unrolled forms the formats use (checked against it in the tests).
+// Bit packing of b-bit two's-complement codes (b in 2..8), n*b a multiple of 8 (pack.c): the
+// generic definition, and the unrolled forms the formats use (checked against it in the tests).
 void stepq_pack_codes(uint8_t* out, const int8_t* codes, size_t n, int b);
 void stepq_unpack_codes(int8_t* codes, const uint8_t* in, size_t n, int b);
 void stepq_pack_fast(uint8_t* out, const int8_t* codes, size_t n, int b);
 void stepq_unpack_fast(int8_t* codes, const uint8_t* in, size_t n, int b);
 
-// Shared by the format families (quant/*.c); not for callers outside quant/.
-int stepq_rows_encode(uint8_t* P, const float* X, const uint8_t* bits, int rotate, int K, int V);
-void stepq_rows_decode(float* X, const uint8_t* P, const uint8_t* bits, int rotate, int K, int V);
-size_t stepq_rows_bytes(const uint8_t* bits, int K, int V);
+// Shared by the format families (quant/*.c)
 int stepq_all_finite(const float* X, size_t n);
 void stepq_fwht(float* x, int n);  // in place, orthonormal (scaled by 1/sqrt(n)); self-inverse
+// a row walk of the rows and dual layouts: codes, row factors or scales, pivots, per element
+void stepq_rows_breakdown(double* out, const stepq_head_plan* hp, int dual, int K, int V);
 
 #endif

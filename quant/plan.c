@@ -1,5 +1,6 @@
-// plan.c: the plan as data: allocation, lookup, HDF5 round trip with every check, and the
-// closed forms of SPEC 4.1 (row influence w, lifetime weight L).
+// plan.c: the plan as data: allocation, lookup, the head plan a format encodes with, HDF5
+// round trip with every check, and the closed forms of method 4.1 (row influence w, lifetime
+// weight L).
 #include "plan.h"
 
 #include <hdf5.h>
@@ -7,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "../base/common.h"
+#include "../base/h5util.h"
 #include "format.h"
-#include "h5util.h"
 
 const char* const stepq_alloc_names[STEPQ_N_ALLOC] = {"time", "time_nopivot", "stepquant", "mlife"};
 const int stepq_plan_widths[STEPQ_NW] = {2, 4, 6, 8, 16};
@@ -21,7 +22,7 @@ void stepq_plan_alloc(stepq_plan* p, int kind, int K, int V, int H) {
     p->K = K;
     p->V = V;
     p->H = H;
-    p->G = kind == STEPQ_PLAN_KDA ? K : 1;
+    p->G = kind == STEPQ_KDA ? K : 1;
     size_t HG = (size_t)H * p->G, HK = (size_t)H * K;
     p->layer = callocCheck((size_t)H, sizeof(int));
     p->head = callocCheck((size_t)H, sizeof(int));
@@ -63,6 +64,41 @@ double stepq_lifetime_weight(double l, double horizon) {
     return expm1(2 * horizon * l) / expm1(2 * l);
 }
 
+int stepq_budget_index(int b) {
+    for (int i = 0; i < STEPQ_N_BUDGETS; i++)
+        if (stepq_plan_budgets[i] == b) return i;
+    return -1;
+}
+
+void stepq_head_plan_uniform(stepq_head_plan* hp, uint8_t* rows, int bits, int kind, int K) {
+    for (int i = 0; i < K; i++) rows[i] = (uint8_t)bits;
+    hp->kind = kind;
+    hp->bits = rows;
+    hp->w = NULL;
+    hp->rho = 0.5f;
+    hp->refits = 1;
+}
+
+int stepq_head_plan_for(stepq_head_plan* hp, uint8_t* rows, const stepq_format* f,
+                        const stepq_plan* p, int h, int kind, int K) {
+    stepq_head_plan_uniform(hp, rows, f->width, kind, K);
+    if (f->needs == STEPQ_NEEDS_NOTHING) return STEPQ_OK;
+    if (!p) return STEPQ_ERR;
+    stepq_assert(p->K == K && h >= 0 && h < p->H);
+    hp->w = p->w + (size_t)h * K;
+    hp->rho = (float)p->rho;
+    hp->refits = p->refits;
+    if (f->needs == STEPQ_NEEDS_TABLE) {
+        int b = stepq_budget_index(f->budget);
+        stepq_assert(b >= 0);
+        const uint8_t* t = p->bits[f->alloc][b] + (size_t)h * p->G;
+        for (int i = 0; i < K; i++) rows[i] = t[p->G == 1 ? 0 : i];
+    } else if (f->needs == STEPQ_NEEDS_DAMP) {
+        for (int i = 0; i < K; i++) rows[i] = p->damp[(size_t)h * K + i] ? STEPQ_PIVOT_BITS : (uint8_t)f->width;
+    }
+    return STEPQ_OK;
+}
+
 // ---------------------------------------------------------------------------------------------
 // HDF5
 
@@ -84,13 +120,14 @@ int stepq_plan_write(const char* path, stepq_plan* p, const char* config, const 
     hid_t g1 = H5Gcreate2(f, "heads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hid_t g2 = H5Gcreate2(f, "alloc", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     int rc = g1 < 0 || g2 < 0 || h5u_attr_str(f, "stepq_plan", "1") ||
-        h5u_attr_str(f, "kind", p->kind == STEPQ_PLAN_KDA ? "kda" : "gdn") ||
+        h5u_attr_str(f, "kind", stepq_kind_name(p->kind)) ||
         h5u_attr_i64(f, "K", p->K) || h5u_attr_i64(f, "V", p->V) || h5u_attr_i64(f, "H", p->H) ||
         h5u_attr_f64(f, "gamma", p->gamma) || h5u_attr_f64(f, "rho", p->rho) ||
         h5u_attr_f64(f, "horizon", p->horizon) || h5u_attr_i64(f, "refits", p->refits) ||
         h5u_attr_i64(f, "pivots", p->pivots) || h5u_attr_f64(f, "damp_fraction", p->damp_fraction) ||
         h5u_attr_str(f, "config", config ? config : "") ||
         h5u_attr_str(f, "calibration_source", source ? source : "") ||
+        (p->calibration_key[0] && h5u_attr_str(f, "calibration_key", p->calibration_key)) ||
         h5u_write_ck(g1, "layer", I, p->layer, 1, dH, NULL, "model layer of each head") ||
         h5u_write_ck(g1, "head", I, p->head, 1, dH, NULL, "head within its layer") ||
         h5u_write_ck(f, "widths", I, stepq_plan_widths, 1, dW, "bits", "candidate widths; 16 = FP16 pivot") ||
@@ -182,7 +219,7 @@ static int read_body(stepq_plan* p, hid_t f, const char* path) {
     char* kind = NULL;
     long long K, V, H, refits, pivots;
     if (h5u_read_attr_str(&kind, f, path, "kind", 1)) return STEPQ_ERR;
-    int k = !strcmp(kind, "kda") ? STEPQ_PLAN_KDA : !strcmp(kind, "gdn") ? STEPQ_PLAN_GDN : -1;
+    int k = stepq_kind_parse(kind);
     free(kind);
     if (k < 0) {
         stepq_error("%s: attribute 'kind' is not \"gdn\" or \"kda\"", path);
@@ -217,6 +254,10 @@ static int read_body(stepq_plan* p, hid_t f, const char* path) {
         h5u_read_exact(p->d_abs, D, f, path, "distortion_absmax", 3, dD) ||
         h5u_read_exact(p->damp, U8, f, path, "damp_fp16_rows", 2, dHK))
         return STEPQ_ERR;
+    char* key = NULL;  // absent in plans made before it was recorded
+    if (h5u_read_attr_str(&key, f, path, "calibration_key", 0)) return STEPQ_ERR;
+    if (key) snprintf(p->calibration_key, sizeof p->calibration_key, "%s", key);
+    free(key);
     if (memcmp(widths, stepq_plan_widths, sizeof widths) != 0) {
         stepq_error("%s: 'widths' differ from this stepq's {2, 4, 6, 8, 16}", path);
         return STEPQ_ERR;

@@ -1,4 +1,4 @@
-// plan.h: what calibration freezes for every request (SPEC 4.1, 4.3), as data.
+// plan.h: what calibration freezes for every request (method 4.1, 4.3), as data.
 //
 // Legend: H heads (layer, head pairs), K key rows, V value columns, G units per head (GDN: 1,
 // the head; KDA: K, the key rows), NW candidate widths (stepq_plan_widths: 2, 4, 6, 8, then
@@ -13,21 +13,20 @@
 
 #include <stdint.h>
 
-enum { STEPQ_PIVOT_BITS = 16 };
+#include "../base/common.h"
+#include "layout.h"
 
 // Per-head view a format encodes with. bits: (K) width per key row (2, 4, 6, 8, or 16 for an
 // FP16 pivot row); w: (K) row-influence factors, geometric mean 1 over the head.
 typedef struct {
-    int kind;             // STEPQ_PLAN_GDN or STEPQ_PLAN_KDA: codebook normalisation, 2-bit form
+    int kind;             // stepq_kind: codebook normalisation and 2-bit form of the dual fit
     const uint8_t* bits;  // (K)
     const float* w;       // (K)
-    float rho;            // row-factor exponent, SPEC 4.2 (0.5)
+    float rho;            // row-factor exponent, method 4.2 (0.5)
     int refits;           // weighted least-squares refit rounds of the column factors (1)
 } stepq_head_plan;
 
-enum { STEPQ_PLAN_GDN = 0, STEPQ_PLAN_KDA = 1 };  // same values as enum stepq_kind
-
-// Allocation schemes (SPEC 4.3, 6.2, 6.6); each has a bit table per budget.
+// Allocation schemes (method 4.3, 6.2, 6.6); each has a bit table per budget.
 enum {
     STEPQ_ALLOC_TIME,          // lifetime L, per-row absmax distortions, pivots
     STEPQ_ALLOC_TIME_NOPIVOT,  // the same without pivots
@@ -43,7 +42,8 @@ extern const int stepq_plan_widths[STEPQ_NW];  // {2, 4, 6, 8, 16}
 extern const int stepq_plan_budgets[STEPQ_N_BUDGETS];  // {4, 6}
 
 typedef struct {
-    int kind, K, V, H, G;
+    int kind;                   // stepq_kind
+    int K, V, H, G;
     int *layer, *head;          // (H) labels; a run's heads must all be found here
     double *l, *L, *M;          // (H, G) mean log gate, lifetime weight, measured lifetime
     double *omega;              // (H, K)
@@ -55,6 +55,8 @@ typedef struct {
     double gamma, rho, horizon, damp_fraction;
     int refits, pivots;
     char file[1024];            // where it was read from or written to, for messages
+    char calibration_key[40];   // what it was made from (hex FNV-1a of the calibration's
+                                // config, inputs and stepq revision), "" if not recorded
     double achieved[STEPQ_N_ALLOC][STEPQ_N_BUDGETS];  // sum n_u b_u / sum n_u of each table
     double objective[STEPQ_N_ALLOC][STEPQ_N_BUDGETS]; // sum L_u d_u(b_u) of each table
 } stepq_plan;
@@ -69,9 +71,23 @@ int stepq_plan_find(const stepq_plan* p, int layer, int head);
 int stepq_plan_write(const char* path, stepq_plan* p, const char* config, const char* source);
 int stepq_plan_read(stepq_plan* p, const char* path);
 
-// w_i = exp(gamma/2 (log omega_i - mean_head log omega)), SPEC 4.1: w (K) from omega (K)
+// w_i = exp(gamma/2 (log omega_i - mean_head log omega)), method 4.1: w (K) from omega (K)
 void stepq_row_influence(float* w, const double* omega, double gamma, int K);
-// L = sum_{j<H} exp(2 j l) = expm1(2 H l) / expm1(2 l), SPEC 4.1 (H for l = 0)
+// L = sum_{j<H} exp(2 j l) = expm1(2 H l) / expm1(2 l), method 4.1 (H for l = 0)
 double stepq_lifetime_weight(double l, double horizon);
+
+// index of budget b in stepq_plan_budgets, or -1
+int stepq_budget_index(int b);
+
+// A head plan with every row at `bits` and w = 1 (rows: (K) storage the plan points to).
+void stepq_head_plan_uniform(stepq_head_plan* hp, uint8_t* rows, int bits, int kind, int K);
+
+// The head plan a format encodes head h of plan p with: rows at the format's width, or from
+// the plan's table for its scheme and budget, or DAMP's FP16 rows; w from the plan. p may be
+// NULL for formats that need nothing from a plan (STEPQ_ERR, no message, if f needs one).
+// rows: (K) storage.
+struct stepq_format;
+int stepq_head_plan_for(stepq_head_plan* hp, uint8_t* rows, const struct stepq_format* f,
+                        const stepq_plan* p, int h, int kind, int K);
 
 #endif

@@ -1,8 +1,9 @@
+// protocol.c: the decode-step protocol of method 2; see protocol.h.
 #include "protocol.h"
 
 #include <stdlib.h>
 
-#include "../quant/common.h"
+#include "../base/common.h"
 #include "recurrence.h"
 
 int stepq_qstate_init(stepq_qstate* st, const stepq_format* fmt, const stepq_plan* plan, int ph,
@@ -14,7 +15,7 @@ int stepq_qstate_init(stepq_qstate* st, const stepq_format* fmt, const stepq_pla
     st->packed = NULL;
     st->X = st->work = NULL;
     if (stepq_head_plan_for(&st->hp, st->rows, fmt, plan, ph, kind, K) != STEPQ_OK) return STEPQ_ERR;
-    st->bytes = fmt->packed_bytes(fmt, &st->hp, K, V);
+    st->bytes = stepq_format_bytes(fmt, &st->hp, K, V);
     st->packed = callocCheck(st->bytes, 1);  // zeros: "no previous state" for freeze gating
     st->X = callocCheck((size_t)K * V, sizeof(float));
     st->work = mallocCheck(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
@@ -30,9 +31,9 @@ void stepq_qstate_free(stepq_qstate* st) {
 }
 
 static int encode_decode(stepq_qstate* st, const float* S) {
-    if (st->fmt->encode(st->packed, S, st->fmt, &st->hp, st->work, st->K, st->V) != STEPQ_OK)
+    if (stepq_encode(st->packed, S, st->fmt, &st->hp, st->work, st->K, st->V) != STEPQ_OK)
         return STEPQ_ERR;
-    st->fmt->decode(st->X, st->packed, st->fmt, &st->hp, st->K, st->V);
+    stepq_decode(st->X, st->packed, st->fmt, &st->hp, st->K, st->V);
     return STEPQ_OK;
 }
 

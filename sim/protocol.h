@@ -1,4 +1,4 @@
-// protocol.h: the decode-step protocol of SPEC section 2, for one head and one format.
+// protocol.h: the decode-step protocol of method 2, for one head and one format.
 //
 //   S_hat_{t-1} = decode(P_{t-1})        stored packed state -> float
 //   X_t         = A_t S_hat_{t-1} + B_t  update on the approximate state
@@ -27,8 +27,8 @@ typedef struct {
     int K, V;
 } stepq_qstate;
 
-// plan: NULL, or the plan whose head ph this state belongs to. STEPQ_ERR if the format needs
-// a plan and none is given.
+// plan: NULL, or the plan whose head ph this state belongs to. STEPQ_ERR (no message: the
+// caller says what the user should give) if the format needs a plan and none is given.
 int stepq_qstate_init(stepq_qstate* st, const stepq_format* fmt, const stepq_plan* plan, int ph,
                       int kind, int K, int V);
 void stepq_qstate_free(stepq_qstate* st);

@@ -1,4 +1,4 @@
-// recurrence.h: the reference delta-rule recurrence of SPEC section 1 (fla convention).
+// recurrence.h: the reference delta-rule recurrence of method 1 (fla convention).
 //
 // This is the definition: plain loops over a K-first state, each update a contiguous axpy
 // over a key row, no allocation. Legend: K = d_k, V = d_v; S (K,V) row i = key channel i.
@@ -11,7 +11,7 @@
 #ifndef STEPQ_RECURRENCE_H
 #define STEPQ_RECURRENCE_H
 
-enum stepq_kind { STEPQ_GDN = 0, STEPQ_KDA = 1 };
+#include "../base/common.h"
 
 // One step of one head, float32 state (what fla and SGLang keep). work: (V) scratch.
 void stepq_step_f32(float* S, float* y, float* work, const float* q, const float* k,
@@ -23,11 +23,11 @@ void stepq_step_f64(double* S, double* y, double* work, const float* q, const fl
                     int V);
 
 // grad (K) <- A_t^T (scale q) = D_t (q' - beta k (k . q')), q' = scale q: the read-out weight
-// of each key row of the previous state (SPEC 3, P1 and P4), in float64.
+// of each key row of the previous state (method 3, P1 and P4), in float64.
 void stepq_readout_weights(double* grad, const float* q, const float* k, const float* g,
                            float beta, double scale, int n_gates, int K);
 
-// x <- x / sqrt(sum x^2 + 1e-6), the L2 normalisation fla applies to q and k (SPEC 1)
+// x <- x / sqrt(sum x^2 + 1e-6), the L2 normalisation fla applies to q and k (method 1)
 void stepq_l2norm(float* x, int n);
 
 #endif

@@ -26,7 +26,7 @@ typedef struct stepq_cursor {
 } stepq_cursor;
 
 struct stepq_source {
-    int kind;            // enum stepq_kind
+    int kind;            // stepq_kind
     int n_heads;         // value heads served
     int K, V;
     int n_gates;         // 1 (GDN) or K (KDA)

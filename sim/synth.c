@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../quant/common.h"
+#include "../base/common.h"
 #include "recurrence.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -59,11 +59,19 @@ static const struct { const char* name; size_t off; int is_int; } knobs[] = {
     KNOB_D(q_noise), KNOB_D(beta_mu), KNOB_D(beta_sd),
 };
 #define N_KNOBS (sizeof knobs / sizeof knobs[0])
-const char* const stepq_synth_knob_names[] = {
-    "hl_min", "hl_max", "kda_channel_spread", "gate_noise", "n_dirs", "p_recur", "key_noise",
-    "key_profile_sigma", "key_ridges", "key_ridge_gain", "val_profile_sigma", "val_ridges",
-    "val_ridge_gain", "val_recur_mix", "val_tail_dof", "q_lag_max", "q_noise", "beta_mu",
-    "beta_sd", NULL};
+
+static double knob_value(const stepq_synth_params* p, size_t i) {
+    const char* at = (const char*)p + knobs[i].off;
+    return knobs[i].is_int ? (double)*(const int*)at : *(const double*)at;
+}
+
+int stepq_synth_describe(char* buf, size_t n, const stepq_synth_params* p) {
+    int o = snprintf(buf, n, "preset %s (%s, %d x %d heads of %d x %d); knobs", p->name,
+                     stepq_kind_name(p->kind), p->layers, p->heads, p->K, p->V);
+    for (size_t i = 0; i < N_KNOBS && o >= 0 && (size_t)o < n; i++)
+        o += snprintf(buf + o, n - (size_t)o, " %s=%.17g", knobs[i].name, knob_value(p, i));
+    return o >= 0 && (size_t)o < n ? STEPQ_OK : STEPQ_ERR;
+}
 
 int stepq_synth_set(stepq_synth_params* p, const char* name, double value) {
     for (size_t i = 0; i < N_KNOBS; i++) {

@@ -13,6 +13,8 @@
 #ifndef STEPQ_SYNTH_H
 #define STEPQ_SYNTH_H
 
+#include <stddef.h>
+
 #include "stream.h"
 
 typedef struct {
@@ -49,9 +51,11 @@ int stepq_synth_preset(stepq_synth_params* out, const char* name);
 extern const char* const stepq_synth_preset_names[];
 
 // Sets a knob by its field name (a sweep or an override from a config); STEPQ_ERR if there is
-// no such knob or the value does not fit it. The names: stepq_synth_knob_names.
+// no such knob or the value does not fit it.
 int stepq_synth_set(stepq_synth_params* p, const char* name, double value);
-extern const char* const stepq_synth_knob_names[];
+// buf <- the preset's name and shape and every knob's value, exactly (for provenance and for
+// the key of a calibration); STEPQ_ERR if it does not fit in n bytes
+int stepq_synth_describe(char* buf, size_t n, const stepq_synth_params* p);
 
 // A source over the heads (layers[a], heads[b]) of the preset, all pairs; n_layers = 0 means
 // every layer, n_heads_sel = 0 every head. STEPQ_ERR (message printed) on an index out of range.

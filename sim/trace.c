@@ -5,9 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../quant/common.h"
-#include "../quant/format.h"
-#include "../quant/h5util.h"
+#include "../base/common.h"
+#include "../base/h5util.h"
 #include "recurrence.h"
 
 void stepq_trace_free(stepq_trace* tr) {
@@ -64,9 +63,8 @@ static int read_all(stepq_trace* tr, hid_t f, const char* path) {
     hsize_t dq[3], dk[3], dv[3], dg[3], db[2], ds[3];
     char* kind = NULL;
     if (h5u_read_attr_str(&kind, f, path, "kind", 1)) return STEPQ_ERR;
-    if (strcmp(kind, "gdn") == 0) tr->kind = STEPQ_GDN;
-    else if (strcmp(kind, "kda") == 0) tr->kind = STEPQ_KDA;
-    else {
+    tr->kind = stepq_kind_parse(kind);
+    if (tr->kind < 0) {
         stepq_error("%s: attribute 'kind' is '%s', expected \"gdn\" or \"kda\"", path, kind);
         free(kind);
         return STEPQ_ERR;
@@ -143,7 +141,7 @@ int stepq_trace_write(const char* path, const stepq_trace* tr, const char* note)
     hsize_t ds[3] = {(hsize_t)tr->HV, (hsize_t)tr->K, (hsize_t)tr->V};
     int kda = tr->kind == STEPQ_KDA;
     hid_t F = H5T_NATIVE_FLOAT;
-    int rc = h5u_attr_str(f, "kind", kda ? "kda" : "gdn") || h5u_attr_f64(f, "scale", tr->scale) ||
+    int rc = h5u_attr_str(f, "kind", stepq_kind_name(tr->kind)) || h5u_attr_f64(f, "scale", tr->scale) ||
              (note && h5u_attr_str(f, "note", note)) ||
              h5u_write(f, "q", F, tr->q, 3, dqk, "1", "query, L2-normalised, unscaled [T,H,K]") ||
              h5u_write(f, "k", F, tr->k, 3, dqk, "1", "key, L2-normalised [T,H,K]") ||
@@ -214,7 +212,7 @@ stepq_source* stepq_trace_source(stepq_trace* tr, const char* path) {
     s->head = mallocCheck(sizeof(int) * (size_t)t->HV);
     for (int h = 0; h < t->HV; h++) s->head[h] = h;
     snprintf(s->desc, sizeof s->desc, "trace %s (%s, T=%ld, H=%d, HV=%d)", path,
-             t->kind == STEPQ_KDA ? "kda" : "gdn", t->T, t->H, t->HV);
+             stepq_kind_name(t->kind), t->T, t->H, t->HV);
     s->open = trace_open;
     s->next = trace_next;
     s->close = trace_close;

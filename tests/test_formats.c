@@ -9,10 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../quant/common.h"
+#include "../base/common.h"
 #include "../quant/format.h"
-#include "../quant/families.h"
-#include "../quant/half.h"
+#include "../quant/numerics.h"
 #include "testutil.h"
 
 enum { K = 128, V = 128, HP = 5 };
@@ -38,7 +37,6 @@ static void make_plan(stepq_plan* p, int kind, gsl_rng* r) {
     }
 }
 
-static int starts(const char* s, const char* prefix) { return !strncmp(s, prefix, strlen(prefix)); }
 static float get16(const uint8_t* p) { uint16_t h; memcpy(&h, p, 2); return stepq_f16_to_f32(h); }
 
 // int-b row bound: half a step s/2 with s = fp16(amax/qmax) (FP16 relative error 2^-11, or its
@@ -65,14 +63,13 @@ static int check_bounds(const stepq_format* f, const stepq_head_plan* hp, const 
                         const float* Y, const uint8_t* P, const char* what) {
     int bad = 0;
     const uint8_t* row = P;
-    int dual = starts(f->name, "dsq") || starts(f->name, "space") || starts(f->name, "stepquant") ||
-               starts(f->name, "mlife");
+    int dual = f->family == &stepq_family_dual;
     int coded = 0;
     for (int i = 0; i < K; i++) coded |= hp->bits[i] != 16;
     const uint8_t* cfac = P;
     if (dual) row = P + (coded ? 2 * V : 0);
     float s_head = 0;
-    if (!strcmp(f->name, "nvfp4")) memcpy(&s_head, P, 4);
+    if (f->family == &stepq_family_nvfp4) memcpy(&s_head, P, 4);
     for (int i = 0; i < K && bad < 3; i++) {
         const float* x = X + i * V;
         const float* y = Y + i * V;
@@ -82,15 +79,19 @@ static int check_bounds(const stepq_format* f, const stepq_head_plan* hp, const 
         for (int j = 0; j < V && bad < 3; j++) {
             double e = fabs((double)x[j] - y[j]), ax = fabs((double)x[j]), lim;
             l2 += e * e;
-            if (!strcmp(f->name, "fp32")) lim = 0;
-            else if (!strcmp(f->name, "bf16")) lim = fmax(ax * 0x1p-8, 0x1p-134);
-            else if (!strcmp(f->name, "fp16") || b == 16) lim = fp16_bound(ax);
-            else if (starts(f->name, "int") || starts(f->name, "time")) lim = int_bound(b, amax);
-            else if (!strcmp(f->name, "damp")) lim = INFINITY;  // rotated: checked on the row below
-            else if (starts(f->name, "leap")) {
-                double bb = int_bound(f->bits, amax), a = f->alpha;
-                lim = (1 - a) * bb + a * (f->aux == 32 ? 0 : int_bound(f->aux, bb)) + 1e-30;
-            } else if (!strcmp(f->name, "nvfp4")) {
+            const stepq_family* fam = f->family;
+            if (fam == &stepq_family_cast)
+                lim = f->cast.element == STEPQ_ELEM_FP32   ? 0
+                      : f->cast.element == STEPQ_ELEM_BF16 ? fmax(ax * 0x1p-8, 0x1p-134)
+                                                           : fp16_bound(ax);
+            else if (b == 16) lim = fp16_bound(ax);
+            else if (fam == &stepq_family_rows) lim = int_bound(b, amax);
+            else if (fam == &stepq_family_damp) lim = INFINITY;  // rotated: checked on the row below
+            else if (fam == &stepq_family_leap) {
+                double bb = int_bound(f->width, amax), a = f->leap.alpha;
+                int r = f->leap.residual_bits;
+                lim = (1 - a) * bb + a * (r == 32 ? 0 : int_bound(r, bb)) + 1e-30;
+            } else if (fam == &stepq_family_nvfp4) {
                 // half the widest E2M1 spacing (2, between 4 and 6) times the block's scale; a
                 // block whose E4M3 scale rounds to 0 decodes to 0 (and was below 6 2^-10 s_head)
                 const uint8_t* blk = P + 4 + (size_t)(i * V + j) / 16 * 9;
@@ -99,9 +100,9 @@ static int check_bounds(const stepq_format* f, const stepq_head_plan* hp, const 
             } else if (dual) {
                 // nearest code in range: within half a step (a full step for the odd levels), or
                 // clipped at the largest code on the same side
-                int gdn2 = hp->kind == STEPQ_PLAN_GDN && b == 2;
+                int gdn2 = hp->kind == STEPQ_GDN && b == 2;
                 float r = get16(row + (gdn2 ? 2 * (j / 32) : 0)), c = get16(cfac + 2 * j);
-                double nrm = hp->kind == STEPQ_PLAN_KDA ? (double)(1 << (8 - b)) : 1.0;
+                double nrm = hp->kind == STEPQ_KDA ? (double)(1 << (8 - b)) : 1.0;
                 double step = (double)r * c * nrm, top = step * (gdn2 ? 3 : STEPQ_QMAX(b));
                 int clipped = fabs(fabs((double)y[j]) - top) <= 1e-6 * top && ax >= fabs((double)y[j]) &&
                               (x[j] >= 0) == (y[j] >= 0);
@@ -109,11 +110,11 @@ static int check_bounds(const stepq_format* f, const stepq_head_plan* hp, const 
             } else lim = -1;
             if (!(e <= lim)) {
                 CHECK(0, "%s (%s) on %s: |x - x_hat| = %g > %g at [%d,%d] (x = %g, width %d)",
-                      f->name, hp->kind ? "kda" : "gdn", what, e, lim, i, j, (double)x[j], b);
+                      f->name, stepq_kind_name(hp->kind), what, e, lim, i, j, (double)x[j], b);
                 bad++;
             }
         }
-        if (!strcmp(f->name, "damp") && b != 16) {
+        if (f->family == &stepq_family_damp && b != 16) {
             // orthonormal rotation: the row's L2 error is that of INT8 in the rotated domain,
             // whose absmax is at most the row's L2 norm
             double n2 = 0;
@@ -125,7 +126,7 @@ static int check_bounds(const stepq_format* f, const stepq_head_plan* hp, const 
             }
         }
         if (dual) {
-            int gdn2 = hp->kind == STEPQ_PLAN_GDN && b == 2;
+            int gdn2 = hp->kind == STEPQ_GDN && b == 2;
             row += b == 16 ? 2 * V : 2 * (gdn2 ? V / 32 : 1) + V * b / 8;
         }
     }
@@ -134,7 +135,7 @@ static int check_bounds(const stepq_format* f, const stepq_head_plan* hp, const 
 
 static void round_trip(const stepq_format* f, const stepq_head_plan* hp, const float* X,
                        const char* what) {
-    size_t nb = f->packed_bytes(f, hp, K, V);
+    size_t nb = stepq_format_bytes(f, hp, K, V);
     CHECK(fabs(stepq_format_actual_bits(f, hp, K, V) - 8.0 * nb / (K * V)) < 1e-12, "%s bits", f->name);
     double parts[STEPQ_N_BITS], sum = 0;
     stepq_format_breakdown(parts, f, hp, K, V);
@@ -144,8 +145,8 @@ static void round_trip(const stepq_format* f, const stepq_head_plan* hp, const f
     uint8_t* P = calloc(nb, 1);  // exactly the table's size: ASan sees any overrun
     float* Y = malloc(sizeof(float) * K * V);
     float* work = malloc(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
-    CHECK(f->encode(P, X, f, hp, work, K, V) == STEPQ_OK, "%s: encode refused %s", f->name, what);
-    f->decode(Y, P, f, hp, K, V);
+    CHECK(stepq_encode(P, X, f, hp, work, K, V) == STEPQ_OK, "%s: encode refused %s", f->name, what);
+    stepq_decode(Y, P, f, hp, K, V);
     check_bounds(f, hp, X, Y, P, what);
     free(P);
     free(Y);
@@ -174,21 +175,23 @@ static void adversarial(const stepq_format* f, const stepq_head_plan* hp, float*
     round_trip(f, hp, X, "denormals");
     // beyond every FP16 scale: decodes finite (no format may store inf), and NaN/Inf refused
     for (int i = 0; i < K * V; i++) X[i] = (float)gsl_ran_gaussian(r, 1.0) * 1e30f;
-    size_t nb = f->packed_bytes(f, hp, K, V);
+    size_t nb = stepq_format_bytes(f, hp, K, V);
     uint8_t* P = calloc(nb, 1);
     float* Y = malloc(sizeof(float) * K * V);
     float* work = malloc(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
-    CHECK(f->encode(P, X, f, hp, work, K, V) == STEPQ_OK, "%s refused 1e30", f->name);
-    f->decode(Y, P, f, hp, K, V);
+    CHECK(stepq_encode(P, X, f, hp, work, K, V) == STEPQ_OK, "%s refused 1e30", f->name);
+    stepq_decode(Y, P, f, hp, K, V);
     int finite = 1;
-    for (int i = 0; i < K * V; i++) finite &= isfinite(Y[i]) || !strcmp(f->name, "fp32") ||
-                                              !strcmp(f->name, "bf16") || starts(f->name, "leap6-fp32") ||
-                                              !strcmp(f->name, "nvfp4");
+    // the casts without saturation, the FP32 residual and NVFP4's FP32 head scale store 1e30
+    int wide = (f->family == &stepq_family_cast && f->cast.element != STEPQ_ELEM_FP16) ||
+               (f->family == &stepq_family_leap && f->leap.residual_bits == 32) ||
+               f->family == &stepq_family_nvfp4;
+    for (int i = 0; i < K * V; i++) finite &= isfinite(Y[i]) || wide;
     CHECK(finite, "%s decodes 1e30 inputs to non-finite values", f->name);
     X[3 * V + 3] = NAN;
-    CHECK(f->encode(P, X, f, hp, work, K, V) == STEPQ_ERR, "%s accepted a NaN", f->name);
+    CHECK(stepq_encode(P, X, f, hp, work, K, V) == STEPQ_ERR, "%s accepted a NaN", f->name);
     X[3 * V + 3] = INFINITY;
-    CHECK(f->encode(P, X, f, hp, work, K, V) == STEPQ_ERR, "%s accepted an Inf", f->name);
+    CHECK(stepq_encode(P, X, f, hp, work, K, V) == STEPQ_ERR, "%s accepted an Inf", f->name);
     free(P);
     free(Y);
     free(work);
@@ -199,8 +202,8 @@ static void check_formats(void) {
     gsl_rng_set(r, 11);
     float* X = malloc(sizeof(float) * K * V);
     stepq_plan plans[2];
-    make_plan(&plans[0], STEPQ_PLAN_GDN, r);
-    make_plan(&plans[1], STEPQ_PLAN_KDA, r);
+    make_plan(&plans[0], STEPQ_GDN, r);
+    make_plan(&plans[1], STEPQ_KDA, r);
     for (int fi = 0; fi < stepq_n_formats; fi++) {
         const stepq_format* f = &stepq_formats[fi];
         CHECK(stepq_format_find(f->name) == f, "%s not found by name", f->name);
@@ -227,10 +230,10 @@ static void check_formats(void) {
     CHECK(fabs(stepq_format_actual_bits(stepq_format_find("nvfp4"), &hp, K, V) - (4.5 + 32.0 / (K * V))) < 1e-12,
           "nvfp4 bits");
     CHECK(fabs(stepq_format_actual_bits(stepq_format_find("leap6-r4"), &hp, K, V) - 10.25) < 1e-12, "leap6-r4 bits");
-    stepq_head_plan_uniform(&hp, rows, 2, STEPQ_PLAN_GDN, K);  // GDN 2-bit: groups of 32
+    stepq_head_plan_uniform(&hp, rows, 2, STEPQ_GDN, K);  // GDN 2-bit: groups of 32
     CHECK(fabs(stepq_format_actual_bits(stepq_format_find("stepquant4"), &hp, K, V) - 2.625) < 1e-12,
           "GDN 2-bit head is 2 + 0.5 + 0.125 bits");
-    stepq_head_plan_uniform(&hp, rows, 16, STEPQ_PLAN_GDN, K);  // a pivot head stores no factors
+    stepq_head_plan_uniform(&hp, rows, 16, STEPQ_GDN, K);  // a pivot head stores no factors
     CHECK(fabs(stepq_format_actual_bits(stepq_format_find("stepquant4"), &hp, K, V) - 16) < 1e-12,
           "pivot head is 16 bits");
     stepq_plan_free(&plans[0]);
@@ -248,10 +251,10 @@ static void check_int_exact(void) {
     uint8_t rows[K];
     stepq_head_plan hp;
     stepq_head_plan_uniform(&hp, rows, 6, 0, K);
-    uint8_t* P = malloc(f->packed_bytes(f, &hp, K, V));
+    uint8_t* P = malloc(stepq_format_bytes(f, &hp, K, V));
     float* Y = malloc(sizeof(float) * K * V);
-    f->encode(P, X, f, &hp, NULL, K, V);
-    f->decode(Y, P, f, &hp, K, V);
+    stepq_encode(P, X, f, &hp, NULL, K, V);
+    stepq_decode(Y, P, f, &hp, K, V);
     CHECK(memcmp(X, Y, sizeof(float) * K * V) == 0, "int6 does not reproduce its own grid");
     free(X); free(P); free(Y);
 }
@@ -326,8 +329,8 @@ static void check_packers(void) {
     uint8_t rows[K];
     stepq_head_plan hp;
     stepq_head_plan_uniform(&hp, rows, 6, 0, K);
-    uint8_t* P = malloc(f6->packed_bytes(f6, &hp, K, V));
-    f6->encode(P, X, f6, &hp, NULL, K, V);
+    uint8_t* P = malloc(stepq_format_bytes(f6, &hp, K, V));
+    stepq_encode(P, X, f6, &hp, NULL, K, V);
     int8_t codes[V];
     stepq_unpack_codes(codes, P + 5 * (2 + V * 6 / 8) + 2, V, 6);
     CHECK(memcmp(codes, (int8_t[]){0}, 0) == 0 && codes[0] == (int8_t)X[5 * V] &&
@@ -336,33 +339,67 @@ static void check_packers(void) {
     free(P);
 }
 
-// E2M1 and E4M3 encoders against every representable value and every midpoint
+// The independent references: the nearest value by exhaustive search over the code table,
+// a tie to the even code (what NVIDIA's definition says), computed in double.
+static uint8_t e2m1_nearest(float x) {
+    static const double mag[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+    double a = fabs((double)x);
+    int best = 0;
+    for (int k = 1; k < 8; k++) {
+        double d = fabs(a - mag[k]), db = fabs(a - mag[best]);
+        if (d < db || (d == db && (k & 1) == 0)) best = k;
+    }
+    return (uint8_t)(best | (x < 0 && best ? 8 : 0));
+}
+static double e4m3_value(int c) {  // c in 0..0x7e: bias 7, subnormals m 2^-9
+    int e = c >> 3, m = c & 7;
+    return e == 0 ? ldexp(m, -9) : ldexp(1 + m / 8.0, e - 7);
+}
+static uint8_t e4m3_nearest(float x) {
+    if (!(x > 0)) return 0;
+    int best = 0;
+    for (int c = 1; c <= 0x7e; c++) {
+        double d = fabs((double)x - e4m3_value(c)), db = fabs((double)x - e4m3_value(best));
+        if (d < db || (d == db && (c & 1) == 0)) best = c;
+    }
+    return (uint8_t)best;
+}
+
+// E2M1 and E4M3 codes of numerics.h against the references on every representable value, every
+// midpoint and its two float neighbours, and random floats over the range; decoders exactly
 static void check_fp4_fp8(void) {
-    int bad = 0;
-    for (int c = 0; c < 16; c++) {
-        float v = stepq_e2m1_decode((uint8_t)c);
-        uint8_t e = stepq_e2m1_encode(v);
-        if (c != 8 && e != c) bad++;  // -0 encodes as +0
-    }
-    static const float mids[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
-    static const uint8_t want[] = {0, 2, 2, 4, 4, 6, 6};  // ties to the even code
-    for (int k = 0; k < 7; k++) bad += stepq_e2m1_encode(mids[k]) != want[k];
-    bad += stepq_e2m1_encode(7.0f) != 7 || stepq_e2m1_encode(-100.0f) != 15;
-    CHECK(bad == 0, "%d E2M1 encodings wrong", bad);
-    bad = 0;
-    for (int c = 0; c < 0x7f; c++) {  // every finite non-negative E4M3 value encodes to itself
-        float v = stepq_e4m3_decode((uint8_t)c);
-        if (stepq_e4m3_encode(v) != c) bad++;
-        if (c + 1 < 0x7f) {  // the midpoint to the next goes to the even code
-            float m = 0.5f * (v + stepq_e4m3_decode((uint8_t)(c + 1)));
-            uint8_t e = stepq_e4m3_encode(m);
-            if (e != ((c & 1) ? c + 1 : c)) bad++;
+    int bad2 = 0, bad3 = 0, n = 0;
+    static const float e2[] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6};
+    for (int c = 0; c < 16; c++)
+        bad2 += stepq_e2m1_decode((uint8_t)c) != (c & 8 ? -e2[c & 7] : e2[c & 7]);
+    for (int c = 0; c < 0x7f; c++) bad3 += stepq_e4m3_decode((uint8_t)c) != (float)e4m3_value(c);
+    CHECK(bad2 == 0 && bad3 == 0, "decoders: %d E2M1, %d E4M3 values wrong", bad2, bad3);
+    bad2 = bad3 = 0;
+    for (int c = 0; c < 8; c++)
+        for (int s = -1; s <= 1; s += 2) {
+            float v = s * e2[c], m = c < 7 ? s * 0.5f * (e2[c] + e2[c + 1]) : s * 7.0f;
+            float probe[5] = {v, m, nextafterf(m, 0), nextafterf(m, 100 * m), 20 * m};
+            for (int k = 0; k < 5; k++, n++) bad2 += stepq_e2m1_encode(probe[k]) != e2m1_nearest(probe[k]);
         }
+    for (int c = 0; c < 0x7e; c++) {
+        float v = (float)e4m3_value(c), m = (float)(0.5 * (e4m3_value(c) + e4m3_value(c + 1)));
+        float probe[4] = {v, m, nextafterf(m, 0), nextafterf(m, 1000)};
+        for (int k = 0; k < 4; k++, n++) bad3 += stepq_e4m3_encode(probe[k]) != e4m3_nearest(probe[k]);
     }
-    CHECK(stepq_e4m3_decode(0x7e) == 448.0f && stepq_e4m3_decode(0x01) == 0x1p-9f &&
-              stepq_e4m3_decode(0x08) == 0x1p-6f,
-          "E4M3 range: max %g, min subnormal %g", stepq_e4m3_decode(0x7e), stepq_e4m3_decode(1));
-    CHECK(bad == 0 && stepq_e4m3_encode(1e6f) == 0x7e, "%d E4M3 encodings wrong", bad);
+    gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5);
+    for (int i = 0; i < 200000; i++, n++) {
+        float x = (float)ldexp(gsl_rng_uniform(r) - 0.5, (int)gsl_rng_uniform_int(r, 24) - 10);
+        bad2 += stepq_e2m1_encode(x) != e2m1_nearest(x);
+        bad3 += stepq_e4m3_encode(fabsf(x) * 64) != e4m3_nearest(fabsf(x) * 64);
+    }
+    gsl_rng_free(r);
+    CHECK(bad2 == 0, "%d of %d E2M1 encodings differ from the nearest code", bad2, n);
+    CHECK(bad3 == 0, "%d of %d E4M3 encodings differ from the nearest code", bad3, n);
+    CHECK(stepq_e4m3_encode(448.0f) == 0x7e && stepq_e4m3_encode(1e6f) == 0x7e &&
+              stepq_e4m3_encode(-1.0f) == 0 && stepq_e4m3_encode(NAN) == 0,
+          "E4M3 saturation and non-positive inputs");
+    CHECK(stepq_e2m1_encode(-100.0f) == 15 && stepq_e2m1_encode(-0.1f) == 0, "E2M1 saturation and -0");
 }
 
 int main(void) {

@@ -1,12 +1,13 @@
-// test_memory: the paper's own accounting (SPEC 4.4, 4.5) reproduced to the digits it prints.
+// test_memory: the paper's own accounting (method 4.4, 4.5) reproduced to the digits it prints.
 #include "../analysis/memory.h"
 #include "testutil.h"
 
 static int digits(double x, double want, double unit) { return fabs(x - want) <= unit / 2 + 1e-12; }
 
 int main(void) {
-    stepq_memory_model qwen = {"gdn-qwen-like", STEPQ_PLAN_GDN, 48, 48, 128, 128, 2.8125, 53.8, 64};
-    stepq_memory_model kimi = {"kda-kimi-like", STEPQ_PLAN_KDA, 20, 32, 128, 128, 0.0, 0.0, 512};
+    stepq_memory_model qwen, kimi;
+    CHECK(stepq_memory_paper_model(&qwen, "gdn-qwen-like") == 0 && stepq_memory_paper_model(&kimi, "kda-kimi-like") == 0,
+          "paper models");
     double q6 = stepq_bits_paper(6, 32, 2304);
     CHECK(digits(q6, 6.361, 0.001) && digits(32 / q6, 5.03, 0.01), "Qwen 6-bit: %.4f bits, %.3fx", q6, 32 / q6);
     double qr = stepq_bits_reference(&qwen, 6, 32);

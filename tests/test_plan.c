@@ -13,9 +13,9 @@
 
 #include "../analysis/runner.h"
 #include "../quant/alloc.h"
-#include "../quant/common.h"
+#include "../base/common.h"
 #include "../quant/format.h"
-#include "../quant/half.h"
+#include "../quant/numerics.h"
 #include "../quant/plan.h"
 #include "../sim/recurrence.h"
 #include "../sim/synth.h"
@@ -100,7 +100,6 @@ static float get16(const uint8_t* p) { uint16_t h; memcpy(&h, p, 2); return step
 // a stationary point: with those codes fixed, moving c_j either way raises the weighted error.
 static void check_wls(gsl_rng* r) {
     enum { K = 64, V = 64 };
-    const stepq_format* f = stepq_format_find("space6");
     float X[K * V], w[K], work[STEPQ_WORK_FLOATS(K, V)];
     double om[K];
     for (int i = 0; i < K; i++) om[i] = exp(gsl_ran_gaussian(r, 2.0));
@@ -111,12 +110,12 @@ static void check_wls(gsl_rng* r) {
     for (int i = 0; i < K * V; i++) X[i] = (float)(gsl_ran_gaussian(r, 1.0) * (1 + 5 * (i % V == 3)));
     uint8_t rows[K];
     memset(rows, 6, K);
-    stepq_head_plan h0 = {STEPQ_PLAN_GDN, rows, w, 0.5f, 0}, h1 = h0;
+    stepq_head_plan h0 = {STEPQ_GDN, rows, w, 0.5f, 0}, h1 = h0;
     h1.refits = 1;
-    size_t nb = f->packed_bytes(f, &h0, K, V);
+    size_t nb = stepq_dual_bytes_head(&h0, K, V);
     uint8_t *P0 = malloc(nb), *P1 = malloc(nb);
-    f->encode(P0, X, f, &h0, work, K, V);
-    f->encode(P1, X, f, &h1, work, K, V);
+    stepq_dual_encode_head(P0, X, &h0, 0, work, K, V);
+    stepq_dual_encode_head(P1, X, &h1, 0, work, K, V);
     // layout: c[V], then per row r_i + codes (6 bits)
     double r_i[K];
     int8_t z[K][V];
@@ -251,7 +250,7 @@ static void check_half_life(gsl_rng* r) {
 
 static void check_plan_files(const char* dir, gsl_rng* r) {
     stepq_plan p, q;
-    stepq_plan_alloc(&p, STEPQ_PLAN_KDA, 16, 8, 3);
+    stepq_plan_alloc(&p, STEPQ_KDA, 16, 8, 3);
     p.gamma = 0.25; p.rho = 0.5; p.horizon = 2048; p.refits = 1; p.pivots = 2; p.damp_fraction = 0.2;
     for (int h = 0; h < 3; h++) p.layer[h] = 1, p.head[h] = h;
     for (int i = 0; i < 3 * 16; i++) {

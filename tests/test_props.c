@@ -46,7 +46,7 @@ static void check_p1(int kda) {
     uint8_t rows[K];
     stepq_head_plan hp;
     stepq_head_plan_uniform(&hp, rows, 6, kda, K);
-    uint8_t* P = malloc(f->packed_bytes(f, &hp, K, V));
+    uint8_t* P = malloc(stepq_format_bytes(f, &hp, K, V));
     double worst_E = 0, worst_y = 0, typical_E = 0;
     for (int t = 0; t < T; t++) {
         tu_unit(q, K, r);
@@ -58,8 +58,8 @@ static void check_p1(int kda) {
             stepq_step_f64(S, y, w, q, k, v, g, beta, scale, G, K, V);
             if (t == prefill - 1) {
                 for (int i = 0; i < K * V; i++) Xf[i] = (float)S[i];
-                f->encode(P, Xf, f, &hp, NULL, K, V);
-                f->decode(Xq, P, f, &hp, K, V);
+                stepq_encode(P, Xf, f, &hp, NULL, K, V);
+                stepq_decode(Xq, P, f, &hp, K, V);
                 for (int i = 0; i < K * V; i++) Sh[i] = Xq[i];
             }
             continue;
@@ -75,8 +75,8 @@ static void check_p1(int kda) {
         stepq_step_f64(Sh, yh, w, q, k, v, g, beta, scale, G, K, V);  // X_t, y_hat_t
         // eps_t = decode(encode(X_t)) - X_t, with real INT6 codes (the float cast is part of it)
         for (int i = 0; i < K * V; i++) Xf[i] = (float)Sh[i];
-        f->encode(P, Xf, f, &hp, NULL, K, V);
-        f->decode(Xq, P, f, &hp, K, V);
+        stepq_encode(P, Xf, f, &hp, NULL, K, V);
+        stepq_decode(Xq, P, f, &hp, K, V);
         double dy[V];
         for (int j = 0; j < V; j++) dy[j] = yh[j] - y[j] - pred[j];
         double rel_y = norm2(dy, V) / norm2(pred, V);

@@ -112,7 +112,7 @@ static void check_fixture(const char* path) {
     if (tu_failures) return;
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     long T = tr.T;
-    int HV = tr.HV, H = tr.H, K = tr.K, V = tr.V, G = tr.kind ? K : 1;
+    int HV = tr.HV, H = tr.H, K = tr.K, V = tr.V, G = tr.kind == STEPQ_KDA ? K : 1;
     double* y_ref = malloc(sizeof(double) * T * HV * V);
     double* S_ref = malloc(sizeof(double) * HV * K * V);
     hid_t d = H5Dopen2(f, "y_ref", H5P_DEFAULT);

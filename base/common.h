@@ -1,19 +1,41 @@
-// common.h: error reporting and check macros shared by every layer of stepq.
+// common.h: the ground floor of stepq (method 6.0): error reporting, check macros, the model
+// kind, and the one limit on head sizes. It includes nothing of the project.
 //
 // Two kinds of failure, two tools:
 // - bad input from the user (a config, a trace, a plan): the function prints one clear message
 //   naming the file, line or dataset through stepq_error() and returns STEPQ_ERR; the caller
 //   unwinds and the front end exits non-zero after removing any partial output;
 // - broken invariants and exhausted resources (malloc): the check macros print file and line
-//   and exit(1); the front end's atexit hook still removes partial output.
+//   and exit(1); the exit-time hook of h5util.c still removes partial output.
 #ifndef STEPQ_COMMON_H
 #define STEPQ_COMMON_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 enum { STEPQ_OK = 0, STEPQ_ERR = -1 };
+
+// The largest K and V a head may have: encoders keep a row or a head's row widths on the
+// stack. Trace files and plans with larger heads are refused when read.
+#define STEPQ_MAX_DIM 4096
+
+// The two delta-rule models (method 1): one gate per head and step (Gated DeltaNet) or one
+// per key channel (Kimi Delta Attention). The values are stored in plans and traces by name.
+typedef enum { STEPQ_GDN = 0, STEPQ_KDA = 1 } stepq_kind;
+
+// "gdn" or "kda"
+const char* stepq_kind_name(int kind);
+// STEPQ_GDN or STEPQ_KDA for "gdn" or "kda", -1 for anything else
+int stepq_kind_parse(const char* name);
+
+// FNV-1a, 64 bits, continuing from h (start from STEPQ_FNV1A_INIT): the key of a calibration's
+// inputs and the checksum of input files. Not cryptographic; it tells files apart.
+#define STEPQ_FNV1A_INIT 0xcbf29ce484222325ull
+uint64_t stepq_fnv1a(uint64_t h, const void* data, size_t n);
+// the FNV-1a of a whole file; STEPQ_ERR (message naming it) if it cannot be read
+int stepq_file_fnv1a(uint64_t* out, const char* path);
 
 // prints "stepq: error: <message>\n" on stderr; printf-style
 void stepq_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,7 +1,7 @@
 // h5util.h: small helpers over the HDF5 C API, so every file stepq writes has the same
 // self-describing shape (each dataset carries "units" and "description" attributes) and every
-// read names the file and dataset when it fails. Leaf utility: used by quant (plans), sim
-// (traces) and analysis (results).
+// read names the file and dataset when it fails. Ground floor (base/): used by quant (plans),
+// sim (traces) and analysis (results).
 #ifndef STEPQ_H5UTIL_H
 #define STEPQ_H5UTIL_H
 
@@ -44,7 +44,9 @@ int h5u_read_attr_f64(double* out, hid_t file, const char* file_name, const char
 hid_t h5u_open_read(const char* path, const char* what, const char* hint);
 
 // Writes a file at path atomically: creates "<path>.tmp"; h5u_commit renames it into place,
-// h5u_abandon removes it. The tmp name is registered so that an exit() on the way removes it.
+// h5u_abandon removes it. Exit-time cleanup: the first h5u_create installs an atexit() hook and
+// SIGINT/SIGTERM handlers (h5util.c, "atomic output") that remove every "<path>.tmp" still
+// pending, so an exit() from a check macro, a Ctrl-C or a kill never leaves a partial file.
 hid_t h5u_create(const char* path);
 int h5u_commit(hid_t file, const char* path);
 void h5u_abandon(hid_t file, const char* path);

@@ -1,0 +1,68 @@
+#include "common.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+void stepq_error(const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("stepq: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void* stepq_malloc_check(size_t n, const char* file, int line) {
+    void* p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "stepq: out of memory allocating %zu bytes at %s:%d\n"
+                        "  hint: run fewer heads or steps, or bin the per-step output\n",
+                n, file, line);
+        exit(1);
+    }
+    return p;
+}
+
+void* stepq_calloc_check(size_t count, size_t size, const char* file, int line) {
+    void* p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) {
+        fprintf(stderr, "stepq: out of memory allocating %zu x %zu bytes at %s:%d\n", count,
+                size, file, line);
+        exit(1);
+    }
+    return p;
+}
+
+const char* stepq_kind_name(int kind) { return kind == STEPQ_KDA ? "kda" : "gdn"; }
+
+int stepq_kind_parse(const char* name) {
+    if (!strcmp(name, "gdn")) return STEPQ_GDN;
+    if (!strcmp(name, "kda")) return STEPQ_KDA;
+    return -1;
+}
+
+uint64_t stepq_fnv1a(uint64_t h, const void* data, size_t n) {
+    const unsigned char* p = data;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+int stepq_file_fnv1a(uint64_t* out, const char* path) {
+    FILE* fp = fopen(path, "rb");
+    if (!fp) {
+        stepq_error("%s: cannot open to checksum it", path);
+        return STEPQ_ERR;
+    }
+    unsigned char buf[1 << 16];
+    uint64_t h = STEPQ_FNV1A_INIT;
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, fp)) > 0) h = stepq_fnv1a(h, buf, got);
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) {
+        stepq_error("%s: read error while checksumming it", path);
+        return STEPQ_ERR;
+    }
+    *out = h;
+    return STEPQ_OK;
+}

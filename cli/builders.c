@@ -1,0 +1,291 @@
+// builders.c: see builders.h.
+#include "builders.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "../analysis/output.h"
+#include "../base/common.h"
+#include "../sim/synth.h"
+#include "../sim/trace.h"
+
+long long stepq_threads_override = -1;
+
+void stepq_set_threads(long long n) {
+#ifdef _OPENMP
+    if (stepq_threads_override >= 0) n = stepq_threads_override;
+    if (n > 0) omp_set_num_threads((int)n);
+#else
+    (void)n;
+#endif
+}
+
+int stepq_make_parent(const char* path) {
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    char* slash = strrchr(buf, '/');
+    if (!slash) return STEPQ_OK;
+    *slash = 0;
+    for (char* p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0777) && errno != EEXIST) break;
+            *p = '/';
+        }
+    if (mkdir(buf, 0777) && errno != EEXIST) {
+        stepq_error("cannot create directory %s: %s", buf, strerror(errno));
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// sources
+
+static const char* const keys_source_synth[] = {"type", "preset", "layers", "heads", "knobs",
+                                                "model_seed", NULL};
+static const char* const keys_source_trace[] = {"type", "path", NULL};
+
+// source.knobs = { key_ridge_gain = 8.0; ... }: overrides of the preset's generator knobs
+static int knobs_from_cfg(stepq_synth_params* p, const stepq_cfgfile* cf, const config_setting_t* g) {
+    int err = 0;
+    config_setting_t* k = cfg_group(cf, g, "knobs", 0, &err);
+    if (err) return STEPQ_ERR;
+    for (int i = 0; k && i < config_setting_length(k); i++) {
+        config_setting_t* e = config_setting_get_elem(k, (unsigned)i);
+        int t = config_setting_type(e), line = config_setting_source_line(e);
+        if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64 && t != CONFIG_TYPE_FLOAT) {
+            stepq_error("%s:%d: knob '%s' must be a number", cf->path, line, config_setting_name(e));
+            return STEPQ_ERR;
+        }
+        double v = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(e) : (double)config_setting_get_int64(e);
+        if (stepq_synth_set(p, config_setting_name(e), v)) {
+            stepq_error("%s:%d: (see the knobs in sim/synth.h)", cf->path, line);
+            return STEPQ_ERR;
+        }
+    }
+    return STEPQ_OK;
+}
+
+// "trace PATH fnv1a HEX" of a trace file
+static int describe_trace(char* desc, size_t n, const char* path) {
+    uint64_t h;
+    if (stepq_file_fnv1a(&h, path) != STEPQ_OK) return STEPQ_ERR;
+    snprintf(desc, n, "trace %s fnv1a %016" PRIx64, path, h);
+    return STEPQ_OK;
+}
+
+static void describe_list(char* buf, size_t n, const char* name, const int* x, int k) {
+    size_t o = strlen(buf);
+    o += (size_t)snprintf(buf + o, n - o, " %s=[", name);
+    for (int i = 0; i < k && o < n; i++) o += (size_t)snprintf(buf + o, n - o, i ? ",%d" : "%d", x[i]);
+    if (o < n) snprintf(buf + o, n - o, "]");
+}
+
+static int synth_from_cfg(stepq_source** out, const stepq_cfgfile* cf, const config_setting_t* g,
+                          uint64_t seed, long long model, char* desc, size_t desc_n) {
+    const char* preset;
+    int *layers = NULL, *heads = NULL, nl = 0, nh = 0;
+    long long model_seed;
+    stepq_synth_params p;
+    int rc = cfg_check_keys(cf, g, keys_source_synth) || cfg_str(cf, g, "preset", &preset, 1, NULL) ||
+             cfg_int(cf, g, "model_seed", &model_seed, 0, 0, 0, (long long)1 << 62) ||
+             cfg_int_list(cf, g, "layers", &layers, &nl, 0) ||
+             cfg_int_list(cf, g, "heads", &heads, &nh, 0) || stepq_synth_preset(&p, preset) ||
+             knobs_from_cfg(&p, cf, g);
+    if (!rc && model >= 0) model_seed = model;
+    if (!rc && desc) {
+        rc = stepq_synth_describe(desc, desc_n, &p);
+        size_t o = strlen(desc);
+        snprintf(desc + o, desc_n - o, "; model_seed=%lld", model_seed);
+        describe_list(desc, desc_n, "layers", layers, nl);
+        describe_list(desc, desc_n, "heads", heads, nh);
+    }
+    rc = rc || stepq_synth_open(out, &p, (uint64_t)model_seed, seed, layers, nl, heads, nh);
+    free(layers);
+    free(heads);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+int stepq_source_from_cfg(stepq_source** out, const stepq_cfgfile* cf, uint64_t seed,
+                          long long model, char* desc, size_t desc_n) {
+    int err = 0;
+    config_setting_t* g = cfg_group(cf, NULL, "source", 1, &err);
+    const char* type;
+    if (err || cfg_str(cf, g, "type", &type, 1, NULL)) return STEPQ_ERR;
+    if (!strcmp(type, "synthetic")) return synth_from_cfg(out, cf, g, seed, model, desc, desc_n);
+    if (strcmp(type, "trace")) {
+        stepq_error("%s:%d: source type '%s' is not \"synthetic\" or \"trace\"", cf->path,
+                    config_setting_source_line(config_setting_get_member(g, "type")), type);
+        return STEPQ_ERR;
+    }
+    const char* path;
+    if (cfg_check_keys(cf, g, keys_source_trace) || cfg_str(cf, g, "path", &path, 1, NULL) ||
+        (desc && describe_trace(desc, desc_n, path)))
+        return STEPQ_ERR;
+    stepq_trace tr;
+    if (stepq_trace_read(&tr, path)) return STEPQ_ERR;
+    *out = stepq_trace_source(&tr, path);
+    return STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// formats
+
+static int line_of_elem(const stepq_cfgfile* cf, const char* list, int i) {
+    return config_setting_source_line(config_setting_get_elem(config_lookup(&cf->cfg, list), (unsigned)i));
+}
+
+int stepq_formats_from_cfg(const stepq_format*** out, int* n, const stepq_cfgfile* cf) {
+    const char** names;
+    if (cfg_str_list(cf, NULL, "formats", &names, n, 1)) return STEPQ_ERR;
+    if (*n == 0) {
+        stepq_error("%s:%d: 'formats' is empty", cf->path,
+                    config_setting_source_line(config_lookup(&cf->cfg, "formats")));
+        return STEPQ_ERR;
+    }
+    *out = mallocCheck(sizeof(stepq_format*) * (size_t)*n);
+    int rc = STEPQ_OK;
+    for (int i = 0; i < *n && !rc; i++) {
+        (*out)[i] = stepq_format_find(names[i]);
+        if (!(*out)[i]) {
+            stepq_error("%s:%d: unknown format '%s' (see `stepq formats`)", cf->path,
+                        line_of_elem(cf, "formats", i), names[i]);
+            rc = STEPQ_ERR;
+        }
+        for (int k = 0; k < i && !rc; k++)
+            if ((*out)[k] == (*out)[i]) {
+                stepq_error("%s:%d: format '%s' is listed twice", cf->path,
+                            line_of_elem(cf, "formats", i), names[i]);
+                rc = STEPQ_ERR;
+            }
+    }
+    free(names);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int stepq_formats_check_plan(const stepq_cfgfile* cf, const stepq_format* const* fmts, int n,
+                             const char* plan_path) {
+    for (int i = 0; i < n && !plan_path; i++)
+        if (stepq_format_needs_plan(fmts[i])) {
+            stepq_error("%s:%d: format %s needs a calibration plan: set 'plan' to a plan made by "
+                        "`stepq calibrate`, and add a 'calibrate' group to make it here",
+                        cf->path, line_of_elem(cf, "formats", i), fmts[i]->name);
+            return STEPQ_ERR;
+        }
+    return STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// calibration
+
+const char* const stepq_keys_calibrate[] = {
+    "seeds", "traces", "steps", "horizon", "gamma", "rho", "refits", "snapshot_every",
+    "reservoir", "pivots", "pivot_fraction", "damp_fraction", "seed", NULL};
+
+void stepq_calib_build_free(stepq_calib_build* b) {
+    for (int i = 0; b->c.segments && i < b->c.n_segments; i++) stepq_source_free(b->c.segments[i]);
+    free(b->c.segments);
+    b->c.segments = NULL;
+}
+
+// the segments: a run of the synthetic source per seed, or a trace file each; text gets what
+// determines them
+static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const int* seeds,
+                             int ns, const char** traces, int nt, char* text, size_t text_n) {
+    const int n = ns ? ns : nt;
+    size_t o = strlen(text);
+    b->c.segments = callocCheck((size_t)n, sizeof *b->c.segments);
+    b->c.n_segments = n;
+    for (int i = 0; i < n; i++) {
+        char desc[2048];
+        if (ns) {
+            if (stepq_source_from_cfg(&b->c.segments[i], cf, (uint64_t)seeds[i], -1, desc, sizeof desc))
+                return STEPQ_ERR;
+            if (i == 0) o += (size_t)snprintf(text + o, text_n - o, "source: %s\nseeds:", desc);
+            o += (size_t)snprintf(text + o, text_n - o, " %d", seeds[i]);
+        } else {
+            stepq_trace tr;
+            if (describe_trace(desc, sizeof desc, traces[i]) || stepq_trace_read(&tr, traces[i]))
+                return STEPQ_ERR;
+            b->c.segments[i] = stepq_trace_source(&tr, traces[i]);
+            o += (size_t)snprintf(text + o, text_n - o, "segment: %s\n", desc);
+        }
+        if (o >= text_n) return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
+int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const config_setting_t* g,
+                         const char* output) {
+    long long steps, refits, every, reservoir, pivots, seed;
+    double horizon, gamma, rho, pfrac, dfrac;
+    int *seeds = NULL, ns = 0, nt = 0;
+    const char** traces = NULL;
+    memset(b, 0, sizeof *b);
+    int rc = (g && cfg_check_keys(cf, g, stepq_keys_calibrate)) ||
+        cfg_int_list(cf, g, "seeds", &seeds, &ns, 0) || cfg_str_list(cf, g, "traces", &traces, &nt, 0) ||
+        cfg_int(cf, g, "steps", &steps, 0, 2048, 1, 1LL << 40) ||
+        cfg_float(cf, g, "horizon", &horizon, 0, 2048, 1, 1e9) ||
+        cfg_float(cf, g, "gamma", &gamma, 0, 0.25, 0, 10) ||
+        cfg_float(cf, g, "rho", &rho, 0, 0.5, 0, 10) ||
+        cfg_int(cf, g, "refits", &refits, 0, 1, 0, 100) ||
+        cfg_int(cf, g, "snapshot_every", &every, 0, 8, 1, 1LL << 30) ||
+        cfg_int(cf, g, "reservoir", &reservoir, 0, 64, 1, 1 << 20) ||
+        cfg_int(cf, g, "pivots", &pivots, 0, -1, -1, 1LL << 30) ||
+        cfg_float(cf, g, "pivot_fraction", &pfrac, 0, -1, -1, 1) ||
+        cfg_float(cf, g, "damp_fraction", &dfrac, 0, STEPQ_DAMP_FP16_SHARE, 0, 1) ||
+        cfg_int(cf, g, "seed", &seed, 0, 1, 0, 1LL << 62);
+    if (!rc && (ns == 0) == (nt == 0)) {
+        stepq_error("%s: calibration needs either 'seeds' (runs of the synthetic source) or "
+                    "'traces' (trace files), one per segment", cf->path);
+        rc = STEPQ_ERR;
+    }
+    char text[16384];
+    snprintf(text, sizeof text, "stepq %s\n", stepq_git_revision());
+    rc = rc || segments_from_cfg(b, cf, seeds, ns, traces, nt, text, sizeof text);
+    if (!rc) {
+        const stepq_source* s0 = b->c.segments[0];
+        int units = s0->n_heads * (s0->kind == STEPQ_KDA ? s0->K : 1);
+        if (pfrac < 0) pfrac = stepq_pivot_share(s0->kind);
+        if (pivots < 0) pivots = (long long)lround(pfrac * units);
+        snprintf(b->desc, sizeof b->desc, "%s; %d segments of %lld steps", s0->desc,
+                 b->c.n_segments, steps);
+        b->c.steps = steps;
+        b->c.horizon = horizon;
+        b->c.gamma = gamma;
+        b->c.rho = rho;
+        b->c.refits = (int)refits;
+        b->c.snapshot_every = (int)every;
+        b->c.reservoir = (int)reservoir;
+        b->c.pivots = (int)pivots;
+        b->c.damp_fraction = dfrac;
+        b->c.seed = (uint64_t)seed;
+        b->c.output = output;
+        b->c.prov = (stepq_provenance){"calibrate", cf->path, cf->text, (uint64_t)seed, b->desc};
+        size_t o = strlen(text);
+        snprintf(text + o, sizeof text - o,
+                 "\nsteps=%lld horizon=%.17g gamma=%.17g rho=%.17g refits=%lld snapshot_every=%lld "
+                 "reservoir=%lld pivots=%lld damp_fraction=%.17g seed=%lld\n",
+                 steps, horizon, gamma, rho, refits, every, reservoir, pivots, dfrac, seed);
+        snprintf(b->key, sizeof b->key, "%016" PRIx64,
+                 stepq_fnv1a(STEPQ_FNV1A_INIT, text, strlen(text)));
+        b->c.key = b->key;
+    }
+    free(seeds);
+    free(traces);
+    if (rc) stepq_calib_build_free(b);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}

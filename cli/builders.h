@@ -1,0 +1,50 @@
+// builders.h: config groups -> the plain structs the drivers take (sources, format lists,
+// calibration settings). Every error names the config file and line.
+#ifndef STEPQ_BUILDERS_H
+#define STEPQ_BUILDERS_H
+
+#include <stdint.h>
+
+#include "../analysis/calibrate.h"
+#include "../quant/format.h"
+#include "../sim/stream.h"
+#include "config.h"
+
+// The config's `source` with stream seed `seed`. A synthetic source's model is the config's
+// source.model_seed (default 0) unless model >= 0 overrides it. desc (may be NULL): receives a
+// description of everything that determines the source except the stream seed (preset, every
+// knob, model seed, heads; or the trace file and its checksum), for calibration keys.
+int stepq_source_from_cfg(stepq_source** out, const stepq_cfgfile* cf, uint64_t seed,
+                          long long model, char* desc, size_t desc_n);
+
+// The config's `formats`: every name found in the table, none twice; *out malloc'd.
+int stepq_formats_from_cfg(const stepq_format*** out, int* n, const stepq_cfgfile* cf);
+// STEPQ_ERR (naming the file and the key that gives one) if a format needs a plan and the
+// config names none
+int stepq_formats_check_plan(const stepq_cfgfile* cf, const stepq_format* const* fmts, int n,
+                             const char* plan_path);
+
+// A calibration as a config describes it (method 4.1, 4.3): the keys of a `calibrate` group g,
+// or of the root when g is NULL. Builds the segment sources (one per seed of the synthetic
+// source, or per trace file) and the settings; key <- the calibration key (hex) of everything
+// the plan depends on: the stepq revision, the source, the segments, every setting.
+typedef struct {
+    stepq_calib_cfg c;
+    char key[40];
+    char desc[512];
+} stepq_calib_build;
+int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const config_setting_t* g,
+                         const char* output);
+void stepq_calib_build_free(stepq_calib_build* b);
+
+// The keys a calibrate group (or a calibrate config's root, with the root's own keys) takes.
+extern const char* const stepq_keys_calibrate[];
+
+// OpenMP threads: a config's `threads` unless --threads was given (0: OpenMP's default)
+void stepq_set_threads(long long config_threads);
+extern long long stepq_threads_override;  // --threads, or -1
+
+// mkdir -p of the directory part of path
+int stepq_make_parent(const char* path);
+
+#endif

@@ -1,0 +1,310 @@
+// commands.c: the subcommands other than the experiments of a config (experiments.c).
+#include "commands.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../analysis/bench.h"
+#include "../analysis/memory.h"
+#include "../analysis/replay.h"
+#include "../base/common.h"
+#include "../quant/format.h"
+#include "../sim/synth.h"
+#include "../sim/trace.h"
+#include "builders.h"
+#include "options.h"
+
+#define SEED_MAX ((double)(1LL << 62))
+#define THREADS_MAX 4096
+#define STEPS_MAX ((double)(1LL << 40))
+
+// the --threads row every long-running command has
+#define THREADS_OPT(dest) {"--threads", OPT_INT, (dest), NULL, 0, THREADS_MAX, 0, "N", 0}
+
+// the names of the formats that need a plan, for help texts
+static void planned_names(char* buf, size_t n) {
+    buf[0] = 0;
+    for (int i = 0; i < stepq_n_formats; i++) {
+        if (!stepq_format_needs_plan(&stepq_formats[i])) continue;
+        strncat(buf, buf[0] ? ", " : "", n - strlen(buf) - 1);
+        strncat(buf, stepq_formats[i].name, n - strlen(buf) - 1);
+    }
+}
+
+static int read_plan(stepq_plan** pp, stepq_plan* plan, const char* path) {
+    *pp = NULL;
+    if (!path) return STEPQ_OK;
+    if (stepq_plan_read(plan, path) != STEPQ_OK) return STEPQ_ERR;
+    *pp = plan;
+    return STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// run, calibrate: a config file
+
+// `run CONFIG.cfg [--threads N]` and `calibrate CONFIG.cfg [--threads N]`
+static int config_command(int argc, char** argv, const char* only) {
+    const char* path = NULL;
+    stepq_opt opts[] = {THREADS_OPT(&stepq_threads_override), {0}};
+    if (stepq_parse_options(argc, argv, opts, &path, 1, 1)) return 2;
+    return stepq_run_config(path, only);
+}
+
+int stepq_cmd_run(int argc, char** argv) {
+    if (argc < 2 || stepq_wants_help(argc, argv)) {
+        puts("usage: stepq run CONFIG.cfg [--threads N]\n\n"
+             "Runs the experiment a config describes (libconfig syntax, see experiments/, method\n"
+             "6.4), writes its HDF5 file and, where the config names a gnuplot script, its PNG\n"
+             "beside it.\n"
+             "experiment = \"propagation\": error of each format vs decode step, per head (method 3).\n"
+             "experiment = \"inputstats\":  ridge / omega / half-life statistics of a source (method 5).\n"
+             "experiment = \"calibrate\":   a plan for the calibrated formats (as `stepq calibrate`).\n"
+             "--threads N (0 to 4096) overrides the config's threads (0: OpenMP's default); results\n"
+             "do not depend on it.");
+        return argc < 2 ? 2 : 0;
+    }
+    return config_command(argc, argv, NULL);
+}
+
+int stepq_cmd_calibrate(int argc, char** argv) {
+    if (argc < 2 || stepq_wants_help(argc, argv)) {
+        puts("usage: stepq calibrate CONFIG.cfg [--threads N]\n\n"
+             "Makes the plan the calibrated formats run with (method 4.1, 4.3): native runs of the\n"
+             "config's source, one segment per entry of `seeds` (synthetic) or `traces`, each from\n"
+             "a zero state for `steps` steps; per unit the mean log gate, lifetime weight (horizon),\n"
+             "measured lifetime, omega and w per key row, distortions of every width from a\n"
+             "reservoir of state snapshots; then pivots and bit allocations for every scheme at\n"
+             "budgets 4 and 6, and the DAMP rows. The config is an experiment = \"calibrate\" file\n"
+             "(see experiments/calibrate_*.cfg); the plan goes to its `output`, with the key of\n"
+             "what it was made from (a propagation config's `calibrate` group reuses a plan whose\n"
+             "key matches instead of calibrating again).");
+        return argc < 2 ? 2 : 0;
+    }
+    return config_command(argc, argv, "calibrate");
+}
+
+// ---------------------------------------------------------------------------------------------
+// replay
+
+int stepq_cmd_replay(int argc, char** argv) {
+    const char *in = NULL, *fmt_name = NULL, *out = NULL, *plan_path = NULL;
+    long long prefill = 0;
+    if (stepq_wants_help(argc, argv)) {
+        char planned[512];
+        planned_names(planned, sizeof planned);
+        printf("usage: stepq replay --trace IN.h5 --format NAME --out OUT.h5 [--prefill N]\n"
+               "                    [--plan PLAN.h5] [--threads N]\n\n"
+               "Runs a trace through the decode-step protocol of method 2 in format NAME, beside a\n"
+               "float32 reference on the same inputs. With --prefill N the first N steps run at\n"
+               "native precision and the boundary state is encoded once (default 0: the trace's\n"
+               "S0 is encoded at step 0). Writes y [T,HV,V], y_ref, S_final [HV,K,V], S_ref_final,\n"
+               "per-step err_readout and err_state [HV,D], accumulated_readout_rel and p1_residual.\n"
+               "These formats need --plan, made for the trace's heads (layer 0, head = value head)\n"
+               "by `stepq calibrate`: %s.\n", planned);
+        return 0;
+    }
+    stepq_opt opts[] = {
+        {"--trace", OPT_STR, &in, NULL, 0, 0, 1, "a trace file IN.h5", 0},
+        {"--format", OPT_STR, &fmt_name, NULL, 0, 0, 1, "a format name (see `stepq formats`)", 0},
+        {"--out", OPT_STR, &out, NULL, 0, 0, 1, "the output file OUT.h5", 0},
+        {"--prefill", OPT_INT, &prefill, NULL, 0, STEPS_MAX, 0, "N", 0},
+        {"--plan", OPT_STR, &plan_path, NULL, 0, 0, 0, "a plan file PLAN.h5", 0},
+        THREADS_OPT(&stepq_threads_override),
+        {0}};
+    if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
+    stepq_set_threads(0);
+    const stepq_format* fmt = stepq_format_find(fmt_name);
+    if (!fmt) {
+        stepq_error("replay: unknown format '%s' (see `stepq formats`)", fmt_name);
+        return 2;
+    }
+    if (stepq_format_needs_plan(fmt) && !plan_path) {
+        stepq_error("replay: format %s needs a calibration plan: give --plan PLAN.h5 (made by "
+                    "`stepq calibrate` for the trace's heads)", fmt->name);
+        return 2;
+    }
+    stepq_trace tr;
+    if (stepq_trace_read(&tr, in)) return 1;
+    if (prefill >= tr.T) {
+        stepq_error("replay: --prefill %lld must be below the %ld steps of %s", prefill, tr.T, in);
+        stepq_trace_free(&tr);
+        return 2;
+    }
+    stepq_plan plan, *pp;
+    if (read_plan(&pp, &plan, plan_path)) {
+        stepq_trace_free(&tr);
+        return 1;
+    }
+    stepq_source* src = stepq_trace_source(&tr, in);
+    char cmdline[4096];
+    snprintf(cmdline, sizeof cmdline, "stepq replay --trace %s --format %s --out %s --prefill %lld",
+             in, fmt_name, out, prefill);
+    stepq_replay_cfg rc = {src, fmt, prefill, pp, out, {"replay", NULL, cmdline, 0, src->desc}};
+    int r = stepq_make_parent(out) || stepq_replay(&rc);
+    stepq_source_free(src);
+    if (pp) stepq_plan_free(pp);
+    if (!r) printf("wrote %s\n", out);
+    return r ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// trace
+
+int stepq_cmd_trace(int argc, char** argv) {
+    const char *preset = "gdn-qwen-like", *out = NULL;
+    long long steps = 0, seed = 1, model_seed = 0;
+    int *layers = NULL, *heads = NULL, nl = 0, nh = 0;
+    if (stepq_wants_help(argc, argv)) {
+        puts("usage: stepq trace --out OUT.h5 --steps T [--preset NAME] [--layers L] [--heads H]\n"
+             "                   [--seed S] [--model-seed M]\n\n"
+             "Writes T steps of a synthetic source as a trace file (the layout `stepq replay`\n"
+             "reads; see README). --preset gdn-qwen-like (default) or kda-kimi-like; --layers and\n"
+             "--heads take lists like 0,2,5-7 (default layer 0, every head); the selected\n"
+             "(layer, head) pairs become the trace's heads, H = HV. --model-seed draws the model\n"
+             "(default 0, the one every config uses unless it says otherwise), --seed the stream.");
+        return 0;
+    }
+    stepq_opt opts[] = {
+        {"--out", OPT_STR, &out, NULL, 0, 0, 1, "the output file OUT.h5", 0},
+        {"--steps", OPT_INT, &steps, NULL, 1, STEPS_MAX, 1, "T", 0},
+        {"--preset", OPT_STR, &preset, NULL, 0, 0, 0, "gdn-qwen-like or kda-kimi-like", 0},
+        {"--layers", OPT_LIST, &layers, &nl, 0, 1 << 20, 0, "L", 0},
+        {"--heads", OPT_LIST, &heads, &nh, 0, 1 << 20, 0, "H", 0},
+        {"--seed", OPT_INT, &seed, NULL, 0, SEED_MAX, 0, "S", 0},
+        {"--model-seed", OPT_INT, &model_seed, NULL, 0, SEED_MAX, 0, "M", 0},
+        {0}};
+    stepq_synth_params p;
+    stepq_source* src = NULL;
+    int zero = 0;
+    int rc = stepq_parse_options(argc, argv, opts, NULL, 0, 0) || stepq_synth_preset(&p, preset) ||
+             stepq_synth_open(&src, &p, (uint64_t)model_seed, (uint64_t)seed,
+                              nl ? layers : &zero, nl ? nl : 1, heads, nh);
+    free(layers);
+    free(heads);
+    if (rc) return 2;
+    stepq_trace tr;
+    stepq_trace_capture(&tr, src, (long)steps);
+    rc = stepq_make_parent(out) || stepq_trace_write(out, &tr, src->desc);
+    if (!rc) printf("wrote %s: %s, %lld steps\n", out, src->desc, steps);
+    stepq_trace_free(&tr);
+    stepq_source_free(src);
+    return rc ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// formats
+
+int stepq_cmd_formats(int argc, char** argv) {
+    const char* plan_path = NULL;
+    if (stepq_wants_help(argc, argv)) {
+        char planned[512];
+        planned_names(planned, sizeof planned);
+        printf("usage: stepq formats [--plan PLAN.h5]\n\n"
+               "Lists every state format (method 6.2): name, nominal bits, the actual bits per\n"
+               "element of its packed bytes, and a summary. These formats need a plan to run: %s.\n"
+               "The widths of the table and DAMP formats come from it: with --plan their actual\n"
+               "bits are averaged over the plan's heads, without it they are shown as '-'. Heads\n"
+               "are 128 x 128 without a plan.\n", planned);
+        return 0;
+    }
+    stepq_opt opts[] = {{"--plan", OPT_STR, &plan_path, NULL, 0, 0, 0, "a plan file PLAN.h5", 0}, {0}};
+    if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
+    stepq_plan plan, *p;
+    if (read_plan(&p, &plan, plan_path)) return 1;
+    int K = p ? p->K : 128, V = p ? p->V : 128;
+    printf("%-16s %8s %8s  %s (%d x %d heads%s)\n", "name", "nominal", "actual", "summary", K, V,
+           p ? ", averaged over the plan" : "");
+    for (int i = 0; i < stepq_n_formats; i++) {
+        const stepq_format* f = &stepq_formats[i];
+        double b = stepq_format_plan_bits(NULL, f, p, K, V);
+        char actual[16] = "-";
+        if (!isnan(b)) snprintf(actual, sizeof actual, "%.3f", b);
+        printf("%-16s %8.3f %8s  %s\n", f->name, f->nominal_bits, actual, f->summary);
+    }
+    if (p) stepq_plan_free(p);
+    return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// memory
+
+int stepq_cmd_memory(int argc, char** argv) {
+    if (stepq_wants_help(argc, argv)) {
+        puts("usage: stepq memory [--preset NAME] [--plan PLAN.h5] [--requests N] [--conv-mib X]\n"
+             "                    [--weights-gb W]\n\n"
+             "Bit accounting and the SGLang state-pool model (method 4.4, 4.5) for a paper-scale\n"
+             "preset: STEPQuant's bits by the paper's formula, by the reference code's layout and,\n"
+             "with --plan, by the bytes stepq packs; memory per request and of the pool at N\n"
+             "requests (5 slots each + 1 sentinel, each slot with a BF16 convolution state of X\n"
+             "MiB); the concurrency at which the FP32 pool passes W GB of weights; and every\n"
+             "format's nominal and actual bits. Without --preset both presets are reported, with\n"
+             "the paper's settings: gdn-qwen-like 64 requests, 2.8125 MiB conv state, 53.8 GB of\n"
+             "weights; kda-kimi-like 512 requests, no conv state.");
+        return 0;
+    }
+    const char *preset = NULL, *plan_path = NULL;
+    double conv = -1, weights = -1;
+    long long requests = -1;
+    stepq_opt opts[] = {
+        {"--preset", OPT_STR, &preset, NULL, 0, 0, 0, "gdn-qwen-like or kda-kimi-like", 0},
+        {"--plan", OPT_STR, &plan_path, NULL, 0, 0, 0, "a plan file PLAN.h5", 0},
+        {"--requests", OPT_INT, &requests, NULL, 1, 1 << 24, 0, "N", 0},
+        {"--conv-mib", OPT_REAL, &conv, NULL, 0, 1e9, 0, "X", 0},
+        {"--weights-gb", OPT_REAL, &weights, NULL, 0, 1e9, 0, "W", 0},
+        {0}};
+    if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
+    stepq_plan plan, *pp;
+    if (read_plan(&pp, &plan, plan_path)) return 1;
+    if (pp && !preset) preset = pp->kind == STEPQ_KDA ? "kda-kimi-like" : "gdn-qwen-like";
+    int rc = 0, any = 0;
+    for (const char* const* name = stepq_synth_preset_names; *name; name++) {
+        if (preset && strcmp(preset, *name)) continue;
+        stepq_memory_model m;
+        stepq_assert(stepq_memory_paper_model(&m, *name) == STEPQ_OK);
+        if (any) putchar('\n');
+        any = 1;
+        if (requests > 0) m.requests = (int)requests;
+        if (conv >= 0) m.conv_mib = conv;
+        if (weights >= 0) m.weights_gb = weights;
+        rc |= stepq_memory_report(&m, pp) != STEPQ_OK;
+    }
+    if (!any) {
+        stepq_error("memory: unknown preset '%s' (gdn-qwen-like, kda-kimi-like)", preset);
+        rc = 2;
+    }
+    if (pp) stepq_plan_free(pp);
+    return rc;
+}
+
+// ---------------------------------------------------------------------------------------------
+// bench
+
+int stepq_cmd_bench(int argc, char** argv) {
+    long long steps = 2048, heads = 8;
+    if (stepq_wants_help(argc, argv)) {
+        puts("usage: stepq bench [--steps N] [--heads H]\n\n"
+             "Times, on one thread and side by side, the synthetic generator of each preset\n"
+             "against the float32 recurrence update it feeds, and prints the ratio\n"
+             "(generation should cost no more than the update). Defaults: 2048 steps, 8 heads.");
+        return 0;
+    }
+    stepq_opt opts[] = {{"--steps", OPT_INT, &steps, NULL, 1, STEPS_MAX, 0, "N", 0},
+                        {"--heads", OPT_INT, &heads, NULL, 1, 32, 0, "H", 0},
+                        {0}};
+    if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
+    int* hs = mallocCheck(sizeof(int) * (size_t)heads);
+    for (int h = 0; h < heads; h++) hs[h] = h;
+    int rc = 0, layer = 0;
+    for (const char* const* name = stepq_synth_preset_names; *name && !rc; name++) {
+        stepq_synth_params p;
+        stepq_source* src;
+        rc = stepq_synth_preset(&p, *name) || stepq_synth_open(&src, &p, 0, 1, &layer, 1, hs, (int)heads);
+        if (rc) break;
+        stepq_bench_stream(src, (long)steps, 3);
+        stepq_source_free(src);
+    }
+    free(hs);
+    return rc ? 1 : 0;
+}

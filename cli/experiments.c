@@ -1,0 +1,242 @@
+// experiments.c: `stepq run CONFIG.cfg`: reads an experiment config (method 6.4), builds the
+// driver's struct and runs it; writes the HDF5 result and, where the config names a gnuplot
+// script, the PNG beside it.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../analysis/calibrate.h"
+#include "../analysis/inputstats.h"
+#include "../analysis/propagation.h"
+#include "../base/common.h"
+#include "builders.h"
+#include "commands.h"
+#include "plot.h"
+
+// ---------------------------------------------------------------------------------------------
+// calibration, alone or before a run
+
+// Calibrates as cf (group g, or the root) says and writes the plan to output; *out receives
+// it in memory when not NULL. reuse: keep a plan already at output that was made from the
+// same calibration key (same stepq revision, source, segments and settings) instead.
+static int calibrate_plan(const stepq_cfgfile* cf, const config_setting_t* g, const char* output,
+                          stepq_plan* out, int reuse) {
+    stepq_calib_build b;
+    if (stepq_calib_from_cfg(&b, cf, g, output) != STEPQ_OK) return STEPQ_ERR;
+    int rc = STEPQ_OK;
+    FILE* probe = reuse ? fopen(output, "rb") : NULL;
+    if (probe) {
+        fclose(probe);
+        stepq_plan old;
+        if (stepq_plan_read(&old, output) == STEPQ_OK && !strcmp(old.calibration_key, b.key)) {
+            printf("plan %s was made from this calibration (key %s): not calibrating again\n",
+                   output, b.key);
+            if (out) *out = old;
+            else stepq_plan_free(&old);
+            stepq_calib_build_free(&b);
+            return STEPQ_OK;
+        }
+        if (old.H) stepq_plan_free(&old);
+        else fprintf(stderr, "calibrate: the plan at %s cannot be reused (above): calibrating again\n", output);
+    }
+    rc = stepq_make_parent(output) || stepq_calibrate(out, &b.c);
+    if (!rc)
+        printf("wrote plan %s (%d heads, %d pivot units)\n", output, b.c.segments[0]->n_heads,
+               b.c.pivots);
+    stepq_calib_build_free(&b);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+static int run_calibrate(const stepq_cfgfile* cf) {
+    static const char* const root_only[] = {"experiment", "description", "source", "output", "threads"};
+    const char* keys[64];
+    int n = 0;
+    for (size_t i = 0; i < sizeof root_only / sizeof *root_only; i++) keys[n++] = root_only[i];
+    for (const char* const* k = stepq_keys_calibrate; *k; k++) keys[n++] = *k;
+    keys[n] = NULL;
+    long long threads;
+    const char *output, *desc;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") ||
+        cfg_str(cf, NULL, "output", &output, 1, NULL))
+        return STEPQ_ERR;
+    stepq_set_threads(threads);
+    return calibrate_plan(cf, NULL, output, NULL, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// propagation
+
+static const char* const keys_propagation[] = {"experiment", "description", "seed", "seeds", "source",
+                                               "prefill", "decode", "bin", "formats", "output",
+                                               "plot", "threads", "plan", "calibrate", NULL};
+
+// seeds (S) of a run: `seeds = [...]`, or the one `seed`
+static int seeds_from_cfg(uint64_t** out, int* n, const stepq_cfgfile* cf) {
+    long long seed;
+    int *list = NULL, ns = 0;
+    if (cfg_int(cf, NULL, "seed", &seed, 0, 1, 0, (long long)1 << 62) ||
+        cfg_int_list(cf, NULL, "seeds", &list, &ns, 0))
+        return STEPQ_ERR;
+    if (ns && config_lookup(&cf->cfg, "seed")) {
+        stepq_error("%s: give 'seed' or 'seeds' (several runs, confidence intervals), not both", cf->path);
+        free(list);
+        return STEPQ_ERR;
+    }
+    *n = ns ? ns : 1;
+    *out = mallocCheck(sizeof(uint64_t) * (size_t)*n);
+    for (int i = 0; i < *n; i++) (*out)[i] = ns ? (uint64_t)list[i] : (uint64_t)seed;
+    free(list);
+    return STEPQ_OK;
+}
+
+// formats='fp32 int8 ...' for the plot script
+static void format_words(char* vars, size_t n, const stepq_format* const* fmts, int nf) {
+    snprintf(vars, n, "formats='");
+    for (int i = 0; i < nf; i++) {
+        strncat(vars, fmts[i]->name, n - strlen(vars) - 3);
+        strncat(vars, i + 1 < nf ? " " : "'", n - strlen(vars) - 3);
+    }
+}
+
+static int run_propagation(const stepq_cfgfile* cf) {
+    long long prefill, decode, bin, threads;
+    const char *output, *plot, *desc, *plan_path;
+    const stepq_format** fmts = NULL;
+    uint64_t* seeds = NULL;
+    int nf = 0, err = 0, S = 0;
+    config_setting_t* calib = NULL;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_propagation) ||
+        cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) ||
+        (calib = cfg_group(cf, NULL, "calibrate", 0, &err), err) ||
+        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
+        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "bin", &bin, 0, 1, 1, 1LL << 30) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") ||
+        cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
+        stepq_formats_check_plan(cf, fmts, nf, plan_path) || seeds_from_cfg(&seeds, &S, cf)) {
+        free(fmts);
+        return STEPQ_ERR;
+    }
+    stepq_set_threads(threads);
+    if (calib && !plan_path) {
+        stepq_error("%s: a 'calibrate' group needs 'plan', the file it writes", cf->path);
+        free(fmts);
+        free(seeds);
+        return STEPQ_ERR;
+    }
+    stepq_plan plan, *pp = NULL;
+    int rc = STEPQ_OK;
+    if (plan_path) {
+        rc = calib ? calibrate_plan(cf, calib, plan_path, &plan, 1) : stepq_plan_read(&plan, plan_path);
+        if (!rc) pp = &plan;
+    }
+    stepq_source** srcs = callocCheck((size_t)S, sizeof *srcs);
+    for (int i = 0; i < S && !rc; i++) rc = stepq_source_from_cfg(&srcs[i], cf, seeds[i], -1, NULL, 0);
+    if (!rc) {
+        char table[4096], png[4096];
+        stepq_sibling(table, sizeof table, output, ".tsv");
+        stepq_sibling(png, sizeof png, output, ".png");
+        stepq_propagation_cfg pc = {srcs, seeds, S, fmts, nf, prefill, decode, (int)bin, pp, output,
+                                    plot ? table : NULL,
+                                    {"propagation", cf->path, cf->text, seeds[0], srcs[0]->desc}};
+        rc = stepq_make_parent(output) || stepq_propagation(&pc);
+        if (!rc) printf("wrote %s\n", output);
+        if (!rc && plot) {
+            char vars[2048];
+            format_words(vars, sizeof vars, fmts, nf);
+            rc = stepq_plot(plot, table, png, vars);
+        }
+    }
+    for (int i = 0; i < S; i++) stepq_source_free(srcs[i]);
+    free(srcs);
+    free(seeds);
+    free(fmts);
+    if (pp) stepq_plan_free(pp);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// input statistics
+
+static const char* const keys_inputstats[] = {"experiment", "description", "seeds", "source",
+                                              "steps", "warmup", "sample_every", "output",
+                                              "threads", NULL};
+
+static int run_inputstats(const stepq_cfgfile* cf) {
+    long long steps, warmup, every, threads;
+    const char *output, *desc;
+    int* seeds_i = NULL;
+    int ns = 0;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_inputstats) ||
+        cfg_int_list(cf, NULL, "seeds", &seeds_i, &ns, 1) ||
+        cfg_int(cf, NULL, "steps", &steps, 1, 0, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "warmup", &warmup, 0, 0, 0, 1LL << 40) ||
+        cfg_int(cf, NULL, "sample_every", &every, 0, 256, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") ||
+        cfg_str(cf, NULL, "output", &output, 1, NULL))
+        return STEPQ_ERR;
+    if (ns == 0) {
+        stepq_error("%s: 'seeds' is empty", cf->path);
+        return STEPQ_ERR;
+    }
+    stepq_set_threads(threads);
+    stepq_source** srcs = callocCheck((size_t)ns, sizeof *srcs);
+    uint64_t* seeds = mallocCheck(sizeof(uint64_t) * ns);
+    int rc = STEPQ_OK;
+    for (int i = 0; i < ns && !rc; i++) {
+        seeds[i] = (uint64_t)seeds_i[i];
+        // each seed is another draw of the model and of its stream: the statistics of a preset
+        rc = stepq_source_from_cfg(&srcs[i], cf, seeds[i], (long long)seeds[i], NULL, 0);
+    }
+    if (!rc) {
+        stepq_inputstats_cfg ic = {srcs, seeds, ns, steps, warmup, every, output,
+                                   {"inputstats", cf->path, cf->text, seeds[0], srcs[0]->desc}};
+        rc = stepq_make_parent(output) || stepq_inputstats(&ic);
+        if (!rc) printf("wrote %s\n", output);
+    }
+    for (int i = 0; i < ns; i++) stepq_source_free(srcs[i]);
+    free(srcs);
+    free(seeds);
+    free(seeds_i);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+static const struct {
+    const char* name;
+    int (*run)(const stepq_cfgfile* cf);
+} experiments[] = {
+    {"propagation", run_propagation},
+    {"inputstats", run_inputstats},
+    {"calibrate", run_calibrate},
+};
+
+int stepq_run_config(const char* path, const char* only) {
+    stepq_cfgfile cf;
+    if (cfg_load(&cf, path)) return 1;
+    const char* exp;
+    int rc = cfg_str(&cf, NULL, "experiment", &exp, 1, NULL);
+    int line = rc ? 0 : config_setting_source_line(config_lookup(&cf.cfg, "experiment"));
+    if (!rc && only && strcmp(exp, only)) {
+        stepq_error("%s:%d: experiment is '%s'; this command runs experiment = \"%s\" configs "
+                    "(use `stepq run` for the others)", cf.path, line, exp, only);
+        rc = STEPQ_ERR;
+    } else if (!rc) {
+        size_t i = 0, n = sizeof experiments / sizeof *experiments;
+        while (i < n && strcmp(experiments[i].name, exp)) i++;
+        if (i < n) rc = experiments[i].run(&cf);
+        else {
+            stepq_error("%s:%d: unknown experiment '%s' (propagation, inputstats, calibrate)",
+                        cf.path, line, exp);
+            rc = STEPQ_ERR;
+        }
+    }
+    cfg_free(&cf);
+    return rc ? 1 : 0;
+}

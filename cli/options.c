@@ -1,0 +1,161 @@
+// options.c: see options.h.
+#include "options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/common.h"
+
+int stepq_wants_help(int argc, char** argv) {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
+    return 0;
+}
+
+int stepq_parse_int(long long* out, const char* s, long long lo, long long hi) {
+    char* end;
+    if (!s[0] || !(s[0] == '-' || (s[0] >= '0' && s[0] <= '9'))) return STEPQ_ERR;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (*end || errno == ERANGE || v < lo || v > hi) return STEPQ_ERR;
+    *out = v;
+    return STEPQ_OK;
+}
+
+int stepq_parse_real(double* out, const char* s, double lo, double hi) {
+    char* end;
+    if (!s[0] || s[0] == ' ' || s[0] == '\t') return STEPQ_ERR;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*end || errno == ERANGE || !isfinite(v) || v < lo || v > hi) return STEPQ_ERR;
+    *out = v;
+    return STEPQ_OK;
+}
+
+// "0,2,5-7" -> (n) indices within [lo, hi]
+static int parse_list(int** out, int* n, const char* s, long long lo, long long hi) {
+    *out = NULL;
+    *n = 0;
+    int cap = 0;
+    const char* p = s;
+    if (!*p) return STEPQ_ERR;
+    while (*p) {
+        char buf[32];
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof buf) goto bad;
+        memcpy(buf, p, len);
+        buf[len] = 0;
+        char* dash = strchr(buf + 1, '-');  // a range a-b (a leading '-' would be a sign)
+        long long a, b;
+        if (dash) *dash = 0;
+        if (stepq_parse_int(&a, buf, lo, hi)) goto bad;
+        b = a;
+        if (dash && (stepq_parse_int(&b, dash + 1, lo, hi) || b < a)) goto bad;
+        for (long long i = a; i <= b; i++) {
+            if (*n == cap) {
+                cap = cap ? 2 * cap : 16;
+                int* grown = realloc(*out, sizeof(int) * (size_t)cap);
+                stepq_assert(grown != NULL);
+                *out = grown;
+            }
+            (*out)[(*n)++] = (int)i;
+        }
+        p += len;
+        if (*p == ',' && !*++p) goto bad;  // a trailing comma
+    }
+    return STEPQ_OK;
+bad:
+    free(*out);
+    *out = NULL;
+    *n = 0;
+    return STEPQ_ERR;
+}
+
+static void what_it_takes(char* buf, size_t n, const stepq_opt* o) {
+    switch (o->type) {
+    case OPT_STR: snprintf(buf, n, "%s", o->meta ? o->meta : "a value"); break;
+    case OPT_INT: snprintf(buf, n, "an integer in [%.0f, %.0f]", o->lo, o->hi); break;
+    case OPT_REAL: snprintf(buf, n, "a number in [%g, %g]", o->lo, o->hi); break;
+    case OPT_LIST:
+        snprintf(buf, n, "a list of indices like 0,2,5-7, each in [%.0f, %.0f]", o->lo, o->hi);
+        break;
+    }
+}
+
+static int set_value(stepq_opt* o, const char* v, const char* cmd) {
+    int rc = STEPQ_OK;
+    switch (o->type) {
+    case OPT_STR: *(const char**)o->dest = v; break;
+    case OPT_INT: rc = stepq_parse_int((long long*)o->dest, v, (long long)o->lo, (long long)o->hi); break;
+    case OPT_REAL: rc = stepq_parse_real((double*)o->dest, v, o->lo, o->hi); break;
+    case OPT_LIST: rc = parse_list((int**)o->dest, o->n, v, (long long)o->lo, (long long)o->hi); break;
+    }
+    if (rc != STEPQ_OK) {
+        char takes[128];
+        what_it_takes(takes, sizeof takes, o);
+        stepq_error("%s: %s '%s' is not valid: it takes %s", cmd, o->name, v, takes);
+    }
+    return rc;
+}
+
+static void list_options(char* buf, size_t n, const stepq_opt* opts) {
+    buf[0] = 0;
+    for (const stepq_opt* o = opts; o->name; o++) {
+        strncat(buf, o == opts ? "" : ", ", n - strlen(buf) - 1);
+        strncat(buf, o->name, n - strlen(buf) - 1);
+    }
+}
+
+int stepq_parse_options(int argc, char** argv, stepq_opt* opts, const char** pos, int min_pos,
+                        int n_pos) {
+    const char* cmd = argv[0];
+    int np = 0;
+    for (stepq_opt* o = opts; o->name; o++) o->seen = 0;
+    for (int i = 1; i < argc; i++) {
+        const char* a = argv[i];
+        if (a[0] != '-' || a[1] == 0) {  // a positional argument
+            if (np == n_pos) {
+                stepq_error("%s: unexpected argument '%s' (see %s --help)", cmd, a, cmd);
+                return STEPQ_ERR;
+            }
+            pos[np++] = a;
+            continue;
+        }
+        stepq_opt* o = opts;
+        while (o->name && strcmp(o->name, a)) o++;
+        if (!o->name) {
+            char known[512];
+            list_options(known, sizeof known, opts);
+            stepq_error("%s: unknown option %s (it takes %s; see %s --help)", cmd, a,
+                        opts->name ? known : "no options", cmd);
+            return STEPQ_ERR;
+        }
+        if (o->seen) {
+            stepq_error("%s: %s is given twice", cmd, o->name);
+            return STEPQ_ERR;
+        }
+        if (i + 1 >= argc) {
+            char takes[128];
+            what_it_takes(takes, sizeof takes, o);
+            stepq_error("%s: %s needs a value: %s", cmd, o->name, takes);
+            return STEPQ_ERR;
+        }
+        o->seen = 1;
+        if (set_value(o, argv[++i], cmd) != STEPQ_OK) return STEPQ_ERR;
+    }
+    for (stepq_opt* o = opts; o->name; o++)
+        if (o->required && !o->seen) {
+            char takes[128];
+            what_it_takes(takes, sizeof takes, o);
+            stepq_error("%s: %s is required: %s (see %s --help)", cmd, o->name, takes, cmd);
+            return STEPQ_ERR;
+        }
+    if (np < min_pos) {
+        stepq_error("%s: missing argument (see %s --help)", cmd, cmd);
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
