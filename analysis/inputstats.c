@@ -98,6 +98,52 @@ static void summarise(double* out, const seed_stats* st) {
     free(tmp);
 }
 
+// every head of one seed's source, in parallel (each thread its own scratch)
+static void run_seed(seed_stats* st, const stepq_source* src, const stepq_inputstats_cfg* c,
+                     stepq_progress* pr) {
+#pragma omp parallel
+    {
+        stepq_runstate rs;
+        stepq_runstate_init(&rs, src->K, src->V, src->n_gates);
+        double* tmp = mallocCheck(sizeof(double) * (src->K > src->V ? src->K : src->V));
+#pragma omp for schedule(dynamic, 1)
+        for (int h = 0; h < st->H; h++) {
+            one_head(st, src, c, h, &rs, tmp);
+            stepq_progress_tick(pr);
+        }
+        stepq_runstate_free(&rs);
+        free(tmp);
+    }
+}
+
+// the summaries (N_SUM, S) with their mean, CI and the paper's value, on stdout and in f
+static int write_summaries(hid_t f, const stepq_inputstats_cfg* c, const double* sum) {
+    const stepq_source* s0 = c->srcs[0];
+    const int S = c->n_seeds, kda = s0->kind == STEPQ_KDA;
+    // the paper's values (method 5) beside ours
+    const double paper[N_SUM] = {kda ? 12.7 : 10.3, kda ? 5.4 : 19.4, kda ? 0.849 : 0.986,
+                                 kda ? NAN : 15.95, NAN, NAN, NAN};
+    printf("inputstats: %s; %d seeds, %ld steps, states sampled every %ld after %ld\n",
+           s0->desc, S, c->steps, c->sample_every, c->warmup);
+    printf("%-22s %12s %12s %10s\n", "statistic", "mean", "95% CI +-", kda ? "paper KDA" : "paper Qwen");
+    hsize_t dS[1] = {(hsize_t)S};
+    int rc = STEPQ_OK;
+    for (int k = 0; k < N_SUM; k++) {
+        double m, ci;
+        stepq_mean_ci95(&m, &ci, sum + (size_t)k * S, S);
+        printf("%-22s %12.4g %12.2g %10.4g\n", sum_names[k], m, ci, paper[k]);
+        if (rc) continue;
+        rc = h5u_write(f, sum_names[k], H5T_NATIVE_DOUBLE, sum + (size_t)k * S, 1, dS, "1", sum_desc[k]);
+        if (!rc) {
+            hid_t d = H5Dopen2(f, sum_names[k], H5P_DEFAULT);
+            rc = h5u_attr_f64(d, "mean", m) || h5u_attr_f64(d, "ci95_half_width", ci) ||
+                 h5u_attr_f64(d, "paper", paper[k]);
+            H5Dclose(d);
+        }
+    }
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
 int stepq_inputstats(const stepq_inputstats_cfg* c) {
     const stepq_source* s0 = c->srcs[0];
     const int S = c->n_seeds, H = s0->n_heads, G = s0->n_gates;
@@ -120,51 +166,18 @@ int stepq_inputstats(const stepq_inputstats_cfg* c) {
     for (int si = 0; si < S; si++) {
         seed_stats st = {H, NS, G, row + (size_t)si * H * NS, col + (size_t)si * H * NS,
                          om + (size_t)si * H, hl + (size_t)si * H * G};
-#pragma omp parallel
-        {
-            stepq_runstate rs;
-            stepq_runstate_init(&rs, s0->K, s0->V, G);
-            double* tmp = mallocCheck(sizeof(double) * (s0->K > s0->V ? s0->K : s0->V));
-#pragma omp for schedule(dynamic, 1)
-            for (int h = 0; h < H; h++) {
-                one_head(&st, c->srcs[si], c, h, &rs, tmp);
-                stepq_progress_tick(&pr);
-            }
-            stepq_runstate_free(&rs);
-            free(tmp);
-        }
+        run_seed(&st, c->srcs[si], c, &pr);
         double out[N_SUM];
         summarise(out, &st);
         for (int k = 0; k < N_SUM; k++) sum[(size_t)k * S + si] = out[k];
     }
     stepq_progress_end(&pr);
-
-    // the paper's values (SPEC 5) beside ours
-    const int kda = s0->kind == STEPQ_KDA;
-    const double paper[N_SUM] = {kda ? 12.7 : 10.3, kda ? 5.4 : 19.4, kda ? 0.849 : 0.986,
-                                 kda ? NAN : 15.95, NAN, NAN, NAN};
-    printf("inputstats: %s; %d seeds, %ld steps, states sampled every %ld after %ld\n",
-           s0->desc, S, c->steps, c->sample_every, c->warmup);
-    printf("%-22s %12s %12s %10s\n", "statistic", "mean", "95% CI +-", kda ? "paper KDA" : "paper Qwen");
     hid_t f = h5u_create(c->output);
-    int rc = f < 0 || stepq_write_provenance(f, &c->prov);
     hsize_t dS[1] = {(hsize_t)S}, dR[3] = {(hsize_t)S, (hsize_t)H, (hsize_t)NS};
     hsize_t dO[2] = {(hsize_t)S, (hsize_t)H}, dU[3] = {(hsize_t)S, (hsize_t)H, (hsize_t)G};
     hid_t D = H5T_NATIVE_DOUBLE;
-    for (int k = 0; k < N_SUM; k++) {
-        double m, ci;
-        stepq_mean_ci95(&m, &ci, sum + (size_t)k * S, S);
-        printf("%-22s %12.4g %12.2g %10.4g\n", sum_names[k], m, ci, paper[k]);
-        if (rc) continue;
-        rc = h5u_write(f, sum_names[k], D, sum + (size_t)k * S, 1, dS, "1", sum_desc[k]);
-        if (!rc) {
-            hid_t d = H5Dopen2(f, sum_names[k], H5P_DEFAULT);
-            rc = h5u_attr_f64(d, "mean", m) || h5u_attr_f64(d, "ci95_half_width", ci) ||
-                 h5u_attr_f64(d, "paper", paper[k]);
-            H5Dclose(d);
-        }
-    }
-    rc = rc || h5u_write(f, "seeds", H5T_NATIVE_UINT64, c->seeds, 1, dS, NULL, "seed of each run") ||
+    int rc = f < 0 || stepq_write_provenance(f, &c->prov) || write_summaries(f, c, sum) ||
+         h5u_write(f, "seeds", H5T_NATIVE_UINT64, c->seeds, 1, dS, NULL, "seed of each run") ||
          h5u_attr_i64(f, "steps", c->steps) || h5u_attr_i64(f, "warmup", c->warmup) ||
          h5u_attr_i64(f, "sample_every", c->sample_every) ||
          h5u_write(f, "ridge_row", D, row, 3, dR, "1", "max/median row RMS per sampled state [S,H,NS]") ||

@@ -1,4 +1,4 @@
-// inputstats.h: the input statistics of SPEC 5 that the synthetic presets are calibrated to
+// inputstats.h: the input statistics of method 5 that the synthetic presets are calibrated to
 // (and only these): row/column ridge ratios of sampled states (max over median of the row or
 // column RMS), the share of states above 3x on both axes, omega p90/p10 within a head, and the
 // spread of half-lives. Native float32 runs; several seeds give confidence intervals.

@@ -1,4 +1,4 @@
-// propagation.h: the propagation experiment (SPEC 3 P1, SPEC 6.3): how the error of each
+// propagation.h: the propagation experiment (method 3 P1, method 6.3): how the error of each
 // state format grows over the decode window, per head, beside the head's lifetime.
 //
 // Output (HDF5, root attributes carry the config, git revision and seed):

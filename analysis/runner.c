@@ -81,6 +81,44 @@ typedef struct {
     int failed;
 } run_failure;
 
+// the native prefill of head h: the reference steps, and every format reads its read-out
+static double prefill(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg, int h,
+                      stepq_cursor* c, stepq_runstate* rs) {
+    const int V = src->V, H = src->n_heads;
+    stepq_step_in in;
+    double gate_sum = 0;
+    for (long t = 0; t < cfg->prefill; t++) {
+        src->next(c, &in);
+        gate_sum += mean_gate(&in, src->n_gates);
+        stepq_runstate_step(rs, &in, src->scale);
+        if (!cfg->keep_y) continue;
+        memcpy(o->y_ref + ((size_t)t * H + h) * V, rs->y, sizeof(float) * V);
+        for (int f = 0; f < cfg->n_formats; f++)
+            memcpy(o->y + (((size_t)f * o->T + t) * H + h) * V, rs->y, sizeof(float) * V);
+    }
+    return gate_sum;
+}
+
+// the errors of format f's step t (bin b) against the reference of the same step: ny2 = ||y||^2,
+// nS2 = ||S||_F^2, pred = P1's prediction of the read-out error
+static void measure(stepq_run_out* o, const stepq_run_cfg* cfg, int f, int h, long t, long b,
+                    const stepq_runstate* rs, const stepq_qstate* q, const float* pred,
+                    double ny2, double nS2) {
+    const int V = o->V, H = o->H;
+    double dy2 = 0, res2 = 0;
+    for (int j = 0; j < V; j++) {
+        double dy = (double)rs->y_hat[j] - rs->y[j];
+        dy2 += dy * dy;
+        res2 += (dy - pred[j]) * (dy - pred[j]);
+    }
+    size_t fh = (size_t)f * H + h;
+    o->err_y[fh * o->n_bins + b] += (float)ratio(dy2, ny2);
+    o->err_S[fh * o->n_bins + b] += (float)ratio(sq_dist(q->X, rs->S, o->K, V), nS2);
+    o->acc_sq[fh] += dy2;
+    o->p1_resid[fh] = fmax(o->p1_resid[fh], ratio(res2, ny2));
+    if (cfg->keep_y) memcpy(o->y + (((size_t)f * o->T + t) * H + h) * V, rs->y_hat, sizeof(float) * V);
+}
+
 // One head end to end. Returns STEPQ_ERR with *fail filled when a format fails.
 static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg, int h,
                     head_scratch* s, run_failure* fail) {
@@ -90,30 +128,19 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
     stepq_runstate_reset(rs, src->S0 ? src->S0 + (size_t)h * KV : NULL);
     stepq_cursor* c = src->open(src, h);
     stepq_step_in in;
-    double gate_sum = 0;
-    for (long t = 0; t < cfg->prefill; t++) {
-        src->next(c, &in);
-        gate_sum += mean_gate(&in, G);
-        stepq_runstate_step(rs, &in, src->scale);
-        if (cfg->keep_y) {
-            memcpy(o->y_ref + ((size_t)t * H + h) * V, rs->y, sizeof(float) * V);
-            for (int f = 0; f < F; f++)  // prefill is native: every format reads the reference
-                memcpy(o->y + (((size_t)f * o->T + t) * H + h) * V, rs->y, sizeof(float) * V);
-        }
-    }
+    double gate_sum = prefill(o, src, cfg, h, c, rs);
     int rc = STEPQ_OK;
     for (int f = 0; f < F; f++) {  // checked by stepq_plan_match before any head runs
         stepq_assert(stepq_qstate_init(&s->qs[f], cfg->formats[f], cfg->plan, s->plan_index[h],
                                        src->kind, K, V) == STEPQ_OK);
         o->bytes[(size_t)f * H + h] = (double)s->qs[f].bytes;
-    }
-    for (int f = 0; f < F && rc == STEPQ_OK; f++)
-        if (stepq_qstate_load(&s->qs[f], rs->S) != STEPQ_OK) {
+        if (rc == STEPQ_OK && stepq_qstate_load(&s->qs[f], rs->S) != STEPQ_OK) {
             *fail = (run_failure){cfg->prefill, f, h, 1};
             rc = STEPQ_ERR;
         }
+    }
     for (long td = 0; td < cfg->decode && rc == STEPQ_OK; td++) {
-        long t = cfg->prefill + td, b = td / cfg->bin;
+        long t = cfg->prefill + td;
         src->next(c, &in);
         gate_sum += mean_gate(&in, G);
         // P1's prediction of each format's read-out error, E_{t-1}^T A_t^T (scale q_t), taken
@@ -124,27 +151,13 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
         double ny2 = sq_norm(rs->y, 1, V), nS2 = sq_norm(rs->S, K, V);
         o->acc_ref[h] += ny2;
         if (cfg->keep_y) memcpy(o->y_ref + ((size_t)t * H + h) * V, rs->y, sizeof(float) * V);
-        for (int f = 0; f < F; f++) {
-            stepq_qstate* q = &s->qs[f];
-            if (stepq_qstate_step(q, rs->y_hat, rs->work, &in, src->scale, G) != STEPQ_OK) {
+        for (int f = 0; f < F && rc == STEPQ_OK; f++) {
+            if (stepq_qstate_step(&s->qs[f], rs->y_hat, rs->work, &in, src->scale, G) != STEPQ_OK) {
                 *fail = (run_failure){t, f, h, 1};
                 rc = STEPQ_ERR;
-                break;
+            } else {
+                measure(o, cfg, f, h, t, td / cfg->bin, rs, &s->qs[f], s->pred + (size_t)f * V, ny2, nS2);
             }
-            const float* pr = s->pred + (size_t)f * V;
-            double dy2 = 0, res2 = 0;
-            for (int j = 0; j < V; j++) {
-                double dy = (double)rs->y_hat[j] - rs->y[j];
-                dy2 += dy * dy;
-                res2 += (dy - pr[j]) * (dy - pr[j]);
-            }
-            size_t fh = (size_t)f * H + h;
-            o->err_y[fh * o->n_bins + b] += (float)ratio(dy2, ny2);
-            o->err_S[fh * o->n_bins + b] += (float)ratio(sq_dist(q->X, rs->S, K, V), nS2);
-            o->acc_sq[fh] += dy2;
-            o->p1_resid[fh] = fmax(o->p1_resid[fh], ratio(res2, ny2));
-            if (cfg->keep_y)
-                memcpy(o->y + (((size_t)f * o->T + t) * H + h) * V, rs->y_hat, sizeof(float) * V);
         }
     }
     src->close(c);
@@ -191,6 +204,27 @@ void stepq_run_out_free(stepq_run_out* o) {
     memset(o, 0, sizeof *o);
 }
 
+// plan_index (H) <- the plan's head of each source head, when a format needs a plan
+static int match_plan(int* plan_index, const stepq_source* src, const stepq_run_cfg* cfg) {
+    const stepq_format* planned = stepq_first_planned(cfg->formats, cfg->n_formats);
+    if (!planned) return STEPQ_OK;
+    if (!cfg->plan) {  // the front end says which option or key gives one
+        stepq_error("format %s needs a calibration plan (made by `stepq calibrate`)", planned->name);
+        return STEPQ_ERR;
+    }
+    return stepq_plan_match(plan_index, cfg->plan, src, cfg->plan->file);
+}
+
+// bins hold sums: turn them into means (the last bin may be short)
+static void bin_means(stepq_run_out* o, const stepq_run_cfg* cfg) {
+    for (size_t fh = 0; fh < (size_t)o->F * o->H; fh++)
+        for (long b = 0; b < o->n_bins; b++) {
+            long n = b == o->n_bins - 1 ? cfg->decode - b * cfg->bin : cfg->bin;
+            o->err_y[fh * o->n_bins + b] /= (float)n;
+            o->err_S[fh * o->n_bins + b] /= (float)n;
+        }
+}
+
 int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg) {
     stepq_assert(cfg->bin >= 1 && cfg->prefill >= 0 && cfg->decode >= 1);
     if (cfg->prefill + cfg->decode > src->T) {
@@ -199,13 +233,7 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
         return STEPQ_ERR;
     }
     int* plan_index = callocCheck((size_t)src->n_heads, sizeof(int));
-    const stepq_format* planned = stepq_first_planned(cfg->formats, cfg->n_formats);
-    if (planned && !cfg->plan) {  // the front end says which option or key gives one
-        stepq_error("format %s needs a calibration plan (made by `stepq calibrate`)", planned->name);
-        free(plan_index);
-        return STEPQ_ERR;
-    }
-    if (planned && stepq_plan_match(plan_index, cfg->plan, src, cfg->plan->file) != STEPQ_OK) {
+    if (match_plan(plan_index, src, cfg) != STEPQ_OK) {
         free(plan_index);
         return STEPQ_ERR;
     }
@@ -243,13 +271,7 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
         stepq_run_out_free(o);
         return STEPQ_ERR;
     }
-    // bins hold sums: turn them into means (the last bin may be short)
-    for (size_t fh = 0; fh < (size_t)o->F * o->H; fh++)
-        for (long b = 0; b < o->n_bins; b++) {
-            long n = b == o->n_bins - 1 ? cfg->decode - b * cfg->bin : cfg->bin;
-            o->err_y[fh * o->n_bins + b] /= (float)n;
-            o->err_S[fh * o->n_bins + b] /= (float)n;
-        }
+    bin_means(o, cfg);
     return STEPQ_OK;
 }
 

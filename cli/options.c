@@ -118,7 +118,7 @@ int stepq_parse_options(int argc, char** argv, stepq_opt* opts, const char** pos
         const char* a = argv[i];
         if (a[0] != '-' || a[1] == 0) {  // a positional argument
             if (np == n_pos) {
-                stepq_error("%s: unexpected argument '%s' (see %s --help)", cmd, a, cmd);
+                stepq_error("%s: unexpected argument '%s' (see stepq %s --help)", cmd, a, cmd);
                 return STEPQ_ERR;
             }
             pos[np++] = a;
@@ -129,7 +129,7 @@ int stepq_parse_options(int argc, char** argv, stepq_opt* opts, const char** pos
         if (!o->name) {
             char known[512];
             list_options(known, sizeof known, opts);
-            stepq_error("%s: unknown option %s (it takes %s; see %s --help)", cmd, a,
+            stepq_error("%s: unknown option %s (it takes %s; see stepq %s --help)", cmd, a,
                         opts->name ? known : "no options", cmd);
             return STEPQ_ERR;
         }
@@ -150,11 +150,11 @@ int stepq_parse_options(int argc, char** argv, stepq_opt* opts, const char** pos
         if (o->required && !o->seen) {
             char takes[128];
             what_it_takes(takes, sizeof takes, o);
-            stepq_error("%s: %s is required: %s (see %s --help)", cmd, o->name, takes, cmd);
+            stepq_error("%s: %s is required: %s (see stepq %s --help)", cmd, o->name, takes, cmd);
             return STEPQ_ERR;
         }
     if (np < min_pos) {
-        stepq_error("%s: missing argument (see %s --help)", cmd, cmd);
+        stepq_error("%s: missing argument (see stepq %s --help)", cmd, cmd);
         return STEPQ_ERR;
     }
     return STEPQ_OK;

@@ -1,4 +1,4 @@
-// recurrence.c: the CPU reference of SPEC section 1. See recurrence_impl.h for the step.
+// recurrence.c: the CPU reference of method 1. See recurrence_impl.h for the step.
 #include "recurrence.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 // stream.h: where the inputs of the recurrence come from. One interface, several sources
-// (SPEC 6.1): a source serves n_heads independent heads; a cursor reads one head's steps in
+// (method 6.1): a source serves n_heads independent heads; a cursor reads one head's steps in
 // order. Heads never share a cursor, so heads run in parallel and every result is
 // independent of the thread count.
 #ifndef STEPQ_STREAM_H

@@ -13,9 +13,10 @@
 #include "recurrence.h"
 
 // ---------------------------------------------------------------------------------------------
-// presets (SPEC 6.7 shapes). Only the magnitude knobs were calibrated, and only against SPEC
-// 5's input statistics: key_ridge_gain against the row ridge ratio, val_ridge_gain against the
-// column ridge ratio, key_profile_sigma against omega p90/p10 (GDN; KDA takes the same value),
+// presets (method 6.7 shapes). Only the magnitude knobs were calibrated, and only against the
+// input statistics of method 5: key_ridge_gain against the row ridge ratio, val_ridge_gain
+// against the column ridge ratio, key_profile_sigma against omega p90/p10 (GDN; KDA takes the
+// same value),
 // by sweeps of `stepq run` on inputstats configs with source.knobs overrides. The rest are
 // modelling choices set before any measurement. Measured values: paper_repro.md.
 

@@ -1,7 +1,7 @@
-// synth.h: the synthetic stream source (SPEC 6.1.1).
+// synth.h: the synthetic stream source (method 6.1).
 //
 // A parametric generator shaped like the inputs of a GDN or KDA layer. Its presets are
-// calibrated only against the INPUT statistics of SPEC 5 (row/column ridge ratios, share of
+// calibrated only against the INPUT statistics of method 5 (row/column ridge ratios, share of
 // states above 3x on both axes, omega p90/p10 within a head, half-life spread); mechanism
 // outcomes are never tuned.
 //

@@ -59,17 +59,19 @@ static int shape_error(const char* path, const char* name, const hsize_t* d, int
     return STEPQ_ERR;
 }
 
-static int read_all(stepq_trace* tr, hid_t f, const char* path) {
-    hsize_t dq[3], dk[3], dv[3], dg[3], db[2], ds[3];
+// the root attribute 'kind': "gdn" or "kda"
+static int read_kind(int* out, hid_t f, const char* path) {
     char* kind = NULL;
     if (h5u_read_attr_str(&kind, f, path, "kind", 1)) return STEPQ_ERR;
-    tr->kind = stepq_kind_parse(kind);
-    if (tr->kind < 0) {
-        stepq_error("%s: attribute 'kind' is '%s', expected \"gdn\" or \"kda\"", path, kind);
-        free(kind);
-        return STEPQ_ERR;
-    }
+    *out = stepq_kind_parse(kind);
+    if (*out < 0) stepq_error("%s: attribute 'kind' is '%s', expected \"gdn\" or \"kda\"", path, kind);
     free(kind);
+    return *out < 0 ? STEPQ_ERR : STEPQ_OK;
+}
+
+static int read_all(stepq_trace* tr, hid_t f, const char* path) {
+    hsize_t dq[3], dk[3], dv[3], dg[3], db[2], ds[3];
+    if (read_kind(&tr->kind, f, path)) return STEPQ_ERR;
     int g_rank = tr->kind == STEPQ_KDA ? 3 : 2;
     if (h5u_read_f32(&tr->q, dq, f, path, "q", 3, 1) || h5u_read_f32(&tr->k, dk, f, path, "k", 3, 1) ||
         h5u_read_f32(&tr->v, dv, f, path, "v", 3, 1) ||

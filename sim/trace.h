@@ -1,6 +1,6 @@
 // trace.h: HDF5 trace files, the stream of a real model's layer captured step by step.
 //
-// Layout (SPEC 6.1.2; written by `stepq trace`, readable from h5py):
+// Layout (method 6.1; written by `stepq trace`, readable from h5py):
 //   q, k  float32 [T, H, K]     as fed to the recurrence (already L2-normalised)
 //   v     float32 [T, HV, V]
 //   g     float32 [T, HV] (GDN) or [T, HV, K] (KDA)   log gates, <= 0

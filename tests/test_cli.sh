@@ -84,7 +84,7 @@ prefill = 2; decode = 4; formats = ["int8", "stepquant6"];
 source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0, 1]; };
 output = "$dir/noplan/out.h5";
 CFG
-expect_error noplan "format stepquant6 needs a calibration plan" "$dir/noplan/out.h5" -- "$stepq" run "$dir/noplan.cfg"
+expect_error noplan "noplan.cfg:2: format stepquant6 needs a calibration plan: set 'plan'" "$dir/noplan/out.h5" -- "$stepq" run "$dir/noplan.cfg"
 cat >"$dir/cal.cfg" <<CFG
 experiment = "calibrate";
 source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0, 1]; };
@@ -118,7 +118,28 @@ CFG
 "$stepq" calibrate "$dir/caltrace.cfg" >/dev/null 2>&1 && ok || bad "calibrate on traces failed"
 "$stepq" replay --trace "$dir/good.h5" --format stepquant4 --plan "$dir/plan_trace.h5" --out "$dir/sq.h5" >/dev/null 2>&1 \
     && [ -f "$dir/sq.h5" ] && ok || bad "replay in stepquant4 with a trace plan failed"
-expect_error replay_noplan "format time6 needs a calibration plan" "$dir/np.h5" -- "$stepq" replay --trace "$dir/good.h5" --format time6 --out "$dir/np.h5"
+expect_error replay_noplan "replay: format time6 needs a calibration plan: give --plan PLAN.h5" "$dir/np.h5" -- "$stepq" replay --trace "$dir/good.h5" --format time6 --out "$dir/np.h5"
+
+# --- command-line values are parsed whole and range-checked; the message names the option
+expect_error steps_1e3 "trace: --steps '1e3' is not valid: it takes an integer in \[1, " "$dir/t1.h5" -- "$stepq" trace --out "$dir/t1.h5" --steps 1e3
+expect_error threads_abc "run: --threads 'abc' is not valid: it takes an integer in \[0, 4096\]" "" -- "$stepq" run "$dir/noplan.cfg" --threads abc
+expect_error threads_big "replay: --threads '100000' is not valid: it takes an integer in \[0, 4096\]" "$dir/t2.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/t2.h5" --threads 100000
+expect_error seed_neg "trace: --seed '-1' is not valid: it takes an integer in \[0, " "$dir/t3.h5" -- "$stepq" trace --out "$dir/t3.h5" --steps 4 --seed -1
+expect_error prefill_12x "replay: --prefill '12x' is not valid: it takes an integer in \[0, " "$dir/t4.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/t4.h5" --prefill 12x
+expect_error unknown_opt "replay: unknown option --frobnicate \(it takes --trace, --format, --out, --prefill, --plan, --threads" "$dir/t5.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/t5.h5" --frobnicate 3
+expect_error no_value "trace: --steps needs a value: an integer in \[1, " "$dir/t6.h5" -- "$stepq" trace --out "$dir/t6.h5" --steps
+expect_error twice "trace: --steps is given twice" "$dir/t7.h5" -- "$stepq" trace --out "$dir/t7.h5" --steps 4 --steps 5
+expect_error required "replay: --out is required" "" -- "$stepq" replay --trace "$dir/good.h5" --format int8
+expect_error heads_list "trace: --heads '3-1' is not valid: it takes a list of indices like 0,2,5-7" "$dir/t8.h5" -- "$stepq" trace --out "$dir/t8.h5" --steps 4 --heads 3-1
+expect_error heads_range "index 99 is out of range for preset gdn-qwen-like" "$dir/t9.h5" -- "$stepq" trace --out "$dir/t9.h5" --steps 4 --heads 99
+expect_error conv_nan "memory: --conv-mib 'nan' is not valid: it takes a number in \[0, " "" -- "$stepq" memory --conv-mib nan
+expect_error extra_arg "formats: unexpected argument 'stray'" "" -- "$stepq" formats stray
+expect_error run_extra "run: unexpected argument" "" -- "$stepq" run "$dir/noplan.cfg" "$dir/noplan.cfg"
+"$stepq" formats --help | grep -q "space6" && "$stepq" formats --help | grep -q "space4" && ok || bad "formats --help omits the space formats, which need a plan"
+"$stepq" replay --help | grep -q "stepquant6" && ok || bad "replay --help does not list the formats that need --plan"
+cfg twofmt 'prefill = 4; decode = 8;'
+sed -i 's/"int8"\]/"int8", "fp32"]/' "$dir/twofmt.cfg"
+expect_error twofmt "twofmt.cfg:3: format 'fp32' is listed twice" "$dir/twofmt/out.h5" -- "$stepq" run "$dir/twofmt.cfg"
 
 # --- a good replay writes its file and nothing else
 "$stepq" replay --trace "$dir/good.h5" --format int6 --out "$dir/good_out.h5" >/dev/null 2>&1 && ok || bad "replay of a good trace failed"
@@ -129,6 +150,8 @@ for c in run replay trace formats calibrate memory bench; do
     "$stepq" "$c" --help | grep -q "usage: stepq $c" && ok || bad "$c --help"
 done
 "$stepq" --help | grep -q "usage: stepq COMMAND" && ok || bad "stepq --help"
+# the driver script's own help: its usage lines, and nothing of the script itself
+./stepq --help | grep -q "set -euo" && bad "./stepq --help prints a line of the script" || ok
 "$stepq" formats | grep -qE "^int6 +6\.000 +6\.125 " && ok || bad "formats: int6 is not 6.125 bits"
 "$stepq" frobnicate >/dev/null 2>&1 && bad "unknown command accepted" || ok
 

@@ -95,7 +95,7 @@ static void check_dp_brute(gsl_rng* r) {
 
 static float get16(const uint8_t* p) { uint16_t h; memcpy(&h, p, 2); return stepq_f16_to_f32(h); }
 
-// The refit column factor (SPEC 4.2), computed here from the codes of a fit without refit
+// The refit column factor (method 4.2), computed here from the codes of a fit without refit
 // (the codes the refit starts from), must be what a fit with one refit stores, and it must be
 // a stationary point: with those codes fixed, moving c_j either way raises the weighted error.
 static void check_wls(gsl_rng* r) {

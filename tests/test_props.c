@@ -1,4 +1,4 @@
-// test_props: Propositions P1 and P2 of SPEC 3.
+// test_props: Propositions P1 and P2 of method 3.
 // P1: with real INT6 quantization inside the decode-step protocol, in float64,
 //     E_t = A_t E_{t-1} + eps_t  and  y_hat_t - y_t = E_{t-1}^T A_t^T (scale q_t).
 // P2: ||A_t||_2 <= ||D_t||_2 <= 1 on random admissible inputs (power iteration, checked by an

@@ -1,5 +1,5 @@
 // test_recurrence: the reference step against an independent explicit-matrix formulation
-// (A_t and B_t built as matrices, SPEC 1) in float64, for GDN, KDA and grouped value heads;
+// (A_t and B_t built as matrices, method 1) in float64, for GDN, KDA and grouped value heads;
 // KDA with equal gates equals GDN bit for bit; and the outside fixtures made by an independent
 // implementation (tests/data, copied from shared/fixtures).
 #include <stdlib.h>
@@ -150,7 +150,7 @@ static void check_fixture(const char* path) {
     int ok_y = tu_agree(y_ref, y32, ny, 1e-5, &ry32), ok_S = tu_agree(S_ref, S32d, nS, 1e-5, &rS32);
     // float64 path: "about 1e-12 relative" (fixtures README)
     CHECK(ry64 < 1e-12 && rS64 < 1e-12, "%s: f64 y %.3e S %.3e", path, ry64, rS64);
-    // float32 path by SPEC 6.5's rule with ratio 1e-5 (float32 rounding over 64 steps)
+    // float32 path by method 6.5's rule with ratio 1e-5 (float32 rounding over 64 steps)
     CHECK(ok_y && ok_S, "%s: f32 y %.3e S %.3e", path, ry32, rS32);
     printf("fixture %s: f64 rms ratio y %.2e S %.2e; f32 y %.2e S %.2e\n", path, ry64, rS64, ry32, rS32);
     free(y_ref); free(S_ref); free(y64); free(y32); free(S64); free(S32d); free(S32);

@@ -77,7 +77,7 @@ static void check_threads(const char* preset) {
         ok &= !memcmp(c.g + (size_t)t * G, a.g + ((size_t)t * H + 5) * G, 4 * G);
     }
     CHECK(ok, "%s: a head's stream depends on the subset it is drawn in", preset);
-    // admissible inputs (SPEC 1 and P2's premises)
+    // admissible inputs (method 1 and P2's premises)
     int bad = 0;
     for (size_t n = 0; n < (size_t)a.T * a.HV; n++) {
         double qn = 0, kn = 0;

@@ -26,7 +26,7 @@ static inline int tu_finish(const char* name) {
     return tu_failures ? 1 : 0;
 }
 
-// SPEC 6.5 / fla's rule: a and b agree when max|a-b| <= 1e-6, or else when
+// method 6.5 / fla's rule: a and b agree when max|a-b| <= 1e-6, or else when
 // rms(a-b)/rms(a) < ratio; NaN never agrees. Returns the rms ratio (or 0 on the first rule).
 static inline int tu_agree(const double* a, const double* b, size_t n, double ratio, double* got) {
     double mx = 0, d2 = 0, a2 = 0;
