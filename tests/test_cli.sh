@@ -120,6 +120,22 @@ CFG
     && [ -f "$dir/sq.h5" ] && ok || bad "replay in stepquant4 with a trace plan failed"
 expect_error replay_noplan "replay: format time6 needs a calibration plan: give --plan PLAN.h5" "$dir/np.h5" -- "$stepq" replay --trace "$dir/good.h5" --format time6 --out "$dir/np.h5"
 
+# --- a calibrate group reuses a plan made from the same calibration, and only then
+cat >"$dir/reuse.cfg" <<CFG
+experiment = "propagation";
+source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0, 1]; };
+plan = "$dir/reuse/plan.h5";
+calibrate = { seeds = [7, 8]; steps = 64; reservoir = 4; };
+prefill = 4; decode = 8; formats = ["int8", "stepquant6"];
+output = "$dir/reuse/out.h5";
+CFG
+"$stepq" run "$dir/reuse.cfg" >"$dir/reuse1.out" 2>&1 && grep -q "wrote plan" "$dir/reuse1.out" && ok || bad "first calibration did not write a plan"
+"$stepq" run "$dir/reuse.cfg" >"$dir/reuse2.out" 2>&1 && grep -q "made from this calibration" "$dir/reuse2.out" && ok || bad "the same calibration was not reused"
+sed -i 's/steps = 64;/steps = 72;/' "$dir/reuse.cfg"
+"$stepq" run "$dir/reuse.cfg" >"$dir/reuse3.out" 2>&1 && grep -q "wrote plan" "$dir/reuse3.out" && ok || bad "a changed calibration reused the old plan"
+sed -i 's/key_ridge_gain/x/; s/heads = \[0, 1\]; };/heads = [0, 1]; knobs = { key_ridge_gain = 9.0; }; };/' "$dir/reuse.cfg"
+"$stepq" run "$dir/reuse.cfg" >"$dir/reuse4.out" 2>&1 && grep -q "wrote plan" "$dir/reuse4.out" && ok || bad "a changed generator knob reused the old plan"
+
 # --- command-line values are parsed whole and range-checked; the message names the option
 expect_error steps_1e3 "trace: --steps '1e3' is not valid: it takes an integer in \[1, " "$dir/t1.h5" -- "$stepq" trace --out "$dir/t1.h5" --steps 1e3
 expect_error threads_abc "run: --threads 'abc' is not valid: it takes an integer in \[0, 4096\]" "" -- "$stepq" run "$dir/noplan.cfg" --threads abc
