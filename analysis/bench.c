@@ -1,12 +1,426 @@
+// bench.c: `stepq bench`; see bench.h for what is measured.
 #include "bench.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "../base/common.h"
+#include "../base/h5util.h"
+#include "../quant/format.h"
+#include "../sim/recurrence.h"
 #include "../sim/runstate.h"
+#include "../sim/synth.h"
 #include "progress.h"
+#include "runner.h"
+
+#define BK 128  // the head benchmarked: 128 x 128, as both of the paper's models
+#define BV 128
+#define T_STEPS 256   // the recorded inputs a step benchmark cycles through
+#define REPS 5        // repetitions of each timing; the median is reported
+
+static double thread_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int threads_max(void) {
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+static int cmp_double(const void* a, const void* b) {
+    double x = *(const double*)a, y = *(const double*)b;
+    return x < y ? -1 : x > y;
+}
+static double median(double* x, int n) {
+    qsort(x, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// the inputs: T_STEPS steps of one gdn-qwen-like head, and its state after them
+
+typedef struct {
+    float q[T_STEPS][BK], k[T_STEPS][BK], v[T_STEPS][BV], g[T_STEPS], beta[T_STEPS];
+    float S0[BK * BV];  // the state after the recorded steps: realistic magnitudes
+    double scale;
+} inputs;
+
+static void record(inputs* in) {
+    stepq_synth_params p;
+    stepq_source* src;
+    int layer = 0, head = 5;
+    stepq_assert(stepq_synth_preset(&p, "gdn-qwen-like") == STEPQ_OK &&
+                 stepq_synth_open(&src, &p, 0, 1, &layer, 1, &head, 1) == STEPQ_OK);
+    stepq_cursor* c = src->open(src, 0);
+    stepq_runstate rs;
+    stepq_runstate_init(&rs, BK, BV, 1);
+    for (int t = 0; t < T_STEPS; t++) {
+        stepq_step_in st;
+        src->next(c, &st);
+        memcpy(in->q[t], st.q, sizeof in->q[t]);
+        memcpy(in->k[t], st.k, sizeof in->k[t]);
+        memcpy(in->v[t], st.v, sizeof in->v[t]);
+        in->g[t] = st.g[0];
+        in->beta[t] = st.beta;
+        stepq_runstate_step(&rs, &st, src->scale);
+    }
+    memcpy(in->S0, rs.S, sizeof in->S0);
+    in->scale = src->scale;
+    src->close(c);
+    stepq_runstate_free(&rs);
+    stepq_source_free(src);
+}
+
+static stepq_step_in step_of(const inputs* in, long t) {
+    int s = (int)(t % T_STEPS);
+    stepq_step_in st = {in->q[s], in->k[s], in->v[s], &in->g[s], in->beta[s]};
+    return st;
+}
+
+// A plan of one head (or n, labelled layer 0, head h) for the calibrated formats: every unit at
+// the budget's width, w = 1, DAMP's FP16 share on the first rows. The widths decide the cost.
+static void bench_plan(stepq_plan* p, int n) {
+    stepq_plan_alloc(p, STEPQ_GDN, BK, BV, n);
+    p->rho = 0.5;
+    p->refits = 1;
+    for (int h = 0; h < n; h++) {
+        p->head[h] = h;
+        for (int i = 0; i < BK; i++) {
+            p->w[(size_t)h * BK + i] = 1.0f;
+            p->damp[(size_t)h * BK + i] = i < (int)lround(STEPQ_DAMP_FP16_SHARE * BK);
+        }
+        for (int a = 0; a < STEPQ_N_ALLOC; a++)
+            for (int b = 0; b < STEPQ_N_BUDGETS; b++) p->bits[a][b][h] = (uint8_t)stepq_plan_budgets[b];
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// one head's step, timed
+
+enum { V_PLAIN, V_REF_F32, V_F32, N_BASE };  // the float32 rows before the formats
+
+typedef struct {
+    const inputs* in;
+    const stepq_format* fmt;    // NULL: a float32 variant
+    int variant;                // V_* for float32
+    const stepq_kernels* k;
+    const stepq_bench_isa* isa;
+    const stepq_plan* plan;
+} step_job;
+
+// runs n head-steps of the job on this thread; returns its thread CPU seconds
+static double run_steps(const step_job* j, long n, double* wall) {
+    const inputs* in = j->in;
+    float S[BK * BV], y[BV], u[BV], decay[BK];
+    stepq_qstate qs;
+    if (j->fmt) {
+        stepq_assert(stepq_qstate_init(&qs, j->fmt, j->plan, 0, STEPQ_GDN, BK, BV) == STEPQ_OK);
+        stepq_assert(stepq_qstate_load(&qs, in->S0) == STEPQ_OK);
+    }
+    memcpy(S, in->S0, sizeof S);
+    double t0 = thread_now(), w0 = stepq_now();
+    for (long t = 0; t < n; t++) {
+        stepq_step_in st = step_of(in, t);
+        if (j->fmt) {
+            stepq_decays(decay, st.g, 1, BK);
+            j->k->qstep_read(&qs, &st, decay, NULL, NULL, NULL);
+            if (j->k->qstep_write(&qs, &st, decay, in->scale, 1, NULL, y, NULL) != STEPQ_OK) break;
+        } else if (j->variant == V_PLAIN) {
+            j->isa->plain_step(S, y, u, st.q, st.k, st.v, st.g, st.beta, (float)in->scale, 1, BK, BV);
+        } else {
+            stepq_step_fn f = j->variant == V_REF_F32 ? stepq_step_f32 : j->k->step_f32;
+            f(S, y, u, st.q, st.k, st.v, st.g, st.beta, in->scale, 1, BK, BV);
+        }
+    }
+    double cpu = thread_now() - t0;
+    *wall = stepq_now() - w0;
+    if (j->fmt) stepq_qstate_free(&qs);
+    return cpu;
+}
+
+typedef struct {
+    double cpu_ns, wall_ns;  // per head-step, one thread, medians
+    double all_rate;         // head-steps per second on all threads
+} step_time;
+
+static step_time time_job(const step_job* j, long n) {
+    double cpu[REPS], wall[REPS], all[REPS];
+    const int T = threads_max();
+    for (int r = 0; r < REPS; r++) {
+        cpu[r] = 1e9 * run_steps(j, n, &wall[r]) / (double)n;
+        wall[r] *= 1e9 / (double)n;
+        double w0 = stepq_now();
+#pragma omp parallel num_threads(T)
+        {
+            double unused;
+            run_steps(j, n, &unused);
+        }
+        all[r] = (double)T * n / (stepq_now() - w0);
+    }
+    return (step_time){median(cpu, REPS), median(wall, REPS), median(all, REPS)};
+}
+
+// ---------------------------------------------------------------------------------------------
+// machine
+
+static double copy_bandwidth(size_t bytes) {
+    char* a = mallocCheck(bytes);
+    char* b = mallocCheck(bytes);
+    memset(a, 1, bytes);
+    memset(b, 2, bytes);
+    double best = 0;
+    for (int r = 0; r < 3; r++) {
+        double t0 = stepq_now();
+        memcpy(b, a, bytes);
+        double t = stepq_now() - t0;
+        best = fmax(best, (double)bytes / t / 1e9);
+        a[r] = b[bytes - 1 - r];  // keeps the copies from being elided
+    }
+    free(a);
+    free(b);
+    return best;  // bytes copied per second (read once and written once)
+}
+
+static const stepq_bench_isa* isa_for(const stepq_kernels* k) {
+#if defined(__x86_64__)
+    if (k->level == STEPQ_ISA_AVX512) return &stepq_bench_avx512;
+    if (k->level == STEPQ_ISA_AVX2) return &stepq_bench_avx2;
+#endif
+    return &stepq_bench_v2;
+}
+
+// ---------------------------------------------------------------------------------------------
+// serving: a pool of states, every head stepped once per token
+
+typedef struct {
+    double ns_1, ns_all;     // per head-step: one thread, all threads (wall)
+    double bytes;            // moved per head-step
+} serve_time;
+
+static serve_time serve(const inputs* in, const stepq_format* f, const stepq_plan* plan,
+                        const stepq_kernels* k, int heads, int tokens) {
+    const int T = threads_max();
+    serve_time out = {0, 0, 0};
+    size_t per = f ? 0 : sizeof(float) * BK * BV;
+    stepq_qstate tmpl;
+    if (f) {
+        stepq_assert(stepq_qstate_init(&tmpl, f, plan, 0, STEPQ_GDN, BK, BV) == STEPQ_OK);
+        stepq_assert(stepq_qstate_load(&tmpl, in->S0) == STEPQ_OK);
+        per = tmpl.bytes;
+    }
+    uint8_t* pool = mallocCheck(per * (size_t)heads);
+    for (int h = 0; h < heads; h++) memcpy(pool + per * h, f ? tmpl.packed : (const void*)in->S0, per);
+    // the float32 step reads and writes the state twice; the fused one reads the packed bytes
+    // twice and writes them once
+    out.bytes = f ? 3.0 * (double)per : 4.0 * (double)per;
+    for (int pass = 0; pass < 2; pass++) {
+        int nt = pass ? T : 1;
+        double w0 = stepq_now();
+#pragma omp parallel num_threads(nt)
+        {
+            stepq_qstate qs;
+            float y[BV], u[BV], decay[BK];
+            uint8_t* own = NULL;
+            if (f) {
+                stepq_assert(stepq_qstate_init(&qs, f, plan, 0, STEPQ_GDN, BK, BV) == STEPQ_OK);
+                own = qs.packed;
+            }
+            for (int tok = 0; tok < tokens; tok++) {
+                stepq_step_in st = step_of(in, tok);
+                stepq_decays(decay, st.g, 1, BK);
+#pragma omp for schedule(static)
+                for (int h = 0; h < heads; h++) {
+                    uint8_t* P = pool + per * (size_t)h;
+                    if (!f) {
+                        k->step_f32((float*)P, y, u, st.q, st.k, st.v, st.g, st.beta, in->scale, 1, BK, BV);
+                        continue;
+                    }
+                    qs.packed = P;
+                    k->qstep_read(&qs, &st, decay, NULL, NULL, NULL);
+                    k->qstep_write(&qs, &st, decay, in->scale, 1, NULL, y, NULL);
+                }
+            }
+            if (f) {
+                qs.packed = own;
+                stepq_qstate_free(&qs);
+            }
+        }
+        double ns = 1e9 * (stepq_now() - w0) / ((double)tokens * heads);
+        if (pass) out.ns_all = ns;
+        else out.ns_1 = ns;
+    }
+    if (f) stepq_qstate_free(&tmpl);
+    free(pool);
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// driver: propagation at paper scale per head, on a few heads
+
+static double driver_seconds(const char* fmt_name, int heads, const stepq_plan* plan) {
+    stepq_synth_params p;
+    stepq_source* src;
+    int layer = 0, hs[64];
+    for (int h = 0; h < heads; h++) hs[h] = h;
+    stepq_assert(stepq_synth_preset(&p, "gdn-qwen-like") == STEPQ_OK &&
+                 stepq_synth_open(&src, &p, 0, 1, &layer, 1, hs, heads) == STEPQ_OK);
+    const stepq_format* f = stepq_format_find(fmt_name);
+    stepq_run_cfg rc = {&f, 1, 2048, 6144, 64, 0, "bench driver", plan};
+    stepq_run_out o;
+    double w0 = stepq_now();
+    int ok = stepq_run_heads(&o, src, &rc) == STEPQ_OK;
+    double t = stepq_now() - w0;
+    if (ok) stepq_run_out_free(&o);
+    stepq_source_free(src);
+    return ok ? t : NAN;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the whole benchmark
+
+typedef struct {
+    const char** names;   // (N) rows of the step table: plain, reference fp32, fp32, formats
+    step_time* fast;      // (N) active kernels
+    step_time* ref;       // (N) reference kernels (formats only)
+    int n;
+} step_table;
+
+static void print_steps(const step_table* st, const stepq_kernels* k, double peak, double bw) {
+    const double flops = 7.0 * BK * BV;  // per head-step: pass 1 mul, mul-add; pass 2 two mul-adds
+    double f32 = st->fast[V_F32].cpu_ns;
+    printf("\nstep: one %d x %d gdn-qwen-like head, %d recorded steps cycled; ns per head-step "
+           "(thread CPU time, median of %d; wall beside it)\n", BK, BV, T_STEPS, REPS);
+    printf("%-16s %10s %10s %10s %10s %11s %12s\n", "", "cpu ns", "wall ns", "/ fp32", "/ ref",
+           "% FMA peak", "Mstep/s all");
+    for (int i = 0; i < st->n; i++) {
+        const step_time* s = &st->fast[i];
+        char vs_ref[16] = "-";
+        if (i >= N_BASE) snprintf(vs_ref, sizeof vs_ref, "%.2f", st->ref[i].cpu_ns / s->cpu_ns);
+        else if (i == V_F32) snprintf(vs_ref, sizeof vs_ref, "%.2f", st->fast[V_REF_F32].cpu_ns / s->cpu_ns);
+        printf("%-16s %10.0f %10.0f %10.2f %10s %10.1f%% %12.3f\n", st->names[i], s->cpu_ns,
+               s->wall_ns, s->cpu_ns / f32, vs_ref, 100 * flops / s->cpu_ns / peak, s->all_rate / 1e6);
+    }
+    printf("(/ fp32: against the %s float32 step; / ref: the reference kernels' time over this "
+           "one's; %% FMA peak counts the float32 step's %.0f flops; the plain loop is the "
+           "step written plainly and built with FMA contraction)\n", k->name, flops);
+    (void)bw;
+}
+
+static int write_bench(const stepq_bench_cfg* c, const step_table* st, const char** snames,
+                       const serve_time* sv, const int* sheads, int ns, double peak, double bw,
+                       const double* drv, const stepq_kernels* k) {
+    hid_t f = h5u_create(c->output);
+    if (f < 0) return STEPQ_ERR;
+    double* v = mallocCheck(sizeof(double) * 6 * (st->n > ns ? st->n : ns));
+    hsize_t dn[1] = {(hsize_t)st->n}, dns[1] = {(hsize_t)ns};
+    hid_t D = H5T_NATIVE_DOUBLE;
+    int rc = stepq_write_provenance(f, &c->prov) || h5u_attr_str(f, "kernels", k->name) ||
+             h5u_attr_f64(f, "fma_peak_gflops", peak) || h5u_attr_f64(f, "copy_gbps", bw) ||
+             h5u_attr_i64(f, "threads", threads_max()) ||
+             h5u_write_strings(f, "step_rows", st->names, st->n, "rows of the step_* datasets");
+    for (int i = 0; i < st->n; i++) v[i] = st->fast[i].cpu_ns, v[st->n + i] = st->fast[i].wall_ns,
+                                    v[2 * st->n + i] = st->fast[i].all_rate,
+                                    v[3 * st->n + i] = i >= N_BASE ? st->ref[i].cpu_ns : NAN;
+    rc = rc || h5u_write(f, "step_cpu_ns", D, v, 1, dn, "ns", "thread CPU time per head-step, one thread, active kernels") ||
+         h5u_write(f, "step_wall_ns", D, v + st->n, 1, dn, "ns", "wall time per head-step, one thread") ||
+         h5u_write(f, "step_rate_all_threads", D, v + 2 * st->n, 1, dn, "head-steps/s", "throughput on all threads") ||
+         h5u_write(f, "step_reference_cpu_ns", D, v + 3 * st->n, 1, dn, "ns", "the reference kernels (formats only)");
+    for (int i = 0; i < ns; i++) v[i] = sv[i].ns_1, v[ns + i] = sv[i].ns_all, v[2 * ns + i] = sv[i].bytes,
+                                 v[3 * ns + i] = sheads[i];
+    rc = rc || h5u_write_strings(f, "serving_rows", snames, ns, "format of each serving row") ||
+         h5u_write(f, "serving_ns_one_thread", D, v, 1, dns, "ns", "wall time per head-step, one thread") ||
+         h5u_write(f, "serving_ns_all_threads", D, v + ns, 1, dns, "ns", "wall time per head-step, all threads") ||
+         h5u_write(f, "serving_bytes", D, v + 2 * ns, 1, dns, "bytes", "state bytes moved per head-step") ||
+         h5u_write(f, "serving_heads", D, v + 3 * ns, 1, dns, "heads", "heads in the pool") ||
+         h5u_attr_f64(f, "driver_int6_projected_s", drv[0]) ||
+         h5u_attr_f64(f, "driver_stepquant6_projected_s", drv[1]);
+    free(v);
+    if (rc) {
+        h5u_abandon(f, c->output);
+        return STEPQ_ERR;
+    }
+    return h5u_commit(f, c->output);
+}
+
+int stepq_bench(const stepq_bench_cfg* c) {
+    const stepq_kernels* k = stepq_kernels_active();
+    const stepq_bench_isa* isa = isa_for(k);
+    inputs* in = mallocCheck(sizeof *in);
+    record(in);
+    stepq_plan plan;
+    bench_plan(&plan, 8);
+    const long n = c->quick ? 200 : 2000;
+    printf("stepq bench: kernels %s, %d threads%s\n", k->name, threads_max(), c->quick ? " (quick)" : "");
+
+    double peak = isa->fma_peak(c->quick ? 0.05 : 0.3), bw = copy_bandwidth(c->quick ? 64u << 20 : 256u << 20);
+    printf("machine: one core's FMA peak %.1f GFLOP/s (%s vectors); copy %.1f GB/s (%.1f GB/s read + write)\n",
+           peak, k->name, bw, 2 * bw);
+
+    step_table st = {mallocCheck(sizeof(char*) * (N_BASE + stepq_n_formats)),
+                     callocCheck(N_BASE + stepq_n_formats, sizeof(step_time)),
+                     callocCheck(N_BASE + stepq_n_formats, sizeof(step_time)), N_BASE + stepq_n_formats};
+    static const char* const base_names[N_BASE] = {"plain fp32 loop", "fp32 reference", "fp32 step"};
+    for (int i = 0; i < st.n; i++) {
+        step_job j = {in, i < N_BASE ? NULL : &stepq_formats[i - N_BASE], i, k, isa, &plan};
+        st.names[i] = i < N_BASE ? base_names[i] : stepq_formats[i - N_BASE].name;
+        st.fast[i] = time_job(&j, n);
+        if (i >= N_BASE) {
+            j.k = &stepq_kernels_reference;
+            st.ref[i] = time_job(&j, n);
+        }
+    }
+    print_steps(&st, k, peak, bw);
+
+    static const char* const serve_fmts[] = {"fp32", "int8", "int6", "int4", "stepquant6", "nvfp4"};
+    const int nsf = 6, sizes = c->quick ? 1 : 2;
+    const char** snames = mallocCheck(sizeof(char*) * nsf * sizes);
+    serve_time* sv = mallocCheck(sizeof(serve_time) * nsf * sizes);
+    int* sheads = mallocCheck(sizeof(int) * nsf * sizes);
+    printf("\nserving: every head of a pool stepped once per token (wall time per head-step)\n");
+    printf("%-12s %7s %9s %12s %12s %12s %10s %9s\n", "format", "heads", "MB", "ns 1 thread", "ns all",
+           "bytes/step", "GB/s all", "/ copy");
+    for (int z = 0; z < sizes; z++) {
+        int heads = c->quick ? 384 : z == 0 ? 1536 : 6144;  // 25, 100 or 400 MB of FP32 states
+        for (int i = 0; i < nsf; i++) {
+            const stepq_format* f = i == 0 ? NULL : stepq_format_find(serve_fmts[i]);
+            serve_time s = serve(in, f, &plan, k, heads, c->quick ? 2 : 6);
+            int r = z * nsf + i;
+            snames[r] = serve_fmts[i];
+            sv[r] = s;
+            sheads[r] = heads;
+            double gbs = s.bytes / s.ns_all;
+            printf("%-12s %7d %9.1f %12.0f %12.0f %12.0f %10.1f %8.2f  (%.2fx fp32's time)\n",
+                   serve_fmts[i], heads, heads * 65536.0 / 1e6, s.ns_1, s.ns_all, s.bytes, gbs,
+                   gbs / (2 * bw), sv[z * nsf].ns_all / s.ns_all);
+        }
+    }
+
+    int dh = c->quick ? 2 : 8;
+    double drv[2] = {driver_seconds("int6", dh, &plan), driver_seconds("stepquant6", dh, &plan)};
+    for (int i = 0; i < 2; i++) drv[i] *= 2304.0 / dh;
+    printf("\ndriver: propagation of %d gdn-qwen-like heads, 2048 prefill + 6144 decode steps, all "
+           "threads, projected to 2304 heads: int6 %.0f s, stepquant6 %.0f s\n", dh, drv[0], drv[1]);
+
+    int rc = c->output ? write_bench(c, &st, snames, sv, sheads, nsf * sizes, peak, bw, drv, k) : STEPQ_OK;
+    free(st.names); free(st.fast); free(st.ref); free(snames); free(sv); free(sheads);
+    stepq_plan_free(&plan);
+    free(in);
+    return rc;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the generator against the update it feeds
 
 int stepq_bench_stream(const stepq_source* src, long steps, int repeats) {
     const int K = src->K, V = src->V, G = src->n_gates;

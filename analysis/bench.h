@@ -1,12 +1,44 @@
-// bench.h: side-by-side timings printed as ratios in one run (no timing ever asserts in tests).
+// bench.h: `stepq bench`, timings measured side by side in one run and printed as ratios
+// (method 6.5; no timing ever asserts in a test). Thread CPU time beside wall time: the
+// machines are shared. Figures:
+//   machine   one core's FMA peak (GFLOP/s) and copy bandwidth (GB/s), measured here
+//   step      per format, the full decode step of one 128 x 128 head (decode, update,
+//             read-out, encode) with the active kernels and with the reference, beside the
+//             plain float32 loop, the reference float32 step and the active one; one thread
+//             and all threads
+//   serving   every head of a pool of states (100 MB and 400 MB of FP32) stepped once per
+//             token: time per head-step, bytes moved, GB/s against the copy bandwidth
+//   driver    a propagation run at paper scale per head (2048 + 6144 steps) on a few heads,
+//             projected to 2304 heads on all threads
+// Output: a table on stdout and an HDF5 file.
 #ifndef STEPQ_BENCH_H
 #define STEPQ_BENCH_H
 
+#include "../sim/kernels.h"
 #include "../sim/stream.h"
+#include "output.h"
+
+typedef struct {
+    int quick;            // small sizes (the tests)
+    const char* output;   // .h5, or NULL
+    stepq_provenance prov;
+} stepq_bench_cfg;
+
+int stepq_bench(const stepq_bench_cfg* cfg);
 
 // Generation of a source's steps against the float32 update they feed, on one thread:
 // for each head, `steps` steps generated (timed), then the same steps replayed through
 // stepq_step_f32 from memory (timed). Prints ns/step of each and generation / update.
 int stepq_bench_stream(const stepq_source* src, long steps, int repeats);
+
+// The yardsticks built per instruction set (bench_isa.c), as sim/kernels.c is.
+typedef struct {
+    int level;  // STEPQ_ISA_*
+    void (*plain_step)(float* S, float* y, float* u, const float* q, const float* k,
+                       const float* v, const float* g, float beta, float scale, int n_gates,
+                       int K, int V);
+    double (*fma_peak)(double seconds);  // GFLOP/s of one thread
+} stepq_bench_isa;
+extern const stepq_bench_isa stepq_bench_v2, stepq_bench_avx2, stepq_bench_avx512;
 
 #endif

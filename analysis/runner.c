@@ -6,71 +6,43 @@
 #include <string.h>
 
 #include "../base/common.h"
+#include "../sim/kernels.h"
 #include "../sim/protocol.h"
 #include "../sim/recurrence.h"
 #include "../sim/runstate.h"
+#include "../sim/sums.h"
 #include "progress.h"
 
 // per-thread scratch, reused head after head (never allocated per step)
 typedef struct {
     stepq_runstate rs;   // the reference: S, y (= y_ref), y_hat, work, grad
     float* pred;         // (F,V) P1's prediction of each format's read-out error
+    float* decay;        // (K) the step's decay of each key row
     stepq_qstate* qs;    // (F), set up per head (widths depend on the head)
     const int* plan_index;  // (H) the plan's index of each source head
+    const stepq_kernels* k;  // the decode step's implementation (sim/kernels.h)
 } head_scratch;
 
 static void scratch_init(head_scratch* s, const stepq_run_cfg* cfg, const stepq_source* src) {
     stepq_runstate_init(&s->rs, src->K, src->V, src->n_gates);
     s->pred = mallocCheck(sizeof(float) * src->V * cfg->n_formats);
+    s->decay = mallocCheck(sizeof(float) * src->K);
     s->qs = callocCheck((size_t)cfg->n_formats, sizeof(stepq_qstate));
+    s->k = stepq_kernels_active();
+    s->rs.step = s->k->step_f32;
 }
 
 static void scratch_free(head_scratch* s) {
     stepq_runstate_free(&s->rs);
     free(s->qs);
     free(s->pred);
+    free(s->decay);
 }
 
 static double mean_gate(const stepq_step_in* in, int n_gates) {
     double s = 0;
     for (int i = 0; i < n_gates; i++) s += in->g[i];
     return s / n_gates;
-}
-
-// pred (V) <- E^T grad with E = X_hat - S (the read-out error P1 predicts). float32 products
-// summed over rows in float32: the check it serves compares at the 1e-5 level of ||y||, far
-// below the errors (1e-2 and up) and far above this rounding.
-static void p1_predict(float* restrict pred, const float* X_hat, const float* S,
-                       const double* grad, int K, int V) {
-    for (int j = 0; j < V; j++) pred[j] = 0;
-    for (int i = 0; i < K; i++) {
-        const float *xr = X_hat + (size_t)i * V, *sr = S + (size_t)i * V;
-        float gi = (float)grad[i];
-        for (int j = 0; j < V; j++) pred[j] += (xr[j] - sr[j]) * gi;
-    }
-}
-
-// squared distance of two (K,V) states: float32 within a row, rows summed in double
-static double sq_dist(const float* a, const float* b, int K, int V) {
-    double s = 0;
-    for (int i = 0; i < K; i++) {
-        float r = 0;
-        const float *ar = a + (size_t)i * V, *br = b + (size_t)i * V;
-        for (int j = 0; j < V; j++) r += (ar[j] - br[j]) * (ar[j] - br[j]);
-        s += r;
-    }
-    return s;
-}
-
-// squared norm: float32 within a row of n, rows summed in double
-static double sq_norm(const float* a, int rows, int n) {
-    double s = 0;
-    for (int i = 0; i < rows; i++) {
-        float r = 0;
-        for (int j = 0; j < n; j++) r += a[(size_t)i * n + j] * a[(size_t)i * n + j];
-        s += r;
-    }
-    return s;
 }
 
 static double ratio(double num, double den) { return den > 0 ? sqrt(num / den) : (num > 0 ? INFINITY : 0); }
@@ -100,20 +72,15 @@ static double prefill(stepq_run_out* o, const stepq_source* src, const stepq_run
 }
 
 // the errors of format f's step t (bin b) against the reference of the same step: ny2 = ||y||^2,
-// nS2 = ||S||_F^2, pred = P1's prediction of the read-out error
+// nS2 = ||S||_F^2, eS2 = ||S_hat - S||_F^2, pred = P1's prediction of the read-out error
 static void measure(stepq_run_out* o, const stepq_run_cfg* cfg, int f, int h, long t, long b,
-                    const stepq_runstate* rs, const stepq_qstate* q, const float* pred,
-                    double ny2, double nS2) {
+                    const stepq_runstate* rs, const float* pred, double ny2, double nS2, double eS2) {
     const int V = o->V, H = o->H;
-    double dy2 = 0, res2 = 0;
-    for (int j = 0; j < V; j++) {
-        double dy = (double)rs->y_hat[j] - rs->y[j];
-        dy2 += dy * dy;
-        res2 += (dy - pred[j]) * (dy - pred[j]);
-    }
+    double dy2, res2;
+    stepq_readout_sums(&dy2, &res2, rs->y_hat, rs->y, pred, V);
     size_t fh = (size_t)f * H + h;
     o->err_y[fh * o->n_bins + b] += (float)ratio(dy2, ny2);
-    o->err_S[fh * o->n_bins + b] += (float)ratio(sq_dist(q->X, rs->S, o->K, V), nS2);
+    o->err_S[fh * o->n_bins + b] += (float)ratio(eS2, nS2);
     o->acc_sq[fh] += dy2;
     o->p1_resid[fh] = fmax(o->p1_resid[fh], ratio(res2, ny2));
     if (cfg->keep_y) memcpy(o->y + (((size_t)f * o->T + t) * H + h) * V, rs->y_hat, sizeof(float) * V);
@@ -143,28 +110,30 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
         long t = cfg->prefill + td;
         src->next(c, &in);
         gate_sum += mean_gate(&in, G);
-        // P1's prediction of each format's read-out error, E_{t-1}^T A_t^T (scale q_t), taken
-        // before the reference steps (E_{t-1} = S_hat_{t-1} - S_{t-1})
+        // each format's read pass sees S_{t-1}, so P1's prediction of its read-out error,
+        // E_{t-1}^T A_t^T (scale q_t), is taken before the reference steps
         stepq_readout_weights(rs->grad, in.q, in.k, in.g, in.beta, src->scale, G, K);
-        for (int f = 0; f < F; f++) p1_predict(s->pred + (size_t)f * V, s->qs[f].X, rs->S, rs->grad, K, V);
+        stepq_decays(s->decay, in.g, G, K);
+        for (int f = 0; f < F; f++)
+            s->k->qstep_read(&s->qs[f], &in, s->decay, rs->grad, rs->S, s->pred + (size_t)f * V);
         stepq_runstate_step(rs, &in, src->scale);
-        double ny2 = sq_norm(rs->y, 1, V), nS2 = sq_norm(rs->S, K, V);
+        double ny2 = stepq_sq_norm_row(rs->y, V), nS2 = stepq_sq_norm(rs->S, K, V);
         o->acc_ref[h] += ny2;
         if (cfg->keep_y) memcpy(o->y_ref + ((size_t)t * H + h) * V, rs->y, sizeof(float) * V);
         for (int f = 0; f < F && rc == STEPQ_OK; f++) {
-            if (stepq_qstate_step(&s->qs[f], rs->y_hat, rs->work, &in, src->scale, G) != STEPQ_OK) {
+            double eS2;
+            if (s->k->qstep_write(&s->qs[f], &in, s->decay, src->scale, G, rs->S, rs->y_hat, &eS2) != STEPQ_OK) {
                 *fail = (run_failure){t, f, h, 1};
                 rc = STEPQ_ERR;
             } else {
-                measure(o, cfg, f, h, t, td / cfg->bin, rs, &s->qs[f], s->pred + (size_t)f * V, ny2, nS2);
+                measure(o, cfg, f, h, t, td / cfg->bin, rs, s->pred + (size_t)f * V, ny2, nS2, eS2);
             }
         }
     }
     src->close(c);
     if (cfg->keep_y) {
         memcpy(o->S_ref_final + (size_t)h * KV, rs->S, sizeof(float) * KV);
-        for (int f = 0; f < F; f++)
-            memcpy(o->S_final + ((size_t)f * H + h) * KV, s->qs[f].X, sizeof(float) * KV);
+        for (int f = 0; f < F; f++) stepq_qstate_decode(&s->qs[f], o->S_final + ((size_t)f * H + h) * KV);
     }
     for (int f = 0; f < F; f++) stepq_qstate_free(&s->qs[f]);
     o->mean_log_gate[h] = gate_sum / (double)(cfg->prefill + cfg->decode);

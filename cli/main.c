@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../base/h5util.h"
+#include "../sim/kernels.h"
 #include "commands.h"
 
 static const struct {
@@ -33,6 +34,7 @@ static void usage(FILE* fp) {
 
 int main(int argc, char** argv) {
     h5u_quiet();
+    if (stepq_kernels_init() != 0) return 2;
     if (argc < 2) {
         usage(stderr);
         return 2;

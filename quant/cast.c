@@ -7,13 +7,9 @@
 
 #include "../base/common.h"
 #include "format.h"
-#include "numerics.h"
+#include "rowcodec.h"
 
-int stepq_all_finite(const float* X, size_t n) {
-    int bad = 0;
-    for (size_t i = 0; i < n; i++) bad |= !(fabsf(X[i]) <= FLT_MAX);
-    return !bad;
-}
+int stepq_all_finite(const float* X, size_t n) { return rc_all_finite(X, n); }
 
 static size_t cast_bytes(const stepq_format* f, const stepq_head_plan* hp, int K, int V) {
     return (size_t)K * V * (f->cast.element == STEPQ_ELEM_FP32 ? 4 : 2);
@@ -23,31 +19,23 @@ static int cast_encode(uint8_t* P, const float* X, const stepq_format* f, const 
                        float* work, int K, int V) {
     size_t n = (size_t)K * V;
     if (!stepq_all_finite(X, n)) return STEPQ_ERR;
-    if (f->cast.element == STEPQ_ELEM_FP32) {
-        memcpy(P, X, n * sizeof(float));
-        return STEPQ_OK;
-    }
-    int bf = f->cast.element == STEPQ_ELEM_BF16;
-    for (size_t i = 0; i < n; i++) {
-        uint16_t h = bf ? stepq_f32_to_bf16(X[i]) : stepq_f32_to_f16_sat(X[i]);
-        memcpy(P + 2 * i, &h, 2);
-    }
+    for (int i = 0; i < K; i++, X += V)
+        switch (f->cast.element) {
+        case STEPQ_ELEM_FP32: memcpy(P + (size_t)i * V * 4, X, sizeof(float) * V); break;
+        case STEPQ_ELEM_FP16: rc_f16_encode_row(P + (size_t)i * V * 2, NULL, X, V); break;
+        default: rc_bf16_encode_row(P + (size_t)i * V * 2, NULL, X, V);
+        }
     return STEPQ_OK;
 }
 
 static void cast_decode(float* X, const uint8_t* P, const stepq_format* f, const stepq_head_plan* hp,
                         int K, int V) {
-    size_t n = (size_t)K * V;
-    if (f->cast.element == STEPQ_ELEM_FP32) {
-        memcpy(X, P, n * sizeof(float));
-        return;
-    }
-    int bf = f->cast.element == STEPQ_ELEM_BF16;
-    for (size_t i = 0; i < n; i++) {
-        uint16_t h;
-        memcpy(&h, P + 2 * i, 2);
-        X[i] = bf ? stepq_bf16_to_f32(h) : stepq_f16_to_f32(h);
-    }
+    for (int i = 0; i < K; i++, X += V)
+        switch (f->cast.element) {
+        case STEPQ_ELEM_FP32: memcpy(X, P + (size_t)i * V * 4, sizeof(float) * V); break;
+        case STEPQ_ELEM_FP16: rc_f16_decode_row(X, P + (size_t)i * V * 2, V); break;
+        default: rc_bf16_decode_row(X, P + (size_t)i * V * 2, V);
+        }
 }
 
 static void cast_breakdown(double* out, const stepq_format* f, const stepq_head_plan* hp, int K,
@@ -56,10 +44,16 @@ static void cast_breakdown(double* out, const stepq_format* f, const stepq_head_
     out[STEPQ_BITS_CODES] = f->width;
 }
 
+static void cast_offsets(uint32_t* off, const stepq_format* f, const stepq_head_plan* hp, int K, int V) {
+    for (int i = 0; i < K; i++) off[i] = (uint32_t)((size_t)i * V * (f->cast.element == STEPQ_ELEM_FP32 ? 4 : 2));
+}
+
 const stepq_family stepq_family_cast = {
+    .id = STEPQ_FAMILY_CAST,
     .name = "cast",
     .packed_bytes = cast_bytes,
     .encode = cast_encode,
     .decode = cast_decode,
     .breakdown = cast_breakdown,
+    .row_offsets = cast_offsets,
 };

@@ -3,21 +3,10 @@
 // calibration) are kept in FP16, the others are rotated along V by the orthonormal
 // Walsh-Hadamard transform, which spreads a row's outliers over the row, and stored as INT8
 // per row. About 9.9 bits per element.
-#include <math.h>
-
 #include "format.h"
+#include "rowcodec.h"
 
-void stepq_fwht(float* x, int n) {
-    for (int h = 1; h < n; h *= 2)
-        for (int i = 0; i < n; i += 2 * h)
-            for (int j = i; j < i + h; j++) {
-                float a = x[j], b = x[j + h];
-                x[j] = a + b;
-                x[j + h] = a - b;
-            }
-    float s = 1.0f / sqrtf((float)n);
-    for (int i = 0; i < n; i++) x[i] *= s;
-}
+void stepq_fwht(float* x, int n) { rc_fwht(x, n); }
 
 static int damp_encode(uint8_t* P, const float* X, const stepq_format* f, const stepq_head_plan* hp,
                        float* work, int K, int V) {
@@ -35,9 +24,11 @@ static void damp_breakdown(double* out, const stepq_format* f, const stepq_head_
 }
 
 const stepq_family stepq_family_damp = {
+    .id = STEPQ_FAMILY_DAMP,
     .name = "damp",
     .packed_bytes = damp_bytes,
     .encode = damp_encode,
     .decode = damp_decode,
     .breakdown = damp_breakdown,
+    .row_offsets = stepq_rows_offsets,
 };

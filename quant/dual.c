@@ -1,231 +1,24 @@
-// dual.c: the key-row-aware dual-axis fit of method 4.2 (space, stepquant, mlife) and Q-Mamba's
-// DSQ as the paper adapts it (method 6.2), which is the same fit with w = 1 and no refit.
-//
-//   X_ij ~ r_i c_j nrm(b_i) z_ij,   z_ij in [-qmax(b_i), qmax(b_i)]
-//   r_i = fp16((m_i / w_i)^rho),     m_i = max(mean_j |X_ij|, 1e-20)
-//   c_j = fp16(max_i |X_ij / r_i| / (qmax(b_i) nrm(b_i)))   over non-pivot rows (nothing clips)
-//   then `refits` rounds of  c_j = sum_i w_i^2 X_ij v_ij / sum_i w_i^2 v_ij^2,  v = r nrm z,
-//   each followed by re-encoding; a zero denominator keeps the previous c_j.
-// nrm(b) = 2^(8-b) for KDA (rows of different widths share the column factors), 1 for GDN.
-// 2-bit units: GDN odd levels {-3,-1,1,3} with a row factor per group of 32 values; KDA
-// ternary {-1,0,1} (qmax 1, nrm 64). FP16 factors round half to even and clamp to
-// [2^-24, 65504]. Pivot rows (width 16) are stored in FP16 and take no part in the fit.
-#include <float.h>
-#include <math.h>
-#include <string.h>
+// dual.c: the dual-axis family (method 4.2, 6.2): dsq, space, stepquant and mlife formats, built
+// from the fit of dualfit.h.
+#include "dualfit.h"
 
-#include "../base/common.h"
-#include "format.h"
-#include "numerics.h"
-
-// the fit's view of one head: per-row level bound and normalisation, GDN 2-bit rows grouped
-typedef struct {
-    const uint8_t* bits;
-    int gdn2;  // GDN head at 2 bits: odd levels, group row factors
-    int K, V;
-} dual_shape;
-
-static int groups_of(const dual_shape* s, int i) {
-    return s->gdn2 && s->bits[i] == 2 ? s->V / STEPQ_GDN2_GROUP : 1;
-}
-static float level_max(const dual_shape* s, int i) {  // largest code magnitude of row i
-    return s->gdn2 && s->bits[i] == 2 ? 3.0f : (float)STEPQ_QMAX(s->bits[i]);
-}
-static float nrm_of(const stepq_head_plan* hp, int b) {
-    return hp->kind == STEPQ_KDA ? (float)(1 << (8 - b)) : 1.0f;
-}
-
-static size_t row_bytes(const dual_shape* s, int i) {
-    int b = s->bits[i];
-    if (b == STEPQ_PIVOT_BITS) return 2u * (size_t)s->V;
-    return 2u * (size_t)groups_of(s, i) + (size_t)s->V * b / 8u;
-}
-
-static int any_coded(const uint8_t* bits, int K) {
-    for (int i = 0; i < K; i++)
-        if (bits[i] != STEPQ_PIVOT_BITS) return 1;
-    return 0;
-}
-
-size_t stepq_dual_bytes_head(const stepq_head_plan* hp, int K, int V) {
-    dual_shape s = {hp->bits, hp->kind == STEPQ_GDN, K, V};
-    size_t n = any_coded(hp->bits, K) ? 2u * (size_t)V : 0;
-    for (int i = 0; i < K; i++) n += row_bytes(&s, i);
-    return n;
-}
-
-// Work layout (floats): y (K,V) = X / r, r (K,V) per element (the row or group factor),
-// c (V), nrm (K), lev (K), z as floats (K,V) -- within STEPQ_WORK_FLOATS.
-typedef struct {
-    float *y, *r, *z, *c, *nrm, *lev;
-} dual_work;
-
-// sum of |x| (n a multiple of 8) in eight float32 partial sums: a fixed order, so the result
-// is the same on every machine, and one the compiler can vectorise
-static float sum_abs(const float* x, int n) {
-    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (int j = 0; j < n; j += 8)
-        for (int k = 0; k < 8; k++) acc[k] += fabsf(x[j + k]);
-    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-}
-
-static void row_factors(dual_work* w, const float* X, const dual_shape* s, const float* wr,
-                        float rho, int dsq) {
-    for (int i = 0; i < s->K; i++) {
-        if (s->bits[i] == STEPQ_PIVOT_BITS) continue;
-        int G = groups_of(s, i), n = s->V / G;
-        float wi = wr ? wr[i] : 1.0f;
-        for (int g = 0; g < G; g++) {
-            double m = fmax((double)sum_abs(X + (size_t)i * s->V + g * n, n) / n, 1e-20);
-            // DSQ: r = sqrt(mean |X|); the fit: (m / w)^rho (rho = 1/2, the default, is a sqrt)
-            double rv = dsq ? sqrt(m) : rho == 0.5f ? sqrt(m / wi) : pow(m / wi, rho);
-            float r = stepq_f16_to_f32(stepq_f16_factor((float)rv));
-            for (int j = 0; j < n; j++) w->r[(size_t)i * s->V + g * n + j] = r;
-        }
-    }
-}
-
-// z = nearest code of y / (c nrm); the division is taken as a product with the reciprocal of
-// c (per column) and of nrm (a power of two, exact)
-static void encode_codes(dual_work* w, const dual_shape* s) {
-    float inv_c[STEPQ_MAX_DIM];
-    for (int j = 0; j < s->V; j++) inv_c[j] = 1.0f / w->c[j];
-    for (int i = 0; i < s->K; i++) {
-        if (s->bits[i] == STEPQ_PIVOT_BITS) continue;
-        int odd = s->gdn2 && s->bits[i] == 2;
-        float inv_n = 1.0f / w->nrm[i], lev = w->lev[i];
-        const float* y = w->y + (size_t)i * s->V;
-        float* z = w->z + (size_t)i * s->V;
-        if (odd)
-            for (int j = 0; j < s->V; j++) z[j] = stepq_odd2_code(y[j] * inv_c[j] * inv_n);
-        else
-            for (int j = 0; j < s->V; j++) z[j] = stepq_code(y[j] * inv_c[j] * inv_n, lev);
-    }
-}
-
-// c_j <- fp16(sum_i w_i^2 X_ij v_ij / sum_i w_i^2 v_ij^2), v = r nrm z; kept when den = 0.
-// Row after row (contiguous), the sums in double.
-static void refit_columns(dual_work* w, const float* X, const dual_shape* s, const float* wr) {
-    double num[STEPQ_MAX_DIM], den[STEPQ_MAX_DIM];
-    for (int j = 0; j < s->V; j++) num[j] = den[j] = 0;
-    for (int i = 0; i < s->K; i++) {
-        if (s->bits[i] == STEPQ_PIVOT_BITS) continue;
-        double wi2 = wr ? (double)wr[i] * wr[i] : 1.0, nrm = w->nrm[i];
-        const float *x = X + (size_t)i * s->V, *r = w->r + (size_t)i * s->V, *z = w->z + (size_t)i * s->V;
-        for (int j = 0; j < s->V; j++) {
-            double v = (double)r[j] * nrm * z[j];
-            num[j] += wi2 * x[j] * v;
-            den[j] += wi2 * v * v;
-        }
-    }
-    for (int j = 0; j < s->V; j++)
-        if (den[j] > 0) w->c[j] = stepq_f16_to_f32(stepq_f16_factor((float)(num[j] / den[j])));
-}
-
-// the fit: r, c, z of every non-pivot row
-static void dual_fit(dual_work* w, const float* X, const dual_shape* s, const stepq_head_plan* hp,
-                     int dsq) {
-    const float* wr = dsq ? NULL : hp->w;
-    row_factors(w, X, s, wr, hp->rho, dsq);
-    float cmax[STEPQ_MAX_DIM];
-    for (int j = 0; j < s->V; j++) cmax[j] = 0;
-    for (int i = 0; i < s->K; i++) {
-        w->nrm[i] = nrm_of(hp, s->bits[i] == STEPQ_PIVOT_BITS ? 8 : s->bits[i]);
-        w->lev[i] = level_max(s, i);
-        if (s->bits[i] == STEPQ_PIVOT_BITS) continue;
-        // y = X / r; the column factor starts from max_i |y_ij| / (qmax nrm): nothing clips
-        float inv_ln = 1.0f / (w->lev[i] * w->nrm[i]);
-        const float *x = X + (size_t)i * s->V, *r = w->r + (size_t)i * s->V;
-        float* y = w->y + (size_t)i * s->V;
-        for (int j = 0; j < s->V; j++) {  // a true division: 1/r is not exact in float
-            y[j] = x[j] / r[j];
-            float a = fabsf(y[j]) * inv_ln;
-            cmax[j] = a > cmax[j] ? a : cmax[j];
-        }
-    }
-    for (int j = 0; j < s->V; j++) w->c[j] = stepq_f16_to_f32(stepq_f16_factor(cmax[j]));
-    encode_codes(w, s);
-    for (int round = 0; round < (dsq ? 0 : hp->refits); round++) {
-        refit_columns(w, X, s, wr);
-        encode_codes(w, s);
-    }
-}
-
-static dual_work carve(float* work, int K, int V) {
-    size_t KV = (size_t)K * V;
-    dual_work w = {work, work + KV, work + 2 * KV, work + 3 * KV, work + 3 * KV + V,
-                   work + 3 * KV + V + K};
-    return w;
-}
-
-static void put16(uint8_t* p, float v) {
-    uint16_t h = stepq_f32_to_f16_sat(v);
-    memcpy(p, &h, 2);
-}
-static float get16(const uint8_t* p) {
-    uint16_t h;
-    memcpy(&h, p, 2);
-    return stepq_f16_to_f32(h);
-}
+size_t stepq_dual_bytes_head(const stepq_head_plan* hp, int K, int V) { return df_bytes_head(hp, K, V); }
 
 int stepq_dual_encode_head(uint8_t* P, const float* X, const stepq_head_plan* hp, int dsq,
                            float* work, int K, int V) {
-    if (!stepq_all_finite(X, (size_t)K * V)) return STEPQ_ERR;
-    stepq_assert(V % STEPQ_GDN2_GROUP == 0 && V <= STEPQ_MAX_DIM);
-    dual_shape s = {hp->bits, hp->kind == STEPQ_GDN, K, V};
-    dual_work w = carve(work, K, V);
-    int coded = any_coded(hp->bits, K);
-    if (coded) dual_fit(&w, X, &s, hp, dsq);
-    if (coded)
-        for (int j = 0; j < V; j++, P += 2) put16(P, w.c[j]);
-    int8_t z[STEPQ_MAX_DIM];
-    for (int i = 0; i < K; i++) {
-        const float* x = X + (size_t)i * V;
-        int b = hp->bits[i];
-        if (b == STEPQ_PIVOT_BITS) {
-            for (int j = 0; j < V; j++) put16(P + 2 * j, x[j]);
-            P += 2 * V;
-            continue;
-        }
-        int G = groups_of(&s, i), n = V / G;
-        for (int g = 0; g < G; g++, P += 2) put16(P, w.r[(size_t)i * V + g * n]);
-        const float* zi = w.z + (size_t)i * V;
-        if (s.gdn2 && b == 2)  // odd levels -3,-1,1,3 -> 0..3
-            for (int j = 0; j < V; j++) z[j] = stepq_odd2_store(zi[j]);
-        else
-            for (int j = 0; j < V; j++) z[j] = (int8_t)zi[j];
-        stepq_pack_fast(P, z, (size_t)V, b);
-        P += (size_t)V * b / 8;
-    }
-    return STEPQ_OK;
+    return df_encode_head(P, X, hp, dsq, work, K, V);
 }
 
 void stepq_dual_decode_head(float* X, const uint8_t* P, const stepq_head_plan* hp, int K, int V) {
+    df_decode_head(X, P, hp, K, V);
+}
+
+static void dual_offsets(uint32_t* off, const stepq_format* f, const stepq_head_plan* hp, int K, int V) {
     dual_shape s = {hp->bits, hp->kind == STEPQ_GDN, K, V};
-    float c[STEPQ_MAX_DIM];
-    int8_t z[STEPQ_MAX_DIM];
-    if (any_coded(hp->bits, K))
-        for (int j = 0; j < V; j++, P += 2) c[j] = get16(P);
+    size_t n = df_any_coded(hp->bits, K) ? 2u * (size_t)V : 0;
     for (int i = 0; i < K; i++) {
-        float* x = X + (size_t)i * V;
-        int b = hp->bits[i];
-        if (b == STEPQ_PIVOT_BITS) {
-            for (int j = 0; j < V; j++) x[j] = get16(P + 2 * j);
-            P += 2 * V;
-            continue;
-        }
-        int G = groups_of(&s, i), n = V / G, odd = s.gdn2 && b == 2;
-        const uint8_t* codes = P + 2 * G;
-        stepq_unpack_fast(z, codes, (size_t)V, b);
-        float nrm = nrm_of(hp, b);
-        for (int g = 0; g < G; g++) {
-            float r = get16(P + 2 * g);
-            for (int j = g * n; j < (g + 1) * n; j++) {
-                float zz = odd ? stepq_odd2_load(z[j]) : (float)z[j];
-                x[j] = r * c[j] * (nrm * zz);
-            }
-        }
-        P += 2 * G + (size_t)V * b / 8;
+        off[i] = (uint32_t)n;
+        n += df_row_bytes(&s, i);
     }
 }
 
@@ -245,9 +38,11 @@ static void dual_breakdown(double* out, const stepq_format* f, const stepq_head_
 }
 
 const stepq_family stepq_family_dual = {
+    .id = STEPQ_FAMILY_DUAL,
     .name = "dual",
     .packed_bytes = dual_bytes,
     .encode = dual_encode,
     .decode = dual_decode,
     .breakdown = dual_breakdown,
+    .row_offsets = dual_offsets,
 };

@@ -45,16 +45,29 @@ enum {
 };
 typedef void (*stepq_breakdown_fn)(double* out /*(STEPQ_N_BITS)*/, const stepq_format* fmt,
                                    const stepq_head_plan* hp, int K, int V);
+// off (K) <- where each key row's bytes start in the packed head (for the row-wise kernels)
+typedef void (*stepq_row_offsets_fn)(uint32_t* off, const stepq_format* fmt,
+                                     const stepq_head_plan* hp, int K, int V);
 
 #define STEPQ_WORK_FLOATS(K, V) (3 * (size_t)(K) * (V) + 8 * ((size_t)(K) + (size_t)(V)))
 
 // A family: what its formats share (ggml's type traits). One file per family in quant/.
+enum {
+    STEPQ_FAMILY_CAST,
+    STEPQ_FAMILY_ROWS,
+    STEPQ_FAMILY_DAMP,
+    STEPQ_FAMILY_DUAL,
+    STEPQ_FAMILY_NVFP4,
+    STEPQ_FAMILY_LEAP,
+};
 typedef struct {
+    int id;                 // STEPQ_FAMILY_*: the fused kernels (sim/kernels.c) switch on it
     const char* name;
     stepq_bytes_fn packed_bytes;
     stepq_encode_fn encode;
     stepq_decode_fn decode;
     stepq_breakdown_fn breakdown;
+    stepq_row_offsets_fn row_offsets;
 } stepq_family;
 
 extern const stepq_family stepq_family_cast;   // fp32, fp16, bf16 (cast.c)
@@ -142,6 +155,7 @@ double stepq_format_plan_bits(double* parts /*(STEPQ_N_BITS)*/, const stepq_form
 int stepq_rows_encode(uint8_t* P, const float* X, const uint8_t* bits, int rotate, int K, int V);
 void stepq_rows_decode(float* X, const uint8_t* P, const uint8_t* bits, int rotate, int K, int V);
 size_t stepq_rows_bytes(const uint8_t* bits, int K, int V);
+void stepq_rows_offsets(uint32_t* off, const stepq_format* f, const stepq_head_plan* hp, int K, int V);
 
 // the dual-axis fit of method 4.2 with the widths and w of hp (dsq: Q-Mamba's DSQ form)
 int stepq_dual_encode_head(uint8_t* P, const float* X, const stepq_head_plan* hp, int dsq,

@@ -84,10 +84,17 @@ static void leap_breakdown(double* out, const stepq_format* f, const stepq_head_
     out[STEPQ_BITS_RESIDUAL] = r == ORACLE ? 32 : r + 16.0 * K / n;  // with its own scales
 }
 
+// the rows of the base state; a row's residual is at base bytes + i * its own row bytes
+static void leap_offsets(uint32_t* off, const stepq_format* f, const stepq_head_plan* hp, int K, int V) {
+    for (int i = 0; i < K; i++) off[i] = (uint32_t)((size_t)i * STEPQ_ROW_BYTES(f->width, V));
+}
+
 const stepq_family stepq_family_leap = {
+    .id = STEPQ_FAMILY_LEAP,
     .name = "leap",
     .packed_bytes = leap_bytes,
     .encode = leap_encode,
     .decode = leap_decode,
     .breakdown = leap_breakdown,
+    .row_offsets = leap_offsets,
 };

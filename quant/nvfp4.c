@@ -9,18 +9,9 @@
 
 #include "../base/common.h"
 #include "format.h"
-#include "numerics.h"
+#include "rowcodec.h"
 
 #define BLOCK STEPQ_NVFP4_BLOCK
-
-static float absmax(const float* x, size_t n) {
-    float m = 0;
-    for (size_t i = 0; i < n; i++) {
-        float a = x[i] < 0 ? -x[i] : x[i];
-        m = a > m ? a : m;
-    }
-    return m;
-}
 
 static size_t nvfp4_bytes(const stepq_format* f, const stepq_head_plan* hp, int K, int V) {
     return 4u + (size_t)K * V / BLOCK * STEPQ_NVFP4_BLOCK_BYTES;
@@ -31,36 +22,21 @@ static int nvfp4_encode(uint8_t* P, const float* X, const stepq_format* f, const
     size_t n = (size_t)K * V;
     stepq_assert(V % BLOCK == 0);
     if (!stepq_all_finite(X, n)) return STEPQ_ERR;
-    float s_head = absmax(X, n) / (6.0f * 448.0f);
+    float s_head = rc_absmax(X, n) / (6.0f * 448.0f);
     memcpy(P, &s_head, 4);
-    P += 4;
-    for (size_t b0 = 0; b0 < n; b0 += BLOCK, P += STEPQ_NVFP4_BLOCK_BYTES) {
-        float bmax = absmax(X + b0, BLOCK);
-        uint8_t sc = s_head > 0 ? stepq_e4m3_encode(bmax / 6.0f / s_head) : 0;
-        float s = stepq_e4m3_decode(sc) * s_head;
-        P[0] = sc;
-        for (int j = 0; j < BLOCK; j += 2) {
-            uint8_t lo = s > 0 ? stepq_e2m1_encode(X[b0 + j] / s) : 0;
-            uint8_t hi = s > 0 ? stepq_e2m1_encode(X[b0 + j + 1] / s) : 0;
-            P[1 + j / 2] = (uint8_t)(lo | (hi << 4));
-        }
-    }
+    for (int i = 0; i < K; i++)
+        rc_nvfp4_encode_row(P + 4 + (size_t)i * V / BLOCK * STEPQ_NVFP4_BLOCK_BYTES, NULL,
+                            X + (size_t)i * V, s_head, V);
     return STEPQ_OK;
 }
 
 static void nvfp4_decode(float* X, const uint8_t* P, const stepq_format* f, const stepq_head_plan* hp,
                          int K, int V) {
-    size_t n = (size_t)K * V;
     float s_head;
     memcpy(&s_head, P, 4);
-    P += 4;
-    for (size_t b0 = 0; b0 < n; b0 += BLOCK, P += STEPQ_NVFP4_BLOCK_BYTES) {
-        float s = stepq_e4m3_decode(P[0]) * s_head;
-        for (int j = 0; j < BLOCK; j += 2) {
-            X[b0 + j] = stepq_e2m1_decode(P[1 + j / 2] & 15) * s;
-            X[b0 + j + 1] = stepq_e2m1_decode(P[1 + j / 2] >> 4) * s;
-        }
-    }
+    for (int i = 0; i < K; i++)
+        rc_nvfp4_decode_row(X + (size_t)i * V, P + 4 + (size_t)i * V / BLOCK * STEPQ_NVFP4_BLOCK_BYTES,
+                            s_head, V);
 }
 
 static void nvfp4_breakdown(double* out, const stepq_format* f, const stepq_head_plan* hp, int K,
@@ -70,10 +46,16 @@ static void nvfp4_breakdown(double* out, const stepq_format* f, const stepq_head
     out[STEPQ_BITS_SCALES] = 8.0 / BLOCK + 32 / ((double)K * V);  // E4M3 per block, FP32 per head
 }
 
+static void nvfp4_offsets(uint32_t* off, const stepq_format* f, const stepq_head_plan* hp, int K, int V) {
+    for (int i = 0; i < K; i++) off[i] = (uint32_t)(4u + (size_t)i * V / BLOCK * STEPQ_NVFP4_BLOCK_BYTES);
+}
+
 const stepq_family stepq_family_nvfp4 = {
+    .id = STEPQ_FAMILY_NVFP4,
     .name = "nvfp4",
     .packed_bytes = nvfp4_bytes,
     .encode = nvfp4_encode,
     .decode = nvfp4_decode,
     .breakdown = nvfp4_breakdown,
+    .row_offsets = nvfp4_offsets,
 };

@@ -13,12 +13,16 @@ int stepq_qstate_init(stepq_qstate* st, const stepq_format* fmt, const stepq_pla
     st->K = K;
     st->V = V;
     st->packed = NULL;
-    st->X = st->work = NULL;
+    st->X = st->work = st->u = NULL;
+    st->row_off = NULL;
     if (stepq_head_plan_for(&st->hp, st->rows, fmt, plan, ph, kind, K) != STEPQ_OK) return STEPQ_ERR;
     st->bytes = stepq_format_bytes(fmt, &st->hp, K, V);
     st->packed = callocCheck(st->bytes, 1);  // zeros: "no previous state" for freeze gating
     st->X = callocCheck((size_t)K * V, sizeof(float));
     st->work = mallocCheck(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
+    st->row_off = mallocCheck(sizeof(uint32_t) * K);
+    st->u = callocCheck((size_t)V, sizeof(float));
+    fmt->family->row_offsets(st->row_off, fmt, &st->hp, K, V);
     return STEPQ_OK;
 }
 
@@ -26,8 +30,15 @@ void stepq_qstate_free(stepq_qstate* st) {
     free(st->packed);
     free(st->X);
     free(st->work);
+    free(st->row_off);
+    free(st->u);
     st->packed = NULL;
-    st->X = st->work = NULL;
+    st->X = st->work = st->u = NULL;
+    st->row_off = NULL;
+}
+
+void stepq_qstate_decode(const stepq_qstate* st, float* X) {
+    stepq_decode(X, st->packed, st->fmt, &st->hp, st->K, st->V);
 }
 
 static int encode_decode(stepq_qstate* st, const float* S) {

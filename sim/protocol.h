@@ -22,8 +22,11 @@ typedef struct {
     uint8_t rows[STEPQ_MAX_DIM];  // (K) widths of the head's key rows
     uint8_t* packed;     // (packed_bytes) P_t
     size_t bytes;
-    float* X;            // (K,V) S_hat_t
+    float* X;            // (K,V) S_hat_t in the protocol; the fused kernels (kernels.h) use it
+                         // only for the formats whose encoder needs the whole head
     float* work;         // STEPQ_WORK_FLOATS(K,V) encoder scratch
+    uint32_t* row_off;   // (K) where row i's bytes start in packed (fused kernels)
+    float* u;            // (V) the step's delta write u_t (fused kernels, between the passes)
     int K, V;
 } stepq_qstate;
 
@@ -37,5 +40,7 @@ int stepq_qstate_load(stepq_qstate* st, const float* S);
 // One decode step: y (V) <- read-out; work: (V) scratch. STEPQ_ERR if X_t is not finite.
 int stepq_qstate_step(stepq_qstate* st, float* y, float* work, const stepq_step_in* in,
                       double scale, int n_gates);
+// X (K,V) <- decode(P_t), the stored state
+void stepq_qstate_decode(const stepq_qstate* st, float* X);
 
 #endif

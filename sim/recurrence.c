@@ -36,3 +36,8 @@ void stepq_l2norm(float* x, int n) {
     float inv = (float)(1.0 / sqrt(ss + 1e-6));
     for (int i = 0; i < n; i++) x[i] *= inv;
 }
+
+void stepq_decays(float* d, const float* g, int n_gates, int K) {
+    const float d_head = expf(g[0]);
+    for (int i = 0; i < K; i++) d[i] = n_gates == 1 ? d_head : expf(g[i]);
+}

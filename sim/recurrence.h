@@ -27,6 +27,10 @@ void stepq_step_f64(double* S, double* y, double* work, const float* q, const fl
 void stepq_readout_weights(double* grad, const float* q, const float* k, const float* g,
                            float beta, double scale, int n_gates, int K);
 
+// d (K) <- the decay of each key row, exp(g) (GDN: the head's one gate on every row), the
+// same expf values the float32 step multiplies by
+void stepq_decays(float* d, const float* g, int n_gates, int K);
+
 // x <- x / sqrt(sum x^2 + 1e-6), the L2 normalisation fla applies to q and k (method 1)
 void stepq_l2norm(float* x, int n);
 

@@ -1,7 +1,11 @@
 // recurrence_impl.h: body of the reference step, instantiated once per state precision by
 // recurrence.c (REAL = float or double), so the float32 path and the float64 ground truth
-// are the same lines of code.
-void STEP_FN(REAL* restrict S, REAL* restrict y, REAL* restrict work, const float* q, const float* k, const float* v,
+// are the same lines of code; sim/kernels.c builds it again for wider vectors (STEP_LINKAGE
+// static), which changes no operation and so no result.
+#ifndef STEP_LINKAGE
+#define STEP_LINKAGE
+#endif
+STEP_LINKAGE void STEP_FN(REAL* restrict S, REAL* restrict y, REAL* restrict work, const float* q, const float* k, const float* v,
              const float* g, float beta, double scale, int n_gates, int K, int V) {
     // pass 1: decay each key row, then read the decayed state along k
     for (int j = 0; j < V; j++) work[j] = 0;

@@ -17,6 +17,7 @@ void stepq_runstate_init(stepq_runstate* s, int K, int V, int G) {
     s->grad = callocCheck((size_t)K, sizeof(double));
     s->omega = callocCheck((size_t)K, sizeof(double));
     s->gsum = callocCheck((size_t)G, sizeof(double));
+    s->step = stepq_kernels_active()->step_f32;
 }
 
 void stepq_runstate_free(stepq_runstate* s) {
@@ -41,5 +42,5 @@ void stepq_runstate_observe(stepq_runstate* s, const stepq_step_in* in, double s
 }
 
 void stepq_runstate_step(stepq_runstate* s, const stepq_step_in* in, double scale) {
-    stepq_step_f32(s->S, s->y, s->work, in->q, in->k, in->v, in->g, in->beta, scale, s->G, s->K, s->V);
+    s->step(s->S, s->y, s->work, in->q, in->k, in->v, in->g, in->beta, scale, s->G, s->K, s->V);
 }

@@ -1,0 +1,254 @@
+// dualfit.h: the key-row-aware dual-axis fit of method 4.2 (space, stepquant, mlife) and
+// Q-Mamba's DSQ as the paper adapts it (method 6.2), which is the same fit with w = 1 and no
+// refit, as static inline functions: quant/dual.c builds the reference formats from them, and
+// the fused kernels of sim/kernels.c compile them again for wider vectors (same operations in
+// the same order, so the same bytes).
+//
+//   X_ij ~ r_i c_j nrm(b_i) z_ij,   z_ij in [-qmax(b_i), qmax(b_i)]
+//   r_i = fp16((m_i / w_i)^rho),     m_i = max(mean_j |X_ij|, 1e-20)
+//   c_j = fp16(max_i |X_ij / r_i| / (qmax(b_i) nrm(b_i)))   over non-pivot rows (nothing clips)
+//   then `refits` rounds of  c_j = sum_i w_i^2 X_ij v_ij / sum_i w_i^2 v_ij^2,  v = r nrm z,
+//   each followed by re-encoding; a zero denominator keeps the previous c_j.
+// nrm(b) = 2^(8-b) for KDA (rows of different widths share the column factors), 1 for GDN.
+// 2-bit units: GDN odd levels {-3,-1,1,3} with a row factor per group of 32 values; KDA
+// ternary {-1,0,1} (qmax 1, nrm 64). FP16 factors round half to even and clamp to
+// [2^-24, 65504]. Pivot rows (width 16) are stored in FP16 and take no part in the fit.
+#ifndef STEPQ_DUALFIT_H
+#define STEPQ_DUALFIT_H
+
+#include <math.h>
+#include <string.h>
+
+#include "../base/common.h"
+#include "format.h"
+#include "numerics.h"
+#include "rowcodec.h"
+
+// the fit's view of one head: per-row level bound and normalisation, GDN 2-bit rows grouped
+typedef struct {
+    const uint8_t* bits;
+    int gdn2;  // GDN head at 2 bits: odd levels, group row factors
+    int K, V;
+} dual_shape;
+
+STEPQ_RC int df_groups_of(const dual_shape* s, int i) {
+    return s->gdn2 && s->bits[i] == 2 ? s->V / STEPQ_GDN2_GROUP : 1;
+}
+STEPQ_RC float df_level_max(const dual_shape* s, int i) {  // largest code magnitude of row i
+    return s->gdn2 && s->bits[i] == 2 ? 3.0f : (float)STEPQ_QMAX(s->bits[i]);
+}
+STEPQ_RC float df_nrm_of(const stepq_head_plan* hp, int b) {
+    return hp->kind == STEPQ_KDA ? (float)(1 << (8 - b)) : 1.0f;
+}
+
+STEPQ_RC size_t df_row_bytes(const dual_shape* s, int i) {
+    int b = s->bits[i];
+    if (b == STEPQ_PIVOT_BITS) return 2u * (size_t)s->V;
+    return 2u * (size_t)df_groups_of(s, i) + (size_t)s->V * b / 8u;
+}
+
+STEPQ_RC int df_any_coded(const uint8_t* bits, int K) {
+    for (int i = 0; i < K; i++)
+        if (bits[i] != STEPQ_PIVOT_BITS) return 1;
+    return 0;
+}
+
+STEPQ_RC size_t df_bytes_head(const stepq_head_plan* hp, int K, int V) {
+    dual_shape s = {hp->bits, hp->kind == STEPQ_GDN, K, V};
+    size_t n = df_any_coded(hp->bits, K) ? 2u * (size_t)V : 0;
+    for (int i = 0; i < K; i++) n += df_row_bytes(&s, i);
+    return n;
+}
+
+// Work layout (floats): y (K,V) = X / r, r (K, V/32) the row factor of each row or GDN 2-bit
+// group (a row's single factor at its first slot), z as floats (K,V), c (V), nrm (K), lev (K)
+// -- within STEPQ_WORK_FLOATS.
+typedef struct {
+    float *y, *r, *z, *c, *nrm, *lev;
+} dual_work;
+#define DF_RSTRIDE(V) ((V) / STEPQ_GDN2_GROUP)  // row factors kept per row in r
+
+// sum of |x| (n a multiple of 8) in eight float32 partial sums: a fixed order, so the result
+// is the same on every machine, and one the compiler can vectorise
+STEPQ_RC float df_sum_abs(const float* x, int n) {
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int j = 0; j < n; j += 8)
+        for (int k = 0; k < 8; k++) acc[k] += fabsf(x[j + k]);
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+STEPQ_RC void df_row_factors(dual_work* w, const float* X, const dual_shape* s, const float* wr,
+                        float rho, int dsq) {
+    for (int i = 0; i < s->K; i++) {
+        if (s->bits[i] == STEPQ_PIVOT_BITS) continue;
+        int G = df_groups_of(s, i), n = s->V / G;
+        float wi = wr ? wr[i] : 1.0f;
+        for (int g = 0; g < G; g++) {
+            double m = fmax((double)df_sum_abs(X + (size_t)i * s->V + g * n, n) / n, 1e-20);
+            // DSQ: r = sqrt(mean |X|); the fit: (m / w)^rho (rho = 1/2, the default, is a sqrt)
+            double rv = dsq ? sqrt(m) : rho == 0.5f ? sqrt(m / wi) : pow(m / wi, rho);
+            w->r[(size_t)i * DF_RSTRIDE(s->V) + g] = stepq_f16_to_f32(stepq_f16_factor((float)rv));
+        }
+    }
+}
+
+// z = nearest code of y / (c nrm); the division is taken as a product with the reciprocal of
+// c (per column) and of nrm (a power of two, exact)
+STEPQ_RC void df_encode_codes(dual_work* w, const dual_shape* s) {
+    float inv_c[STEPQ_MAX_DIM];
+    for (int j = 0; j < s->V; j++) inv_c[j] = 1.0f / w->c[j];
+    for (int i = 0; i < s->K; i++) {
+        if (s->bits[i] == STEPQ_PIVOT_BITS) continue;
+        int odd = s->gdn2 && s->bits[i] == 2;
+        float inv_n = 1.0f / w->nrm[i], lev = w->lev[i];
+        const float* y = w->y + (size_t)i * s->V;
+        float* z = w->z + (size_t)i * s->V;
+        if (odd)
+            for (int j = 0; j < s->V; j++) z[j] = stepq_odd2_code(y[j] * inv_c[j] * inv_n);
+        else
+            for (int j = 0; j < s->V; j++) z[j] = stepq_code(y[j] * inv_c[j] * inv_n, lev);
+    }
+}
+
+// c_j <- fp16(sum_i w_i^2 X_ij v_ij / sum_i w_i^2 v_ij^2), v = r nrm z; kept when den = 0.
+// Row after row (contiguous), the sums in double.
+STEPQ_RC void df_refit_columns(dual_work* w, const float* X, const dual_shape* s, const float* wr) {
+    double num[STEPQ_MAX_DIM], den[STEPQ_MAX_DIM];
+    for (int j = 0; j < s->V; j++) num[j] = den[j] = 0;
+    for (int i = 0; i < s->K; i++) {
+        if (s->bits[i] == STEPQ_PIVOT_BITS) continue;
+        const int G = df_groups_of(s, i), n = s->V / G;
+        double wi2 = wr ? (double)wr[i] * wr[i] : 1.0, nrm = w->nrm[i];
+        const float *x = X + (size_t)i * s->V, *z = w->z + (size_t)i * s->V;
+        for (int g = 0; g < G; g++) {
+            const double rn = (double)w->r[(size_t)i * DF_RSTRIDE(s->V) + g] * nrm;
+            for (int j = g * n; j < (g + 1) * n; j++) {
+                double v = rn * z[j];
+                num[j] += wi2 * x[j] * v;
+                den[j] += wi2 * v * v;
+            }
+        }
+    }
+    for (int j = 0; j < s->V; j++)
+        if (den[j] > 0) w->c[j] = stepq_f16_to_f32(stepq_f16_factor((float)(num[j] / den[j])));
+}
+
+// the fit: r, c, z of every non-pivot row
+STEPQ_RC void df_dual_fit(dual_work* w, const float* X, const dual_shape* s, const stepq_head_plan* hp,
+                     int dsq) {
+    const float* wr = dsq ? NULL : hp->w;
+    df_row_factors(w, X, s, wr, hp->rho, dsq);
+    float cmax[STEPQ_MAX_DIM];
+    for (int j = 0; j < s->V; j++) cmax[j] = 0;
+    for (int i = 0; i < s->K; i++) {
+        w->nrm[i] = df_nrm_of(hp, s->bits[i] == STEPQ_PIVOT_BITS ? 8 : s->bits[i]);
+        w->lev[i] = df_level_max(s, i);
+        if (s->bits[i] == STEPQ_PIVOT_BITS) continue;
+        // y = X / r; the column factor starts from max_i |y_ij| / (qmax nrm): nothing clips
+        float inv_ln = 1.0f / (w->lev[i] * w->nrm[i]);
+        const float* x = X + (size_t)i * s->V;
+        float* y = w->y + (size_t)i * s->V;
+        const int G = df_groups_of(s, i), n = s->V / G;
+        for (int g = 0; g < G; g++) {
+            const float r = w->r[(size_t)i * DF_RSTRIDE(s->V) + g];
+            for (int j = g * n; j < (g + 1) * n; j++) {  // a true division: 1/r is not exact in float
+                y[j] = x[j] / r;
+                float a = fabsf(y[j]) * inv_ln;
+                cmax[j] = a > cmax[j] ? a : cmax[j];
+            }
+        }
+    }
+    for (int j = 0; j < s->V; j++) w->c[j] = stepq_f16_to_f32(stepq_f16_factor(cmax[j]));
+    df_encode_codes(w, s);
+    for (int round = 0; round < (dsq ? 0 : hp->refits); round++) {
+        df_refit_columns(w, X, s, wr);
+        df_encode_codes(w, s);
+    }
+}
+
+STEPQ_RC dual_work df_carve(float* work, int K, int V) {
+    size_t KV = (size_t)K * V;
+    dual_work w = {work, work + KV, work + 2 * KV, work + 3 * KV, work + 3 * KV + V,
+                   work + 3 * KV + V + K};
+    return w;
+}
+
+STEPQ_RC void df_put16(uint8_t* p, float v) {
+    uint16_t h = stepq_f32_to_f16_sat(v);
+    memcpy(p, &h, 2);
+}
+STEPQ_RC float df_get16(const uint8_t* p) {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return stepq_f16_to_f32(h);
+}
+
+STEPQ_RC int df_encode_head(uint8_t* P, const float* X, const stepq_head_plan* hp, int dsq,
+                            float* work, int K, int V) {
+    if (!rc_all_finite(X, (size_t)K * V)) return STEPQ_ERR;
+    stepq_assert(V % STEPQ_GDN2_GROUP == 0 && V <= STEPQ_MAX_DIM);
+    dual_shape s = {hp->bits, hp->kind == STEPQ_GDN, K, V};
+    dual_work w = df_carve(work, K, V);
+    int coded = df_any_coded(hp->bits, K);
+    if (coded) df_dual_fit(&w, X, &s, hp, dsq);
+    if (coded)
+        for (int j = 0; j < V; j++, P += 2) df_put16(P, w.c[j]);
+    float z[STEPQ_MAX_DIM];
+    for (int i = 0; i < K; i++) {
+        const float* x = X + (size_t)i * V;
+        int b = hp->bits[i];
+        if (b == STEPQ_PIVOT_BITS) {
+            rc_f16_encode_row(P, NULL, x, V);
+            P += 2 * V;
+            continue;
+        }
+        int G = df_groups_of(&s, i);
+        for (int g = 0; g < G; g++, P += 2) df_put16(P, w.r[(size_t)i * DF_RSTRIDE(V) + g]);
+        const float* zi = w.z + (size_t)i * V;
+        if (s.gdn2 && b == 2) {  // odd levels -3,-1,1,3 -> 0..3
+            for (int j = 0; j < V; j++) z[j] = (float)stepq_odd2_store(zi[j]);
+            zi = z;
+        }
+        rc_pack_f32(P, zi, b, V);
+        P += (size_t)V * b / 8;
+    }
+    return STEPQ_OK;
+}
+
+// x (V) <- row i of a dual-layout head whose column factors are c (V); row: its bytes
+STEPQ_RC void df_decode_row(float* x, const uint8_t* row, const float* c, const stepq_head_plan* hp,
+                            int i, int V) {
+    const int b = hp->bits[i];
+    if (b == STEPQ_PIVOT_BITS) {
+        rc_f16_decode_row(x, row, V);
+        return;
+    }
+    const int odd = hp->kind == STEPQ_GDN && b == 2, G = odd ? V / STEPQ_GDN2_GROUP : 1, n = V / G;
+    const float nrm = df_nrm_of(hp, b);
+    rc_unpack_f32(x, row + 2 * G, b, V);
+    if (odd)  // stored 0..3 as two's complement -2..1 -> -3, -1, 1, 3
+        for (int j = 0; j < V; j++) x[j] = stepq_odd2_load((int8_t)x[j]);
+    for (int g = 0; g < G; g++) {
+        float r = df_get16(row + 2 * g);
+        for (int j = g * n; j < (g + 1) * n; j++) x[j] = r * c[j] * (nrm * x[j]);
+    }
+}
+
+// c (V) <- the column factors of a dual-layout head; returns the bytes before its first row
+STEPQ_RC size_t df_columns(float* c, const uint8_t* P, const stepq_head_plan* hp, int K, int V) {
+    if (!df_any_coded(hp->bits, K)) return 0;
+    for (int j = 0; j < V; j++) c[j] = df_get16(P + 2 * j);
+    return 2u * (size_t)V;
+}
+
+STEPQ_RC void df_decode_head(float* X, const uint8_t* P, const stepq_head_plan* hp, int K, int V) {
+    dual_shape s = {hp->bits, hp->kind == STEPQ_GDN, K, V};
+    float c[STEPQ_MAX_DIM];
+    P += df_columns(c, P, hp, K, V);
+    for (int i = 0; i < K; i++) {
+        df_decode_row(X + (size_t)i * V, P, c, hp, i, V);
+        P += df_row_bytes(&s, i);
+    }
+}
+
+#endif

@@ -1,0 +1,429 @@
+// rowcodec.h: the row-level codecs of the state formats (method 6.2), as static inline
+// functions: one key row of V values to its packed bytes and back. The reference formats of
+// quant/*.c are built from them for baseline x86-64 (x86-64-v2), where the plain loops below
+// are the definition; the fused kernels of sim/kernels.c include this header again, built for
+// AVX2 and AVX-512, where the blocks marked SIMD take over the code (un)packing and the FP16
+// conversions. Every SIMD block computes the same values as the loop it replaces (integer code
+// arithmetic, IEEE conversions with round-half-to-even); tests/test_kernels.c checks the two
+// bit for bit on every format.
+//
+// Legend: V values in a row (a multiple of 4; the SIMD blocks take 16 at a time and leave the
+// rest to the loops); b the code width (2..8), 16 an FP16 row; z the integer codes, kept as
+// floats between the fit and the packing (they are exact small integers).
+#ifndef STEPQ_ROWCODEC_H
+#define STEPQ_ROWCODEC_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../base/common.h"
+#include "format.h"
+#include "layout.h"
+#include "numerics.h"
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512VBMI__)
+#define STEPQ_RC_AVX512 1
+#endif
+#if defined(__AVX2__) && defined(__F16C__)
+#define STEPQ_RC_AVX2 1
+#endif
+#if defined(STEPQ_RC_AVX512) || defined(STEPQ_RC_AVX2)
+#include <immintrin.h>
+#endif
+
+#define STEPQ_RC static inline
+
+// 1 if none of the n values is NaN or Inf: the largest magnitude as float bits is FLT_MAX's or
+// below (NaN and Inf are the patterns above it); an integer max, which vectorises
+STEPQ_RC int rc_all_finite(const float* x, size_t n) {
+    uint32_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t a = stepq_f32_bits(x[i]) & 0x7fffffffu;
+        m = a > m ? a : m;
+    }
+    return m <= 0x7f7fffffu;
+}
+
+// ---------------------------------------------------------------------------------------------
+// b-bit codes <-> floats (the codes' values, exact)
+
+#if defined(STEPQ_RC_AVX512)
+// Byte permutations of 16 codes: lane i (32 bits) of an unpacked group takes the bytes holding
+// code i, byte (b i) / 8 and the next, which a shift of (b i) mod 8 brings down; a packed group
+// of 6-bit codes is bytes 0..2 of each 128-bit lane (the OR of its 4 shifted codes).
+static const uint8_t rc_idx6[64] __attribute__((aligned(64))) = {
+    0, 1, 0, 0, 0, 1, 0, 0, 1, 2, 0, 0, 2, 3, 0, 0, 3, 4, 0, 0, 3, 4, 0, 0, 4, 5, 0, 0, 5, 6, 0, 0,
+    6, 7, 0, 0, 6, 7, 0, 0, 7, 8, 0, 0, 8, 9, 0, 0, 9, 10, 0, 0, 9, 10, 0, 0, 10, 11, 0, 0, 11, 12, 0, 0};
+static const uint8_t rc_idx4[64] __attribute__((aligned(64))) = {
+    0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0,
+    4, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0, 6, 0, 0, 0, 7, 0, 0, 0, 7, 0, 0, 0};
+static const uint8_t rc_pick6[64] __attribute__((aligned(64))) = {0, 1, 2, 16, 17, 18, 32, 33, 34, 48, 49, 50};
+#endif
+
+#if defined(STEPQ_RC_AVX512)
+// 16 codes of width b in {4, 6, 8} at in -> int32 lanes, sign-extended
+static inline __m512i rc_unpack16(const uint8_t* in, int b) {
+    if (b == 8) return _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)in));
+    const __m512i idx = _mm512_load_si512(b == 6 ? rc_idx6 : rc_idx4);
+    const __m512i sh = b == 6 ? _mm512_set_epi32(2, 4, 6, 0, 2, 4, 6, 0, 2, 4, 6, 0, 2, 4, 6, 0)
+                              : _mm512_set_epi32(4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0);
+    const __mmask64 keep = b == 6 ? 0x3333333333333333ull : 0x1111111111111111ull;
+    __m128i src = _mm_maskz_loadu_epi8((__mmask16)((1u << (2 * b)) - 1), in);  // 2b bytes
+    __m512i w = _mm512_maskz_permutexvar_epi8(keep, idx, _mm512_castsi128_si512(src));
+    w = _mm512_srlv_epi32(w, sh);
+    return _mm512_srai_epi32(_mm512_slli_epi32(w, 32 - b), 32 - b);  // sign-extend b bits
+}
+
+// 16 codes (int32 lanes, in range) of width b in {4, 6, 8} -> 2b bytes at out; more: the bytes
+// after them may be overwritten (the next group's store follows)
+static inline void rc_pack16(uint8_t* out, __m512i z, int b, int more) {
+    if (b == 8) {
+        _mm_storeu_si128((__m128i*)out, _mm512_cvtepi32_epi8(z));
+    } else if (b == 6) {
+        // per group of 4 lanes: z0 | z1 << 6 | z2 << 12 | z3 << 18, then 3 bytes of each group
+        z = _mm512_and_si512(z, _mm512_set1_epi32(63));
+        z = _mm512_sllv_epi32(z, _mm512_set_epi32(18, 12, 6, 0, 18, 12, 6, 0, 18, 12, 6, 0, 18, 12, 6, 0));
+        z = _mm512_or_si512(z, _mm512_shuffle_epi32(z, (_MM_PERM_ENUM)0xb1));
+        z = _mm512_or_si512(z, _mm512_shuffle_epi32(z, (_MM_PERM_ENUM)0x4e));
+        __m128i packed = _mm512_castsi512_si128(_mm512_permutexvar_epi8(_mm512_load_si512(rc_pick6), z));
+        if (more) _mm_storeu_si128((__m128i*)out, packed);
+        else _mm_mask_storeu_epi8(out, (__mmask16)0x0fff, packed);
+    } else {
+        // as 16-bit pairs of bytes: the low nibble of the first | that of the second << 4
+        __m128i by = _mm512_cvtepi32_epi8(z);
+        __m128i w = _mm_or_si128(_mm_and_si128(by, _mm_set1_epi16(0x000f)),
+                                 _mm_and_si128(_mm_srli_epi16(by, 4), _mm_set1_epi16(0x00f0)));
+        _mm_storel_epi64((__m128i*)out, _mm_packus_epi16(w, w));
+    }
+}
+#define RC_SIMD_WIDTH(b) ((b) == 4 || (b) == 6 || (b) == 8)
+#endif
+
+// zf (V) <- the b-bit codes of in as floats
+STEPQ_RC void rc_unpack_f32(float* zf, const uint8_t* in, int b, int V) {
+    int j = 0;
+#if defined(STEPQ_RC_AVX512)
+    if (RC_SIMD_WIDTH(b))
+        for (; j + 16 <= V; j += 16) _mm512_storeu_ps(zf + j, _mm512_cvtepi32_ps(rc_unpack16(in + j * b / 8, b)));
+#endif
+    if (j < V) {  // the definition (and the tail)
+        int8_t z[STEPQ_MAX_DIM];
+        stepq_unpack_fast(z + j, in + (size_t)j * b / 8, (size_t)(V - j), b);
+        for (; j < V; j++) zf[j] = (float)z[j];
+    }
+}
+
+// out <- zf (V) as b-bit codes; zf holds integers in [-2^(b-1), 2^(b-1) - 1]
+STEPQ_RC void rc_pack_f32(uint8_t* out, const float* zf, int b, int V) {
+    int j = 0;
+#if defined(STEPQ_RC_AVX512)
+    if (RC_SIMD_WIDTH(b))
+        for (; j + 16 <= V; j += 16)
+            rc_pack16(out + j * b / 8, _mm512_cvtps_epi32(_mm512_loadu_ps(zf + j)), b, j + 32 <= V);
+#endif
+    if (j < V) {  // the definition (and the tail)
+        int8_t z[STEPQ_MAX_DIM];
+        for (int k = j; k < V; k++) z[k] = (int8_t)zf[k];
+        stepq_pack_fast(out + (size_t)j * b / 8, z + j, (size_t)(V - j), b);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// FP16 rows (pivots, DAMP's persistent rows, the fp16 format), saturating at +-65504
+
+// out <- x (V) as FP16; xq (V, may be NULL) <- the decoded values; STEPQ_ERR on NaN or Inf
+STEPQ_RC int rc_f16_encode_row(uint8_t* out, float* xq, const float* x, int V) {
+    if (!rc_all_finite(x, (size_t)V)) return STEPQ_ERR;
+    int j = 0;
+#if defined(STEPQ_RC_AVX512) || defined(STEPQ_RC_AVX2)
+    // the hardware conversion is IEEE round-half-to-even, as stepq_f32_to_f16 is, for finite x
+    const __m256 hi = _mm256_set1_ps(STEPQ_FP16_MAX), lo = _mm256_set1_ps(-STEPQ_FP16_MAX);
+    for (; j + 8 <= V; j += 8) {
+        __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_loadu_ps(x + j), lo), hi);
+        __m128i h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        _mm_storeu_si128((__m128i*)(out + 2 * j), h);
+        if (xq) _mm256_storeu_ps(xq + j, _mm256_cvtph_ps(h));
+    }
+#endif
+    for (; j < V; j++) {
+        uint16_t h = stepq_f32_to_f16_sat(x[j]);
+        memcpy(out + 2 * j, &h, 2);
+        if (xq) xq[j] = stepq_f16_to_f32(h);
+    }
+    return STEPQ_OK;
+}
+
+STEPQ_RC void rc_f16_decode_row(float* x, const uint8_t* in, int V) {
+    int j = 0;
+#if defined(STEPQ_RC_AVX512) || defined(STEPQ_RC_AVX2)
+    const int n8 = V & ~7;
+    for (; j < n8; j += 8) _mm256_storeu_ps(x + j, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(in + 2 * j))));
+#endif
+    for (; j < V; j++) {
+        uint16_t h;
+        memcpy(&h, in + 2 * j, 2);
+        x[j] = stepq_f16_to_f32(h);
+    }
+}
+
+STEPQ_RC void rc_bf16_encode_row(uint8_t* out, float* xq, const float* x, int V) {
+    for (int j = 0; j < V; j++) {
+        uint16_t h = stepq_f32_to_bf16(x[j]);
+        memcpy(out + 2 * j, &h, 2);
+        if (xq) xq[j] = stepq_bf16_to_f32(h);
+    }
+}
+
+STEPQ_RC void rc_bf16_decode_row(float* x, const uint8_t* in, int V) {
+    for (int j = 0; j < V; j++) {
+        uint16_t h;
+        memcpy(&h, in + 2 * j, 2);
+        x[j] = stepq_bf16_to_f32(h);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// rows layout: symmetric absmax per row with an FP16 scale (layout.h "rows")
+
+// stepq_row_scale and stepq_f16_to_f32 (numerics.h) with the hardware's IEEE conversions where
+// there are any: the same bits for every positive finite amax, with a shorter dependency chain
+// before a row's codes
+STEPQ_RC uint16_t rc_row_scale(float amax, float qmax) {
+#if defined(STEPQ_RC_AVX512) || defined(STEPQ_RC_AVX2)
+    if (!(amax > 0.0f)) return 0;
+    float f = amax / qmax;
+    f = f > STEPQ_FP16_MAX ? STEPQ_FP16_MAX : f;
+    uint16_t h = _cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT);
+    return (h & 0x7fffu) == 0 ? (uint16_t)1u : h;
+#else
+    return stepq_row_scale(amax, qmax);
+#endif
+}
+STEPQ_RC float rc_f16_to_f32(uint16_t h) {
+#if defined(STEPQ_RC_AVX512) || defined(STEPQ_RC_AVX2)
+    return _cvtsh_ss(h);
+#else
+    return stepq_f16_to_f32(h);
+#endif
+}
+
+// the largest |x| (V) as float bits: for non-negative floats their order is the integer order,
+// and NaN/Inf are the patterns above FLT_MAX's, so one max finds both
+STEPQ_RC uint32_t rc_absmax_bits(const float* x, int V) {
+    uint32_t umax = 0;
+    for (int j = 0; j < V; j++) {
+        uint32_t u = stepq_f32_bits(x[j]) & 0x7fffffffu;
+        umax = u > umax ? u : umax;
+    }
+    return umax;
+}
+
+// one row of width b < 16 with its FP16 scale sh already chosen: scale + codes; xq (may be
+// NULL) <- the decoded row s z
+STEPQ_RC void rc_rows_encode_scaled(uint8_t* out, float* xq, const float* x, uint16_t sh, int b, int V) {
+    const float qmax = (float)STEPQ_QMAX(b);
+    float zf[STEPQ_MAX_DIM];
+    float s = rc_f16_to_f32(sh);
+    float inv = s > 0.0f ? 1.0f / s : 0.0f;
+    memcpy(out, &sh, 2);
+    int j = 0;
+#if defined(STEPQ_RC_AVX512)
+    // the codes in registers: clamp (max, min keep the loop's order for finite values), round
+    // half to even (the conversion's default rounding; the clamped values are exact there)
+    if (RC_SIMD_WIDTH(b)) {
+        const __m512 vi = _mm512_set1_ps(inv), lo = _mm512_set1_ps(-qmax), hi = _mm512_set1_ps(qmax);
+        const __m512 vs = _mm512_set1_ps(s);
+        for (; j + 16 <= V; j += 16) {
+            __m512 t = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_loadu_ps(x + j), vi), lo), hi);
+            __m512i z = _mm512_cvtps_epi32(t);
+            rc_pack16(out + 2 + j * b / 8, z, b, j + 32 <= V);
+            if (xq) _mm512_storeu_ps(xq + j, _mm512_mul_ps(vs, _mm512_cvtepi32_ps(z)));
+        }
+    }
+#endif
+    if (j == V) return;
+    for (int k = j; k < V; k++) zf[k] = stepq_code(x[k] * inv, qmax);
+    rc_pack_f32(out + 2 + (size_t)j * b / 8, zf + j, b, V - j);
+    if (xq)
+        for (int k = j; k < V; k++) xq[k] = s * zf[k];
+}
+
+// one row of width b < 16: scale + codes; xq (may be NULL) <- the decoded row s z; STEPQ_ERR on
+// NaN or Inf
+STEPQ_RC int rc_rows_encode_row(uint8_t* out, float* xq, const float* x, int b, int V) {
+    uint32_t umax = rc_absmax_bits(x, V);
+    if (umax > 0x7f7fffffu) return STEPQ_ERR;
+    // an all-zero row stores scale 0 and zero codes; otherwise the FP16 factor rule
+    rc_rows_encode_scaled(out, xq, x, rc_row_scale(stepq_bits_f32(umax), (float)STEPQ_QMAX(b)), b, V);
+    return STEPQ_OK;
+}
+
+STEPQ_RC void rc_rows_decode_row(float* x, const uint8_t* in, int b, int V) {
+    uint16_t sh;
+    memcpy(&sh, in, 2);
+    float s = rc_f16_to_f32(sh);
+    int j = 0;
+#if defined(STEPQ_RC_AVX512)
+    if (RC_SIMD_WIDTH(b)) {
+        const __m512 vs = _mm512_set1_ps(s);
+        for (; j + 16 <= V; j += 16)
+            _mm512_storeu_ps(x + j, _mm512_mul_ps(vs, _mm512_cvtepi32_ps(rc_unpack16(in + 2 + j * b / 8, b))));
+    }
+#endif
+    if (j == V) return;
+    rc_unpack_f32(x + j, in + 2 + (size_t)j * b / 8, b, V - j);
+    for (; j < V; j++) x[j] = s * x[j];
+}
+
+// a row of the rows layout at any width (16: FP16)
+STEPQ_RC int rc_row_encode(uint8_t* out, float* xq, const float* x, int b, int V) {
+    return b == STEPQ_PIVOT_BITS ? rc_f16_encode_row(out, xq, x, V) : rc_rows_encode_row(out, xq, x, b, V);
+}
+STEPQ_RC void rc_row_decode(float* x, const uint8_t* in, int b, int V) {
+    if (b == STEPQ_PIVOT_BITS) rc_f16_decode_row(x, in, V);
+    else rc_rows_decode_row(x, in, b, V);
+}
+
+// ---------------------------------------------------------------------------------------------
+// DAMP's rotation: the orthonormal Walsh-Hadamard transform of n (a power of two) values, in
+// place (scaled by 1/sqrt(n), so it is its own inverse)
+
+STEPQ_RC void rc_fwht(float* x, int n) {
+    int h = 1;
+#if defined(STEPQ_RC_AVX512)
+    if (n % 16 == 0) {
+        // the stages inside a vector of 16 (h = 1, 2, 4, 8): each lane adds or subtracts its
+        // partner as the loop below does, the lower of a pair taking a + b, the upper a - b
+        for (int i = 0; i < n; i += 16) {
+            __m512 v = _mm512_loadu_ps(x + i), p;
+            p = _mm512_permute_ps(v, 0xb1);
+            v = _mm512_mask_sub_ps(_mm512_add_ps(v, p), 0xaaaa, p, v);
+            p = _mm512_permute_ps(v, 0x4e);
+            v = _mm512_mask_sub_ps(_mm512_add_ps(v, p), 0xcccc, p, v);
+            p = _mm512_shuffle_f32x4(v, v, 0xb1);
+            v = _mm512_mask_sub_ps(_mm512_add_ps(v, p), 0xf0f0, p, v);
+            p = _mm512_shuffle_f32x4(v, v, 0x4e);
+            v = _mm512_mask_sub_ps(_mm512_add_ps(v, p), 0xff00, p, v);
+            _mm512_storeu_ps(x + i, v);
+        }
+        h = 16;
+    }
+    if (n == 128) {  // the rest of a 128-wide row in registers
+        __m512 v[8];
+        for (int k = 0; k < 8; k++) v[k] = _mm512_loadu_ps(x + 16 * k);
+        for (int w = 1; w < 8; w *= 2)
+            for (int k = 0; k < 8; k++)
+                if (!(k & w)) {
+                    __m512 a = v[k], b = v[k + w];
+                    v[k] = _mm512_add_ps(a, b);
+                    v[k + w] = _mm512_sub_ps(a, b);
+                }
+        const __m512 sc = _mm512_set1_ps(1.0f / sqrtf(128.0f));
+        for (int k = 0; k < 8; k++) _mm512_storeu_ps(x + 16 * k, _mm512_mul_ps(v[k], sc));
+        return;
+    }
+#endif
+    for (; h < n; h *= 2)
+        for (int i = 0; i < n; i += 2 * h)
+            for (int j = i; j < i + h; j++) {
+                float a = x[j], b = x[j + h];
+                x[j] = a + b;
+                x[j + h] = a - b;
+            }
+    float s = 1.0f / sqrtf((float)n);
+    for (int i = 0; i < n; i++) x[i] *= s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// NVFP4 rows: per 16 values one E4M3 scale byte and 8 bytes of E2M1 codes (layout.h)
+
+// the largest |x| of n finite values (the same value as comparing the floats: for non-negative
+// floats the order of the bit patterns is the order of the values; and it vectorises)
+STEPQ_RC float rc_absmax(const float* x, size_t n) {
+    uint32_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t a = stepq_f32_bits(x[i]) & 0x7fffffffu;
+        m = a > m ? a : m;
+    }
+    return stepq_bits_f32(m);
+}
+
+#if defined(STEPQ_RC_AVX512)
+// E2M1 values by code (sign in bit 3; code 8 is -0)
+static const float rc_e2m1_values[16] __attribute__((aligned(64))) = {
+    0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f, -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
+
+// 16 E2M1 codes of x / s in int32 lanes: stepq_e2m1_encode's thresholds, counted
+static inline __m512i rc_e2m1_codes16(__m512 x, __m512 s) {
+    __m512 t = _mm512_div_ps(x, s);
+    __m512 a = _mm512_abs_ps(t);
+    const __m512i one = _mm512_set1_epi32(1);
+    __m512i c = _mm512_setzero_si512();
+    c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.25f), _CMP_GT_OQ), c, one);
+    c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.75f), _CMP_GE_OQ), c, one);
+    c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(1.25f), _CMP_GT_OQ), c, one);
+    c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(1.75f), _CMP_GE_OQ), c, one);
+    c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(2.5f), _CMP_GT_OQ), c, one);
+    c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(3.5f), _CMP_GE_OQ), c, one);
+    c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(5.0f), _CMP_GT_OQ), c, one);
+    __mmask16 neg = _mm512_cmp_ps_mask(t, _mm512_setzero_ps(), _CMP_LT_OQ) &
+                    _mm512_cmpneq_epi32_mask(c, _mm512_setzero_si512());
+    return _mm512_mask_or_epi32(c, neg, c, _mm512_set1_epi32(8));
+}
+
+// 16 codes (int32 lanes, 0..15) -> 8 bytes, low nibble first
+static inline void rc_nibbles16(uint8_t* out, __m512i c) {
+    __m128i by = _mm512_cvtepi32_epi8(c);
+    __m128i w = _mm_or_si128(_mm_and_si128(by, _mm_set1_epi16(0x000f)),
+                             _mm_and_si128(_mm_srli_epi16(by, 4), _mm_set1_epi16(0x00f0)));
+    _mm_storel_epi64((__m128i*)out, _mm_packus_epi16(w, w));
+}
+
+// 8 bytes -> 16 codes (int32 lanes)
+static inline __m512i rc_unnibble16(const uint8_t* in) {
+    __m128i b = _mm_maskz_loadu_epi8(0xff, in);
+    __m128i lo = _mm_and_si128(b, _mm_set1_epi8(15)), hi = _mm_and_si128(_mm_srli_epi16(b, 4), _mm_set1_epi8(15));
+    return _mm512_cvtepu8_epi32(_mm_unpacklo_epi8(lo, hi));
+}
+#endif
+
+// the blocks of one row; s_head the head's FP32 scale; xq (may be NULL) <- the decoded row
+STEPQ_RC void rc_nvfp4_encode_row(uint8_t* P, float* xq, const float* x, float s_head, int V) {
+    for (int b0 = 0; b0 < V; b0 += STEPQ_NVFP4_BLOCK, P += STEPQ_NVFP4_BLOCK_BYTES) {
+        const float* xb = x + b0;
+        uint8_t sc = s_head > 0 ? stepq_e4m3_encode(rc_absmax(xb, STEPQ_NVFP4_BLOCK) / 6.0f / s_head) : 0;
+        float s = stepq_e4m3_decode(sc) * s_head;
+        P[0] = sc;
+#if defined(STEPQ_RC_AVX512)
+        if (s > 0) {
+            __m512i c = rc_e2m1_codes16(_mm512_loadu_ps(xb), _mm512_set1_ps(s));
+            rc_nibbles16(P + 1, c);
+            if (xq)
+                _mm512_storeu_ps(xq + b0, _mm512_mul_ps(_mm512_permutexvar_ps(c, _mm512_load_ps(rc_e2m1_values)),
+                                                        _mm512_set1_ps(s)));
+            continue;
+        }
+#endif
+        uint8_t c[STEPQ_NVFP4_BLOCK];
+        for (int j = 0; j < STEPQ_NVFP4_BLOCK; j++) c[j] = s > 0 ? stepq_e2m1_encode(xb[j] / s) : 0;
+        for (int j = 0; j < STEPQ_NVFP4_BLOCK; j += 2) P[1 + j / 2] = (uint8_t)(c[j] | (c[j + 1] << 4));
+        if (xq)
+            for (int j = 0; j < STEPQ_NVFP4_BLOCK; j++) xq[b0 + j] = stepq_e2m1_decode(c[j]) * s;
+    }
+}
+
+STEPQ_RC void rc_nvfp4_decode_row(float* x, const uint8_t* P, float s_head, int V) {
+    for (int b0 = 0; b0 < V; b0 += STEPQ_NVFP4_BLOCK, P += STEPQ_NVFP4_BLOCK_BYTES) {
+        float s = stepq_e4m3_decode(P[0]) * s_head;
+#if defined(STEPQ_RC_AVX512)
+        __m512 v = _mm512_permutexvar_ps(rc_unnibble16(P + 1), _mm512_load_ps(rc_e2m1_values));
+        _mm512_storeu_ps(x + b0, _mm512_mul_ps(v, _mm512_set1_ps(s)));
+        continue;
+#endif
+        for (int j = 0; j < STEPQ_NVFP4_BLOCK; j++)
+            x[b0 + j] = stepq_e2m1_decode((uint8_t)(P[1 + j / 2] >> (4 * (j & 1)) & 15)) * s;
+    }
+}
+
+#endif

@@ -1,0 +1,271 @@
+// kernels.c: the fused decode step (kernels.h), built once per instruction set: CMake compiles
+// this file for x86-64-v2, AVX2 and AVX-512 with STEPQ_KERNELS_NAME naming the table it
+// defines. The row codecs come from quant/rowcodec.h and quant/dualfit.h, whose SIMD blocks
+// switch on with the wider builds; everything else is the reference's plain C, vectorised by
+// the compiler (ISO C: no contraction into FMA, no reassociation, so no result changes).
+#include <math.h>
+#include <string.h>
+
+#include "../quant/dualfit.h"
+#include "../quant/rowcodec.h"
+#include "kernels.h"
+#include "sums.h"
+
+#define REAL float
+#define STEP_FN step_f32
+#define EXP_FN expf
+#define STEP_LINKAGE static
+#include "recurrence_impl.h"
+
+// what a step needs of the head besides its rows: the dual layout's column factors, NVFP4's
+// head scale, LeapQuant's residual region
+typedef struct {
+    float c[STEPQ_MAX_DIM];
+    float s_head;
+    size_t res;        // LeapQuant: where the residual rows start
+    size_t res_row;    // and the bytes of one residual row (the FP32 oracle: V floats)
+} head_ctx;
+
+static void load_ctx(head_ctx* h, const stepq_qstate* qs) {
+    const stepq_format* f = qs->fmt;
+    const int K = qs->K, V = qs->V;
+    switch (f->family->id) {
+    case STEPQ_FAMILY_DUAL: df_columns(h->c, qs->packed, &qs->hp, K, V); break;
+    case STEPQ_FAMILY_NVFP4: memcpy(&h->s_head, qs->packed, 4); break;
+    case STEPQ_FAMILY_LEAP:
+        h->res = (size_t)K * STEPQ_ROW_BYTES(f->width, V);
+        h->res_row = f->leap.residual_bits == 32 ? (size_t)V * 4 : STEPQ_ROW_BYTES(f->leap.residual_bits, V);
+        break;
+    default: break;
+    }
+}
+
+#define INLINE static inline __attribute__((always_inline))
+
+// 1 when the format's encoder works row by row (the others need the whole head)
+static int row_local(const stepq_format* f) {
+    switch (f->family->id) {
+    case STEPQ_FAMILY_DUAL: case STEPQ_FAMILY_NVFP4: return 0;
+    case STEPQ_FAMILY_LEAP: return !(f->leap.tau > 0);
+    default: return 1;
+    }
+}
+
+// x (V) <- row i of the stored state S_hat; fam is a constant at every call site, so each
+// family gets a loop of its own
+INLINE void decode_row(float* x, const stepq_qstate* qs, const head_ctx* h, int i, int fam, int V) {
+    const stepq_format* f = qs->fmt;
+    const uint8_t* P = qs->packed + qs->row_off[i];
+    const int b = qs->rows[i];
+    switch (fam) {
+    case STEPQ_FAMILY_CAST:
+        if (f->cast.element == STEPQ_ELEM_FP32) memcpy(x, P, sizeof(float) * V);
+        else if (f->cast.element == STEPQ_ELEM_FP16) rc_f16_decode_row(x, P, V);
+        else rc_bf16_decode_row(x, P, V);
+        break;
+    case STEPQ_FAMILY_ROWS: rc_row_decode(x, P, b, V); break;
+    case STEPQ_FAMILY_DAMP:
+        rc_row_decode(x, P, b, V);
+        if (b != STEPQ_PIVOT_BITS) rc_fwht(x, V);
+        break;
+    case STEPQ_FAMILY_DUAL: df_decode_row(x, P, h->c, &qs->hp, i, V); break;
+    case STEPQ_FAMILY_NVFP4: rc_nvfp4_decode_row(x, P, h->s_head, V); break;
+    case STEPQ_FAMILY_LEAP: {  // the base row, plus alpha times its residual
+        float d[STEPQ_MAX_DIM];
+        const uint8_t* R = qs->packed + h->res + (size_t)i * h->res_row;
+        rc_rows_decode_row(x, P, f->width, V);
+        if (f->leap.residual_bits == 32) memcpy(d, R, sizeof(float) * V);
+        else rc_rows_decode_row(d, R, f->leap.residual_bits, V);
+        for (int j = 0; j < V; j++) x[j] += f->leap.alpha * d[j];
+        break;
+    }
+    }
+}
+
+// row i of P <- encode(x) for a row-local format, x finite with absmax bits umax; xq (V) <- the
+// decoded row; STEPQ_ERR on NaN/Inf (a residual can overflow)
+INLINE int encode_row(stepq_qstate* qs, const head_ctx* h, float* xq, const float* x, int i,
+                      uint32_t umax, int fam, int V) {
+    const stepq_format* f = qs->fmt;
+    uint8_t* P = qs->packed + qs->row_off[i];
+    const int b = qs->rows[i];
+    float t[STEPQ_MAX_DIM];
+    switch (fam) {
+    case STEPQ_FAMILY_CAST:
+        if (f->cast.element == STEPQ_ELEM_FP16) return rc_f16_encode_row(P, xq, x, V);
+        if (f->cast.element == STEPQ_ELEM_BF16) rc_bf16_encode_row(P, xq, x, V);
+        else memcpy(P, x, sizeof(float) * V), memcpy(xq, x, sizeof(float) * V);
+        return STEPQ_OK;
+    case STEPQ_FAMILY_ROWS:
+        if (b == STEPQ_PIVOT_BITS) return rc_f16_encode_row(P, xq, x, V);
+        rc_rows_encode_scaled(P, xq, x, rc_row_scale(stepq_bits_f32(umax), (float)STEPQ_QMAX(b)), b, V);
+        return STEPQ_OK;
+    case STEPQ_FAMILY_DAMP:
+        if (b == STEPQ_PIVOT_BITS) return rc_f16_encode_row(P, xq, x, V);
+        memcpy(t, x, sizeof(float) * V);
+        rc_fwht(t, V);
+        if (rc_rows_encode_row(P, xq, t, b, V) != STEPQ_OK) return STEPQ_ERR;
+        rc_fwht(xq, V);
+        return STEPQ_OK;
+    case STEPQ_FAMILY_LEAP: {  // base row, then the residual of what it stored
+        uint8_t* R = qs->packed + h->res + (size_t)i * h->res_row;
+        rc_rows_encode_scaled(P, xq, x, rc_row_scale(stepq_bits_f32(umax), (float)STEPQ_QMAX(f->width)),
+                              f->width, V);
+        for (int j = 0; j < V; j++) t[j] = x[j] - xq[j];
+        float d[STEPQ_MAX_DIM];
+        if (f->leap.residual_bits == 32) memcpy(R, t, sizeof(float) * V), memcpy(d, t, sizeof(float) * V);
+        else if (rc_rows_encode_row(R, d, t, f->leap.residual_bits, V) != STEPQ_OK) return STEPQ_ERR;
+        for (int j = 0; j < V; j++) xq[j] += f->leap.alpha * d[j];
+        return STEPQ_OK;
+    }
+    default: stepq_assert(!"not a row-local format"); return STEPQ_ERR;
+    }
+}
+
+// P <- encode(X) of a format whose encoder needs the whole head
+static int encode_head(stepq_qstate* qs) {
+    const stepq_format* f = qs->fmt;
+    const int K = qs->K, V = qs->V;
+    switch (f->family->id) {
+    case STEPQ_FAMILY_DUAL: return df_encode_head(qs->packed, qs->X, &qs->hp, f->dual.dsq, qs->work, K, V);
+    case STEPQ_FAMILY_NVFP4: {
+        if (!rc_all_finite(qs->X, (size_t)K * V)) return STEPQ_ERR;
+        float s_head = rc_absmax(qs->X, (size_t)K * V) / (6.0f * 448.0f);
+        memcpy(qs->packed, &s_head, 4);
+        for (int i = 0; i < K; i++)
+            rc_nvfp4_encode_row(qs->packed + qs->row_off[i], NULL, qs->X + (size_t)i * V, s_head, V);
+        return STEPQ_OK;
+    }
+    default: return stepq_encode(qs->packed, qs->X, f, &qs->hp, qs->work, K, V);
+    }
+}
+
+// pass 1 over the rows of one family
+INLINE void read_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in,
+                      const float* decay, const double* grad, const float* S_prev, float* pred,
+                      float* acc, int fam, int V) {
+    const int K = qs->K;
+    float x[STEPQ_MAX_DIM];
+    for (int i = 0; i < K; i++) {
+        decode_row(x, qs, h, i, fam, V);
+        if (pred) {  // P1 (method 3): the error of S_hat_{t-1} weighted by the read-out
+            const float* sp = S_prev + (size_t)i * V;
+            const float gi = (float)grad[i];
+            for (int j = 0; j < V; j++) pred[j] += (x[j] - sp[j]) * gi;
+        }
+        const float d = decay[i], ki = in->k[i];
+        for (int j = 0; j < V; j++) {
+            float xd = x[j] * d;
+            acc[j] += ki * xd;
+        }
+    }
+}
+
+static void qstep_read(stepq_qstate* qs, const stepq_step_in* in, const float* decay,
+                       const double* grad, const float* S_prev, float* pred) {
+    const int V = qs->V;
+    float acc[STEPQ_MAX_DIM];
+    head_ctx h;
+    load_ctx(&h, qs);
+    for (int j = 0; j < V; j++) acc[j] = 0;
+    if (pred)
+        for (int j = 0; j < V; j++) pred[j] = 0;
+    // the paper's 128-wide rows get loops of a known length (unrolled, acc kept in registers)
+#define READ(fam)                                                                                \
+    (V == 128 ? read_rows(qs, &h, in, decay, grad, S_prev, pred, acc, fam, 128)                  \
+              : read_rows(qs, &h, in, decay, grad, S_prev, pred, acc, fam, V))
+    switch (qs->fmt->family->id) {
+    case STEPQ_FAMILY_CAST: READ(STEPQ_FAMILY_CAST); break;
+    case STEPQ_FAMILY_ROWS: READ(STEPQ_FAMILY_ROWS); break;
+    case STEPQ_FAMILY_DAMP: READ(STEPQ_FAMILY_DAMP); break;
+    case STEPQ_FAMILY_DUAL: READ(STEPQ_FAMILY_DUAL); break;
+    case STEPQ_FAMILY_NVFP4: READ(STEPQ_FAMILY_NVFP4); break;
+    case STEPQ_FAMILY_LEAP: READ(STEPQ_FAMILY_LEAP); break;
+    }
+#undef READ
+    for (int j = 0; j < V; j++) qs->u[j] = in->beta * (in->v[j] - acc[j]);
+}
+
+// x <- D x + k u^T for one row, y += q x; returns the largest |x| as float bits (NaN and Inf
+// above FLT_MAX's)
+INLINE uint32_t update_row(float* restrict x, float* restrict y, const float* restrict u, float d,
+                           float ki, float qi, int V) {
+    uint32_t umax = 0;
+    for (int j = 0; j < V; j++) {
+        float t = x[j] * d;
+        t += ki * u[j];
+        x[j] = t;
+        y[j] += qi * t;
+        uint32_t a = stepq_f32_bits(t) & 0x7fffffffu;
+        umax = a > umax ? a : umax;
+    }
+    return umax;
+}
+
+// pass 2 over the rows of one family: *e2 += the squared error against S_ref
+INLINE int write_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in,
+                      const float* decay, double scale, const float* S_ref, float* y, double* e2,
+                      int fam, int local, int V) {
+    const int K = qs->K;
+    float x[STEPQ_MAX_DIM], xq[STEPQ_MAX_DIM], u[STEPQ_MAX_DIM];
+    memcpy(u, qs->u, sizeof(float) * V);
+    for (int i = 0; i < K; i++) {
+        decode_row(x, qs, h, i, fam, V);
+        uint32_t umax = update_row(x, y, u, decay[i], in->k[i], (float)scale * in->q[i], V);
+        if (!local) {
+            memcpy(qs->X + (size_t)i * V, x, sizeof(float) * V);
+            continue;
+        }
+        if (umax > 0x7f7fffffu || encode_row(qs, h, xq, x, i, umax, fam, V) != STEPQ_OK) return STEPQ_ERR;
+        if (S_ref) *e2 += stepq_sq_dist_row(xq, S_ref + (size_t)i * V, V);
+    }
+    return STEPQ_OK;
+}
+
+static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
+                       int n_gates, const float* S_ref, float* y, double* err2) {
+    const int K = qs->K, V = qs->V, local = row_local(qs->fmt);
+    head_ctx h;
+    load_ctx(&h, qs);
+    double e2 = 0;
+    for (int j = 0; j < V; j++) y[j] = 0;
+    int rc = STEPQ_ERR;
+#define WRITE(fam, loc)                                                                          \
+    (V == 128 ? write_rows(qs, &h, in, decay, scale, S_ref, y, &e2, fam, loc, 128)               \
+              : write_rows(qs, &h, in, decay, scale, S_ref, y, &e2, fam, loc, V))
+    switch (qs->fmt->family->id) {
+    case STEPQ_FAMILY_CAST: rc = WRITE(STEPQ_FAMILY_CAST, 1); break;
+    case STEPQ_FAMILY_ROWS: rc = WRITE(STEPQ_FAMILY_ROWS, 1); break;
+    case STEPQ_FAMILY_DAMP: rc = WRITE(STEPQ_FAMILY_DAMP, 1); break;
+    case STEPQ_FAMILY_DUAL: rc = WRITE(STEPQ_FAMILY_DUAL, 0); break;
+    case STEPQ_FAMILY_NVFP4: rc = WRITE(STEPQ_FAMILY_NVFP4, 0); break;
+    case STEPQ_FAMILY_LEAP: rc = local ? WRITE(STEPQ_FAMILY_LEAP, 1) : WRITE(STEPQ_FAMILY_LEAP, 0); break;
+    }
+#undef WRITE
+    if (rc != STEPQ_OK) return STEPQ_ERR;
+    if (!local) {
+        if (encode_head(qs) != STEPQ_OK) return STEPQ_ERR;
+        if (S_ref) {
+            float xq[STEPQ_MAX_DIM];
+            load_ctx(&h, qs);
+            for (int i = 0; i < K; i++) {
+                switch (qs->fmt->family->id) {
+                case STEPQ_FAMILY_DUAL: decode_row(xq, qs, &h, i, STEPQ_FAMILY_DUAL, V); break;
+                case STEPQ_FAMILY_NVFP4: decode_row(xq, qs, &h, i, STEPQ_FAMILY_NVFP4, V); break;
+                default: decode_row(xq, qs, &h, i, STEPQ_FAMILY_LEAP, V);
+                }
+                e2 += stepq_sq_dist_row(xq, S_ref + (size_t)i * V, V);
+            }
+        }
+    }
+    if (S_ref) *err2 = e2;
+    return STEPQ_OK;
+}
+
+const stepq_kernels STEPQ_KERNELS_NAME = {
+    .name = STEPQ_KERNELS_LABEL,
+    .level = STEPQ_KERNELS_LEVEL,
+    .step_f32 = step_f32,
+    .qstep_read = qstep_read,
+    .qstep_write = qstep_write,
+};

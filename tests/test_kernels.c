@@ -1,0 +1,159 @@
+// test_kernels: every fused kernel table this CPU runs (sim/kernels.h) against the reference
+// (the decode-step protocol with the reference step and codecs), on every format of the table,
+// GDN and KDA plans with every width (2, 4, 6, 8 and FP16 pivots), the paper's 128-wide rows and
+// other widths (96: the generic loops; 40: vector tails), states with ridges, zero rows and
+// denormals: read-outs, packed bytes, P1 predictions and state errors must be equal bit for bit
+// at every step (the kernels keep the reference's operations and their order), and a step whose state
+// turns non-finite must fail in both. Also: the float32 step of each table equals the reference's.
+#include <stdlib.h>
+#include <string.h>
+
+#include "../quant/format.h"
+#include "../sim/kernels.h"
+#include "../sim/recurrence.h"
+#include "../sim/sums.h"
+#include "testutil.h"
+
+enum { T = 12 };
+
+static void make_plan(stepq_plan* p, int kind, int K, int V, gsl_rng* r) {
+    stepq_plan_alloc(p, kind, K, V, 1);
+    p->rho = 0.5;
+    p->refits = 1;
+    double om[STEPQ_MAX_DIM];
+    for (int i = 0; i < K; i++) om[i] = exp(gsl_ran_gaussian(r, 1.5));
+    stepq_row_influence(p->w, om, 0.25, K);
+    for (int i = 0; i < K; i++) p->damp[i] = gsl_rng_uniform(r) < 0.25;
+    for (int u = 0; u < p->G; u++)
+        for (int a = 0; a < STEPQ_N_ALLOC; a++)
+            for (int b = 0; b < STEPQ_N_BUDGETS; b++)  // GDN: one width a head; KDA: a mix
+                p->bits[a][b][u] = (uint8_t)stepq_plan_widths[(u * 7 + a + b + (kind ? 0 : 1)) % STEPQ_NW];
+}
+
+static void random_state(float* S, int K, int V, gsl_rng* r) {
+    for (int i = 0; i < K * V; i++)
+        S[i] = (float)(gsl_ran_gaussian(r, 1.0) * (i / V % 9 == 0 ? 12 : 1) * (i % V % 11 == 0 ? 7 : 1));
+    memset(S + 3 * V, 0, sizeof(float) * V);                                    // a zero row
+    for (int j = 0; j < V; j++) S[5 * V + j] = (float)gsl_ran_gaussian(r, 1e-40);  // denormals
+}
+
+typedef struct {
+    float q[STEPQ_MAX_DIM], k[STEPQ_MAX_DIM], v[STEPQ_MAX_DIM], g[STEPQ_MAX_DIM], beta;
+} step_inputs;
+
+static void random_step(step_inputs* s, int K, int V, int G, gsl_rng* r, double vscale) {
+    tu_unit(s->q, K, r);
+    tu_unit(s->k, K, r);
+    for (int j = 0; j < V; j++) s->v[j] = (float)(vscale * gsl_ran_gaussian(r, 1.0));
+    for (int i = 0; i < G; i++) s->g[i] = (float)-gsl_ran_exponential(r, 0.1);
+    s->beta = (float)gsl_rng_uniform(r);
+}
+
+// one format on one kernel table against the reference, T steps (and a non-finite one at the end)
+static void compare(const stepq_format* f, const stepq_kernels* k, const stepq_plan* plan, int kind,
+                    int K, int V, gsl_rng* r) {
+    const int G = kind == STEPQ_KDA ? K : 1;
+    const double scale = 1.0 / sqrt((double)K);
+    stepq_qstate a, b;
+    float* S = malloc(sizeof(float) * K * V);
+    float *ya = malloc(sizeof(float) * V), *yb = malloc(sizeof(float) * V);
+    float *pa = malloc(sizeof(float) * V), *pb = malloc(sizeof(float) * V);
+    float *Sref = malloc(sizeof(float) * K * V), *decay = malloc(sizeof(float) * K);
+    double* grad = malloc(sizeof(double) * K);
+    random_state(S, K, V, r);
+    if (stepq_qstate_init(&a, f, plan, 0, kind, K, V) || stepq_qstate_init(&b, f, plan, 0, kind, K, V)) {
+        CHECK(0, "%s: init", f->name);
+        return;
+    }
+    CHECK(stepq_qstate_load(&a, S) == 0 && stepq_qstate_load(&b, S) == 0, "%s: load", f->name);
+    memcpy(Sref, S, sizeof(float) * K * V);
+    int bad = 0;
+    step_inputs in;
+    for (int t = 0; t <= T && !bad; t++) {
+        random_step(&in, K, V, G, r, 1.0);
+        if (t == T) in.v[V / 2] = NAN;  // the last step makes the state non-finite
+        stepq_step_in st = {in.q, in.k, in.v, in.g, in.beta};
+        stepq_readout_weights(grad, in.q, in.k, in.g, in.beta, scale, G, K);
+        stepq_decays(decay, in.g, G, K);
+        stepq_kernels_reference.qstep_read(&a, &st, decay, grad, Sref, pa);
+        k->qstep_read(&b, &st, decay, grad, Sref, pb);
+        float y[STEPQ_MAX_DIM], w[STEPQ_MAX_DIM];
+        stepq_step_f32(Sref, y, w, in.q, in.k, in.v, in.g, in.beta, scale, G, K, V);
+        double ea = -1, eb = -2;
+        int ra = stepq_kernels_reference.qstep_write(&a, &st, decay, scale, G, Sref, ya, &ea);
+        int rb = k->qstep_write(&b, &st, decay, scale, G, Sref, yb, &eb);
+        if (t == T) {
+            CHECK(ra != 0 && rb != 0, "%s %s %s V=%d: a non-finite step returned %d (reference %d)",
+                  f->name, k->name, stepq_kind_name(kind), V, rb, ra);
+            break;
+        }
+        bad |= ra != 0 || rb != 0 || memcmp(ya, yb, sizeof(float) * V) != 0 ||
+               memcmp(pa, pb, sizeof(float) * V) != 0 || memcmp(a.packed, b.packed, a.bytes) != 0 ||
+               memcmp(&ea, &eb, sizeof ea) != 0;
+        CHECK(!bad, "%s %s %s V=%d step %d: rc %d/%d, y %s, pred %s, bytes %s, err %.17g vs %.17g",
+              f->name, k->name, stepq_kind_name(kind), V, t, ra, rb,
+              memcmp(ya, yb, sizeof(float) * V) ? "differ" : "equal",
+              memcmp(pa, pb, sizeof(float) * V) ? "differ" : "equal",
+              memcmp(a.packed, b.packed, a.bytes) ? "differ" : "equal", ea, eb);
+    }
+    stepq_qstate_free(&a);
+    stepq_qstate_free(&b);
+    free(S); free(ya); free(yb); free(pa); free(pb); free(Sref); free(decay); free(grad);
+}
+
+// a format's constraints on V: the dual fit groups of 32, NVFP4 blocks of 16, DAMP's power of 2
+static int fits(const stepq_format* f, int V) {
+    switch (f->family->id) {
+    case STEPQ_FAMILY_DUAL: return V % STEPQ_GDN2_GROUP == 0;
+    case STEPQ_FAMILY_NVFP4: return V % STEPQ_NVFP4_BLOCK == 0;
+    case STEPQ_FAMILY_DAMP: return (V & (V - 1)) == 0;
+    default: return 1;
+    }
+}
+
+static void check_steps(const stepq_kernels* k, gsl_rng* r) {
+    static const int shapes[][2] = {{128, 128}, {64, 96}, {48, 40}};
+    float S[128 * 128], S2[128 * 128], y1[128], y2[128], w[128];
+    for (int s = 0; s < 3; s++) {
+        const int K = shapes[s][0], V = shapes[s][1];
+        for (int kind = 0; kind < 2; kind++) {
+            const int G = kind == STEPQ_KDA ? K : 1;
+            random_state(S, K, V, r);
+            memcpy(S2, S, sizeof(float) * K * V);
+            step_inputs in;
+            for (int t = 0; t < 4; t++) {
+                random_step(&in, K, V, G, r, 1.0);
+                stepq_step_f32(S, y1, w, in.q, in.k, in.v, in.g, in.beta, 0.1, G, K, V);
+                k->step_f32(S2, y2, w, in.q, in.k, in.v, in.g, in.beta, 0.1, G, K, V);
+            }
+            CHECK(!memcmp(S, S2, sizeof(float) * K * V) && !memcmp(y1, y2, sizeof(float) * V),
+                  "%s: the float32 step differs from the reference (%d x %d, %s)", k->name, K, V,
+                  stepq_kind_name(kind));
+            stepq_plan plan;
+            make_plan(&plan, kind, K, V, r);
+            for (int i = 0; i < stepq_n_formats; i++)
+                if (fits(&stepq_formats[i], V)) compare(&stepq_formats[i], k, &plan, kind, K, V, r);
+            stepq_plan_free(&plan);
+        }
+    }
+}
+
+int main(void) {
+    gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 17);
+    int ran = 0;
+    for (const stepq_kernels* const* k = stepq_kernels_all; *k; k++) {
+        if (*k == &stepq_kernels_reference) continue;
+        if (!stepq_kernels_supported(*k)) {
+            printf("test_kernels: %s: this CPU cannot run it, not tested here\n", (*k)->name);
+            continue;
+        }
+        check_steps(*k, r);
+        ran++;
+    }
+    CHECK(ran > 0, "no fused kernel table ran");
+    CHECK(stepq_kernels_find("reference") == &stepq_kernels_reference && !stepq_kernels_find("sse9"),
+          "kernels by name");
+    gsl_rng_free(r);
+    return tu_finish("test_kernels");
+}
