@@ -26,6 +26,7 @@ static void band(double* q, const float* x, int F, int H, long NB) {
 // per-seed summaries: pooled and median accumulated relative read-out error (S, F)
 typedef struct {
     double *pooled, *median;
+    int* diverged;  // (F) heads where the format diverged, over all seeds
 } seed_summary;
 
 static int write_seed_summary(hid_t f, const stepq_propagation_cfg* c, const seed_summary* ss) {
@@ -51,7 +52,9 @@ static int write_seed_summary(hid_t f, const stepq_propagation_cfg* c, const see
                   "half-width of the 95% confidence interval over seeds (Student t) [F]") ||
         h5u_write(g, "readout_rel_median_mean", D, mean + 2 * F, 1, dF, "1", "mean over seeds [F]") ||
         h5u_write(g, "readout_rel_median_ci95", D, mean + 3 * F, 1, dF, "1",
-                  "half-width of the 95% confidence interval over seeds (Student t) [F]");
+                  "half-width of the 95% confidence interval over seeds (Student t) [F]") ||
+        h5u_write(g, "diverged_heads", H5T_NATIVE_INT, ss->diverged, 1, dF, "heads",
+                  "head-runs (over all seeds) where the format diverged and was left out [F]");
     if (g >= 0) H5Gclose(g);
     free(mean);
     free(col);
@@ -111,6 +114,9 @@ static int write_h5(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
                   "quantiles across heads of err_readout [F,NB,5]") ||
         h5u_write(f, "err_state_quantiles", D, qs, 3, dFBQ, "1",
                   "quantiles across heads of err_state [F,NB,5]") ||
+        h5u_write(f, "diverged_step", H5T_NATIVE_LONG, o->diverged, 2, dFH, "steps",
+                  "decode step at which ||S_hat|| passed 10 ||S|| (the format stopped there; its "
+                  "later bins and accumulated error are NaN), -1 if never [F,H]") ||
         h5u_write(f, "accumulated_readout_sq", D, o->acc_sq, 2, dFH, "(value units)^2",
                   "sum over the decode window of ||y_hat - y||^2 [F,H]") ||
         h5u_write(f, "accumulated_readout_rel", D, rel, 2, dFH, "1",
@@ -151,14 +157,19 @@ static int write_table(const stepq_propagation_cfg* c, const stepq_run_out* o, c
 }
 
 // pooled and median accumulated relative read-out error of each format over the heads of o
-static void accumulate(double* pooled, double* median, const stepq_run_out* o) {
+// where it did not diverge; ndiv (F) += the heads where it did
+static void accumulate(double* pooled, double* median, int* ndiv, const stepq_run_out* o) {
     double* acc = mallocCheck(sizeof(double) * o->H);
     double* work = mallocCheck(sizeof(double) * o->H);
     for (int f = 0; f < o->F; f++) {
         double num = 0, den = 0, q[STEPQ_NQ];
         for (int h = 0; h < o->H; h++) {
             size_t fh = (size_t)f * o->H + h;
-            acc[h] = o->acc_ref[h] > 0 ? sqrt(o->acc_sq[fh] / o->acc_ref[h]) : 0;
+            acc[h] = o->acc_ref[h] > 0 ? sqrt(o->acc_sq[fh] / o->acc_ref[h]) : 0;  // NaN: diverged
+            if (o->diverged[fh] >= 0) {
+                ndiv[f]++;
+                continue;
+            }
             num += o->acc_sq[fh];
             den += o->acc_ref[h];
         }
@@ -189,8 +200,10 @@ static void summary(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
         char a[32], b[32];
         snprintf(a, sizeof a, S > 1 ? "%.3e +- %.1e" : "%.3e", m[0], ci[0]);
         snprintf(b, sizeof b, S > 1 ? "%.3e +- %.1e" : "%.3e", m[1], ci[1]);
-        printf("%-15s %8.3f %8.3f %11.3e %11.3e %21s %21s %9.2e\n", c->formats[f]->name,
+        printf("%-15s %8.3f %8.3f %11.3e %11.3e %21s %21s %9.2e", c->formats[f]->name,
                c->formats[f]->nominal_bits, stepq_run_bits(o, f), first[2], last[2], a, b, p1[f]);
+        if (ss->diverged[f]) printf("  DIVERGED on %d head-runs (excluded)", ss->diverged[f]);
+        putchar('\n');
     }
     printf("(err_y: median across heads of ||y_hat-y||/||y|| in the first and last bin of %d steps, "
            "first seed; acc rel: sqrt(sum ||dy||^2 / sum ||y||^2) over the decode window, the median "
@@ -203,7 +216,8 @@ int stepq_propagation(const stepq_propagation_cfg* c) {
     const int S = c->n_seeds, F = c->n_formats;
     stepq_run_cfg rc = {c->formats, F, c->prefill, c->decode, c->bin, 0, "propagation", c->plan};
     stepq_run_out o0, o;
-    seed_summary ss = {callocCheck((size_t)S * F, sizeof(double)), callocCheck((size_t)S * F, sizeof(double))};
+    seed_summary ss = {callocCheck((size_t)S * F, sizeof(double)), callocCheck((size_t)S * F, sizeof(double)),
+                       callocCheck((size_t)F, sizeof(int))};
     double* p1 = callocCheck((size_t)F, sizeof(double));
     int r = STEPQ_OK;
     for (int si = 0; si < S && r == STEPQ_OK; si++) {
@@ -212,7 +226,7 @@ int stepq_propagation(const stepq_propagation_cfg* c) {
             r = STEPQ_ERR;
             break;
         }
-        accumulate(ss.pooled + (size_t)si * F, ss.median + (size_t)si * F, out);
+        accumulate(ss.pooled + (size_t)si * F, ss.median + (size_t)si * F, ss.diverged, out);
         for (int f = 0; f < F; f++)
             for (int h = 0; h < out->H; h++) p1[f] = fmax(p1[f], out->p1_resid[(size_t)f * out->H + h]);
         if (si > 0) stepq_run_out_free(&o);
@@ -232,6 +246,7 @@ int stepq_propagation(const stepq_propagation_cfg* c) {
     }
     free(ss.pooled);
     free(ss.median);
+    free(ss.diverged);
     free(p1);
     return r;
 }

@@ -74,13 +74,15 @@ static double prefill(stepq_run_out* o, const stepq_source* src, const stepq_run
 // the errors of format f's step t (bin b) against the reference of the same step: ny2 = ||y||^2,
 // nS2 = ||S||_F^2, eS2 = ||S_hat - S||_F^2, pred = P1's prediction of the read-out error
 static void measure(stepq_run_out* o, const stepq_run_cfg* cfg, int f, int h, long t, long b,
-                    const stepq_runstate* rs, const float* pred, double ny2, double nS2, double eS2) {
+                    const stepq_runstate* rs, const float* pred, double ny2, double nS2,
+                    const stepq_qmeasure* m) {
     const int V = o->V, H = o->H;
     double dy2, res2;
     stepq_readout_sums(&dy2, &res2, rs->y_hat, rs->y, pred, V);
     size_t fh = (size_t)f * H + h;
+    if (m->hat2 > 100 * nS2 && nS2 > 0) o->diverged[fh] = t - cfg->prefill;  // ||S_hat|| > 10 ||S||
     o->err_y[fh * o->n_bins + b] += (float)ratio(dy2, ny2);
-    o->err_S[fh * o->n_bins + b] += (float)ratio(eS2, nS2);
+    o->err_S[fh * o->n_bins + b] += (float)ratio(m->err2, nS2);
     o->acc_sq[fh] += dy2;
     o->p1_resid[fh] = fmax(o->p1_resid[fh], ratio(res2, ny2));
     if (cfg->keep_y) memcpy(o->y + (((size_t)f * o->T + t) * H + h) * V, rs->y_hat, sizeof(float) * V);
@@ -115,18 +117,20 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
         stepq_readout_weights(rs->grad, in.q, in.k, in.g, in.beta, src->scale, G, K);
         stepq_decays(s->decay, in.g, G, K);
         for (int f = 0; f < F; f++)
-            s->k->qstep_read(&s->qs[f], &in, s->decay, rs->grad, rs->S, s->pred + (size_t)f * V);
+            if (o->diverged[(size_t)f * H + h] < 0)
+                s->k->qstep_read(&s->qs[f], &in, s->decay, rs->grad, rs->S, s->pred + (size_t)f * V);
         stepq_runstate_step(rs, &in, src->scale);
         double ny2 = stepq_sq_norm_row(rs->y, V), nS2 = stepq_sq_norm(rs->S, K, V);
         o->acc_ref[h] += ny2;
         if (cfg->keep_y) memcpy(o->y_ref + ((size_t)t * H + h) * V, rs->y, sizeof(float) * V);
         for (int f = 0; f < F && rc == STEPQ_OK; f++) {
-            double eS2;
-            if (s->k->qstep_write(&s->qs[f], &in, s->decay, src->scale, G, rs->S, rs->y_hat, &eS2) != STEPQ_OK) {
+            stepq_qmeasure m;
+            if (o->diverged[(size_t)f * H + h] >= 0) continue;  // stopped
+            if (s->k->qstep_write(&s->qs[f], &in, s->decay, src->scale, G, rs->S, rs->y_hat, &m) != STEPQ_OK) {
                 *fail = (run_failure){t, f, h, 1};
                 rc = STEPQ_ERR;
             } else {
-                measure(o, cfg, f, h, t, td / cfg->bin, rs, s->pred + (size_t)f * V, ny2, nS2, eS2);
+                measure(o, cfg, f, h, t, td / cfg->bin, rs, s->pred + (size_t)f * V, ny2, nS2, &m);
             }
         }
     }
@@ -158,6 +162,8 @@ static void out_alloc(stepq_run_out* o, const stepq_source* src, const stepq_run
     o->mean_log_gate = callocCheck(o->H, sizeof(double));
     o->half_life = callocCheck(o->H, sizeof(double));
     o->bytes = callocCheck(FH, sizeof(double));
+    o->diverged = mallocCheck(sizeof(long) * FH);
+    for (size_t i = 0; i < FH; i++) o->diverged[i] = -1;
     if (cfg->keep_y) {
         o->y = callocCheck(FH * o->T * o->V, sizeof(float));
         o->y_ref = callocCheck((size_t)o->H * o->T * o->V, sizeof(float));
@@ -168,7 +174,7 @@ static void out_alloc(stepq_run_out* o, const stepq_source* src, const stepq_run
 
 void stepq_run_out_free(stepq_run_out* o) {
     free(o->err_y); free(o->err_S); free(o->acc_sq); free(o->acc_ref); free(o->p1_resid);
-    free(o->mean_log_gate); free(o->half_life); free(o->bytes);
+    free(o->mean_log_gate); free(o->half_life); free(o->bytes); free(o->diverged);
     free(o->y); free(o->y_ref); free(o->S_final); free(o->S_ref_final);
     memset(o, 0, sizeof *o);
 }
@@ -184,14 +190,19 @@ static int match_plan(int* plan_index, const stepq_source* src, const stepq_run_
     return stepq_plan_match(plan_index, cfg->plan, src, cfg->plan->file);
 }
 
-// bins hold sums: turn them into means (the last bin may be short)
+// bins hold sums: turn them into means (the last bin may be short); a diverged format's bins
+// from its divergence on, and its accumulated error, are NaN
 static void bin_means(stepq_run_out* o, const stepq_run_cfg* cfg) {
-    for (size_t fh = 0; fh < (size_t)o->F * o->H; fh++)
+    for (size_t fh = 0; fh < (size_t)o->F * o->H; fh++) {
+        long dv = o->diverged[fh];
+        if (dv >= 0) o->acc_sq[fh] = NAN;
         for (long b = 0; b < o->n_bins; b++) {
             long n = b == o->n_bins - 1 ? cfg->decode - b * cfg->bin : cfg->bin;
-            o->err_y[fh * o->n_bins + b] /= (float)n;
-            o->err_S[fh * o->n_bins + b] /= (float)n;
+            int gone = dv >= 0 && b >= dv / cfg->bin;
+            o->err_y[fh * o->n_bins + b] = gone ? NAN : o->err_y[fh * o->n_bins + b] / (float)n;
+            o->err_S[fh * o->n_bins + b] = gone ? NAN : o->err_S[fh * o->n_bins + b] / (float)n;
         }
+    }
 }
 
 int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg) {

@@ -32,6 +32,9 @@ typedef struct {
     double* mean_log_gate; // (H) mean log gate over all steps (KDA: also over channels)
     double* half_life;     // (H) ln 2 / -mean_log_gate, steps
     double* bytes;         // (F, H) packed bytes of each head's state
+    long* diverged;        // (F, H) the decode step at which ||S_hat||_F passed 10 ||S||_F, or -1;
+                           // a diverged format stops on that head: its later bins and its
+                           // accumulated error are NaN, never averaged in
     float* y;              // (F, T, H, V) read-outs, keep_y only
     float* y_ref;          // (T, H, V)
     float* S_final;        // (F, H, K, V) S_hat_T, keep_y only

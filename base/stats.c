@@ -14,8 +14,10 @@ void stepq_mean_ci95(double* mean, double* half, const double* x, int n) {
 const double stepq_quantile_levels[STEPQ_NQ] = {0.10, 0.25, 0.50, 0.75, 0.90};
 
 void stepq_quantiles(double* q, const double* x, size_t n, double* work) {
-    memcpy(work, x, n * sizeof(double));
-    gsl_sort(work, 1, n);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(x[i])) work[m++] = x[i];
+    gsl_sort(work, 1, m);
     for (int i = 0; i < STEPQ_NQ; i++)
-        q[i] = gsl_stats_quantile_from_sorted_data(work, 1, n, stepq_quantile_levels[i]);
+        q[i] = m ? gsl_stats_quantile_from_sorted_data(work, 1, m, stepq_quantile_levels[i]) : NAN;
 }

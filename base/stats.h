@@ -11,7 +11,8 @@ void stepq_mean_ci95(double* mean, double* half, const double* x, int n);
 // The quantiles the plots draw as a band across heads (p10, p25, median, p75, p90).
 #define STEPQ_NQ 5
 extern const double stepq_quantile_levels[STEPQ_NQ];
-// q (STEPQ_NQ) <- quantiles of x (n), on a sorted copy; work: (n) scratch
+// q (STEPQ_NQ) <- quantiles of the values of x (n) that are not NaN (a diverged format's), on a
+// sorted copy; NaN when none is; work: (n) scratch
 void stepq_quantiles(double* q, const double* x, size_t n, double* work);
 
 #endif

@@ -47,14 +47,17 @@ static int read_plan(stepq_plan** pp, stepq_plan* plan, const char* path) {
 // `run CONFIG.cfg [--threads N]` and `calibrate CONFIG.cfg [--threads N]`
 static int config_command(int argc, char** argv, const char* only) {
     const char* path = NULL;
-    stepq_opt opts[] = {THREADS_OPT(&stepq_threads_override), {0}};
+    int quick = 0;
+    stepq_opt opts[] = {THREADS_OPT(&stepq_threads_override),
+                        {"--quick", OPT_FLAG, &quick, NULL, 0, 0, 0, NULL, 0},
+                        {0}};
     if (stepq_parse_options(argc, argv, opts, &path, 1, 1)) return 2;
-    return stepq_run_config(path, only);
+    return stepq_run_config(path, only, quick);
 }
 
 int stepq_cmd_run(int argc, char** argv) {
     if (argc < 2 || stepq_wants_help(argc, argv)) {
-        puts("usage: stepq run CONFIG.cfg [--threads N]\n\n"
+        puts("usage: stepq run CONFIG.cfg [--threads N] [--quick]\n\n"
              "Runs the experiment a config describes (libconfig syntax, see experiments/, method\n"
              "6.4), writes its HDF5 file and, where the config names a gnuplot script, its PNG\n"
              "beside it.\n"
@@ -62,7 +65,8 @@ int stepq_cmd_run(int argc, char** argv) {
              "experiment = \"inputstats\":  ridge / omega / half-life statistics of a source (method 5).\n"
              "experiment = \"calibrate\":   a plan for the calibrated formats (as `stepq calibrate`).\n"
              "--threads N (0 to 4096) overrides the config's threads (0: OpenMP's default); results\n"
-             "do not depend on it.");
+             "do not depend on it. --quick applies the config's `quick = { ... }` group first: the\n"
+             "small sizes the tests run (its keys replace the root's; its groups merge).");
         return argc < 2 ? 2 : 0;
     }
     return config_command(argc, argv, NULL);
@@ -70,7 +74,7 @@ int stepq_cmd_run(int argc, char** argv) {
 
 int stepq_cmd_calibrate(int argc, char** argv) {
     if (argc < 2 || stepq_wants_help(argc, argv)) {
-        puts("usage: stepq calibrate CONFIG.cfg [--threads N]\n\n"
+        puts("usage: stepq calibrate CONFIG.cfg [--threads N] [--quick]\n\n"
              "Makes the plan the calibrated formats run with (method 4.1, 4.3): native runs of the\n"
              "config's source, one segment per entry of `seeds` (synthetic) or `traces`, each from\n"
              "a zero state for `steps` steps; per unit the mean log gate, lifetime weight (horizon),\n"

@@ -5,7 +5,56 @@
 
 #include "../base/common.h"
 
-int cfg_load(stepq_cfgfile* cf, const char* path) {
+// dst <- a copy of src (a scalar, array, list or group), added under parent with src's name
+static int copy_into(config_setting_t* parent, const config_setting_t* src);
+
+static int copy_value(config_setting_t* dst, const config_setting_t* src) {
+    switch (config_setting_type(src)) {
+    case CONFIG_TYPE_INT: return config_setting_set_int(dst, config_setting_get_int(src));
+    case CONFIG_TYPE_INT64: return config_setting_set_int64(dst, config_setting_get_int64(src));
+    case CONFIG_TYPE_FLOAT: return config_setting_set_float(dst, config_setting_get_float(src));
+    case CONFIG_TYPE_BOOL: return config_setting_set_bool(dst, config_setting_get_bool(src));
+    case CONFIG_TYPE_STRING: return config_setting_set_string(dst, config_setting_get_string(src));
+    default:  // array, list, group: the elements
+        for (int i = 0; i < config_setting_length(src); i++)
+            if (!copy_into(dst, config_setting_get_elem(src, (unsigned)i))) return CONFIG_FALSE;
+        return CONFIG_TRUE;
+    }
+}
+
+static int copy_into(config_setting_t* parent, const config_setting_t* src) {
+    const char* name = config_setting_name(src);
+    config_setting_t* old = name ? config_setting_get_member(parent, name) : NULL;
+    if (old && config_setting_is_group(old) && config_setting_is_group(src)) {  // merge groups
+        for (int i = 0; i < config_setting_length(src); i++)
+            if (!copy_into(old, config_setting_get_elem(src, (unsigned)i))) return CONFIG_FALSE;
+        return CONFIG_TRUE;
+    }
+    if (old) config_setting_remove(parent, name);
+    config_setting_t* dst = config_setting_add(parent, name, config_setting_type(src));
+    return dst && copy_value(dst, src);
+}
+
+static int apply_quick(stepq_cfgfile* cf, int quick) {
+    config_setting_t* root = config_root_setting(&cf->cfg);
+    config_setting_t* q = config_setting_get_member(root, "quick");
+    if (q && !config_setting_is_group(q)) {
+        stepq_error("%s:%d: 'quick' must be a group { ... } of the keys a quick run changes", cf->path,
+                    config_setting_source_line(q));
+        return STEPQ_ERR;
+    }
+    if (q && quick)
+        for (int i = 0; i < config_setting_length(q); i++)
+            if (!copy_into(root, config_setting_get_elem(q, (unsigned)i))) {
+                stepq_error("%s: cannot apply the quick group", cf->path);
+                return STEPQ_ERR;
+            }
+    if (q) config_setting_remove(root, "quick");
+    cf->quick = quick;
+    return STEPQ_OK;
+}
+
+int cfg_load(stepq_cfgfile* cf, const char* path, int quick) {
     memset(cf, 0, sizeof *cf);
     cf->path = path;
     FILE* fp = fopen(path, "rb");
@@ -23,6 +72,10 @@ int cfg_load(stepq_cfgfile* cf, const char* path) {
     config_init(&cf->cfg);
     if (!config_read_string(&cf->cfg, cf->text)) {
         stepq_error("%s:%d: %s", path, config_error_line(&cf->cfg), config_error_text(&cf->cfg));
+        cfg_free(cf);
+        return STEPQ_ERR;
+    }
+    if (apply_quick(cf, quick) != STEPQ_OK) {
         cfg_free(cf);
         return STEPQ_ERR;
     }

@@ -10,9 +10,13 @@ typedef struct {
     config_t cfg;
     const char* path;
     char* text;  // the whole file, stored with every result
+    int quick;   // the quick group was applied
 } stepq_cfgfile;
 
-int cfg_load(stepq_cfgfile* cf, const char* path);
+// quick: merge the config's `quick = { ... }` group over its root first (the small sizes the
+// tests run: a key there replaces the root's, a group there merges into the root's group);
+// the quick group is removed either way.
+int cfg_load(stepq_cfgfile* cf, const char* path, int quick);
 void cfg_free(stepq_cfgfile* cf);
 
 // STEPQ_ERR on a key of group not in allowed (NULL-terminated)

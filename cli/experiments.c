@@ -217,9 +217,9 @@ static const struct {
     {"calibrate", run_calibrate},
 };
 
-int stepq_run_config(const char* path, const char* only) {
+int stepq_run_config(const char* path, const char* only, int quick) {
     stepq_cfgfile cf;
-    if (cfg_load(&cf, path)) return 1;
+    if (cfg_load(&cf, path, quick)) return 1;
     const char* exp;
     int rc = cfg_str(&cf, NULL, "experiment", &exp, 1, NULL);
     int line = rc ? 0 : config_setting_source_line(config_lookup(&cf.cfg, "experiment"));
