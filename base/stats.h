@@ -15,4 +15,14 @@ extern const double stepq_quantile_levels[STEPQ_NQ];
 // sorted copy; NaN when none is; work: (n) scratch
 void stepq_quantiles(double* q, const double* x, size_t n, double* work);
 
+// Spearman's rank correlation of x and y (n > 1; ties get their mean rank), GSL's
+double stepq_spearman(const double* x, const double* y, size_t n);
+
+// the share of sum(val) (n) carried by the units whose key is in the top quarter (the n/4
+// largest keys, ties broken by index): how much of the error the longest-lived quarter holds
+double stepq_top_quarter_share(const double* key, const double* val, size_t n);
+
+// quartile (0..3) of each of n keys: q (n) <- 0 for the smallest quarter .. 3 the largest
+void stepq_quartiles_of(int* q, const double* key, size_t n);
+
 #endif

@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "../analysis/calibrate.h"
+#include "../analysis/halflife.h"
 #include "../analysis/inputstats.h"
 #include "../analysis/propagation.h"
+#include "../analysis/selfcorrect.h"
 #include "../base/common.h"
 #include "builders.h"
 #include "commands.h"
@@ -91,13 +93,33 @@ static int seeds_from_cfg(uint64_t** out, int* n, const stepq_cfgfile* cf) {
     return STEPQ_OK;
 }
 
-// formats='fp32 int8 ...' for the plot script
-static void format_words(char* vars, size_t n, const stepq_format* const* fmts, int nf) {
-    snprintf(vars, n, "formats='");
-    for (int i = 0; i < nf; i++) {
-        strncat(vars, fmts[i]->name, n - strlen(vars) - 3);
-        strncat(vars, i + 1 < nf ? " " : "'", n - strlen(vars) - 3);
-    }
+// srcs (S) <- the config's source with each seed (the model of source.model_seed); NULL-filled
+// callocated array, freed by free_sources
+static stepq_source** sources_for(const stepq_cfgfile* cf, const uint64_t* seeds, int S) {
+    stepq_source** srcs = callocCheck((size_t)S, sizeof *srcs);
+    for (int i = 0; i < S; i++)
+        if (stepq_source_from_cfg(&srcs[i], cf, seeds[i], -1, NULL, 0)) {
+            for (int k = 0; k < i; k++) stepq_source_free(srcs[k]);
+            free(srcs);
+            return NULL;
+        }
+    return srcs;
+}
+
+static void free_sources(stepq_source** srcs, int S) {
+    for (int i = 0; srcs && i < S; i++) stepq_source_free(srcs[i]);
+    free(srcs);
+}
+
+// the variables every plot script takes: formats='fp32 int8 ...' and source='<what ran>', so
+// that a figure names its source, heads, seeds and formats
+static void plot_vars(char* vars, size_t n, const stepq_format* const* fmts, int nf,
+                      const stepq_source* src, const uint64_t* seeds, int S) {
+    size_t o = (size_t)snprintf(vars, n, "formats='");
+    for (int i = 0; i < nf && o < n; i++) o += (size_t)snprintf(vars + o, n - o, i ? " %s" : "%s", fmts[i]->name);
+    o += (size_t)snprintf(vars + o, n - o, "'; source='%s; %d seed%s:", src->desc, S, S > 1 ? "s" : "");
+    for (int i = 0; i < S && o < n; i++) o += (size_t)snprintf(vars + o, n - o, " %llu", (unsigned long long)seeds[i]);
+    if (o < n) snprintf(vars + o, n - o, "'");
 }
 
 static int run_propagation(const stepq_cfgfile* cf) {
@@ -134,8 +156,8 @@ static int run_propagation(const stepq_cfgfile* cf) {
         rc = calib ? calibrate_plan(cf, calib, plan_path, &plan, 1) : stepq_plan_read(&plan, plan_path);
         if (!rc) pp = &plan;
     }
-    stepq_source** srcs = callocCheck((size_t)S, sizeof *srcs);
-    for (int i = 0; i < S && !rc; i++) rc = stepq_source_from_cfg(&srcs[i], cf, seeds[i], -1, NULL, 0);
+    stepq_source** srcs = rc ? NULL : sources_for(cf, seeds, S);
+    rc = rc || !srcs;
     if (!rc) {
         char table[4096], png[4096];
         stepq_sibling(table, sizeof table, output, ".tsv");
@@ -146,16 +168,142 @@ static int run_propagation(const stepq_cfgfile* cf) {
         rc = stepq_make_parent(output) || stepq_propagation(&pc);
         if (!rc) printf("wrote %s\n", output);
         if (!rc && plot) {
-            char vars[2048];
-            format_words(vars, sizeof vars, fmts, nf);
+            char vars[4096];
+            plot_vars(vars, sizeof vars, fmts, nf, srcs[0], seeds, S);
             rc = stepq_plot(plot, table, png, vars);
         }
     }
-    for (int i = 0; i < S; i++) stepq_source_free(srcs[i]);
-    free(srcs);
+    free_sources(srcs, S);
     free(seeds);
     free(fmts);
     if (pp) stepq_plan_free(pp);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// self-correction
+
+static const char* const keys_selfcorrect[] = {"experiment", "description", "seed", "seeds", "source",
+                                               "prefill", "decode", "windows", "formats", "output",
+                                               "plot", "threads", NULL};
+
+// windows (W) <- the config's `windows`, or doublings from 16 up to decode (and decode itself)
+static int windows_from_cfg(long** out, int* n, const stepq_cfgfile* cf, long long decode) {
+    int* list = NULL;
+    if (cfg_int_list(cf, NULL, "windows", &list, n, 0)) return STEPQ_ERR;
+    if (*n) {
+        *out = mallocCheck(sizeof(long) * *n);
+        for (int i = 0; i < *n; i++) {
+            (*out)[i] = list[i];
+            if (list[i] < 1 || list[i] > decode || (i && list[i] <= list[i - 1])) {
+                stepq_error("%s:%d: 'windows' must increase, each in [1, decode = %lld]", cf->path,
+                            config_setting_source_line(config_lookup(&cf->cfg, "windows")), decode);
+                free(list);
+                free(*out);
+                return STEPQ_ERR;
+            }
+        }
+        free(list);
+        return STEPQ_OK;
+    }
+    *out = mallocCheck(sizeof(long) * 64);
+    for (long w = 16; w < decode && *n < 63; w *= 2) (*out)[(*n)++] = w;
+    (*out)[(*n)++] = (long)decode;
+    return STEPQ_OK;
+}
+
+static int run_selfcorrect(const stepq_cfgfile* cf) {
+    long long prefill, decode, threads;
+    const char *output, *plot, *desc;
+    const stepq_format** fmts = NULL;
+    uint64_t* seeds = NULL;
+    long* windows = NULL;
+    int nf = 0, S = 0, nw = 0;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_selfcorrect) ||
+        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
+        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
+        stepq_formats_check_plan(cf, fmts, nf, NULL) || seeds_from_cfg(&seeds, &S, cf) ||
+        windows_from_cfg(&windows, &nw, cf, decode)) {
+        free(fmts);
+        free(seeds);
+        return STEPQ_ERR;
+    }
+    stepq_set_threads(threads);
+    stepq_source** srcs = sources_for(cf, seeds, S);
+    int rc = srcs ? STEPQ_OK : STEPQ_ERR;
+    char table[4096], png[4096];
+    stepq_sibling(table, sizeof table, output, ".tsv");
+    stepq_sibling(png, sizeof png, output, ".png");
+    if (!rc) {
+        stepq_selfcorrect_cfg sc = {srcs, seeds, S, fmts, nf, prefill, decode, windows, nw, output,
+                                    plot ? table : NULL,
+                                    {"selfcorrect", cf->path, cf->text, seeds[0], srcs[0]->desc}};
+        rc = stepq_make_parent(output) || stepq_selfcorrect(&sc);
+        if (!rc) printf("wrote %s\n", output);
+    }
+    if (!rc && plot) {
+        char vars[4096];
+        plot_vars(vars, sizeof vars, fmts, nf, srcs[0], seeds, S);
+        rc = stepq_plot(plot, table, png, vars);
+    }
+    free_sources(srcs, S);
+    free(seeds);
+    free(fmts);
+    free(windows);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// half-life against error
+
+static const char* const keys_halflife[] = {"experiment", "description", "seed", "seeds", "source",
+                                            "prefill", "decode", "format", "output", "plot",
+                                            "threads", NULL};
+
+static int run_halflife(const stepq_cfgfile* cf) {
+    long long prefill, decode, threads;
+    const char *output, *plot, *desc, *fname;
+    uint64_t* seeds = NULL;
+    int S = 0;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_halflife) ||
+        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
+        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || cfg_str(cf, NULL, "format", &fname, 0, "int6") ||
+        seeds_from_cfg(&seeds, &S, cf))
+        return STEPQ_ERR;
+    const stepq_format* fmt = stepq_format_find(fname);
+    if (!fmt || stepq_format_needs_plan(fmt)) {
+        stepq_error("%s:%d: format '%s' is not a format that runs without a plan (see `stepq formats`)",
+                    cf->path, config_setting_source_line(config_lookup(&cf->cfg, "format")), fname);
+        free(seeds);
+        return STEPQ_ERR;
+    }
+    stepq_set_threads(threads);
+    stepq_source** srcs = sources_for(cf, seeds, S);
+    int rc = srcs ? STEPQ_OK : STEPQ_ERR;
+    char table[4096], png[4096];
+    stepq_sibling(table, sizeof table, output, ".tsv");
+    stepq_sibling(png, sizeof png, output, ".png");
+    double* sum = mallocCheck(sizeof(double) * S * HL_N_SUMMARY);
+    if (!rc) {
+        stepq_halflife_cfg hc = {srcs, seeds, S, fmt, prefill, decode, output, plot ? table : NULL,
+                                 {"halflife", cf->path, cf->text, seeds[0], srcs[0]->desc}};
+        rc = stepq_make_parent(output) || stepq_halflife(sum, &hc);
+        if (!rc) printf("wrote %s\n", output);
+    }
+    if (!rc && plot) {
+        char vars[4096];
+        plot_vars(vars, sizeof vars, &fmt, 1, srcs[0], seeds, S);
+        rc = stepq_plot(plot, table, png, vars);
+    }
+    free(sum);
+    free_sources(srcs, S);
+    free(seeds);
     return rc ? STEPQ_ERR : STEPQ_OK;
 }
 
@@ -215,6 +363,8 @@ static const struct {
     {"propagation", run_propagation},
     {"inputstats", run_inputstats},
     {"calibrate", run_calibrate},
+    {"selfcorrect", run_selfcorrect},
+    {"halflife", run_halflife},
 };
 
 int stepq_run_config(const char* path, const char* only, int quick) {
@@ -232,8 +382,12 @@ int stepq_run_config(const char* path, const char* only, int quick) {
         while (i < n && strcmp(experiments[i].name, exp)) i++;
         if (i < n) rc = experiments[i].run(&cf);
         else {
-            stepq_error("%s:%d: unknown experiment '%s' (propagation, inputstats, calibrate)",
-                        cf.path, line, exp);
+            char known[256] = "";
+            for (size_t k = 0; k < n; k++) {
+                strncat(known, k ? ", " : "", sizeof known - strlen(known) - 1);
+                strncat(known, experiments[k].name, sizeof known - strlen(known) - 1);
+            }
+            stepq_error("%s:%d: unknown experiment '%s' (%s)", cf.path, line, exp, known);
             rc = STEPQ_ERR;
         }
     }

@@ -50,6 +50,8 @@ static int encode_decode(stepq_qstate* st, const float* S) {
     return STEPQ_OK;
 }
 
+int stepq_qstate_requantize(stepq_qstate* st) { return encode_decode(st, st->X); }
+
 int stepq_qstate_load(stepq_qstate* st, const float* S) {
     st->count = 0;
     return encode_decode(st, S);

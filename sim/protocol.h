@@ -42,6 +42,9 @@ int stepq_qstate_load(stepq_qstate* st, const float* S);
 // One decode step: y (V) <- read-out; work: (V) scratch. STEPQ_ERR if X_t is not finite.
 int stepq_qstate_step(stepq_qstate* st, float* y, float* work, const stepq_step_in* in,
                       double scale, int n_gates);
+// P <- encode(X), X <- decode(P): the state X was changed in place (a driver's own step).
+// STEPQ_ERR if X is not finite.
+int stepq_qstate_requantize(stepq_qstate* st);
 // X (K,V) <- decode(P_t), the stored state (a replay format: the live state it replays to)
 void stepq_qstate_decode(const stepq_qstate* st, float* X);
 
