@@ -8,6 +8,7 @@
 #include "../analysis/calibrate.h"
 #include "../analysis/halflife.h"
 #include "../analysis/inputstats.h"
+#include "../analysis/octile.h"
 #include "../analysis/propagation.h"
 #include "../analysis/selfcorrect.h"
 #include "../base/common.h"
@@ -308,6 +309,56 @@ static int run_halflife(const stepq_cfgfile* cf) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// octile sweep of the row influence
+
+static const char* const keys_octile[] = {"experiment", "description", "seed", "seeds", "source",
+                                          "calib_seed_offset", "calib_steps", "prefill", "decode",
+                                          "width", "output", "plot", "threads", NULL};
+
+static int run_octile(const stepq_cfgfile* cf) {
+    long long prefill, decode, threads, csteps, width, offset;
+    const char *output, *plot, *desc;
+    uint64_t *seeds = NULL, *cseeds = NULL;
+    int S = 0;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_octile) ||
+        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
+        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "calib_steps", &csteps, 0, 2048, 2, 1LL << 40) ||
+        cfg_int(cf, NULL, "calib_seed_offset", &offset, 0, 1000, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "width", &width, 0, 4, 2, 8) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || seeds_from_cfg(&seeds, &S, cf))
+        return STEPQ_ERR;
+    stepq_set_threads(threads);
+    cseeds = mallocCheck(sizeof(uint64_t) * S);
+    for (int i = 0; i < S; i++) cseeds[i] = seeds[i] + (uint64_t)offset;  // other streams, same model
+    stepq_source** srcs = sources_for(cf, seeds, S);
+    stepq_source** cal = srcs ? sources_for(cf, cseeds, S) : NULL;
+    int rc = cal ? STEPQ_OK : STEPQ_ERR;
+    char table[4096], png[4096];
+    stepq_sibling(table, sizeof table, output, ".tsv");
+    stepq_sibling(png, sizeof png, output, ".png");
+    if (!rc) {
+        stepq_octile_cfg oc = {srcs, cal, seeds, S, csteps, prefill, decode, (int)width, output,
+                               plot ? table : NULL, {"octile", cf->path, cf->text, seeds[0], srcs[0]->desc}};
+        rc = stepq_make_parent(output) || stepq_octile(&oc);
+        if (!rc) printf("wrote %s\n", output);
+    }
+    if (!rc && plot) {
+        char vars[4096];
+        const stepq_format* f = stepq_format_find(width == 8 ? "int8" : width == 6 ? "int6" : "int4");
+        plot_vars(vars, sizeof vars, &f, 1, srcs[0], seeds, S);
+        rc = stepq_plot(plot, table, png, vars);
+    }
+    free_sources(srcs, S);
+    free_sources(cal, S);
+    free(seeds);
+    free(cseeds);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
 // input statistics
 
 static const char* const keys_inputstats[] = {"experiment", "description", "seeds", "source",
@@ -365,6 +416,7 @@ static const struct {
     {"calibrate", run_calibrate},
     {"selfcorrect", run_selfcorrect},
     {"halflife", run_halflife},
+    {"octile", run_octile},
 };
 
 int stepq_run_config(const char* path, const char* only, int quick) {
