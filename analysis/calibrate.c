@@ -378,7 +378,7 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
     int rc = stepq_allocate(&p, redistort_kda, &x);
     if (rc == STEPQ_OK) {
         mark_damp(&p);
-        rc = stepq_plan_write(c->output, &p, c->prov.config_text, c->prov.source);
+        if (c->output) rc = stepq_plan_write(c->output, &p, c->prov.config_text, c->prov.source);
     }
     free(x.reservoirs);
     free(x.n_snap);

@@ -54,10 +54,12 @@ static const char* const keys_source_synth[] = {"type", "preset", "layers", "hea
                                                 "model_seed", NULL};
 static const char* const keys_source_trace[] = {"type", "path", NULL};
 
-// source.knobs = { key_ridge_gain = 8.0; ... }: overrides of the preset's generator knobs
-static int knobs_from_cfg(stepq_synth_params* p, const stepq_cfgfile* cf, const config_setting_t* g) {
+// source.knobs = { key_ridge_gain = 8.0; ... }: overrides of the preset's generator knobs; k
+// itself when g is NULL
+static int knobs_from_cfg(stepq_synth_params* p, const stepq_cfgfile* cf, const config_setting_t* g,
+                          const config_setting_t* k) {
     int err = 0;
-    config_setting_t* k = cfg_group(cf, g, "knobs", 0, &err);
+    if (g) k = cfg_group(cf, g, "knobs", 0, &err);
     if (err) return STEPQ_ERR;
     for (int i = 0; k && i < config_setting_length(k); i++) {
         config_setting_t* e = config_setting_get_elem(k, (unsigned)i);
@@ -91,7 +93,8 @@ static void describe_list(char* buf, size_t n, const char* name, const int* x, i
 }
 
 static int synth_from_cfg(stepq_source** out, const stepq_cfgfile* cf, const config_setting_t* g,
-                          uint64_t seed, long long model, char* desc, size_t desc_n) {
+                          uint64_t seed, long long model, const config_setting_t* extra, char* desc,
+                          size_t desc_n) {
     const char* preset;
     int *layers = NULL, *heads = NULL, nl = 0, nh = 0;
     long long model_seed;
@@ -100,7 +103,7 @@ static int synth_from_cfg(stepq_source** out, const stepq_cfgfile* cf, const con
              cfg_int(cf, g, "model_seed", &model_seed, 0, 0, 0, (long long)1 << 62) ||
              cfg_int_list(cf, g, "layers", &layers, &nl, 0) ||
              cfg_int_list(cf, g, "heads", &heads, &nh, 0) || stepq_synth_preset(&p, preset) ||
-             knobs_from_cfg(&p, cf, g);
+             knobs_from_cfg(&p, cf, g, NULL) || (extra && knobs_from_cfg(&p, cf, NULL, extra));
     if (!rc && model >= 0) model_seed = model;
     if (!rc && desc) {
         rc = stepq_synth_describe(desc, desc_n, &p);
@@ -116,12 +119,16 @@ static int synth_from_cfg(stepq_source** out, const stepq_cfgfile* cf, const con
 }
 
 int stepq_source_from_cfg(stepq_source** out, const stepq_cfgfile* cf, uint64_t seed,
-                          long long model, char* desc, size_t desc_n) {
+                          long long model, const config_setting_t* extra, char* desc, size_t desc_n) {
     int err = 0;
     config_setting_t* g = cfg_group(cf, NULL, "source", 1, &err);
     const char* type;
     if (err || cfg_str(cf, g, "type", &type, 1, NULL)) return STEPQ_ERR;
-    if (!strcmp(type, "synthetic")) return synth_from_cfg(out, cf, g, seed, model, desc, desc_n);
+    if (!strcmp(type, "synthetic")) return synth_from_cfg(out, cf, g, seed, model, extra, desc, desc_n);
+    if (extra) {
+        stepq_error("%s:%d: generator knobs need a synthetic source", cf->path, config_setting_source_line(extra));
+        return STEPQ_ERR;
+    }
     if (strcmp(type, "trace")) {
         stepq_error("%s:%d: source type '%s' is not \"synthetic\" or \"trace\"", cf->path,
                     config_setting_source_line(config_setting_get_member(g, "type")), type);
@@ -204,7 +211,8 @@ void stepq_calib_build_free(stepq_calib_build* b) {
 // the segments: a run of the synthetic source per seed, or a trace file each; text gets what
 // determines them
 static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const int* seeds,
-                             int ns, const char** traces, int nt, char* text, size_t text_n) {
+                             int ns, const char** traces, int nt, const config_setting_t* extra,
+                             char* text, size_t text_n) {
     const int n = ns ? ns : nt;
     size_t o = strlen(text);
     b->c.segments = callocCheck((size_t)n, sizeof *b->c.segments);
@@ -212,7 +220,7 @@ static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, cons
     for (int i = 0; i < n; i++) {
         char desc[2048];
         if (ns) {
-            if (stepq_source_from_cfg(&b->c.segments[i], cf, (uint64_t)seeds[i], -1, desc, sizeof desc))
+            if (stepq_source_from_cfg(&b->c.segments[i], cf, (uint64_t)seeds[i], -1, extra, desc, sizeof desc))
                 return STEPQ_ERR;
             if (i == 0) o += (size_t)snprintf(text + o, text_n - o, "source: %s\nseeds:", desc);
             o += (size_t)snprintf(text + o, text_n - o, " %d", seeds[i]);
@@ -229,7 +237,7 @@ static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, cons
 }
 
 int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const config_setting_t* g,
-                         const char* output) {
+                         const char* output, const config_setting_t* extra) {
     long long steps, refits, every, reservoir, pivots, seed;
     double horizon, gamma, rho, pfrac, dfrac;
     int *seeds = NULL, ns = 0, nt = 0;
@@ -255,7 +263,7 @@ int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const co
     }
     char text[16384];
     snprintf(text, sizeof text, "stepq %s\n", stepq_git_revision());
-    rc = rc || segments_from_cfg(b, cf, seeds, ns, traces, nt, text, sizeof text);
+    rc = rc || segments_from_cfg(b, cf, seeds, ns, traces, nt, extra, text, sizeof text);
     if (!rc) {
         const stepq_source* s0 = b->c.segments[0];
         int units = s0->n_heads * (s0->kind == STEPQ_KDA ? s0->K : 1);

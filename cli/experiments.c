@@ -1,6 +1,7 @@
 // experiments.c: `stepq run CONFIG.cfg`: reads an experiment config (method 6.4), builds the
 // driver's struct and runs it; writes the HDF5 result and, where the config names a gnuplot
 // script, the PNG beside it.
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,8 +9,10 @@
 #include "../analysis/calibrate.h"
 #include "../analysis/halflife.h"
 #include "../analysis/inputstats.h"
+#include "../analysis/knobs.h"
 #include "../analysis/octile.h"
 #include "../analysis/propagation.h"
+#include "../analysis/robust.h"
 #include "../analysis/selfcorrect.h"
 #include "../base/common.h"
 #include "builders.h"
@@ -25,7 +28,7 @@
 static int calibrate_plan(const stepq_cfgfile* cf, const config_setting_t* g, const char* output,
                           stepq_plan* out, int reuse) {
     stepq_calib_build b;
-    if (stepq_calib_from_cfg(&b, cf, g, output) != STEPQ_OK) return STEPQ_ERR;
+    if (stepq_calib_from_cfg(&b, cf, g, output, NULL) != STEPQ_OK) return STEPQ_ERR;
     int rc = STEPQ_OK;
     FILE* probe = reuse ? fopen(output, "rb") : NULL;
     if (probe) {
@@ -94,17 +97,22 @@ static int seeds_from_cfg(uint64_t** out, int* n, const stepq_cfgfile* cf) {
     return STEPQ_OK;
 }
 
-// srcs (S) <- the config's source with each seed (the model of source.model_seed); NULL-filled
-// callocated array, freed by free_sources
-static stepq_source** sources_for(const stepq_cfgfile* cf, const uint64_t* seeds, int S) {
+// srcs (S) <- the config's source with each seed (the model of source.model_seed), with extra
+// knobs (may be NULL); freed by free_sources; NULL (message printed) on an error
+static stepq_source** sources_with(const stepq_cfgfile* cf, const uint64_t* seeds, int S,
+                                   const config_setting_t* extra) {
     stepq_source** srcs = callocCheck((size_t)S, sizeof *srcs);
     for (int i = 0; i < S; i++)
-        if (stepq_source_from_cfg(&srcs[i], cf, seeds[i], -1, NULL, 0)) {
+        if (stepq_source_from_cfg(&srcs[i], cf, seeds[i], -1, extra, NULL, 0)) {
             for (int k = 0; k < i; k++) stepq_source_free(srcs[k]);
             free(srcs);
             return NULL;
         }
     return srcs;
+}
+
+static stepq_source** sources_for(const stepq_cfgfile* cf, const uint64_t* seeds, int S) {
+    return sources_with(cf, seeds, S, NULL);
 }
 
 static void free_sources(stepq_source** srcs, int S) {
@@ -359,6 +367,199 @@ static int run_octile(const stepq_cfgfile* cf) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// sweeps of the calibration knobs
+
+static const char* const keys_knobs[] = {"experiment", "description", "seed", "seeds", "source",
+                                         "calibrate", "sweeps", "formats", "prefill", "decode",
+                                         "output", "plot", "threads", NULL};
+static const char* const keys_sweep[] = {"knob", "values", "paper", NULL};
+
+// sweeps (n) <- the config's `sweeps = ( { knob = "gamma"; values = [...]; paper = 0.25; }, ... )`
+static int sweeps_from_cfg(stepq_knob_sweep** out, double** store, int* n, const stepq_cfgfile* cf) {
+    config_setting_t* l = config_lookup(&cf->cfg, "sweeps");
+    if (!l || !config_setting_is_list(l) || config_setting_length(l) == 0) {
+        stepq_error("%s: 'sweeps' must be a non-empty list ( { knob = ...; values = [...]; }, ... )", cf->path);
+        return STEPQ_ERR;
+    }
+    *n = config_setting_length(l);
+    *out = callocCheck((size_t)*n, sizeof **out);
+    *store = callocCheck((size_t)*n * 64, sizeof **store);
+    for (int i = 0; i < *n; i++) {
+        config_setting_t* g = config_setting_get_elem(l, (unsigned)i);
+        const char* knob;
+        double* values = *store + (size_t)i * 64;
+        config_setting_t* vs = config_setting_is_group(g) ? config_setting_get_member(g, "values") : NULL;
+        if (!config_setting_is_group(g) || cfg_check_keys(cf, g, keys_sweep) || cfg_str(cf, g, "knob", &knob, 1, NULL) ||
+            stepq_knobs_check(knob) || cfg_float(cf, g, "paper", &(*out)[i].paper, 0, NAN, -1e30, 1e30)) {
+            if (!config_setting_is_group(g))
+                stepq_error("%s:%d: each sweep is a group { knob = ...; values = [...]; }", cf->path,
+                            config_setting_source_line(g));
+            return STEPQ_ERR;
+        }
+        int nv = vs && (config_setting_is_array(vs) || config_setting_is_list(vs)) ? config_setting_length(vs) : 0;
+        if (nv < 1 || nv > 64) {
+            stepq_error("%s:%d: sweep of %s needs 'values', a list of 1 to 64 numbers", cf->path,
+                        config_setting_source_line(g), knob);
+            return STEPQ_ERR;
+        }
+        for (int k = 0; k < nv; k++) {
+            config_setting_t* e = config_setting_get_elem(vs, (unsigned)k);
+            int t = config_setting_type(e);
+            if (t != CONFIG_TYPE_FLOAT && t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
+                stepq_error("%s:%d: the values of %s must be numbers", cf->path, config_setting_source_line(e), knob);
+                return STEPQ_ERR;
+            }
+            values[k] = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(e) : (double)config_setting_get_int64(e);
+        }
+        (*out)[i] = (stepq_knob_sweep){knob, values, nv, (*out)[i].paper};
+    }
+    return STEPQ_OK;
+}
+
+static int run_knobs(const stepq_cfgfile* cf) {
+    long long prefill, decode, threads;
+    const char *output, *plot, *desc;
+    const stepq_format** fmts = NULL;
+    uint64_t* seeds = NULL;
+    stepq_knob_sweep* sweeps = NULL;
+    double* store = NULL;
+    int nf = 0, S = 0, nk = 0, err = 0;
+    config_setting_t* calib = NULL;
+    stepq_calib_build b = {0};
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_knobs) ||
+        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
+        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
+        seeds_from_cfg(&seeds, &S, cf) || (calib = cfg_group(cf, NULL, "calibrate", 1, &err), err) ||
+        sweeps_from_cfg(&sweeps, &store, &nk, cf) || stepq_calib_from_cfg(&b, cf, calib, NULL, NULL)) {
+        free(fmts); free(seeds); free(sweeps); free(store);
+        return STEPQ_ERR;
+    }
+    stepq_set_threads(threads);
+    stepq_source** srcs = sources_for(cf, seeds, S);
+    int rc = srcs ? STEPQ_OK : STEPQ_ERR;
+    char table[4096], png[4096];
+    stepq_sibling(table, sizeof table, output, ".tsv");
+    stepq_sibling(png, sizeof png, output, ".png");
+    if (!rc) {
+        stepq_knobs_cfg kc = {&b.c, sweeps, nk, srcs, seeds, S, fmts, nf, prefill, decode, output,
+                              plot ? table : NULL, {"knobs", cf->path, cf->text, seeds[0], srcs[0]->desc}};
+        rc = stepq_make_parent(output) || stepq_knobs(&kc);
+        if (!rc) printf("wrote %s\n", output);
+    }
+    if (!rc && plot) {
+        char vars[8192];
+        plot_vars(vars, sizeof vars, fmts, nf, srcs[0], seeds, S);
+        size_t o = strlen(vars);
+        o += (size_t)snprintf(vars + o, sizeof vars - o, "; knobs='");
+        for (int k = 0; k < nk; k++) o += (size_t)snprintf(vars + o, sizeof vars - o, k ? " %s" : "%s", sweeps[k].knob);
+        o += (size_t)snprintf(vars + o, sizeof vars - o, "'; papers='");
+        for (int k = 0; k < nk; k++) o += (size_t)snprintf(vars + o, sizeof vars - o, k ? " %g" : "%g", sweeps[k].paper);
+        snprintf(vars + o, sizeof vars - o, "'");
+        rc = stepq_plot(plot, table, png, vars);
+    }
+    stepq_calib_build_free(&b);
+    free_sources(srcs, S);
+    free(fmts); free(seeds); free(sweeps); free(store);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// calibration robustness across generator regimes
+
+static const char* const keys_robustness[] = {"experiment", "description", "seed", "seeds", "source",
+                                              "calibrate", "regimes", "formats", "prefill", "decode",
+                                              "output", "plot", "threads", NULL};
+static const char* const keys_regime[] = {"name", "knobs", NULL};
+
+// names (n), knob groups (n) of the config's list `key` = ( { name = ...; knobs = {...}; }, ... )
+static int regimes_from_cfg(const char*** names, const config_setting_t*** knobs, int* n,
+                            const stepq_cfgfile* cf, const char* key) {
+    config_setting_t* l = config_lookup(&cf->cfg, key);
+    if (!l || !config_setting_is_list(l) || config_setting_length(l) < 1) {
+        stepq_error("%s: '%s' must be a non-empty list ( { name = \"...\"; knobs = { ... }; }, ... )", cf->path, key);
+        return STEPQ_ERR;
+    }
+    *n = config_setting_length(l);
+    *names = callocCheck((size_t)*n, sizeof **names);
+    *knobs = callocCheck((size_t)*n, sizeof **knobs);
+    for (int i = 0; i < *n; i++) {
+        config_setting_t* g = config_setting_get_elem(l, (unsigned)i);
+        int err = 0;
+        if (!config_setting_is_group(g) || cfg_check_keys(cf, g, keys_regime) ||
+            cfg_str(cf, g, "name", &(*names)[i], 1, NULL) || ((*knobs)[i] = cfg_group(cf, g, "knobs", 0, &err), err)) {
+            if (!config_setting_is_group(g))
+                stepq_error("%s:%d: each entry of '%s' is a group { name = ...; knobs = { ... }; }", cf->path,
+                            config_setting_source_line(g), key);
+            return STEPQ_ERR;
+        }
+        for (int k = 0; k < i; k++)
+            if (!strcmp((*names)[k], (*names)[i])) {
+                stepq_error("%s:%d: '%s' names '%s' twice", cf->path, config_setting_source_line(g), key, (*names)[i]);
+                return STEPQ_ERR;
+            }
+    }
+    return STEPQ_OK;
+}
+
+static int run_robustness(const stepq_cfgfile* cf) {
+    long long prefill, decode, threads;
+    const char *output, *plot, *desc, **names = NULL;
+    const config_setting_t** knobs = NULL;
+    const stepq_format** fmts = NULL;
+    uint64_t* seeds = NULL;
+    int nf = 0, S = 0, R = 0, err = 0;
+    config_setting_t* calib = NULL;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_robustness) ||
+        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
+        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
+        seeds_from_cfg(&seeds, &S, cf) || (calib = cfg_group(cf, NULL, "calibrate", 1, &err), err) ||
+        regimes_from_cfg(&names, &knobs, &R, cf, "regimes")) {
+        free(fmts); free(seeds); free(names); free(knobs);
+        return STEPQ_ERR;
+    }
+    stepq_set_threads(threads);
+    stepq_calib_build* b = callocCheck((size_t)R, sizeof *b);
+    stepq_calib_cfg* cc = callocCheck((size_t)R, sizeof *cc);
+    stepq_source** evals = callocCheck((size_t)R * S, sizeof *evals);
+    int rc = STEPQ_OK, built = 0;
+    for (int r = 0; r < R && !rc; r++) {
+        rc = stepq_calib_from_cfg(&b[r], cf, calib, NULL, knobs[r]);
+        if (!rc) cc[r] = b[r].c, built++;
+        stepq_source** e = rc ? NULL : sources_with(cf, seeds, S, knobs[r]);
+        if (!rc && !e) rc = STEPQ_ERR;
+        if (e) memcpy(evals + (size_t)r * S, e, sizeof *e * S), free(e);
+    }
+    char table[4096], png[4096];
+    stepq_sibling(table, sizeof table, output, ".tsv");
+    stepq_sibling(png, sizeof png, output, ".png");
+    if (!rc) {
+        stepq_robust_cfg rcfg = {names, cc, evals, seeds, R, S, fmts, nf, prefill, decode, output,
+                                 plot ? table : NULL, {"robustness", cf->path, cf->text, seeds[0], evals[0]->desc}};
+        rc = stepq_make_parent(output) || stepq_robust(&rcfg);
+        if (!rc) printf("wrote %s\n", output);
+    }
+    if (!rc && plot) {
+        char vars[8192];
+        plot_vars(vars, sizeof vars, fmts, nf, evals[0], seeds, S);
+        size_t o = strlen(vars);
+        o += (size_t)snprintf(vars + o, sizeof vars - o, "; regimes='");
+        for (int r = 0; r < R; r++) o += (size_t)snprintf(vars + o, sizeof vars - o, r ? " %s" : "%s", names[r]);
+        snprintf(vars + o, sizeof vars - o, "'");
+        rc = stepq_plot(plot, table, png, vars);
+    }
+    for (int r = 0; r < built; r++) stepq_calib_build_free(&b[r]);
+    for (size_t i = 0; i < (size_t)R * S; i++) stepq_source_free(evals[i]);
+    free(b); free(cc); free(evals); free(fmts); free(seeds); free(names); free(knobs);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
 // input statistics
 
 static const char* const keys_inputstats[] = {"experiment", "description", "seeds", "source",
@@ -390,7 +591,7 @@ static int run_inputstats(const stepq_cfgfile* cf) {
     for (int i = 0; i < ns && !rc; i++) {
         seeds[i] = (uint64_t)seeds_i[i];
         // each seed is another draw of the model and of its stream: the statistics of a preset
-        rc = stepq_source_from_cfg(&srcs[i], cf, seeds[i], (long long)seeds[i], NULL, 0);
+        rc = stepq_source_from_cfg(&srcs[i], cf, seeds[i], (long long)seeds[i], NULL, NULL, 0);
     }
     if (!rc) {
         stepq_inputstats_cfg ic = {srcs, seeds, ns, steps, warmup, every, output,
@@ -417,6 +618,8 @@ static const struct {
     {"selfcorrect", run_selfcorrect},
     {"halflife", run_halflife},
     {"octile", run_octile},
+    {"knobs", run_knobs},
+    {"robustness", run_robustness},
 };
 
 int stepq_run_config(const char* path, const char* only, int quick) {
