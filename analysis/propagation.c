@@ -181,6 +181,48 @@ static void accumulate(double* pooled, double* median, int* ndiv, const stepq_ru
     free(work);
 }
 
+// the per-format table: markdown for people (c->report) and a .tsv for the bar chart
+static int write_report(const stepq_propagation_cfg* c, const stepq_run_out* o, const double* qs,
+                        const seed_summary* ss) {
+    const int S = c->n_seeds, F = o->F;
+    FILE* md = c->report ? fopen(c->report, "w") : NULL;
+    FILE* tsv = c->formats_table ? fopen(c->formats_table, "w") : NULL;
+    if ((c->report && !md) || (c->formats_table && !tsv)) {
+        stepq_error("cannot write %s", c->report && !md ? c->report : c->formats_table);
+        if (md) fclose(md);
+        if (tsv) fclose(tsv);
+        return STEPQ_ERR;
+    }
+    double* col = mallocCheck(sizeof(double) * S);
+    if (md)
+        fprintf(md, "%s; prefill %ld, decode %ld; %d seed%s; acc: sqrt(sum ||y_hat - y||^2 / sum ||y||^2) "
+                    "over the decode window, pooled over heads and the median over heads, mean +- 95%% CI "
+                    "over seeds; final state error: ||S_hat - S||_F / ||S||_F in the last bin, median over "
+                    "heads, first seed; a diverged format (||S_hat|| > 10 ||S||) is left out on those heads.\n\n"
+                    "| format | nominal bits | actual bits | acc pooled | acc median | final state error | diverged |\n"
+                    "|---|---|---|---|---|---|---|\n",
+                c->srcs[0]->desc, c->prefill, c->decode, S, S > 1 ? "s" : "");
+    if (tsv) fprintf(tsv, "# format bits_actual pooled_mean pooled_ci95 median_mean median_ci95 final_state diverged\n");
+    for (int f = 0; f < F; f++) {
+        double m[2], ci[2];
+        for (int k = 0; k < 2; k++) {
+            for (int si = 0; si < S; si++) col[si] = (k ? ss->median : ss->pooled)[(size_t)si * F + f];
+            stepq_mean_ci95(&m[k], &ci[k], col, S);
+        }
+        double fin = qs[((size_t)f * o->n_bins + o->n_bins - 1) * STEPQ_NQ + 2];
+        if (md)
+            fprintf(md, "| %s | %.3f | %.3f | %.4g +- %.2g | %.4g +- %.2g | %.4g | %s%d |\n", c->formats[f]->name,
+                    c->formats[f]->nominal_bits, stepq_run_bits(o, f), m[0], ci[0], m[1], ci[1], fin,
+                    ss->diverged[f] ? "DIVERGED on " : "", ss->diverged[f]);
+        if (tsv)
+            fprintf(tsv, "%s\t%.4f\t%.6e\t%.6e\t%.6e\t%.6e\t%.6e\t%d\n", c->formats[f]->name,
+                    stepq_run_bits(o, f), m[0], ci[0], m[1], ci[1], fin, ss->diverged[f]);
+    }
+    free(col);
+    int bad = (md && fclose(md) != 0) | (tsv && fclose(tsv) != 0);
+    return bad ? STEPQ_ERR : STEPQ_OK;
+}
+
 static void summary(const stepq_propagation_cfg* c, const stepq_run_out* o, const double* qy,
                     const seed_summary* ss, const double* p1) {
     const int S = c->n_seeds, F = o->F;
@@ -239,6 +281,7 @@ int stepq_propagation(const stepq_propagation_cfg* c) {
         band(qs, o0.err_S, o0.F, o0.H, o0.n_bins);
         r = write_h5(c, &o0, qy, qs, &ss);
         if (r == STEPQ_OK && c->table) r = write_table(c, &o0, qy, qs);
+        if (r == STEPQ_OK && (c->report || c->formats_table)) r = write_report(c, &o0, qs, &ss);
         if (r == STEPQ_OK) summary(c, &o0, qy, &ss, p1);
         free(qy);
         free(qs);

@@ -76,7 +76,7 @@ static int run_calibrate(const stepq_cfgfile* cf) {
 
 static const char* const keys_propagation[] = {"experiment", "description", "seed", "seeds", "source",
                                                "prefill", "decode", "bin", "formats", "output",
-                                               "plot", "threads", "plan", "calibrate", NULL};
+                                               "plot", "threads", "plan", "calibrate", "report", NULL};
 
 // seeds (S) of a run: `seeds = [...]`, or the one `seed`
 static int seeds_from_cfg(uint64_t** out, int* n, const stepq_cfgfile* cf) {
@@ -133,13 +133,13 @@ static void plot_vars(char* vars, size_t n, const stepq_format* const* fmts, int
 
 static int run_propagation(const stepq_cfgfile* cf) {
     long long prefill, decode, bin, threads;
-    const char *output, *plot, *desc, *plan_path;
+    const char *output, *plot, *desc, *plan_path, *report;
     const stepq_format** fmts = NULL;
     uint64_t* seeds = NULL;
     int nf = 0, err = 0, S = 0;
     config_setting_t* calib = NULL;
     if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_propagation) ||
-        cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) ||
+        cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) || cfg_str(cf, NULL, "report", &report, 0, NULL) ||
         (calib = cfg_group(cf, NULL, "calibrate", 0, &err), err) ||
         cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
         cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
@@ -168,17 +168,20 @@ static int run_propagation(const stepq_cfgfile* cf) {
     stepq_source** srcs = rc ? NULL : sources_for(cf, seeds, S);
     rc = rc || !srcs;
     if (!rc) {
-        char table[4096], png[4096];
+        char table[4096], png[4096], ftable[4096];
         stepq_sibling(table, sizeof table, output, ".tsv");
         stepq_sibling(png, sizeof png, output, ".png");
+        stepq_sibling(ftable, sizeof ftable, output, "_formats.tsv");
         stepq_propagation_cfg pc = {srcs, seeds, S, fmts, nf, prefill, decode, (int)bin, pp, output,
-                                    plot ? table : NULL,
+                                    plot ? table : NULL, report, report ? ftable : NULL,
                                     {"propagation", cf->path, cf->text, seeds[0], srcs[0]->desc}};
-        rc = stepq_make_parent(output) || stepq_propagation(&pc);
-        if (!rc) printf("wrote %s\n", output);
+        rc = stepq_make_parent(output) || (report && stepq_make_parent(report)) || stepq_propagation(&pc);
+        if (!rc) printf("wrote %s%s%s\n", output, report ? " and " : "", report ? report : "");
         if (!rc && plot) {
-            char vars[4096];
+            char vars[8192];
             plot_vars(vars, sizeof vars, fmts, nf, srcs[0], seeds, S);
+            size_t o = strlen(vars);
+            if (report) snprintf(vars + o, sizeof vars - o, "; summary='%s'", ftable);
             rc = stepq_plot(plot, table, png, vars);
         }
     }
