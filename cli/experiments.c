@@ -10,6 +10,7 @@
 #include "../analysis/halflife.h"
 #include "../analysis/inputstats.h"
 #include "../analysis/knobs.h"
+#include "../analysis/memory.h"
 #include "../analysis/octile.h"
 #include "../analysis/propagation.h"
 #include "../analysis/robust.h"
@@ -610,6 +611,92 @@ static int run_inputstats(const stepq_cfgfile* cf) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// memory figure
+
+static const char* const keys_memory[] = {"experiment", "description", "models", "formats",
+                                          "max_requests", "output", "plot", NULL};
+static const char* const keys_memory_model[] = {"preset", "weights_gb", "conv_mib", "requests", NULL};
+
+// models (n) <- `models = ( { preset = "..."; weights_gb = ...; }, ... )`; defaults from the
+// paper's serving settings of the preset (method 4.5)
+static int memory_models_from_cfg(stepq_memory_model** out, int* n, const stepq_cfgfile* cf) {
+    const config_setting_t* ms = config_lookup(&cf->cfg, "models");
+    if (!ms || !config_setting_is_list(ms) || config_setting_length(ms) == 0) {
+        stepq_error("%s: 'models' must be a non-empty list ( { preset = \"gdn-qwen-like\"; weights_gb = 53.8; }, ... )",
+                    cf->path);
+        return STEPQ_ERR;
+    }
+    *n = config_setting_length(ms);
+    *out = callocCheck((size_t)*n, sizeof **out);
+    for (int i = 0; i < *n; i++) {
+        const config_setting_t* g = config_setting_get_elem(ms, (unsigned)i);
+        const char* preset;
+        long long requests;
+        stepq_memory_model* m = &(*out)[i];
+        if (!config_setting_is_group(g)) {
+            stepq_error("%s:%d: each model is a group { preset = ...; }", cf->path, config_setting_source_line(g));
+            return STEPQ_ERR;
+        }
+        if (cfg_check_keys(cf, g, keys_memory_model) || cfg_str(cf, g, "preset", &preset, 1, NULL))
+            return STEPQ_ERR;
+        if (stepq_memory_paper_model(m, preset) != STEPQ_OK) {
+            stepq_error("%s:%d: unknown preset '%s' (gdn-qwen-like, kda-kimi-like)", cf->path,
+                        config_setting_source_line(g), preset);
+            return STEPQ_ERR;
+        }
+        if (cfg_float(cf, g, "weights_gb", &m->weights_gb, 0, m->weights_gb, 0, 1e6) ||
+            cfg_float(cf, g, "conv_mib", &m->conv_mib, 0, m->conv_mib, 0, 1e6) ||
+            cfg_int(cf, g, "requests", &requests, 0, m->requests, 1, 1 << 20))
+            return STEPQ_ERR;
+        m->requests = (int)requests;
+    }
+    return STEPQ_OK;
+}
+
+static int run_memory(const stepq_cfgfile* cf) {
+    long long maxreq;
+    const char *output, *plot, *desc;
+    const stepq_format** fmts = NULL;
+    stepq_memory_model* models = NULL;
+    int nf = 0, nm = 0;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_memory) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) ||
+        cfg_int(cf, NULL, "max_requests", &maxreq, 0, 1024, 1, 1 << 20) ||
+        stepq_formats_from_cfg(&fmts, &nf, cf) || memory_models_from_cfg(&models, &nm, cf)) {
+        free(fmts); free(models);
+        return STEPQ_ERR;
+    }
+    char table[4096], png[4096], what[1024] = "";
+    stepq_sibling(table, sizeof table, output, ".tsv");
+    stepq_sibling(png, sizeof png, output, ".png");
+    for (int m = 0; m < nm; m++)
+        snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s", m ? ", " : "", models[m].name);
+    stepq_memory_sweep_cfg mc = {models, nm, fmts, nf, (int)maxreq, output, plot ? table : NULL,
+                                 {"memory", cf->path, cf->text, 0, what}};
+    int rc = stepq_make_parent(output) || stepq_memory_sweep(&mc);
+    if (!rc) printf("wrote %s\n", output);
+    if (!rc && plot) {
+        char vars[8192];
+        size_t o = (size_t)snprintf(vars, sizeof vars, "formats='");
+        for (int i = 0; i < nf; i++) o += (size_t)snprintf(vars + o, sizeof vars - o, i ? " %s" : "%s", fmts[i]->name);
+        o += (size_t)snprintf(vars + o, sizeof vars - o, "'; models='");
+        for (int m = 0; m < nm; m++) o += (size_t)snprintf(vars + o, sizeof vars - o, m ? " %s" : "%s", models[m].name);
+        o += (size_t)snprintf(vars + o, sizeof vars - o, "'; weights='");
+        for (int m = 0; m < nm; m++) o += (size_t)snprintf(vars + o, sizeof vars - o, m ? " %g" : "%g", models[m].weights_gb);
+        o += (size_t)snprintf(vars + o, sizeof vars - o, "'; convs='");
+        for (int m = 0; m < nm; m++) o += (size_t)snprintf(vars + o, sizeof vars - o, m ? " %g" : "%g", models[m].conv_mib);
+        o += (size_t)snprintf(vars + o, sizeof vars - o, "'; requests='");
+        for (int m = 0; m < nm; m++) o += (size_t)snprintf(vars + o, sizeof vars - o, m ? " %d" : "%d", models[m].requests);
+        snprintf(vars + o, sizeof vars - o, "'; description='%s'", desc);
+        rc = stepq_plot(plot, table, png, vars);
+    }
+    free(fmts);
+    free(models);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
 
 static const struct {
     const char* name;
@@ -623,6 +710,7 @@ static const struct {
     {"octile", run_octile},
     {"knobs", run_knobs},
     {"robustness", run_robustness},
+    {"memory", run_memory},
 };
 
 int stepq_run_config(const char* path, const char* only, int quick) {
