@@ -13,6 +13,7 @@
 #include "../analysis/memory.h"
 #include "../analysis/octile.h"
 #include "../analysis/propagation.h"
+#include "../analysis/regimes.h"
 #include "../analysis/robust.h"
 #include "../analysis/selfcorrect.h"
 #include "../base/common.h"
@@ -508,6 +509,46 @@ static int regimes_from_cfg(const char*** names, const config_setting_t*** knobs
     return STEPQ_OK;
 }
 
+// Each regime's calibration (knobs applied to the calibrate group) and its evaluation streams,
+// seed by seed: b, cc (R), evals (R, S); freed by free_regime_streams.
+typedef struct {
+    int R, S, built;
+    stepq_calib_build* b;
+    stepq_calib_cfg* cc;
+    stepq_source** evals;
+} regime_streams;
+
+static void free_regime_streams(regime_streams* rs) {
+    for (int r = 0; r < rs->built; r++) stepq_calib_build_free(&rs->b[r]);
+    for (size_t i = 0; rs->evals && i < (size_t)rs->R * rs->S; i++) stepq_source_free(rs->evals[i]);
+    free(rs->b); free(rs->cc); free(rs->evals);
+}
+
+static int regime_streams_build(regime_streams* rs, const stepq_cfgfile* cf, const config_setting_t* calib,
+                                const config_setting_t* const* knobs, int R, const uint64_t* seeds, int S) {
+    *rs = (regime_streams){R, S, 0, callocCheck((size_t)R, sizeof *rs->b), callocCheck((size_t)R, sizeof *rs->cc),
+                           callocCheck((size_t)R * S, sizeof *rs->evals)};
+    for (int r = 0; r < R; r++) {
+        if (stepq_calib_from_cfg(&rs->b[r], cf, calib, NULL, knobs[r])) return STEPQ_ERR;
+        rs->cc[r] = rs->b[r].c, rs->built++;
+        stepq_source** e = sources_with(cf, seeds, S, knobs[r]);
+        if (!e) return STEPQ_ERR;
+        memcpy(rs->evals + (size_t)r * S, e, sizeof *e * S);
+        free(e);
+    }
+    return STEPQ_OK;
+}
+
+// plot_vars and regimes='name name ...'
+static void regime_plot_vars(char* vars, size_t n, const stepq_format* const* fmts, int nf,
+                             const stepq_source* src, const uint64_t* seeds, int S, const char* const* names, int R) {
+    plot_vars(vars, n, fmts, nf, src, seeds, S);
+    size_t o = strlen(vars);
+    o += (size_t)snprintf(vars + o, n - o, "; regimes='");
+    for (int r = 0; r < R && o < n; r++) o += (size_t)snprintf(vars + o, n - o, r ? " %s" : "%s", names[r]);
+    if (o < n) snprintf(vars + o, n - o, "'");
+}
+
 static int run_robustness(const stepq_cfgfile* cf) {
     long long prefill, decode, threads;
     const char *output, *plot, *desc, **names = NULL;
@@ -528,38 +569,80 @@ static int run_robustness(const stepq_cfgfile* cf) {
         return STEPQ_ERR;
     }
     stepq_set_threads(threads);
-    stepq_calib_build* b = callocCheck((size_t)R, sizeof *b);
-    stepq_calib_cfg* cc = callocCheck((size_t)R, sizeof *cc);
-    stepq_source** evals = callocCheck((size_t)R * S, sizeof *evals);
-    int rc = STEPQ_OK, built = 0;
-    for (int r = 0; r < R && !rc; r++) {
-        rc = stepq_calib_from_cfg(&b[r], cf, calib, NULL, knobs[r]);
-        if (!rc) cc[r] = b[r].c, built++;
-        stepq_source** e = rc ? NULL : sources_with(cf, seeds, S, knobs[r]);
-        if (!rc && !e) rc = STEPQ_ERR;
-        if (e) memcpy(evals + (size_t)r * S, e, sizeof *e * S), free(e);
-    }
+    regime_streams rs;
+    int rc = regime_streams_build(&rs, cf, calib, knobs, R, seeds, S);
     char table[4096], png[4096];
     stepq_sibling(table, sizeof table, output, ".tsv");
     stepq_sibling(png, sizeof png, output, ".png");
     if (!rc) {
-        stepq_robust_cfg rcfg = {names, cc, evals, seeds, R, S, fmts, nf, prefill, decode, output,
-                                 plot ? table : NULL, {"robustness", cf->path, cf->text, seeds[0], evals[0]->desc}};
+        stepq_robust_cfg rcfg = {names, rs.cc, rs.evals, seeds, R, S, fmts, nf, prefill, decode, output,
+                                 plot ? table : NULL, {"robustness", cf->path, cf->text, seeds[0], rs.evals[0]->desc}};
         rc = stepq_make_parent(output) || stepq_robust(&rcfg);
         if (!rc) printf("wrote %s\n", output);
     }
     if (!rc && plot) {
         char vars[8192];
-        plot_vars(vars, sizeof vars, fmts, nf, evals[0], seeds, S);
-        size_t o = strlen(vars);
-        o += (size_t)snprintf(vars + o, sizeof vars - o, "; regimes='");
-        for (int r = 0; r < R; r++) o += (size_t)snprintf(vars + o, sizeof vars - o, r ? " %s" : "%s", names[r]);
-        snprintf(vars + o, sizeof vars - o, "'");
+        regime_plot_vars(vars, sizeof vars, fmts, nf, rs.evals[0], seeds, S, names, R);
         rc = stepq_plot(plot, table, png, vars);
     }
-    for (int r = 0; r < built; r++) stepq_calib_build_free(&b[r]);
-    for (size_t i = 0; i < (size_t)R * S; i++) stepq_source_free(evals[i]);
-    free(b); free(cc); free(evals); free(fmts); free(seeds); free(names); free(knobs);
+    free_regime_streams(&rs);
+    free(fmts); free(seeds); free(names); free(knobs);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// regimes
+
+static const char* const keys_regimes[] = {"experiment", "description", "seed", "seeds", "source",
+                                           "calibrate", "regimes", "formats", "halflife_format",
+                                           "prefill", "decode", "output", "plot", "threads", NULL};
+
+static int run_regimes(const stepq_cfgfile* cf) {
+    long long prefill, decode, threads;
+    const char *output, *plot, *desc, *hlname, **names = NULL;
+    const config_setting_t** knobs = NULL;
+    const stepq_format** fmts = NULL;
+    uint64_t* seeds = NULL;
+    int nf = 0, S = 0, R = 0, err = 0;
+    config_setting_t* calib = NULL;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_regimes) ||
+        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
+        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || cfg_str(cf, NULL, "halflife_format", &hlname, 0, "int6") ||
+        stepq_formats_from_cfg(&fmts, &nf, cf) || seeds_from_cfg(&seeds, &S, cf) ||
+        (calib = cfg_group(cf, NULL, "calibrate", 1, &err), err) ||
+        regimes_from_cfg(&names, &knobs, &R, cf, "regimes")) {
+        free(fmts); free(seeds); free(names); free(knobs);
+        return STEPQ_ERR;
+    }
+    const stepq_format* hlf = stepq_format_find(hlname);
+    if (!hlf || stepq_format_needs_plan(hlf)) {
+        stepq_error("%s:%d: halflife_format '%s' must be a format that needs no plan (stepq formats)", cf->path,
+                    config_setting_source_line(config_lookup(&cf->cfg, "halflife_format")), hlname);
+        free(fmts); free(seeds); free(names); free(knobs);
+        return STEPQ_ERR;
+    }
+    stepq_set_threads(threads);
+    regime_streams rs;
+    int rc = regime_streams_build(&rs, cf, calib, knobs, R, seeds, S);
+    char table[4096], png[4096];
+    stepq_sibling(table, sizeof table, output, ".tsv");
+    stepq_sibling(png, sizeof png, output, ".png");
+    if (!rc) {
+        stepq_regimes_cfg gc = {names, rs.cc, rs.evals, seeds, R, S, fmts, nf, hlf, prefill, decode, output,
+                                plot ? table : NULL, {"regimes", cf->path, cf->text, seeds[0], rs.evals[0]->desc}};
+        rc = stepq_make_parent(output) || stepq_regimes(&gc);
+        if (!rc) printf("wrote %s\n", output);
+    }
+    if (!rc && plot) {
+        char vars[8192];
+        regime_plot_vars(vars, sizeof vars, fmts, nf, rs.evals[0], seeds, S, names, R);
+        rc = stepq_plot(plot, table, png, vars);
+    }
+    free_regime_streams(&rs);
+    free(fmts); free(seeds); free(names); free(knobs);
     return rc ? STEPQ_ERR : STEPQ_OK;
 }
 
@@ -600,7 +683,7 @@ static int run_inputstats(const stepq_cfgfile* cf) {
     if (!rc) {
         stepq_inputstats_cfg ic = {srcs, seeds, ns, steps, warmup, every, output,
                                    {"inputstats", cf->path, cf->text, seeds[0], srcs[0]->desc}};
-        rc = stepq_make_parent(output) || stepq_inputstats(&ic);
+        rc = stepq_make_parent(output) || stepq_inputstats(NULL, &ic);
         if (!rc) printf("wrote %s\n", output);
     }
     for (int i = 0; i < ns; i++) stepq_source_free(srcs[i]);
@@ -711,6 +794,7 @@ static const struct {
     {"knobs", run_knobs},
     {"robustness", run_robustness},
     {"memory", run_memory},
+    {"regimes", run_regimes},
 };
 
 int stepq_run_config(const char* path, const char* only, int quick) {
