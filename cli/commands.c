@@ -64,6 +64,10 @@ int stepq_cmd_run(int argc, char** argv) {
              "experiment = \"propagation\": error of each format vs decode step, per head (method 3).\n"
              "experiment = \"inputstats\":  ridge / omega / half-life statistics of a source (method 5).\n"
              "experiment = \"calibrate\":   a plan for the calibrated formats (as `stepq calibrate`).\n"
+             "experiment = \"selfcorrect\", \"halflife\", \"octile\", \"knobs\", \"robustness\",\n"
+             "  \"regimes\", \"memory\": the mechanism drivers (method 6.3; see their configs).\n"
+             "experiment = \"all\": every config of its `configs` list in turn (experiments/all.cfg\n"
+             "  reruns every experiment and figure); one that fails is reported and the rest run.\n"
              "--threads N (0 to 4096) overrides the config's threads (0: OpenMP's default); results\n"
              "do not depend on it. --quick applies the config's `quick = { ... }` group first: the\n"
              "small sizes the tests run (its keys replace the root's; its groups merge).");
@@ -287,9 +291,9 @@ int stepq_cmd_memory(int argc, char** argv) {
 
 int stepq_cmd_bench(int argc, char** argv) {
     const char* out = "results/bench/bench.h5";
-    long long quick = 0;
+    int quick = 0;
     if (stepq_wants_help(argc, argv)) {
-        puts("usage: stepq bench [--quick 1] [--out FILE.h5] [--threads N]\n\n"
+        puts("usage: stepq bench [--quick] [--out FILE.h5] [--threads N]\n\n"
              "Times, side by side in one run (thread CPU time and wall time, medians), method 6.5:\n"
              "the machine's FMA peak and copy bandwidth; per format the full decode step of one\n"
              "128 x 128 head with the active kernels and with the reference, beside the plain\n"
@@ -297,19 +301,19 @@ int stepq_cmd_bench(int argc, char** argv) {
              "100 MB and 400 MB of states stepped once per token (bytes moved, GB/s); a\n"
              "propagation at paper scale per head, projected to 2304 heads; and the synthetic\n"
              "generator against the update it feeds. A table on stdout and FILE.h5 (default\n"
-             "results/bench/bench.h5). --quick 1: small sizes. The kernels are the widest this\n"
+             "results/bench/bench.h5). --quick: small sizes. The kernels are the widest this\n"
              "CPU runs, or STEPQ_KERNELS=reference|x86-64-v2|avx2|avx512.");
         return 0;
     }
-    stepq_opt opts[] = {{"--quick", OPT_INT, &quick, NULL, 0, 1, 0, "0 or 1", 0},
+    stepq_opt opts[] = {{"--quick", OPT_FLAG, &quick, NULL, 0, 0, 0, NULL, 0},
                         {"--out", OPT_STR, &out, NULL, 0, 0, 0, "an output file FILE.h5", 0},
                         THREADS_OPT(&stepq_threads_override),
                         {0}};
     if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
     stepq_set_threads(0);
     char cmdline[4096];
-    snprintf(cmdline, sizeof cmdline, "stepq bench --quick %lld --out %s", quick, out);
-    stepq_bench_cfg bc = {(int)quick, out, {"bench", NULL, cmdline, 0, "gdn-qwen-like head 5, stream seed 1"}};
+    snprintf(cmdline, sizeof cmdline, "stepq bench%s --out %s", quick ? " --quick" : "", out);
+    stepq_bench_cfg bc = {quick, out, {"bench", NULL, cmdline, 0, "gdn-qwen-like head 5, stream seed 1"}};
     if (stepq_make_parent(out) || stepq_bench(&bc)) return 1;
     printf("\ngenerator: the synthetic source against the float32 update it feeds, one thread\n");
     int hs[4] = {0, 1, 2, 3}, layer = 0;

@@ -51,6 +51,16 @@ static int apply_quick(stepq_cfgfile* cf, int quick) {
             }
     if (q) config_setting_remove(root, "quick");
     cf->quick = quick;
+    // a quick run writes under results/quick/, never over a full run's results or plan
+    static const char* const paths[] = {"output", "plan"};
+    for (size_t i = 0; quick && i < sizeof paths / sizeof *paths; i++) {
+        config_setting_t* s = config_setting_get_member(root, paths[i]);
+        const char* v = s && config_setting_type(s) == CONFIG_TYPE_STRING ? config_setting_get_string(s) : NULL;
+        if (!v || strncmp(v, "results/", 8)) continue;
+        char moved[4096];
+        snprintf(moved, sizeof moved, "results/quick/%s", v + 8);
+        config_setting_set_string(s, moved);
+    }
     return STEPQ_OK;
 }
 
@@ -78,6 +88,14 @@ int cfg_load(stepq_cfgfile* cf, const char* path, int quick) {
     if (apply_quick(cf, quick) != STEPQ_OK) {
         cfg_free(cf);
         return STEPQ_ERR;
+    }
+    if (quick) {  // the text stored with every result says so
+        static const char note[] = "\n# run with --quick: the quick group applied, results under results/quick/\n";
+        char* t = callocCheck(got + sizeof note, 1);
+        memcpy(t, cf->text, got);
+        memcpy(t + got, note, sizeof note);
+        free(cf->text);
+        cf->text = t;
     }
     return STEPQ_OK;
 }

@@ -12,6 +12,7 @@
 #include "../analysis/knobs.h"
 #include "../analysis/memory.h"
 #include "../analysis/octile.h"
+#include "../analysis/progress.h"
 #include "../analysis/propagation.h"
 #include "../analysis/regimes.h"
 #include "../analysis/robust.h"
@@ -780,6 +781,56 @@ static int run_memory(const stepq_cfgfile* cf) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// all: every config of a list
+
+static const char* const keys_all[] = {"experiment", "description", "configs", NULL};
+
+static int run_all(const stepq_cfgfile* cf) {
+    const char **paths = NULL, *desc;
+    int n = 0;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_all) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str_list(cf, NULL, "configs", &paths, &n, 1))
+        return STEPQ_ERR;
+    double* secs = callocCheck((size_t)n + 1, sizeof(double));
+    int* rcs = callocCheck((size_t)n + 1, sizeof(int));
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s", paths[i]);
+        FILE* probe = fopen(path, "r");
+        if (!probe) snprintf(path, sizeof path, "%s/%s", STEPQ_SOURCE_DIR, paths[i]);
+        else fclose(probe);
+        printf("\n==== %d/%d: %s%s\n", i + 1, n, path, cf->quick ? " (--quick)" : "");
+        fflush(stdout);
+        double t0 = stepq_now();
+        stepq_cfgfile sub;
+        const char* exp = NULL;
+        if (cfg_load(&sub, path, cf->quick)) rcs[i] = 1;
+        else {
+            if (cfg_str(&sub, NULL, "experiment", &exp, 1, NULL)) rcs[i] = 1;
+            else if (!strcmp(exp, "all")) {
+                stepq_error("%s: an 'all' config lists another 'all' config (%s)", cf->path, path);
+                rcs[i] = 1;
+            }
+            cfg_free(&sub);
+            if (!rcs[i]) rcs[i] = stepq_run_config(path, NULL, cf->quick);
+        }
+        secs[i] = stepq_now() - t0;
+        failed += rcs[i] != 0;
+        fflush(stdout);
+    }
+    double total = 0;
+    printf("\n==== %s: %d configs, %d failed\n", cf->path, n, failed);
+    for (int i = 0; i < n; i++) {
+        printf("  %-40s %8.1f s  %s\n", paths[i], secs[i], rcs[i] ? "FAILED" : "ok");
+        total += secs[i];
+    }
+    printf("  %-40s %8.1f s\n", "total", total);
+    free(secs); free(rcs); free(paths);
+    return failed ? STEPQ_ERR : STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
 
 static const struct {
     const char* name;
@@ -795,6 +846,7 @@ static const struct {
     {"robustness", run_robustness},
     {"memory", run_memory},
     {"regimes", run_regimes},
+    {"all", run_all},
 };
 
 int stepq_run_config(const char* path, const char* only, int quick) {
