@@ -213,6 +213,27 @@ static int write_h5(const stepq_halflife_cfg* c, const hl_run* r, const double* 
                        "mean over decode of the squared error one encode adds, per element [S,U]") ||
              h5u_write(g, "persistence", D, r->pers, 2, dSU, "steps",
                        "accumulated error of one injected error over its first step's [S,U]");
+    // each unit's half-life quarter and each quarter's share of the accumulated error
+    const size_t n = (size_t)r->H * r->U;
+    int8_t* quart = mallocCheck((size_t)S * n);
+    double* share = callocCheck((size_t)S * 4, sizeof(double));
+    int* q = mallocCheck(sizeof(int) * n);
+    for (int s = 0; s < S; s++) {
+        stepq_quartiles_of(q, r->hl + (size_t)s * n, n);
+        double all = 0;
+        for (size_t i = 0; i < n; i++) {
+            quart[(size_t)s * n + i] = (int8_t)q[i];
+            share[(size_t)s * 4 + q[i]] += r->acc[(size_t)s * n + i];
+            all += r->acc[(size_t)s * n + i];
+        }
+        for (int k = 0; k < 4; k++) share[(size_t)s * 4 + k] = all > 0 ? share[(size_t)s * 4 + k] / all : NAN;
+    }
+    hsize_t dS4[2] = {(hsize_t)S, 4};
+    rc = rc || h5u_write(g, "quartile", H5T_NATIVE_INT8, quart, 2, dSU, "1",
+                         "half-life quarter of each unit (0: shortest-lived) [S,U]") ||
+         h5u_write(f, "quarter_share_acc", D, share, 2, dS4, "1",
+                   "share of the accumulated error in each half-life quarter (0: shortest-lived) [S,4]");
+    free(quart); free(share); free(q);
     double* col = mallocCheck(sizeof(double) * S);
     for (int k = 0; k < HL_N_SUMMARY && !rc; k++) {
         double m, ci;

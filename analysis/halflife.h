@@ -14,7 +14,8 @@
 // share of each carried by the longest-lived quarter, and the ratio of d between the longest-
 // and shortest-lived quarters (long-lived units hold larger states: a raw ranking inherits it).
 //
-// Output (HDF5): seeds [S]; units/{half_life, acc, d, persistence} [S,U]; summary datasets [S]
+// Output (HDF5): seeds [S]; units/{half_life, acc, d, persistence} [S,U], units/quartile [S,U]
+// (half-life quarter), quarter_share_acc [S,4]; summary datasets [S]
 // with mean and CI attributes; a .tsv of the first seed's units for the scatter plots.
 #ifndef STEPQ_HALFLIFE_H
 #define STEPQ_HALFLIFE_H

@@ -25,6 +25,8 @@ typedef struct {
     const stepq_octile_cfg* c;
     int S, H;
     double *acc, *ref;  // (S, N_ORDERS, N_OCT, H), (S, H)
+    double *omega, *mag;  // (S, H, K) the rows' ranking statistics
+    int8_t* group;      // (S, N_ORDERS, H, K) octile of each row in each order
     int failed;
 } oct_run;
 
@@ -74,6 +76,12 @@ static int one_head(oct_run* r, int s, int h, oct_scratch* x) {
     const int K = src->K, V = src->V, G = src->n_gates;
     const size_t KV = (size_t)K * V;
     rank_rows(x, c, s, h);
+    for (int i = 0; i < K; i++) {
+        r->omega[((size_t)s * r->H + h) * K + i] = x->rs.omega[i];
+        r->mag[((size_t)s * r->H + h) * K + i] = x->mag[i];
+        for (int o = 0; o < N_ORDERS; o++)
+            r->group[(((size_t)s * N_ORDERS + o) * r->H + h) * K + i] = (int8_t)x->group[o * K + i];
+    }
     stepq_runstate* rs = &x->rs;
     stepq_runstate_reset(rs, src->S0 ? src->S0 + (size_t)h * KV : NULL);
     stepq_cursor* cur = src->open(src, h);
@@ -179,6 +187,8 @@ static int write_out(const stepq_octile_cfg* c, const oct_run* r, const double* 
     hsize_t dS[1] = {(hsize_t)S}, dA[4] = {(hsize_t)S, N_ORDERS, N_OCT, (hsize_t)H};
     hsize_t dSH[2] = {(hsize_t)S, (hsize_t)H}, dR[3] = {(hsize_t)S, N_ORDERS, N_OCT}, dM[2] = {N_ORDERS, N_OCT};
     hsize_t dSO[2] = {(hsize_t)S, N_ORDERS};
+    const hsize_t K = (hsize_t)c->srcs[0]->K;
+    hsize_t dSHK[3] = {(hsize_t)S, (hsize_t)H, K}, dG[4] = {(hsize_t)S, N_ORDERS, (hsize_t)H, K};
     hid_t D = H5T_NATIVE_DOUBLE;
     int rc = stepq_write_provenance(f, &c->prov) || h5u_attr_i64(f, "width", c->width) ||
              h5u_attr_i64(f, "calib_steps", c->calib_steps) || h5u_attr_i64(f, "prefill", c->prefill) ||
@@ -192,7 +202,13 @@ static int write_out(const stepq_octile_cfg* c, const oct_run* r, const double* 
              h5u_write(f, "rel_pooled_mean", D, m, 2, dM, "1", "mean over seeds [order,octile]") ||
              h5u_write(f, "rel_pooled_ci95", D, ci, 2, dM, "1", "95% CI half-width over seeds [order,octile]") ||
              h5u_write(f, "spearman", D, sp, 2, dSO, "1", "Spearman(octile index, rel_pooled) [S,order]") ||
-             h5u_write(f, "top_over_bottom", D, tb, 2, dSO, "1", "rel_pooled of octile 7 over octile 0 [S,order]");
+             h5u_write(f, "top_over_bottom", D, tb, 2, dSO, "1", "rel_pooled of octile 7 over octile 0 [S,order]") ||
+             h5u_write(f, "row_omega", D, r->omega, 3, dSHK, "1",
+                       "omega of each key row: sum over the calibration steps of (A_t^T scale q_t)_i^2 [S,H,K]") ||
+             h5u_write(f, "row_magnitude", D, r->mag, 3, dSHK, "state units",
+                       "row RMS summed over the calibration run's second half [S,H,K]") ||
+             h5u_write(f, "octile_of_row", H5T_NATIVE_INT8, r->group, 4, dG, "1",
+                       "octile (0: lowest) of each key row in each order [S,order,H,K]");
     if (rc) {
         h5u_abandon(f, c->output);
         return STEPQ_ERR;
@@ -202,13 +218,16 @@ static int write_out(const stepq_octile_cfg* c, const oct_run* r, const double* 
 
 int stepq_octile(const stepq_octile_cfg* c) {
     const stepq_source* s0 = c->srcs[0];
-    oct_run r = {c, c->n_seeds, s0->n_heads, NULL, NULL, 0};
+    oct_run r = {c, c->n_seeds, s0->n_heads, NULL, NULL, NULL, NULL, NULL, 0};
     if (s0->K % N_OCT || c->prefill + c->decode > s0->T || c->calib_steps > c->calib[0]->T) {
         stepq_error("octile needs K a multiple of 8 and streams long enough (%s)", s0->desc);
         return STEPQ_ERR;
     }
     r.acc = callocCheck((size_t)r.S * N_RUNS * r.H, sizeof(double));
     r.ref = callocCheck((size_t)r.S * r.H, sizeof(double));
+    r.omega = callocCheck((size_t)r.S * r.H * s0->K, sizeof(double));
+    r.mag = callocCheck((size_t)r.S * r.H * s0->K, sizeof(double));
+    r.group = callocCheck((size_t)r.S * N_ORDERS * r.H * s0->K, 1);
     stepq_progress pr;
     stepq_progress_start(&pr, "octile", "heads", (long)r.S * r.H);
     for (int s = 0; s < r.S && !r.failed; s++) run_seed(&r, s, &pr);
@@ -242,5 +261,8 @@ int stepq_octile(const stepq_octile_cfg* c) {
     }
     free(r.acc);
     free(r.ref);
+    free(r.omega);
+    free(r.mag);
+    free(r.group);
     return rc;
 }

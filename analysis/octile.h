@@ -9,7 +9,8 @@
 //
 // Output (HDF5): orders ["omega", "magnitude", "random"], seeds [S]; acc [S,3,8,H] and ref [S,H]
 // (sums of squared read-out errors and of ||y||^2); rel_pooled [S,3,8]; rel_pooled_mean, _ci95
-// [3,8]; spearman [S,3] (octile index against pooled error), top_over_bottom [S,3]; a .tsv.
+// [3,8]; spearman [S,3] (octile index against pooled error), top_over_bottom [S,3]; the rows'
+// ranking statistics row_omega, row_magnitude [S,H,K] and octile_of_row [S,3,H,K]; a .tsv.
 #ifndef STEPQ_OCTILE_H
 #define STEPQ_OCTILE_H
 

@@ -241,7 +241,8 @@ static int write_h5(const stepq_selfcorrect_cfg* c, const sc_run* r, const doubl
     hsize_t dSFHW[4] = {(hsize_t)S, (hsize_t)F, (hsize_t)H, (hsize_t)W}, dSFW[3] = {(hsize_t)S, (hsize_t)F, (hsize_t)W};
     hsize_t dSFQW[4] = {(hsize_t)S, (hsize_t)F, 4, (hsize_t)W}, dFW[2] = {(hsize_t)F, (hsize_t)W};
     hid_t D = H5T_NATIVE_DOUBLE;
-    double* tmp = mallocCheck(sizeof(double) * (size_t)S * F * H * W);
+    // the largest of [S,F,H,W] and [S,F,4,W] (fewer than four heads)
+    double* tmp = mallocCheck(sizeof(double) * (size_t)S * F * (H > 4 ? H : 4) * W);
     int rc = stepq_write_provenance(f, &c->prov) || h5u_attr_i64(f, "prefill", c->prefill) ||
              h5u_attr_i64(f, "decode", c->decode) ||
              h5u_write_strings(f, "formats", names, F, "formats whose error is injected") ||

@@ -51,11 +51,11 @@ static int apply_quick(stepq_cfgfile* cf, int quick) {
             }
     if (q) config_setting_remove(root, "quick");
     cf->quick = quick;
-    // a quick run writes under results/quick/, never over a full run's results or plan
-    static const char* const paths[] = {"output", "plan"};
-    for (size_t i = 0; quick && i < sizeof paths / sizeof *paths; i++) {
-        config_setting_t* s = config_setting_get_member(root, paths[i]);
-        const char* v = s && config_setting_type(s) == CONFIG_TYPE_STRING ? config_setting_get_string(s) : NULL;
+    // a quick run writes under results/quick/, never over a full run's results or plan: every
+    // path of the root under results/ moves there
+    for (int i = 0; quick && i < config_setting_length(root); i++) {
+        config_setting_t* s = config_setting_get_elem(root, (unsigned)i);
+        const char* v = config_setting_type(s) == CONFIG_TYPE_STRING ? config_setting_get_string(s) : NULL;
         if (!v || strncmp(v, "results/", 8)) continue;
         char moved[4096];
         snprintf(moved, sizeof moved, "results/quick/%s", v + 8);

@@ -15,8 +15,8 @@ typedef struct {
 
 // quick: merge the config's `quick = { ... }` group over its root first (the small sizes the
 // tests run: a key there replaces the root's, a group there merges into the root's group);
-// the quick group is removed either way. A quick run's `output` and `plan` under results/ move
-// to results/quick/, so it never overwrites a full run; the stored text notes the quick run.
+// the quick group is removed either way. A quick run's paths under results/ (output, plan,
+// report) move to results/quick/, so it never overwrites a full run; the stored text notes the quick run.
 int cfg_load(stepq_cfgfile* cf, const char* path, int quick);
 void cfg_free(stepq_cfgfile* cf);
 
