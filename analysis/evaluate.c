@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "../base/common.h"
+#include "../base/stats.h"
 #include "runner.h"
 
 int stepq_evaluate(double* pooled, int* diverged, const stepq_source* src,
@@ -24,7 +25,7 @@ int stepq_evaluate(double* pooled, int* diverged, const stepq_source* src,
             num += o.acc_sq[fh];
             den += o.acc_ref[h];
         }
-        pooled[f] = den > 0 ? sqrt(num / den) : NAN;
+        pooled[f] = stepq_rel(num, den);
         if (diverged) diverged[f] = nd;
     }
     stepq_run_out_free(&o);

@@ -166,7 +166,7 @@ static void summarise(double* out, const hl_run* r, int s) {
     const size_t n = (size_t)r->H * r->U, o = (size_t)s * n;
     double* norm = mallocCheck(sizeof(double) * n);
     int* q = mallocCheck(sizeof(int) * n);
-    for (size_t i = 0; i < n; i++) norm[i] = r->d[o + i] > 0 ? r->acc[o + i] / r->d[o + i] : 0;
+    for (size_t i = 0; i < n; i++) norm[i] = stepq_ratio(r->acc[o + i], r->d[o + i]);
     out[HL_SPEARMAN_ACC] = stepq_spearman(r->hl + o, r->acc + o, n);
     out[HL_SPEARMAN_NORM] = stepq_spearman(r->hl + o, norm, n);
     out[HL_SPEARMAN_PERS] = stepq_spearman(r->hl + o, r->pers + o, n);
@@ -190,7 +190,7 @@ static int write_table(const stepq_halflife_cfg* c, const hl_run* r) {
     fprintf(fp, "# halflife: one unit a line (first seed): half_life acc d acc_over_d persistence\n");
     for (size_t i = 0; i < (size_t)r->H * r->U; i++)
         fprintf(fp, "%.6e\t%.6e\t%.6e\t%.6e\t%.6e\n", r->hl[i], r->acc[i], r->d[i],
-                r->d[i] > 0 ? r->acc[i] / r->d[i] : 0, r->pers[i]);
+                stepq_ratio(r->acc[i], r->d[i]), r->pers[i]);
     return fclose(fp) == 0 ? STEPQ_OK : STEPQ_ERR;
 }
 

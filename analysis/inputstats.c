@@ -26,7 +26,7 @@ static double ridge_ratio(const float* S, int K, int V, int by_row, double* work
     }
     gsl_sort(work, 1, (size_t)n);
     double med = gsl_stats_median_from_sorted_data(work, 1, (size_t)n);
-    return med > 0 ? work[n - 1] / med : 0;
+    return stepq_ratio(work[n - 1], med);
 }
 
 // participation ratio of the key second moment C = sum_t k_t k_t^T (K, K): the number of

@@ -94,7 +94,7 @@ int stepq_knobs(const stepq_knobs_cfg* c) {
                  h5u_write(g, "pooled", H5T_NATIVE_DOUBLE, pooled, 3, dVSF, "1",
                            "pooled relative read-out error [value,seed,format]") ||
                  h5u_write(g, "pooled_mean", H5T_NATIVE_DOUBLE, m, 2, dVF, "1", "mean over seeds [value,format]") ||
-                 h5u_write(g, "pooled_ci95", H5T_NATIVE_DOUBLE, ci, 2, dVF, "1", "95% CI half-width [value,format]");
+                 h5u_write(g, "pooled_ci95", H5T_NATIVE_DOUBLE, ci, 2, dVF, "1", "95% CI half-width over seeds, NaN with one seed [value,format]");
             if (g >= 0) H5Gclose(g);
             printf("  %-8s (paper %g)\n", sw->knob, sw->paper);
             for (int v = 0; v < V; v++) {

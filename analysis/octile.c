@@ -155,7 +155,7 @@ static void summarise(double* rel, double* sp, double* tb, const oct_run* r) {
             for (int k = 0; k < N_OCT; k++) {
                 double num = 0;
                 for (int h = 0; h < r->H; h++) num += r->acc[((size_t)s * N_RUNS + o * N_OCT + k) * r->H + h];
-                e[k] = rel[((size_t)s * N_ORDERS + o) * N_OCT + k] = den > 0 ? sqrt(num / den) : NAN;
+                e[k] = rel[((size_t)s * N_ORDERS + o) * N_OCT + k] = stepq_rel(num, den);
                 idx[k] = k;
             }
             sp[(size_t)s * N_ORDERS + o] = stepq_spearman(idx, e, N_OCT);
@@ -200,7 +200,7 @@ static int write_out(const stepq_octile_cfg* c, const oct_run* r, const double* 
              h5u_write(f, "ref", D, r->ref, 2, dSH, "(value units)^2", "sum over decode of ||y||^2 [S,H]") ||
              h5u_write(f, "rel_pooled", D, rel, 3, dR, "1", "sqrt(sum_h acc / sum_h ref) [S,order,octile]") ||
              h5u_write(f, "rel_pooled_mean", D, m, 2, dM, "1", "mean over seeds [order,octile]") ||
-             h5u_write(f, "rel_pooled_ci95", D, ci, 2, dM, "1", "95% CI half-width over seeds [order,octile]") ||
+             h5u_write(f, "rel_pooled_ci95", D, ci, 2, dM, "1", "95% CI half-width over seeds, NaN with one seed [order,octile]") ||
              h5u_write(f, "spearman", D, sp, 2, dSO, "1", "Spearman(octile index, rel_pooled) [S,order]") ||
              h5u_write(f, "top_over_bottom", D, tb, 2, dSO, "1", "rel_pooled of octile 7 over octile 0 [S,order]") ||
              h5u_write(f, "row_omega", D, r->omega, 3, dSHK, "1",

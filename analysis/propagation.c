@@ -49,10 +49,10 @@ static int write_seed_summary(hid_t f, const stepq_propagation_cfg* c, const see
                   "median over heads of the accumulated relative read-out error [S,F]") ||
         h5u_write(g, "readout_rel_pooled_mean", D, mean, 1, dF, "1", "mean over seeds [F]") ||
         h5u_write(g, "readout_rel_pooled_ci95", D, mean + F, 1, dF, "1",
-                  "half-width of the 95% confidence interval over seeds (Student t) [F]") ||
+                  "half-width of the 95% confidence interval over seeds (Student t), NaN with one seed [F]") ||
         h5u_write(g, "readout_rel_median_mean", D, mean + 2 * F, 1, dF, "1", "mean over seeds [F]") ||
         h5u_write(g, "readout_rel_median_ci95", D, mean + 3 * F, 1, dF, "1",
-                  "half-width of the 95% confidence interval over seeds (Student t) [F]") ||
+                  "half-width of the 95% confidence interval over seeds (Student t), NaN with one seed [F]") ||
         h5u_write(g, "diverged_heads", H5T_NATIVE_INT, ss->diverged, 1, dF, "heads",
                   "head-runs (over all seeds) where the format diverged and was left out [F]");
     if (g >= 0) H5Gclose(g);
@@ -80,7 +80,7 @@ static int write_h5(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
     double* rel = mallocCheck(sizeof(double) * F * H);
     double max_p1 = 0;
     for (int i = 0; i < F * H; i++) {
-        rel[i] = o->acc_ref[i % H] > 0 ? sqrt(o->acc_sq[i] / o->acc_ref[i % H]) : 0;
+        rel[i] = stepq_rel(o->acc_sq[i], o->acc_ref[i % H]);
         max_p1 = fmax(max_p1, o->p1_resid[i]);
     }
     hsize_t dF[1] = {(hsize_t)F}, dH[1] = {(hsize_t)H}, dNB[1] = {(hsize_t)NB};
@@ -165,7 +165,7 @@ static void accumulate(double* pooled, double* median, int* ndiv, const stepq_ru
         double num = 0, den = 0, q[STEPQ_NQ];
         for (int h = 0; h < o->H; h++) {
             size_t fh = (size_t)f * o->H + h;
-            acc[h] = o->acc_ref[h] > 0 ? sqrt(o->acc_sq[fh] / o->acc_ref[h]) : 0;  // NaN: diverged
+            acc[h] = stepq_rel(o->acc_sq[fh], o->acc_ref[h]);  // NaN: diverged
             if (o->diverged[fh] >= 0) {
                 ndiv[f]++;
                 continue;
@@ -174,7 +174,7 @@ static void accumulate(double* pooled, double* median, int* ndiv, const stepq_ru
             den += o->acc_ref[h];
         }
         stepq_quantiles(q, acc, (size_t)o->H, work);
-        pooled[f] = den > 0 ? sqrt(num / den) : 0;
+        pooled[f] = stepq_rel(num, den);
         median[f] = q[2];
     }
     free(acc);

@@ -69,7 +69,7 @@ static int write_block(hid_t f, const char* name, const double* x, int R, int S,
     hsize_t d3[3] = {(hsize_t)R, (hsize_t)S, (hsize_t)K}, d2[2] = {(hsize_t)R, (hsize_t)K};
     int rc = h5u_write(f, name, H5T_NATIVE_DOUBLE, x, 3, d3, units, desc) ||
              h5u_write(f, nm, H5T_NATIVE_DOUBLE, m, 2, d2, units, "mean over seeds [regime, k]") ||
-             h5u_write(f, nc, H5T_NATIVE_DOUBLE, ci, 2, d2, units, "95% CI half-width over seeds [regime, k]");
+             h5u_write(f, nc, H5T_NATIVE_DOUBLE, ci, 2, d2, units, "95% CI half-width over seeds, NaN with one seed [regime, k]");
     free(m);
     free(ci);
     return rc ? STEPQ_ERR : STEPQ_OK;

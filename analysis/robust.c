@@ -71,7 +71,7 @@ static int write_out(const stepq_robust_cfg* c, const double* sp, const double* 
     rc = rc || h5u_write(h, "cross", D, cross, 4, dX, "1",
                          "pooled read-out error of the plan of regime a on streams of regime b [a,b,S,F]") ||
          h5u_write(h, "cross_mean", D, m, 3, dM, "1", "mean over seeds [a,b,F]") ||
-         h5u_write(h, "cross_ci95", D, ci, 3, dM, "1", "95% CI half-width over seeds [a,b,F]");
+         h5u_write(h, "cross_ci95", D, ci, 3, dM, "1", "95% CI half-width over seeds, NaN with one seed [a,b,F]");
     free(fn);
     if (rc) {
         h5u_abandon(h, c->output);

@@ -277,7 +277,7 @@ static int write_h5(const stepq_selfcorrect_cfg* c, const sc_run* r, const doubl
         }
         rc = rc || h5u_write(g, "ratio_pooled_mean", D, tmp, 2, dFW, "1", "mean over seeds [F,W]") ||
              h5u_write(g, "ratio_pooled_ci95", D, tmp + (size_t)F * W, 2, dFW, "1",
-                       "half-width of the 95% confidence interval over seeds [F,W]");
+                       "half-width of the 95% confidence interval over seeds, NaN with one seed [F,W]");
         if (g >= 0) H5Gclose(g);
     }
     free(tmp);

@@ -10,7 +10,7 @@
 
 void stepq_mean_ci95(double* mean, double* half, const double* x, int n) {
     *mean = gsl_stats_mean(x, 1, (size_t)n);
-    *half = n > 1 ? gsl_cdf_tdist_Pinv(0.975, n - 1) * gsl_stats_sd(x, 1, (size_t)n) / sqrt(n) : 0;
+    *half = n > 1 ? gsl_cdf_tdist_Pinv(0.975, n - 1) * gsl_stats_sd(x, 1, (size_t)n) / sqrt(n) : NAN;
 }
 
 const double stepq_quantile_levels[STEPQ_NQ] = {0.10, 0.25, 0.50, 0.75, 0.90};

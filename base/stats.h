@@ -5,8 +5,18 @@
 
 #include <stddef.h>
 
-// mean and half-width of the 95% confidence interval (Student t) of x (n); 0 width if n < 2
+#include <math.h>
+
+// mean and half-width of the 95% confidence interval (Student t) of x (n); the width is NaN
+// when n < 2 (one seed has no interval: never a fake 0)
 void stepq_mean_ci95(double* mean, double* half, const double* x, int n);
+
+// num / den where both are finite and den > 0; NaN otherwise: a broken or empty reference never
+// reads as zero error (stepq_rel: sqrt of the ratio of two sums of squares)
+static inline double stepq_ratio(double num, double den) {
+    return isfinite(num) && isfinite(den) && den > 0 ? num / den : NAN;
+}
+static inline double stepq_rel(double num_sq, double den_sq) { return sqrt(stepq_ratio(num_sq, den_sq)); }
 
 // The quantiles the plots draw as a band across heads (p10, p25, median, p75, p90).
 #define STEPQ_NQ 5

@@ -52,7 +52,7 @@ int stepq_make_parent(const char* path) {
 
 static const char* const keys_source_synth[] = {"type", "preset", "layers", "heads", "knobs",
                                                 "model_seed", NULL};
-static const char* const keys_source_trace[] = {"type", "path", NULL};
+static const char* const keys_source_trace[] = {"type", "path", "normalize", NULL};
 
 // source.knobs = { key_ridge_gain = 8.0; ... }: overrides of the preset's generator knobs; k
 // itself when g is NULL
@@ -78,10 +78,10 @@ static int knobs_from_cfg(stepq_synth_params* p, const stepq_cfgfile* cf, const 
 }
 
 // "trace PATH fnv1a HEX" of a trace file
-static int describe_trace(char* desc, size_t n, const char* path) {
+static int describe_trace(char* desc, size_t n, const char* path, int normalize) {
     uint64_t h;
     if (stepq_file_fnv1a(&h, path) != STEPQ_OK) return STEPQ_ERR;
-    snprintf(desc, n, "trace %s fnv1a %016" PRIx64, path, h);
+    snprintf(desc, n, "trace %s fnv1a %016" PRIx64 "%s", path, h, normalize ? ", q and k normalised on reading" : "");
     return STEPQ_OK;
 }
 
@@ -135,11 +135,12 @@ int stepq_source_from_cfg(stepq_source** out, const stepq_cfgfile* cf, uint64_t 
         return STEPQ_ERR;
     }
     const char* path;
+    int normalize;
     if (cfg_check_keys(cf, g, keys_source_trace) || cfg_str(cf, g, "path", &path, 1, NULL) ||
-        (desc && describe_trace(desc, desc_n, path)))
+        cfg_bool(cf, g, "normalize", &normalize, 0) || (desc && describe_trace(desc, desc_n, path, normalize)))
         return STEPQ_ERR;
     stepq_trace tr;
-    if (stepq_trace_read(&tr, path)) return STEPQ_ERR;
+    if (stepq_trace_read(&tr, path, normalize)) return STEPQ_ERR;
     *out = stepq_trace_source(&tr, path);
     return STEPQ_OK;
 }
@@ -200,7 +201,7 @@ int stepq_formats_check_plan(const stepq_cfgfile* cf, const stepq_format* const*
 
 const char* const stepq_keys_calibrate[] = {
     "seeds", "traces", "steps", "horizon", "gamma", "rho", "refits", "snapshot_every",
-    "reservoir", "pivots", "pivot_fraction", "damp_fraction", "seed", NULL};
+    "reservoir", "pivots", "pivot_fraction", "damp_fraction", "seed", "normalize", NULL};
 
 void stepq_calib_build_free(stepq_calib_build* b) {
     for (int i = 0; b->c.segments && i < b->c.n_segments; i++) stepq_source_free(b->c.segments[i]);
@@ -211,8 +212,8 @@ void stepq_calib_build_free(stepq_calib_build* b) {
 // the segments: a run of the synthetic source per seed, or a trace file each; text gets what
 // determines them
 static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const int* seeds,
-                             int ns, const char** traces, int nt, const config_setting_t* extra,
-                             char* text, size_t text_n) {
+                             int ns, const char** traces, int nt, int normalize,
+                             const config_setting_t* extra, char* text, size_t text_n) {
     const int n = ns ? ns : nt;
     size_t o = strlen(text);
     b->c.segments = callocCheck((size_t)n, sizeof *b->c.segments);
@@ -226,7 +227,8 @@ static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, cons
             o += (size_t)snprintf(text + o, text_n - o, " %d", seeds[i]);
         } else {
             stepq_trace tr;
-            if (describe_trace(desc, sizeof desc, traces[i]) || stepq_trace_read(&tr, traces[i]))
+            if (describe_trace(desc, sizeof desc, traces[i], normalize) ||
+                stepq_trace_read(&tr, traces[i], normalize))
                 return STEPQ_ERR;
             b->c.segments[i] = stepq_trace_source(&tr, traces[i]);
             o += (size_t)snprintf(text + o, text_n - o, "segment: %s\n", desc);
@@ -240,10 +242,10 @@ int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const co
                          const char* output, const config_setting_t* extra) {
     long long steps, refits, every, reservoir, pivots, seed;
     double horizon, gamma, rho, pfrac, dfrac;
-    int *seeds = NULL, ns = 0, nt = 0;
+    int *seeds = NULL, ns = 0, nt = 0, normalize = 0;
     const char** traces = NULL;
     memset(b, 0, sizeof *b);
-    int rc = (g && cfg_check_keys(cf, g, stepq_keys_calibrate)) ||
+    int rc = (g && cfg_check_keys(cf, g, stepq_keys_calibrate)) || cfg_bool(cf, g, "normalize", &normalize, 0) ||
         cfg_int_list(cf, g, "seeds", &seeds, &ns, 0) || cfg_str_list(cf, g, "traces", &traces, &nt, 0) ||
         cfg_int(cf, g, "steps", &steps, 0, 2048, 1, 1LL << 40) ||
         cfg_float(cf, g, "horizon", &horizon, 0, 2048, 1, 1e9) ||
@@ -263,7 +265,11 @@ int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const co
     }
     char text[16384];
     snprintf(text, sizeof text, "stepq %s\n", stepq_git_revision());
-    rc = rc || segments_from_cfg(b, cf, seeds, ns, traces, nt, extra, text, sizeof text);
+    if (!rc && normalize && !nt) {
+        stepq_error("%s: 'normalize' applies to calibration traces; this calibration runs the synthetic source", cf->path);
+        rc = STEPQ_ERR;
+    }
+    rc = rc || segments_from_cfg(b, cf, seeds, ns, traces, nt, normalize, extra, text, sizeof text);
     if (!rc) {
         const stepq_source* s0 = b->c.segments[0];
         int units = s0->n_heads * (s0->kind == STEPQ_KDA ? s0->K : 1);

@@ -99,18 +99,21 @@ int stepq_cmd_calibrate(int argc, char** argv) {
 int stepq_cmd_replay(int argc, char** argv) {
     const char *in = NULL, *fmt_name = NULL, *out = NULL, *plan_path = NULL;
     long long prefill = 0;
+    int normalize = 0;
     if (stepq_wants_help(argc, argv)) {
         char planned[512];
         planned_names(planned, sizeof planned);
         printf("usage: stepq replay --trace IN.h5 --format NAME --out OUT.h5 [--prefill N]\n"
-               "                    [--plan PLAN.h5] [--threads N]\n\n"
+               "                    [--plan PLAN.h5] [--normalize] [--threads N]\n\n"
                "Runs a trace through the decode-step protocol of method 2 in format NAME, beside a\n"
                "float32 reference on the same inputs. With --prefill N the first N steps run at\n"
                "native precision and the boundary state is encoded once (default 0: the trace's\n"
                "S0 is encoded at step 0). Writes y [T,HV,V], y_ref, S_final [HV,K,V], S_ref_final,\n"
                "per-step err_readout and err_state [HV,D], accumulated_readout_rel and p1_residual.\n"
                "These formats need --plan, made for the trace's heads (layer 0, head = value head)\n"
-               "by `stepq calibrate`: %s.\n", planned);
+               "by `stepq calibrate`: %s.\n"
+               "q and k must be L2-normalised per head and step (within 1e-3), as fla feeds them;\n"
+               "--normalize divides them by their norms instead of refusing the trace.\n", planned);
         return 0;
     }
     stepq_opt opts[] = {
@@ -119,6 +122,7 @@ int stepq_cmd_replay(int argc, char** argv) {
         {"--out", OPT_STR, &out, NULL, 0, 0, 1, "the output file OUT.h5", 0},
         {"--prefill", OPT_INT, &prefill, NULL, 0, STEPS_MAX, 0, "N", 0},
         {"--plan", OPT_STR, &plan_path, NULL, 0, 0, 0, "a plan file PLAN.h5", 0},
+        {"--normalize", OPT_FLAG, &normalize, NULL, 0, 0, 0, NULL, 0},
         THREADS_OPT(&stepq_threads_override),
         {0}};
     if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
@@ -134,7 +138,7 @@ int stepq_cmd_replay(int argc, char** argv) {
         return 2;
     }
     stepq_trace tr;
-    if (stepq_trace_read(&tr, in)) return 1;
+    if (stepq_trace_read(&tr, in, normalize)) return 1;
     if (prefill >= tr.T) {
         stepq_error("replay: --prefill %lld must be below the %ld steps of %s", prefill, tr.T, in);
         stepq_trace_free(&tr);
@@ -147,8 +151,8 @@ int stepq_cmd_replay(int argc, char** argv) {
     }
     stepq_source* src = stepq_trace_source(&tr, in);
     char cmdline[4096];
-    snprintf(cmdline, sizeof cmdline, "stepq replay --trace %s --format %s --out %s --prefill %lld",
-             in, fmt_name, out, prefill);
+    snprintf(cmdline, sizeof cmdline, "stepq replay --trace %s --format %s --out %s --prefill %lld%s",
+             in, fmt_name, out, prefill, normalize ? " --normalize" : "");
     stepq_replay_cfg rc = {src, fmt, prefill, pp, out, {"replay", NULL, cmdline, 0, src->desc}};
     int r = stepq_make_parent(out) || stepq_replay(&rc);
     stepq_source_free(src);

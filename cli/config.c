@@ -175,6 +175,16 @@ int cfg_int(const stepq_cfgfile* cf, const config_setting_t* g, const char* name
     return STEPQ_OK;
 }
 
+int cfg_bool(const stepq_cfgfile* cf, const config_setting_t* g, const char* name, int* out, int def) {
+    int err = 0;
+    config_setting_t* s = member(cf, g, name, 0, &err);
+    if (err) return STEPQ_ERR;
+    if (!s) { *out = def; return STEPQ_OK; }
+    if (config_setting_type(s) != CONFIG_TYPE_BOOL) return type_error(cf, s, "true or false");
+    *out = config_setting_get_bool(s);
+    return STEPQ_OK;
+}
+
 int cfg_float(const stepq_cfgfile* cf, const config_setting_t* g, const char* name, double* out,
               int required, double def, double lo, double hi) {
     int err = 0;

@@ -28,6 +28,7 @@ int cfg_int(const stepq_cfgfile* cf, const config_setting_t* g, const char* name
             int required, long long def, long long lo, long long hi);
 int cfg_float(const stepq_cfgfile* cf, const config_setting_t* g, const char* name, double* out,
               int required, double def, double lo, double hi);
+int cfg_bool(const stepq_cfgfile* cf, const config_setting_t* g, const char* name, int* out, int def);
 int cfg_str(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
             const char** out, int required, const char* def);
 // list or array of integers / strings; *out malloc'd (NULL when empty or absent)

@@ -66,6 +66,10 @@ expect_error missing "missing_beta.h5: missing dataset 'beta'" "$dir/o1.h5" -- "
 expect_error shape "short_v.h5: dataset 'v' has shape \[19, 2, 128\], expected \[T=20" "$dir/o2.h5" -- "$stepq" replay --trace "$dir/short_v.h5" --format int8 --out "$dir/o2.h5"
 expect_error nan "nan_k.h5: dataset 'k' holds NaN at index \[3, 1, 17\]" "$dir/o3.h5" -- "$stepq" replay --trace "$dir/nan_k.h5" --format int8 --out "$dir/o3.h5"
 expect_error inf "inf_v.h5: dataset 'v' holds Inf at index \[5, 0, 2\]" "$dir/o4.h5" -- "$stepq" replay --trace "$dir/inf_v.h5" --format int8 --out "$dir/o4.h5"
+expect_error unnorm "unnorm_k.h5: dataset 'k' is not L2-normalised: step 4, head 1 has norm 2 " "$dir/o7.h5" -- "$stepq" replay --trace "$dir/unnorm_k.h5" --format int8 --out "$dir/o7.h5"
+"$stepq" replay --trace "$dir/unnorm_k.h5" --format int8 --out "$dir/o8.h5" --normalize >/dev/null 2>&1 && [ -f "$dir/o8.h5" ] && ok || bad "--normalize did not accept a trace with an unnormalised key"
+expect_error zscale "zero_scale.h5: attribute 'scale' is 0; it must be finite and positive" "$dir/o9.h5" -- "$stepq" replay --trace "$dir/zero_scale.h5" --format int8 --out "$dir/o9.h5"
+expect_error overflow "the float32 reference met a non-finite state or read-out at head 0 \(layer 0, head 0\), step 3" "$dir/o10.h5" -- "$stepq" replay --trace "$dir/overflow.h5" --format int8 --out "$dir/o10.h5"
 expect_error nofile "nosuch.h5: cannot open" "$dir/o5.h5" -- "$stepq" replay --trace "$dir/nosuch.h5" --format int8 --out "$dir/o5.h5"
 expect_error badfmt "unknown format 'int5'" "$dir/o6.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int5 --out "$dir/o6.h5"
 cat >"$dir/nan_run.cfg" <<CFG
@@ -142,7 +146,7 @@ expect_error threads_abc "run: --threads 'abc' is not valid: it takes an integer
 expect_error threads_big "replay: --threads '100000' is not valid: it takes an integer in \[0, 4096\]" "$dir/t2.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/t2.h5" --threads 100000
 expect_error seed_neg "trace: --seed '-1' is not valid: it takes an integer in \[0, " "$dir/t3.h5" -- "$stepq" trace --out "$dir/t3.h5" --steps 4 --seed -1
 expect_error prefill_12x "replay: --prefill '12x' is not valid: it takes an integer in \[0, " "$dir/t4.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/t4.h5" --prefill 12x
-expect_error unknown_opt "replay: unknown option --frobnicate \(it takes --trace, --format, --out, --prefill, --plan, --threads" "$dir/t5.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/t5.h5" --frobnicate 3
+expect_error unknown_opt "replay: unknown option --frobnicate \(it takes --trace, --format, --out, --prefill, --plan, --normalize, --threads" "$dir/t5.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/t5.h5" --frobnicate 3
 expect_error no_value "trace: --steps needs a value: an integer in \[1, " "$dir/t6.h5" -- "$stepq" trace --out "$dir/t6.h5" --steps
 expect_error twice "trace: --steps is given twice" "$dir/t7.h5" -- "$stepq" trace --out "$dir/t7.h5" --steps 4 --steps 5
 expect_error required "replay: --out is required" "" -- "$stepq" replay --trace "$dir/good.h5" --format int8
