@@ -352,11 +352,16 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
     if (c->key) snprintf(p.calibration_key, sizeof p.calibration_key, "%s", c->key);
     calib_ctx x = {c, &p, NULL, callocCheck((size_t)p.H, sizeof(int))};
     if (p.kind == STEPQ_KDA) {
-        size_t bytes = sizeof(float) * (size_t)p.H * c->reservoir * p.K * p.V;
-        if (bytes > (size_t)8 << 30)
-            fprintf(stderr, "calibrate: keeping %.1f GiB of KDA snapshots for the pivot pass\n",
-                    bytes / 1073741824.0);
-        x.reservoirs = mallocCheck(bytes);
+        double bytes = (double)sizeof(float) * p.H * c->reservoir * p.K * p.V;
+        if (stepq_check_memory(bytes, "calibrate: keeping the KDA snapshots for the pivot pass (heads x "
+                                      "reservoir x K x V floats)")) {
+            free(x.n_snap);
+            stepq_plan_free(&p);
+            return STEPQ_ERR;
+        }
+        if (bytes > 8.0 * 1073741824.0)
+            fprintf(stderr, "calibrate: keeping %.1f GiB of KDA snapshots for the pivot pass\n", bytes / 1073741824.0);
+        x.reservoirs = mallocCheck((size_t)bytes);
     }
     stepq_progress pr;
     stepq_progress_start(&pr, "calibrate", "heads", p.H);

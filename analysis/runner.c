@@ -227,6 +227,13 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
         free(plan_index);
         return STEPQ_ERR;
     }
+    if (cfg->keep_y &&
+        stepq_check_memory(4.0 * ((double)(cfg->n_formats + 1) * src->n_heads * (cfg->prefill + cfg->decode) * src->V +
+                                  (double)(cfg->n_formats + 1) * src->n_heads * src->K * src->V),
+                           "keeping every read-out and final state of the run")) {
+        free(plan_index);
+        return STEPQ_ERR;
+    }
     out_alloc(o, src, cfg);
     run_failure fail = {0, 0, 0, 0, 0};
     stepq_progress pr;

@@ -129,9 +129,17 @@ int h5u_read_f32(float** data, hsize_t* dims, hid_t file, const char* fname, con
         rc = STEPQ_ERR;
     } else {
         H5Sget_simple_extent_dims(sp, dims, NULL);
-        size_t n = 1;
-        for (int i = 0; i < rank; i++) n *= dims[i];
-        *data = mallocCheck(n * sizeof(float));
+        double n = 1;
+        for (int i = 0; i < rank; i++) n *= (double)dims[i];
+        char what[512];
+        snprintf(what, sizeof what, "%s: dataset '%s'", fname, name);
+        if (stepq_check_memory(n * sizeof(float), what)) {
+            H5Tclose(t);
+            H5Sclose(sp);
+            H5Dclose(d);
+            return STEPQ_ERR;
+        }
+        *data = mallocCheck((size_t)n * sizeof(float));
         if (H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, *data) < 0) {
             stepq_error("%s: cannot read dataset '%s'", fname, name);
             free(*data);

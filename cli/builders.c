@@ -92,6 +92,18 @@ static void describe_list(char* buf, size_t n, const char* name, const int* x, i
     if (o < n) snprintf(buf + o, n - o, "]");
 }
 
+// a list of indices must name each one once (a repeated head would be counted twice)
+static int no_repeats(const stepq_cfgfile* cf, const config_setting_t* g, const char* name, const int* x, int n) {
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < i; k++)
+            if (x[k] == x[i]) {
+                stepq_error("%s:%d: '%s' lists %d twice", cf->path,
+                            config_setting_source_line(config_setting_get_member(g, name)), name, x[i]);
+                return STEPQ_ERR;
+            }
+    return STEPQ_OK;
+}
+
 static int synth_from_cfg(stepq_source** out, const stepq_cfgfile* cf, const config_setting_t* g,
                           uint64_t seed, long long model, const config_setting_t* extra, char* desc,
                           size_t desc_n) {
@@ -102,7 +114,8 @@ static int synth_from_cfg(stepq_source** out, const stepq_cfgfile* cf, const con
     int rc = cfg_check_keys(cf, g, keys_source_synth) || cfg_str(cf, g, "preset", &preset, 1, NULL) ||
              cfg_int(cf, g, "model_seed", &model_seed, 0, 0, 0, (long long)1 << 62) ||
              cfg_int_list(cf, g, "layers", &layers, &nl, 0) ||
-             cfg_int_list(cf, g, "heads", &heads, &nh, 0) || stepq_synth_preset(&p, preset) ||
+             cfg_int_list(cf, g, "heads", &heads, &nh, 0) || no_repeats(cf, g, "layers", layers, nl) ||
+             no_repeats(cf, g, "heads", heads, nh) || stepq_synth_preset(&p, preset) ||
              knobs_from_cfg(&p, cf, g, NULL) || (extra && knobs_from_cfg(&p, cf, NULL, extra));
     if (!rc && model >= 0) model_seed = model;
     if (!rc && desc) {

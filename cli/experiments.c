@@ -88,8 +88,30 @@ static int seeds_from_cfg(uint64_t** out, int* n, const stepq_cfgfile* cf) {
     if (cfg_int(cf, NULL, "seed", &seed, 0, 1, 0, (long long)1 << 62) ||
         cfg_int_list(cf, NULL, "seeds", &list, &ns, 0))
         return STEPQ_ERR;
+    const config_setting_t* ls = config_lookup(&cf->cfg, "seeds");
     if (ns && config_lookup(&cf->cfg, "seed")) {
         stepq_error("%s: give 'seed' or 'seeds' (several runs, confidence intervals), not both", cf->path);
+        free(list);
+        return STEPQ_ERR;
+    }
+    if (ls && ns == 0) {
+        stepq_error("%s:%d: 'seeds' is empty", cf->path, config_setting_source_line(ls));
+        return STEPQ_ERR;
+    }
+    for (int i = 0; i < ns; i++)
+        for (int k = 0; k < i; k++)
+            if (list[k] == list[i]) {
+                stepq_error("%s:%d: 'seeds' lists %d twice (the interval would count one run twice)", cf->path,
+                            config_setting_source_line(ls), list[i]);
+                free(list);
+                return STEPQ_ERR;
+            }
+    const char* type = NULL;
+    config_lookup_string(&cf->cfg, "source.type", &type);
+    if (ns > 1 && type && !strcmp(type, "trace")) {
+        stepq_error("%s:%d: 'seeds' over a trace source: a trace is one stream, so every seed would "
+                    "rerun it and the interval would be a fake zero; give one trace per run", cf->path,
+                    config_setting_source_line(ls));
         free(list);
         return STEPQ_ERR;
     }
@@ -158,6 +180,13 @@ static int run_propagation(const stepq_cfgfile* cf) {
     stepq_set_threads(threads);
     if (calib && !plan_path) {
         stepq_error("%s: a 'calibrate' group needs 'plan', the file it writes", cf->path);
+        free(fmts);
+        free(seeds);
+        return STEPQ_ERR;
+    }
+    if (bin > decode || decode % bin) {
+        stepq_error("%s:%d: 'bin' = %lld must divide 'decode' = %lld (every bin averages the same number of "
+                    "steps)", cf->path, config_setting_source_line(config_lookup(&cf->cfg, "bin")), bin, decode);
         free(fmts);
         free(seeds);
         return STEPQ_ERR;
@@ -670,6 +699,14 @@ static int run_inputstats(const stepq_cfgfile* cf) {
         return STEPQ_ERR;
     if (ns == 0) {
         stepq_error("%s: 'seeds' is empty", cf->path);
+        free(seeds_i);
+        return STEPQ_ERR;
+    }
+    const config_setting_t* ms = config_lookup(&cf->cfg, "source.model_seed");
+    if (ms) {
+        stepq_error("%s:%d: inputstats draws the model from each seed (the statistics of the preset, not of one "
+                    "model), so 'model_seed' would be ignored: remove it", cf->path, config_setting_source_line(ms));
+        free(seeds_i);
         return STEPQ_ERR;
     }
     stepq_set_threads(threads);

@@ -52,6 +52,46 @@ expect_error knob "no synthetic knob 'key_ridge_gian'" "$dir/knob/out.h5" -- "$s
 expect_error range "range.cfg:4: 'decode' = 0 is out of range" "$dir/range/out.h5" -- "$stepq" run "$dir/range.cfg"
 cfg bothseeds 'prefill = 4; decode = 8; seed = 1; seeds = [1, 2];'
 expect_error bothseeds "give 'seed' or 'seeds'" "$dir/bothseeds/out.h5" -- "$stepq" run "$dir/bothseeds.cfg"
+# --- degenerate configs, refused before any work with the key and line
+cfg bin_big 'prefill = 4; decode = 8; bin = 16;'
+expect_error bin_big "bin_big.cfg:4: 'bin' = 16 must divide 'decode' = 8" "$dir/bin_big/out.h5" -- "$stepq" run "$dir/bin_big.cfg"
+cfg bin_odd 'prefill = 4; decode = 10; bin = 4;'
+expect_error bin_odd "bin_odd.cfg:4: 'bin' = 4 must divide 'decode' = 10" "$dir/bin_odd/out.h5" -- "$stepq" run "$dir/bin_odd.cfg"
+cfg noseeds 'prefill = 4; decode = 8; seeds = [];'
+expect_error noseeds "noseeds.cfg:4: 'seeds' is empty" "$dir/noseeds/out.h5" -- "$stepq" run "$dir/noseeds.cfg"
+cfg twoseeds 'prefill = 4; decode = 8; seeds = [3, 5, 3];'
+expect_error twoseeds "twoseeds.cfg:4: 'seeds' lists 3 twice" "$dir/twoseeds/out.h5" -- "$stepq" run "$dir/twoseeds.cfg"
+cfg twoheads 'prefill = 4; decode = 8;'
+sed -i 's/heads = \[0\]/heads = [0, 2, 0]/' "$dir/twoheads.cfg"
+expect_error twoheads "twoheads.cfg:2: 'heads' lists 0 twice" "$dir/twoheads/out.h5" -- "$stepq" run "$dir/twoheads.cfg"
+cfg twofmts 'prefill = 4; decode = 8;'
+sed -i 's/"int8"\]/"int8", "fp32"]/' "$dir/twofmts.cfg"
+expect_error twofmts "twofmts.cfg:3: format 'fp32' is listed twice" "$dir/twofmts/out.h5" -- "$stepq" run "$dir/twofmts.cfg"
+cfg traceseeds 'prefill = 4; decode = 8; seeds = [1, 2];'
+sed -i "s|^source = .*|source = { type = \"trace\"; path = \"$dir/good.h5\"; };|" "$dir/traceseeds.cfg"
+expect_error traceseeds "traceseeds.cfg:4: 'seeds' over a trace source" "$dir/traceseeds/out.h5" -- "$stepq" run "$dir/traceseeds.cfg"
+cat >"$dir/ismodel.cfg" <<CFG
+experiment = "inputstats";
+seeds = [1, 2];
+source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0];
+           model_seed = 4; };
+steps = 64;
+output = "$dir/ismodel/out.h5";
+CFG
+expect_error ismodel "ismodel.cfg:4: inputstats draws the model from each seed .* 'model_seed' would be ignored" "$dir/ismodel/out.h5" -- "$stepq" run "$dir/ismodel.cfg"
+cat >"$dir/bigcal.cfg" <<CFG
+experiment = "calibrate";
+source = { type = "synthetic"; preset = "kda-kimi-like"; layers = []; heads = []; };
+seeds = [1];
+steps = 16;
+reservoir = 1000000;
+output = "$dir/bigcal/plan.h5";
+CFG
+expect_error bigcal "calibrate: keeping the KDA snapshots .* needs 39062.5 GiB of memory; this machine has" "$dir/bigcal/plan.h5" -- "$stepq" calibrate "$dir/bigcal.cfg"
+STEPQ_MEMORY_BYTES=10000 expect_error smallmem "good.h5: dataset 'q' needs 0.0 MiB of memory; this machine has 0.0 MiB" "$dir/o11.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/o11.h5"
+# (1 format + reference) x 2 heads x (20 steps x 128 + 128 x 128) floats = 303104 bytes
+STEPQ_MEMORY_BYTES=100000 expect_error smallrun "keeping every read-out and final state of the run needs 0.3 MiB of memory; this machine has 0.1 MiB" "$dir/o12.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/o12.h5"
+
 cat >"$dir/badsrc.cfg" <<CFG
 experiment = "propagation";
 prefill = 2; decode = 4; formats = ["int8"];
