@@ -7,6 +7,7 @@
 
 #include "../base/common.h"
 #include "../base/h5util.h"
+#include "../base/outfile.h"
 #include "../base/stats.h"
 #include "../sim/protocol.h"
 #include "../sim/recurrence.h"
@@ -182,16 +183,15 @@ static void summarise(double* out, const hl_run* r, int s) {
 }
 
 static int write_table(const stepq_halflife_cfg* c, const hl_run* r) {
-    FILE* fp = fopen(c->table, "w");
+    FILE* fp = stepq_text_create(c->table);
     if (!fp) {
-        stepq_error("cannot write %s", c->table);
         return STEPQ_ERR;
     }
     fprintf(fp, "# halflife: one unit a line (first seed): half_life acc d acc_over_d persistence\n");
     for (size_t i = 0; i < (size_t)r->H * r->U; i++)
         fprintf(fp, "%.6e\t%.6e\t%.6e\t%.6e\t%.6e\n", r->hl[i], r->acc[i], r->d[i],
                 stepq_ratio(r->acc[i], r->d[i]), r->pers[i]);
-    return fclose(fp) == 0 ? STEPQ_OK : STEPQ_ERR;
+    return stepq_text_commit(fp, c->table);
 }
 
 static int write_h5(const stepq_halflife_cfg* c, const hl_run* r, const double* sum) {

@@ -7,6 +7,7 @@
 
 #include "../base/common.h"
 #include "../base/h5util.h"
+#include "../base/outfile.h"
 #include "../base/stats.h"
 #include "evaluate.h"
 
@@ -62,11 +63,10 @@ static void over_seeds(double* m, double* ci, const double* pooled, int V, int S
 int stepq_knobs(const stepq_knobs_cfg* c) {
     const int S = c->n_seeds, F = c->n_formats;
     hid_t f = h5u_create(c->output);
-    FILE* tsv = c->table ? fopen(c->table, "w") : NULL;
+    FILE* tsv = c->table ? stepq_text_create(c->table) : NULL;
     if (f < 0 || (c->table && !tsv)) {
-        if (c->table && !tsv) stepq_error("cannot write %s", c->table);
         if (f >= 0) h5u_abandon(f, c->output);
-        if (tsv) fclose(tsv);
+        stepq_text_abandon(tsv, c->table);
         return STEPQ_ERR;
     }
     const char** names = mallocCheck(sizeof(char*) * F);
@@ -112,7 +112,8 @@ int stepq_knobs(const stepq_knobs_cfg* c) {
         free(pooled); free(m); free(ci);
     }
     free(names);
-    if (tsv && fclose(tsv) != 0) rc = STEPQ_ERR;
+    if (tsv && rc) stepq_text_abandon(tsv, c->table);
+    else if (tsv && stepq_text_commit(tsv, c->table)) rc = STEPQ_ERR;
     if (rc) {
         h5u_abandon(f, c->output);
         return STEPQ_ERR;

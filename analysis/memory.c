@@ -6,6 +6,7 @@
 
 #include "../base/common.h"
 #include "../base/h5util.h"
+#include "../base/outfile.h"
 #include "../quant/format.h"
 #include "../sim/synth.h"
 #include "calibrate.h"
@@ -193,11 +194,10 @@ static int sweep_model(hid_t file, FILE* tsv, const stepq_memory_sweep_cfg* c, c
 
 int stepq_memory_sweep(const stepq_memory_sweep_cfg* c) {
     hid_t f = h5u_create(c->output);
-    FILE* tsv = c->table ? fopen(c->table, "w") : NULL;
+    FILE* tsv = c->table ? stepq_text_create(c->table) : NULL;
     if (f < 0 || (c->table && !tsv)) {
-        if (c->table && !tsv) stepq_error("cannot write %s", c->table);
         if (f >= 0) h5u_abandon(f, c->output);
-        if (tsv) fclose(tsv);
+        stepq_text_abandon(tsv, c->table);
         return STEPQ_ERR;
     }
     const char** names = mallocCheck(sizeof(char*) * c->n_formats);
@@ -213,7 +213,8 @@ int stepq_memory_sweep(const stepq_memory_sweep_cfg* c) {
     for (int m = 0; m < c->n_models && !rc; m++) rc = sweep_model(f, tsv, c, &c->models[m]);
     free(names);
     free(req);
-    if (tsv && fclose(tsv) != 0) rc = STEPQ_ERR;
+    if (tsv && rc) stepq_text_abandon(tsv, c->table);
+    else if (tsv && stepq_text_commit(tsv, c->table)) rc = STEPQ_ERR;
     if (rc) {
         h5u_abandon(f, c->output);
         return STEPQ_ERR;

@@ -10,6 +10,7 @@
 
 #include "../base/common.h"
 #include "../base/h5util.h"
+#include "../base/outfile.h"
 #include "../base/stats.h"
 #include "../quant/rowcodec.h"
 #include "../sim/recurrence.h"
@@ -167,9 +168,8 @@ static void summarise(double* rel, double* sp, double* tb, const oct_run* r) {
 static int write_out(const stepq_octile_cfg* c, const oct_run* r, const double* rel, const double* sp,
                      const double* tb, const double* m, const double* ci) {
     if (c->table) {
-        FILE* fp = fopen(c->table, "w");
+        FILE* fp = stepq_text_create(c->table);
         if (!fp) {
-            stepq_error("cannot write %s", c->table);
             return STEPQ_ERR;
         }
         fprintf(fp, "# octile: octile (0: lowest), then per order (omega, magnitude, random) the pooled "
@@ -179,7 +179,7 @@ static int write_out(const stepq_octile_cfg* c, const oct_run* r, const double* 
             for (int o = 0; o < N_ORDERS; o++) fprintf(fp, "\t%.6e\t%.6e", m[o * N_OCT + k], ci[o * N_OCT + k]);
             fputc('\n', fp);
         }
-        if (fclose(fp) != 0) return STEPQ_ERR;
+        if (stepq_text_commit(fp, c->table)) return STEPQ_ERR;
     }
     hid_t f = h5u_create(c->output);
     if (f < 0) return STEPQ_ERR;

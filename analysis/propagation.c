@@ -7,6 +7,7 @@
 
 #include "../base/common.h"
 #include "../base/h5util.h"
+#include "../base/outfile.h"
 #include "../base/stats.h"
 #include "runner.h"
 
@@ -135,9 +136,8 @@ static int write_h5(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
 
 static int write_table(const stepq_propagation_cfg* c, const stepq_run_out* o, const double* qy,
                        const double* qs) {
-    FILE* fp = fopen(c->table, "w");
+    FILE* fp = stepq_text_create(c->table);
     if (!fp) {
-        stepq_error("cannot write %s", c->table);
         return STEPQ_ERR;
     }
     fprintf(fp, "# propagation: decode step, then per format the p10 p25 p50 p75 p90 across "
@@ -153,7 +153,7 @@ static int write_table(const stepq_propagation_cfg* c, const stepq_run_out* o, c
                     fprintf(fp, "\t%.6e", (pass ? qs : qy)[((size_t)f * o->n_bins + b) * STEPQ_NQ + k]);
         fputc('\n', fp);
     }
-    return fclose(fp) == 0 ? STEPQ_OK : STEPQ_ERR;
+    return stepq_text_commit(fp, c->table);
 }
 
 // pooled and median accumulated relative read-out error of each format over the heads of o
@@ -185,12 +185,12 @@ static void accumulate(double* pooled, double* median, int* ndiv, const stepq_ru
 static int write_report(const stepq_propagation_cfg* c, const stepq_run_out* o, const double* qs,
                         const seed_summary* ss) {
     const int S = c->n_seeds, F = o->F;
-    FILE* md = c->report ? fopen(c->report, "w") : NULL;
-    FILE* tsv = c->formats_table ? fopen(c->formats_table, "w") : NULL;
+    FILE* md = c->report ? stepq_text_create(c->report) : NULL;
+    FILE* tsv = c->formats_table ? stepq_text_create(c->formats_table) : NULL;
     if ((c->report && !md) || (c->formats_table && !tsv)) {
         stepq_error("cannot write %s", c->report && !md ? c->report : c->formats_table);
-        if (md) fclose(md);
-        if (tsv) fclose(tsv);
+        stepq_text_abandon(md, c->report);
+        stepq_text_abandon(tsv, c->formats_table);
         return STEPQ_ERR;
     }
     double* col = mallocCheck(sizeof(double) * S);
@@ -219,7 +219,7 @@ static int write_report(const stepq_propagation_cfg* c, const stepq_run_out* o, 
                     stepq_run_bits(o, f), m[0], ci[0], m[1], ci[1], fin, ss->diverged[f]);
     }
     free(col);
-    int bad = (md && fclose(md) != 0) | (tsv && fclose(tsv) != 0);
+    int bad = (md && stepq_text_commit(md, c->report)) | (tsv && stepq_text_commit(tsv, c->formats_table));
     return bad ? STEPQ_ERR : STEPQ_OK;
 }
 

@@ -8,6 +8,7 @@
 
 #include "../base/common.h"
 #include "../base/h5util.h"
+#include "../base/outfile.h"
 #include "../base/stats.h"
 #include "evaluate.h"
 #include "halflife.h"
@@ -121,8 +122,7 @@ static int write_table(const stepq_regimes_cfg* c, const regime_results* o) {
     over_seeds(hm, hc, o->hl, R, S, HL_N_SUMMARY);
     over_seeds(rm, rci, o->ratio, R, S, F);
     over_seeds(pm, pci, o->pooled, R, S, F);
-    FILE* fp = c->table ? fopen(c->table, "w") : NULL;
-    if (c->table && !fp) stepq_error("cannot write %s", c->table);
+    FILE* fp = c->table ? stepq_text_create(c->table) : NULL;
     if (fp) {
         fprintf(fp, "# regimes: one row per point; mean and 95%% CI over seeds of: key participation, row "
                     "ridge, column ridge, Spearman(half-life, acc), (half-life, acc/d), (half-life, "
@@ -156,7 +156,7 @@ static int write_table(const stepq_regimes_cfg* c, const regime_results* o) {
         for (int f = 0; f < F; f++) fprintf(fp, "\t%.6e\t%.6e", pm[(size_t)r * F + f], pci[(size_t)r * F + f]);
         fputc('\n', fp);
     }
-    int rc = (c->table && !fp) || (fp && fclose(fp) != 0) ? STEPQ_ERR : STEPQ_OK;
+    int rc = (c->table && !fp) || (fp && stepq_text_commit(fp, c->table)) ? STEPQ_ERR : STEPQ_OK;
     free(im); free(ic); free(hm); free(hc); free(rm); free(rci); free(pm); free(pci);
     return rc;
 }

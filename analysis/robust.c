@@ -7,6 +7,7 @@
 
 #include "../base/common.h"
 #include "../base/h5util.h"
+#include "../base/outfile.h"
 #include "../base/stats.h"
 #include "evaluate.h"
 
@@ -37,9 +38,8 @@ static int write_out(const stepq_robust_cfg* c, const double* sp, const double* 
     const int R = c->n_regimes, S = c->n_seeds, F = c->n_formats;
     if (c->table) {  // per format a matrix block: row = plan's regime, column = streams' regime,
                      // the error relative to the streams' own plan
-        FILE* fp = fopen(c->table, "w");
+        FILE* fp = stepq_text_create(c->table);
         if (!fp) {
-            stepq_error("cannot write %s", c->table);
             return STEPQ_ERR;
         }
         fprintf(fp, "# robustness: one block per format; rows: the plan's regime, columns: the streams' "
@@ -52,7 +52,7 @@ static int write_out(const stepq_robust_cfg* c, const double* sp, const double* 
             }
             fprintf(fp, "\n\n");
         }
-        if (fclose(fp) != 0) return STEPQ_ERR;
+        if (stepq_text_commit(fp, c->table)) return STEPQ_ERR;
     }
     hid_t h = h5u_create(c->output);
     if (h < 0) return STEPQ_ERR;

@@ -7,6 +7,7 @@
 
 #include "../base/common.h"
 #include "../base/h5util.h"
+#include "../base/outfile.h"
 #include "../base/stats.h"
 #include "../sim/protocol.h"
 #include "../sim/recurrence.h"
@@ -209,9 +210,8 @@ static void over_seeds(double* m, double* ci, const double* x, int S, size_t n) 
 }
 
 static int write_table(const stepq_selfcorrect_cfg* c, const sc_run* r, const double* m, const double* ci) {
-    FILE* fp = fopen(c->table, "w");
+    FILE* fp = stepq_text_create(c->table);
     if (!fp) {
-        stepq_error("cannot write %s", c->table);
         return STEPQ_ERR;
     }
     fprintf(fp, "# selfcorrect: window, then per format the cut / normal ratio of the accumulated read-out "
@@ -227,7 +227,7 @@ static int write_table(const stepq_selfcorrect_cfg* c, const sc_run* r, const do
             }
         fputc('\n', fp);
     }
-    return fclose(fp) == 0 ? STEPQ_OK : STEPQ_ERR;
+    return stepq_text_commit(fp, c->table);
 }
 
 static int write_h5(const stepq_selfcorrect_cfg* c, const sc_run* r, const double* ratio,

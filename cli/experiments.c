@@ -18,6 +18,7 @@
 #include "../analysis/robust.h"
 #include "../analysis/selfcorrect.h"
 #include "../base/common.h"
+#include "../base/outfile.h"
 #include "builders.h"
 #include "commands.h"
 #include "plot.h"
@@ -47,6 +48,7 @@ static int calibrate_plan(const stepq_cfgfile* cf, const config_setting_t* g, co
         }
         if (old.H) stepq_plan_free(&old);
         else fprintf(stderr, "calibrate: the plan at %s cannot be reused (above): calibrating again\n", output);
+        stepq_forget_input(output);  // read only to compare keys: the new plan replaces it
     }
     rc = stepq_make_parent(output) || stepq_calibrate(out, &b.c);
     if (!rc)

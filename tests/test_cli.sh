@@ -52,6 +52,34 @@ expect_error knob "no synthetic knob 'key_ridge_gian'" "$dir/knob/out.h5" -- "$s
 expect_error range "range.cfg:4: 'decode' = 0 is out of range" "$dir/range/out.h5" -- "$stepq" run "$dir/range.cfg"
 cfg bothseeds 'prefill = 4; decode = 8; seed = 1; seeds = [1, 2];'
 expect_error bothseeds "give 'seed' or 'seeds'" "$dir/bothseeds/out.h5" -- "$stepq" run "$dir/bothseeds.cfg"
+# --- output sinks: one message, exit 1, nothing at the final path (nor its .tmp)
+cp "$dir/good.h5" "$dir/good_copy.h5"
+expect_error out_is_in "cannot write .*good.h5: it is .*good.h5, an input of this run" "" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/../cli/good.h5"
+cmp -s "$dir/good.h5" "$dir/good_copy.h5" && ok || bad "replay --out equal to --trace changed the trace"
+mkdir -p "$dir/adir"
+expect_error out_dir "cannot write .*adir: it is a directory" "" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/adir"
+if [ "$(id -u)" -eq 0 ]; then ro=/proc/self; else ro="$dir/ro"; mkdir -p "$ro"; chmod 555 "$ro"; fi
+expect_error out_ro "cannot (write|create) $ro/o.h5" "$ro/o.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$ro/o.h5"
+# a write that fails halfway (a file-size limit, as a full disk would): no crash in HDF5's exit
+( ulimit -f 16; exec "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/full.h5" ) >"$dir/full.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && ok || bad "write failure: exit status $rc (1 expected; 139 is a crash)"
+grep -q "cannot write" "$dir/full.out" && ok || { bad "write failure: no message"; cat "$dir/full.out"; }
+ls "$dir/full.h5" "$dir/full.h5.tmp" >/dev/null 2>&1 && bad "write failure left a file behind" || ok
+cat >"$dir/fullrun.cfg" <<CFG
+experiment = "propagation";
+source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0, 1]; };
+formats = ["fp32", "int8"];
+prefill = 8; decode = 32; bin = 8;
+output = "$dir/fullrun/out.h5";
+plot = "plots/propagation.gp";
+CFG
+mkdir -p "$dir/fullrun"
+( ulimit -f 4; exec "$stepq" run "$dir/fullrun.cfg" ) >"$dir/fullrun.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && ok || bad "run under a size limit: exit status $rc"
+[ -z "$(ls -A "$dir/fullrun")" ] && ok || { bad "run under a size limit left files:"; ls "$dir/fullrun"; }
+
 # --- degenerate configs, refused before any work with the key and line
 cfg bin_big 'prefill = 4; decode = 8; bin = 16;'
 expect_error bin_big "bin_big.cfg:4: 'bin' = 16 must divide 'decode' = 8" "$dir/bin_big/out.h5" -- "$stepq" run "$dir/bin_big.cfg"

@@ -35,12 +35,14 @@ PY
     for x in zero beta0; do
         if [ $x = zero ]; then
             srcline='source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0, 1, 2]; };'
-        else
+            seedline='seeds = [1, 2];'
+        else  # a trace is one stream: one seed
             srcline="source = { type = \"trace\"; path = \"$dir/trace.h5\"; };"
+            seedline='seed = 1;'
         fi
         cat >"$dir/$x.cfg" <<CFG
 experiment = "selfcorrect";
-seeds = [1, 2];
+$seedline
 $srcline
 prefill = 32;
 decode = 64;
