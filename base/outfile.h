@@ -8,12 +8,15 @@
 #ifndef STEPQ_OUTFILE_H
 #define STEPQ_OUTFILE_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 // An input this process reads: no output may replace it. stepq_forget_input: it was only read
 // to be compared (a plan about to be remade) and may be replaced.
 void stepq_note_input(const char* path);
 void stepq_forget_input(const char* path);
+// buf <- one line per input read so far: its path and the FNV-1a 64 checksum of its bytes
+void stepq_inputs_describe(char* buf, size_t n);
 
 // Checks path and registers "<path>.tmp" for clean-up; *tmp (malloc'd) is the name to write.
 // STEPQ_ERR with a message when the output is refused.

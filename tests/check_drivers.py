@@ -90,7 +90,7 @@ def described(f, name):
                 bad.append(n + " (units)")
     f.visititems(visit)
     check(not bad, f"{name}: datasets without units or description: {bad[:5]}")
-    for a in ("experiment", "config", "git_revision", "source"):
+    for a in ("experiment", "config", "git_revision", "source", "compiler", "build_flags", "inputs"):
         check(a in f.attrs, f"{name}: root attribute {a}")
 
 
@@ -166,6 +166,11 @@ def check_selfcorrect():
                   f"selfcorrect: a zero injected error (fp32) gives zero error ({m})")
             check(np.all(f[m + "/normal"][:, 1] > 0), f"selfcorrect: int6 injects a non-zero error ({m})")
     with h5py.File(os.path.join(quick, "selfcorrect", "beta0.h5"), "r") as f:
+        trace = os.path.join(work, "trace.h5")
+        h = 0xcbf29ce484222325  # FNV-1a 64 of the trace's bytes, computed here
+        for byte in open(trace, "rb").read():
+            h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+        check(f.attrs["inputs"] == f"{trace} fnv1a={h:016x}", f"provenance names the trace and its checksum: {f.attrs['inputs']}")
         for m in ("linear", "nonlinear"):
             cut, normal = f[m + "/cut"][:, 1], f[m + "/normal"][:, 1]
             check(np.all(normal > 0) and close(cut, normal, rtol=1e-6),
