@@ -2,11 +2,17 @@
 // recurrence.c (REAL = float or double), so the float32 path and the float64 ground truth
 // are the same lines of code; sim/kernels.c builds it again for wider vectors (STEP_LINKAGE
 // static), which changes no operation and so no result.
+// IN_T: the type of the inputs (float, as traces store them; the language model's float64 run,
+// sim/lm.c, feeds double).
 #ifndef STEP_LINKAGE
 #define STEP_LINKAGE
 #endif
-STEP_LINKAGE void STEP_FN(REAL* restrict S, REAL* restrict y, REAL* restrict work, const float* q, const float* k, const float* v,
-             const float* g, float beta, double scale, int n_gates, int K, int V) {
+#ifndef IN_T
+#define IN_T float
+#define STEP_IN_T_DEFAULTED
+#endif
+STEP_LINKAGE void STEP_FN(REAL* restrict S, REAL* restrict y, REAL* restrict work, const IN_T* q, const IN_T* k, const IN_T* v,
+             const IN_T* g, IN_T beta, double scale, int n_gates, int K, int V) {
     // pass 1: decay each key row, then read the decayed state along k
     for (int j = 0; j < V; j++) work[j] = 0;
     const REAL d_head = EXP_FN((REAL)g[0]);  // GDN: one gate for every row
@@ -31,3 +37,7 @@ STEP_LINKAGE void STEP_FN(REAL* restrict S, REAL* restrict y, REAL* restrict wor
         }
     }
 }
+#ifdef STEP_IN_T_DEFAULTED
+#undef IN_T
+#undef STEP_IN_T_DEFAULTED
+#endif

@@ -1,0 +1,412 @@
+// lm.c: the delta-rule language model; see lm.h.
+#include "lm.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/common.h"
+#include "../base/outfile.h"
+#include "recurrence.h"
+#include "safetensors.h"
+
+// ---------------------------------------------------------------------------------------------
+// config.json
+
+static char* read_text(const char* path) {
+    FILE* fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char* t = n >= 0 && n < (1 << 24) ? callocCheck((size_t)n + 1, 1) : NULL;
+    if (t && fread(t, 1, (size_t)n, fp) != (size_t)n) {
+        free(t);
+        t = NULL;
+    }
+    fclose(fp);
+    return t;
+}
+
+static int cfg_num(double* out, const cJSON* c, const char* path, const char* key, double lo, double hi) {
+    const cJSON* v = cJSON_GetObjectItemCaseSensitive(c, key);
+    if (!cJSON_IsNumber(v) || v->valuedouble < lo || v->valuedouble > hi) {
+        stepq_error("%s: '%s' must be a number in [%g, %g]", path, key, lo, hi);
+        return STEPQ_ERR;
+    }
+    *out = v->valuedouble;
+    return STEPQ_OK;
+}
+
+static int cfg_intkey(int* out, const cJSON* c, const char* path, const char* key, int lo, int hi) {
+    double d;
+    if (cfg_num(&d, c, path, key, lo, hi)) return STEPQ_ERR;
+    if (d != (double)(int)d) {
+        stepq_error("%s: '%s' must be an integer", path, key);
+        return STEPQ_ERR;
+    }
+    *out = (int)d;
+    return STEPQ_OK;
+}
+
+// a key whose value stepq implements only one way: absent, null or that value
+static int cfg_only(const cJSON* c, const char* path, const char* key, int want_bool, double want_num,
+                    const char* what) {
+    const cJSON* v = cJSON_GetObjectItemCaseSensitive(c, key);
+    if (!v || cJSON_IsNull(v)) return STEPQ_OK;
+    int ok = want_bool >= 0 ? cJSON_IsBool(v) && cJSON_IsTrue(v) == want_bool
+                            : cJSON_IsNumber(v) && v->valuedouble == want_num;
+    if (!ok) stepq_error("%s: '%s': stepq implements %s only", path, key, what);
+    return ok ? STEPQ_OK : STEPQ_ERR;
+}
+
+static int read_config(stepq_lm* m, const char* path) {
+    char* text = read_text(path);
+    if (!text) {
+        stepq_error("%s: cannot read the model's config", path);
+        return STEPQ_ERR;
+    }
+    stepq_note_input(path);
+    cJSON* c = cJSON_Parse(text);
+    free(text);
+    if (!cJSON_IsObject(c)) {
+        stepq_error("%s: not a JSON object", path);
+        cJSON_Delete(c);
+        return STEPQ_ERR;
+    }
+    const cJSON* mt = cJSON_GetObjectItemCaseSensitive(c, "model_type");
+    int rc = STEPQ_OK;
+    if (!cJSON_IsString(mt) || (strcmp(mt->valuestring, "gated_deltanet") && strcmp(mt->valuestring, "kda"))) {
+        stepq_error("%s: 'model_type' must be \"gated_deltanet\" or \"kda\"", path);
+        rc = STEPQ_ERR;
+    } else {
+        m->kind = strcmp(mt->valuestring, "kda") ? STEPQ_GDN : STEPQ_KDA;
+    }
+    double eps = 0;
+    rc = rc || cfg_intkey(&m->layers, c, path, "num_hidden_layers", 1, 1024) ||
+         cfg_intkey(&m->heads, c, path, "num_heads", 1, 1024) ||
+         cfg_intkey(&m->K, c, path, "head_dim", 8, STEPQ_MAX_DIM) ||
+         cfg_intkey(&m->hidden, c, path, "hidden_size", 1, 1 << 16) ||
+         cfg_intkey(&m->inter, c, path, "intermediate_size", 1, 1 << 18) ||
+         cfg_intkey(&m->conv, c, path, "conv_size", 2, 64) ||
+         cfg_intkey(&m->vocab, c, path, "vocab_size", 256, 256) ||
+         cfg_num(&eps, c, path, "norm_eps", 0, 1) ||
+         cfg_only(c, path, "expand_v", -1, 1.0, "expand_v = 1 (V = K)") ||
+         cfg_only(c, path, "use_short_conv", 1, 0, "short convolutions") ||
+         cfg_only(c, path, "tie_word_embeddings", 0, 0, "a separate lm_head") ||
+         cfg_only(c, path, "allow_neg_eigval", 0, 0, "beta in (0, 1)") ||
+         cfg_only(c, path, "use_l2warp", 0, 0, "no l2warp") ||
+         cfg_only(c, path, "safe_gate", 0, 0, "the plain gate") ||
+         cfg_only(c, path, "lower_bound", -1, NAN, "no lower bound on the gate") ||
+         (m->kind == STEPQ_GDN && cfg_only(c, path, "use_gate", 1, 0, "the output gate"));
+    const cJSON* nv = cJSON_GetObjectItemCaseSensitive(c, "num_v_heads");
+    if (!rc && nv && !cJSON_IsNull(nv) && !(cJSON_IsNumber(nv) && nv->valuedouble == m->heads)) {
+        stepq_error("%s: 'num_v_heads': stepq implements num_v_heads = num_heads (no grouped value heads)", path);
+        rc = STEPQ_ERR;
+    }
+    cJSON_Delete(c);
+    m->eps = eps;
+    m->V = m->K;
+    m->D = m->heads * m->K;
+    return rc;
+}
+
+// ---------------------------------------------------------------------------------------------
+// weights
+
+static float* tensor(const stepq_st_file* f, const char* name, int rank, long long d0, long long d1, long long d2,
+                     int* rc) {
+    if (*rc) return NULL;
+    long long shape[3] = {d0, d1, d2};
+    size_t n = 1;
+    for (int r = 0; r < rank; r++) n *= (size_t)shape[r];
+    float* x = mallocCheck(sizeof(float) * n);
+    if (stepq_st_read(f, name, x, rank, shape, "config.json") != STEPQ_OK) {
+        free(x);
+        *rc = STEPQ_ERR;
+        return NULL;
+    }
+    return x;
+}
+
+static void load_layer(stepq_lm* m, const stepq_st_file* f, int l, int* rc) {
+    stepq_lm_layer* L = &m->L[l];
+    const int H = m->heads, D = m->D, hid = m->hidden, V = m->V;
+    char n[256];
+#define T1(field, key, a) (snprintf(n, sizeof n, "model.layers.%d.%s", l, key), L->field = tensor(f, n, 1, a, 0, 0, rc))
+#define T2(field, key, a, b) (snprintf(n, sizeof n, "model.layers.%d.%s", l, key), L->field = tensor(f, n, 2, a, b, 0, rc))
+#define T3(field, key, a, b, c) (snprintf(n, sizeof n, "model.layers.%d.%s", l, key), L->field = tensor(f, n, 3, a, b, c, rc))
+    T1(attn_norm, "attn_norm.weight", hid);
+    T2(q_proj, "attn.q_proj.weight", D, hid);
+    T2(k_proj, "attn.k_proj.weight", D, hid);
+    T2(v_proj, "attn.v_proj.weight", D, hid);
+    T3(q_conv, "attn.q_conv1d.weight", D, 1, m->conv);
+    T3(k_conv, "attn.k_conv1d.weight", D, 1, m->conv);
+    T3(v_conv, "attn.v_conv1d.weight", D, 1, m->conv);
+    T2(b_proj, "attn.b_proj.weight", H, hid);
+    T1(A_log, "attn.A_log", H);
+    if (m->kind == STEPQ_GDN) {
+        T2(a_proj, "attn.a_proj.weight", H, hid);
+        T1(dt_bias, "attn.dt_bias", H);
+        T2(g_proj, "attn.g_proj.weight", D, hid);
+    } else {
+        T2(f_proj0, "attn.f_proj.0.weight", V, hid);
+        T2(f_proj1, "attn.f_proj.1.weight", D, V);
+        T1(dt_bias, "attn.dt_bias", D);
+        T2(g_proj0, "attn.g_proj.0.weight", V, hid);
+        T2(g_proj1, "attn.g_proj.1.weight", D, V);
+        T1(g_bias, "attn.g_proj.1.bias", D);
+    }
+    T1(o_norm, "attn.o_norm.weight", V);
+    T2(o_proj, "attn.o_proj.weight", hid, D);
+    T1(mlp_norm, "mlp_norm.weight", hid);
+    T2(gate_proj, "mlp.gate_proj.weight", m->inter, hid);
+    T2(up_proj, "mlp.up_proj.weight", m->inter, hid);
+    T2(down_proj, "mlp.down_proj.weight", hid, m->inter);
+#undef T1
+#undef T2
+#undef T3
+}
+
+int stepq_lm_load(stepq_lm* m, const char* dir) {
+    memset(m, 0, sizeof *m);
+    m->dir = strdup(dir);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    if (read_config(m, path)) {
+        stepq_lm_free(m);
+        return STEPQ_ERR;
+    }
+    snprintf(path, sizeof path, "%s/model.safetensors", dir);
+    stepq_st_file f;
+    if (stepq_st_open(&f, path)) {
+        stepq_lm_free(m);
+        return STEPQ_ERR;
+    }
+    int rc = STEPQ_OK;
+    m->embed = tensor(&f, "model.embeddings.weight", 2, m->vocab, m->hidden, 0, &rc);
+    m->norm = tensor(&f, "model.norm.weight", 1, m->hidden, 0, 0, &rc);
+    m->lm_head = tensor(&f, "lm_head.weight", 2, m->vocab, m->hidden, 0, &rc);
+    m->L = callocCheck((size_t)m->layers, sizeof *m->L);
+    for (int l = 0; l < m->layers && !rc; l++) load_layer(m, &f, l, &rc);
+    stepq_st_close(&f);
+    snprintf(m->desc, sizeof m->desc, "model %s (%s: %d layers x %d heads of %d x %d, hidden %d)", dir,
+             stepq_kind_name(m->kind), m->layers, m->heads, m->K, m->V, m->hidden);
+    if (rc) stepq_lm_free(m);
+    return rc;
+}
+
+void stepq_lm_free(stepq_lm* m) {
+    for (int l = 0; m->L && l < m->layers; l++) {
+        stepq_lm_layer* L = &m->L[l];
+        float* all[] = {L->attn_norm, L->q_proj, L->k_proj, L->v_proj, L->q_conv, L->k_conv, L->v_conv,
+                        L->a_proj, L->f_proj0, L->f_proj1, L->b_proj, L->A_log, L->dt_bias, L->g_proj,
+                        L->g_proj0, L->g_proj1, L->g_bias, L->o_norm, L->o_proj, L->mlp_norm,
+                        L->gate_proj, L->up_proj, L->down_proj};
+        for (size_t i = 0; i < sizeof all / sizeof *all; i++) free(all[i]);
+    }
+    free(m->L);
+    free(m->embed);
+    free(m->norm);
+    free(m->lm_head);
+    free(m->dir);
+    memset(m, 0, sizeof *m);
+}
+
+void stepq_lm_inputs_alloc(stepq_lm_inputs* in, const stepq_lm* m) {
+    const size_t LH = (size_t)m->layers * m->heads, G = m->kind == STEPQ_KDA ? m->K : 1;
+    in->q = mallocCheck(sizeof(float) * LH * m->K);
+    in->k = mallocCheck(sizeof(float) * LH * m->K);
+    in->v = mallocCheck(sizeof(float) * LH * m->V);
+    in->g = mallocCheck(sizeof(float) * LH * G);
+    in->beta = mallocCheck(sizeof(float) * LH);
+}
+
+void stepq_lm_inputs_free(stepq_lm_inputs* in) {
+    free(in->q); free(in->k); free(in->v); free(in->g); free(in->beta);
+    memset(in, 0, sizeof *in);
+}
+
+// ---------------------------------------------------------------------------------------------
+// the forward, for float and for double
+
+#define LM_CAT2(a, b) a##b
+#define LM_CAT(a, b) LM_CAT2(a, b)
+
+// the float64 delta rule: the reference step's lines with double inputs
+#define REAL double
+#define IN_T double
+#define STEP_FN lm_delta_f64
+#define EXP_FN exp
+#define STEP_LINKAGE static
+#include "recurrence_impl.h"
+#undef STEP_FN
+#undef EXP_FN
+#undef IN_T
+
+#define EXPR exp
+#define LOGR log1p
+#define SQRTR sqrt
+#define LM_DELTA(ctx, l, h, S, y, work, q, k, v, g, beta, scale, G, K, V) \
+    (lm_delta_f64(S, y, work, q, k, v, g, beta, scale, G, K, V), STEPQ_OK)
+#include "lm_impl.h"
+#undef REAL
+#undef EXPR
+#undef LOGR
+#undef SQRTR
+#undef LM_DELTA
+
+// one head of layer l in float32: natively (the reference step) or through its format's state
+static int delta_f32(stepq_lm_seq* s, int l, int h, float* S, float* y, float* work, const float* q,
+                     const float* k, const float* v, const float* g, float beta, double scale, int G, int K,
+                     int V) {
+    if (!s->qs) {
+        stepq_step_f32(S, y, work, q, k, v, g, beta, scale, G, K, V);
+        return STEPQ_OK;
+    }
+    stepq_qstate* qs = &s->qs[(size_t)l * s->m->heads + h];
+    stepq_step_in in = {q, k, v, g, beta};
+    float decay[STEPQ_MAX_DIM];
+    stepq_decays(decay, g, G, K);
+    s->kt->qstep_read(qs, &in, decay, NULL, NULL, NULL);
+    return s->kt->qstep_write(qs, &in, decay, scale, G, NULL, y, NULL);
+}
+
+#define REAL float
+#define EXPR expf
+#define LOGR log1pf
+#define SQRTR sqrtf
+#define LM_DELTA(ctx, l, h, S, y, work, q, k, v, g, beta, scale, G, K, V) \
+    delta_f32((stepq_lm_seq*)(ctx), l, h, S, y, work, q, k, v, g, beta, scale, G, K, V)
+#include "lm_impl.h"
+#undef REAL
+#undef EXPR
+#undef LOGR
+#undef SQRTR
+#undef LM_DELTA
+
+// the scratch of one token's layer, in one block of REALs
+#define SCRATCH_ALLOC(T, w, m)                                                                       \
+    do {                                                                                             \
+        const size_t D_ = (size_t)(m)->D, n_ = 4 * (size_t)(m)->hidden + 10 * D_ + 2 * (size_t)(m)->inter + \
+                                                 3 * (size_t)(m)->V + (size_t)(m)->heads;             \
+        T* p_ = callocCheck(n_, sizeof(T));                                                          \
+        (w).a = p_, p_ += (m)->hidden;                                                               \
+        (w).t = p_, p_ += (m)->hidden;                                                               \
+        (w).pq = p_, p_ += D_;                                                                       \
+        (w).pk = p_, p_ += D_;                                                                       \
+        (w).pv = p_, p_ += D_;                                                                       \
+        (w).q = p_, p_ += D_;                                                                        \
+        (w).k = p_, p_ += D_;                                                                        \
+        (w).v = p_, p_ += D_;                                                                        \
+        (w).g = p_, p_ += D_;                                                                        \
+        (w).z = p_, p_ += D_;                                                                        \
+        (w).o = p_, p_ += D_;                                                                        \
+        (w).y = p_, p_ += D_;                                                                        \
+        (w).f = p_, p_ += (m)->V;                                                                    \
+        (w).work = p_, p_ += 2 * (size_t)(m)->V;                                                     \
+        (w).h1 = p_, p_ += (m)->inter;                                                               \
+        (w).h2 = p_, p_ += (m)->inter;                                                               \
+        (w).beta = p_;                                                                               \
+    } while (0)
+
+void stepq_lm_seq_init(stepq_lm_seq* s, const stepq_lm* m) {
+    memset(s, 0, sizeof *s);
+    s->m = m;
+    s->conv = callocCheck((size_t)m->layers * 3 * m->D * (m->conv - 1), sizeof(float));
+    s->S = callocCheck((size_t)m->layers * m->heads * m->K * m->V, sizeof(float));
+    s->kt = stepq_kernels_active();
+    s->x = callocCheck((size_t)m->hidden, sizeof(float));
+}
+
+void stepq_lm_seq_free(stepq_lm_seq* s) {
+    if (s->qs)
+        for (int i = 0; i < s->m->layers * s->m->heads; i++) stepq_qstate_free(&s->qs[i]);
+    free(s->qs);
+    free(s->conv);
+    free(s->S);
+    free(s->x);
+    memset(s, 0, sizeof *s);
+}
+
+void stepq_lm_seq_copy(stepq_lm_seq* dst, const stepq_lm_seq* src) {
+    const stepq_lm* m = src->m;
+    stepq_assert(!src->qs);
+    stepq_lm_seq_init(dst, m);
+    memcpy(dst->conv, src->conv, sizeof(float) * m->layers * 3 * m->D * (m->conv - 1));
+    memcpy(dst->S, src->S, sizeof(float) * m->layers * m->heads * m->K * m->V);
+}
+
+int stepq_lm_seq_quantize(stepq_lm_seq* s, const stepq_format* fmt, const stepq_plan* plan) {
+    const stepq_lm* m = s->m;
+    const int LH = m->layers * m->heads;
+    stepq_assert(!s->qs);
+    if (plan && (plan->kind != m->kind || plan->K != m->K || plan->V != m->V)) {
+        stepq_error("the plan is for a %s model of %d x %d heads, not %s", stepq_kind_name(plan->kind), plan->K,
+                    plan->V, m->desc);
+        return STEPQ_ERR;
+    }
+    s->qs = callocCheck((size_t)LH, sizeof *s->qs);
+    for (int i = 0; i < LH; i++) {
+        const int l = i / m->heads, h = i % m->heads;
+        const int ph = plan ? stepq_plan_find(plan, l, h) : 0;
+        if (stepq_format_needs_plan(fmt) && (!plan || ph < 0)) {
+            stepq_error("format %s needs a plan with layer %d, head %d of %s", fmt->name, l, h, m->desc);
+            return STEPQ_ERR;
+        }
+        if (stepq_qstate_init(&s->qs[i], fmt, plan, ph, m->kind, m->K, m->V) != STEPQ_OK ||
+            stepq_qstate_load(&s->qs[i], s->S + (size_t)i * m->K * m->V) != STEPQ_OK) {
+            stepq_error("%s: the state of layer %d, head %d is not finite at the boundary", m->desc, l, h);
+            return STEPQ_ERR;
+        }
+    }
+    return STEPQ_OK;
+}
+
+// logits <- the head on the final norm of x
+static void head_f32(const stepq_lm* m, const float* x, float* logits, scratch_float* w) {
+    rmsnorm_float(w->a, x, m->norm, m->hidden, m->eps);
+    matvec_float(logits, m->lm_head, w->a, m->vocab, m->hidden);
+}
+
+int stepq_lm_step(stepq_lm_seq* s, int token, float* logits, stepq_lm_inputs* in) {
+    const stepq_lm* m = s->m;
+    scratch_float w;
+    SCRATCH_ALLOC(float, w, m);
+    float* x = s->x;
+    memcpy(x, m->embed + (size_t)token * m->hidden, sizeof(float) * m->hidden);
+    const size_t cs = (size_t)3 * m->D * (m->conv - 1);
+    int rc = STEPQ_OK;
+    for (int l = 0; l < m->layers && !rc; l++) rc = block_float(m, l, x, s->conv + l * cs, s->S, s, &w, in);
+    if (!rc) head_f32(m, x, logits, &w);
+    free(w.a);
+    return rc;
+}
+
+void stepq_lm_forward_f64(const stepq_lm* m, const uint8_t* tokens, long T, double* logits) {
+    scratch_double w;
+    SCRATCH_ALLOC(double, w, m);
+    double* conv = callocCheck((size_t)m->layers * 3 * m->D * (m->conv - 1), sizeof(double));
+    double* S = callocCheck((size_t)m->layers * m->heads * m->K * m->V, sizeof(double));
+    double* x = mallocCheck(sizeof(double) * m->hidden);
+    const size_t cs = (size_t)3 * m->D * (m->conv - 1);
+    for (long t = 0; t < T; t++) {
+        for (int i = 0; i < m->hidden; i++) x[i] = m->embed[(size_t)tokens[t] * m->hidden + i];
+        for (int l = 0; l < m->layers; l++) block_double(m, l, x, conv + l * cs, S, NULL, &w, NULL);
+        rmsnorm_double(w.a, x, m->norm, m->hidden, m->eps);
+        matvec_double(logits + (size_t)t * m->vocab, m->lm_head, w.a, m->vocab, m->hidden);
+    }
+    free(w.a);
+    free(conv);
+    free(S);
+    free(x);
+}
+
+double stepq_lm_nll(const float* logits, int vocab, int next) {
+    double mx = -INFINITY, s = 0;
+    for (int i = 0; i < vocab; i++) mx = fmax(mx, logits[i]);
+    for (int i = 0; i < vocab; i++) s += exp((double)logits[i] - mx);
+    return mx + log(s) - logits[next];
+}

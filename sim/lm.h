@@ -1,0 +1,83 @@
+// lm.h: a small delta-rule language model (method 7): fla's GatedDeltaNetForCausalLM or
+// KDAForCausalLM, byte vocabulary, loaded from a directory with config.json and
+// model.safetensors (tools/lm trains them; data/lm ships two). The forward runs token by
+// token; every recurrent layer's state is either native float32 or held in a state format of
+// the table through the decode-step protocol (method 2): the fused kernels decode a head, update
+// it, read it out and encode it again. The equations, tensor by tensor, are in method 7 and in
+// tools/lm/README.md; a float64 run of the same lines checks the float32 one.
+#ifndef STEPQ_LM_H
+#define STEPQ_LM_H
+
+#include <stdint.h>
+
+#include "../quant/format.h"
+#include "../quant/plan.h"
+#include "kernels.h"
+#include "protocol.h"
+
+typedef struct {
+    float *attn_norm, *q_proj, *k_proj, *v_proj, *q_conv, *k_conv, *v_conv;
+    float *a_proj, *f_proj0, *f_proj1;  // the gate: GDN a_proj [H, hidden]; KDA f_proj [V, hidden], [D, V]
+    float *b_proj, *A_log, *dt_bias;    // [H, hidden], [H], GDN [H] / KDA [D]
+    float *g_proj, *g_proj0, *g_proj1, *g_bias;  // the output gate: GDN [D, hidden]; KDA [V, hidden], [D, V], [D]
+    float *o_norm, *o_proj, *mlp_norm, *gate_proj, *up_proj, *down_proj;
+} stepq_lm_layer;
+
+typedef struct {
+    int kind;            // STEPQ_GDN (gated_deltanet) or STEPQ_KDA (kda)
+    int layers, heads, K, V, hidden, inter, conv, vocab;
+    int D;               // heads * K
+    double eps;          // norm_eps
+    char* dir;
+    char desc[512];      // "model data/lm/gdn (gdn: 4 layers x 4 heads of 128 x 128, ...)"
+    float *embed, *norm, *lm_head;
+    stepq_lm_layer* L;   // (layers)
+} stepq_lm;
+
+// Reads dir/config.json and dir/model.safetensors. STEPQ_ERR naming the file and the key or
+// tensor: a config stepq does not implement (another model_type, expand_v != 1, no short
+// convolution, no output gate, tied embeddings, grouped value heads, a vocabulary other than
+// 256), a missing tensor or one whose shape disagrees with config.json.
+int stepq_lm_load(stepq_lm* m, const char* dir);
+void stepq_lm_free(stepq_lm* m);
+
+// What each layer's recurrence sees at one token (a trace of the model): (L, H, K) q, k
+// (normalised, unscaled), (L, H, V) v, (L, H, G) g, (L, H) beta.
+typedef struct {
+    float *q, *k, *v, *g, *beta;
+} stepq_lm_inputs;
+void stepq_lm_inputs_alloc(stepq_lm_inputs* in, const stepq_lm* m);
+void stepq_lm_inputs_free(stepq_lm_inputs* in);
+
+// One sequence: the short-convolution states and every head's delta-rule state.
+typedef struct {
+    const stepq_lm* m;
+    float* conv;         // (L, 3, D, W-1) the last W-1 pre-convolution q, k, v inputs, oldest first
+    float* S;            // (L, H, K, V) native states
+    stepq_qstate* qs;    // (L*H) the states in a format, after stepq_lm_seq_quantize; else NULL
+    const stepq_kernels* kt;
+    float* x;            // scratch of a token
+} stepq_lm_seq;
+
+// A zero state at t = 0.
+void stepq_lm_seq_init(stepq_lm_seq* s, const stepq_lm* m);
+void stepq_lm_seq_free(stepq_lm_seq* s);
+// dst <- src (native states only: a snapshot after a shared prefill); dst is initialised.
+void stepq_lm_seq_copy(stepq_lm_seq* dst, const stepq_lm_seq* src);
+// The boundary of method 2: every head's native state is encoded in fmt (plan: for the
+// calibrated formats; its heads are the model's (layer, head) pairs), and the following
+// tokens run through the decode-step protocol. STEPQ_ERR if the plan lacks a head or the
+// state is not finite.
+int stepq_lm_seq_quantize(stepq_lm_seq* s, const stepq_format* fmt, const stepq_plan* plan);
+// One token: logits (vocab) of the next byte; in (may be NULL) receives what every layer's
+// recurrence saw. STEPQ_ERR if a state went non-finite.
+int stepq_lm_step(stepq_lm_seq* s, int token, float* logits, stepq_lm_inputs* in);
+
+// The float64 run of the same forward (parameters promoted exactly, native states): logits
+// (T, vocab) of tokens (T). For checks.
+void stepq_lm_forward_f64(const stepq_lm* m, const uint8_t* tokens, long T, double* logits);
+
+// the negative log-likelihood (nats) of byte next under logits (vocab), in float64
+double stepq_lm_nll(const float* logits, int vocab, int next);
+
+#endif
