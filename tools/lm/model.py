@@ -425,12 +425,12 @@ class GatedDeltaNet(nn.Module):
         q, k, v, g, beta = self.inputs(x)
         fn = chunk_gdn if mode == "chunk" else recurrent_gdn
         kw = dict(chunk_size=chunk_size) if mode == "chunk" else {}
-        o, S = fn(q, k, v, g, beta, **kw)
-        o = o.to(x.dtype)
+        o_rule, S = fn(q, k, v, g, beta, **kw)
+        o_rule = o_rule.to(x.dtype)
         gate = self.g_proj(x).view(B, T, self.H, self.V)
-        o = self.o_norm(o, gate)
+        o = self.o_norm(o_rule, gate)
         if record is not None:
-            record.update(q=q, k=k, v=v, g=g, beta=beta, o=o, S=S)
+            record.update(q=q, k=k, v=v, g=g, beta=beta, o_rule=o_rule, gate=gate, o=o, S=S)
         return self.o_proj(o.reshape(B, T, self.H * self.V))
 
 
@@ -476,11 +476,11 @@ class KimiDeltaAttention(nn.Module):
             o, S = chunk_kda(q, k, v, g, beta, chunk_size=chunk_size, sub_chunk=sub_chunk)
         else:
             o, S = recurrent_kda(q, k, v, g, beta)
-        o = o.to(x.dtype)
+        o_rule = o.to(x.dtype)
         gate = self.g_proj(x).view(B, T, self.H, self.V)
-        o = self.o_norm(o, gate)
+        o = self.o_norm(o_rule, gate)
         if record is not None:
-            record.update(q=q, k=k, v=v, g=g, beta=beta, o=o, S=S)
+            record.update(q=q, k=k, v=v, g=g, beta=beta, o_rule=o_rule, gate=gate, o=o, S=S)
         return self.o_proj(o.reshape(B, T, self.H * self.V))
 
 
@@ -529,15 +529,16 @@ class DeltaLM(nn.Module):
                 if getattr(m, "bias", None) is not None:
                     nn.init.zeros_(m.bias)
 
-    def forward(self, tokens, mode="chunk", hidden_out=None, record_layer0=None, **kw):
+    def forward(self, tokens, mode="chunk", hidden_out=None, records=None, **kw):
         """tokens [B,T] int64 -> logits [B,T,vocab].  mode: 'chunk' or 'recurrent'.
         hidden_out: list to receive the residual stream after the embedding and after every block.
-        record_layer0: dict to receive layer 0's q,k,v,g,beta,o,S."""
+        records: list of one dict per layer to receive that layer's q, k, v, g, beta, o_rule (delta
+        rule output), gate (output-gate pre-activation), o (input of o_proj) and S (final state)."""
         x = self.model.embeddings(tokens)
         if hidden_out is not None:
             hidden_out.append(x)
         for i, layer in enumerate(self.model.layers):
-            x = layer(x, mode=mode, record=record_layer0 if i == 0 else None, **kw)
+            x = layer(x, mode=mode, record=records[i] if records is not None else None, **kw)
             if hidden_out is not None:
                 hidden_out.append(x)
         return self.lm_head(self.model.norm(x))
