@@ -275,6 +275,38 @@ class TestWholeModel(unittest.TestCase):
             self.skipTest("no shipped checkpoints")
 
 
+class TestFixtures(unittest.TestCase):
+    def test_fixtures_match_checkpoints(self):
+        try:
+            import h5py
+        except ImportError:
+            self.skipTest("h5py not installed")
+        found = False
+        for name in ("gdn", "kda"):
+            ck = os.path.join(REPO, "data", "lm", name)
+            fx = os.path.join(REPO, "tests", "data", "lm_%s_reference.h5" % name)
+            if not (os.path.exists(os.path.join(ck, "model.safetensors")) and os.path.exists(fx)):
+                continue
+            found = True
+            with h5py.File(fx, "r") as h:
+                toks = torch.tensor(h["tokens"][()].astype("int64"))[None]
+                logits, logits64 = torch.tensor(h["logits"][()]), torch.tensor(h["logits_f64"][()])
+                hidden, state = torch.tensor(h["hidden"][()]), torch.tensor(h["final_state"][()])
+                q0 = torch.tensor(h["layer0/q"][()])
+            m = M.load_checkpoint(ck)
+            recs, hid = [dict() for _ in m.model.layers], []
+            with torch.no_grad():
+                lr = m(toks, mode="recurrent", hidden_out=hid, records=recs)[0]
+                l64 = M.load_checkpoint(ck, dtype=torch.float64)(toks, mode="recurrent")[0]
+            self.assertTrue(agree("fixture %s: logits" % name, logits, lr))
+            self.assertTrue(agree("fixture %s: logits_f64" % name, logits64, l64, tol=1e-12))
+            self.assertTrue(agree("fixture %s: hidden" % name, hidden, torch.stack([x[0] for x in hid])))
+            self.assertTrue(agree("fixture %s: final_state" % name, state, torch.stack([r["S"][0] for r in recs])))
+            self.assertTrue(agree("fixture %s: layer0 q" % name, q0, recs[0]["q"][0]))
+        if not found:
+            self.skipTest("no fixtures")
+
+
 if __name__ == "__main__":
     if not HAVE_FLA:
         print("fla not importable (%s): the comparisons with fla are skipped" % FLA_ERR)
