@@ -124,6 +124,11 @@ def main():
     ap.add_argument("--eval-len", type=int, default=4096, help="bytes per doc in periodic evals")
     ap.add_argument("--final-len", type=int, default=65536, help="bytes per doc (at most) in the final eval")
     ap.add_argument("--log-every", type=int, default=10)
+    ap.add_argument("--init-from", default=None,
+                    help="continue from this checkpoint directory (its config wins over the shape options; "
+                         "fresh optimizer, warmup and cosine over --steps); the data stream uses --seed")
+    ap.add_argument("--tokens-before", type=int, default=0,
+                    help="tokens the --init-from checkpoint had already seen (for the logs and metrics.json)")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -146,11 +151,17 @@ def main():
                       head_dim=args.head_dim, expand_v=1.0, intermediate_size=args.inter,
                       tie_word_embeddings=args.tied, max_position_embeddings=args.seq)
     model = DeltaLM(cfg)
+    if args.init_from:
+        from model import load_checkpoint
+        model = load_checkpoint(args.init_from)
+        cfg = model.config
     nparam = sum(p.numel() for p in model.parameters())
     log("command: %s" % command)
     log("torch %s, threads %d, seed %d" % (torch.__version__, args.threads, args.seed))
     log("config: %s" % json.dumps(cfg, sort_keys=True))
     log("parameters: %d" % nparam)
+    if args.init_from:
+        log("initialised from %s (%d tokens seen before)" % (args.init_from, args.tokens_before))
 
     streams, held = load_corpus(args.corpus)
     log("corpus: " + ", ".join("%s %d bytes" % (d, len(s)) for d, s in streams.items())
@@ -180,7 +191,7 @@ def main():
             cb, cn = bits_per_byte(model, held["code"][:args.eval_docs], args.eval_len)
         model.train()
         log("%s step %d tokens %d: held-out prose %.4f bpb (%d bytes), code %.4f bpb (%d bytes)"
-            % ("FINAL" if final else "eval", step, step * args.batch * args.seq, pb, pn, cb, cn))
+            % ("FINAL" if final else "eval", step, args.tokens_before + step * args.batch * args.seq, pb, pn, cb, cn))
         return pb, cb
 
     t0 = time.time()
@@ -234,7 +245,7 @@ def main():
         "training_seconds": round(train_time, 1),
         "wall_seconds": round(time.time() - t0, 1),
         "steps": args.steps,
-        "tokens_seen": args.steps * args.batch * args.seq,
+        "tokens_seen": args.tokens_before + args.steps * args.batch * args.seq,
         "parameters": nparam,
         "threads": args.threads,
         "torch": torch.__version__,
