@@ -127,6 +127,9 @@ def main():
     ap.add_argument("--init-from", default=None,
                     help="continue from this checkpoint directory (its config wins over the shape options; "
                          "fresh optimizer, warmup and cosine over --steps); the data stream uses --seed")
+    ap.add_argument("--stop-after", type=int, default=None,
+                    help="stop after this many steps of the --steps schedule, save the checkpoint, skip the final "
+                         "eval (reproduces a run that was stopped there)")
     ap.add_argument("--tokens-before", type=int, default=0,
                     help="tokens the --init-from checkpoint had already seen (for the logs and metrics.json)")
     args = ap.parse_args()
@@ -222,6 +225,10 @@ def main():
         if (step + 1) % args.eval_every == 0 and step + 1 < args.steps:
             evaluate(step + 1)
             save_checkpoint(model, args.out)
+        if args.stop_after is not None and step + 1 == args.stop_after:
+            save_checkpoint(model, args.out)
+            log("stopped after step %d of the %d-step schedule (--stop-after)" % (step + 1, args.steps))
+            return
 
     save_checkpoint(model, args.out)
     model.eval()
