@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Build the byte-level training / held-out corpus from Debian packages.
+
+Sources (install with `apt-get install -y bible-kjv bible-kjv-text fortunes`;
+libc6-dev and linux-libc-dev come with any C toolchain):
+
+  prose    the King James Bible (bible-kjv-text, read through the `bible`
+           program of bible-kjv), one document per book.  Each document is
+           the book's verses, one per line, as "chapter:verse text\n".
+  fortunes every fortune file in /usr/share/games/fortunes (training only).
+  code     every regular *.h file shipped by the Debian packages libc6-dev and
+           linux-libc-dev (the list comes from `dpkg -L`, so headers that other
+           packages put into /usr/include never enter the corpus).
+
+Held out (never trained on):
+  prose    the whole books in HELDOUT_BOOKS (10 books, each >= 8,192 bytes).
+  code     of the headers of at least 8,192 bytes, sorted by path, every
+           CODE_HOLDOUT_EVERY-th starting at CODE_HOLDOUT_OFFSET.
+
+Everything is deterministic: sorted file lists, fixed choices, no randomness.
+Output (ignored by git):
+  tools/lm/corpus/train_prose.bin, train_fortunes.bin, train_code.bin
+      training documents of each domain joined by b"\\n\\n"
+  tools/lm/corpus/heldout/prose/<Book>.txt, heldout/code/<path with / -> __>
+  tools/lm/corpus/manifest.json   every document, its domain, split, size, sha256
+and the committed list data/lm/heldout.json (name, domain, file, bytes, sha256).
+
+Usage: python tools/lm/corpus.py [--out tools/lm/corpus] [--heldout-json data/lm/heldout.json]
+"""
+import argparse
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+
+# Abbreviations exactly as `bible -f` prints them.
+HELDOUT_BOOKS = ["Ruth", "Est", "Eccl", "Lam", "Dan", "Amos", "Mark", "Gal", "Jas", "Rev"]
+CODE_PACKAGES = ["libc6-dev", "linux-libc-dev"]
+CODE_MIN_HELDOUT = 8192
+CODE_HOLDOUT_EVERY = 10
+CODE_HOLDOUT_OFFSET = 3
+FORTUNE_DIR = "/usr/share/games/fortunes"
+SEP = b"\n\n"
+
+
+def sha256(b):
+    return hashlib.sha256(b).hexdigest()
+
+
+def pkg_version(p):
+    try:
+        return subprocess.run(["dpkg-query", "-W", "-f=${Version}", p], check=True,
+                              capture_output=True, text=True).stdout.strip()
+    except Exception:
+        return None
+
+
+def bible_books():
+    """[(abbrev, bytes)] in canonical order."""
+    out = subprocess.run(["bible", "-f", "Gen1:1-Rev22:21"], check=True,
+                         capture_output=True, env=dict(os.environ, COLUMNS="80")).stdout
+    books, cur, lines = [], None, []
+    pat = re.compile(rb"^([1-3]?[A-Za-z]+)(\d+:\d+) (.*)$")
+    for line in out.split(b"\n"):
+        if not line.strip():
+            continue
+        m = pat.match(line)
+        if not m:
+            raise SystemExit("unexpected bible line: %r" % line[:80])
+        ab = m.group(1).decode()
+        if ab != cur:
+            if cur is not None:
+                books.append((cur, b"".join(lines)))
+            cur, lines = ab, []
+        lines.append(m.group(2) + b" " + m.group(3).rstrip() + b"\n")
+    books.append((cur, b"".join(lines)))
+    if len(books) != 66:
+        raise SystemExit("expected 66 books, got %d" % len(books))
+    return books
+
+
+def fortune_files():
+    docs = []
+    for name in sorted(os.listdir(FORTUNE_DIR)):
+        p = os.path.join(FORTUNE_DIR, name)
+        if name.endswith(".dat") or name.endswith(".u8") or os.path.islink(p) or not os.path.isfile(p):
+            continue
+        with open(p, "rb") as f:
+            docs.append((name, f.read()))
+    return docs
+
+
+def header_files():
+    seen, files = set(), []
+    for p in CODE_PACKAGES:
+        lst = subprocess.run(["dpkg", "-L", p], check=True, capture_output=True, text=True).stdout.split("\n")
+        for path in lst:
+            if not path.endswith(".h") or os.path.islink(path) or not os.path.isfile(path):
+                continue
+            rp = os.path.realpath(path)
+            if rp in seen:
+                continue
+            seen.add(rp)
+            files.append(path)
+    files.sort()
+    out = []
+    for path in files:
+        with open(path, "rb") as f:
+            out.append((os.path.relpath(path, "/usr/include"), f.read()))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=os.path.join(HERE, "corpus"))
+    ap.add_argument("--heldout-json", default=os.path.join(REPO, "data", "lm", "heldout.json"))
+    args = ap.parse_args()
+
+    os.makedirs(os.path.join(args.out, "heldout", "prose"), exist_ok=True)
+    os.makedirs(os.path.join(args.out, "heldout", "code"), exist_ok=True)
+    manifest = {"sources": {p: pkg_version(p) for p in ["bible-kjv", "bible-kjv-text", "fortunes"] + CODE_PACKAGES},
+                "documents": []}
+    train = {"prose": [], "fortunes": [], "code": []}
+    heldout = []
+
+    books = bible_books()
+    names = [b for b, _ in books]
+    for hb in HELDOUT_BOOKS:
+        if hb not in names:
+            raise SystemExit("held-out book %s not found" % hb)
+    for ab, text in books:
+        if ab in HELDOUT_BOOKS:
+            fn = os.path.join("heldout", "prose", ab + ".txt")
+            heldout.append(("prose", "kjv:" + ab, fn, text))
+        else:
+            train["prose"].append(text)
+            manifest["documents"].append({"domain": "prose", "split": "train", "name": "kjv:" + ab,
+                                          "bytes": len(text), "sha256": sha256(text)})
+
+    for name, text in fortune_files():
+        train["fortunes"].append(text)
+        manifest["documents"].append({"domain": "fortunes", "split": "train", "name": "fortunes:" + name,
+                                      "bytes": len(text), "sha256": sha256(text)})
+
+    headers = header_files()
+    big = [i for i, (_, t) in enumerate(headers) if len(t) >= CODE_MIN_HELDOUT]
+    held_idx = set(big[CODE_HOLDOUT_OFFSET::CODE_HOLDOUT_EVERY])
+    for i, (rel, text) in enumerate(headers):
+        if i in held_idx:
+            fn = os.path.join("heldout", "code", rel.replace("/", "__"))
+            heldout.append(("code", "include:" + rel, fn, text))
+        else:
+            train["code"].append(text)
+            manifest["documents"].append({"domain": "code", "split": "train", "name": "include:" + rel,
+                                          "bytes": len(text), "sha256": sha256(text)})
+
+    entries = []
+    for dom, name, fn, text in heldout:
+        with open(os.path.join(args.out, fn), "wb") as f:
+            f.write(text)
+        e = {"domain": dom, "name": name, "file": fn, "bytes": len(text), "sha256": sha256(text)}
+        entries.append(e)
+        manifest["documents"].append(dict(e, split="heldout"))
+    for dom, docs in train.items():
+        blob = SEP.join(docs)
+        with open(os.path.join(args.out, "train_%s.bin" % dom), "wb") as f:
+            f.write(blob)
+        manifest["train_%s" % dom] = {"documents": len(docs), "bytes": len(blob), "sha256": sha256(blob)}
+    with open(os.path.join(args.out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+        f.write("\n")
+
+    hj = {
+        "about": "Held-out documents of the byte-level LM corpus (tools/lm/corpus.py). Never trained on. "
+                 "'file' is relative to the corpus build directory (tools/lm/corpus/).",
+        "sources": manifest["sources"],
+        "rule": {"prose": "whole KJV books " + ",".join(HELDOUT_BOOKS),
+                 "code": "headers of %s >= %d bytes sorted by path, every %dth from index %d"
+                         % ("+".join(CODE_PACKAGES), CODE_MIN_HELDOUT, CODE_HOLDOUT_EVERY, CODE_HOLDOUT_OFFSET)},
+        "documents": entries,
+    }
+    os.makedirs(os.path.dirname(args.heldout_json), exist_ok=True)
+    with open(args.heldout_json, "w") as f:
+        json.dump(hj, f, indent=1)
+        f.write("\n")
+    for dom in ("prose", "code"):
+        d = [e for e in entries if e["domain"] == dom]
+        print("heldout %-5s %3d docs, %8d bytes, min %d" % (dom, len(d), sum(e["bytes"] for e in d),
+                                                             min(e["bytes"] for e in d)))
+    for dom in train:
+        print("train   %-8s %4d docs, %8d bytes" % (dom, manifest["train_" + dom]["documents"],
+                                                   manifest["train_" + dom]["bytes"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""Train a byte-level GDN or KDA language model on the corpus of corpus.py (CPU).
+
+Example (what trained data/lm/gdn):
+  nice -n 10 tools/lm/.venv/bin/python tools/lm/train.py --model gdn --out tools/lm/runs/gdn
+
+Byte vocabulary (256, no special tokens).  AdamW (betas 0.9/0.95, weight decay on matrices
+only), linear warmup then cosine decay to 10% of the peak, gradient clipping, training
+windows of --seq bytes (default 2048) drawn uniformly from the training streams of the three
+domains with fixed probabilities.  Deterministic for a seed and a thread count.
+
+Writes into --out: config.json, model.safetensors (float32), train.log, metrics.json,
+command.txt; a checkpoint is written at every evaluation, so an interrupted run leaves one.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from model import DeltaLM, make_config, save_checkpoint  # noqa: E402
+
+DOMAINS = (("prose", 0.5), ("fortunes", 0.15), ("code", 0.35))
+
+
+def load_corpus(corpus):
+    streams = {}
+    for dom, _ in DOMAINS:
+        with open(os.path.join(corpus, "train_%s.bin" % dom), "rb") as f:
+            streams[dom] = torch.frombuffer(bytearray(f.read()), dtype=torch.uint8)
+    with open(os.path.join(corpus, "manifest.json")) as f:
+        man = json.load(f)
+    held = {"prose": [], "code": []}
+    for d in man["documents"]:
+        if d["split"] == "heldout":
+            with open(os.path.join(corpus, d["file"]), "rb") as f:
+                held[d["domain"]].append((d["name"], f.read()))
+    return streams, held
+
+
+def batch(streams, gen, B, T):
+    probs = torch.tensor([p for _, p in DOMAINS])
+    doms = torch.multinomial(probs, B, replacement=True, generator=gen)
+    rows = []
+    for i in range(B):
+        s = streams[DOMAINS[int(doms[i])][0]]
+        st = int(torch.randint(0, len(s) - T - 1, (1,), generator=gen))
+        rows.append(s[st:st + T + 1])
+    x = torch.stack(rows).long()
+    return x[:, :-1], x[:, 1:]
+
+
+@torch.no_grad()
+def bits_per_byte(model, docs, max_len, mode="chunk"):
+    """Mean bits per predicted byte over docs, each read from its start as one sequence of at
+    most max_len bytes (byte t+1 predicted from bytes 0..t; the first byte is not predicted)."""
+    nats, n = 0.0, 0
+    for _, text in docs:
+        x = torch.tensor(list(text[:max_len]), dtype=torch.long)[None]
+        logits = model(x[:, :-1], mode=mode)
+        nats += F.cross_entropy(logits[0].double(), x[0, 1:], reduction="sum").item()
+        n += x.shape[1] - 1
+    return nats / n / math.log(2), n
+
+
+@torch.no_grad()
+def half_lives(model, docs, max_len):
+    """Per layer and head, from the gates on held-out text: half-life = ln 2 / -mean(g).
+    GDN: one number per head.  KDA: per key channel, summarised per head (min, quartiles, max)."""
+    per_layer = [[] for _ in model.model.layers]
+    for _, text in docs:
+        x = torch.tensor(list(text[:max_len]), dtype=torch.long)[None]
+        h = model.model.embeddings(x)
+        for i, layer in enumerate(model.model.layers):
+            _, _, _, g, _ = layer.attn.inputs(layer.attn_norm(h))
+            per_layer[i].append(g[0].double())                # [T,H] or [T,H,K]
+            h = layer(h)
+    out = []
+    for i, gs in enumerate(per_layer):
+        gm = torch.cat(gs, 0).mean(0)                         # [H] or [H,K]
+        hl = math.log(2) / (-gm)
+        if hl.dim() == 1:
+            out.append([float(v) for v in hl])
+        else:
+            heads = []
+            for hh in hl:
+                s = torch.sort(hh).values
+                qs = [float(s[int(round(p * (len(s) - 1)))]) for p in (0, 0.25, 0.5, 0.75, 1.0)]
+                heads.append(dict(min=qs[0], q25=qs[1], median=qs[2], q75=qs[3], max=qs[4],
+                                  gt_1000=int((hh > 1000).sum()), lt_2=int((hh < 2).sum())))
+            out.append(heads)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", choices=["gdn", "kda"], required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--corpus", default=os.path.join(HERE, "corpus"))
+    ap.add_argument("--hidden", type=int, default=128)
+    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--heads", type=int, default=4)
+    ap.add_argument("--head-dim", type=int, default=128)
+    ap.add_argument("--inter", type=int, default=384)
+    ap.add_argument("--tied", action="store_true", help="tie lm_head to the embedding (default: separate)")
+    ap.add_argument("--seq", type=int, default=2048)
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--steps", type=int, default=600)
+    ap.add_argument("--warmup", type=int, default=60)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--min-lr-frac", type=float, default=0.1)
+    ap.add_argument("--wd", type=float, default=0.1)
+    ap.add_argument("--clip", type=float, default=1.0)
+    ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--eval-every", type=int, default=50)
+    ap.add_argument("--eval-docs", type=int, default=8, help="held-out docs per domain in periodic evals")
+    ap.add_argument("--eval-len", type=int, default=4096, help="bytes per doc in periodic evals")
+    ap.add_argument("--final-len", type=int, default=65536, help="bytes per doc (at most) in the final eval")
+    ap.add_argument("--log-every", type=int, default=10)
+    ap.add_argument("--init-from", default=None,
+                    help="continue from this checkpoint directory (its config wins over the shape options; "
+                         "fresh optimizer, warmup and cosine over --steps); the data stream uses --seed")
+    ap.add_argument("--stop-after", type=int, default=None,
+                    help="stop after this many steps of the --steps schedule, save the checkpoint, skip the final "
+                         "eval (reproduces a run that was stopped there)")
+    ap.add_argument("--tokens-before", type=int, default=0,
+                    help="tokens the --init-from checkpoint had already seen (for the logs and metrics.json)")
+    args = ap.parse_args()
+
+    torch.set_num_threads(args.threads)
+    torch.set_flush_denormal(True)
+    torch.manual_seed(args.seed)
+    os.makedirs(args.out, exist_ok=True)
+    command = " ".join(["python"] + [os.path.relpath(sys.argv[0], os.getcwd())] + sys.argv[1:])
+    with open(os.path.join(args.out, "command.txt"), "w") as f:
+        f.write(command + "\n")
+    logf = open(os.path.join(args.out, "train.log"), "w")
+
+    def log(msg):
+        line = "%s %s" % (time.strftime("%H:%M:%S"), msg)
+        print(line, flush=True)
+        logf.write(line + "\n")
+        logf.flush()
+
+    mt = "gated_deltanet" if args.model == "gdn" else "kda"
+    cfg = make_config(mt, hidden_size=args.hidden, num_hidden_layers=args.layers, num_heads=args.heads,
+                      head_dim=args.head_dim, expand_v=1.0, intermediate_size=args.inter,
+                      tie_word_embeddings=args.tied, max_position_embeddings=args.seq)
+    model = DeltaLM(cfg)
+    if args.init_from:
+        from model import load_checkpoint
+        model = load_checkpoint(args.init_from)
+        cfg = model.config
+    nparam = sum(p.numel() for p in model.parameters())
+    log("command: %s" % command)
+    log("torch %s, threads %d, seed %d" % (torch.__version__, args.threads, args.seed))
+    log("config: %s" % json.dumps(cfg, sort_keys=True))
+    log("parameters: %d" % nparam)
+    if args.init_from:
+        log("initialised from %s (%d tokens seen before)" % (args.init_from, args.tokens_before))
+
+    streams, held = load_corpus(args.corpus)
+    log("corpus: " + ", ".join("%s %d bytes" % (d, len(s)) for d, s in streams.items())
+        + "; held-out prose %d docs, code %d docs" % (len(held["prose"]), len(held["code"])))
+    gen = torch.Generator().manual_seed(args.seed + 1)
+
+    decay, no_decay = [], []
+    for n, p in model.named_parameters():
+        (decay if p.dim() == 2 and "embeddings" not in n else no_decay).append(p)
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": args.wd},
+                             {"params": no_decay, "weight_decay": 0.0}],
+                            lr=args.lr, betas=(0.9, 0.95), eps=1e-8)
+
+    def lr_at(step):
+        if step < args.warmup:
+            return args.lr * (step + 1) / args.warmup
+        p = (step - args.warmup) / max(1, args.steps - args.warmup)
+        return args.lr * (args.min_lr_frac + (1 - args.min_lr_frac) * 0.5 * (1 + math.cos(math.pi * p)))
+
+    def evaluate(step, final=False):
+        model.eval()
+        if final:
+            pb, pn = bits_per_byte(model, held["prose"], args.final_len)
+            cb, cn = bits_per_byte(model, held["code"], args.final_len)
+        else:
+            pb, pn = bits_per_byte(model, held["prose"][:args.eval_docs], args.eval_len)
+            cb, cn = bits_per_byte(model, held["code"][:args.eval_docs], args.eval_len)
+        model.train()
+        log("%s step %d tokens %d: held-out prose %.4f bpb (%d bytes), code %.4f bpb (%d bytes)"
+            % ("FINAL" if final else "eval", step, args.tokens_before + step * args.batch * args.seq, pb, pn, cb, cn))
+        return pb, cb
+
+    t0 = time.time()
+    train_time = 0.0
+    ema = None
+    model.train()
+    for step in range(args.steps):
+        ts = time.time()
+        for gparam in opt.param_groups:
+            gparam["lr"] = lr_at(step)
+        x, y = batch(streams, gen, args.batch, args.seq)
+        logits = model(x)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        gn = torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
+        opt.step()
+        train_time += time.time() - ts
+        lv = loss.item()
+        if not math.isfinite(lv):
+            log("non-finite loss at step %d, stopping" % step)
+            sys.exit(1)
+        ema = lv if ema is None else 0.95 * ema + 0.05 * lv
+        if (step + 1) % args.log_every == 0 or step == 0:
+            log("step %d/%d loss %.4f (%.3f bpb) ema %.4f lr %.2e gnorm %.2f tok/s %.0f elapsed %.0fs"
+                % (step + 1, args.steps, lv, lv / math.log(2), ema, lr_at(step), float(gn),
+                   (step + 1) * args.batch * args.seq / train_time, time.time() - t0))
+        if (step + 1) % args.eval_every == 0 and step + 1 < args.steps:
+            evaluate(step + 1)
+            save_checkpoint(model, args.out)
+        if args.stop_after is not None and step + 1 == args.stop_after:
+            save_checkpoint(model, args.out)
+            log("stopped after step %d of the %d-step schedule (--stop-after)" % (step + 1, args.steps))
+            return
+
+    save_checkpoint(model, args.out)
+    model.eval()
+    pb, cb = evaluate(args.steps, final=True)
+    hls = half_lives(model, held["prose"], 8192)
+    log("gate half-lives (tokens) on held-out prose, ln2 / -mean(g):")
+    for i, layer in enumerate(hls):
+        if isinstance(layer[0], float):
+            log("  layer %d: %s" % (i, " ".join("%.2f" % v for v in layer)))
+        else:
+            for h, d in enumerate(layer):
+                log("  layer %d head %d: per key channel min %.2f q25 %.2f median %.2f q75 %.2f max %.3g"
+                    " (%d channels > 1000, %d < 2)" % (i, h, d["min"], d["q25"], d["median"], d["q75"],
+                                                       d["max"], d["gt_1000"], d["lt_2"]))
+    metrics = {
+        "model_type": mt,
+        "heldout_prose_bpb": pb,
+        "heldout_code_bpb": cb,
+        "eval": "held-out documents of data/lm/heldout.json, each read from its start as one sequence "
+                "of at most %d bytes, chunked forward; bits per predicted byte" % args.final_len,
+        "training_seconds": round(train_time, 1),
+        "wall_seconds": round(time.time() - t0, 1),
+        "steps": args.steps,
+        "tokens_seen": args.tokens_before + args.steps * args.batch * args.seq,
+        "parameters": nparam,
+        "threads": args.threads,
+        "torch": torch.__version__,
+        "half_lives": hls,
+        "command": command,
+    }
+    with open(os.path.join(args.out, "metrics.json"), "w") as f:
+        json.dump(metrics, f, indent=1)
+        f.write("\n")
+    log("done: %.1f s training, %d tokens" % (train_time, metrics["tokens_seen"]))
+
+
+if __name__ == "__main__":
+    main()
