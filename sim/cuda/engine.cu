@@ -490,7 +490,8 @@ static eng_fail run_batch(const eng_run* r, eng_dev* d, double* gate_sum, int h0
             cudaCheck(cudaEventCreateWithFlags(&done[b], cudaEventDisableTiming));
         }
     }
-    if (!r->emu) cudaCheck(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    // a blocking stream: it waits for the synchronous copies of the plans and states (legacy stream)
+    if (!r->emu) cudaCheck(cudaStreamCreate(&st));
     long c = 0;
     for (long t0 = 0; t0 < r->T; t0 += r->TC, c++) {
         const long t1 = t0 + r->TC < r->T ? t0 + r->TC : r->T;
@@ -602,6 +603,8 @@ extern "C" int stepq_cuda_run_heads_on(stepq_run_out* out, const stepq_source* s
     stepq_run_out_alloc(out, src, cfg);
     double* gate_sum = (double*)callocCheck((size_t)src->n_heads, sizeof(double));
     const int Hb = batch_size(&r);
+    // the pinned input buffers (two chunks of the batch) within 1 GiB: shorter chunks for large batches
+    while (r.TC > 16 && 2 * (size_t)Hb * r.TC * r.R * 4 > (1u << 30)) r.TC /= 2;
     eng_dev d;
     dev_alloc(&d, &r, Hb);
     eng_fail fail = {-1, 0, 0};

@@ -275,8 +275,9 @@ extern "C" int stepq_serving_create(stepq_serving** out, const stepq_format* f, 
         a->gws = s->smem[k] ? NULL : s->gws;
     }
     if (!emu) {
-        cudaCheck(cudaStreamCreateWithFlags(&s->sa, cudaStreamNonBlocking));
-        cudaCheck(cudaStreamCreateWithFlags(&s->sb, cudaStreamNonBlocking));
+        // blocking streams: they wait for the synchronous uploads (legacy stream) before a step
+        cudaCheck(cudaStreamCreate(&s->sa));
+        cudaCheck(cudaStreamCreate(&s->sb));
         cudaCheck(cudaEventCreateWithFlags(&s->ea, cudaEventDisableTiming));
         cudaCheck(cudaEventCreateWithFlags(&s->eb, cudaEventDisableTiming));
         cudaCheck(cudaEventCreate(&s->t0));
