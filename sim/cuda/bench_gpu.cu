@@ -9,6 +9,7 @@
 // bandwidth at large B; STEPQuant@6 faster than FP32 by more than the paper's 2.91x on an H200.
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +29,7 @@ extern "C" {
 #define BV 128
 #define HEADS_PER_REQUEST 48  // one layer of gdn-qwen-like (method 6.7)
 #define T_REC 64              // recorded steps the heads' inputs are drawn from
-#define PLAN_HEADS 8          // distinct head plans in a pool (they repeat)
+#define PLAN_HEADS HEADS_PER_REQUEST  // a layer's head plans, shared by the requests
 
 typedef struct {
     float q[T_REC][BK], k[T_REC][BK], v[T_REC][BV], g[T_REC], beta[T_REC];
@@ -85,8 +86,28 @@ static void bench_plan(stepq_plan* p) {
     }
 }
 
-// device-to-device copy bandwidth: bytes copied per second (each is read once and written once)
-static double copy_gbps(size_t bytes, int reps) {
+static double wall_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+// device-to-device copy bandwidth: bytes copied per second (each is read once and written once);
+// the emulation: the host's memcpy
+static double copy_gbps(size_t bytes, int reps, int emu) {
+    if (emu) {
+        char *a = (char*)callocCheck(bytes, 1), *b = (char*)callocCheck(bytes, 1);
+        double best = 0;
+        for (int r = 0; r < reps; r++) {
+            double t0 = wall_now();
+            memcpy(b, a, bytes);
+            best = fmax(best, (double)bytes / (wall_now() - t0) / 1e9);
+            a[r] = b[bytes - 1 - r];
+        }
+        free(a);
+        free(b);
+        return best;
+    }
     void *a, *b;
     cudaCheck(cudaMalloc(&a, bytes));
     cudaCheck(cudaMalloc(&b, bytes));
@@ -141,34 +162,37 @@ typedef struct {
 
 // one pool of n heads in format f and mode: median ms per step over reps timings of steps steps
 static bench_time time_pool(const stepq_format* f, const stepq_plan* plan, const bench_inputs* in, int n,
-                            int mode, int nsplit, int steps, int reps) {
+                            int mode, int nsplit, int steps, int reps, int where) {
     bench_time out = {NAN, NAN};
     stepq_head_plan hps[PLAN_HEADS];
     uint8_t rows[PLAN_HEADS][BK];
-    stepq_head_plan* all = (stepq_head_plan*)mallocCheck(sizeof(stepq_head_plan) * (size_t)n);
     for (int h = 0; h < PLAN_HEADS; h++)
         stepq_assert(stepq_head_plan_for(&hps[h], rows[h], f, plan, h, STEPQ_GDN, BK) == STEPQ_OK);
-    for (int h = 0; h < n; h++) all[h] = hps[h % PLAN_HEADS];
     stepq_serving* s;
-    if (stepq_serving_create(&s, f, all, STEPQ_GDN, n, BK, BV, mode, nsplit, STEPQ_CUDA_DEVICE) != STEPQ_OK) {
-        free(all);
+    if (stepq_serving_create(&s, f, hps, PLAN_HEADS, STEPQ_GDN, n, BK, BV, mode, nsplit, where) != STEPQ_OK)
         return out;
-    }
-    free(all);
     // PLAN_HEADS distinct heads (the same state, their own plans), repeated over the pool
     const size_t stride = stepq_serving_stride(s);
     uint8_t* P = (uint8_t*)callocCheck(PLAN_HEADS, stride);
     float* work = (float*)mallocCheck(sizeof(float) * STEPQ_WORK_FLOATS(BK, BV));
     for (int h = 0; h < PLAN_HEADS; h++)
         stepq_assert(stepq_encode(P + (size_t)h * stride, in->S0, f, &hps[h], work, BK, BV) == STEPQ_OK);
-    stepq_serving_upload(s, P, n < PLAN_HEADS ? n : PLAN_HEADS);
+    stepq_serving_upload(s, P, PLAN_HEADS);  // n is a multiple of PLAN_HEADS
     free(P);
     free(work);
     pool_inputs(s, in, n);
     double ms[16];
     double warm;
-    stepq_serving_time(s, 2, &warm);
-    for (int r = 0; r < reps; r++) stepq_serving_time(s, steps, &ms[r]);
+    if (where == STEPQ_CUDA_DEVICE) {
+        stepq_serving_time(s, 2, &warm);
+        for (int r = 0; r < reps; r++) stepq_serving_time(s, steps, &ms[r]);
+    } else {  // the emulation: host wall time (it checks the benchmark's logic, not a speed)
+        for (int r = 0; r < reps; r++) {
+            double t0 = wall_now();
+            for (int t = 0; t < steps; t++) stepq_serving_step(s);
+            ms[r] = 1e3 * (wall_now() - t0) / steps;
+        }
+    }
     qsort(ms, (size_t)reps, sizeof(double), cmp_double);
     if (stepq_serving_read(s, NULL, NULL) == STEPQ_OK) {
         out.ms = ms[reps / 2];
@@ -185,9 +209,9 @@ static const char* const mode_names[N_MODE] = {"fused", "split"};
 
 // each format's kernels against the CPU's fused step: exact with the CPU's order of sums, within
 // method 6.5's rule with the split sums the timings use
-static int check_formats(int* exact, int* agree, long* bytes_differ, const stepq_plan* plan) {
+static int check_formats(int* exact, int* agree, long* bytes_differ, const stepq_plan* plan, int where) {
     int bad = 0;
-    printf("\ncheck: %d heads, 3 steps, each kernel against the CPU's fused decode step\n", 2 * PLAN_HEADS);
+    printf("\ncheck: %d heads, 3 steps, each kernel against the CPU's fused decode step\n", 16);
     for (int i = 0; i < N_FMT; i++)
         for (int m = 0; m < N_MODE; m++) {
             const stepq_format* f = stepq_format_find(bench_formats[i]);
@@ -196,8 +220,8 @@ static int check_formats(int* exact, int* agree, long* bytes_differ, const stepq
             bytes_differ[slot] = -1;
             if (i == 0 && m == 1) continue;  // the baseline has one kernel
             stepq_serving_report r1, r2;
-            int ok = stepq_serving_check(&r1, f, plan, STEPQ_GDN, 2 * PLAN_HEADS, BK, BV, m, 1, 3, STEPQ_CUDA_DEVICE) == STEPQ_OK &&
-                     stepq_serving_check(&r2, f, plan, STEPQ_GDN, 2 * PLAN_HEADS, BK, BV, m, 2, 3, STEPQ_CUDA_DEVICE) == STEPQ_OK;
+            int ok = stepq_serving_check(&r1, f, plan, STEPQ_GDN, 16, BK, BV, m, 1, 3, where) == STEPQ_OK &&
+                     stepq_serving_check(&r2, f, plan, STEPQ_GDN, 16, BK, BV, m, 2, 3, where) == STEPQ_OK;
             exact[slot] = ok && r1.y_equal && r1.bytes_differ == 0;
             agree[slot] = ok && r2.y_agree;
             bytes_differ[slot] = ok ? r2.bytes_differ : -1;
@@ -256,22 +280,26 @@ static int write_h5(const char* path, const char* device, double copy, const int
     return h5u_commit(f, path);
 }
 
-extern "C" int stepq_bench_gpu(const char* out_h5, int quick) {
-    if (!stepq_cuda_available()) {
+// the benchmark where it runs; the emulation (a test of this file's logic) takes B = 1 and one step
+static int bench_run(const char* out_h5, int quick, int where) {
+    const int emu = where == STEPQ_CUDA_EMULATE;
+    if (!emu && !stepq_cuda_available()) {
         stepq_error("stepq_bench_gpu: no CUDA device of compute capability 8.0 or newer");
         return STEPQ_ERR;
     }
-    cudaDeviceProp prop;
-    int dev = 0;
-    cudaCheck(cudaGetDevice(&dev));
-    cudaCheck(cudaGetDeviceProperties(&prop, dev));
-    char device[320];
-    snprintf(device, sizeof device, "%s, sm_%d%d, %d SMs, %.1f GiB, L2 %.0f MiB", prop.name, prop.major,
-             prop.minor, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0, prop.l2CacheSize / 1048576.0);
+    char device[320] = "the host emulation of the kernels (no timing is meaningful)";
+    if (!emu) {
+        cudaDeviceProp prop;
+        int dev = 0;
+        cudaCheck(cudaGetDevice(&dev));
+        cudaCheck(cudaGetDeviceProperties(&prop, dev));
+        snprintf(device, sizeof device, "%s, sm_%d%d, %d SMs, %.1f GiB, L2 %.0f MiB", prop.name, prop.major,
+                 prop.minor, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0, prop.l2CacheSize / 1048576.0);
+    }
     printf("stepq_bench_gpu: %s%s\n", device, quick ? " (quick)" : "");
-    const double copy = copy_gbps(quick ? (256u << 20) : (1024u << 20), quick ? 4 : 8);
-    printf("copy bandwidth (cudaMemcpy device to device): %.0f GB/s copied = %.0f GB/s read + write\n",
-           copy, 2 * copy);
+    const double copy = copy_gbps(emu ? (16u << 20) : quick ? (256u << 20) : (1024u << 20), quick ? 4 : 8, emu);
+    printf("copy bandwidth (%s): %.0f GB/s copied = %.0f GB/s read + write\n",
+           emu ? "host memcpy, the emulation" : "cudaMemcpy device to device", copy, 2 * copy);
 
     bench_inputs* in = (bench_inputs*)mallocCheck(sizeof *in);
     record(in);
@@ -279,11 +307,11 @@ extern "C" int stepq_bench_gpu(const char* out_h5, int quick) {
     bench_plan(&plan);
     int exact[N_FMT * N_MODE], agree[N_FMT * N_MODE];
     long bytes_differ[N_FMT * N_MODE];
-    int bad = check_formats(exact, agree, bytes_differ, &plan);
+    int bad = check_formats(exact, agree, bytes_differ, &plan, where);
 
-    static const int B_full[] = {32, 64, 128, 256, 512}, B_quick[] = {32, 128, 512};
-    const int* Bs = quick ? B_quick : B_full;
-    const int nb = quick ? 3 : 5, steps = quick ? 10 : 30, reps = quick ? 3 : 5;
+    static const int B_full[] = {32, 64, 128, 256, 512}, B_quick[] = {32, 128, 512}, B_emu[] = {1};
+    const int* Bs = emu ? B_emu : quick ? B_quick : B_full;
+    const int nb = emu ? 1 : quick ? 3 : 5, steps = emu ? 1 : quick ? 10 : 30, reps = emu ? 1 : quick ? 3 : 5;
     bench_time* t = (bench_time*)mallocCheck(sizeof(bench_time) * N_FMT * N_MODE * nb);
     printf("\nserving step: B requests x %d heads of %d x %d (gdn-qwen-like), median of %d x %d steps; "
            "kernels with %d row groups per column sum\n", HEADS_PER_REQUEST, BK, BV, reps, steps, 2);
@@ -296,7 +324,7 @@ extern "C" int stepq_bench_gpu(const char* out_h5, int quick) {
                 bench_time* x = &t[(i * N_MODE + m) * nb + b];
                 x->ms = x->bytes = NAN;
                 if (i == 0 && m == 1) continue;
-                *x = time_pool(stepq_format_find(bench_formats[i]), &plan, in, n, m, 2, steps, reps);
+                *x = time_pool(stepq_format_find(bench_formats[i]), &plan, in, n, m, 2, steps, reps, where);
                 const double gbs = x->bytes / (x->ms * 1e-3) / 1e9;
                 printf("%-5d %-11s %-6s %10.3f %12.1f %9.0f %8.0f%% %9.2f\n", Bs[b], bench_formats[i],
                        i == 0 ? "fp32" : mode_names[m], x->ms, x->bytes / 1e6, gbs, 100 * gbs / (2 * copy),
@@ -316,3 +344,7 @@ extern "C" int stepq_bench_gpu(const char* out_h5, int quick) {
     }
     return rc;
 }
+
+extern "C" int stepq_bench_gpu(const char* out_h5, int quick) { return bench_run(out_h5, quick, STEPQ_CUDA_DEVICE); }
+
+extern "C" int stepq_bench_gpu_emulate(const char* out_h5) { return bench_run(out_h5, 1, STEPQ_CUDA_EMULATE); }

@@ -106,12 +106,14 @@ typedef struct {
     int* flag;             // (4): [0] non-finite met, [1] frozen
 } bp_ws;
 
-// what a workspace must hold
+// what a workspace must hold (arrays a block program does not use are left out: the smaller
+// the workspace, the more blocks share a multiprocessor)
 typedef struct {
     int K, V;
+    int fam;              // the format's family (STEPQ_FAMILY_*), or -1: no encoder (FP32 baseline)
     int with_S, with_Z;   // the reference state; the codes array
+    int with_err;         // the error sums' lanes (the engine's measurements)
     int p_bytes;          // staged packed bytes (0: none)
-    int with_r, with_blk; // dual row factors; NVFP4 block scales
     int nsplit;           // row groups of the split column sums (serving)
     int z_in_part;        // the codes share the partial sums' space (they are never live
                           // together, except in LeapQuant's encoder)
@@ -131,19 +133,24 @@ BP size_t bp_carve(bp_ws* w, char* base, const bp_dims* d) {
     const int K = d->K, V = d->V, GM = V / 32 > 0 ? V / 32 : 1, ns = d->nsplit > 0 ? d->nsplit : 1;
     const size_t KV = (size_t)K * V;
     size_t off = 0;
-    // partial sums: row lanes (8 per row for maxima, 16 per row twice for the error sums, plus
-    // the read-out lanes), the dual fit's group lanes, the split column sums
-    size_t pf = 2 * (size_t)K * 16 + 64;
-    if (d->with_r && (size_t)K * GM * 8 > pf) pf = (size_t)K * GM * 8;
+    const int rows = d->fam == STEPQ_FAMILY_ROWS || d->fam == STEPQ_FAMILY_DAMP || d->fam == STEPQ_FAMILY_LEAP;
+    const int dual = d->fam == STEPQ_FAMILY_DUAL, nv = d->fam == STEPQ_FAMILY_NVFP4, leap = d->fam == STEPQ_FAMILY_LEAP;
+    // partial sums: 8 lanes a row for maxima; 16 a row twice, and the read-out's, for the error
+    // sums (engine); the dual fit's group lanes; the split column sums
+    size_t pf = rows || nv ? (size_t)K * 8 : 16;
+    if (d->with_err && 2 * (size_t)K * 16 + 16 > pf) pf = 2 * (size_t)K * 16 + 16;
+    if (dual && (size_t)K * GM * 8 > pf) pf = (size_t)K * GM * 8;
     if ((size_t)ns * V > pf) pf = (size_t)ns * V;
-    size_t pd = 2 * (size_t)ns * V > 32 ? 2 * (size_t)ns * V : 32;
+    size_t pd = d->with_err ? 16 : 1;
+    if ((dual || leap) && 2 * (size_t)ns * V > pd) pd = 2 * (size_t)ns * V;
+    if (d->with_Z && d->z_in_part && pf * 4 < KV) pf = (KV + 3) / 4;
 #define BP_AT(T, n) (T*)(base ? base + bp_take(&off, sizeof(T) * (size_t)(n)) : (bp_take(&off, sizeof(T) * (size_t)(n)), (char*)0))
+#define BP_IF(c, T, n) ((c) ? BP_AT(T, n) : (T*)0)
     w->K = K;
     w->V = V;
     w->GM = GM;
     w->X = BP_AT(float, KV);
-    w->S = d->with_S ? BP_AT(float, KV) : (float*)0;
-    if (d->with_Z && d->z_in_part && pf * 4 < KV) pf = (KV + 3) / 4;
+    w->S = BP_IF(d->with_S, float, KV);
     w->dpart = BP_AT(double, pd);
     w->ds = BP_AT(double, 16);
     w->part = BP_AT(float, pf);
@@ -154,25 +161,26 @@ BP size_t bp_carve(bp_ws* w, char* base, const bp_dims* d) {
     w->y = BP_AT(float, V);
     w->yq = BP_AT(float, V);
     w->pred = BP_AT(float, V);
-    w->rs = BP_AT(float, K);
-    w->rinv = BP_AT(float, K);
-    w->rs2 = BP_AT(float, K);
-    w->rinv2 = BP_AT(float, K);
-    w->nrm = BP_AT(float, K);
-    w->lev = BP_AT(float, K);
-    w->iln = BP_AT(float, K);
-    w->rowa = BP_AT(float, K);
-    w->rowb = BP_AT(float, K);
-    w->r = d->with_r ? BP_AT(float, (size_t)K * GM) : (float*)0;
-    w->c = BP_AT(float, V);
-    w->ic = BP_AT(float, V);
-    w->blk = d->with_blk ? BP_AT(float, KV / 16) : (float*)0;
+    w->rs = BP_IF(rows, float, K);
+    w->rinv = BP_IF(rows, float, K);
+    w->rs2 = BP_IF(leap, float, K);
+    w->rinv2 = BP_IF(leap, float, K);
+    w->nrm = BP_IF(dual, float, K);
+    w->lev = BP_IF(dual, float, K);
+    w->iln = BP_IF(dual, float, K);
+    w->rowa = BP_IF(d->with_err || nv, float, K);
+    w->rowb = BP_IF(d->with_err, float, K);
+    w->r = BP_IF(dual, float, (size_t)K * GM);
+    w->c = BP_IF(dual, float, V);
+    w->ic = BP_IF(dual, float, V);
+    w->blk = BP_IF(nv, float, KV / 16);
     w->w = BP_AT(float, K);
     w->fs = BP_AT(float, 16);
     w->flag = BP_AT(int, 4);
     w->bits = BP_AT(uint8_t, K);
     w->Z = d->with_Z ? (d->z_in_part ? (int8_t*)w->part : BP_AT(int8_t, KV)) : (int8_t*)0;
     w->P = d->p_bytes ? BP_AT(uint8_t, d->p_bytes) : (uint8_t*)0;
+#undef BP_IF
 #undef BP_AT
     return (off + 15) & ~(size_t)15;
 }

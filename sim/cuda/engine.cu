@@ -189,15 +189,15 @@ __global__ void __launch_bounds__(STEPQ_CUDA_THREADS) codec_kernel(codec_args a)
 extern "C" int stepq_cuda_available(void) { return bk_device_ok(); }
 
 // what a format's workspace holds
-static bp_dims dims_of(const stepq_format* f, int K, int V, int with_S, int with_Z) {
+static bp_dims dims_of(const stepq_format* f, int K, int V, int with_S, int with_Z, int with_err) {
     bp_dims d;
     memset(&d, 0, sizeof d);
     d.K = K;
     d.V = V;
     d.with_S = with_S;
+    d.with_err = with_err;
     d.with_Z = with_Z || f->family->id == STEPQ_FAMILY_LEAP;
-    d.with_r = f->family->id == STEPQ_FAMILY_DUAL;
-    d.with_blk = f->family->id == STEPQ_FAMILY_NVFP4;
+    d.fam = f->family->id;
     d.nsplit = 1;
     return d;
 }
@@ -538,7 +538,7 @@ static int formats_for(eng_run* r) {
         stepq_assert(stepq_head_plan_for(&hp, rows, fmt, r->cfg->plan, ph, r->src->kind, r->K) == STEPQ_OK);
         m->f = fmt;
         m->bf = bp_fmt_of(fmt);
-        m->dims = dims_of(fmt, r->K, r->V, 1, 0);
+        m->dims = dims_of(fmt, r->K, r->V, 1, 0, 1);
         bp_ws unused;
         m->ws_bytes = bp_carve(&unused, NULL, &m->dims);
         m->smem = smem_for(m->ws_bytes, r->emu);
@@ -675,7 +675,7 @@ static int codec_run(uint8_t* packed, float* Xout, int* status, const float* X, 
     a.decode = decode;
     a.stride = stride;
     leap_regions(&a.res, &a.res_row, f, K, V);
-    a.dims = dims_of(f, K, V, f->family->id == STEPQ_FAMILY_LEAP && f->leap.tau > 0, 1);
+    a.dims = dims_of(f, K, V, f->family->id == STEPQ_FAMILY_LEAP && f->leap.tau > 0, 1, 0);
     bp_ws unused;
     a.ws_bytes = bp_carve(&unused, NULL, &a.dims);
     const size_t smem = smem_for(a.ws_bytes, emu);

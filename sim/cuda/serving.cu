@@ -24,10 +24,11 @@ enum { ROLE_FUSED, ROLE_READ, ROLE_WRITE, ROLE_FP32 };
 typedef struct {
     bp_fmt fmt;
     int K, V, R, ns, role;
-    const uint8_t* bits;    // (n, K)
-    const float* w;         // (n, K)
-    const uint32_t* off;    // (n, K)
-    const bp_meta* meta;    // (n)
+    const uint8_t* bits;    // (n_plans, K)
+    const float* w;         // (n_plans, K)
+    const uint32_t* off;    // (n_plans, K)
+    const bp_meta* meta;    // (n_plans)
+    int n_plans;            // head h takes plan h mod n_plans (a layer's plans, shared by requests)
     uint32_t res, res_row;
     uint8_t* P;             // (n, stride) the pool
     size_t stride;
@@ -60,9 +61,10 @@ BP void serve_block(const serve_args* a, int h, char* base) {
         serve_fp32(a, h, &w);
         return;
     }
-    const bp_meta m = a->meta[h];
-    const bp_head hd = {a->bits + (size_t)h * K, m.has_w ? a->w + (size_t)h * K : (const float*)0,
-                        a->off + (size_t)h * K, m.kind, m.rho, m.refits, a->res, a->res_row};
+    const int ph = h % a->n_plans;
+    const bp_meta m = a->meta[ph];
+    const bp_head hd = {a->bits + (size_t)ph * K, m.has_w ? a->w + (size_t)ph * K : (const float*)0,
+                        a->off + (size_t)ph * K, m.kind, m.rho, m.refits, a->res, a->res_row};
     uint8_t* Pg = a->P + (size_t)h * a->stride;
     bp_load_plan(&w, &hd);
     bp_copy_bytes(w.P, Pg, a->stride, 1);  // "block by block": 16-byte loads into shared memory
@@ -104,7 +106,7 @@ __global__ void __launch_bounds__(STEPQ_CUDA_THREADS) serve_kernel(serve_args a)
 
 struct stepq_serving {
     const stepq_format* fmt;
-    int baseline, mode, ns, emu, n, K, V, R, n_gates;
+    int baseline, mode, ns, emu, n, n_plans, K, V, R, n_gates;
     size_t stride;
     serve_args a[2];        // the launches of a step: [0] fused / fp32 / read, [1] write
     size_t smem[2];
@@ -117,9 +119,9 @@ struct stepq_serving {
     bp_meta* meta;
     char* gws;
     float* host_in;         // (n, R)
-    uint8_t* hbits;         // (n, K) host copies of the head plans
-    float* hw;              // (n, K)
-    bp_meta* hmeta;         // (n)
+    uint8_t* hbits;         // (n_plans, K) host copies of the head plans
+    float* hw;              // (n_plans, K)
+    bp_meta* hmeta;         // (n_plans)
     double moved;
     cudaStream_t sa, sb;
     cudaEvent_t ea, eb, t0, t1;
@@ -174,8 +176,7 @@ static void serve_args_for(stepq_serving* s, int k, int role) {
     const int fam = s->fmt->family->id, packs = role == ROLE_FUSED || role == ROLE_WRITE;
     a->dims.with_Z = role != ROLE_FP32 && (packs || fam == STEPQ_FAMILY_LEAP);
     a->dims.z_in_part = fam != STEPQ_FAMILY_LEAP;  // the codes are never live beside partial sums
-    a->dims.with_r = fam == STEPQ_FAMILY_DUAL;
-    a->dims.with_blk = fam == STEPQ_FAMILY_NVFP4;
+    a->dims.fam = role == ROLE_FP32 ? -1 : fam;
     a->dims.p_bytes = role == ROLE_FP32 ? 0 : (int)s->stride;
     bp_ws unused;
     a->ws_bytes = bp_carve(&unused, NULL, &a->dims);
@@ -183,7 +184,8 @@ static void serve_args_for(stepq_serving* s, int k, int role) {
 }
 
 extern "C" int stepq_serving_create(stepq_serving** out, const stepq_format* f, const stepq_head_plan* hps,
-                                    int kind, int n, int K, int V, int mode, int nsplit, int where) {
+                                    int n_plans, int kind, int n, int K, int V, int mode, int nsplit,
+                                    int where) {
     const int emu = where == STEPQ_CUDA_EMULATE;
     *out = NULL;
     if (!emu && !bk_device_ok()) {
@@ -198,23 +200,24 @@ extern "C" int stepq_serving_create(stepq_serving** out, const stepq_format* f, 
     s->ns = nsplit < 1 ? 1 : nsplit;
     s->emu = emu;
     s->n = n;
+    s->n_plans = n_plans;
     s->K = K;
     s->V = V;
     s->R = bp_rec_floats(K, V);
     s->n_gates = kind == STEPQ_KDA ? K : 1;
     size_t bytes = 0;
-    for (int h = 0; h < n; h++) {
+    for (int h = 0; h < n_plans; h++) {
         size_t b = stepq_format_bytes(f, &hps[h], K, V);
         bytes = b > bytes ? b : bytes;
     }
     s->stride = (bytes + 15) & ~(size_t)15;
     // the pool's plans
-    const size_t nK = (size_t)n * K;
+    const size_t nK = (size_t)n_plans * K;
     uint8_t* bits = (uint8_t*)mallocCheck(nK);
     float* w = (float*)mallocCheck(nK * 4);
     uint32_t* off = (uint32_t*)mallocCheck(nK * 4);
-    bp_meta* meta = (bp_meta*)mallocCheck(sizeof(bp_meta) * (size_t)n);
-    for (int h = 0; h < n; h++) {
+    bp_meta* meta = (bp_meta*)mallocCheck(sizeof(bp_meta) * (size_t)n_plans);
+    for (int h = 0; h < n_plans; h++) {
         memcpy(bits + (size_t)h * K, hps[h].bits, (size_t)K);
         for (int i = 0; i < K; i++) w[(size_t)h * K + i] = hps[h].w ? hps[h].w[i] : 1.0f;
         f->family->row_offsets(off + (size_t)h * K, f, &hps[h], K, V);
@@ -231,30 +234,32 @@ extern "C" int stepq_serving_create(stepq_serving** out, const stepq_format* f, 
     s->bits = (uint8_t*)bk_alloc(emu, nK);
     s->w = (float*)bk_alloc(emu, nK * 4);
     s->off = (uint32_t*)bk_alloc(emu, nK * 4);
-    s->meta = (bp_meta*)bk_alloc(emu, sizeof(bp_meta) * (size_t)n);
+    s->meta = (bp_meta*)bk_alloc(emu, sizeof(bp_meta) * (size_t)n_plans);
     bk_h2d(emu, s->bits, bits, nK);
     bk_h2d(emu, s->w, w, nK * 4);
     bk_h2d(emu, s->off, off, nK * 4);
-    bk_h2d(emu, s->meta, meta, sizeof(bp_meta) * (size_t)n);
+    bk_h2d(emu, s->meta, meta, sizeof(bp_meta) * (size_t)n_plans);
     s->hbits = bits;
     s->hw = w;
     s->hmeta = meta;
     free(off);
     s->host_in = (float*)callocCheck((size_t)n * s->R, 4);
     // launches, workspaces, and the bytes each moves (counted from what the block programs read
-    // and write in global memory)
-    const double in_b = 4.0 * s->R, y_b = 4.0 * V, plan_b = (double)K * 9 + sizeof(bp_meta);
+    // and write in global memory): per head the packed state, the step's input record (R floats),
+    // the read-out, u between the split kernels; per kernel the head plans once (every request
+    // reads the same plans of its layer: from L2 after the first)
+    const double in_b = 4.0 * s->R, y_b = 4.0 * V, plans = n_plans * ((double)K * 9 + sizeof(bp_meta));
     const double st = (double)s->stride;
     if (s->baseline) {
         serve_args_for(s, 0, ROLE_FP32);
         s->moved = n * (2 * st + in_b + y_b);
     } else if (s->mode == STEPQ_SERVE_FUSED) {
         serve_args_for(s, 0, ROLE_FUSED);
-        s->moved = n * (2 * st + in_b + y_b + plan_b);
+        s->moved = n * (2 * st + in_b + y_b) + plans;
     } else {
         serve_args_for(s, 0, ROLE_READ);
         serve_args_for(s, 1, ROLE_WRITE);
-        s->moved = n * ((st + in_b + 2 * y_b + plan_b) + (2 * st + in_b + y_b + plan_b));
+        s->moved = n * ((st + in_b + 2 * y_b) + (2 * st + in_b + y_b)) + 2 * plans;
     }
     size_t gws = 0;
     for (int k = 0; k < 2; k++)
@@ -266,6 +271,7 @@ extern "C" int stepq_serving_create(stepq_serving** out, const stepq_format* f, 
         a->w = s->w;
         a->off = s->off;
         a->meta = s->meta;
+        a->n_plans = s->n_plans;
         a->P = s->P;
         a->stride = s->stride;
         a->in = s->in;
@@ -317,8 +323,9 @@ extern "C" int stepq_serving_load(stepq_serving* s, const float* S) {
     float* work = (float*)mallocCheck(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
     int rc = STEPQ_OK;
     for (int h = 0; h < s->n && rc == STEPQ_OK; h++) {
-        const bp_meta* m = &s->hmeta[h];
-        stepq_head_plan hp = {m->kind, s->hbits + (size_t)h * K, m->has_w ? s->hw + (size_t)h * K : NULL,
+        const int ph = h % s->n_plans;
+        const bp_meta* m = &s->hmeta[ph];
+        stepq_head_plan hp = {m->kind, s->hbits + (size_t)ph * K, m->has_w ? s->hw + (size_t)ph * K : NULL,
                               m->rho, m->refits};
         rc = stepq_encode(P + (size_t)h * s->stride, S + h * KV, s->fmt, &hp, work, K, V);
     }
@@ -330,7 +337,7 @@ extern "C" int stepq_serving_load(stepq_serving* s, const float* S) {
 }
 
 extern "C" int stepq_serving_upload(stepq_serving* s, const uint8_t* packed, int m) {
-    stepq_assert(m >= 1 && m <= s->n);
+    stepq_assert(m >= 1 && m <= s->n && m % s->n_plans == 0);
     bk_h2d(s->emu, s->P, packed, (size_t)m * s->stride);
     // doubling copies of the first heads over the rest (device to device)
     for (size_t have = (size_t)m; have < (size_t)s->n;) {
@@ -440,20 +447,22 @@ extern "C" int stepq_serving_check(stepq_serving_report* rep, const stepq_format
     const size_t KV = (size_t)K * V;
     const double scale = 1.0 / sqrt((double)K);
     chk_rng r = {0x5eed0000ull + (uint64_t)n * 131 + (uint64_t)K};
-    stepq_head_plan* hps = (stepq_head_plan*)mallocCheck(sizeof(stepq_head_plan) * (size_t)n);
-    uint8_t* rows = (uint8_t*)mallocCheck((size_t)n * K);
+    const int n_plans = plan ? (plan->H < n ? plan->H : n) : 1;
+    stepq_head_plan* hps = (stepq_head_plan*)mallocCheck(sizeof(stepq_head_plan) * (size_t)n_plans);
+    uint8_t* rows = (uint8_t*)mallocCheck((size_t)n_plans * K);
     stepq_qstate* qs = (stepq_qstate*)callocCheck((size_t)n, sizeof(stepq_qstate));
+    int planned = STEPQ_OK;
+    for (int h = 0; h < n_plans; h++)
+        planned |= stepq_head_plan_for(&hps[h], rows + (size_t)h * K, f, plan, h, kind, K);
     for (int h = 0; h < n; h++) {
-        const int ph = plan ? h % plan->H : 0;
-        if (stepq_head_plan_for(&hps[h], rows + (size_t)h * K, f, plan, ph, kind, K) != STEPQ_OK ||
-            stepq_qstate_init(&qs[h], f, plan, ph, kind, K, V) != STEPQ_OK) {
+        if (planned != STEPQ_OK || stepq_qstate_init(&qs[h], f, plan, plan ? h % n_plans : 0, kind, K, V) != STEPQ_OK) {
             stepq_error("serving check: format %s needs a plan", f->name);
             free(hps); free(rows); free(qs);
             return STEPQ_ERR;
         }
     }
     stepq_serving* s;
-    if (stepq_serving_create(&s, f, hps, kind, n, K, V, mode, nsplit, where) != STEPQ_OK) {
+    if (stepq_serving_create(&s, f, hps, n_plans, kind, n, K, V, mode, nsplit, where) != STEPQ_OK) {
         for (int h = 0; h < n; h++) stepq_qstate_free(&qs[h]);
         free(hps); free(rows); free(qs);
         return STEPQ_ERR;

@@ -33,13 +33,14 @@ enum { STEPQ_SERVE_FUSED = 0, STEPQ_SERVE_SPLIT = 1 };
 
 typedef struct stepq_serving stepq_serving;
 
-// A pool of n heads of shape K x V in format f (fp32: the baseline kernel), head h encoded
-// with hps[h] (n head plans, as stepq_head_plan_for makes them); kind: STEPQ_GDN or STEPQ_KDA
-// (the gates); mode: STEPQ_SERVE_*; where: STEPQ_CUDA_DEVICE, or STEPQ_CUDA_EMULATE to run the
-// kernels' block programs on the host (engine.h). STEPQ_ERR (message) for a format or shape the
-// kernels do not take, or no device.
+// A pool of n heads of shape K x V in format f (fp32: the baseline kernel); head h is encoded
+// with hps[h mod n_plans] (head plans as stepq_head_plan_for makes them: B requests of H heads
+// share the H plans of their layer); kind: STEPQ_GDN or STEPQ_KDA (the gates); mode:
+// STEPQ_SERVE_*; where: STEPQ_CUDA_DEVICE, or STEPQ_CUDA_EMULATE to run the kernels' block
+// programs on the host (engine.h). STEPQ_ERR (message) for a format or shape the kernels do not
+// take, or no device.
 int stepq_serving_create(stepq_serving** out, const stepq_format* f, const stepq_head_plan* hps,
-                         int kind, int n, int K, int V, int mode, int nsplit, int where);
+                         int n_plans, int kind, int n, int K, int V, int mode, int nsplit, int where);
 void stepq_serving_free(stepq_serving* s);
 
 // packed bytes per head in the pool (the largest head's, rounded up to 16)
@@ -51,7 +52,7 @@ double stepq_serving_bytes_moved(const stepq_serving* s);
 // every head's packed state <- encode(S (n, K, V)) by the CPU encoders, uploaded
 int stepq_serving_load(stepq_serving* s, const float* S);
 // the pool's packed states <- m heads' packed bytes (m, stride) repeated over the pool (head h
-// takes head h mod m's bytes; the head plans must repeat alike): for large pools of few states
+// takes head h mod m's bytes; m a multiple of n_plans): for large pools of few states
 int stepq_serving_upload(stepq_serving* s, const uint8_t* packed, int m);
 // the next step's inputs of every head: q, k (n, K), v (n, V), g (n, n_gates) log gates,
 // beta (n); scale the read-out scale. The decays expf(g) are taken here, on the host, by the
@@ -66,9 +67,9 @@ int stepq_serving_read(stepq_serving* s, float* y, uint8_t* packed);
 // device only: the mean wall time of `steps` steps (CUDA events around them), ms
 int stepq_serving_time(stepq_serving* s, int steps, double* ms_per_step);
 
-// The kernels against the CPU's fused decode step (sim/kernels.h, the active table): n heads
-// of plan heads h mod plan->H (plan may be NULL for formats that need none), random states and
-// inputs, `steps` steps.
+// The kernels against the CPU's fused decode step (sim/kernels.h, the active table): n heads,
+// head h with plan head h mod min(n, plan->H) (plan may be NULL for formats that need none),
+// random states and inputs, `steps` steps.
 typedef struct {
     int y_equal;          // every read-out equal bit for bit
     int y_agree;          // all read-outs within method 6.5's rule (ratio 2e-3)
@@ -88,6 +89,9 @@ int stepq_serving_check(stepq_serving_report* rep, const stepq_format* f, const 
 // out_h5 (may be NULL): the figures as HDF5; quick: B = 32, 128, 512 and fewer repetitions.
 // STEPQ_ERR (message) without a device.
 int stepq_bench_gpu(const char* out_h5, int quick);
+// Test hook: the same benchmark on the host emulation (engine.h), B = 1 and one step: its
+// checks, pools, byte counts and output file, with no meaningful timing.
+int stepq_bench_gpu_emulate(const char* out_h5);
 
 #ifdef __cplusplus
 }
