@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # device_check.sh OUTDIR: every check of the CUDA fast path that needs a GPU, in one command,
-# for a machine with a lent GPU and a short time limit (a few minutes on 16 cores):
+# for a machine with a lent GPU and a short time limit (about 3 minutes on 16 cores, most of it
+# the build; every step has its own limit, 14 minutes in all at worst):
 #   configure (Release, CUDA on, the device's own architecture unless STEPQ_CHECK_ARCHS says
-#   otherwise), build the CUDA targets, list the device, run the CPU-side CUDA tests
-#   (test_cuda_numerics, test_cuda_emulate), the GPU parity test (test_cuda_parity) and the GPU
-#   benchmark (stepq_bench_gpu --quick, which checks every timed kernel against the CPU first).
+#   otherwise), build the CUDA targets, list the device, run the GPU parity test
+#   (test_cuda_parity), the GPU benchmark (stepq_bench_gpu --quick, which checks every timed
+#   kernel against the CPU first), then the CPU-side CUDA tests of the same build
+#   (test_cuda_numerics, test_cuda_emulate).
 # Leaves in OUTDIR: configure.log build.log device.log numerics.log emulate.log parity.log
 # bench.log bench_gpu.h5 summary.txt. Exit status: 0 when every step passed, 1 otherwise, 77
 # when there is no GPU (nothing that needs one ran).
@@ -48,18 +50,20 @@ missing=$(for p in cmake gcc libhdf5-dev libgsl-dev libconfig-dev pkg-config; do
           done | tr '\n' ' ')
 [ -n "${missing// /}" ] && echo "missing Debian packages (the build may fail): $missing" | tee -a "$summary"
 
-step configure configure.log 300 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSTEPQ_CUDA=ON \
+step configure configure.log 120 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSTEPQ_CUDA=ON \
     "-DCMAKE_CUDA_ARCHITECTURES=$archs" || { echo "configure failed: see $out/configure.log"; exit 1; }
-step build build.log 600 cmake --build "$build" -j "$jobs" --target stepq_cuda_query test_cuda_numerics \
+step build build.log 300 cmake --build "$build" -j "$jobs" --target stepq_cuda_query test_cuda_numerics \
     test_cuda_emulate test_cuda_parity stepq_bench_gpu || { echo "build failed: see $out/build.log"; exit 1; }
 step device device.log 60 "$build/sim/cuda/stepq_cuda_query"
 if [ $? -eq 77 ]; then
     echo "no CUDA device here: nothing that needs a GPU ran" | tee -a "$summary"
     exit 77
 fi
-step numerics numerics.log 120 "$build/tests/gpu/test_cuda_numerics"
-step emulate emulate.log 300 "$build/tests/gpu/test_cuda_emulate"
-step parity parity.log 420 "$build/tests/gpu/test_cuda_parity"
-step bench bench.log 420 "$build/sim/cuda/stepq_bench_gpu" --quick --out "$out/bench_gpu.h5"
+# the GPU first (each within a limit that keeps the whole script inside a 15-minute lease),
+# then the CPU-side CUDA tests of the same build
+step parity parity.log 180 "$build/tests/gpu/test_cuda_parity"
+step bench bench.log 180 "$build/sim/cuda/stepq_bench_gpu" --quick --out "$out/bench_gpu.h5"
+step numerics numerics.log 60 "$build/tests/gpu/test_cuda_numerics"
+step emulate emulate.log 120 "$build/tests/gpu/test_cuda_emulate"
 echo "logs and bench_gpu.h5 in $out" | tee -a "$summary"
 exit $status
