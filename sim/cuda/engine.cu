@@ -561,6 +561,8 @@ static int batch_size(const eng_run* r) {
         budget = free_b / 2;
     }
     size_t hb = budget / eng_head_bytes(r);
+    const char* cap = getenv("STEPQ_CUDA_MAX_BATCH");  // a smaller batch (tests, shared devices)
+    if (cap && atoi(cap) > 0 && (size_t)atoi(cap) < hb) hb = (size_t)atoi(cap);
     if (hb < 1) hb = 1;
     if (hb > (size_t)r->Hmax) hb = (size_t)r->Hmax;
     return (int)hb;

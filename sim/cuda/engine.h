@@ -9,7 +9,9 @@
 // from the source (q, k, v, beta, the decays expf(g) and P1's read-out weights, by the CPU's
 // own code: sim/cuda/prep.h) and copies them in chunks of steps for batches of heads sized to
 // device memory, overlapping the preparation of the next chunk with the device's work. Each
-// format encodes with its GPU encoder (sim/cuda/blockprog.cuh), built from quant/numerics.h
+// format encodes with its GPU encoder (sim/cuda/blockprog.cuh; the engine keeps what the encoder
+// computes as decode(encode(X)) -- the codes read back as the decoder reads them -- and skips
+// writing the packed bytes, which stepq_cuda_encode below writes), built from quant/numerics.h
 // and following quant/rowcodec.h and quant/dualfit.h operation by operation, with every sum
 // that feeds a rounding decision or a figure in the CPU's order: the figures equal
 // stepq_run_heads' bit for bit, except where blockprog.cuh says otherwise (LeapQuant's freeze
@@ -40,7 +42,9 @@ int stepq_cuda_available(void);
 // the same layout (free it with stepq_run_out_free); STEPQ_ERR with a message when the source
 // is too short, a format needs a plan that is missing or does not match, a format meets a
 // non-finite state (the same message, head and step as the CPU's), or no CUDA device is
-// present. cfg->label is not printed (no progress lines). Uses the current CUDA device.
+// present. cfg->label is not printed (no progress lines). Uses the current CUDA device and at
+// most half of its free memory; the environment variable STEPQ_CUDA_MAX_BATCH caps the heads a
+// batch holds.
 // Failures of the CUDA runtime itself (out of device memory, a kernel fault) print the call,
 // file and line and exit(1), as the house's check macros do.
 int stepq_cuda_run_heads(stepq_run_out* out, const stepq_source* src, const stepq_run_cfg* cfg);

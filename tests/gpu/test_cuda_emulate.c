@@ -202,6 +202,9 @@ int main(void) {
     engine_vs_cpu(STEPQ_KDA, 32, 32, 1, 2, 5, 30, 4, 1.0, r);
     engine_vs_cpu(STEPQ_GDN, 16, 64, 1, 1, 3, 300, 50, 1.0, r);
     engine_vs_cpu(STEPQ_KDA, 16, 32, 1, 2, 10, 60, 8, 0.01, r);
+    setenv("STEPQ_CUDA_MAX_BATCH", "3", 1);  // batches of 3, 3 and 2 heads
+    engine_vs_cpu(STEPQ_GDN, 16, 32, 4, 2, 4, 20, 6, 1.0, r);
+    unsetenv("STEPQ_CUDA_MAX_BATCH");
     engine_failure(r);
     serving(r);
     gsl_rng_free(r);
