@@ -84,46 +84,16 @@ typedef struct {
 } calib_ctx;
 
 
-// P (K,K) <- A_t P with A_t = (I - beta k k^T) D_t; m (K) += squared column norms of P.
-// float32 like the state (the products only shrink, P2); each step's sums added in double.
-// Returns the step's largest squared column norm: once it is below 1e-12 the rest of the
-// horizon adds less than horizon * 1e-12 to sums that start at 1, and the caller stops (this
-// also keeps P out of the float denormals, whose arithmetic is slow).
-static float propagate(float* restrict P, double* restrict m, float* restrict kP,
-                      float* restrict m_step, const stepq_step_in* in, int G, int K) {
-    const float d_head = expf(in->g[0]);
-    for (int j = 0; j < K; j++) kP[j] = 0, m_step[j] = 0;
-    for (int r = 0; r < K; r++) {
-        float d = G == 1 ? d_head : expf(in->g[r]), kr = in->k[r];
-        float* Pr = P + (size_t)r * K;
-        for (int j = 0; j < K; j++) {
-            Pr[j] *= d;
-            kP[j] += kr * Pr[j];
-        }
-    }
-    for (int r = 0; r < K; r++) {
-        float bk = in->beta * in->k[r];
-        float* Pr = P + (size_t)r * K;
-        for (int j = 0; j < K; j++) {
-            Pr[j] -= bk * kP[j];
-            m_step[j] += Pr[j] * Pr[j];
-        }
-    }
-    float top = 0;
-    for (int j = 0; j < K; j++) {
-        m[j] += m_step[j];
-        top = m_step[j] > top ? m_step[j] : top;
-    }
-    return top;
-}
-
 // one thread's scratch for calib_head, reused head after head
 typedef struct {
     stepq_runstate rs;  // S, y, work, grad; omega and gsum summed over the segments
     double* m;          // (K) measured lifetime sums
+    double* rl;         // (K) read-out lifetime sums
+    double* w;          // (K) scratch of the propagation
     float* P;           // (K,K) products of A_t applied to unit errors
     float* kP;          // (2K) k^T P and the step's column norms
     float* snaps;       // (R,K,V) the reservoir when no KDA reservoirs are kept
+    stepq_propagate_fn propagate;  // the active kernels' (sim/kernels.h)
 } calib_scratch;
 
 static void calib_scratch_init(calib_scratch* cs, const calib_ctx* x) {
@@ -131,14 +101,17 @@ static void calib_scratch_init(calib_scratch* cs, const calib_ctx* x) {
     const int K = p->K, V = p->V, R = x->c->reservoir;
     stepq_runstate_init(&cs->rs, K, V, p->G);
     cs->m = callocCheck((size_t)K, sizeof(double));
+    cs->rl = callocCheck((size_t)K, sizeof(double));
+    cs->w = callocCheck((size_t)K, sizeof(double));
     cs->P = mallocCheck(sizeof(float) * K * K);
     cs->kP = mallocCheck(sizeof(float) * 2 * K);
     cs->snaps = x->reservoirs ? NULL : mallocCheck(sizeof(float) * R * K * V);
+    cs->propagate = stepq_kernels_active()->propagate;
 }
 
 static void calib_scratch_free(calib_scratch* cs) {
     stepq_runstate_free(&cs->rs);
-    free(cs->m); free(cs->P); free(cs->kP); free(cs->snaps);
+    free(cs->m); free(cs->rl); free(cs->w); free(cs->P); free(cs->kP); free(cs->snaps);
 }
 
 static void calib_head(calib_ctx* x, int h, calib_scratch* cs) {
@@ -147,11 +120,12 @@ static void calib_head(calib_ctx* x, int h, calib_scratch* cs) {
     const stepq_source* s0 = c->segments[0];
     const int K = p->K, V = p->V, G = p->G, R = c->reservoir;
     stepq_runstate* rs = &cs->rs;
-    double* m = cs->m;
+    double *m = cs->m, *rl = cs->rl;
     float* P = cs->P;
     float* snaps = x->reservoirs ? x->reservoirs + (size_t)h * R * K * V : cs->snaps;
     stepq_runstate_reset(rs, NULL);
     memset(m, 0, sizeof(double) * K);
+    memset(rl, 0, sizeof(double) * K);
     gsl_rng* rng = gsl_rng_alloc(gsl_rng_taus2);
     gsl_rng_set(rng, stepq_head_seed(c->seed, s0->layer[h], s0->head[h]));
     long seen = 0, nsteps = 0;
@@ -168,7 +142,8 @@ static void calib_head(calib_ctx* x, int h, calib_scratch* cs) {
             src->next(cur, &in);
             stepq_runstate_observe(rs, &in, src->scale, 1);
             stepq_runstate_step(rs, &in, src->scale);
-            if (live && t + 1 < hz) live = propagate(P, m, cs->kP, cs->kP + K, &in, G, K) >= 1e-12f;
+            if (live && t + 1 < hz)  // rs->grad: this step's read-out weights (observe above)
+                live = cs->propagate(P, m, rl, cs->w, cs->kP, cs->kP + K, rs->grad, &in, G, K) >= 1e-12f;
             if ((t + 1) % c->snapshot_every == 0) {  // reservoir sampling (algorithm R)
                 long slot = seen < R ? seen : (long)gsl_rng_uniform_int(rng, (unsigned long)seen + 1);
                 if (slot < R) memcpy(snaps + (size_t)slot * K * V, rs->S, sizeof(float) * K * V);
@@ -182,13 +157,14 @@ static void calib_head(calib_ctx* x, int h, calib_scratch* cs) {
     x->n_snap[h] = n;
     for (int i = 0; i < K; i++) p->omega[(size_t)h * K + i] = rs->omega[i] / (double)nsteps;
     stepq_row_influence(p->w + (size_t)h * K, p->omega + (size_t)h * K, p->gamma, K);
-    double mall = 0;
-    for (int i = 0; i < K; i++) mall += m[i] / c->n_segments;
+    double mall = 0, rall = 0;
+    for (int i = 0; i < K; i++) mall += m[i] / c->n_segments, rall += rl[i] / c->n_segments;
     for (int u = 0; u < G; u++) {
         size_t hu = (size_t)h * G + u;
         p->l[hu] = fmin(rs->gsum[u] / (double)nsteps, 0.0);
         p->L[hu] = stepq_lifetime_weight(p->l[hu], c->horizon);
         p->M[hu] = G == 1 ? mall / K : m[u] / c->n_segments;
+        p->R[hu] = G == 1 ? rall / K : rl[u] / c->n_segments;
     }
     head_distortions(p->d_dual + (size_t)h * G * STEPQ_NW, p->d_abs + (size_t)h * G * STEPQ_NW,
                      snaps, n, p, h, NULL);
@@ -218,7 +194,7 @@ static void redistort_kda(double* d, const uint8_t* pivot, void* ctx) {
 // pivots and allocation
 
 typedef struct {
-    const double* weight;  // (U) L or M
+    const double* weight;  // (U) L, M or R
     const double* d;       // (U, NW)
 } scheme_in;
 
@@ -285,7 +261,7 @@ int stepq_allocate(stepq_plan* p, stepq_redistort_fn redistort, void* ctx) {
     double* d_piv = mallocCheck(sizeof(double) * U * STEPQ_NW);
     int rc = STEPQ_OK;
     for (int a = 0; a < STEPQ_N_ALLOC && rc == STEPQ_OK; a++) {
-        scheme_in in = {a == STEPQ_ALLOC_MLIFE ? p->M : p->L,
+        scheme_in in = {a == STEPQ_ALLOC_MLIFE ? p->M : a == STEPQ_ALLOC_RLIFE ? p->R : p->L,
                         a == STEPQ_ALLOC_TIME || a == STEPQ_ALLOC_TIME_NOPIVOT ? p->d_abs : p->d_dual};
         int use_pivots = a != STEPQ_ALLOC_TIME_NOPIVOT && P > 0;
         if (use_pivots && p->kind == STEPQ_KDA) {
@@ -376,11 +352,16 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
     if (c->key) snprintf(p.calibration_key, sizeof p.calibration_key, "%s", c->key);
     calib_ctx x = {c, &p, NULL, callocCheck((size_t)p.H, sizeof(int))};
     if (p.kind == STEPQ_KDA) {
-        size_t bytes = sizeof(float) * (size_t)p.H * c->reservoir * p.K * p.V;
-        if (bytes > (size_t)8 << 30)
-            fprintf(stderr, "calibrate: keeping %.1f GiB of KDA snapshots for the pivot pass\n",
-                    bytes / 1073741824.0);
-        x.reservoirs = mallocCheck(bytes);
+        double bytes = (double)sizeof(float) * p.H * c->reservoir * p.K * p.V;
+        if (stepq_check_memory(bytes, "calibrate: keeping the KDA snapshots for the pivot pass (heads x "
+                                      "reservoir x K x V floats)")) {
+            free(x.n_snap);
+            stepq_plan_free(&p);
+            return STEPQ_ERR;
+        }
+        if (bytes > 8.0 * 1073741824.0)
+            fprintf(stderr, "calibrate: keeping %.1f GiB of KDA snapshots for the pivot pass\n", bytes / 1073741824.0);
+        x.reservoirs = mallocCheck((size_t)bytes);
     }
     stepq_progress pr;
     stepq_progress_start(&pr, "calibrate", "heads", p.H);
@@ -402,7 +383,7 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
     int rc = stepq_allocate(&p, redistort_kda, &x);
     if (rc == STEPQ_OK) {
         mark_damp(&p);
-        rc = stepq_plan_write(c->output, &p, c->prov.config_text, c->prov.source);
+        if (c->output) rc = stepq_plan_write(c->output, &p, c->prov.config_text, c->prov.source);
     }
     free(x.reservoirs);
     free(x.n_snap);

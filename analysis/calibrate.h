@@ -36,12 +36,13 @@ typedef struct {
     int pivots;               // pivot units (GDN heads, KDA rows)
     double damp_fraction;     // share of key rows DAMP keeps in FP16 (STEPQ_DAMP_FP16_SHARE)
     uint64_t seed;            // reservoir sampling
-    const char* output;       // plan file
+    const char* output;       // plan file, or NULL to keep the plan in memory only
     const char* key;          // what the plan was made from (stepq_plan.calibration_key), or NULL
     stepq_provenance prov;
 } stepq_calib_cfg;
 
-// Writes the plan; *out (if not NULL) receives it in memory too (caller frees).
+// Writes the plan (unless c->output is NULL); *out (if not NULL) receives it in memory too
+// (caller frees). Quiet when STEPQ_QUIET is set.
 int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c);
 
 // The pivots and allocations of every scheme and budget from the statistics already in p

@@ -26,7 +26,17 @@ static double ridge_ratio(const float* S, int K, int V, int by_row, double* work
     }
     gsl_sort(work, 1, (size_t)n);
     double med = gsl_stats_median_from_sorted_data(work, 1, (size_t)n);
-    return med > 0 ? work[n - 1] / med : 0;
+    return stepq_ratio(work[n - 1], med);
+}
+
+// participation ratio of the key second moment C = sum_t k_t k_t^T (K, K): the number of
+// directions the keys fill, (sum lambda)^2 / sum lambda^2 = tr(C)^2 / ||C||_F^2 (method 5):
+// 1 when every key is one direction, K when they fill the space evenly
+static double participation(const double* C, int K) {
+    double tr = 0, fro = 0;
+    for (int i = 0; i < K; i++) tr += C[(size_t)i * K + i];
+    for (size_t i = 0; i < (size_t)K * K; i++) fro += C[i] * C[i];
+    return fro > 0 ? tr * tr / fro : NAN;
 }
 
 typedef struct {
@@ -34,18 +44,23 @@ typedef struct {
     double *row, *col;     // (H, NS)
     double *omega_ratio;   // (H)
     double *unit_hl;       // (H, G)
+    double *key_pr;        // (H)
 } seed_stats;
 
-// one head's native run; rs: this thread's scratch, tmp: (max(K, V))
+// one head's native run; rs: this thread's scratch, tmp: (max(K, V)), C: (K, K)
 static void one_head(seed_stats* st, const stepq_source* src, const stepq_inputstats_cfg* c, int h,
-                     stepq_runstate* rs, double* tmp) {
+                     stepq_runstate* rs, double* tmp, double* C) {
     const int K = src->K, V = src->V, G = src->n_gates;
     stepq_runstate_reset(rs, src->S0 ? src->S0 + (size_t)h * K * V : NULL);
     stepq_cursor* cur = src->open(src, h);
     stepq_step_in in;
     int ns = 0;
+    memset(C, 0, sizeof(double) * K * K);
     for (long t = 0; t < c->steps; t++) {
         src->next(cur, &in);
+        if (t >= c->warmup)  // upper triangle; the lower one is its mirror
+            for (int i = 0; i < K; i++)
+                for (int j = i; j < K; j++) C[(size_t)i * K + j] += (double)in.k[i] * in.k[j];
         // gate sums every step; omega_i = E[(A_t^T scale q_t)_i^2] (method 3, P4) after warm-up
         stepq_runstate_observe(rs, &in, src->scale, t >= c->warmup);
         stepq_runstate_step(rs, &in, src->scale);
@@ -61,20 +76,25 @@ static void one_head(seed_stats* st, const stepq_source* src, const stepq_inputs
     double p10 = gsl_stats_quantile_from_sorted_data(omega, 1, (size_t)K, 0.10);
     double p90 = gsl_stats_quantile_from_sorted_data(omega, 1, (size_t)K, 0.90);
     st->omega_ratio[h] = p10 > 0 ? p90 / p10 : INFINITY;
+    for (int i = 0; i < K; i++)
+        for (int j = 0; j < i; j++) C[(size_t)i * K + j] = C[(size_t)j * K + i];
+    st->key_pr[h] = participation(C, K);
     for (int i = 0; i < G; i++) st->unit_hl[(size_t)h * G + i] = M_LN2 / -(rs->gsum[i] / c->steps);
 }
 
-enum { SUM_ROW, SUM_COL, SUM_SHARE, SUM_OMEGA, SUM_HLMIN, SUM_HLMAX, SUM_HLORD, N_SUM };
-static const char* const sum_names[N_SUM] = {
+const char* const stepq_inputstats_summary_names[IS_N_SUMMARY] = {
     "ridge_row_median", "ridge_col_median", "share_both_above_3x", "omega_p90_p10_median",
-    "half_life_min", "half_life_max", "half_life_orders"};
-static const char* const sum_desc[N_SUM] = {
+    "half_life_min", "half_life_max", "half_life_orders", "key_participation_median"};
+#define sum_names stepq_inputstats_summary_names
+#define N_SUM IS_N_SUMMARY
+static const char* const sum_desc[IS_N_SUMMARY] = {
     "median over sampled states of max/median row RMS (key rows)",
     "median over sampled states of max/median column RMS (value columns)",
     "share of sampled states with both ratios above 3",
     "median over heads of p90/p10 of omega_i within the head",
     "smallest half-life over units (GDN heads, KDA key rows), steps",
-    "largest half-life over units, steps", "log10(half_life_max / half_life_min)"};
+    "largest half-life over units, steps", "log10(half_life_max / half_life_min)",
+    "median over heads of the participation ratio of the keys' second moment, tr(C)^2/||C||_F^2"};
 
 static double median(double* x, size_t n) {
     gsl_sort(x, 1, n);
@@ -86,15 +106,17 @@ static void summarise(double* out, const seed_stats* st) {
     double* tmp = mallocCheck(sizeof(double) * (n > nu ? n : nu));
     for (size_t i = 0; i < n; i++) both += st->row[i] > 3 && st->col[i] > 3;
     memcpy(tmp, st->row, n * sizeof(double));
-    out[SUM_ROW] = median(tmp, n);
+    out[IS_RIDGE_ROW] = median(tmp, n);
     memcpy(tmp, st->col, n * sizeof(double));
-    out[SUM_COL] = median(tmp, n);
-    out[SUM_SHARE] = (double)both / (double)n;
+    out[IS_RIDGE_COL] = median(tmp, n);
+    out[IS_SHARE3] = (double)both / (double)n;
     memcpy(tmp, st->omega_ratio, (size_t)st->H * sizeof(double));
-    out[SUM_OMEGA] = median(tmp, (size_t)st->H);
-    out[SUM_HLMIN] = gsl_stats_min(st->unit_hl, 1, nu);
-    out[SUM_HLMAX] = gsl_stats_max(st->unit_hl, 1, nu);
-    out[SUM_HLORD] = log10(out[SUM_HLMAX] / out[SUM_HLMIN]);
+    out[IS_OMEGA] = median(tmp, (size_t)st->H);
+    out[IS_HL_MIN] = gsl_stats_min(st->unit_hl, 1, nu);
+    out[IS_HL_MAX] = gsl_stats_max(st->unit_hl, 1, nu);
+    out[IS_HL_ORDERS] = log10(out[IS_HL_MAX] / out[IS_HL_MIN]);
+    memcpy(tmp, st->key_pr, (size_t)st->H * sizeof(double));
+    out[IS_KEY_PR] = median(tmp, (size_t)st->H);
     free(tmp);
 }
 
@@ -106,13 +128,15 @@ static void run_seed(seed_stats* st, const stepq_source* src, const stepq_inputs
         stepq_runstate rs;
         stepq_runstate_init(&rs, src->K, src->V, src->n_gates);
         double* tmp = mallocCheck(sizeof(double) * (src->K > src->V ? src->K : src->V));
+        double* C = mallocCheck(sizeof(double) * src->K * src->K);
 #pragma omp for schedule(dynamic, 1)
         for (int h = 0; h < st->H; h++) {
-            one_head(st, src, c, h, &rs, tmp);
+            one_head(st, src, c, h, &rs, tmp, C);
             stepq_progress_tick(pr);
         }
         stepq_runstate_free(&rs);
         free(tmp);
+        free(C);
     }
 }
 
@@ -122,7 +146,7 @@ static int write_summaries(hid_t f, const stepq_inputstats_cfg* c, const double*
     const int S = c->n_seeds, kda = s0->kind == STEPQ_KDA;
     // the paper's values (method 5) beside ours
     const double paper[N_SUM] = {kda ? 12.7 : 10.3, kda ? 5.4 : 19.4, kda ? 0.849 : 0.986,
-                                 kda ? NAN : 15.95, NAN, NAN, NAN};
+                                 kda ? NAN : 15.95, NAN, NAN, NAN, NAN};
     printf("inputstats: %s; %d seeds, %ld steps, states sampled every %ld after %ld\n",
            s0->desc, S, c->steps, c->sample_every, c->warmup);
     printf("%-22s %12s %12s %10s\n", "statistic", "mean", "95% CI +-", kda ? "paper KDA" : "paper Qwen");
@@ -144,7 +168,26 @@ static int write_summaries(hid_t f, const stepq_inputstats_cfg* c, const double*
     return rc ? STEPQ_ERR : STEPQ_OK;
 }
 
-int stepq_inputstats(const stepq_inputstats_cfg* c) {
+// every seed: per-head statistics into the (S, ...) arrays, summaries into sum (N_SUM, S)
+static int measure(double* row, double* col, double* om, double* hl, double* pr, double* sum,
+                   const stepq_inputstats_cfg* c, int NS) {
+    const stepq_source* s0 = c->srcs[0];
+    const int S = c->n_seeds, H = s0->n_heads, G = s0->n_gates;
+    stepq_progress p;
+    stepq_progress_start(&p, "inputstats", "heads", (long)S * H);
+    for (int si = 0; si < S; si++) {
+        seed_stats st = {H, NS, G, row + (size_t)si * H * NS, col + (size_t)si * H * NS,
+                         om + (size_t)si * H, hl + (size_t)si * H * G, pr + (size_t)si * H};
+        run_seed(&st, c->srcs[si], c, &p);
+        double out[N_SUM];
+        summarise(out, &st);
+        for (int k = 0; k < N_SUM; k++) sum[(size_t)k * S + si] = out[k];
+    }
+    stepq_progress_end(&p);
+    return STEPQ_OK;
+}
+
+int stepq_inputstats(double* summary, const stepq_inputstats_cfg* c) {
     const stepq_source* s0 = c->srcs[0];
     const int S = c->n_seeds, H = s0->n_heads, G = s0->n_gates;
     if (c->warmup < 0 || c->sample_every < 1 || c->steps <= c->warmup) {
@@ -160,18 +203,14 @@ int stepq_inputstats(const stepq_inputstats_cfg* c) {
     double* col = callocCheck((size_t)S * H * NS, sizeof(double));
     double* om = callocCheck((size_t)S * H, sizeof(double));
     double* hl = callocCheck((size_t)S * H * G, sizeof(double));
+    double* pr = callocCheck((size_t)S * H, sizeof(double));
     double* sum = callocCheck((size_t)N_SUM * S, sizeof(double));  // (N_SUM, S)
-    stepq_progress pr;
-    stepq_progress_start(&pr, "inputstats", "heads", (long)S * H);
-    for (int si = 0; si < S; si++) {
-        seed_stats st = {H, NS, G, row + (size_t)si * H * NS, col + (size_t)si * H * NS,
-                         om + (size_t)si * H, hl + (size_t)si * H * G};
-        run_seed(&st, c->srcs[si], c, &pr);
-        double out[N_SUM];
-        summarise(out, &st);
-        for (int k = 0; k < N_SUM; k++) sum[(size_t)k * S + si] = out[k];
+    measure(row, col, om, hl, pr, sum, c, NS);
+    if (summary) memcpy(summary, sum, sizeof(double) * N_SUM * S);
+    if (!c->output) {
+        free(row); free(col); free(om); free(hl); free(pr); free(sum);
+        return STEPQ_OK;
     }
-    stepq_progress_end(&pr);
     hid_t f = h5u_create(c->output);
     hsize_t dS[1] = {(hsize_t)S}, dR[3] = {(hsize_t)S, (hsize_t)H, (hsize_t)NS};
     hsize_t dO[2] = {(hsize_t)S, (hsize_t)H}, dU[3] = {(hsize_t)S, (hsize_t)H, (hsize_t)G};
@@ -184,8 +223,10 @@ int stepq_inputstats(const stepq_inputstats_cfg* c) {
          h5u_write(f, "ridge_col", D, col, 3, dR, "1", "max/median column RMS per sampled state [S,H,NS]") ||
          h5u_write(f, "omega_p90_p10", D, om, 2, dO, "1", "p90/p10 of omega within each head [S,H]") ||
          h5u_write(f, "unit_half_life", D, hl, 3, dU, "steps",
-                   "ln2 / -mean log gate per unit (GDN: head, KDA: key row) [S,H,G]");
-    free(row); free(col); free(om); free(hl); free(sum);
+                   "ln2 / -mean log gate per unit (GDN: head, KDA: key row) [S,H,G]") ||
+         h5u_write(f, "key_participation", D, pr, 2, dO, "directions",
+                   "participation ratio of the keys' second moment after the warm-up [S,H]");
+    free(row); free(col); free(om); free(hl); free(pr); free(sum);
     if (rc) {
         if (f >= 0) h5u_abandon(f, c->output);
         return STEPQ_ERR;

@@ -4,8 +4,9 @@
 // spread of half-lives. Native float32 runs; several seeds give confidence intervals.
 //
 // Output (HDF5): seeds [S]; per seed ridge_row, ridge_col [S,H,NS], omega_p90_p10 [S,H],
-// unit_half_life [S,H,G] (G = 1 for GDN, K for KDA); summaries [S] and their mean and 95% CI
-// as attributes of each summary dataset.
+// unit_half_life [S,H,G] (G = 1 for GDN, K for KDA), key_participation [S,H] (how many key
+// directions the keys fill: the participation ratio of their second moment); summaries [S] and
+// their mean and 95% CI as attributes of each summary dataset.
 #ifndef STEPQ_INPUTSTATS_H
 #define STEPQ_INPUTSTATS_H
 
@@ -23,6 +24,14 @@ typedef struct {
     stepq_provenance prov;
 } stepq_inputstats_cfg;
 
-int stepq_inputstats(const stepq_inputstats_cfg* cfg);
+// the per-seed summaries, also for the regime sweep
+enum {
+    IS_RIDGE_ROW, IS_RIDGE_COL, IS_SHARE3, IS_OMEGA, IS_HL_MIN, IS_HL_MAX, IS_HL_ORDERS, IS_KEY_PR,
+    IS_N_SUMMARY
+};
+extern const char* const stepq_inputstats_summary_names[IS_N_SUMMARY];
+// summary (IS_N_SUMMARY, S; may be NULL) <- the summaries of each seed; writes the HDF5 file
+// when output is set
+int stepq_inputstats(double* summary, const stepq_inputstats_cfg* cfg);
 
 #endif

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "../base/common.h"
+#include "../base/h5util.h"
+#include "../base/outfile.h"
 #include "../quant/format.h"
 #include "../sim/synth.h"
 #include "calibrate.h"
@@ -125,4 +127,97 @@ int stepq_memory_report(const stepq_memory_model* m, const stepq_plan* p) {
                parts[STEPQ_BITS_SCALES], parts[STEPQ_BITS_PIVOTS], parts[STEPQ_BITS_RESIDUAL]);
     }
     return STEPQ_OK;
+}
+
+double stepq_memory_format_bits(const stepq_memory_model* m, const stepq_format* f) {
+    if (f->needs == STEPQ_NEEDS_TABLE && f->alloc == STEPQ_ALLOC_STEPQ) {
+        const long units = (long)m->layers * m->heads * (m->kind == STEPQ_GDN ? 1 : m->K);
+        return stepq_bits_reference(m, f->budget, lround(stepq_pivot_share(m->kind) * (double)units));
+    }
+    double b = stepq_format_plan_bits(NULL, f, NULL, m->K, m->V);
+    if (isnan(b))
+        stepq_error("memory: the bits of %s come from a calibration plan (use `stepq memory --plan`); "
+                    "the figure prices STEPQuant by the reference layout and the formats that need no plan",
+                    f->name);
+    return b;
+}
+
+// one model's group: bits, MiB per request, the pool at 1..N requests and the crossing of
+// every format; one gnuplot block: n, then the pool of each format
+static int sweep_model(hid_t file, FILE* tsv, const stepq_memory_sweep_cfg* c, const stepq_memory_model* m) {
+    const int F = c->n_formats, N = c->max_requests;
+    double* bits = mallocCheck(sizeof(double) * F);
+    double* mib = mallocCheck(sizeof(double) * F);
+    double* pool = mallocCheck(sizeof(double) * F * N);
+    int* cross = mallocCheck(sizeof(int) * F);
+    int rc = STEPQ_OK;
+    for (int f = 0; f < F && !rc; f++) {
+        bits[f] = stepq_memory_format_bits(m, c->formats[f]);
+        if (isnan(bits[f])) rc = STEPQ_ERR;
+        mib[f] = stepq_request_mib(m, bits[f]);
+        for (int n = 0; n < N; n++) pool[(size_t)f * N + n] = stepq_pool_gib(m, bits[f], n + 1);
+        cross[f] = rc ? 0 : stepq_pool_crossing(m, bits[f]);
+    }
+    hid_t g = rc ? -1 : H5Gcreate2(file, m->name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hsize_t dF[1] = {(hsize_t)F}, dFN[2] = {(hsize_t)F, (hsize_t)N};
+    rc = rc || g < 0 || h5u_attr_str(g, "kind", stepq_kind_name(m->kind)) ||
+         h5u_attr_i64(g, "layers", m->layers) || h5u_attr_i64(g, "heads", m->heads) ||
+         h5u_attr_i64(g, "K", m->K) || h5u_attr_i64(g, "V", m->V) ||
+         h5u_attr_f64(g, "conv_mib", m->conv_mib) || h5u_attr_f64(g, "weights_gb", m->weights_gb) ||
+         h5u_write(g, "bits", H5T_NATIVE_DOUBLE, bits, 1, dF, "bit/element", "bits per state element [format]") ||
+         h5u_write(g, "request_mib", H5T_NATIVE_DOUBLE, mib, 1, dF, "MiB",
+                   "one request's recurrent state [format]") ||
+         h5u_write(g, "pool_gib", H5T_NATIVE_DOUBLE, pool, 2, dFN, "GiB",
+                   "the pool (5 slots per request + 1, state and convolution state) [format, requests-1]") ||
+         h5u_write(g, "crossing", H5T_NATIVE_INT, cross, 1, dF, "requests",
+                   "fewest requests whose pool passes the weights (0: no weights given; -1: never) [format]");
+    if (g >= 0) H5Gclose(g);
+    if (!rc) {
+        printf("%s (%d x %d heads of %d x %d; conv state %.4f MiB per slot; weights %.1f GB):\n", m->name,
+               m->layers, m->heads, m->K, m->V, m->conv_mib, m->weights_gb);
+        for (int f = 0; f < F; f++) {
+            printf("  %-16s %7.3f bits  %9.3f MiB/request  pool at %d: %8.2f GiB", c->formats[f]->name, bits[f],
+                   mib[f], m->requests, stepq_pool_gib(m, bits[f], m->requests));
+            if (cross[f] > 0) printf("  passes the weights at %d requests", cross[f]);
+            putchar('\n');
+        }
+    }
+    for (int n = 0; tsv && !rc && n < N; n++) {
+        fprintf(tsv, "%d", n + 1);
+        for (int f = 0; f < F; f++) fprintf(tsv, "\t%.6e", pool[(size_t)f * N + n]);
+        fputc('\n', tsv);
+    }
+    if (tsv && !rc) fprintf(tsv, "\n\n");
+    free(bits); free(mib); free(pool); free(cross);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+int stepq_memory_sweep(const stepq_memory_sweep_cfg* c) {
+    hid_t f = h5u_create(c->output);
+    FILE* tsv = c->table ? stepq_text_create(c->table) : NULL;
+    if (f < 0 || (c->table && !tsv)) {
+        if (f >= 0) h5u_abandon(f, c->output);
+        stepq_text_abandon(tsv, c->table);
+        return STEPQ_ERR;
+    }
+    const char** names = mallocCheck(sizeof(char*) * c->n_formats);
+    for (int i = 0; i < c->n_formats; i++) names[i] = c->formats[i]->name;
+    int* req = mallocCheck(sizeof(int) * c->max_requests);
+    for (int n = 0; n < c->max_requests; n++) req[n] = n + 1;
+    hsize_t dN[1] = {(hsize_t)c->max_requests};
+    int rc = stepq_write_provenance(f, &c->prov) ||
+             h5u_write_strings(f, "formats", names, c->n_formats, "the formats priced") ||
+             h5u_write(f, "requests", H5T_NATIVE_INT, req, 1, dN, "requests", "concurrent requests");
+    if (tsv) fprintf(tsv, "# memory: one block per model (gnuplot index m): concurrent requests, then the "
+                          "pool in GiB of each format\n");
+    for (int m = 0; m < c->n_models && !rc; m++) rc = sweep_model(f, tsv, c, &c->models[m]);
+    free(names);
+    free(req);
+    if (tsv && rc) stepq_text_abandon(tsv, c->table);
+    else if (tsv && stepq_text_commit(tsv, c->table)) rc = STEPQ_ERR;
+    if (rc) {
+        h5u_abandon(f, c->output);
+        return STEPQ_ERR;
+    }
+    return h5u_commit(f, c->output);
 }

@@ -11,7 +11,9 @@
 #ifndef STEPQ_MEMORY_H
 #define STEPQ_MEMORY_H
 
+#include "../quant/format.h"
 #include "../quant/plan.h"
+#include "output.h"
 
 typedef struct {
     const char* name;      // "gdn-qwen-like" ...
@@ -38,5 +40,24 @@ int stepq_pool_crossing(const stepq_memory_model* m, double bits);
 
 // Prints the whole report for a model; plan (may be NULL) adds the bits of our bytes.
 int stepq_memory_report(const stepq_memory_model* m, const stepq_plan* plan);
+
+// Bits per state element of format f on model m without a plan: the packed bytes for formats
+// that need none, the reference layout with the paper's pivot share for STEPQuant; NaN (with a
+// message) for other calibrated formats, whose widths only a plan knows.
+double stepq_memory_format_bits(const stepq_memory_model* m, const stepq_format* f);
+
+// The memory figure (method 4.5): the pool of every model at 1..max_requests concurrent
+// requests for every format, and where it passes the model's weights.
+typedef struct {
+    const stepq_memory_model* models;
+    int n_models;
+    const stepq_format* const* formats;
+    int n_formats;
+    int max_requests;
+    const char* output;  // HDF5
+    const char* table;   // gnuplot table (one block per model), or NULL
+    stepq_provenance prov;
+} stepq_memory_sweep_cfg;
+int stepq_memory_sweep(const stepq_memory_sweep_cfg* c);
 
 #endif

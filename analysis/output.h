@@ -1,6 +1,7 @@
 // output.h: what every result file carries so it can be read without documentation and
-// reproduced: experiment name, the full config text, its path, the git revision, the seed and
-// the source, as root attributes.
+// reproduced: experiment name, the full config text, its path, the git revision, the compiler
+// and build flags, the seed, the source, and the path and FNV-1a checksum of every input file
+// read (traces, plans), as root attributes.
 #ifndef STEPQ_OUTPUT_H
 #define STEPQ_OUTPUT_H
 

@@ -7,6 +7,7 @@
 
 #include "../base/common.h"
 #include "../base/h5util.h"
+#include "../base/outfile.h"
 #include "../base/stats.h"
 #include "runner.h"
 
@@ -26,6 +27,7 @@ static void band(double* q, const float* x, int F, int H, long NB) {
 // per-seed summaries: pooled and median accumulated relative read-out error (S, F)
 typedef struct {
     double *pooled, *median;
+    int* diverged;  // (F) heads where the format diverged, over all seeds
 } seed_summary;
 
 static int write_seed_summary(hid_t f, const stepq_propagation_cfg* c, const seed_summary* ss) {
@@ -48,10 +50,12 @@ static int write_seed_summary(hid_t f, const stepq_propagation_cfg* c, const see
                   "median over heads of the accumulated relative read-out error [S,F]") ||
         h5u_write(g, "readout_rel_pooled_mean", D, mean, 1, dF, "1", "mean over seeds [F]") ||
         h5u_write(g, "readout_rel_pooled_ci95", D, mean + F, 1, dF, "1",
-                  "half-width of the 95% confidence interval over seeds (Student t) [F]") ||
+                  "half-width of the 95% confidence interval over seeds (Student t), NaN with one seed [F]") ||
         h5u_write(g, "readout_rel_median_mean", D, mean + 2 * F, 1, dF, "1", "mean over seeds [F]") ||
         h5u_write(g, "readout_rel_median_ci95", D, mean + 3 * F, 1, dF, "1",
-                  "half-width of the 95% confidence interval over seeds (Student t) [F]");
+                  "half-width of the 95% confidence interval over seeds (Student t), NaN with one seed [F]") ||
+        h5u_write(g, "diverged_heads", H5T_NATIVE_INT, ss->diverged, 1, dF, "heads",
+                  "head-runs (over all seeds) where the format diverged and was left out [F]");
     if (g >= 0) H5Gclose(g);
     free(mean);
     free(col);
@@ -77,7 +81,7 @@ static int write_h5(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
     double* rel = mallocCheck(sizeof(double) * F * H);
     double max_p1 = 0;
     for (int i = 0; i < F * H; i++) {
-        rel[i] = o->acc_ref[i % H] > 0 ? sqrt(o->acc_sq[i] / o->acc_ref[i % H]) : 0;
+        rel[i] = stepq_rel(o->acc_sq[i], o->acc_ref[i % H]);
         max_p1 = fmax(max_p1, o->p1_resid[i]);
     }
     hsize_t dF[1] = {(hsize_t)F}, dH[1] = {(hsize_t)H}, dNB[1] = {(hsize_t)NB};
@@ -111,6 +115,9 @@ static int write_h5(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
                   "quantiles across heads of err_readout [F,NB,5]") ||
         h5u_write(f, "err_state_quantiles", D, qs, 3, dFBQ, "1",
                   "quantiles across heads of err_state [F,NB,5]") ||
+        h5u_write(f, "diverged_step", H5T_NATIVE_LONG, o->diverged, 2, dFH, "steps",
+                  "decode step at which ||S_hat|| passed 10 ||S|| (the format stopped there; its "
+                  "later bins and accumulated error are NaN), -1 if never [F,H]") ||
         h5u_write(f, "accumulated_readout_sq", D, o->acc_sq, 2, dFH, "(value units)^2",
                   "sum over the decode window of ||y_hat - y||^2 [F,H]") ||
         h5u_write(f, "accumulated_readout_rel", D, rel, 2, dFH, "1",
@@ -129,9 +136,8 @@ static int write_h5(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
 
 static int write_table(const stepq_propagation_cfg* c, const stepq_run_out* o, const double* qy,
                        const double* qs) {
-    FILE* fp = fopen(c->table, "w");
+    FILE* fp = stepq_text_create(c->table);
     if (!fp) {
-        stepq_error("cannot write %s", c->table);
         return STEPQ_ERR;
     }
     fprintf(fp, "# propagation: decode step, then per format the p10 p25 p50 p75 p90 across "
@@ -147,27 +153,74 @@ static int write_table(const stepq_propagation_cfg* c, const stepq_run_out* o, c
                     fprintf(fp, "\t%.6e", (pass ? qs : qy)[((size_t)f * o->n_bins + b) * STEPQ_NQ + k]);
         fputc('\n', fp);
     }
-    return fclose(fp) == 0 ? STEPQ_OK : STEPQ_ERR;
+    return stepq_text_commit(fp, c->table);
 }
 
 // pooled and median accumulated relative read-out error of each format over the heads of o
-static void accumulate(double* pooled, double* median, const stepq_run_out* o) {
+// where it did not diverge; ndiv (F) += the heads where it did
+static void accumulate(double* pooled, double* median, int* ndiv, const stepq_run_out* o) {
     double* acc = mallocCheck(sizeof(double) * o->H);
     double* work = mallocCheck(sizeof(double) * o->H);
     for (int f = 0; f < o->F; f++) {
         double num = 0, den = 0, q[STEPQ_NQ];
         for (int h = 0; h < o->H; h++) {
             size_t fh = (size_t)f * o->H + h;
-            acc[h] = o->acc_ref[h] > 0 ? sqrt(o->acc_sq[fh] / o->acc_ref[h]) : 0;
+            acc[h] = stepq_rel(o->acc_sq[fh], o->acc_ref[h]);  // NaN: diverged
+            if (o->diverged[fh] >= 0) {
+                ndiv[f]++;
+                continue;
+            }
             num += o->acc_sq[fh];
             den += o->acc_ref[h];
         }
         stepq_quantiles(q, acc, (size_t)o->H, work);
-        pooled[f] = den > 0 ? sqrt(num / den) : 0;
+        pooled[f] = stepq_rel(num, den);
         median[f] = q[2];
     }
     free(acc);
     free(work);
+}
+
+// the per-format table: markdown for people (c->report) and a .tsv for the bar chart
+static int write_report(const stepq_propagation_cfg* c, const stepq_run_out* o, const double* qs,
+                        const seed_summary* ss) {
+    const int S = c->n_seeds, F = o->F;
+    FILE* md = c->report ? stepq_text_create(c->report) : NULL;
+    FILE* tsv = c->formats_table ? stepq_text_create(c->formats_table) : NULL;
+    if ((c->report && !md) || (c->formats_table && !tsv)) {
+        stepq_error("cannot write %s", c->report && !md ? c->report : c->formats_table);
+        stepq_text_abandon(md, c->report);
+        stepq_text_abandon(tsv, c->formats_table);
+        return STEPQ_ERR;
+    }
+    double* col = mallocCheck(sizeof(double) * S);
+    if (md)
+        fprintf(md, "%s; prefill %ld, decode %ld; %d seed%s; acc: sqrt(sum ||y_hat - y||^2 / sum ||y||^2) "
+                    "over the decode window, pooled over heads and the median over heads, mean +- 95%% CI "
+                    "over seeds; final state error: ||S_hat - S||_F / ||S||_F in the last bin, median over "
+                    "heads, first seed; a diverged format (||S_hat|| > 10 ||S||) is left out on those heads.\n\n"
+                    "| format | nominal bits | actual bits | acc pooled | acc median | final state error | diverged |\n"
+                    "|---|---|---|---|---|---|---|\n",
+                c->srcs[0]->desc, c->prefill, c->decode, S, S > 1 ? "s" : "");
+    if (tsv) fprintf(tsv, "# format bits_actual pooled_mean pooled_ci95 median_mean median_ci95 final_state diverged\n");
+    for (int f = 0; f < F; f++) {
+        double m[2], ci[2];
+        for (int k = 0; k < 2; k++) {
+            for (int si = 0; si < S; si++) col[si] = (k ? ss->median : ss->pooled)[(size_t)si * F + f];
+            stepq_mean_ci95(&m[k], &ci[k], col, S);
+        }
+        double fin = qs[((size_t)f * o->n_bins + o->n_bins - 1) * STEPQ_NQ + 2];
+        if (md)
+            fprintf(md, "| %s | %.3f | %.3f | %.4g +- %.2g | %.4g +- %.2g | %.4g | %s%d |\n", c->formats[f]->name,
+                    c->formats[f]->nominal_bits, stepq_run_bits(o, f), m[0], ci[0], m[1], ci[1], fin,
+                    ss->diverged[f] ? "DIVERGED on " : "", ss->diverged[f]);
+        if (tsv)
+            fprintf(tsv, "%s\t%.4f\t%.6e\t%.6e\t%.6e\t%.6e\t%.6e\t%d\n", c->formats[f]->name,
+                    stepq_run_bits(o, f), m[0], ci[0], m[1], ci[1], fin, ss->diverged[f]);
+    }
+    free(col);
+    int bad = (md && stepq_text_commit(md, c->report)) | (tsv && stepq_text_commit(tsv, c->formats_table));
+    return bad ? STEPQ_ERR : STEPQ_OK;
 }
 
 static void summary(const stepq_propagation_cfg* c, const stepq_run_out* o, const double* qy,
@@ -189,8 +242,10 @@ static void summary(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
         char a[32], b[32];
         snprintf(a, sizeof a, S > 1 ? "%.3e +- %.1e" : "%.3e", m[0], ci[0]);
         snprintf(b, sizeof b, S > 1 ? "%.3e +- %.1e" : "%.3e", m[1], ci[1]);
-        printf("%-15s %8.3f %8.3f %11.3e %11.3e %21s %21s %9.2e\n", c->formats[f]->name,
+        printf("%-15s %8.3f %8.3f %11.3e %11.3e %21s %21s %9.2e", c->formats[f]->name,
                c->formats[f]->nominal_bits, stepq_run_bits(o, f), first[2], last[2], a, b, p1[f]);
+        if (ss->diverged[f]) printf("  DIVERGED on %d head-runs (excluded)", ss->diverged[f]);
+        putchar('\n');
     }
     printf("(err_y: median across heads of ||y_hat-y||/||y|| in the first and last bin of %d steps, "
            "first seed; acc rel: sqrt(sum ||dy||^2 / sum ||y||^2) over the decode window, the median "
@@ -203,7 +258,8 @@ int stepq_propagation(const stepq_propagation_cfg* c) {
     const int S = c->n_seeds, F = c->n_formats;
     stepq_run_cfg rc = {c->formats, F, c->prefill, c->decode, c->bin, 0, "propagation", c->plan};
     stepq_run_out o0, o;
-    seed_summary ss = {callocCheck((size_t)S * F, sizeof(double)), callocCheck((size_t)S * F, sizeof(double))};
+    seed_summary ss = {callocCheck((size_t)S * F, sizeof(double)), callocCheck((size_t)S * F, sizeof(double)),
+                       callocCheck((size_t)F, sizeof(int))};
     double* p1 = callocCheck((size_t)F, sizeof(double));
     int r = STEPQ_OK;
     for (int si = 0; si < S && r == STEPQ_OK; si++) {
@@ -212,7 +268,7 @@ int stepq_propagation(const stepq_propagation_cfg* c) {
             r = STEPQ_ERR;
             break;
         }
-        accumulate(ss.pooled + (size_t)si * F, ss.median + (size_t)si * F, out);
+        accumulate(ss.pooled + (size_t)si * F, ss.median + (size_t)si * F, ss.diverged, out);
         for (int f = 0; f < F; f++)
             for (int h = 0; h < out->H; h++) p1[f] = fmax(p1[f], out->p1_resid[(size_t)f * out->H + h]);
         if (si > 0) stepq_run_out_free(&o);
@@ -225,6 +281,7 @@ int stepq_propagation(const stepq_propagation_cfg* c) {
         band(qs, o0.err_S, o0.F, o0.H, o0.n_bins);
         r = write_h5(c, &o0, qy, qs, &ss);
         if (r == STEPQ_OK && c->table) r = write_table(c, &o0, qy, qs);
+        if (r == STEPQ_OK && (c->report || c->formats_table)) r = write_report(c, &o0, qs, &ss);
         if (r == STEPQ_OK) summary(c, &o0, qy, &ss, p1);
         free(qy);
         free(qs);
@@ -232,6 +289,7 @@ int stepq_propagation(const stepq_propagation_cfg* c) {
     }
     free(ss.pooled);
     free(ss.median);
+    free(ss.diverged);
     free(p1);
     return r;
 }

@@ -31,6 +31,8 @@ typedef struct {
     const stepq_plan* plan;  // for calibrated formats, or NULL
     const char* output;      // .h5
     const char* table;       // .tsv for the plot, or NULL
+    const char* report;      // .md: one row per format (bits, errors with intervals, divergence), or NULL
+    const char* formats_table;  // .tsv: the same per format, for a bar chart, or NULL
     stepq_provenance prov;
 } stepq_propagation_cfg;
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "../base/common.h"
+#include "../base/stats.h"
 #include "../base/h5util.h"
 #include "runner.h"
 
@@ -18,7 +19,7 @@ static int write_replay(const stepq_replay_cfg* c, const stepq_run_out* o) {
     hsize_t dE[2] = {(hsize_t)H, (hsize_t)D}, dH[1] = {(hsize_t)H};
     hid_t FL = H5T_NATIVE_FLOAT, DB = H5T_NATIVE_DOUBLE;
     double* rel = mallocCheck(sizeof(double) * H);
-    for (int h = 0; h < H; h++) rel[h] = o->acc_ref[h] > 0 ? sqrt(o->acc_sq[h] / o->acc_ref[h]) : 0;
+    for (int h = 0; h < H; h++) rel[h] = stepq_rel(o->acc_sq[h], o->acc_ref[h]);
     int rc = stepq_write_provenance(f, &c->prov) || h5u_attr_str(f, "format", c->format->name) ||
         h5u_attr_str(f, "kind", stepq_kind_name(src->kind)) || h5u_attr_f64(f, "scale", src->scale) ||
         h5u_attr_i64(f, "prefill", c->prefill) ||

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../base/common.h"
+#include "../base/stats.h"
 #include "../sim/kernels.h"
 #include "../sim/protocol.h"
 #include "../sim/recurrence.h"
@@ -45,12 +46,12 @@ static double mean_gate(const stepq_step_in* in, int n_gates) {
     return s / n_gates;
 }
 
-static double ratio(double num, double den) { return den > 0 ? sqrt(num / den) : (num > 0 ? INFINITY : 0); }
 
 typedef struct {
     long t;
     int f, h;
     int failed;
+    int reference;  // 1: the float32 reference went non-finite, 0: format f's quantized path
 } run_failure;
 
 // the native prefill of head h: the reference steps, and every format reads its read-out
@@ -74,15 +75,17 @@ static double prefill(stepq_run_out* o, const stepq_source* src, const stepq_run
 // the errors of format f's step t (bin b) against the reference of the same step: ny2 = ||y||^2,
 // nS2 = ||S||_F^2, eS2 = ||S_hat - S||_F^2, pred = P1's prediction of the read-out error
 static void measure(stepq_run_out* o, const stepq_run_cfg* cfg, int f, int h, long t, long b,
-                    const stepq_runstate* rs, const float* pred, double ny2, double nS2, double eS2) {
+                    const stepq_runstate* rs, const float* pred, double ny2, double nS2,
+                    const stepq_qmeasure* m) {
     const int V = o->V, H = o->H;
     double dy2, res2;
     stepq_readout_sums(&dy2, &res2, rs->y_hat, rs->y, pred, V);
     size_t fh = (size_t)f * H + h;
-    o->err_y[fh * o->n_bins + b] += (float)ratio(dy2, ny2);
-    o->err_S[fh * o->n_bins + b] += (float)ratio(eS2, nS2);
+    if (m->hat2 > 100 * nS2 && nS2 > 0) o->diverged[fh] = t - cfg->prefill;  // ||S_hat|| > 10 ||S||
+    o->err_y[fh * o->n_bins + b] += (float)stepq_rel(dy2, ny2);
+    o->err_S[fh * o->n_bins + b] += (float)stepq_rel(m->err2, nS2);
     o->acc_sq[fh] += dy2;
-    o->p1_resid[fh] = fmax(o->p1_resid[fh], ratio(res2, ny2));
+    o->p1_resid[fh] = fmax(o->p1_resid[fh], stepq_rel(res2, ny2));
     if (cfg->keep_y) memcpy(o->y + (((size_t)f * o->T + t) * H + h) * V, rs->y_hat, sizeof(float) * V);
 }
 
@@ -97,12 +100,16 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
     stepq_step_in in;
     double gate_sum = prefill(o, src, cfg, h, c, rs);
     int rc = STEPQ_OK;
+    if (!isfinite(stepq_sq_norm(rs->S, K, V))) {
+        *fail = (run_failure){cfg->prefill - 1, 0, h, 1, 1};
+        rc = STEPQ_ERR;
+    }
     for (int f = 0; f < F; f++) {  // checked by stepq_plan_match before any head runs
         stepq_assert(stepq_qstate_init(&s->qs[f], cfg->formats[f], cfg->plan, s->plan_index[h],
                                        src->kind, K, V) == STEPQ_OK);
         o->bytes[(size_t)f * H + h] = (double)s->qs[f].bytes;
         if (rc == STEPQ_OK && stepq_qstate_load(&s->qs[f], rs->S) != STEPQ_OK) {
-            *fail = (run_failure){cfg->prefill, f, h, 1};
+            *fail = (run_failure){cfg->prefill, f, h, 1, 0};
             rc = STEPQ_ERR;
         }
     }
@@ -115,18 +122,25 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
         stepq_readout_weights(rs->grad, in.q, in.k, in.g, in.beta, src->scale, G, K);
         stepq_decays(s->decay, in.g, G, K);
         for (int f = 0; f < F; f++)
-            s->k->qstep_read(&s->qs[f], &in, s->decay, rs->grad, rs->S, s->pred + (size_t)f * V);
+            if (o->diverged[(size_t)f * H + h] < 0)
+                s->k->qstep_read(&s->qs[f], &in, s->decay, rs->grad, rs->S, s->pred + (size_t)f * V);
         stepq_runstate_step(rs, &in, src->scale);
         double ny2 = stepq_sq_norm_row(rs->y, V), nS2 = stepq_sq_norm(rs->S, K, V);
+        if (!isfinite(ny2) || !isfinite(nS2)) {
+            *fail = (run_failure){t, 0, h, 1, 1};
+            rc = STEPQ_ERR;
+            break;
+        }
         o->acc_ref[h] += ny2;
         if (cfg->keep_y) memcpy(o->y_ref + ((size_t)t * H + h) * V, rs->y, sizeof(float) * V);
         for (int f = 0; f < F && rc == STEPQ_OK; f++) {
-            double eS2;
-            if (s->k->qstep_write(&s->qs[f], &in, s->decay, src->scale, G, rs->S, rs->y_hat, &eS2) != STEPQ_OK) {
-                *fail = (run_failure){t, f, h, 1};
+            stepq_qmeasure m;
+            if (o->diverged[(size_t)f * H + h] >= 0) continue;  // stopped
+            if (s->k->qstep_write(&s->qs[f], &in, s->decay, src->scale, G, rs->S, rs->y_hat, &m) != STEPQ_OK) {
+                *fail = (run_failure){t, f, h, 1, 0};
                 rc = STEPQ_ERR;
             } else {
-                measure(o, cfg, f, h, t, td / cfg->bin, rs, s->pred + (size_t)f * V, ny2, nS2, eS2);
+                measure(o, cfg, f, h, t, td / cfg->bin, rs, s->pred + (size_t)f * V, ny2, nS2, &m);
             }
         }
     }
@@ -148,7 +162,7 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
         return STEPQ_ERR;
     }
     stepq_run_out_alloc(o, src, cfg);
-    run_failure fail = {0, 0, 0, 0};
+    run_failure fail = {0, 0, 0, 0, 0};
     stepq_progress pr;
     stepq_progress_start(&pr, cfg->label ? cfg->label : "run", "heads", src->n_heads);
 #pragma omp parallel
@@ -158,7 +172,7 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
         s.plan_index = plan_index;
 #pragma omp for schedule(dynamic, 1)
         for (int h = 0; h < src->n_heads; h++) {
-            run_failure mine = {0, 0, 0, 0};
+            run_failure mine = {0, 0, 0, 0, 0};
             int skip;
 #pragma omp atomic read
             skip = fail.failed;
@@ -173,9 +187,16 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
     }
     stepq_progress_end(&pr);
     free(plan_index);
+    if (fail.failed && fail.reference) {
+        stepq_error("%s: the float32 reference met a non-finite state or read-out at head %d (layer %d, "
+                    "head %d), step %ld: the inputs overflow the recurrence; nothing was written",
+                    src->desc, fail.h, src->layer[fail.h], src->head[fail.h], fail.t);
+        stepq_run_out_free(o);
+        return STEPQ_ERR;
+    }
     if (fail.failed) {
-        stepq_error("%s: format %s met a non-finite state at head %d (layer %d, head %d), step "
-                    "%ld; the inputs or the format overflowed",
+        stepq_error("%s: the quantized path of format %s met a non-finite state at head %d (layer %d, "
+                    "head %d), step %ld; the format overflowed; nothing was written",
                     src->desc, cfg->formats[fail.f]->name, fail.h, src->layer[fail.h],
                     src->head[fail.h], fail.t);
         stepq_run_out_free(o);
@@ -190,4 +211,3 @@ double stepq_run_bits(const stepq_run_out* o, int f) {
     for (int h = 0; h < o->H; h++) b += o->bytes[(size_t)f * o->H + h];
     return 8.0 * b / ((double)o->H * o->K * o->V);
 }
-

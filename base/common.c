@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 void stepq_error(const char* fmt, ...) {
     va_list ap;
@@ -21,6 +22,19 @@ void* stepq_malloc_check(size_t n, const char* file, int line) {
         exit(1);
     }
     return p;
+}
+
+int stepq_check_memory(double bytes, const char* what) {
+    double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    const char* env = getenv("STEPQ_MEMORY_BYTES");
+    if (env && *env) have = strtod(env, NULL);
+    if (have <= 0 || bytes <= have) return STEPQ_OK;
+    const double G = 1073741824.0, M = 1048576.0;
+    const char* unit = have < G ? "MiB" : "GiB";
+    double d = have < G ? M : G;
+    stepq_error("%s needs %.1f %s of memory; this machine has %.1f %s: run fewer heads, seeds or steps",
+                what, bytes / d, unit, have / d, unit);
+    return STEPQ_ERR;
 }
 
 void* stepq_calloc_check(size_t count, size_t size, const char* file, int line) {

@@ -41,6 +41,10 @@ int stepq_file_fnv1a(uint64_t* out, const char* path);
 void stepq_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void* stepq_malloc_check(size_t n, const char* file, int line);
+// Before a large allocation: STEPQ_ERR (message naming `what`, how much it needs and how much the
+// machine has) when bytes exceed the machine's physical memory, so a run too big is refused up
+// front instead of swapping or dying halfway. STEPQ_MEMORY_BYTES overrides the machine's size.
+int stepq_check_memory(double bytes, const char* what);
 void* stepq_calloc_check(size_t count, size_t size, const char* file, int line);
 #define mallocCheck(n) stepq_malloc_check((n), __FILE__, __LINE__)
 #define callocCheck(c, s) stepq_calloc_check((c), (s), __FILE__, __LINE__)

@@ -1,14 +1,30 @@
 #include "h5util.h"
 
-#include <signal.h>
 #include <stdio.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
+#include "outfile.h"
 
-void h5u_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+// A file whose close failed (a write error: disk full, a size limit) stays in HDF5's table of
+// open objects, and the library's own exit handler then crashes closing it again (HDF5 1.10,
+// H5F__close_cb). So stepq shuts the library down itself, and only when no close failed.
+static int close_failed;
+
+static void close_library(void) {
+    if (!close_failed) H5close();
+}
+
+void h5u_quiet(void) {
+    static int once;
+    if (!once) {
+        once = 1;
+        H5dont_atexit();  // before any other HDF5 call initialises the library
+        atexit(close_library);
+    }
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
 
 static int attr_write(hid_t loc, const char* name, hid_t type, const void* value) {
     hid_t sp = H5Screate(H5S_SCALAR);
@@ -129,9 +145,17 @@ int h5u_read_f32(float** data, hsize_t* dims, hid_t file, const char* fname, con
         rc = STEPQ_ERR;
     } else {
         H5Sget_simple_extent_dims(sp, dims, NULL);
-        size_t n = 1;
-        for (int i = 0; i < rank; i++) n *= dims[i];
-        *data = mallocCheck(n * sizeof(float));
+        double n = 1;
+        for (int i = 0; i < rank; i++) n *= (double)dims[i];
+        char what[512];
+        snprintf(what, sizeof what, "%s: dataset '%s'", fname, name);
+        if (stepq_check_memory(n * sizeof(float), what)) {
+            H5Tclose(t);
+            H5Sclose(sp);
+            H5Dclose(d);
+            return STEPQ_ERR;
+        }
+        *data = mallocCheck((size_t)n * sizeof(float));
         if (H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, *data) < 0) {
             stepq_error("%s: cannot read dataset '%s'", fname, name);
             free(*data);
@@ -207,24 +231,27 @@ hid_t h5u_open_read(const char* path, const char* what, const char* hint) {
         return -1;
     }
     fclose(probe);
+    stepq_note_input(path);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) stepq_error("%s: not an HDF5 file (a truncated or corrupted %s?)", path, what);
     return f;
 }
 
 // ---------------------------------------------------------------------------------------------
-// atomic output: nothing half-written is ever left at the destination
+// atomic output (base/outfile.h): nothing half-written is ever left at the destination
 
-#define MAX_PENDING 8
-static char* pending[MAX_PENDING];
-
-static void remove_pending(void) {
-    for (int i = 0; i < MAX_PENDING; i++)
-        if (pending[i]) {
-            remove(pending[i]);
-            free(pending[i]);
-            pending[i] = NULL;
-        }
+hid_t h5u_create(const char* path) {
+    h5u_quiet();
+    char* t;
+    if (stepq_output_begin(&t, path)) return -1;
+    hid_t f = H5Fcreate(t, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0) {
+        stepq_error("cannot create %s (does its directory exist and is it writable?)", t);
+        stepq_output_end(t, path, 0);
+        return -1;
+    }
+    free(t);
+    return f;
 }
 
 static char* tmp_name(const char* path) {
@@ -234,64 +261,17 @@ static char* tmp_name(const char* path) {
     return t;
 }
 
-// Ctrl-C or a kill while a file is being written: unlink what is pending (unlink is
-// async-signal-safe), then die of the signal as before.
-static void on_signal(int sig) {
-    for (int i = 0; i < MAX_PENDING; i++)
-        if (pending[i]) unlink(pending[i]);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-hid_t h5u_create(const char* path) {
-    static int registered = 0;
-    if (!registered) {
-        atexit(remove_pending);
-        signal(SIGINT, on_signal);
-        signal(SIGTERM, on_signal);
-        registered = 1;
-    }
-    char* t = tmp_name(path);
-    hid_t f = H5Fcreate(t, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (f < 0) {
-        stepq_error("cannot create %s (does its directory exist and is it writable?)", t);
-        free(t);
-        return -1;
-    }
-    for (int i = 0; i < MAX_PENDING; i++)
-        if (!pending[i]) {
-            pending[i] = t;
-            return f;
-        }
-    stepq_assert(!"too many output files open at once");
-    return -1;
-}
-
-static void forget(const char* t) {
-    for (int i = 0; i < MAX_PENDING; i++)
-        if (pending[i] && strcmp(pending[i], t) == 0) {
-            free(pending[i]);
-            pending[i] = NULL;
-        }
-}
-
 int h5u_commit(hid_t file, const char* path) {
     char* t = tmp_name(path);
-    int rc = H5Fclose(file) < 0 ? STEPQ_ERR : STEPQ_OK;
-    if (rc == STEPQ_OK && rename(t, path) != 0) {
-        stepq_error("cannot move %s to %s", t, path);
-        rc = STEPQ_ERR;
+    int ok = H5Fclose(file) >= 0;
+    if (!ok) {
+        close_failed = 1;
+        stepq_error("cannot write %s (disk full or file too large?); nothing was left there", path);
     }
-    if (rc != STEPQ_OK) remove(t);
-    forget(t);
-    free(t);
-    return rc;
+    return stepq_output_end(t, path, ok) || !ok ? STEPQ_ERR : STEPQ_OK;
 }
 
 void h5u_abandon(hid_t file, const char* path) {
-    char* t = tmp_name(path);
-    if (file >= 0) H5Fclose(file);
-    remove(t);
-    forget(t);
-    free(t);
+    if (file >= 0 && H5Fclose(file) < 0) close_failed = 1;
+    stepq_output_end(tmp_name(path), path, 0);
 }

@@ -7,7 +7,9 @@
 
 #include <hdf5.h>
 
-// Silence HDF5's own error stack printing; stepq reports errors itself.
+// Silence HDF5's own error stack printing (stepq reports errors itself); the first call also
+// takes over the library's shutdown at exit (h5util.c: a failed close must not crash it), so
+// call it before any other HDF5 function.
 void h5u_quiet(void);
 
 // Writes a dataset (rank <= 4) of the given memory type, stored as the same type, with
@@ -43,10 +45,10 @@ int h5u_read_attr_f64(double* out, hid_t file, const char* file_name, const char
 // it is missing, unreadable, or not HDF5 (hint: appended to that message, may be "").
 hid_t h5u_open_read(const char* path, const char* what, const char* hint);
 
-// Writes a file at path atomically: creates "<path>.tmp"; h5u_commit renames it into place,
-// h5u_abandon removes it. Exit-time cleanup: the first h5u_create installs an atexit() hook and
-// SIGINT/SIGTERM handlers (h5util.c, "atomic output") that remove every "<path>.tmp" still
-// pending, so an exit() from a check macro, a Ctrl-C or a kill never leaves a partial file.
+// Writes a file at path atomically (base/outfile.h): creates "<path>.tmp"; h5u_commit renames
+// it into place, h5u_abandon removes it; an exit() from a check macro, a Ctrl-C or a kill never
+// leaves a partial file, and an output that would replace an input of the run (every file
+// h5u_open_read opened is one), or is a directory, is refused.
 hid_t h5u_create(const char* path);
 int h5u_commit(hid_t file, const char* path);
 void h5u_abandon(hid_t file, const char* path);

@@ -52,12 +52,14 @@ int stepq_make_parent(const char* path) {
 
 static const char* const keys_source_synth[] = {"type", "preset", "layers", "heads", "knobs",
                                                 "model_seed", NULL};
-static const char* const keys_source_trace[] = {"type", "path", NULL};
+static const char* const keys_source_trace[] = {"type", "path", "normalize", NULL};
 
-// source.knobs = { key_ridge_gain = 8.0; ... }: overrides of the preset's generator knobs
-static int knobs_from_cfg(stepq_synth_params* p, const stepq_cfgfile* cf, const config_setting_t* g) {
+// source.knobs = { key_ridge_gain = 8.0; ... }: overrides of the preset's generator knobs; k
+// itself when g is NULL
+static int knobs_from_cfg(stepq_synth_params* p, const stepq_cfgfile* cf, const config_setting_t* g,
+                          const config_setting_t* k) {
     int err = 0;
-    config_setting_t* k = cfg_group(cf, g, "knobs", 0, &err);
+    if (g) k = cfg_group(cf, g, "knobs", 0, &err);
     if (err) return STEPQ_ERR;
     for (int i = 0; k && i < config_setting_length(k); i++) {
         config_setting_t* e = config_setting_get_elem(k, (unsigned)i);
@@ -76,10 +78,10 @@ static int knobs_from_cfg(stepq_synth_params* p, const stepq_cfgfile* cf, const 
 }
 
 // "trace PATH fnv1a HEX" of a trace file
-static int describe_trace(char* desc, size_t n, const char* path) {
+static int describe_trace(char* desc, size_t n, const char* path, int normalize) {
     uint64_t h;
     if (stepq_file_fnv1a(&h, path) != STEPQ_OK) return STEPQ_ERR;
-    snprintf(desc, n, "trace %s fnv1a %016" PRIx64, path, h);
+    snprintf(desc, n, "trace %s fnv1a %016" PRIx64 "%s", path, h, normalize ? ", q and k normalised on reading" : "");
     return STEPQ_OK;
 }
 
@@ -90,8 +92,21 @@ static void describe_list(char* buf, size_t n, const char* name, const int* x, i
     if (o < n) snprintf(buf + o, n - o, "]");
 }
 
+// a list of indices must name each one once (a repeated head would be counted twice)
+static int no_repeats(const stepq_cfgfile* cf, const config_setting_t* g, const char* name, const int* x, int n) {
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < i; k++)
+            if (x[k] == x[i]) {
+                stepq_error("%s:%d: '%s' lists %d twice", cf->path,
+                            config_setting_source_line(config_setting_get_member(g, name)), name, x[i]);
+                return STEPQ_ERR;
+            }
+    return STEPQ_OK;
+}
+
 static int synth_from_cfg(stepq_source** out, const stepq_cfgfile* cf, const config_setting_t* g,
-                          uint64_t seed, long long model, char* desc, size_t desc_n) {
+                          uint64_t seed, long long model, const config_setting_t* extra, char* desc,
+                          size_t desc_n) {
     const char* preset;
     int *layers = NULL, *heads = NULL, nl = 0, nh = 0;
     long long model_seed;
@@ -99,8 +114,9 @@ static int synth_from_cfg(stepq_source** out, const stepq_cfgfile* cf, const con
     int rc = cfg_check_keys(cf, g, keys_source_synth) || cfg_str(cf, g, "preset", &preset, 1, NULL) ||
              cfg_int(cf, g, "model_seed", &model_seed, 0, 0, 0, (long long)1 << 62) ||
              cfg_int_list(cf, g, "layers", &layers, &nl, 0) ||
-             cfg_int_list(cf, g, "heads", &heads, &nh, 0) || stepq_synth_preset(&p, preset) ||
-             knobs_from_cfg(&p, cf, g);
+             cfg_int_list(cf, g, "heads", &heads, &nh, 0) || no_repeats(cf, g, "layers", layers, nl) ||
+             no_repeats(cf, g, "heads", heads, nh) || stepq_synth_preset(&p, preset) ||
+             knobs_from_cfg(&p, cf, g, NULL) || (extra && knobs_from_cfg(&p, cf, NULL, extra));
     if (!rc && model >= 0) model_seed = model;
     if (!rc && desc) {
         rc = stepq_synth_describe(desc, desc_n, &p);
@@ -116,23 +132,28 @@ static int synth_from_cfg(stepq_source** out, const stepq_cfgfile* cf, const con
 }
 
 int stepq_source_from_cfg(stepq_source** out, const stepq_cfgfile* cf, uint64_t seed,
-                          long long model, char* desc, size_t desc_n) {
+                          long long model, const config_setting_t* extra, char* desc, size_t desc_n) {
     int err = 0;
     config_setting_t* g = cfg_group(cf, NULL, "source", 1, &err);
     const char* type;
     if (err || cfg_str(cf, g, "type", &type, 1, NULL)) return STEPQ_ERR;
-    if (!strcmp(type, "synthetic")) return synth_from_cfg(out, cf, g, seed, model, desc, desc_n);
+    if (!strcmp(type, "synthetic")) return synth_from_cfg(out, cf, g, seed, model, extra, desc, desc_n);
+    if (extra) {
+        stepq_error("%s:%d: generator knobs need a synthetic source", cf->path, config_setting_source_line(extra));
+        return STEPQ_ERR;
+    }
     if (strcmp(type, "trace")) {
         stepq_error("%s:%d: source type '%s' is not \"synthetic\" or \"trace\"", cf->path,
                     config_setting_source_line(config_setting_get_member(g, "type")), type);
         return STEPQ_ERR;
     }
     const char* path;
+    int normalize;
     if (cfg_check_keys(cf, g, keys_source_trace) || cfg_str(cf, g, "path", &path, 1, NULL) ||
-        (desc && describe_trace(desc, desc_n, path)))
+        cfg_bool(cf, g, "normalize", &normalize, 0) || (desc && describe_trace(desc, desc_n, path, normalize)))
         return STEPQ_ERR;
     stepq_trace tr;
-    if (stepq_trace_read(&tr, path)) return STEPQ_ERR;
+    if (stepq_trace_read(&tr, path, normalize)) return STEPQ_ERR;
     *out = stepq_trace_source(&tr, path);
     return STEPQ_OK;
 }
@@ -193,7 +214,7 @@ int stepq_formats_check_plan(const stepq_cfgfile* cf, const stepq_format* const*
 
 const char* const stepq_keys_calibrate[] = {
     "seeds", "traces", "steps", "horizon", "gamma", "rho", "refits", "snapshot_every",
-    "reservoir", "pivots", "pivot_fraction", "damp_fraction", "seed", NULL};
+    "reservoir", "pivots", "pivot_fraction", "damp_fraction", "seed", "normalize", NULL};
 
 void stepq_calib_build_free(stepq_calib_build* b) {
     for (int i = 0; b->c.segments && i < b->c.n_segments; i++) stepq_source_free(b->c.segments[i]);
@@ -204,7 +225,8 @@ void stepq_calib_build_free(stepq_calib_build* b) {
 // the segments: a run of the synthetic source per seed, or a trace file each; text gets what
 // determines them
 static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const int* seeds,
-                             int ns, const char** traces, int nt, char* text, size_t text_n) {
+                             int ns, const char** traces, int nt, int normalize,
+                             const config_setting_t* extra, char* text, size_t text_n) {
     const int n = ns ? ns : nt;
     size_t o = strlen(text);
     b->c.segments = callocCheck((size_t)n, sizeof *b->c.segments);
@@ -212,13 +234,14 @@ static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, cons
     for (int i = 0; i < n; i++) {
         char desc[2048];
         if (ns) {
-            if (stepq_source_from_cfg(&b->c.segments[i], cf, (uint64_t)seeds[i], -1, desc, sizeof desc))
+            if (stepq_source_from_cfg(&b->c.segments[i], cf, (uint64_t)seeds[i], -1, extra, desc, sizeof desc))
                 return STEPQ_ERR;
             if (i == 0) o += (size_t)snprintf(text + o, text_n - o, "source: %s\nseeds:", desc);
             o += (size_t)snprintf(text + o, text_n - o, " %d", seeds[i]);
         } else {
             stepq_trace tr;
-            if (describe_trace(desc, sizeof desc, traces[i]) || stepq_trace_read(&tr, traces[i]))
+            if (describe_trace(desc, sizeof desc, traces[i], normalize) ||
+                stepq_trace_read(&tr, traces[i], normalize))
                 return STEPQ_ERR;
             b->c.segments[i] = stepq_trace_source(&tr, traces[i]);
             o += (size_t)snprintf(text + o, text_n - o, "segment: %s\n", desc);
@@ -229,13 +252,13 @@ static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, cons
 }
 
 int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const config_setting_t* g,
-                         const char* output) {
+                         const char* output, const config_setting_t* extra) {
     long long steps, refits, every, reservoir, pivots, seed;
     double horizon, gamma, rho, pfrac, dfrac;
-    int *seeds = NULL, ns = 0, nt = 0;
+    int *seeds = NULL, ns = 0, nt = 0, normalize = 0;
     const char** traces = NULL;
     memset(b, 0, sizeof *b);
-    int rc = (g && cfg_check_keys(cf, g, stepq_keys_calibrate)) ||
+    int rc = (g && cfg_check_keys(cf, g, stepq_keys_calibrate)) || cfg_bool(cf, g, "normalize", &normalize, 0) ||
         cfg_int_list(cf, g, "seeds", &seeds, &ns, 0) || cfg_str_list(cf, g, "traces", &traces, &nt, 0) ||
         cfg_int(cf, g, "steps", &steps, 0, 2048, 1, 1LL << 40) ||
         cfg_float(cf, g, "horizon", &horizon, 0, 2048, 1, 1e9) ||
@@ -255,7 +278,11 @@ int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const co
     }
     char text[16384];
     snprintf(text, sizeof text, "stepq %s\n", stepq_git_revision());
-    rc = rc || segments_from_cfg(b, cf, seeds, ns, traces, nt, text, sizeof text);
+    if (!rc && normalize && !nt) {
+        stepq_error("%s: 'normalize' applies to calibration traces; this calibration runs the synthetic source", cf->path);
+        rc = STEPQ_ERR;
+    }
+    rc = rc || segments_from_cfg(b, cf, seeds, ns, traces, nt, normalize, extra, text, sizeof text);
     if (!rc) {
         const stepq_source* s0 = b->c.segments[0];
         int units = s0->n_heads * (s0->kind == STEPQ_KDA ? s0->K : 1);

@@ -11,11 +11,13 @@
 #include "config.h"
 
 // The config's `source` with stream seed `seed`. A synthetic source's model is the config's
-// source.model_seed (default 0) unless model >= 0 overrides it. desc (may be NULL): receives a
-// description of everything that determines the source except the stream seed (preset, every
-// knob, model seed, heads; or the trace file and its checksum), for calibration keys.
+// source.model_seed (default 0) unless model >= 0 overrides it; extra (may be NULL): a group of
+// generator knobs applied after source.knobs (a regime of a sweep). desc (may be NULL):
+// receives a description of everything that determines the source except the stream seed
+// (preset, every knob, model seed, heads; or the trace file and its checksum), for calibration
+// keys.
 int stepq_source_from_cfg(stepq_source** out, const stepq_cfgfile* cf, uint64_t seed,
-                          long long model, char* desc, size_t desc_n);
+                          long long model, const config_setting_t* extra, char* desc, size_t desc_n);
 
 // The config's `formats`: every name found in the table, none twice; *out malloc'd.
 int stepq_formats_from_cfg(const stepq_format*** out, int* n, const stepq_cfgfile* cf);
@@ -34,7 +36,7 @@ typedef struct {
     char desc[512];
 } stepq_calib_build;
 int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const config_setting_t* g,
-                         const char* output);
+                         const char* output, const config_setting_t* extra);
 void stepq_calib_build_free(stepq_calib_build* b);
 
 // The keys a calibrate group (or a calibrate config's root, with the root's own keys) takes.

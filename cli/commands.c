@@ -47,22 +47,30 @@ static int read_plan(stepq_plan** pp, stepq_plan* plan, const char* path) {
 // `run CONFIG.cfg [--threads N]` and `calibrate CONFIG.cfg [--threads N]`
 static int config_command(int argc, char** argv, const char* only) {
     const char* path = NULL;
-    stepq_opt opts[] = {THREADS_OPT(&stepq_threads_override), {0}};
+    int quick = 0;
+    stepq_opt opts[] = {THREADS_OPT(&stepq_threads_override),
+                        {"--quick", OPT_FLAG, &quick, NULL, 0, 0, 0, NULL, 0},
+                        {0}};
     if (stepq_parse_options(argc, argv, opts, &path, 1, 1)) return 2;
-    return stepq_run_config(path, only);
+    return stepq_run_config(path, only, quick);
 }
 
 int stepq_cmd_run(int argc, char** argv) {
     if (argc < 2 || stepq_wants_help(argc, argv)) {
-        puts("usage: stepq run CONFIG.cfg [--threads N]\n\n"
+        puts("usage: stepq run CONFIG.cfg [--threads N] [--quick]\n\n"
              "Runs the experiment a config describes (libconfig syntax, see experiments/, method\n"
              "6.4), writes its HDF5 file and, where the config names a gnuplot script, its PNG\n"
              "beside it.\n"
              "experiment = \"propagation\": error of each format vs decode step, per head (method 3).\n"
              "experiment = \"inputstats\":  ridge / omega / half-life statistics of a source (method 5).\n"
              "experiment = \"calibrate\":   a plan for the calibrated formats (as `stepq calibrate`).\n"
+             "experiment = \"selfcorrect\", \"halflife\", \"octile\", \"knobs\", \"robustness\",\n"
+             "  \"regimes\", \"memory\": the mechanism drivers (method 6.3; see their configs).\n"
+             "experiment = \"all\": every config of its `configs` list in turn (experiments/all.cfg\n"
+             "  reruns every experiment and figure); one that fails is reported and the rest run.\n"
              "--threads N (0 to 4096) overrides the config's threads (0: OpenMP's default); results\n"
-             "do not depend on it.");
+             "do not depend on it. --quick applies the config's `quick = { ... }` group first: the\n"
+             "small sizes the tests run (its keys replace the root's; its groups merge).");
         return argc < 2 ? 2 : 0;
     }
     return config_command(argc, argv, NULL);
@@ -70,7 +78,7 @@ int stepq_cmd_run(int argc, char** argv) {
 
 int stepq_cmd_calibrate(int argc, char** argv) {
     if (argc < 2 || stepq_wants_help(argc, argv)) {
-        puts("usage: stepq calibrate CONFIG.cfg [--threads N]\n\n"
+        puts("usage: stepq calibrate CONFIG.cfg [--threads N] [--quick]\n\n"
              "Makes the plan the calibrated formats run with (method 4.1, 4.3): native runs of the\n"
              "config's source, one segment per entry of `seeds` (synthetic) or `traces`, each from\n"
              "a zero state for `steps` steps; per unit the mean log gate, lifetime weight (horizon),\n"
@@ -91,18 +99,21 @@ int stepq_cmd_calibrate(int argc, char** argv) {
 int stepq_cmd_replay(int argc, char** argv) {
     const char *in = NULL, *fmt_name = NULL, *out = NULL, *plan_path = NULL;
     long long prefill = 0;
+    int normalize = 0;
     if (stepq_wants_help(argc, argv)) {
         char planned[512];
         planned_names(planned, sizeof planned);
         printf("usage: stepq replay --trace IN.h5 --format NAME --out OUT.h5 [--prefill N]\n"
-               "                    [--plan PLAN.h5] [--threads N]\n\n"
+               "                    [--plan PLAN.h5] [--normalize] [--threads N]\n\n"
                "Runs a trace through the decode-step protocol of method 2 in format NAME, beside a\n"
                "float32 reference on the same inputs. With --prefill N the first N steps run at\n"
                "native precision and the boundary state is encoded once (default 0: the trace's\n"
                "S0 is encoded at step 0). Writes y [T,HV,V], y_ref, S_final [HV,K,V], S_ref_final,\n"
                "per-step err_readout and err_state [HV,D], accumulated_readout_rel and p1_residual.\n"
                "These formats need --plan, made for the trace's heads (layer 0, head = value head)\n"
-               "by `stepq calibrate`: %s.\n", planned);
+               "by `stepq calibrate`: %s.\n"
+               "q and k must be L2-normalised per head and step (within 1e-3), as fla feeds them;\n"
+               "--normalize divides them by their norms instead of refusing the trace.\n", planned);
         return 0;
     }
     stepq_opt opts[] = {
@@ -111,6 +122,7 @@ int stepq_cmd_replay(int argc, char** argv) {
         {"--out", OPT_STR, &out, NULL, 0, 0, 1, "the output file OUT.h5", 0},
         {"--prefill", OPT_INT, &prefill, NULL, 0, STEPS_MAX, 0, "N", 0},
         {"--plan", OPT_STR, &plan_path, NULL, 0, 0, 0, "a plan file PLAN.h5", 0},
+        {"--normalize", OPT_FLAG, &normalize, NULL, 0, 0, 0, NULL, 0},
         THREADS_OPT(&stepq_threads_override),
         {0}};
     if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
@@ -126,7 +138,7 @@ int stepq_cmd_replay(int argc, char** argv) {
         return 2;
     }
     stepq_trace tr;
-    if (stepq_trace_read(&tr, in)) return 1;
+    if (stepq_trace_read(&tr, in, normalize)) return 1;
     if (prefill >= tr.T) {
         stepq_error("replay: --prefill %lld must be below the %ld steps of %s", prefill, tr.T, in);
         stepq_trace_free(&tr);
@@ -139,8 +151,8 @@ int stepq_cmd_replay(int argc, char** argv) {
     }
     stepq_source* src = stepq_trace_source(&tr, in);
     char cmdline[4096];
-    snprintf(cmdline, sizeof cmdline, "stepq replay --trace %s --format %s --out %s --prefill %lld",
-             in, fmt_name, out, prefill);
+    snprintf(cmdline, sizeof cmdline, "stepq replay --trace %s --format %s --out %s --prefill %lld%s",
+             in, fmt_name, out, prefill, normalize ? " --normalize" : "");
     stepq_replay_cfg rc = {src, fmt, prefill, pp, out, {"replay", NULL, cmdline, 0, src->desc}};
     int r = stepq_make_parent(out) || stepq_replay(&rc);
     stepq_source_free(src);
@@ -283,9 +295,9 @@ int stepq_cmd_memory(int argc, char** argv) {
 
 int stepq_cmd_bench(int argc, char** argv) {
     const char* out = "results/bench/bench.h5";
-    long long quick = 0;
+    int quick = 0;
     if (stepq_wants_help(argc, argv)) {
-        puts("usage: stepq bench [--quick 1] [--out FILE.h5] [--threads N]\n\n"
+        puts("usage: stepq bench [--quick] [--out FILE.h5] [--threads N]\n\n"
              "Times, side by side in one run (thread CPU time and wall time, medians), method 6.5:\n"
              "the machine's FMA peak and copy bandwidth; per format the full decode step of one\n"
              "128 x 128 head with the active kernels and with the reference, beside the plain\n"
@@ -293,19 +305,19 @@ int stepq_cmd_bench(int argc, char** argv) {
              "100 MB and 400 MB of states stepped once per token (bytes moved, GB/s); a\n"
              "propagation at paper scale per head, projected to 2304 heads; and the synthetic\n"
              "generator against the update it feeds. A table on stdout and FILE.h5 (default\n"
-             "results/bench/bench.h5). --quick 1: small sizes. The kernels are the widest this\n"
+             "results/bench/bench.h5). --quick: small sizes. The kernels are the widest this\n"
              "CPU runs, or STEPQ_KERNELS=reference|x86-64-v2|avx2|avx512.");
         return 0;
     }
-    stepq_opt opts[] = {{"--quick", OPT_INT, &quick, NULL, 0, 1, 0, "0 or 1", 0},
+    stepq_opt opts[] = {{"--quick", OPT_FLAG, &quick, NULL, 0, 0, 0, NULL, 0},
                         {"--out", OPT_STR, &out, NULL, 0, 0, 0, "an output file FILE.h5", 0},
                         THREADS_OPT(&stepq_threads_override),
                         {0}};
     if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
     stepq_set_threads(0);
     char cmdline[4096];
-    snprintf(cmdline, sizeof cmdline, "stepq bench --quick %lld --out %s", quick, out);
-    stepq_bench_cfg bc = {(int)quick, out, {"bench", NULL, cmdline, 0, "gdn-qwen-like head 5, stream seed 1"}};
+    snprintf(cmdline, sizeof cmdline, "stepq bench%s --out %s", quick ? " --quick" : "", out);
+    stepq_bench_cfg bc = {quick, out, {"bench", NULL, cmdline, 0, "gdn-qwen-like head 5, stream seed 1"}};
     if (stepq_make_parent(out) || stepq_bench(&bc)) return 1;
     printf("\ngenerator: the synthetic source against the float32 update it feeds, one thread\n");
     int hs[4] = {0, 1, 2, 3}, layer = 0;

@@ -12,8 +12,8 @@ int stepq_cmd_formats(int argc, char** argv);
 int stepq_cmd_memory(int argc, char** argv);
 int stepq_cmd_bench(int argc, char** argv);
 
-// experiments.c: runs the config at path; only: NULL (any experiment) or the one accepted.
-// Returns the exit status.
-int stepq_run_config(const char* path, const char* only);
+// experiments.c: runs the config at path; only: NULL (any experiment) or the one accepted;
+// quick: apply the config's quick group. Returns the exit status.
+int stepq_run_config(const char* path, const char* only, int quick);
 
 #endif

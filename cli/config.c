@@ -5,7 +5,66 @@
 
 #include "../base/common.h"
 
-int cfg_load(stepq_cfgfile* cf, const char* path) {
+// dst <- a copy of src (a scalar, array, list or group), added under parent with src's name
+static int copy_into(config_setting_t* parent, const config_setting_t* src);
+
+static int copy_value(config_setting_t* dst, const config_setting_t* src) {
+    switch (config_setting_type(src)) {
+    case CONFIG_TYPE_INT: return config_setting_set_int(dst, config_setting_get_int(src));
+    case CONFIG_TYPE_INT64: return config_setting_set_int64(dst, config_setting_get_int64(src));
+    case CONFIG_TYPE_FLOAT: return config_setting_set_float(dst, config_setting_get_float(src));
+    case CONFIG_TYPE_BOOL: return config_setting_set_bool(dst, config_setting_get_bool(src));
+    case CONFIG_TYPE_STRING: return config_setting_set_string(dst, config_setting_get_string(src));
+    default:  // array, list, group: the elements
+        for (int i = 0; i < config_setting_length(src); i++)
+            if (!copy_into(dst, config_setting_get_elem(src, (unsigned)i))) return CONFIG_FALSE;
+        return CONFIG_TRUE;
+    }
+}
+
+static int copy_into(config_setting_t* parent, const config_setting_t* src) {
+    const char* name = config_setting_name(src);
+    config_setting_t* old = name ? config_setting_get_member(parent, name) : NULL;
+    if (old && config_setting_is_group(old) && config_setting_is_group(src)) {  // merge groups
+        for (int i = 0; i < config_setting_length(src); i++)
+            if (!copy_into(old, config_setting_get_elem(src, (unsigned)i))) return CONFIG_FALSE;
+        return CONFIG_TRUE;
+    }
+    if (old) config_setting_remove(parent, name);
+    config_setting_t* dst = config_setting_add(parent, name, config_setting_type(src));
+    return dst && copy_value(dst, src);
+}
+
+static int apply_quick(stepq_cfgfile* cf, int quick) {
+    config_setting_t* root = config_root_setting(&cf->cfg);
+    config_setting_t* q = config_setting_get_member(root, "quick");
+    if (q && !config_setting_is_group(q)) {
+        stepq_error("%s:%d: 'quick' must be a group { ... } of the keys a quick run changes", cf->path,
+                    config_setting_source_line(q));
+        return STEPQ_ERR;
+    }
+    if (q && quick)
+        for (int i = 0; i < config_setting_length(q); i++)
+            if (!copy_into(root, config_setting_get_elem(q, (unsigned)i))) {
+                stepq_error("%s: cannot apply the quick group", cf->path);
+                return STEPQ_ERR;
+            }
+    if (q) config_setting_remove(root, "quick");
+    cf->quick = quick;
+    // a quick run writes under results/quick/, never over a full run's results or plan: every
+    // path of the root under results/ moves there
+    for (int i = 0; quick && i < config_setting_length(root); i++) {
+        config_setting_t* s = config_setting_get_elem(root, (unsigned)i);
+        const char* v = config_setting_type(s) == CONFIG_TYPE_STRING ? config_setting_get_string(s) : NULL;
+        if (!v || strncmp(v, "results/", 8)) continue;
+        char moved[4096];
+        snprintf(moved, sizeof moved, "results/quick/%s", v + 8);
+        config_setting_set_string(s, moved);
+    }
+    return STEPQ_OK;
+}
+
+int cfg_load(stepq_cfgfile* cf, const char* path, int quick) {
     memset(cf, 0, sizeof *cf);
     cf->path = path;
     FILE* fp = fopen(path, "rb");
@@ -25,6 +84,18 @@ int cfg_load(stepq_cfgfile* cf, const char* path) {
         stepq_error("%s:%d: %s", path, config_error_line(&cf->cfg), config_error_text(&cf->cfg));
         cfg_free(cf);
         return STEPQ_ERR;
+    }
+    if (apply_quick(cf, quick) != STEPQ_OK) {
+        cfg_free(cf);
+        return STEPQ_ERR;
+    }
+    if (quick) {  // the text stored with every result says so
+        static const char note[] = "\n# run with --quick: the quick group applied, results under results/quick/\n";
+        char* t = callocCheck(got + sizeof note, 1);
+        memcpy(t, cf->text, got);
+        memcpy(t + got, note, sizeof note);
+        free(cf->text);
+        cf->text = t;
     }
     return STEPQ_OK;
 }
@@ -101,6 +172,16 @@ int cfg_int(const stepq_cfgfile* cf, const config_setting_t* g, const char* name
                     *out, lo, hi);
         return STEPQ_ERR;
     }
+    return STEPQ_OK;
+}
+
+int cfg_bool(const stepq_cfgfile* cf, const config_setting_t* g, const char* name, int* out, int def) {
+    int err = 0;
+    config_setting_t* s = member(cf, g, name, 0, &err);
+    if (err) return STEPQ_ERR;
+    if (!s) { *out = def; return STEPQ_OK; }
+    if (config_setting_type(s) != CONFIG_TYPE_BOOL) return type_error(cf, s, "true or false");
+    *out = config_setting_get_bool(s);
     return STEPQ_OK;
 }
 

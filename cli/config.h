@@ -10,9 +10,14 @@ typedef struct {
     config_t cfg;
     const char* path;
     char* text;  // the whole file, stored with every result
+    int quick;   // the quick group was applied
 } stepq_cfgfile;
 
-int cfg_load(stepq_cfgfile* cf, const char* path);
+// quick: merge the config's `quick = { ... }` group over its root first (the small sizes the
+// tests run: a key there replaces the root's, a group there merges into the root's group);
+// the quick group is removed either way. A quick run's paths under results/ (output, plan,
+// report) move to results/quick/, so it never overwrites a full run; the stored text notes the quick run.
+int cfg_load(stepq_cfgfile* cf, const char* path, int quick);
 void cfg_free(stepq_cfgfile* cf);
 
 // STEPQ_ERR on a key of group not in allowed (NULL-terminated)
@@ -23,6 +28,7 @@ int cfg_int(const stepq_cfgfile* cf, const config_setting_t* g, const char* name
             int required, long long def, long long lo, long long hi);
 int cfg_float(const stepq_cfgfile* cf, const config_setting_t* g, const char* name, double* out,
               int required, double def, double lo, double hi);
+int cfg_bool(const stepq_cfgfile* cf, const config_setting_t* g, const char* name, int* out, int def);
 int cfg_str(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
             const char** out, int required, const char* def);
 // list or array of integers / strings; *out malloc'd (NULL when empty or absent)

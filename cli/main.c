@@ -20,7 +20,7 @@ static const struct {
     {"calibrate", stepq_cmd_calibrate, "CONFIG.cfg", "make a plan (bit allocation, pivots, row influence)"},
     {"formats", stepq_cmd_formats, "", "list the state formats with nominal and actual bits"},
     {"memory", stepq_cmd_memory, "", "bit accounting and the serving memory model (method 4.4, 4.5)"},
-    {"bench", stepq_cmd_bench, "", "time the synthetic generator against the update it feeds"},
+    {"bench", stepq_cmd_bench, "", "time the decode step and codecs against this machine's peaks (method 6.5)"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -82,6 +82,7 @@ static void what_it_takes(char* buf, size_t n, const stepq_opt* o) {
     case OPT_LIST:
         snprintf(buf, n, "a list of indices like 0,2,5-7, each in [%.0f, %.0f]", o->lo, o->hi);
         break;
+    case OPT_FLAG: snprintf(buf, n, "no value"); break;
     }
 }
 
@@ -92,6 +93,7 @@ static int set_value(stepq_opt* o, const char* v, const char* cmd) {
     case OPT_INT: rc = stepq_parse_int((long long*)o->dest, v, (long long)o->lo, (long long)o->hi); break;
     case OPT_REAL: rc = stepq_parse_real((double*)o->dest, v, o->lo, o->hi); break;
     case OPT_LIST: rc = parse_list((int**)o->dest, o->n, v, (long long)o->lo, (long long)o->hi); break;
+    case OPT_FLAG: break;
     }
     if (rc != STEPQ_OK) {
         char takes[128];
@@ -136,6 +138,11 @@ int stepq_parse_options(int argc, char** argv, stepq_opt* opts, const char** pos
         if (o->seen) {
             stepq_error("%s: %s is given twice", cmd, o->name);
             return STEPQ_ERR;
+        }
+        if (o->type == OPT_FLAG) {
+            o->seen = 1;
+            *(int*)o->dest = 1;
+            continue;
         }
         if (i + 1 >= argc) {
             char takes[128];

@@ -11,6 +11,7 @@ typedef enum {
     OPT_INT,    // long long*, within [lo, hi]
     OPT_REAL,   // double*, finite, within [lo, hi]
     OPT_LIST,   // int** + int* count (n): indices like 0,2,5-7, each within [lo, hi]; malloc'd
+    OPT_FLAG,   // int*: set to 1, takes no value
 } stepq_opt_type;
 
 typedef struct {

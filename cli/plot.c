@@ -16,7 +16,7 @@ int stepq_plot(const char* script, const char* table, const char* png, const cha
     struct stat sb;
     snprintf(path, sizeof path, "%s", script);
     if (stat(path, &sb) != 0) snprintf(path, sizeof path, "%s/%s", STEPQ_SOURCE_DIR, script);
-    char expr[12288];
+    char expr[16384];
     snprintf(expr, sizeof expr, "datafile='%s'; outfile='%s'; %s", table, png, vars);
     char* argv[] = {"gnuplot", "-e", expr, path, NULL};
     pid_t pid;

@@ -6,6 +6,7 @@
 if (!exists("datafile")) datafile = 'results/quickstart/quickstart.tsv'
 if (!exists("outfile")) outfile = 'results/quickstart/quickstart.png'
 if (!exists("formats")) formats = 'fp32 int8 int6 int4'
+if (!exists("source")) source = ''
 nf = words(formats)
 
 set terminal pngcairo size 1400,560 font ",11"
@@ -13,12 +14,12 @@ set terminal pngcairo size 1400,560 font ",11"
 array okabe[8] = ["#000000", "#009e73", "#56b4e9", "#e69f00", "#cc79a7", "#0072b2", "#d55e00", "#999999"]
 do for [i=1:32] { set linetype i lc rgb okabe[(i-1)%8+1] }
 set output outfile
-set multiplot layout 1,2 title "Quantization error carried through the delta-rule recurrence (median and p10-p90 across heads)"
+set multiplot layout 1,2 title sprintf("Quantization error carried through the delta-rule recurrence (median and p10-p90 across heads, first seed)\n%s", source) noenhanced
 set logscale y
 set format y "10^{%L}"
 set xlabel "decode step"
 set grid
-set key top left
+set key outside right top
 # a column index: format f (1-based), quantile k (1..5), panel p (0 read-out, 1 state)
 col(p, f, k) = 1 + p*5*nf + (f-1)*5 + k
 

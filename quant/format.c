@@ -51,6 +51,10 @@ const stepq_format stepq_formats[] = {
      .nominal_bits = 6, .family = &stepq_family_dual, TABLE(STEPQ_ALLOC_MLIFE, 6)},
     {.name = "mlife4", .summary = "STEPQuant with measured lifetimes (error propagated through A_t)",
      .nominal_bits = 4, .family = &stepq_family_dual, TABLE(STEPQ_ALLOC_MLIFE, 4)},
+    {.name = "rlife6", .summary = "STEPQuant with read-out lifetimes (the error the read-out sees after one injection)",
+     .nominal_bits = 6, .family = &stepq_family_dual, TABLE(STEPQ_ALLOC_RLIFE, 6)},
+    {.name = "rlife4", .summary = "STEPQuant with read-out lifetimes (the error the read-out sees after one injection)",
+     .nominal_bits = 4, .family = &stepq_family_dual, TABLE(STEPQ_ALLOC_RLIFE, 4)},
 
     {.name = "damp", .summary = "DAMP (reconstruction): slow key rows FP16, rest Hadamard + INT8 per row",
      .nominal_bits = STEPQ_DAMP_BITS, .family = &stepq_family_damp, .needs = STEPQ_NEEDS_DAMP,
@@ -66,6 +70,20 @@ const stepq_format stepq_formats[] = {
      .nominal_bits = 38, .family = &stepq_family_leap, UNIFORM(6), LEAP(0.8f, 32, 0)},
     {.name = "leap4-r4", .summary = "LeapQuant error feedback: int4 + alpha 0.8 x int4 residual",
      .nominal_bits = 8, .family = &stepq_family_leap, UNIFORM(4), LEAP(0.8f, 4, 0)},
+    {.name = "fp8-tile32", .summary = "FP8 E4M3 per element, one FP32 scale per 32-row tile (proposed in SGLang)",
+     .nominal_bits = 8, .family = &stepq_family_fp8tile, UNIFORM(8)},
+    {.name = "int8-sr", .summary = "INT8 with stochastic rounding, FP32 scale per value column (proposed in vLLM)",
+     .nominal_bits = 8, .family = &stepq_family_sr, UNIFORM(8), .sr = {STEPQ_ELEM_INT8}},
+    {.name = "fp8-sr", .summary = "FP8 E4M3 with stochastic rounding, FP32 scale per value column (vLLM)",
+     .nominal_bits = 8, .family = &stepq_family_sr, UNIFORM(8), .sr = {STEPQ_ELEM_FP8}},
+    {.name = "fp16-sr", .summary = "FP16 with stochastic rounding (SGLang)",
+     .nominal_bits = 16, .family = &stepq_family_sr, UNIFORM(16), .sr = {STEPQ_ELEM_FP16}},
+    {.name = "int8-replay16", .summary = "int8 re-encoded every 16 steps from an exact replay of its BF16 input ring",
+     .nominal_bits = 8, .family = &stepq_family_rows, UNIFORM(8), .replay = 16},
+    {.name = "int6-replay16", .summary = "int6 re-encoded every 16 steps from an exact replay of its BF16 input ring",
+     .nominal_bits = 6, .family = &stepq_family_rows, UNIFORM(6), .replay = 16},
+    {.name = "int4-replay16", .summary = "int4 re-encoded every 16 steps from an exact replay of its BF16 input ring",
+     .nominal_bits = 4, .family = &stepq_family_rows, UNIFORM(4), .replay = 16},
     {.name = "leap6-r4-freeze",
      .summary = "leap6-r4 + freeze gating: keep the stored state when ||X - S_hat|| < 0.01 ||S_hat||",
      .nominal_bits = 10, .family = &stepq_family_leap, UNIFORM(6), LEAP(0.8f, 4, 0.01f)},
@@ -85,6 +103,7 @@ double stepq_format_actual_bits(const stepq_format* f, const stepq_head_plan* hp
 void stepq_format_breakdown(double* out, const stepq_format* f, const stepq_head_plan* hp, int K,
                             int V) {
     f->family->breakdown(out, f, hp, K, V);
+    out[STEPQ_BITS_RING] = 8.0 * (double)stepq_ring_bytes(f, hp, K, V) / ((double)K * V);
 }
 
 double stepq_format_plan_bits(double* parts, const stepq_format* f, const stepq_plan* p, int K,

@@ -41,6 +41,7 @@ enum {
     STEPQ_BITS_SCALES,
     STEPQ_BITS_PIVOTS,
     STEPQ_BITS_RESIDUAL,
+    STEPQ_BITS_RING,      // the inputs a replay format keeps to re-encode every L steps
     STEPQ_N_BITS
 };
 typedef void (*stepq_breakdown_fn)(double* out /*(STEPQ_N_BITS)*/, const stepq_format* fmt,
@@ -59,6 +60,8 @@ enum {
     STEPQ_FAMILY_DUAL,
     STEPQ_FAMILY_NVFP4,
     STEPQ_FAMILY_LEAP,
+    STEPQ_FAMILY_FP8TILE,
+    STEPQ_FAMILY_SR,
 };
 typedef struct {
     int id;                 // STEPQ_FAMILY_*: the fused kernels (sim/kernels.c) switch on it
@@ -76,6 +79,8 @@ extern const stepq_family stepq_family_damp;   // DAMP: FP16 rows + Hadamard INT
 extern const stepq_family stepq_family_dual;   // dsq, space, stepquant, mlife (dual.c)
 extern const stepq_family stepq_family_nvfp4;  // NVFP4 (nvfp4.c)
 extern const stepq_family stepq_family_leap;   // LeapQuant error feedback (leap.c)
+extern const stepq_family stepq_family_fp8tile;  // FP8 E4M3, a scale per 32-row tile (fp8tile.c)
+extern const stepq_family stepq_family_sr;     // stochastic rounding: int8, fp8, fp16 (sr.c)
 
 // What a format needs from a plan.
 enum {
@@ -90,8 +95,8 @@ enum {
 #define STEPQ_DAMP_BITS 9.9
 #define STEPQ_DAMP_FP16_SHARE ((STEPQ_DAMP_BITS - 8.125) / (16.0 - 8.125))
 
-// cast family: the element type
-enum { STEPQ_ELEM_FP32, STEPQ_ELEM_FP16, STEPQ_ELEM_BF16 };
+// cast and sr families: the element type
+enum { STEPQ_ELEM_FP32, STEPQ_ELEM_FP16, STEPQ_ELEM_BF16, STEPQ_ELEM_INT8, STEPQ_ELEM_FP8 };
 
 struct stepq_format {
     const char* name;       // as written in configs and on the command line
@@ -102,13 +107,19 @@ struct stepq_format {
     int width;              // code width of the rows (NOTHING, W, DAMP); cast: element bits
     int budget;             // NEEDS_TABLE: the budget (4 or 6) of the plan's table
     int alloc;              // NEEDS_TABLE: the allocation scheme (STEPQ_ALLOC_*)
-    struct { int element; } cast;        // STEPQ_ELEM_*
+    struct { int element; } cast;        // STEPQ_ELEM_FP32, _FP16, _BF16
+    struct { int element; } sr;          // STEPQ_ELEM_INT8, _FP8, _FP16
     struct { int dsq; } dual;            // 1: Q-Mamba's DSQ form (w = 1, no refit, method 6.2)
     struct {
         float alpha;        // error-feedback weight of the residual
         int residual_bits;  // width of the stored residual; 32 = the FP32 oracle
         float tau;          // freeze threshold (0: never freeze)
     } leap;
+    // The protocol variant of re-encoding only every `replay` steps from an exact checkpoint
+    // plus a ring of the last `replay` inputs (vLLM's replay, LeapQuant's window; method 2):
+    // between re-encodes the state evolves exactly. 0: every step. The ring (BF16 q, k, v, g,
+    // beta of each step) is counted in the bytes.
+    int replay;
 };
 
 extern const stepq_format stepq_formats[];
@@ -121,9 +132,13 @@ static inline int stepq_format_needs_plan(const stepq_format* f) {
     return f->needs != STEPQ_NEEDS_NOTHING;
 }
 
+// bytes of a replay format's ring: `replay` steps of BF16 inputs q, k (K), v (V), g (1 or K), beta
+static inline size_t stepq_ring_bytes(const stepq_format* f, const stepq_head_plan* hp, int K, int V) {
+    return (size_t)f->replay * 2u * (2u * K + V + (hp->kind == STEPQ_KDA ? K : 1) + 1);
+}
 static inline size_t stepq_format_bytes(const stepq_format* f, const stepq_head_plan* hp, int K,
                                         int V) {
-    return f->family->packed_bytes(f, hp, K, V);
+    return f->family->packed_bytes(f, hp, K, V) + stepq_ring_bytes(f, hp, K, V);
 }
 static inline int stepq_encode(uint8_t* packed, const float* X, const stepq_format* f,
                                const stepq_head_plan* hp, float* work, int K, int V) {

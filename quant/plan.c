@@ -12,9 +12,13 @@
 #include "../base/h5util.h"
 #include "format.h"
 
-const char* const stepq_alloc_names[STEPQ_N_ALLOC] = {"time", "time_nopivot", "stepquant", "mlife"};
+const char* const stepq_alloc_names[STEPQ_N_ALLOC] = {"time", "time_nopivot", "stepquant", "mlife",
+                                                      "rlife"};
 const int stepq_plan_widths[STEPQ_NW] = {2, 4, 6, 8, 16};
 const int stepq_plan_budgets[STEPQ_N_BUDGETS] = {4, 6};
+
+// the layout of a plan file; plans of another version are refused with a message
+#define STEPQ_PLAN_VERSION "2"
 
 void stepq_plan_alloc(stepq_plan* p, int kind, int K, int V, int H) {
     memset(p, 0, sizeof *p);
@@ -29,6 +33,7 @@ void stepq_plan_alloc(stepq_plan* p, int kind, int K, int V, int H) {
     p->l = callocCheck(HG, sizeof(double));
     p->L = callocCheck(HG, sizeof(double));
     p->M = callocCheck(HG, sizeof(double));
+    p->R = callocCheck(HG, sizeof(double));
     p->omega = callocCheck(HK, sizeof(double));
     p->w = callocCheck(HK, sizeof(float));
     p->d_dual = callocCheck(HG * STEPQ_NW, sizeof(double));
@@ -39,7 +44,7 @@ void stepq_plan_alloc(stepq_plan* p, int kind, int K, int V, int H) {
 }
 
 void stepq_plan_free(stepq_plan* p) {
-    free(p->layer); free(p->head); free(p->l); free(p->L); free(p->M); free(p->omega);
+    free(p->layer); free(p->head); free(p->l); free(p->L); free(p->M); free(p->R); free(p->omega);
     free(p->w); free(p->d_dual); free(p->d_abs); free(p->damp);
     for (int a = 0; a < STEPQ_N_ALLOC; a++)
         for (int b = 0; b < STEPQ_N_BUDGETS; b++) free(p->bits[a][b]);
@@ -119,7 +124,7 @@ int stepq_plan_write(const char* path, stepq_plan* p, const char* config, const 
     for (size_t u = 0; u < HG; u++) half[u] = p->l[u] < 0 ? M_LN2 / -p->l[u] : INFINITY;
     hid_t g1 = H5Gcreate2(f, "heads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hid_t g2 = H5Gcreate2(f, "alloc", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = g1 < 0 || g2 < 0 || h5u_attr_str(f, "stepq_plan", "1") ||
+    int rc = g1 < 0 || g2 < 0 || h5u_attr_str(f, "stepq_plan", STEPQ_PLAN_VERSION) ||
         h5u_attr_str(f, "kind", stepq_kind_name(p->kind)) ||
         h5u_attr_i64(f, "K", p->K) || h5u_attr_i64(f, "V", p->V) || h5u_attr_i64(f, "H", p->H) ||
         h5u_attr_f64(f, "gamma", p->gamma) || h5u_attr_f64(f, "rho", p->rho) ||
@@ -136,6 +141,9 @@ int stepq_plan_write(const char* path, stepq_plan* p, const char* config, const 
         h5u_write_ck(f, "lifetime", D, p->L, 2, dHG, "steps", "L_u = sum_{j<horizon} exp(2 j l_u) [H,G]") ||
         h5u_write_ck(f, "measured_lifetime", D, p->M, 2, dHG, "steps",
                      "sum over the horizon of ||P_j e||^2, P_j the products of A_t, per unit [H,G]") ||
+        h5u_write_ck(f, "readout_lifetime", D, p->R, 2, dHG, "1",
+                     "sum over the horizon of the squared read-out error of a unit error injected at "
+                     "a segment's start, (P_j^T g_{j+1})_i^2, per unit [H,G]") ||
         h5u_write_ck(f, "omega", D, p->omega, 2, dHK, "1", "E[(A_t^T scale q_t)_i^2] per key row [H,K]") ||
         h5u_write_ck(f, "w", H5T_NATIVE_FLOAT, p->w, 2, dHK, "1",
                      "row influence exp(gamma/2 (log omega - head mean)) [H,K]") ||
@@ -192,8 +200,9 @@ static int check_plan(const stepq_plan* p, const char* path) {
             return STEPQ_ERR;
         }
     for (size_t u = 0; u < HG; u++) {
-        if (!(p->L[u] >= 0 && isfinite(p->L[u])) || !(p->l[u] <= 0)) {
-            stepq_error("%s: lifetime or mean_log_gate invalid at unit %zu (corrupted plan)", path, u);
+        if (!(p->L[u] >= 0 && isfinite(p->L[u])) || !(p->l[u] <= 0) || !(p->M[u] >= 0 && isfinite(p->M[u])) ||
+            !(p->R[u] >= 0 && isfinite(p->R[u]))) {
+            stepq_error("%s: a lifetime or mean_log_gate is invalid at unit %zu (corrupted plan)", path, u);
             return STEPQ_ERR;
         }
         for (int a = 0; a < STEPQ_N_ALLOC; a++)
@@ -248,6 +257,7 @@ static int read_body(stepq_plan* p, hid_t f, const char* path) {
         h5u_read_exact(p->l, D, f, path, "mean_log_gate", 2, dHG) ||
         h5u_read_exact(p->L, D, f, path, "lifetime", 2, dHG) ||
         h5u_read_exact(p->M, D, f, path, "measured_lifetime", 2, dHG) ||
+        h5u_read_exact(p->R, D, f, path, "readout_lifetime", 2, dHG) ||
         h5u_read_exact(p->omega, D, f, path, "omega", 2, dHK) ||
         h5u_read_exact(p->w, H5T_NATIVE_FLOAT, f, path, "w", 2, dHK) ||
         h5u_read_exact(p->d_dual, D, f, path, "distortion_dual", 3, dD) ||
@@ -281,6 +291,11 @@ int stepq_plan_read(stepq_plan* p, const char* path) {
     if (f < 0) return STEPQ_ERR;
     char* tag = NULL;
     int rc = h5u_read_attr_str(&tag, f, path, "stepq_plan", 1);
+    if (rc == STEPQ_OK && strcmp(tag, STEPQ_PLAN_VERSION)) {
+        stepq_error("%s: a plan of format %s, this stepq reads format %s (it needs the read-out "
+                    "lifetimes): make it again with `stepq calibrate`", path, tag, STEPQ_PLAN_VERSION);
+        rc = STEPQ_ERR;
+    }
     free(tag);
     if (rc == STEPQ_OK) rc = read_body(p, f, path);
     H5Fclose(f);

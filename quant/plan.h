@@ -5,6 +5,7 @@
 // FP16 at index NW-1).
 //
 // A plan holds the calibration statistics (mean log gate l, lifetime L, measured lifetime M,
+// read-out lifetime R,
 // omega, w, distortions d) and, for each allocation scheme and budget, the width of every
 // unit (16 = an FP16 pivot unit). Formats never see the whole plan: the runner hands each head
 // a stepq_head_plan with the widths of its rows and its row-influence factors.
@@ -32,6 +33,7 @@ enum {
     STEPQ_ALLOC_TIME_NOPIVOT,  // the same without pivots
     STEPQ_ALLOC_STEPQ,         // lifetime L, dual-axis distortions, pivots (STEPQuant)
     STEPQ_ALLOC_MLIFE,         // measured lifetime M instead of L (beyond the paper)
+    STEPQ_ALLOC_RLIFE,         // read-out lifetime R instead of L (beyond the paper)
     STEPQ_N_ALLOC
 };
 extern const char* const stepq_alloc_names[STEPQ_N_ALLOC];
@@ -45,7 +47,8 @@ typedef struct {
     int kind;                   // stepq_kind
     int K, V, H, G;
     int *layer, *head;          // (H) labels; a run's heads must all be found here
-    double *l, *L, *M;          // (H, G) mean log gate, lifetime weight, measured lifetime
+    double *l, *L, *M, *R;      // (H, G) mean log gate, lifetime weight, measured lifetime,
+                                // read-out lifetime (method 4.1)
     double *omega;              // (H, K)
     float *w;                   // (H, K)
     double *d_dual, *d_abs;     // (H, G, NW) distortion per width: dual-axis fit, per-row absmax

@@ -15,9 +15,12 @@ static void ref_read(stepq_qstate* qs, const stepq_step_in* in, const float* dec
 }
 
 static int ref_write(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
-                     int n_gates, const float* S_ref, float* y_hat, double* err2) {
+                     int n_gates, const float* S_ref, float* y_hat, stepq_qmeasure* m) {
     if (stepq_qstate_step(qs, y_hat, qs->u, in, scale, n_gates) != STEPQ_OK) return STEPQ_ERR;
-    if (S_ref) *err2 = stepq_sq_dist(qs->X, S_ref, qs->K, qs->V);
+    if (S_ref) {
+        m->err2 = stepq_sq_dist(qs->X, S_ref, qs->K, qs->V);
+        m->hat2 = stepq_sq_norm(qs->X, qs->K, qs->V);
+    }
     return STEPQ_OK;
 }
 
@@ -25,6 +28,7 @@ const stepq_kernels stepq_kernels_reference = {
     .name = "reference",
     .level = STEPQ_ISA_BASE,
     .step_f32 = stepq_step_f32,
+    .propagate = stepq_propagate_f32,
     .qstep_read = ref_read,
     .qstep_write = ref_write,
 };

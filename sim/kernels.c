@@ -16,6 +16,9 @@
 #define EXP_FN expf
 #define STEP_LINKAGE static
 #include "recurrence_impl.h"
+#define PROPAGATE_FN propagate
+#define PROPAGATE_LINKAGE static
+#include "propagate_impl.h"
 
 // what a step needs of the head besides its rows: the dual layout's column factors, NVFP4's
 // head scale, LeapQuant's residual region
@@ -161,8 +164,18 @@ INLINE void read_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* 
     }
 }
 
+// the formats the fused passes leave to the reference protocol: the replay variant (its state
+// between re-encodes is a float32 state), FP8 tiles and stochastic rounding (scalar codecs)
+static int fused(const stepq_format* f) {
+    return f->replay == 0 && f->family->id != STEPQ_FAMILY_FP8TILE && f->family->id != STEPQ_FAMILY_SR;
+}
+
 static void qstep_read(stepq_qstate* qs, const stepq_step_in* in, const float* decay,
                        const double* grad, const float* S_prev, float* pred) {
+    if (!fused(qs->fmt)) {
+        stepq_kernels_reference.qstep_read(qs, in, decay, grad, S_prev, pred);
+        return;
+    }
     const int V = qs->V;
     float acc[STEPQ_MAX_DIM];
     head_ctx h;
@@ -202,10 +215,10 @@ INLINE uint32_t update_row(float* restrict x, float* restrict y, const float* re
     return umax;
 }
 
-// pass 2 over the rows of one family: *e2 += the squared error against S_ref
+// pass 2 over the rows of one family: m += the measure of S_hat against S_ref
 INLINE int write_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in,
-                      const float* decay, double scale, const float* S_ref, float* y, double* e2,
-                      int fam, int local, int V) {
+                      const float* decay, double scale, const float* S_ref, float* y,
+                      stepq_qmeasure* m, int fam, int local, int V) {
     const int K = qs->K;
     float x[STEPQ_MAX_DIM], xq[STEPQ_MAX_DIM], u[STEPQ_MAX_DIM];
     memcpy(u, qs->u, sizeof(float) * V);
@@ -217,22 +230,26 @@ INLINE int write_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* 
             continue;
         }
         if (umax > 0x7f7fffffu || encode_row(qs, h, xq, x, i, umax, fam, V) != STEPQ_OK) return STEPQ_ERR;
-        if (S_ref) *e2 += stepq_sq_dist_row(xq, S_ref + (size_t)i * V, V);
+        if (S_ref) {
+            m->err2 += stepq_sq_dist_row(xq, S_ref + (size_t)i * V, V);
+            m->hat2 += stepq_sq_norm_row(xq, V);
+        }
     }
     return STEPQ_OK;
 }
 
 static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
-                       int n_gates, const float* S_ref, float* y, double* err2) {
+                       int n_gates, const float* S_ref, float* y, stepq_qmeasure* out) {
+    if (!fused(qs->fmt)) return stepq_kernels_reference.qstep_write(qs, in, decay, scale, n_gates, S_ref, y, out);
     const int K = qs->K, V = qs->V, local = row_local(qs->fmt);
     head_ctx h;
     load_ctx(&h, qs);
-    double e2 = 0;
+    stepq_qmeasure m = {0, 0};
     for (int j = 0; j < V; j++) y[j] = 0;
     int rc = STEPQ_ERR;
 #define WRITE(fam, loc)                                                                          \
-    (V == 128 ? write_rows(qs, &h, in, decay, scale, S_ref, y, &e2, fam, loc, 128)               \
-              : write_rows(qs, &h, in, decay, scale, S_ref, y, &e2, fam, loc, V))
+    (V == 128 ? write_rows(qs, &h, in, decay, scale, S_ref, y, &m, fam, loc, 128)               \
+              : write_rows(qs, &h, in, decay, scale, S_ref, y, &m, fam, loc, V))
     switch (qs->fmt->family->id) {
     case STEPQ_FAMILY_CAST: rc = WRITE(STEPQ_FAMILY_CAST, 1); break;
     case STEPQ_FAMILY_ROWS: rc = WRITE(STEPQ_FAMILY_ROWS, 1); break;
@@ -254,11 +271,12 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
                 case STEPQ_FAMILY_NVFP4: decode_row(xq, qs, &h, i, STEPQ_FAMILY_NVFP4, V); break;
                 default: decode_row(xq, qs, &h, i, STEPQ_FAMILY_LEAP, V);
                 }
-                e2 += stepq_sq_dist_row(xq, S_ref + (size_t)i * V, V);
+                m.err2 += stepq_sq_dist_row(xq, S_ref + (size_t)i * V, V);
+                m.hat2 += stepq_sq_norm_row(xq, V);
             }
         }
     }
-    if (S_ref) *err2 = e2;
+    if (S_ref) *out = m;
     return STEPQ_OK;
 }
 
@@ -266,6 +284,7 @@ const stepq_kernels STEPQ_KERNELS_NAME = {
     .name = STEPQ_KERNELS_LABEL,
     .level = STEPQ_KERNELS_LEVEL,
     .step_f32 = step_f32,
+    .propagate = propagate,
     .qstep_read = qstep_read,
     .qstep_write = qstep_write,
 };

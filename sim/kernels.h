@@ -15,7 +15,7 @@
 //   read:  S_hat_{t-1} = decode(P_{t-1}); u_t = beta (v - (D_t S_hat_{t-1})^T k); with grad and
 //          S_prev, pred <- P1's prediction E_{t-1}^T grad of the read-out error (method 3)
 //   write: X_t = D_t S_hat_{t-1} + k u^T; y_hat = X_t^T (scale q); P_t = encode(X_t); with
-//          S_ref, err2 <- ||decode(P_t) - S_ref||_F^2
+//          S_ref, the measure of S_hat_t = decode(P_t): ||S_hat_t - S_ref||_F^2, ||S_hat_t||_F^2
 // Legend: K = d_k, V = d_v; decay (K) = stepq_decays of the step.
 #ifndef STEPQ_KERNELS_H
 #define STEPQ_KERNELS_H
@@ -27,16 +27,28 @@ typedef void (*stepq_step_fn)(float* S, float* y, float* work, const float* q, c
                               const float* v, const float* g, float beta, double scale,
                               int n_gates, int K, int V);
 
+typedef float (*stepq_propagate_fn)(float* P, double* m, double* rl, double* w, float* kP,
+                                    float* m_step, const double* g, const stepq_step_in* in, int G,
+                                    int K);
+
+// what the write half measures of S_hat_t against the reference state
+typedef struct {
+    double err2;   // ||S_hat_t - S_ref||_F^2
+    double hat2;   // ||S_hat_t||_F^2 (divergence: its ratio to ||S_ref||_F^2)
+} stepq_qmeasure;
+
 typedef struct {
     const char* name;      // "reference", "x86-64-v2", "avx2", "avx512"
     int level;             // what the CPU must support (STEPQ_ISA_*)
     stepq_step_fn step_f32;  // the float32 step of sim/recurrence.h
+    stepq_propagate_fn propagate;  // stepq_propagate_f32 of sim/recurrence.h
     // grad, S_prev (K,V) and pred (V) may all be NULL (serving: no measurement)
     void (*qstep_read)(stepq_qstate* qs, const stepq_step_in* in, const float* decay,
                        const double* grad, const float* S_prev, float* pred);
-    // S_ref (K,V) may be NULL (then err2 is not written); STEPQ_ERR if X_t is not finite
+    // S_ref (K,V) may be NULL (then m is not written); STEPQ_ERR if X_t is not finite
     int (*qstep_write)(stepq_qstate* qs, const stepq_step_in* in, const float* decay,
-                       double scale, int n_gates, const float* S_ref, float* y_hat, double* err2);
+                       double scale, int n_gates, const float* S_ref, float* y_hat,
+                       stepq_qmeasure* m);
 } stepq_kernels;
 
 enum { STEPQ_ISA_BASE, STEPQ_ISA_AVX2, STEPQ_ISA_AVX512 };

@@ -2,6 +2,7 @@
 #include "protocol.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "../base/common.h"
 #include "recurrence.h"
@@ -38,7 +39,8 @@ void stepq_qstate_free(stepq_qstate* st) {
 }
 
 void stepq_qstate_decode(const stepq_qstate* st, float* X) {
-    stepq_decode(X, st->packed, st->fmt, &st->hp, st->K, st->V);
+    if (st->fmt->replay > 0) memcpy(X, st->X, sizeof(float) * st->K * st->V);
+    else stepq_decode(X, st->packed, st->fmt, &st->hp, st->K, st->V);
 }
 
 static int encode_decode(stepq_qstate* st, const float* S) {
@@ -48,11 +50,21 @@ static int encode_decode(stepq_qstate* st, const float* S) {
     return STEPQ_OK;
 }
 
-int stepq_qstate_load(stepq_qstate* st, const float* S) { return encode_decode(st, S); }
+int stepq_qstate_requantize(stepq_qstate* st) { return encode_decode(st, st->X); }
+
+int stepq_qstate_load(stepq_qstate* st, const float* S) {
+    st->count = 0;
+    return encode_decode(st, S);
+}
 
 int stepq_qstate_step(stepq_qstate* st, float* y, float* work, const stepq_step_in* in,
                       double scale, int n_gates) {
     stepq_step_f32(st->X, y, work, in->q, in->k, in->v, in->g, in->beta, scale, n_gates, st->K,
                    st->V);
+    // a replay format keeps the exact state between re-encodes (it replays its input ring)
+    if (st->fmt->replay > 0 && ++st->count % st->fmt->replay != 0) {
+        if (!stepq_all_finite(st->X, (size_t)st->K * st->V)) return STEPQ_ERR;
+        return STEPQ_OK;
+    }
     return encode_decode(st, st->X);
 }

@@ -27,6 +27,8 @@ typedef struct {
     float* work;         // STEPQ_WORK_FLOATS(K,V) encoder scratch
     uint32_t* row_off;   // (K) where row i's bytes start in packed (fused kernels)
     float* u;            // (V) the step's delta write u_t (fused kernels, between the passes)
+    long count;          // decode steps since the boundary encode (replay formats re-encode
+                         // every fmt->replay of them; in between X evolves exactly)
     int K, V;
 } stepq_qstate;
 
@@ -40,7 +42,10 @@ int stepq_qstate_load(stepq_qstate* st, const float* S);
 // One decode step: y (V) <- read-out; work: (V) scratch. STEPQ_ERR if X_t is not finite.
 int stepq_qstate_step(stepq_qstate* st, float* y, float* work, const stepq_step_in* in,
                       double scale, int n_gates);
-// X (K,V) <- decode(P_t), the stored state
+// P <- encode(X), X <- decode(P): the state X was changed in place (a driver's own step).
+// STEPQ_ERR if X is not finite.
+int stepq_qstate_requantize(stepq_qstate* st);
+// X (K,V) <- decode(P_t), the stored state (a replay format: the live state it replays to)
 void stepq_qstate_decode(const stepq_qstate* st, float* X);
 
 #endif

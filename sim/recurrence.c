@@ -20,6 +20,10 @@
 #undef STEP_FN
 #undef EXP_FN
 
+#define PROPAGATE_FN stepq_propagate_f32
+#include "propagate_impl.h"
+#undef PROPAGATE_FN
+
 void stepq_readout_weights(double* grad, const float* q, const float* k, const float* g,
                            float beta, double scale, int n_gates, int K) {
     double kq = 0;

@@ -12,6 +12,7 @@
 #define STEPQ_RECURRENCE_H
 
 #include "../base/common.h"
+#include "stream.h"
 
 // One step of one head, float32 state (what fla and SGLang keep). work: (V) scratch.
 void stepq_step_f32(float* S, float* y, float* work, const float* q, const float* k,
@@ -26,6 +27,13 @@ void stepq_step_f64(double* S, double* y, double* work, const float* q, const fl
 // of each key row of the previous state (method 3, P1 and P4), in float64.
 void stepq_readout_weights(double* grad, const float* q, const float* k, const float* g,
                            float beta, double scale, int n_gates, int K);
+
+// The measured and read-out lifetimes' propagation (method 4.1): rl (K) += (P^T g)^2 with g
+// (K) the step's read-out weights, then P (K,K) <- A_t P and m (K) += the squared column norms
+// of P (in double); returns the step's largest squared column norm. w (K) double, kP and m_step
+// (K) float: scratch. See propagate_impl.h.
+float stepq_propagate_f32(float* P, double* m, double* rl, double* w, float* kP, float* m_step,
+                          const double* g, const stepq_step_in* in, int G, int K);
 
 // d (K) <- the decay of each key row, exp(g) (GDN: the head's one gate on every row), the
 // same expf values the float32 step multiplies by

@@ -3,6 +3,7 @@
 // that the CPU runner and the CUDA engine (sim/cuda/engine.h) share them.
 #include "runout.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,8 @@ void stepq_run_out_alloc(stepq_run_out* o, const stepq_source* src, const stepq_
     o->mean_log_gate = callocCheck(o->H, sizeof(double));
     o->half_life = callocCheck(o->H, sizeof(double));
     o->bytes = callocCheck(FH, sizeof(double));
+    o->diverged = mallocCheck(sizeof(long) * FH);
+    for (size_t i = 0; i < FH; i++) o->diverged[i] = -1;
     if (cfg->keep_y) {
         o->y = callocCheck(FH * o->T * o->V, sizeof(float));
         o->y_ref = callocCheck((size_t)o->H * o->T * o->V, sizeof(float));
@@ -35,7 +38,7 @@ void stepq_run_out_alloc(stepq_run_out* o, const stepq_source* src, const stepq_
 
 void stepq_run_out_free(stepq_run_out* o) {
     free(o->err_y); free(o->err_S); free(o->acc_sq); free(o->acc_ref); free(o->p1_resid);
-    free(o->mean_log_gate); free(o->half_life); free(o->bytes);
+    free(o->mean_log_gate); free(o->half_life); free(o->bytes); free(o->diverged);
     free(o->y); free(o->y_ref); free(o->S_final); free(o->S_ref_final);
     memset(o, 0, sizeof *o);
 }
@@ -48,21 +51,30 @@ int stepq_run_prepare(int* plan_index, const stepq_source* src, const stepq_run_
         return STEPQ_ERR;
     }
     const stepq_format* planned = stepq_first_planned(cfg->formats, cfg->n_formats);
-    if (!planned) return STEPQ_OK;
-    if (!cfg->plan) {  // the front end says which option or key gives one
+    if (planned && !cfg->plan) {  // the front end says which option or key gives one
         stepq_error("format %s needs a calibration plan (made by `stepq calibrate`)", planned->name);
         return STEPQ_ERR;
     }
-    return stepq_plan_match(plan_index, cfg->plan, src, cfg->plan->file);
+    if (planned && stepq_plan_match(plan_index, cfg->plan, src, cfg->plan->file) != STEPQ_OK) return STEPQ_ERR;
+    if (cfg->keep_y &&
+        stepq_check_memory(4.0 * ((double)(cfg->n_formats + 1) * src->n_heads * (cfg->prefill + cfg->decode) * src->V +
+                                  (double)(cfg->n_formats + 1) * src->n_heads * src->K * src->V),
+                           "keeping every read-out and final state of the run"))
+        return STEPQ_ERR;
+    return STEPQ_OK;
 }
 
 void stepq_run_out_bin_means(stepq_run_out* o, const stepq_run_cfg* cfg) {
-    for (size_t fh = 0; fh < (size_t)o->F * o->H; fh++)
+    for (size_t fh = 0; fh < (size_t)o->F * o->H; fh++) {
+        long dv = o->diverged[fh];
+        if (dv >= 0) o->acc_sq[fh] = NAN;
         for (long b = 0; b < o->n_bins; b++) {
             long n = b == o->n_bins - 1 ? cfg->decode - b * cfg->bin : cfg->bin;
-            o->err_y[fh * o->n_bins + b] /= (float)n;
-            o->err_S[fh * o->n_bins + b] /= (float)n;
+            int gone = dv >= 0 && b >= dv / cfg->bin;
+            o->err_y[fh * o->n_bins + b] = gone ? NAN : o->err_y[fh * o->n_bins + b] / (float)n;
+            o->err_S[fh * o->n_bins + b] = gone ? NAN : o->err_S[fh * o->n_bins + b] / (float)n;
         }
+    }
 }
 
 int stepq_plan_match(int* plan_index, const stepq_plan* p, const stepq_source* src,

@@ -33,6 +33,9 @@ typedef struct {
     double* mean_log_gate; // (H) mean log gate over all steps (KDA: also over channels)
     double* half_life;     // (H) ln 2 / -mean_log_gate, steps
     double* bytes;         // (F, H) packed bytes of each head's state
+    long* diverged;        // (F, H) the decode step at which ||S_hat||_F passed 10 ||S||_F, or -1;
+                           // a diverged format stops on that head: its later bins and its
+                           // accumulated error are NaN, never averaged in
     float* y;              // (F, T, H, V) read-outs, keep_y only
     float* y_ref;          // (T, H, V)
     float* S_final;        // (F, H, K, V) S_hat_T, keep_y only
@@ -41,14 +44,15 @@ typedef struct {
 
 void stepq_run_out_free(stepq_run_out* out);
 
-// What every run checks before it steps a head: the source is long enough for prefill + decode
-// and every format that needs a plan has one that covers every head of src. plan_index (H) <-
-// the plan's index of each source head (untouched when no format needs a plan). STEPQ_ERR
-// with a message.
+// What every run checks before it steps a head: the source is long enough for prefill + decode,
+// every format that needs a plan has one that covers every head of src, and (keep_y) the
+// machine holds every read-out and final state. plan_index (H) <- the plan's index of each
+// source head (untouched when no format needs a plan). STEPQ_ERR with a message.
 int stepq_run_prepare(int* plan_index, const stepq_source* src, const stepq_run_cfg* cfg);
 // out <- zeros for a run of cfg on src (keep_y: the read-outs and final states too)
 void stepq_run_out_alloc(stepq_run_out* out, const stepq_source* src, const stepq_run_cfg* cfg);
-// the bins hold sums of the per-step errors: turn them into means (the last bin may be short)
+// the bins hold sums of the per-step errors: turn them into means (the last bin may be short);
+// a diverged format's bins from its divergence on, and its accumulated error, are NaN
 void stepq_run_out_bin_means(stepq_run_out* out, const stepq_run_cfg* cfg);
 
 // the first of formats (n) that needs a calibration plan, or NULL

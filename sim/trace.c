@@ -47,6 +47,29 @@ static int check_values(const char* path, const char* name, const float* x, cons
     return STEPQ_OK;
 }
 
+// q and k must be L2-normalised per head and step, as fla feeds them to the recurrence (method
+// 6.1); normalize: divide each by its norm instead (a zero vector stays zero)
+static int check_norms(const char* path, const char* name, float* x, long T, int H, int K, int normalize) {
+    for (long t = 0; t < T; t++)
+        for (int h = 0; h < H; h++) {
+            float* row = x + ((size_t)t * H + h) * K;
+            double n2 = 0;
+            for (int i = 0; i < K; i++) n2 += (double)row[i] * row[i];
+            double n = sqrt(n2);
+            if (normalize) {
+                for (int i = 0; n > 0 && i < K; i++) row[i] = (float)(row[i] / n);
+                continue;
+            }
+            if (fabs(n - 1.0) <= STEPQ_TRACE_NORM_TOL) continue;
+            stepq_error("%s: dataset '%s' is not L2-normalised: step %ld, head %d has norm %.6g (tolerance "
+                        "%g). The recurrence reads q and k normalised per head and step, as fla feeds them: "
+                        "capture them after the normalisation, or normalise on reading (source.normalize = "
+                        "true; replay --normalize)", path, name, t, h, n, STEPQ_TRACE_NORM_TOL);
+            return STEPQ_ERR;
+        }
+    return STEPQ_OK;
+}
+
 static int shape_error(const char* path, const char* name, const hsize_t* d, int rank,
                        const char* want) {
     char got[96];
@@ -69,7 +92,7 @@ static int read_kind(int* out, hid_t f, const char* path) {
     return *out < 0 ? STEPQ_ERR : STEPQ_OK;
 }
 
-static int read_all(stepq_trace* tr, hid_t f, const char* path) {
+static int read_all(stepq_trace* tr, hid_t f, const char* path, int normalize) {
     hsize_t dq[3], dk[3], dv[3], dg[3], db[2], ds[3];
     if (read_kind(&tr->kind, f, path)) return STEPQ_ERR;
     int g_rank = tr->kind == STEPQ_KDA ? 3 : 2;
@@ -112,22 +135,28 @@ static int read_all(stepq_trace* tr, hid_t f, const char* path) {
     double sc = 1.0 / sqrt((double)tr->K);
     int has = h5u_read_attr_f64(&sc, f, path, "scale");
     if (has == STEPQ_ERR) return STEPQ_ERR;
+    if (!isfinite(sc) || sc <= 0) {
+        stepq_error("%s: attribute 'scale' is %g; it must be finite and positive (absent: 1/sqrt(K))", path, sc);
+        return STEPQ_ERR;
+    }
     tr->scale = sc;
     if (check_values(path, "q", tr->q, dq, 3, -INFINITY, INFINITY) ||
         check_values(path, "k", tr->k, dk, 3, -INFINITY, INFINITY) ||
         check_values(path, "v", tr->v, dv, 3, -INFINITY, INFINITY) ||
         check_values(path, "g", tr->g, dg, g_rank, -INFINITY, 0.0f) ||
         check_values(path, "beta", tr->beta, db, 2, 0.0f, 1.0f) ||
-        (tr->S0 && check_values(path, "S0", tr->S0, ds, 3, -INFINITY, INFINITY)))
+        (tr->S0 && check_values(path, "S0", tr->S0, ds, 3, -INFINITY, INFINITY)) ||
+        check_norms(path, "q", tr->q, tr->T, tr->H, tr->K, normalize) ||
+        check_norms(path, "k", tr->k, tr->T, tr->H, tr->K, normalize))
         return STEPQ_ERR;
     return STEPQ_OK;
 }
 
-int stepq_trace_read(stepq_trace* tr, const char* path) {
+int stepq_trace_read(stepq_trace* tr, const char* path, int normalize) {
     memset(tr, 0, sizeof *tr);
     hid_t f = h5u_open_read(path, "trace", "");
     if (f < 0) return STEPQ_ERR;
-    int rc = read_all(tr, f, path);
+    int rc = read_all(tr, f, path, normalize);
     H5Fclose(f);
     if (rc != STEPQ_OK) stepq_trace_free(tr);
     return rc;

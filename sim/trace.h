@@ -26,8 +26,12 @@ typedef struct {
 } stepq_trace;
 
 // Reads and validates a trace: every problem (missing dataset, mismatched shapes, NaN or Inf,
-// a positive log gate, beta outside [0,1]) is reported naming the file, dataset and index.
-int stepq_trace_read(stepq_trace* tr, const char* path);
+// a positive log gate, beta outside [0,1], a scale that is not finite and positive, a q or k
+// whose L2 norm differs from 1 by more than STEPQ_TRACE_NORM_TOL) is reported naming the file,
+// dataset and index (step and head). normalize: divide q and k by their norms instead of
+// refusing them (the user asked for it: source.normalize, replay --normalize).
+#define STEPQ_TRACE_NORM_TOL 1e-3
+int stepq_trace_read(stepq_trace* tr, const char* path, int normalize);
 // Writes atomically (a failed write leaves nothing at path). note: free text, may be NULL.
 int stepq_trace_write(const char* path, const stepq_trace* tr, const char* note);
 void stepq_trace_free(stepq_trace* tr);

@@ -1,10 +1,14 @@
 // mkbad: writes the broken trace files tests/test_cli.sh feeds to stepq: a good one, then one
-// each with a missing dataset, mismatched shapes, a NaN and an Inf at known indices.
+// each with a missing dataset, mismatched shapes, a NaN and an Inf at known indices, a key that
+// is not L2-normalised (step 4, head 1, norm 2) and a scale of 0.
 //   mkbad DIR
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "../base/common.h"
 
 #include "../sim/synth.h"
 #include "../sim/trace.h"
@@ -49,9 +53,41 @@ int main(int argc, char** argv) {
     path(f, dir, "nan_k.h5");
     stepq_trace_write(f, &tr, "NaN in k");
     tr.k[ik] = keep;
+    float keepv = tr.v[iv];
     tr.v[iv] = INFINITY;
     path(f, dir, "inf_v.h5");
     stepq_trace_write(f, &tr, "Inf in v");
+    tr.v[iv] = keepv;
+    // k of step 4, head 1 twice its length
+    size_t k4 = ((size_t)4 * tr.H + 1) * tr.K;
+    for (int i = 0; i < tr.K; i++) tr.k[k4 + i] *= 2;
+    path(f, dir, "unnorm_k.h5");
+    stepq_trace_write(f, &tr, "k of step 4, head 1 not normalised");
+    for (int i = 0; i < tr.K; i++) tr.k[k4 + i] /= 2;
+    // finite inputs whose recurrence overflows float32: head 0 writes +-3e38 with beta = 1
+    float* v0 = mallocCheck(sizeof(float) * tr.T * tr.HV * tr.V);
+    float* b0 = mallocCheck(sizeof(float) * tr.T * tr.HV);
+    memcpy(v0, tr.v, sizeof(float) * tr.T * tr.HV * tr.V);
+    memcpy(b0, tr.beta, sizeof(float) * tr.T * tr.HV);
+    for (long t = 3; t < 12; t++) {
+        for (int j = 0; j < tr.V; j++) tr.v[((size_t)t * tr.HV) * tr.V + j] = t % 2 ? 3e38f : -3e38f;
+        tr.beta[(size_t)t * tr.HV] = 1.0f;
+    }
+    path(f, dir, "overflow.h5");
+    stepq_trace_write(f, &tr, "the reference overflows at head 0, step 3");
+    memcpy(tr.v, v0, sizeof(float) * tr.T * tr.HV * tr.V);
+    memcpy(tr.beta, b0, sizeof(float) * tr.T * tr.HV);
+    free(v0);
+    free(b0);
+    // a scale of 0: written, then the attribute overwritten
+    path(f, dir, "zero_scale.h5");
+    stepq_trace_write(f, &tr, "scale 0");
+    h = H5Fopen(f, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t a = H5Aopen(h, "scale", H5P_DEFAULT);
+    double zero = 0;
+    H5Awrite(a, H5T_NATIVE_DOUBLE, &zero);
+    H5Aclose(a);
+    H5Fclose(h);
     stepq_trace_free(&tr);
     stepq_source_free(s);
     return 0;

@@ -43,5 +43,7 @@ with h5py.File(path, "r") as f:
     check(np.all(f["heads/half_life"][()] > 0), "half-lives positive")
     check(abs(f["bits_actual"][2] - 4.125) < 1e-12, "int4 actual bits 4.125")
     check(float(f.attrs["p1_residual_max"]) < 1e-4, "P1 holds on the run")
+    ci = f["seed_summary/readout_rel_pooled_ci95"][()]
+    check(np.all(np.isnan(ci)), f"one seed stores no interval (NaN, never 0): {ci}")
 print(f"read_results: {checks - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -52,6 +52,74 @@ expect_error knob "no synthetic knob 'key_ridge_gian'" "$dir/knob/out.h5" -- "$s
 expect_error range "range.cfg:4: 'decode' = 0 is out of range" "$dir/range/out.h5" -- "$stepq" run "$dir/range.cfg"
 cfg bothseeds 'prefill = 4; decode = 8; seed = 1; seeds = [1, 2];'
 expect_error bothseeds "give 'seed' or 'seeds'" "$dir/bothseeds/out.h5" -- "$stepq" run "$dir/bothseeds.cfg"
+# --- output sinks: one message, exit 1, nothing at the final path (nor its .tmp)
+cp "$dir/good.h5" "$dir/good_copy.h5"
+expect_error out_is_in "cannot write .*good.h5: it is .*good.h5, an input of this run" "" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/../cli/good.h5"
+cmp -s "$dir/good.h5" "$dir/good_copy.h5" && ok || bad "replay --out equal to --trace changed the trace"
+mkdir -p "$dir/adir"
+expect_error out_dir "cannot write .*adir: it is a directory" "" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/adir"
+if [ "$(id -u)" -eq 0 ]; then ro=/proc/self; else ro="$dir/ro"; mkdir -p "$ro"; chmod 555 "$ro"; fi
+expect_error out_ro "cannot (write|create) $ro/o.h5" "$ro/o.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$ro/o.h5"
+# a write that fails halfway (a file-size limit, as a full disk would): no crash in HDF5's exit
+( ulimit -f 16; exec "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/full.h5" ) >"$dir/full.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && ok || bad "write failure: exit status $rc (1 expected; 139 is a crash)"
+grep -q "cannot write" "$dir/full.out" && ok || { bad "write failure: no message"; cat "$dir/full.out"; }
+ls "$dir/full.h5" "$dir/full.h5.tmp" >/dev/null 2>&1 && bad "write failure left a file behind" || ok
+cat >"$dir/fullrun.cfg" <<CFG
+experiment = "propagation";
+source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0, 1]; };
+formats = ["fp32", "int8"];
+prefill = 8; decode = 32; bin = 8;
+output = "$dir/fullrun/out.h5";
+plot = "plots/propagation.gp";
+CFG
+mkdir -p "$dir/fullrun"
+( ulimit -f 4; exec "$stepq" run "$dir/fullrun.cfg" ) >"$dir/fullrun.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && ok || bad "run under a size limit: exit status $rc"
+[ -z "$(ls -A "$dir/fullrun")" ] && ok || { bad "run under a size limit left files:"; ls "$dir/fullrun"; }
+
+# --- degenerate configs, refused before any work with the key and line
+cfg bin_big 'prefill = 4; decode = 8; bin = 16;'
+expect_error bin_big "bin_big.cfg:4: 'bin' = 16 must divide 'decode' = 8" "$dir/bin_big/out.h5" -- "$stepq" run "$dir/bin_big.cfg"
+cfg bin_odd 'prefill = 4; decode = 10; bin = 4;'
+expect_error bin_odd "bin_odd.cfg:4: 'bin' = 4 must divide 'decode' = 10" "$dir/bin_odd/out.h5" -- "$stepq" run "$dir/bin_odd.cfg"
+cfg noseeds 'prefill = 4; decode = 8; seeds = [];'
+expect_error noseeds "noseeds.cfg:4: 'seeds' is empty" "$dir/noseeds/out.h5" -- "$stepq" run "$dir/noseeds.cfg"
+cfg twoseeds 'prefill = 4; decode = 8; seeds = [3, 5, 3];'
+expect_error twoseeds "twoseeds.cfg:4: 'seeds' lists 3 twice" "$dir/twoseeds/out.h5" -- "$stepq" run "$dir/twoseeds.cfg"
+cfg twoheads 'prefill = 4; decode = 8;'
+sed -i 's/heads = \[0\]/heads = [0, 2, 0]/' "$dir/twoheads.cfg"
+expect_error twoheads "twoheads.cfg:2: 'heads' lists 0 twice" "$dir/twoheads/out.h5" -- "$stepq" run "$dir/twoheads.cfg"
+cfg twofmts 'prefill = 4; decode = 8;'
+sed -i 's/"int8"\]/"int8", "fp32"]/' "$dir/twofmts.cfg"
+expect_error twofmts "twofmts.cfg:3: format 'fp32' is listed twice" "$dir/twofmts/out.h5" -- "$stepq" run "$dir/twofmts.cfg"
+cfg traceseeds 'prefill = 4; decode = 8; seeds = [1, 2];'
+sed -i "s|^source = .*|source = { type = \"trace\"; path = \"$dir/good.h5\"; };|" "$dir/traceseeds.cfg"
+expect_error traceseeds "traceseeds.cfg:4: 'seeds' over a trace source" "$dir/traceseeds/out.h5" -- "$stepq" run "$dir/traceseeds.cfg"
+cat >"$dir/ismodel.cfg" <<CFG
+experiment = "inputstats";
+seeds = [1, 2];
+source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0];
+           model_seed = 4; };
+steps = 64;
+output = "$dir/ismodel/out.h5";
+CFG
+expect_error ismodel "ismodel.cfg:4: inputstats draws the model from each seed .* 'model_seed' would be ignored" "$dir/ismodel/out.h5" -- "$stepq" run "$dir/ismodel.cfg"
+cat >"$dir/bigcal.cfg" <<CFG
+experiment = "calibrate";
+source = { type = "synthetic"; preset = "kda-kimi-like"; layers = []; heads = []; };
+seeds = [1];
+steps = 16;
+reservoir = 1000000;
+output = "$dir/bigcal/plan.h5";
+CFG
+expect_error bigcal "calibrate: keeping the KDA snapshots .* needs 39062.5 GiB of memory; this machine has" "$dir/bigcal/plan.h5" -- "$stepq" calibrate "$dir/bigcal.cfg"
+STEPQ_MEMORY_BYTES=10000 expect_error smallmem "good.h5: dataset 'q' needs 0.0 MiB of memory; this machine has 0.0 MiB" "$dir/o11.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/o11.h5"
+# (1 format + reference) x 2 heads x (20 steps x 128 + 128 x 128) floats = 303104 bytes
+STEPQ_MEMORY_BYTES=100000 expect_error smallrun "keeping every read-out and final state of the run needs 0.3 MiB of memory; this machine has 0.1 MiB" "$dir/o12.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/o12.h5"
+
 cat >"$dir/badsrc.cfg" <<CFG
 experiment = "propagation";
 prefill = 2; decode = 4; formats = ["int8"];
@@ -66,6 +134,10 @@ expect_error missing "missing_beta.h5: missing dataset 'beta'" "$dir/o1.h5" -- "
 expect_error shape "short_v.h5: dataset 'v' has shape \[19, 2, 128\], expected \[T=20" "$dir/o2.h5" -- "$stepq" replay --trace "$dir/short_v.h5" --format int8 --out "$dir/o2.h5"
 expect_error nan "nan_k.h5: dataset 'k' holds NaN at index \[3, 1, 17\]" "$dir/o3.h5" -- "$stepq" replay --trace "$dir/nan_k.h5" --format int8 --out "$dir/o3.h5"
 expect_error inf "inf_v.h5: dataset 'v' holds Inf at index \[5, 0, 2\]" "$dir/o4.h5" -- "$stepq" replay --trace "$dir/inf_v.h5" --format int8 --out "$dir/o4.h5"
+expect_error unnorm "unnorm_k.h5: dataset 'k' is not L2-normalised: step 4, head 1 has norm 2 " "$dir/o7.h5" -- "$stepq" replay --trace "$dir/unnorm_k.h5" --format int8 --out "$dir/o7.h5"
+"$stepq" replay --trace "$dir/unnorm_k.h5" --format int8 --out "$dir/o8.h5" --normalize >/dev/null 2>&1 && [ -f "$dir/o8.h5" ] && ok || bad "--normalize did not accept a trace with an unnormalised key"
+expect_error zscale "zero_scale.h5: attribute 'scale' is 0; it must be finite and positive" "$dir/o9.h5" -- "$stepq" replay --trace "$dir/zero_scale.h5" --format int8 --out "$dir/o9.h5"
+expect_error overflow "the float32 reference met a non-finite state or read-out at head 0 \(layer 0, head 0\), step 3" "$dir/o10.h5" -- "$stepq" replay --trace "$dir/overflow.h5" --format int8 --out "$dir/o10.h5"
 expect_error nofile "nosuch.h5: cannot open" "$dir/o5.h5" -- "$stepq" replay --trace "$dir/nosuch.h5" --format int8 --out "$dir/o5.h5"
 expect_error badfmt "unknown format 'int5'" "$dir/o6.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int5 --out "$dir/o6.h5"
 cat >"$dir/nan_run.cfg" <<CFG
@@ -142,7 +214,7 @@ expect_error threads_abc "run: --threads 'abc' is not valid: it takes an integer
 expect_error threads_big "replay: --threads '100000' is not valid: it takes an integer in \[0, 4096\]" "$dir/t2.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/t2.h5" --threads 100000
 expect_error seed_neg "trace: --seed '-1' is not valid: it takes an integer in \[0, " "$dir/t3.h5" -- "$stepq" trace --out "$dir/t3.h5" --steps 4 --seed -1
 expect_error prefill_12x "replay: --prefill '12x' is not valid: it takes an integer in \[0, " "$dir/t4.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/t4.h5" --prefill 12x
-expect_error unknown_opt "replay: unknown option --frobnicate \(it takes --trace, --format, --out, --prefill, --plan, --threads" "$dir/t5.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/t5.h5" --frobnicate 3
+expect_error unknown_opt "replay: unknown option --frobnicate \(it takes --trace, --format, --out, --prefill, --plan, --normalize, --threads" "$dir/t5.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/t5.h5" --frobnicate 3
 expect_error no_value "trace: --steps needs a value: an integer in \[1, " "$dir/t6.h5" -- "$stepq" trace --out "$dir/t6.h5" --steps
 expect_error twice "trace: --steps is given twice" "$dir/t7.h5" -- "$stepq" trace --out "$dir/t7.h5" --steps 4 --steps 5
 expect_error required "replay: --out is required" "" -- "$stepq" replay --trace "$dir/good.h5" --format int8

@@ -80,7 +80,21 @@ static int check_bounds(const stepq_format* f, const stepq_head_plan* hp, const 
             double e = fabs((double)x[j] - y[j]), ax = fabs((double)x[j]), lim;
             l2 += e * e;
             const stepq_family* fam = f->family;
-            if (fam == &stepq_family_cast)
+            if (fam == &stepq_family_fp8tile) {
+                // half an E4M3 step: 2^-4 of the value (3 mantissa bits), or half the subnormal
+                // step 2^-10 of the tile's scale; the scale read from the tile's header
+                float st;
+                memcpy(&st, P + (size_t)(i / 32) * (4 + 32 * V), 4);
+                lim = fmax(ax * 0x1p-4, (double)st * 0x1p-10) * (1 + 1e-6) + 1e-30;
+            } else if (fam == &stepq_family_sr) {
+                // stochastic rounding lands on either neighbour: a whole step, never more
+                float sj = 0;
+                if (f->sr.element != STEPQ_ELEM_FP16) memcpy(&sj, P + 8 + 4 * j, 4);
+                lim = f->sr.element == STEPQ_ELEM_INT8  ? sj * (1 + 1e-6)
+                      : f->sr.element == STEPQ_ELEM_FP8 ? fmax(ax * 0x1p-3, (double)sj * 0x1p-9) * (1 + 1e-6)
+                                                        : 2 * fp16_bound(ax);
+                lim += 1e-30;
+            } else if (fam == &stepq_family_cast)
                 lim = f->cast.element == STEPQ_ELEM_FP32   ? 0
                       : f->cast.element == STEPQ_ELEM_BF16 ? fmax(ax * 0x1p-8, 0x1p-134)
                                                            : fp16_bound(ax);
@@ -185,7 +199,8 @@ static void adversarial(const stepq_format* f, const stepq_head_plan* hp, float*
     // the casts without saturation, the FP32 residual and NVFP4's FP32 head scale store 1e30
     int wide = (f->family == &stepq_family_cast && f->cast.element != STEPQ_ELEM_FP16) ||
                (f->family == &stepq_family_leap && f->leap.residual_bits == 32) ||
-               f->family == &stepq_family_nvfp4;
+               f->family == &stepq_family_nvfp4 || f->family == &stepq_family_fp8tile ||
+               (f->family == &stepq_family_sr && f->sr.element != STEPQ_ELEM_FP16);
     for (int i = 0; i < K * V; i++) finite &= isfinite(Y[i]) || wide;
     CHECK(finite, "%s decodes 1e30 inputs to non-finite values", f->name);
     X[3 * V + 3] = NAN;

@@ -79,7 +79,7 @@ static void compare(const stepq_format* f, const stepq_kernels* k, const stepq_p
         k->qstep_read(&b, &st, decay, grad, Sref, pb);
         float y[STEPQ_MAX_DIM], w[STEPQ_MAX_DIM];
         stepq_step_f32(Sref, y, w, in.q, in.k, in.v, in.g, in.beta, scale, G, K, V);
-        double ea = -1, eb = -2;
+        stepq_qmeasure ea = {-1, -1}, eb = {-2, -2};
         int ra = stepq_kernels_reference.qstep_write(&a, &st, decay, scale, G, Sref, ya, &ea);
         int rb = k->qstep_write(&b, &st, decay, scale, G, Sref, yb, &eb);
         if (t == T) {
@@ -90,11 +90,11 @@ static void compare(const stepq_format* f, const stepq_kernels* k, const stepq_p
         bad |= ra != 0 || rb != 0 || memcmp(ya, yb, sizeof(float) * V) != 0 ||
                memcmp(pa, pb, sizeof(float) * V) != 0 || memcmp(a.packed, b.packed, a.bytes) != 0 ||
                memcmp(&ea, &eb, sizeof ea) != 0;
-        CHECK(!bad, "%s %s %s V=%d step %d: rc %d/%d, y %s, pred %s, bytes %s, err %.17g vs %.17g",
+        CHECK(!bad, "%s %s %s V=%d step %d: rc %d/%d, y %s, pred %s, bytes %s, err %.17g vs %.17g, norm %.17g vs %.17g",
               f->name, k->name, stepq_kind_name(kind), V, t, ra, rb,
               memcmp(ya, yb, sizeof(float) * V) ? "differ" : "equal",
               memcmp(pa, pb, sizeof(float) * V) ? "differ" : "equal",
-              memcmp(a.packed, b.packed, a.bytes) ? "differ" : "equal", ea, eb);
+              memcmp(a.packed, b.packed, a.bytes) ? "differ" : "equal", ea.err2, eb.err2, ea.hat2, eb.hat2);
     }
     stepq_qstate_free(&a);
     stepq_qstate_free(&b);

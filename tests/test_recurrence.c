@@ -108,7 +108,7 @@ static void check_kda_equals_gdn(void) {
 
 static void check_fixture(const char* path) {
     stepq_trace tr;
-    CHECK(stepq_trace_read(&tr, path) == 0, "cannot read fixture %s", path);
+    CHECK(stepq_trace_read(&tr, path, 0) == 0, "cannot read fixture %s", path);
     if (tu_failures) return;
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     long T = tr.T;

@@ -47,7 +47,7 @@ static void check_trace_round_trip(const char* dir, const char* preset) {
     char path[1024];
     snprintf(path, sizeof path, "%s/roundtrip_%s.h5", dir, preset);
     CHECK(stepq_trace_write(path, &a, "test") == 0, "write %s", path);
-    CHECK(stepq_trace_read(&b, path) == 0, "read %s", path);
+    CHECK(stepq_trace_read(&b, path, 0) == 0, "read %s", path);
     CHECK(same_trace(&a, &b), "%s: trace differs after a round trip", preset);
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);

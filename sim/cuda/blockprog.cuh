@@ -65,6 +65,8 @@ typedef struct {
     int res_bits;  // LeapQuant: residual width, 32 = the FP32 oracle
     float alpha;   // LeapQuant: error-feedback weight
     float tau;     // LeapQuant: freeze threshold, 0 = never
+    int sr_elem;   // stochastic rounding: STEPQ_ELEM_INT8, _FP8, _FP16
+    int replay;    // re-encode every `replay` decode steps (0: every step; method 2's variant)
 } bp_fmt;
 
 typedef struct {
@@ -95,9 +97,10 @@ typedef struct {
     float *qs;             // (K) scale * q
     float *u, *uq, *y, *yq, *pred;   // (V) delta writes, read-outs, P1 prediction
     float *rs, *rinv, *rs2, *rinv2;  // (K) row scales and their reciprocals
-    float *nrm, *lev, *iln, *rowa, *rowb;  // (K) dual: nrm, level max, 1/(lev nrm); row sums
+    float *nrm, *lev, *iln, *rowa, *rowb, *rowc;  // (K) dual: nrm, level max, 1/(lev nrm); row sums
     float* r;              // (K, GM) dual row factors (a row's single factor at slot 0)
-    float *c, *ic;         // (V) dual column factors and their reciprocals
+    float *c, *ic;         // (V) dual column factors and their reciprocals (c: stochastic
+                           // rounding's column scales)
     float* blk;            // (K, V/16) NVFP4 block scales
     uint8_t* bits;         // (K) the head's widths
     float* w;              // (K) its row influence (when the plan has one)
@@ -133,12 +136,13 @@ BP size_t bp_carve(bp_ws* w, char* base, const bp_dims* d) {
     const int K = d->K, V = d->V, GM = V / 32 > 0 ? V / 32 : 1, ns = d->nsplit > 0 ? d->nsplit : 1;
     const size_t KV = (size_t)K * V;
     size_t off = 0;
-    const int rows = d->fam == STEPQ_FAMILY_ROWS || d->fam == STEPQ_FAMILY_DAMP || d->fam == STEPQ_FAMILY_LEAP;
+    const int tile = d->fam == STEPQ_FAMILY_FP8TILE, sr = d->fam == STEPQ_FAMILY_SR;
+    const int rows = d->fam == STEPQ_FAMILY_ROWS || d->fam == STEPQ_FAMILY_DAMP || d->fam == STEPQ_FAMILY_LEAP || tile;
     const int dual = d->fam == STEPQ_FAMILY_DUAL, nv = d->fam == STEPQ_FAMILY_NVFP4, leap = d->fam == STEPQ_FAMILY_LEAP;
-    // partial sums: 8 lanes a row for maxima; 16 a row twice, and the read-out's, for the error
-    // sums (engine); the dual fit's group lanes; the split column sums
+    // partial sums: 8 lanes a row for maxima; 16 a row three times, and the read-out's, for the
+    // error sums (engine); the dual fit's group lanes; the split column sums
     size_t pf = rows || nv ? (size_t)K * 8 : 16;
-    if (d->with_err && 2 * (size_t)K * 16 + 16 > pf) pf = 2 * (size_t)K * 16 + 16;
+    if (d->with_err && 3 * (size_t)K * 16 + 16 > pf) pf = 3 * (size_t)K * 16 + 16;
     if (dual && (size_t)K * GM * 8 > pf) pf = (size_t)K * GM * 8;
     if ((size_t)ns * V > pf) pf = (size_t)ns * V;
     size_t pd = d->with_err ? 16 : 1;
@@ -168,10 +172,11 @@ BP size_t bp_carve(bp_ws* w, char* base, const bp_dims* d) {
     w->nrm = BP_IF(dual, float, K);
     w->lev = BP_IF(dual, float, K);
     w->iln = BP_IF(dual, float, K);
-    w->rowa = BP_IF(d->with_err || nv, float, K);
+    w->rowa = BP_IF(d->with_err || nv || tile, float, K);
     w->rowb = BP_IF(d->with_err, float, K);
+    w->rowc = BP_IF(d->with_err, float, K);
     w->r = BP_IF(dual, float, (size_t)K * GM);
-    w->c = BP_IF(dual, float, V);
+    w->c = BP_IF(dual || sr, float, V);
     w->ic = BP_IF(dual, float, V);
     w->blk = BP_IF(nv, float, KV / 16);
     w->w = BP_AT(float, K);
@@ -760,13 +765,164 @@ BP void bp_leap_freeze_test(bp_ws* w, const bp_fmt* f, const float* prev) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// FP8 E4M3 with a scale per tile of 32 key rows (quant/fp8tile.c): s = amax(tile) / 448, codes
+// the nearest E4M3 of x / s (sign in bit 7). Layout per tile: float32 s, then its rows' bytes.
+
+#define BP_TILE 32
+
+BP uint8_t bp_e4m3_signed(float x) {
+    uint8_t c = stepq_e4m3_encode(x < 0 ? -x : x);
+    return (uint8_t)(c | (x < 0 && c ? 0x80 : 0));
+}
+
+BP void bp_fp8tile_encode(bp_ws* w, const bp_head* hd, uint8_t* P) {
+    const int K = w->K, V = w->V, NT = (K + BP_TILE - 1) / BP_TILE;
+    uint32_t* part = (uint32_t*)w->part;
+    bp_rowmax_lanes(part, w->X, w->bits, 0, K, V);
+    BP_FOR(i, K) {
+        uint32_t m = 0;
+        for (int l = 0; l < 8; l++) m = part[i * 8 + l] > m ? part[i * 8 + l] : m;
+        ((uint32_t*)w->rowa)[i] = m;
+    }
+    BP_SYNC();
+    BP_FOR(t, NT) {  // rc_absmax of the tile (a max: any order) / 448
+        uint32_t m = 0;
+        for (int i = t * BP_TILE; i < K && i < (t + 1) * BP_TILE; i++)
+            m = ((uint32_t*)w->rowa)[i] > m ? ((uint32_t*)w->rowa)[i] : m;
+        w->rs[t] = stepq_bits_f32(m) / 448.0f;
+        if (P) bp_put32(P + hd->off[t * BP_TILE] - 4, stepq_f32_bits(w->rs[t]));
+    }
+    BP_SYNC();
+    BP_FOR(e, K * V) {
+        const int i = e / V;
+        const float s = w->rs[i / BP_TILE];
+        const uint8_t c = s > 0 ? bp_e4m3_signed(w->X[e] / s) : 0;
+        if (P) P[hd->off[i] + e % V] = c;
+        w->X[e] = stepq_e4m3_decode(c) * s;
+    }
+    BP_SYNC();
+}
+
+BP void bp_fp8tile_decode(bp_ws* w, const bp_head* hd, const uint8_t* P) {
+    const int K = w->K, V = w->V;
+    BP_FOR(e, K * V) {
+        const int i = e / V;
+        const float s = stepq_bits_f32(bp_get32(P + hd->off[(i / BP_TILE) * BP_TILE] - 4));
+        w->X[e] = stepq_e4m3_decode(P[hd->off[i] + e % V]) * s;
+    }
+    BP_SYNC();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stochastic rounding (quant/sr.c): INT8 and FP8 E4M3 with an FP32 scale per value column, FP16
+// without one; a value between neighbours lo < t < hi becomes hi with probability
+// (t - lo) / (hi - lo), the random number a counter-based hash of the head's encode count n and
+// the element's index. Layout: uint64 n, then (scaled) V float32 column scales, then the codes.
+
+BP uint64_t bp_get64(const uint8_t* p) { return (uint64_t)bp_get32(p) | ((uint64_t)bp_get32(p + 4) << 32); }
+
+// sr.c's uniform(): 24 random bits of (n, e) in [0, 1)
+BP float bp_sr_uniform(uint64_t n, size_t e) {
+    uint64_t x = n * 0x9e3779b97f4a7c15ull ^ (uint64_t)e;
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return (float)(x >> 40) * 0x1p-24f;
+}
+
+// sr.c's e4m3_sr: t >= 0 to the code of lo or of the next one up
+BP uint8_t bp_e4m3_sr(float t, float u) {
+    uint8_t c = stepq_e4m3_encode(t);
+    if (stepq_e4m3_decode(c) > t) c--;
+    if (c >= 0x7e) return 0x7e;
+    float lo = stepq_e4m3_decode(c), hi = stepq_e4m3_decode((uint8_t)(c + 1));
+    return u < (t - lo) / (hi - lo) ? (uint8_t)(c + 1) : c;
+}
+
+// sr.c's f16_sr: |x| to the FP16 of lo or of the next one up (saturating), the sign put back
+BP uint16_t bp_f16_sr(float x, float u) {
+    float a = x < 0 ? -x : x;
+    uint16_t h = stepq_f32_to_f16_sat(a);
+    if (stepq_f16_to_f32(h) > a) h--;
+    if (h < 0x7bff) {
+        float lo = stepq_f16_to_f32(h), hi = stepq_f16_to_f32((uint16_t)(h + 1));
+        if (u < (a - lo) / (hi - lo)) h++;
+    }
+    return (uint16_t)(h | (x < 0 ? 0x8000u : 0));
+}
+
+BP size_t bp_sr_head(const bp_fmt* f, int V) { return 8 + (f->sr_elem != STEPQ_ELEM_FP16 ? 4u * (size_t)V : 0); }
+
+// n: this encode's number (the count of encodes of the head so far, this one included)
+BP void bp_sr_encode(bp_ws* w, const bp_fmt* f, uint8_t* P, uint64_t n) {
+    const int K = w->K, V = w->V, scaled = f->sr_elem != STEPQ_ELEM_FP16;
+    const size_t hb = bp_sr_head(f, V);
+    if (scaled) {
+        const float q = f->sr_elem == STEPQ_ELEM_INT8 ? 127.0f : 448.0f;
+        BP_FOR(j, V) {  // the column's largest |x| (a max: any order), then / qmax
+            float m = 0;
+            for (int i = 0; i < K; i++) {
+                const float x = w->X[(size_t)i * V + j], a = x < 0 ? -x : x;
+                m = a > m ? a : m;
+            }
+            w->c[j] = m / q;
+            if (P) bp_put32(P + 8 + 4 * (size_t)j, stepq_f32_bits(w->c[j]));
+        }
+    }
+    BP_FOR(it, 1) if (P) {
+        bp_put32(P, (uint32_t)n);
+        bp_put32(P + 4, (uint32_t)(n >> 32));
+    }
+    BP_SYNC();
+    BP_FOR(e, K * V) {
+        const float x = w->X[e], u = bp_sr_uniform(n, (size_t)e), sj = scaled ? w->c[e % V] : 1.0f;
+        if (f->sr_elem == STEPQ_ELEM_INT8) {
+            const float t = sj > 0 ? x / sj : 0, lo = floorf(t);
+            float z = u < t - lo ? lo + 1 : lo;
+            z = z < -127 ? -127 : z > 127 ? 127 : z;
+            const int8_t c = (int8_t)z;
+            if (P) P[hb + e] = (uint8_t)c;
+            w->X[e] = (float)c * sj;
+        } else if (f->sr_elem == STEPQ_ELEM_FP8) {
+            const float t = sj > 0 ? x / sj : 0;
+            uint8_t c = bp_e4m3_sr(t < 0 ? -t : t, u);
+            c = (uint8_t)(c | (t < 0 && c ? 0x80 : 0));
+            if (P) P[hb + e] = c;
+            w->X[e] = stepq_e4m3_decode(c) * sj;
+        } else {
+            const uint16_t h = bp_f16_sr(x, u);
+            if (P) bp_put16(P + hb + 2 * (size_t)e, h);
+            w->X[e] = stepq_f16_to_f32(h);
+        }
+    }
+    BP_SYNC();
+}
+
+BP void bp_sr_decode(bp_ws* w, const bp_fmt* f, const uint8_t* P) {
+    const int K = w->K, V = w->V;
+    const size_t hb = bp_sr_head(f, V);
+    BP_FOR(e, K * V) {
+        if (f->sr_elem == STEPQ_ELEM_FP16) {
+            w->X[e] = stepq_f16_to_f32(bp_get16(P + hb + 2 * (size_t)e));
+            continue;
+        }
+        const float s = stepq_bits_f32(bp_get32(P + 8 + 4 * (size_t)(e % V)));
+        w->X[e] = f->sr_elem == STEPQ_ELEM_INT8 ? (float)(int8_t)P[hb + e] * s : stepq_e4m3_decode(P[hb + e]) * s;
+    }
+    BP_SYNC();
+}
+
+// ---------------------------------------------------------------------------------------------
 // a format's encoder and decoder
 
 // X <- decode(encode(X)) in place; P (may be NULL) <- the packed bytes (layout.h). prev: the
 // stored state before this step (LeapQuant's freeze gate; unused otherwise). flag[0] <- 1 when
 // a row could not be encoded (not finite). Needs w->Z when P is given or for LeapQuant, w->r for
 // the dual family, w->blk for NVFP4.
-BP void bp_encode(bp_ws* w, const bp_fmt* f, const bp_head* hd, uint8_t* P, const float* prev, int ns) {
+// sr_n: stochastic rounding's encode number when P is NULL (with P, the count stored there plus one).
+BP void bp_encode(bp_ws* w, const bp_fmt* f, const bp_head* hd, uint8_t* P, const float* prev, int ns,
+                  uint64_t sr_n) {
     const int K = w->K, V = w->V;
     uint32_t* part = (uint32_t*)w->part;
     switch (f->fam) {
@@ -791,6 +947,13 @@ BP void bp_encode(bp_ws* w, const bp_fmt* f, const bp_head* hd, uint8_t* P, cons
         break;
     }
     case STEPQ_FAMILY_NVFP4: bp_nvfp4_encode(w, hd, P); break;
+    case STEPQ_FAMILY_FP8TILE: bp_fp8tile_encode(w, hd, P); break;
+    case STEPQ_FAMILY_SR: {
+        const uint64_t n = P ? bp_get64(P) + 1 : sr_n;  // every thread reads it before it changes
+        BP_SYNC();
+        bp_sr_encode(w, f, P, n);
+        break;
+    }
     case STEPQ_FAMILY_LEAP:
         if (f->tau > 0) {
             bp_leap_freeze_test(w, f, prev);
@@ -817,6 +980,8 @@ BP void bp_decode(bp_ws* w, const bp_fmt* f, const bp_head* hd, const uint8_t* P
     case STEPQ_FAMILY_DUAL: bp_dual_decode(w, hd, P); break;
     case STEPQ_FAMILY_NVFP4: bp_nvfp4_decode(w, hd, P); break;
     case STEPQ_FAMILY_LEAP: bp_leap_decode(w, f, hd, P); break;
+    case STEPQ_FAMILY_FP8TILE: bp_fp8tile_decode(w, hd, P); break;
+    case STEPQ_FAMILY_SR: bp_sr_decode(w, f, P); break;
     }
 }
 
@@ -969,31 +1134,60 @@ BP void bp_apply_update(bp_ws* w) {
 // ---------------------------------------------------------------------------------------------
 // the measured figures of a decode step (analysis/runner.c's measure, with sim/sums.h's lanes)
 
-// ds[0] <- ||X - S||_F^2, ds[1] <- ||S||_F^2 (each row in 16 float lanes, rows added in double
-// in order), ds[2] <- ||y||^2 (16 float lanes), ds[3] <- ||yq - y||^2, ds[4] <- ||yq - y - pred||^2
-// (8 double lanes each)
-BP void bp_error_sums(bp_ws* w) {
+// The reference's norms: ds[1] <- ||S||_F^2 (each row in 16 float lanes, the rows added in
+// double in order: stepq_sq_norm), ds[2] <- ||y||^2 (16 float lanes: stepq_sq_norm_row).
+// with_y = 0: the state's alone (the boundary's check).
+BP void bp_ref_sums(bp_ws* w, int with_y) {
     const int K = w->K, V = w->V;
-    float *pd = w->part, *pn = w->part + (size_t)K * 16, *py = w->part + (size_t)K * 32;
-    BP_FOR(it, K * 16 + 16 + 16) {
+    float *pn = w->part, *py = w->part + (size_t)K * 16;
+    BP_FOR(it, K * 16 + 16) {
         if (it < K * 16) {
             const int i = it / 16, l = it % 16;
-            const float *x = w->X + (size_t)i * V, *s = w->S + (size_t)i * V;
-            float ad = 0, an = 0;
-            for (int j = l; j < V; j += 16) {
-                const float d = x[j] - s[j];
-                ad += d * d;
-                an += s[j] * s[j];
-            }
-            pd[it] = ad;
+            const float* s = w->S + (size_t)i * V;
+            float an = 0;
+            for (int j = l; j < V; j += 16) an += s[j] * s[j];
             pn[it] = an;
-        } else if (it < K * 16 + 16) {
+        } else if (with_y) {
             const int l = it - K * 16;
             float a = 0;
             for (int j = l; j < V; j += 16) a += w->y[j] * w->y[j];
             py[l] = a;
+        }
+    }
+    BP_SYNC();
+    BP_FOR(it, K + 1) {
+        if (it < K) w->rowb[it] = bp_lanes16(pn + (size_t)it * 16);
+        else if (with_y) w->ds[2] = bp_lanes16(py);
+    }
+    BP_SYNC();
+    BP_FOR(it, 1) {
+        double s = 0;
+        for (int i = 0; i < K; i++) s += w->rowb[i];
+        w->ds[1] = s;
+    }
+    BP_SYNC();
+}
+
+// The quantized path's figures (sim/kernels.c's stepq_qmeasure and runner.c's measure): ds[0] <-
+// ||X - S||_F^2, ds[5] <- ||X||_F^2 (rows in 16 float lanes, added in double in order),
+// ds[3] <- ||yq - y||^2, ds[4] <- ||yq - y - pred||^2 (8 double lanes each)
+BP void bp_error_sums(bp_ws* w) {
+    const int K = w->K, V = w->V;
+    float *pd = w->part, *ph = w->part + (size_t)K * 16;
+    BP_FOR(it, K * 16 + 16) {
+        if (it < K * 16) {
+            const int i = it / 16, l = it % 16;
+            const float *x = w->X + (size_t)i * V, *s = w->S + (size_t)i * V;
+            float ad = 0, ah = 0;
+            for (int j = l; j < V; j += 16) {
+                const float d = x[j] - s[j];
+                ad += d * d;
+                ah += x[j] * x[j];
+            }
+            pd[it] = ad;
+            ph[it] = ah;
         } else {
-            const int l = it - K * 16 - 16;  // 0..7: ||dy||^2 lanes, 8..15: residual lanes
+            const int l = it - K * 16;  // 0..7: ||dy||^2 lanes, 8..15: residual lanes
             double a = 0;
             for (int j = l % 8; j < V; j += 8) {
                 const double dy = (double)w->yq[j] - w->y[j], e = dy - w->pred[j];
@@ -1003,21 +1197,17 @@ BP void bp_error_sums(bp_ws* w) {
         }
     }
     BP_SYNC();
-    BP_FOR(it, K + 1) {
-        if (it < K) {
-            w->rowa[it] = bp_lanes16(pd + (size_t)it * 16);
-            w->rowb[it] = bp_lanes16(pn + (size_t)it * 16);
-        } else {
-            w->ds[2] = bp_lanes16(py);
-        }
+    BP_FOR(it, K) {
+        w->rowa[it] = bp_lanes16(pd + (size_t)it * 16);
+        w->rowc[it] = bp_lanes16(ph + (size_t)it * 16);
     }
     BP_SYNC();
     BP_FOR(it, 3) {
         double s = 0;
         if (it < 2) {
-            const float* rows = it == 0 ? w->rowa : w->rowb;
+            const float* rows = it == 0 ? w->rowa : w->rowc;
             for (int i = 0; i < K; i++) s += rows[i];
-            w->ds[it] = s;
+            w->ds[it == 0 ? 0 : 5] = s;
         } else {
             w->ds[3] = bp_tree8d(w->dpart);
             w->ds[4] = bp_tree8d(w->dpart + 8);
@@ -1026,8 +1216,9 @@ BP void bp_error_sums(bp_ws* w) {
     BP_SYNC();
 }
 
-// runner.c's ratio: sqrt(num / den), Inf when only the numerator is positive
-BP double bp_ratio(double num, double den) { return den > 0 ? sqrt(num / den) : (num > 0 ? INFINITY : 0); }
+// base/stats.h's stepq_rel: sqrt(num / den) where both are finite and den > 0, NaN otherwise (a
+// broken or empty reference never reads as zero error)
+BP double bp_rel(double num, double den) { return sqrt(isfinite(num) && isfinite(den) && den > 0 ? num / den : NAN); }
 
 // a host copy of what bp_* need to know of a format
 static inline bp_fmt bp_fmt_of(const stepq_format* f) {
@@ -1039,6 +1230,8 @@ static inline bp_fmt bp_fmt_of(const stepq_format* f) {
     b.res_bits = f->leap.residual_bits;
     b.alpha = f->leap.alpha;
     b.tau = f->leap.tau;
+    b.sr_elem = f->sr.element;
+    b.replay = f->replay;
     return b;
 }
 

@@ -1,6 +1,7 @@
 // engine.cu: the CUDA analysis engine (engine.h): one block per (head, format) steps the
 // reference and the quantized state of its head through a chunk of steps; the host feeds it
 // the chunks of a batch of heads and gathers stepq_run_out's figures.
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,12 @@ extern "C" {
 
 // ---------------------------------------------------------------------------------------------
 // the block program of the engine
+
+// A block's first failure as one number, so that the smallest is the one the CPU runner stops
+// at: 2 (t + 1) + kind, kind 0 the float32 reference (checked before the formats' writes of the
+// same step), 1 this format's quantized path; ENG_NONE when nothing failed.
+#define ENG_NONE LLONG_MAX
+BP long long eng_fail_code(long t, int kind) { return 2 * ((long long)t + 1) + kind; }
 
 // what one launch (one format, a batch of Hb heads, steps [t0, t1)) is given
 typedef struct {
@@ -35,7 +42,8 @@ typedef struct {
     uint32_t res, res_row;
     float *S, *X;           // (Hb, K, V) each block's reference and stored state between launches
     float* prev;            // (Hb, K, V) the stored state before the step (freeze gate), or NULL
-    long long* fail;        // (Hb) first failing step, -1
+    long long* fail;        // (Hb) eng_fail_code of the first failure, ENG_NONE
+    long long* diverged;    // (Hb) the decode step at which ||S_hat|| passed 10 ||S||, or -1
     float *err_y, *err_S;   // (Hb, NB)
     double *acc_sq, *p1, *acc_ref;  // (Hb)
     float *y, *y_ref;       // (Hb, TC, V) read-outs of the chunk (keep_y)
@@ -44,24 +52,28 @@ typedef struct {
     char* gws;              // (Hb, ws_bytes) the workspaces when they do not fit shared memory
 } eng_args;
 
-// runner.c's measure(): the figures of decode step t
-BP void eng_measure(const eng_args* a, const bp_ws* w, int hb, long t) {
+// runner.c's measure(): the figures of decode step t, with the divergence test (||S_hat||_F >
+// 10 ||S||_F); returns 1 when the format diverged at this step (every thread alike)
+BP int eng_measure(const eng_args* a, const bp_ws* w, int hb, long t) {
+    const int diverged = w->ds[5] > 100 * w->ds[1] && w->ds[1] > 0;
     BP_FOR(it, 1) {
         const long b = (t - a->prefill) / a->bin;
         const double ny2 = w->ds[2], dy2 = w->ds[3];
-        a->err_y[(size_t)hb * a->NB + b] += (float)bp_ratio(dy2, ny2);
-        a->err_S[(size_t)hb * a->NB + b] += (float)bp_ratio(w->ds[0], w->ds[1]);
+        if (diverged) a->diverged[hb] = t - a->prefill;
+        a->err_y[(size_t)hb * a->NB + b] += (float)bp_rel(dy2, ny2);
+        a->err_S[(size_t)hb * a->NB + b] += (float)bp_rel(w->ds[0], w->ds[1]);
         a->acc_sq[hb] += dy2;
-        a->p1[hb] = fmax(a->p1[hb], bp_ratio(w->ds[4], ny2));
-        if (a->f == 0) a->acc_ref[hb] += ny2;
+        a->p1[hb] = fmax(a->p1[hb], bp_rel(w->ds[4], ny2));
     }
-    if (a->keep_y) {
-        const size_t o = ((size_t)hb * a->TC + (t - a->t0)) * a->V;
-        BP_FOR(j, a->V) {
-            a->y[o + j] = w->yq[j];
-            if (a->f == 0) a->y_ref[o + j] = w->y[j];
-        }
-    }
+    if (a->keep_y) BP_FOR(j, a->V) a->y[((size_t)hb * a->TC + (t - a->t0)) * a->V + j] = w->yq[j];
+    return diverged;
+}
+
+// the reference's figures of decode step t (format 0's blocks keep them)
+BP void eng_reference(const eng_args* a, const bp_ws* w, int hb, long t) {
+    if (a->f != 0) return;
+    BP_FOR(it, 1) a->acc_ref[hb] += w->ds[2];
+    if (a->keep_y) BP_FOR(j, a->V) a->y_ref[((size_t)hb * a->TC + (t - a->t0)) * a->V + j] = w->y[j];
 }
 
 // store the new stored state as the freeze gate's previous one
@@ -71,11 +83,16 @@ BP void eng_keep_prev(bp_ws* w, float* prev) {
     BP_SYNC();
 }
 
-// One block: head hb of the batch in format a->fmt, steps [t0, t1). method 2: prefill steps
-// step the reference alone; at t = prefill the boundary state is encoded; each decode step
-// updates both states, reads both out, encodes the quantized one and measures.
+// One block: head hb of the batch in format a->fmt, steps [t0, t1), in analysis/runner.c's
+// order (method 2): prefill steps step the reference alone; at t = prefill the reference is
+// checked and the boundary state encoded; each decode step updates both states and reads both
+// out, checks the reference (its failure comes first), then the quantized path, encodes it
+// (a replay format every fmt.replay steps only) and measures. A format that diverges stops;
+// format 0's block goes on with the reference alone (its figures are the reference's).
 BP void eng_block(const eng_args* a, int hb, char* base) {
-    if (a->fail[hb] >= 0) return;  // failed in an earlier chunk (the same value for every thread)
+    if (a->fail[hb] != ENG_NONE) return;  // failed in an earlier chunk (the same for every thread)
+    if (a->diverged[hb] >= 0 && a->f != 0) return;
+    int quant = a->diverged[hb] < 0;
     bp_ws w;
     bp_carve(&w, base, &a->dims);
     const int K = a->K, V = a->V;
@@ -87,7 +104,7 @@ BP void eng_block(const eng_args* a, int hb, char* base) {
     bp_copy_f32(w.S, gS, KV);
     bp_copy_f32(w.X, gX, KV);
     BP_SYNC();
-    long failed = -1;
+    long long failed = ENG_NONE;
     for (long t = a->t0; t < a->t1; t++) {
         const size_t tc = (size_t)(t - a->t0);
         bp_stage_inputs(&w, a->in + ((size_t)hb * a->TC + tc) * a->R, a->fscale);
@@ -96,24 +113,39 @@ BP void eng_block(const eng_args* a, int hb, char* base) {
             if (a->keep_y && a->f == 0) BP_FOR(j, V) a->y_ref[((size_t)hb * a->TC + tc) * V + j] = w.y[j];
             continue;
         }
-        if (t == a->prefill) {  // the boundary state: P <- encode(S), S_hat <- decode(P)
+        if (t == a->prefill) {  // the boundary: the reference checked, P <- encode(S), S_hat <- decode(P)
+            bp_ref_sums(&w, 0);
+            if (!isfinite(w.ds[1])) { failed = eng_fail_code(t - 1, 0); break; }
             BP_FOR(e, KV) w.X[e] = w.S[e];
             BP_SYNC();
             bp_check_finite(&w, w.X);
-            if (bp_take_flag(&w)) { failed = t; break; }
-            bp_encode(&w, &a->fmt, &hd, (uint8_t*)0, prev, 1);
-            if (bp_take_flag(&w)) { failed = t; break; }
+            if (bp_take_flag(&w)) { failed = eng_fail_code(t, 1); break; }
+            bp_encode(&w, &a->fmt, &hd, (uint8_t*)0, prev, 1, 1);
+            if (bp_take_flag(&w)) { failed = eng_fail_code(t, 1); break; }
             eng_keep_prev(&w, prev);
         }
-        bp_engine_columns(&w);
-        if (bp_take_flag(&w)) { failed = t; break; }
-        bp_encode(&w, &a->fmt, &hd, (uint8_t*)0, prev, 1);
-        if (bp_take_flag(&w)) { failed = t; break; }
-        eng_keep_prev(&w, prev);
+        if (quant) bp_engine_columns(&w);
+        else bp_ref_columns(&w);
+        const int bad = bp_take_flag(&w);
+        bp_ref_sums(&w, 1);
+        if (!isfinite(w.ds[1]) || !isfinite(w.ds[2])) { failed = eng_fail_code(t, 0); break; }
+        eng_reference(a, &w, hb, t);
+        if (!quant) continue;
+        if (bad) { failed = eng_fail_code(t, 1); break; }
+        // a replay format re-encodes every fmt.replay decode steps; in between X_t is kept exact
+        const long count = t - a->prefill + 1;
+        if (a->fmt.replay == 0 || count % a->fmt.replay == 0) {
+            bp_encode(&w, &a->fmt, &hd, (uint8_t*)0, prev, 1, (uint64_t)count + 1);
+            if (bp_take_flag(&w)) { failed = eng_fail_code(t, 1); break; }
+            eng_keep_prev(&w, prev);
+        }
         bp_error_sums(&w);
-        eng_measure(a, &w, hb, t);
+        if (eng_measure(a, &w, hb, t)) {
+            if (a->f != 0) break;  // stopped
+            quant = 0;
+        }
     }
-    BP_FOR(it, 1) if (failed >= 0) a->fail[hb] = failed;
+    BP_FOR(it, 1) if (failed != ENG_NONE) a->fail[hb] = failed;
     bp_copy_f32(gS, w.S, KV);
     bp_copy_f32(gX, w.X, KV);
 }
@@ -171,7 +203,7 @@ BP void codec_block(const codec_args* a, int h, char* base) {
     bp_check_finite(&w, w.X);
     int bad = bp_take_flag(&w);
     if (!bad) {
-        bp_encode(&w, &a->fmt, &hd, P, prev, 1);
+        bp_encode(&w, &a->fmt, &hd, P, prev, 1, 0);
         bad = bp_take_flag(&w);
     }
     BP_FOR(it, 1) a->status[h] = bad ? STEPQ_ERR : STEPQ_OK;
@@ -246,6 +278,7 @@ typedef struct {
 typedef struct {
     float *S, *X, *prev;            // (F, Hb, K, V); prev only for freeze formats (F slots)
     long long* fail;                // (F, Hb)
+    long long* diverged;            // (F, Hb)
     float *err_y, *err_S;           // (F, Hb, NB)
     double *acc_sq, *p1, *acc_ref;  // (F, Hb), (Hb)
     uint8_t* bits;                  // (F, Hb, K)
@@ -284,6 +317,7 @@ static void dev_alloc(eng_dev* d, const eng_run* r, int Hb) {
     for (int f = 0; f < r->F; f++) nf += r->fm[f].freeze;
     if (nf) d->prev = (float*)bk_alloc(e, FH * KV * 4);
     d->fail = (long long*)bk_alloc(e, FH * sizeof(long long));
+    d->diverged = (long long*)bk_alloc(e, FH * sizeof(long long));
     d->err_y = (float*)bk_alloc(e, FH * r->out->n_bins * 4);
     d->err_S = (float*)bk_alloc(e, FH * r->out->n_bins * 4);
     d->acc_sq = (double*)bk_alloc(e, FH * 8);
@@ -301,7 +335,7 @@ static void dev_alloc(eng_dev* d, const eng_run* r, int Hb) {
 }
 
 static void dev_free(eng_dev* d, int e) {
-    void* p[] = {d->S, d->X, d->prev, d->fail, d->err_y, d->err_S, d->acc_sq, d->p1, d->acc_ref,
+    void* p[] = {d->S, d->X, d->prev, d->fail, d->diverged, d->err_y, d->err_S, d->acc_sq, d->p1, d->acc_ref,
                  d->bits, d->w, d->off, d->in[0], d->in[1], d->y, d->y_ref, d->gws};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) bk_free(e, p[i]);
     memset(d, 0, sizeof *d);
@@ -333,16 +367,18 @@ static void upload_plans(eng_dev* d, const eng_run* r, int h0, int Hb) {
     free(off);
 }
 
-// every block's reference starts from S0 (or zeros); nothing has failed
+// every block's reference starts from S0 (or zeros); nothing has failed or diverged
 static void upload_states(eng_dev* d, const eng_run* r, int h0, int Hb) {
     const size_t KV = r->KV, FH = (size_t)r->F * Hb;
     if (r->src->S0)
         for (int f = 0; f < r->F; f++)
             bk_h2d(r->emu, d->S + (size_t)f * Hb * KV, r->src->S0 + (size_t)h0 * KV, (size_t)Hb * KV * 4);
-    long long* fail = (long long*)mallocCheck(FH * sizeof(long long));
-    for (size_t i = 0; i < FH; i++) fail[i] = -1;
-    bk_h2d(r->emu, d->fail, fail, FH * sizeof(long long));
-    free(fail);
+    long long* v = (long long*)mallocCheck(FH * sizeof(long long));
+    for (size_t i = 0; i < FH; i++) v[i] = ENG_NONE;
+    bk_h2d(r->emu, d->fail, v, FH * sizeof(long long));
+    for (size_t i = 0; i < FH; i++) v[i] = -1;
+    bk_h2d(r->emu, d->diverged, v, FH * sizeof(long long));
+    free(v);
 }
 
 static eng_args args_for(const eng_run* r, const eng_dev* d, int f, int Hb, long t0, long t1, int buf) {
@@ -377,6 +413,7 @@ static eng_args args_for(const eng_run* r, const eng_dev* d, int f, int Hb, long
     a.X = d->X + o * KV;
     a.prev = m->freeze ? d->prev + o * KV : NULL;
     a.fail = d->fail + o;
+    a.diverged = d->diverged + o;
     a.err_y = d->err_y + o * a.NB;
     a.err_S = d->err_S + o * a.NB;
     a.acc_sq = d->acc_sq + o;
@@ -423,9 +460,10 @@ static void gather_y(const eng_run* r, const eng_dev* d, int h0, int Hb, long t0
     free(yr);
 }
 
-// the figures of the batch into out; returns the first failure (head, step, format) or h = -1
+// the figures of the batch into out; returns the first failure (head, step, format, whether it
+// was the reference) or h = -1
 typedef struct {
-    int h, f;
+    int h, f, reference;
     long t;
 } eng_fail;
 
@@ -436,18 +474,23 @@ static eng_fail gather(const eng_run* r, const eng_dev* d, int h0, int Hb) {
     stepq_run_out* o = r->out;
     float* fb = (float*)mallocCheck(FH * NB * 4);
     double* db = (double*)mallocCheck(FH * 8);
-    long long* fail = (long long*)mallocCheck(FH * sizeof(long long));
-    bk_d2h(r->emu, fail, d->fail, FH * sizeof(long long));
-    eng_fail first = {-1, 0, 0};
-    for (int hb = 0; hb < Hb && first.h < 0; hb++)
-        for (int f = 0; f < F; f++) {  // the CPU stops a head at its first failing (step, format)
-            const long long t = fail[(size_t)f * Hb + hb];
-            if (t >= 0 && (first.h < 0 || t < first.t)) {
-                first.h = h0 + hb;
-                first.f = f;
-                first.t = (long)t;
-            }
-        }
+    long long* code = (long long*)mallocCheck(FH * sizeof(long long));
+    bk_d2h(r->emu, code, d->fail, FH * sizeof(long long));
+    eng_fail first = {-1, 0, 0, 0};
+    for (int hb = 0; hb < Hb && first.h < 0; hb++) {  // the CPU stops a head at its first failure
+        long long best = ENG_NONE;
+        int bf = 0;
+        for (int f = 0; f < F; f++)
+            if (code[(size_t)f * Hb + hb] < best) best = code[(size_t)f * Hb + hb], bf = f;
+        if (best == ENG_NONE) continue;
+        first.h = h0 + hb;
+        first.reference = (int)(best & 1) == 0;
+        first.f = first.reference ? 0 : bf;
+        first.t = (long)(best / 2 - 1);
+    }
+    bk_d2h(r->emu, code, d->diverged, FH * sizeof(long long));
+    for (int f = 0; f < F; f++)
+        for (int hb = 0; hb < Hb; hb++) o->diverged[(size_t)f * H + h0 + hb] = (long)code[(size_t)f * Hb + hb];
     for (int k = 0; k < 2; k++) {
         bk_d2h(r->emu, fb, k ? d->err_S : d->err_y, FH * NB * 4);
         float* dst = k ? o->err_S : o->err_y;
@@ -467,7 +510,7 @@ static eng_fail gather(const eng_run* r, const eng_dev* d, int h0, int Hb) {
     }
     free(fb);
     free(db);
-    free(fail);
+    free(code);
     return first;
 }
 
@@ -500,6 +543,10 @@ static eng_fail run_batch(const eng_run* r, eng_dev* d, double* gate_sum, int h0
         stepq_cuda_prep(host_in[b], gate_sum + h0, cur, Hb, src, t0, t1, r->cfg->prefill, r->TC, r->R);
         if (r->emu) memcpy(d->in[b], host_in[b], in_bytes);
         else cudaCheck(cudaMemcpyAsync(d->in[b], host_in[b], in_bytes, cudaMemcpyHostToDevice, st));
+        if (r->cfg->keep_y) {  // a stopped format's read-outs stay zero, as the CPU leaves them
+            if (r->emu) memset(d->y, 0, (size_t)r->F * Hb * r->TC * r->V * 4);
+            else cudaCheck(cudaMemsetAsync(d->y, 0, (size_t)r->F * Hb * r->TC * r->V * 4, st));
+        }
         for (int f = 0; f < r->F; f++) {
             eng_args a = args_for(r, d, f, Hb, t0, t1, b);
             launch_engine(&a, &r->fm[f], r->emu, st);
@@ -609,7 +656,7 @@ extern "C" int stepq_cuda_run_heads_on(stepq_run_out* out, const stepq_source* s
     while (r.TC > 16 && 2 * (size_t)Hb * r.TC * r.R * 4 > (1u << 30)) r.TC /= 2;
     eng_dev d;
     dev_alloc(&d, &r, Hb);
-    eng_fail fail = {-1, 0, 0};
+    eng_fail fail = {-1, 0, 0, 0};
     for (int h0 = 0; h0 < src->n_heads && fail.h < 0; h0 += Hb) {
         const int n = src->n_heads - h0 < Hb ? src->n_heads - h0 : Hb;
         if (h0 > 0) {  // a fresh batch: its accumulators start from zero
@@ -627,11 +674,16 @@ extern "C" int stepq_cuda_run_heads_on(stepq_run_out* out, const stepq_source* s
     free(gate_sum);
     free(r.fm);
     free(plan_index);
-    if (fail.h >= 0) {
-        stepq_error("%s: format %s met a non-finite state at head %d (layer %d, head %d), step "
-                    "%ld; the inputs or the format overflowed",
-                    src->desc, cfg->formats[fail.f]->name, fail.h, src->layer[fail.h],
-                    src->head[fail.h], fail.t);
+    if (fail.h >= 0) {  // analysis/runner.c's messages
+        if (fail.reference)
+            stepq_error("%s: the float32 reference met a non-finite state or read-out at head %d (layer %d, "
+                        "head %d), step %ld: the inputs overflow the recurrence; nothing was written",
+                        src->desc, fail.h, src->layer[fail.h], src->head[fail.h], fail.t);
+        else
+            stepq_error("%s: the quantized path of format %s met a non-finite state at head %d (layer %d, "
+                        "head %d), step %ld; the format overflowed; nothing was written",
+                        src->desc, cfg->formats[fail.f]->name, fail.h, src->layer[fail.h],
+                        src->head[fail.h], fail.t);
         stepq_run_out_free(out);
         return STEPQ_ERR;
     }

@@ -89,7 +89,7 @@ BP void serve_block(const serve_args* a, int h, char* base) {
     }
     int bad = bp_take_flag(&w);
     if (!bad) {
-        bp_encode(&w, &a->fmt, &hd, w.P, (const float*)0, a->ns);
+        bp_encode(&w, &a->fmt, &hd, w.P, (const float*)0, a->ns, 0);
         bad = bp_take_flag(&w);
     }
     BP_FOR(it, 1) a->status[h] = bad ? STEPQ_ERR : STEPQ_OK;
@@ -134,6 +134,7 @@ static int serve_shape_ok(const stepq_format* f, int K, int V) {
     else if (f->family->id == STEPQ_FAMILY_NVFP4 && V % STEPQ_NVFP4_BLOCK) why = "V a multiple of 16";
     else if (f->family->id == STEPQ_FAMILY_DAMP && (V & (V - 1))) why = "V a power of 2";
     else if (f->family->id == STEPQ_FAMILY_LEAP && f->leap.tau > 0) why = "no freeze gate (LeapQuant's tau > 0)";
+    else if (f->replay > 0) why = "a state re-encoded at every step (not a replay format)";
     if (!why) return STEPQ_OK;
     stepq_error("format %s on %d x %d heads: the serving kernels need %s", f->name, K, V, why);
     return STEPQ_ERR;

@@ -162,6 +162,11 @@ static inline int gt_compare_runs(const stepq_run_out* cpu, const stepq_run_out*
         {"S_final", cpu->S_final, gpu->S_final, cfg->keep_y ? FH * KV : 0, 0},
         {"S_ref_final", cpu->S_ref_final, gpu->S_ref_final, cfg->keep_y ? (size_t)cpu->H * KV : 0, 0},
     };
+    size_t first_div = 0;
+    for (size_t i = 0; i < FH && !first_div; i++)
+        if (cpu->diverged[i] != gpu->diverged[i]) first_div = i + 1;
+    GT_EXPECT(enforce, !first_div, "%s: diverged differs at %zu: %ld (CPU) vs %ld", what, first_div - 1,
+              first_div ? cpu->diverged[first_div - 1] : 0, first_div ? gpu->diverged[first_div - 1] : 0);
     for (size_t k = 0; k < sizeof arr / sizeof arr[0]; k++) {
         if (!arr[k].n) continue;
         size_t at = 0;

@@ -79,6 +79,43 @@ static void engine_failure(gsl_rng* r) {
     stepq_source_free(src);
 }
 
+// A format that diverges (runner.c: ||S_hat||_F > 10 ||S||_F): GDN 2-bit units store odd levels
+// (never 0), so once a fast-decaying reference with nothing written falls below the smallest
+// level the FP16 factors allow (2^-48), the stored state stays above it. Both runs must mark the
+// same heads and steps, and leave the same NaN bins; format 0 diverging must not stop the
+// reference's figures.
+static void engine_divergence(gsl_rng* r) {
+    stepq_trace tr;
+    gt_trace_data(&tr, STEPQ_GDN, 90, 1, 2, 32, 32, 1, 1.0, r);
+    for (long t = 0; t < 90; t++)
+        for (int h = 0; h < 2; h++) {
+            tr.g[t * 2 + h] = h ? -0.7f : -1.5f;
+            for (int j = 0; j < 32; j++) tr.v[(t * 2 + h) * 32 + j] = 0;
+        }
+    stepq_source* src = stepq_trace_source(&tr, "memory");
+    stepq_plan p;
+    gt_plan(&p, STEPQ_GDN, 32, 32, 2, r);
+    for (int a = 0; a < STEPQ_N_ALLOC; a++)
+        for (int b = 0; b < STEPQ_N_BUDGETS; b++) p.bits[a][b][0] = p.bits[a][b][1] = 2;
+    const stepq_format* f[4] = {stepq_format_find("stepquant4"), stepq_format_find("int8"),
+                                stepq_format_find("fp32"), stepq_format_find("mlife6")};
+    stepq_run_cfg cfg = {f, 4, 2, 88, 8, 1, "test", &p};
+    stepq_run_out cpu, emu;
+    int ok = stepq_run_heads(&cpu, src, &cfg) == STEPQ_OK;
+    CHECK(ok && stepq_cuda_run_heads_on(&emu, src, &cfg, STEPQ_CUDA_EMULATE) == STEPQ_OK, "divergence: a run failed");
+    if (ok) {
+        int nd = 0;
+        for (int i = 0; i < 8; i++) nd += cpu.diverged[i] >= 0;
+        CHECK(nd >= 2, "divergence: the case did not diverge (%d head-formats); the test needs another", nd);
+        int bad = gt_compare_runs(&cpu, &emu, &cfg, 1, 0, "engine divergence", 1);
+        printf("engine divergence: %d head-formats diverged; %s\n", nd, bad ? "DIFFER" : "equal bit for bit");
+        stepq_run_out_free(&cpu);
+        stepq_run_out_free(&emu);
+    }
+    stepq_plan_free(&p);
+    stepq_source_free(src);
+}
+
 // ---------------------------------------------------------------------------------------------
 
 static size_t stride_of(const stepq_format* f, const stepq_head_plan* hps, int n, int K, int V) {
@@ -164,7 +201,8 @@ static void codecs(gsl_rng* r) {
 static void serving(gsl_rng* r) {
     static const char* const names[] = {"fp32", "bf16", "fp16", "int8", "int6", "int4", "time4",
                                          "dsq4", "space6", "stepquant6", "stepquant4", "mlife4",
-                                         "damp", "nvfp4", "leap6-r4", "leap6-fp32", "leap4-r4"};
+                                         "damp", "nvfp4", "leap6-r4", "leap6-fp32", "leap4-r4",
+                                         "rlife4", "fp8-tile32", "int8-sr", "fp8-sr", "fp16-sr"};
     for (int kind = 0; kind < 2; kind++) {
         const int K = 32, V = 64;
         stepq_plan p;
@@ -206,6 +244,7 @@ int main(void) {
     engine_vs_cpu(STEPQ_GDN, 16, 32, 4, 2, 4, 20, 6, 1.0, r);
     unsetenv("STEPQ_CUDA_MAX_BATCH");
     engine_failure(r);
+    engine_divergence(r);
     serving(r);
     gsl_rng_free(r);
     return tu_finish("test_cuda_emulate");

@@ -1,0 +1,184 @@
+// outfile.c: atomic outputs; see outfile.h.
+#include "outfile.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#define MAX_PENDING 16
+#define MAX_INPUTS 64
+static char* pending[MAX_PENDING];
+static struct { dev_t dev; ino_t ino; uint64_t fnv; char path[256]; } inputs[MAX_INPUTS];
+static int n_inputs;
+
+void stepq_note_input(const char* path) {
+    struct stat st;
+    if (stat(path, &st) != 0 || n_inputs == MAX_INPUTS) return;
+    for (int i = 0; i < n_inputs; i++)
+        if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) return;
+    inputs[n_inputs].dev = st.st_dev;
+    inputs[n_inputs].ino = st.st_ino;
+    if (stepq_file_fnv1a(&inputs[n_inputs].fnv, path) != STEPQ_OK) inputs[n_inputs].fnv = 0;
+    snprintf(inputs[n_inputs].path, sizeof inputs[n_inputs].path, "%s", path);
+    n_inputs++;
+}
+
+void stepq_forget_input(const char* path) {
+    struct stat st;
+    if (stat(path, &st) != 0) return;
+    for (int i = 0; i < n_inputs; i++)
+        if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) inputs[i] = inputs[--n_inputs];
+}
+
+void stepq_inputs_describe(char* buf, size_t n) {
+    size_t o = 0;
+    buf[0] = 0;
+    for (int i = 0; i < n_inputs && o < n; i++)
+        o += (size_t)snprintf(buf + o, n - o, "%s%s fnv1a=%016" PRIx64, i ? "\n" : "", inputs[i].path, inputs[i].fnv);
+}
+
+static void remove_pending(void) {
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (pending[i]) {
+            remove(pending[i]);
+            free(pending[i]);
+            pending[i] = NULL;
+        }
+}
+
+// Ctrl-C or a kill while a file is being written: unlink what is pending (unlink is
+// async-signal-safe), then die of the signal as before.
+static void on_signal(int sig) {
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (pending[i]) unlink(pending[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+// the refusals: a directory, an input of this run, a directory that cannot be written
+static int refuse(const char* path) {
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            stepq_error("cannot write %s: it is a directory (give a file name)", path);
+            return STEPQ_ERR;
+        }
+        for (int i = 0; i < n_inputs; i++)
+            if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) {
+                stepq_error("cannot write %s: it is %s, an input of this run, which the output would "
+                            "replace (choose another output path)", path, inputs[i].path);
+                return STEPQ_ERR;
+            }
+    }
+    char* copy = strdup(path);
+    const char* dir = dirname(copy);
+    int ok = access(dir, W_OK | X_OK) == 0;
+    int e = errno;
+    if (!ok)
+        stepq_error("cannot write %s: its directory %s %s", path, dir,
+                    e == ENOENT ? "does not exist" : "is not writable");
+    free(copy);
+    return ok ? STEPQ_OK : STEPQ_ERR;
+}
+
+int stepq_output_begin(char** tmp, const char* path) {
+    static int registered = 0;
+    *tmp = NULL;
+    if (!registered) {
+        atexit(remove_pending);
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
+        // a file-size limit (ulimit -f) then fails a write with EFBIG instead of killing stepq
+        signal(SIGXFSZ, SIG_IGN);
+        registered = 1;
+    }
+    if (refuse(path)) return STEPQ_ERR;
+    size_t n = strlen(path) + 5;
+    char* t = mallocCheck(n);
+    snprintf(t, n, "%s.tmp", path);
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (!pending[i]) {
+            pending[i] = strdup(t);
+            *tmp = t;
+            return STEPQ_OK;
+        }
+    stepq_assert(!"too many output files open at once");
+    return STEPQ_ERR;
+}
+
+int stepq_output_end(char* tmp, const char* path, int ok) {
+    int rc = STEPQ_OK;
+    if (ok && rename(tmp, path) != 0) {
+        stepq_error("cannot move %s to %s: %s", tmp, path, strerror(errno));
+        rc = STEPQ_ERR;
+    }
+    if (!ok || rc) remove(tmp);
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (pending[i] && strcmp(pending[i], tmp) == 0) {
+            free(pending[i]);
+            pending[i] = NULL;
+        }
+    free(tmp);
+    return rc;
+}
+
+// the open text outputs and their temporary names
+static struct { FILE* fp; char* tmp; } texts[MAX_PENDING];
+
+FILE* stepq_text_create(const char* path) {
+    char* tmp;
+    if (stepq_output_begin(&tmp, path)) return NULL;
+    FILE* fp = fopen(tmp, "w");
+    if (!fp) {
+        stepq_error("cannot create %s: %s", tmp, strerror(errno));
+        stepq_output_end(tmp, path, 0);
+        return NULL;
+    }
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (!texts[i].fp) {
+            texts[i].fp = fp;
+            texts[i].tmp = tmp;
+            return fp;
+        }
+    stepq_assert(!"too many text outputs open at once");
+    return NULL;
+}
+
+static char* take_tmp(FILE* fp) {
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (texts[i].fp == fp) {
+            char* t = texts[i].tmp;
+            texts[i].fp = NULL;
+            texts[i].tmp = NULL;
+            return t;
+        }
+    stepq_assert(!"not a text output of stepq_text_create");
+    return NULL;
+}
+
+int stepq_text_commit(FILE* fp, const char* path) {
+    char* tmp = take_tmp(fp);
+    int bad = ferror(fp) != 0;
+    int e = errno;
+    bad |= fclose(fp) != 0;
+    if (bad) {
+        if (errno) e = errno;
+        stepq_error("cannot write %s: %s (disk full or file too large?); nothing was left there", path,
+                    strerror(e));
+    }
+    return stepq_output_end(tmp, path, !bad) || bad ? STEPQ_ERR : STEPQ_OK;
+}
+
+void stepq_text_abandon(FILE* fp, const char* path) {
+    if (!fp) return;
+    char* tmp = take_tmp(fp);
+    fclose(fp);
+    stepq_output_end(tmp, path, 0);
+}

@@ -1,0 +1,35 @@
+// outfile.h: every file stepq writes (HDF5 results and plans, the .tsv tables beside them, the
+// Markdown reports, journals) goes to "<path>.tmp" first and is renamed into place only when
+// complete, so a full disk, a kill or an error never leaves a partial file at the final path.
+// The first output installs an atexit() hook and SIGINT/SIGTERM handlers that remove every
+// "<path>.tmp" still pending. An output is refused up front when its path is a directory, when
+// it would replace a file this run reads (an input noted by stepq_note_input: a trace, a plan),
+// or when its directory cannot be written; each with one message naming the path.
+#ifndef STEPQ_OUTFILE_H
+#define STEPQ_OUTFILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+// An input this process reads: no output may replace it. stepq_forget_input: it was only read
+// to be compared (a plan about to be remade) and may be replaced.
+void stepq_note_input(const char* path);
+void stepq_forget_input(const char* path);
+// buf <- one line per input read so far: its path and the FNV-1a 64 checksum of its bytes
+void stepq_inputs_describe(char* buf, size_t n);
+
+// Checks path and registers "<path>.tmp" for clean-up; *tmp (malloc'd) is the name to write.
+// STEPQ_ERR with a message when the output is refused.
+int stepq_output_begin(char** tmp, const char* path);
+// Renames tmp into place (ok) or removes it (!ok), and forgets it; STEPQ_ERR if ok and the
+// rename fails. Frees tmp.
+int stepq_output_end(char* tmp, const char* path, int ok);
+
+// A text output (.tsv, .md): NULL with a message when refused or not creatable.
+FILE* stepq_text_create(const char* path);
+// Closes and renames into place; STEPQ_ERR (message naming the file: disk full?) when a write
+// or the close failed, and then nothing is left at path.
+int stepq_text_commit(FILE* fp, const char* path);
+void stepq_text_abandon(FILE* fp, const char* path);
+
+#endif

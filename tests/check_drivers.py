@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+"""check_drivers.py: the result files of one mechanism driver, read with h5py and checked against
+what can be recomputed from first principles: shapes against the config, units and descriptions
+on every dataset, Spearman coefficients against a brute-force rank computation, shares that must
+sum to 1, octiles that must partition the rows in the order of their statistic, summaries
+recomputed from the per-unit data, 95% intervals from Student's t, the paper's own memory
+arithmetic, a zero injected error giving zero error, and cut = normal where nothing is written.
+Each driver's PNG must exist: gnuplot rendered its script.
+    check_drivers.py WORKDIR SOURCE_DIR DRIVER"""
+import glob
+import os
+import re
+import sys
+
+import h5py
+import numpy as np
+
+work, src, driver = sys.argv[1], sys.argv[2], sys.argv[3]
+quick = os.path.join(work, "results", "quick")
+failures, checks = [], 0
+
+# two-sided 95% Student t quantiles t_{0.975, dof} (standard tables)
+T975 = {1: 12.7062, 2: 4.3027, 3: 3.1824, 4: 2.7764, 5: 2.5706, 6: 2.4469, 7: 2.3646, 8: 2.3060, 9: 2.2622}
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def close(a, b, rtol=1e-9, atol=1e-12):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return a.shape == b.shape and bool(np.all((np.isnan(a) & np.isnan(b)) | (np.abs(a - b) <= atol + rtol * np.abs(b))))
+
+
+def strings(ds):
+    return [s.decode() if isinstance(s, bytes) else s for s in ds[()]]
+
+
+def ranks(x):
+    """average ranks (1-based), ties share the mean of their positions: by brute force"""
+    x = np.asarray(x, float)
+    r = np.empty(len(x))
+    for i in range(len(x)):
+        below = np.sum(x < x[i])
+        equal = np.sum(x == x[i])
+        r[i] = below + (equal + 1) / 2.0
+    return r
+
+
+def spearman(a, b):
+    ra, rb = ranks(a), ranks(b)
+    ra, rb = ra - ra.mean(), rb - rb.mean()
+    den = np.sqrt(np.sum(ra * ra) * np.sum(rb * rb))
+    return np.sum(ra * rb) / den if den > 0 else np.nan
+
+
+def mean_ci(x):
+    x = np.asarray(x, float)
+    n = len(x)
+    if n < 2:
+        return x.mean(), np.nan
+    return x.mean(), T975[n - 1] * x.std(ddof=1) / np.sqrt(n)
+
+
+def config_list(cfg_path, key):
+    """a list of strings or numbers of the config's quick group if it sets it, else of the root"""
+    text = open(cfg_path).read()
+    q = re.search(r"^quick\s*=\s*\{(.*?)\};\s*$", text, re.S | re.M)
+    for part in ([q.group(1)] if q else []) + [text]:
+        m = re.search(r"\b%s\s*=\s*\[([^\]]*)\]" % key, part)
+        if m:
+            items = [s.strip().strip('"') for s in m.group(1).split(",") if s.strip()]
+            return [int(s) if re.fullmatch(r"-?\d+", s) else s for s in items]
+    return None
+
+
+def described(f, name):
+    """every dataset carries a description, every floating-point one its units"""
+    bad = []
+
+    def visit(n, obj):
+        if isinstance(obj, h5py.Dataset):
+            if "description" not in obj.attrs:
+                bad.append(n + " (description)")
+            if obj.dtype.kind == "f" and "units" not in obj.attrs:
+                bad.append(n + " (units)")
+    f.visititems(visit)
+    check(not bad, f"{name}: datasets without units or description: {bad[:5]}")
+    for a in ("experiment", "config", "git_revision", "source", "compiler", "build_flags", "inputs"):
+        check(a in f.attrs, f"{name}: root attribute {a}")
+
+
+def png(path):
+    ok = os.path.exists(path) and open(path, "rb").read(8) == b"\x89PNG\r\n\x1a\n" and os.path.getsize(path) > 5000
+    check(ok, f"{path} rendered by gnuplot")
+
+
+def presets():
+    return [("gdn", os.path.join(src, "experiments", f"{driver}_gdn.cfg")),
+            ("kda", os.path.join(src, "experiments", f"{driver}_kda.cfg"))]
+
+
+# ---------------------------------------------------------------------------------------------
+
+def check_memory():
+    path = os.path.join(quick, "memory", "memory.h5")
+    png(path[:-3] + ".png")
+    with h5py.File(path, "r") as f:
+        described(f, "memory")
+        fmts = strings(f["formats"])
+        req = f["requests"][()]
+        check(list(req[:3]) == [1, 2, 3], "requests count from 1")
+        g = f["gdn-qwen-like"]
+        bits = dict(zip(fmts, g["bits"][()]))
+        pool = dict(zip(fmts, g["pool_gib"][()]))
+        cross = dict(zip(fmts, g["crossing"][()]))
+        # the paper's arithmetic (method 4.4, 4.5): 48 x 48 heads of 128 x 128; 5 slots per request
+        # + 1; 2.8125 MiB of convolution state per slot; FP32 46.02 GiB and STEPQuant@6 9.85 GiB at
+        # 64 requests, the FP32 pool passes 53.8 GB of weights at about 70 requests
+        check(bits["fp32"] == 32.0, "fp32 is 32 bits")
+        n_el = 48 * 48 * 128 * 128
+        for fm in fmts:
+            expect = (5 * req + 1) * (n_el * bits[fm] / 8 / 2**20 + 2.8125) / 1024
+            check(close(pool[fm], expect), f"memory: {fm} pool is (5n+1) slots of state + conv")
+        check(abs(pool["fp32"][63] - 46.02) < 0.005, f"FP32 pool at 64 requests {pool['fp32'][63]:.3f} GiB (paper 46.02)")
+        if "stepquant6" in pool:
+            check(abs(bits["stepquant6"] - 6.358) < 0.0005, f"stepquant6 {bits['stepquant6']:.4f} bits (reference layout 6.358)")
+            check(abs(pool["stepquant6"][63] - 9.85) < 0.005, f"STEPQuant@6 pool {pool['stepquant6'][63]:.3f} GiB (paper 9.85)")
+        check(cross["fp32"] == 70, f"FP32 pool passes the weights at {cross['fp32']} requests (paper: about 70)")
+        w = g.attrs["weights_gb"] * 1e9 / 2**30
+        for fm in fmts:
+            n = cross[fm]
+            if 0 < n <= len(req):
+                check(pool[fm][n - 1] > w and (n == 1 or pool[fm][n - 2] <= w), f"memory: {fm} crossing is the first n past the weights")
+
+
+def check_selfcorrect():
+    for tag, cfg in presets():
+        path = os.path.join(quick, "selfcorrect", f"{tag}.h5")
+        png(path[:-3] + ".png")
+        with h5py.File(path, "r") as f:
+            described(f, f"selfcorrect {tag}")
+            S, F, W = len(config_list(cfg, "seeds")), len(config_list(cfg, "formats")), len(f["windows"])
+            win = f["windows"][()]
+            check(np.all(np.diff(win) > 0) and win[-1] <= f.attrs["decode"], f"selfcorrect {tag}: windows {win} increase within decode")
+            check(strings(f["formats"]) == config_list(cfg, "formats"), f"selfcorrect {tag}: formats as configured")
+            for m in ("linear", "nonlinear"):
+                cut, normal = f[m + "/cut"][()], f[m + "/normal"][()]
+                check(cut.shape[:2] == (S, F) and cut.shape[3] == W and cut.shape == normal.shape,
+                      f"selfcorrect {tag} {m}: shape {cut.shape}")
+                check(np.all(cut >= 0) and np.all(normal > 0), f"selfcorrect {tag} {m}: errors non-negative")
+                check(np.all(np.diff(normal, axis=3) >= 0), f"selfcorrect {tag} {m}: accumulated over growing windows")
+                ratio = cut.sum(axis=2) / normal.sum(axis=2)
+                check(close(f[m + "/ratio_pooled"][()], ratio), f"selfcorrect {tag} {m}: ratio_pooled = sum cut / sum normal")
+                mc = [mean_ci(ratio[:, fi, w]) for fi in range(F) for w in range(W)]
+                check(close(f[m + "/ratio_pooled_mean"][()].ravel(), [x[0] for x in mc]) and
+                      close(f[m + "/ratio_pooled_ci95"][()].ravel(), [x[1] for x in mc], rtol=1e-4),
+                      f"selfcorrect {tag} {m}: mean and Student-t CI over seeds")
+    with h5py.File(os.path.join(quick, "selfcorrect", "zero.h5"), "r") as f:
+        for m in ("linear", "nonlinear"):
+            check(np.all(f[m + "/cut"][:, 0] == 0) and np.all(f[m + "/normal"][:, 0] == 0),
+                  f"selfcorrect: a zero injected error (fp32) gives zero error ({m})")
+            check(np.all(f[m + "/normal"][:, 1] > 0), f"selfcorrect: int6 injects a non-zero error ({m})")
+    with h5py.File(os.path.join(quick, "selfcorrect", "beta0.h5"), "r") as f:
+        trace = os.path.join(work, "trace.h5")
+        h = 0xcbf29ce484222325  # FNV-1a 64 of the trace's bytes, computed here
+        for byte in open(trace, "rb").read():
+            h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+        check(f.attrs["inputs"] == f"{trace} fnv1a={h:016x}", f"provenance names the trace and its checksum: {f.attrs['inputs']}")
+        for m in ("linear", "nonlinear"):
+            cut, normal = f[m + "/cut"][:, 1], f[m + "/normal"][:, 1]
+            check(np.all(normal > 0) and close(cut, normal, rtol=1e-6),
+                  f"selfcorrect: cut = normal when beta = 0 during decode ({m}; max rel diff "
+                  f"{np.max(np.abs(cut - normal) / normal):.2e})")
+
+
+def check_halflife():
+    for tag, cfg in presets():
+        path = os.path.join(quick, "halflife", f"{tag}.h5")
+        png(path[:-3] + ".png")
+        with h5py.File(path, "r") as f:
+            described(f, f"halflife {tag}")
+            S = len(config_list(cfg, "seeds"))
+            hl, acc, d, pers = (f["units/" + k][()] for k in ("half_life", "acc", "d", "persistence"))
+            q = f["units/quartile"][()]
+            check(hl.shape[0] == S and acc.shape == hl.shape == d.shape == pers.shape == q.shape,
+                  f"halflife {tag}: unit arrays [S,U] {hl.shape}")
+            check(np.all(hl > 0) and np.all(acc >= 0) and np.all(d > 0), f"halflife {tag}: positive half-lives, errors")
+            share = f["quarter_share_acc"][()]
+            check(close(share.sum(axis=1), np.ones(S)), f"halflife {tag}: quarter shares sum to 1")
+            for s in range(S):
+                for k in range(3):
+                    check(hl[s][q[s] == k].max() <= hl[s][q[s] == k + 1].min(),
+                          f"halflife {tag}: quarter {k} lives shorter than quarter {k + 1}")
+                n = len(hl[s])
+                check(np.abs(np.bincount(q[s], minlength=4) - n / 4).max() <= 1, f"halflife {tag}: quarters of equal size")
+                check(close(share[s], [acc[s][q[s] == k].sum() / acc[s].sum() for k in range(4)]),
+                      f"halflife {tag}: quarter shares from the units")
+                check(close(f["top_quarter_share_acc"][s], share[s, 3]), f"halflife {tag}: top quarter share = quarter 3")
+                norm = acc[s] / d[s]
+                for name, val in (("spearman_acc", acc[s]), ("spearman_acc_over_d", norm), ("spearman_persistence", pers[s])):
+                    check(close(f[name][s], spearman(hl[s], val), rtol=1e-9, atol=1e-12),
+                          f"halflife {tag}: {name} {f[name][s]:.6f} = brute-force ranks {spearman(hl[s], val):.6f}")
+                dq = [d[s][q[s] == k].mean() for k in range(4)]
+                check(close(f["d_ratio_long_over_short"][s], dq[3] / dq[0]), f"halflife {tag}: d ratio of quarters")
+            m, ci = mean_ci(f["spearman_acc"][()])
+            check(close(f["spearman_acc"].attrs["mean"], m) and close(f["spearman_acc"].attrs["ci95_half_width"], ci, rtol=1e-4),
+                  f"halflife {tag}: mean and CI attributes")
+
+
+def check_octile():
+    for tag, cfg in presets():
+        path = os.path.join(quick, "octile", f"{tag}.h5")
+        png(path[:-3] + ".png")
+        with h5py.File(path, "r") as f:
+            described(f, f"octile {tag}")
+            orders = strings(f["orders"])
+            check(orders == ["omega", "magnitude", "random"], f"octile {tag}: orders {orders}")
+            grp, om, mag = f["octile_of_row"][()], f["row_omega"][()], f["row_magnitude"][()]
+            S, O, H, K = grp.shape
+            check(S == len(config_list(cfg, "seeds")) and O == 3 and K % 8 == 0, f"octile {tag}: octile_of_row shape {grp.shape}")
+            ok_part = ok_sort = True
+            for s in range(S):
+                for o in range(O):
+                    for h in range(H):
+                        g = grp[s, o, h]
+                        ok_part &= bool(np.all(np.bincount(g, minlength=8) == K // 8) and g.min() == 0 and g.max() == 7)
+                        if o < 2:
+                            stat = (om if o == 0 else mag)[s, h]
+                            for k in range(7):
+                                ok_sort &= bool(stat[g == k].max() <= stat[g == k + 1].min())
+            check(ok_part, f"octile {tag}: every order's octiles partition the rows, K/8 each")
+            check(ok_sort, f"octile {tag}: omega and magnitude octiles in the order of their statistic")
+            acc, ref = f["acc"][()], f["ref"][()]
+            rel = np.sqrt(acc.sum(axis=3) / ref.sum(axis=1)[:, None, None])
+            check(close(f["rel_pooled"][()], rel), f"octile {tag}: rel_pooled from acc and ref")
+            sp = np.array([[spearman(np.arange(8), rel[s, o]) for o in range(O)] for s in range(S)])
+            check(close(f["spearman"][()], sp), f"octile {tag}: Spearman(octile, error) = brute-force ranks")
+            check(close(f["top_over_bottom"][()], rel[:, :, 7] / rel[:, :, 0]), f"octile {tag}: top over bottom")
+
+
+def check_knobs():
+    for tag, cfg in presets():
+        path = os.path.join(quick, "knobs", f"{tag}.h5")
+        png(path[:-3] + ".png")
+        with h5py.File(path, "r") as f:
+            described(f, f"knobs {tag}")
+            S, F = len(f["seeds"]), len(strings(f["formats"]))
+            knobs = [k for k in f.keys() if isinstance(f[k], h5py.Group)]
+            check(len(knobs) >= 1, f"knobs {tag}: at least one sweep")
+            for k in knobs:
+                p = f[k + "/pooled"][()]
+                check(p.shape == (len(f[k + "/values"]), S, F), f"knobs {tag} {k}: pooled [V,S,F]")
+                check(np.all(p > 0) and np.all(np.isfinite(p)), f"knobs {tag} {k}: finite positive errors")
+                check(close(f[k + "/pooled_mean"][()], p.mean(axis=1)), f"knobs {tag} {k}: mean over seeds")
+
+
+def check_robustness():
+    for tag, cfg in presets():
+        path = os.path.join(quick, "robustness", f"{tag}.h5")
+        png(path[:-3] + ".png")
+        with h5py.File(path, "r") as f:
+            described(f, f"robustness {tag}")
+            R = len(strings(f["regimes"]))
+            for k in ("lifetime", "measured", "readout", "omega"):
+                sp = f["spearman_" + k][()]
+                check(sp.shape == (R, R) and close(np.diag(sp), np.ones(R)) and close(sp, sp.T),
+                      f"robustness {tag}: spearman_{k} is 1 on the diagonal and symmetric")
+                check(np.all(sp <= 1 + 1e-12) and np.all(sp >= -1 - 1e-12), f"robustness {tag}: spearman_{k} in [-1, 1]")
+            cross = f["cross"][()]
+            check(cross.shape[:2] == (R, R) and np.all(cross > 0), f"robustness {tag}: cross [R,R,S,F] positive")
+            check(close(f["cross_mean"][()], cross.mean(axis=2)), f"robustness {tag}: cross_mean over seeds")
+
+
+def check_ablation():
+    for tag, cfg in presets():
+        path = os.path.join(quick, "ablation", f"{tag}.h5")
+        png(path[:-3] + ".png")
+        report = glob.glob(os.path.join(quick, "ablation", f"{tag}*.md"))
+        check(len(report) == 1 and "|" in open(report[0]).read(), f"ablation {tag}: a markdown table beside the HDF5")
+        with h5py.File(path, "r") as f:
+            described(f, f"ablation {tag}")
+            fmts = strings(f["formats"])
+            check(fmts == config_list(cfg, "formats"), f"ablation {tag}: every configured format")
+            acc = f["accumulated_readout_rel"][()]
+            div = f["diverged_step"][()]
+            i = fmts.index("fp32")
+            check(np.all(acc[i] == 0), f"ablation {tag}: fp32 is exact")
+            check(np.all(np.isnan(acc[div >= 0])) and np.all(np.isfinite(acc[div < 0])),
+                  f"ablation {tag}: a diverged head is NaN, never averaged in")
+            pooled = f["seed_summary/readout_rel_pooled"][()]
+            check(close(f["seed_summary/readout_rel_pooled_mean"][()], pooled.mean(axis=0)), f"ablation {tag}: pooled mean")
+            bits = dict(zip(fmts, f["bits_actual"][()]))
+            check(bits["int6"] == 6.125 and bits["int4"] == 4.125 and bits["fp32"] == 32, f"ablation {tag}: bits of int6/int4/fp32")
+
+
+def check_regimes():
+    for tag, cfg in presets():
+        path = os.path.join(quick, "regimes", f"{tag}.h5")
+        png(path[:-3] + ".png")
+        with h5py.File(path, "r") as f:
+            described(f, f"regimes {tag}")
+            names = strings(f["regimes"])
+            S, F = len(config_list(cfg, "seeds")), len(config_list(cfg, "formats"))
+            pooled, ratio = f["pooled"][()], f["ratio"][()]
+            check(pooled.shape == ratio.shape == (len(names), S, F), f"regimes {tag}: pooled [R,S,F] {pooled.shape}")
+            check(close(ratio, pooled / pooled[:, :, :1]) and np.all(ratio[:, :, 0] == 1), f"regimes {tag}: ratio to the first format")
+            isn = strings(f["inputstats_names"])
+            pr = f["inputstats"][:, :, isn.index("key_participation_median")]
+            check(np.all(pr >= 1) and np.all(pr <= 128), f"regimes {tag}: key participation in [1, K]")
+            check(pr[-1].mean() > 3 * pr[0].mean(), f"regimes {tag}: the sweep spreads the keys ({pr[0].mean():.1f} -> {pr[-1].mean():.1f})")
+            hln = strings(f["halflife_names"])
+            sp = f["halflife"][:, :, hln.index("spearman_acc")]
+            check(np.all(np.abs(sp) <= 1 + 1e-12), f"regimes {tag}: Spearman in [-1, 1]")
+            m = f["ratio_mean"][()]
+            check(close(m, ratio.mean(axis=1)), f"regimes {tag}: ratio_mean over seeds")
+
+
+{"memory": check_memory, "selfcorrect": check_selfcorrect, "halflife": check_halflife, "octile": check_octile,
+ "knobs": check_knobs, "robustness": check_robustness, "ablation": check_ablation, "regimes": check_regimes}[driver]()
+print(f"check_drivers {driver}: {checks - len(failures)} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)

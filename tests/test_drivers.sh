@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# test_drivers.sh: one mechanism driver as a chain, run -> HDF5 -> check. Runs the driver's
+# shipped configs at their --quick size (and, for selfcorrect, two configs of its own: a format
+# whose injected error is zero, and a trace whose decode steps write nothing), renders their
+# gnuplot scripts, then check_drivers.py reads every file with h5py and recomputes what it can
+# from first principles. Skipped (77) where no Python has h5py.
+#   test_drivers.sh STEPQ SOURCE_DIR WORKDIR DRIVER
+set -u
+stepq=$1 src=$2 dir=$3 driver=$4
+py=""
+for p in /usr/bin/python3 python3; do
+    if "$p" -c "import h5py, numpy" >/dev/null 2>&1; then py=$p; break; fi
+done
+[ -n "$py" ] || { echo "no python3 with h5py (apt-get install python3-h5py): skipped"; exit 77; }
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+export STEPQ_QUIET=1
+run() {  # CONFIG: runs it at its quick size; outputs land under $dir/results/quick/
+    "$stepq" run --quick "$1" >"$dir/$(basename "$1" .cfg).log" 2>&1 ||
+        { echo "FAIL: stepq run --quick $1"; cat "$dir/$(basename "$1" .cfg).log"; exit 1; }
+}
+case "$driver" in
+memory) run "$src/experiments/memory.cfg" ;;
+selfcorrect)
+    run "$src/experiments/selfcorrect_gdn.cfg"
+    run "$src/experiments/selfcorrect_kda.cfg"
+    # a zero injected error (fp32) and a trace whose decode steps have beta = 0 (cut = normal)
+    "$stepq" trace --out "$dir/trace.h5" --steps 96 --heads 0-3 --seed 7 >/dev/null || exit 1
+    "$py" - "$dir/trace.h5" <<'PY' || exit 1
+import sys, h5py
+with h5py.File(sys.argv[1], "r+") as f:
+    b = f["beta"][()]
+    b[32:] = 0.0   # prefill 32 steps as usual; nothing is written during decode
+    f["beta"][...] = b
+PY
+    for x in zero beta0; do
+        if [ $x = zero ]; then
+            srcline='source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0, 1, 2]; };'
+            seedline='seeds = [1, 2];'
+        else  # a trace is one stream: one seed
+            srcline="source = { type = \"trace\"; path = \"$dir/trace.h5\"; };"
+            seedline='seed = 1;'
+        fi
+        cat >"$dir/$x.cfg" <<CFG
+experiment = "selfcorrect";
+$seedline
+$srcline
+prefill = 32;
+decode = 64;
+windows = [16, 64];
+formats = ["fp32", "int6"];
+output = "$dir/results/quick/selfcorrect/$x.h5";
+CFG
+        run "$dir/$x.cfg"
+    done
+    ;;
+*)
+    for cfg in "$src/experiments/${driver}_gdn.cfg" "$src/experiments/${driver}_kda.cfg"; do run "$cfg"; done ;;
+esac
+exec "$py" "$src/tests/check_drivers.py" "$dir" "$src" "$driver"
