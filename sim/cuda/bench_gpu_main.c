@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../base/h5util.h"
 #include "engine.h"
 #include "serving.h"
 
 int main(int argc, char** argv) {
+    h5u_quiet();  // before any other HDF5 call (base/h5util.h)
     int quick = 0, emulate = 0;
     const char* out = NULL;
     for (int i = 1; i < argc; i++) {
