@@ -276,7 +276,7 @@ static double driver_seconds(const char* fmt_name, int heads, const stepq_plan* 
     stepq_assert(stepq_synth_preset(&p, "gdn-qwen-like") == STEPQ_OK &&
                  stepq_synth_open(&src, &p, 0, 1, &layer, 1, hs, heads) == STEPQ_OK);
     const stepq_format* f = stepq_format_find(fmt_name);
-    stepq_run_cfg rc = {&f, 1, 2048, 6144, 64, 0, "bench driver", plan};
+    stepq_run_cfg rc = {&f, 1, 2048, 6144, 64, 0, "bench driver", plan, NULL, 0};
     stepq_run_out o;
     double w0 = stepq_now();
     int ok = stepq_run_heads(&o, src, &rc) == STEPQ_OK;

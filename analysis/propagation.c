@@ -9,6 +9,7 @@
 #include "../base/h5util.h"
 #include "../base/outfile.h"
 #include "../base/stats.h"
+#include "journal.h"
 #include "runner.h"
 
 // q (F, NB, NQ) <- quantiles across heads of x (F, H, NB)
@@ -256,7 +257,11 @@ static void summary(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
 
 int stepq_propagation(const stepq_propagation_cfg* c) {
     const int S = c->n_seeds, F = c->n_formats;
-    stepq_run_cfg rc = {c->formats, F, c->prefill, c->decode, c->bin, 0, "propagation", c->plan};
+    stepq_run_cfg rc = {c->formats, F, c->prefill, c->decode, c->bin, 0, "propagation", c->plan, NULL, 0};
+    if (c->journal_key) {
+        rc.journal = stepq_journal_open(c->output, c->journal_key, F, (c->decode + c->bin - 1) / c->bin, c->resume);
+        if (!rc.journal) return STEPQ_ERR;
+    }
     stepq_run_out o0, o;
     seed_summary ss = {callocCheck((size_t)S * F, sizeof(double)), callocCheck((size_t)S * F, sizeof(double)),
                        callocCheck((size_t)F, sizeof(int))};
@@ -264,6 +269,7 @@ int stepq_propagation(const stepq_propagation_cfg* c) {
     int r = STEPQ_OK;
     for (int si = 0; si < S && r == STEPQ_OK; si++) {
         stepq_run_out* out = si == 0 ? &o0 : &o;
+        rc.journal_seed = si;
         if (stepq_run_heads(out, c->srcs[si], &rc) != STEPQ_OK) {
             r = STEPQ_ERR;
             break;
@@ -287,6 +293,7 @@ int stepq_propagation(const stepq_propagation_cfg* c) {
         free(qs);
         stepq_run_out_free(&o0);
     }
+    stepq_journal_close(rc.journal, r == STEPQ_OK);
     free(ss.pooled);
     free(ss.median);
     free(ss.diverged);

@@ -33,6 +33,8 @@ typedef struct {
     const char* table;       // .tsv for the plot, or NULL
     const char* report;      // .md: one row per format (bits, errors with intervals, divergence), or NULL
     const char* formats_table;  // .tsv: the same per format, for a bar chart, or NULL
+    const char* journal_key;    // record completed heads in "<output>.journal" under this key (journal.h), or NULL
+    int resume;                 // read back the heads of an interrupted run's journal
     stepq_provenance prov;
 } stepq_propagation_cfg;
 

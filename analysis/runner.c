@@ -7,6 +7,7 @@
 
 #include "../base/common.h"
 #include "../base/stats.h"
+#include "journal.h"
 #include "../sim/kernels.h"
 #include "../sim/protocol.h"
 #include "../sim/recurrence.h"
@@ -163,6 +164,8 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
     }
     stepq_run_out_alloc(o, src, cfg);
     run_failure fail = {0, 0, 0, 0, 0};
+    int journal_failed = 0;
+    stepq_assert(!(cfg->journal && cfg->keep_y));
     stepq_progress pr;
     stepq_progress_start(&pr, cfg->label ? cfg->label : "run", "heads", src->n_heads);
 #pragma omp parallel
@@ -177,9 +180,16 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
 #pragma omp atomic read
             skip = fail.failed;
             if (skip) continue;
+            if (cfg->journal && stepq_journal_fill(cfg->journal, cfg->journal_seed, h, o)) {
+                stepq_progress_tick(&pr);
+                continue;
+            }
             if (run_head(o, src, cfg, h, &s, &mine) != STEPQ_OK) {
 #pragma omp critical(stepq_run_fail)
                 if (!fail.failed || h < fail.h) fail = mine;
+            } else if (cfg->journal && stepq_journal_add(cfg->journal, cfg->journal_seed, h, o) != STEPQ_OK) {
+#pragma omp atomic write
+                journal_failed = 1;
             }
             stepq_progress_tick(&pr);
         }
@@ -187,6 +197,10 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
     }
     stepq_progress_end(&pr);
     free(plan_index);
+    if (journal_failed) {
+        stepq_run_out_free(o);
+        return STEPQ_ERR;
+    }
     if (fail.failed && fail.reference) {
         stepq_error("%s: the float32 reference met a non-finite state or read-out at head %d (layer %d, "
                     "head %d), step %ld: the inputs overflow the recurrence; nothing was written",

@@ -47,17 +47,18 @@ static int read_plan(stepq_plan** pp, stepq_plan* plan, const char* path) {
 // `run CONFIG.cfg [--threads N]` and `calibrate CONFIG.cfg [--threads N]`
 static int config_command(int argc, char** argv, const char* only) {
     const char* path = NULL;
-    int quick = 0;
+    int quick = 0, resume = 0;
     stepq_opt opts[] = {THREADS_OPT(&stepq_threads_override),
                         {"--quick", OPT_FLAG, &quick, NULL, 0, 0, 0, NULL, 0},
+                        {"--resume", OPT_FLAG, &resume, NULL, 0, 0, 0, NULL, 0},
                         {0}};
     if (stepq_parse_options(argc, argv, opts, &path, 1, 1)) return 2;
-    return stepq_run_config(path, only, quick);
+    return stepq_run_config(path, only, quick, resume);
 }
 
 int stepq_cmd_run(int argc, char** argv) {
     if (argc < 2 || stepq_wants_help(argc, argv)) {
-        puts("usage: stepq run CONFIG.cfg [--threads N] [--quick]\n\n"
+        puts("usage: stepq run CONFIG.cfg [--threads N] [--quick] [--resume]\n\n"
              "Runs the experiment a config describes (libconfig syntax, see experiments/, method\n"
              "6.4), writes its HDF5 file and, where the config names a gnuplot script, its PNG\n"
              "beside it.\n"
@@ -70,7 +71,10 @@ int stepq_cmd_run(int argc, char** argv) {
              "  reruns every experiment and figure); one that fails is reported and the rest run.\n"
              "--threads N (0 to 4096) overrides the config's threads (0: OpenMP's default); results\n"
              "do not depend on it. --quick applies the config's `quick = { ... }` group first: the\n"
-             "small sizes the tests run (its keys replace the root's; its groups merge).");
+             "small sizes the tests run (its keys replace the root's; its groups merge), and writes\n"
+             "under results/quick/. --resume continues an interrupted propagation run (also the\n"
+             "format table and the ablation) from OUTPUT.journal, the heads it completed, and ends\n"
+             "with the same numbers as an uninterrupted run.");
         return argc < 2 ? 2 : 0;
     }
     return config_command(argc, argv, NULL);

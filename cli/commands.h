@@ -14,6 +14,6 @@ int stepq_cmd_bench(int argc, char** argv);
 
 // experiments.c: runs the config at path; only: NULL (any experiment) or the one accepted;
 // quick: apply the config's quick group. Returns the exit status.
-int stepq_run_config(const char* path, const char* only, int quick);
+int stepq_run_config(const char* path, const char* only, int quick, int resume);
 
 #endif

@@ -11,6 +11,7 @@ typedef struct {
     const char* path;
     char* text;  // the whole file, stored with every result
     int quick;   // the quick group was applied
+    int resume;  // --resume: continue an interrupted run from its journal
 } stepq_cfgfile;
 
 // quick: merge the config's `quick = { ... }` group over its root first (the small sizes the

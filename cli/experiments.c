@@ -1,6 +1,7 @@
 // experiments.c: `stepq run CONFIG.cfg`: reads an experiment config (method 6.4), builds the
 // driver's struct and runs it; writes the HDF5 result and, where the config names a gnuplot
 // script, the PNG beside it.
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "../analysis/knobs.h"
 #include "../analysis/memory.h"
 #include "../analysis/octile.h"
+#include "../analysis/output.h"
 #include "../analysis/progress.h"
 #include "../analysis/propagation.h"
 #include "../analysis/regimes.h"
@@ -206,8 +208,13 @@ static int run_propagation(const stepq_cfgfile* cf) {
         stepq_sibling(table, sizeof table, output, ".tsv");
         stepq_sibling(png, sizeof png, output, ".png");
         stepq_sibling(ftable, sizeof ftable, output, "_formats.tsv");
+        // the journal's key: this config's text (with its sources and plan) at this revision
+        char key[64];
+        uint64_t k = stepq_fnv1a(STEPQ_FNV1A_INIT, cf->text, strlen(cf->text));
+        k = stepq_fnv1a(k, stepq_git_revision(), strlen(stepq_git_revision()));
+        snprintf(key, sizeof key, "%016" PRIx64, k);
         stepq_propagation_cfg pc = {srcs, seeds, S, fmts, nf, prefill, decode, (int)bin, pp, output,
-                                    plot ? table : NULL, report, report ? ftable : NULL,
+                                    plot ? table : NULL, report, report ? ftable : NULL, key, cf->resume,
                                     {"propagation", cf->path, cf->text, seeds[0], srcs[0]->desc}};
         rc = stepq_make_parent(output) || (report && stepq_make_parent(report)) || stepq_propagation(&pc);
         if (!rc) printf("wrote %s%s%s\n", output, report ? " and " : "", report ? report : "");
@@ -851,8 +858,9 @@ static int run_all(const stepq_cfgfile* cf) {
                 stepq_error("%s: an 'all' config lists another 'all' config (%s)", cf->path, path);
                 rcs[i] = 1;
             }
+            int propagation = exp && !strcmp(exp, "propagation");
             cfg_free(&sub);
-            if (!rcs[i]) rcs[i] = stepq_run_config(path, NULL, cf->quick);
+            if (!rcs[i]) rcs[i] = stepq_run_config(path, NULL, cf->quick, cf->resume && propagation);
         }
         secs[i] = stepq_now() - t0;
         failed += rcs[i] != 0;
@@ -888,15 +896,20 @@ static const struct {
     {"all", run_all},
 };
 
-int stepq_run_config(const char* path, const char* only, int quick) {
+int stepq_run_config(const char* path, const char* only, int quick, int resume) {
     stepq_cfgfile cf;
     if (cfg_load(&cf, path, quick)) return 1;
+    cf.resume = resume;
     const char* exp;
     int rc = cfg_str(&cf, NULL, "experiment", &exp, 1, NULL);
     int line = rc ? 0 : config_setting_source_line(config_lookup(&cf.cfg, "experiment"));
     if (!rc && only && strcmp(exp, only)) {
         stepq_error("%s:%d: experiment is '%s'; this command runs experiment = \"%s\" configs "
                     "(use `stepq run` for the others)", cf.path, line, exp, only);
+        rc = STEPQ_ERR;
+    } else if (!rc && resume && strcmp(exp, "propagation") && strcmp(exp, "all")) {
+        stepq_error("%s:%d: --resume continues propagation runs (propagation, the format table, the "
+                    "ablation); experiment '%s' starts over", cf.path, line, exp);
         rc = STEPQ_ERR;
     } else if (!rc) {
         size_t i = 0, n = sizeof experiments / sizeof *experiments;

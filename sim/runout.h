@@ -20,6 +20,8 @@ typedef struct {
     int keep_y;       // also keep every read-out and the final states (replay)
     const char* label;  // for progress lines
     const stepq_plan* plan;  // calibration plan for the formats that need one, or NULL
+    struct stepq_journal* journal;  // heads done are read from it and new ones added (journal.h), or NULL
+    int journal_seed;               // this run's seed index in the journal
 } stepq_run_cfg;
 
 typedef struct {

@@ -623,6 +623,11 @@ extern "C" int stepq_cuda_run_heads_on(stepq_run_out* out, const stepq_source* s
                     "engine needs one; the CPU runner does not)");
         return STEPQ_ERR;
     }
+    if (cfg->journal) {  // a journal lives on the analysis floor: its caller reads and writes it
+        stepq_error("the CUDA engine does not read or write a run journal (--resume): run the heads "
+                    "it lacks and journal them in the caller, or run without one");
+        return STEPQ_ERR;
+    }
     int* plan_index = (int*)callocCheck((size_t)src->n_heads, sizeof(int));
     if (stepq_run_prepare(plan_index, src, cfg) != STEPQ_OK) {
         free(plan_index);

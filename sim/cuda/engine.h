@@ -42,7 +42,8 @@ int stepq_cuda_available(void);
 // the same layout (free it with stepq_run_out_free); STEPQ_ERR with a message when the source
 // is too short, a format needs a plan that is missing or does not match, a format meets a
 // non-finite state (the same message, head and step as the CPU's), or no CUDA device is
-// present. cfg->label is not printed (no progress lines). Uses the current CUDA device and at
+// present, or cfg->journal is given (a journal is the caller's: the engine runs every head).
+// cfg->label is not printed (no progress lines). Uses the current CUDA device and at
 // most half of its free memory; the environment variable STEPQ_CUDA_MAX_BATCH caps the heads a
 // batch holds.
 // Failures of the CUDA runtime itself (out of device memory, a kernel fault) print the call,

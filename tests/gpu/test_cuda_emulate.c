@@ -40,7 +40,8 @@ static void engine_vs_cpu(int kind, int K, int V, int H, int groups, long prefil
     char what[128];
     for (int fz = 0; fz < 2; fz++) {
         const int n = formats_of(fmts, V, fz);
-        stepq_run_cfg cfg = {fmts, n, prefill, decode, bin, 1, "test", &plan};
+        stepq_run_cfg cfg = {.formats = fmts, .n_formats = n, .prefill = prefill, .decode = decode,
+            .bin = bin, .keep_y = 1, .label = "test", .plan = &plan};
         stepq_run_out cpu, emu;
         int rc_cpu = stepq_run_heads(&cpu, src, &cfg);
         int rc_emu = stepq_cuda_run_heads_on(&emu, src, &cfg, STEPQ_CUDA_EMULATE);
@@ -68,14 +69,19 @@ static void engine_failure(gsl_rng* r) {
         for (int j = 0; j < 16; j++) tr.v[((size_t)t * 2 + 1) * 16 + j] = 3e38f;
     stepq_source* src = stepq_trace_source(&tr, "memory");
     const stepq_format* f[2] = {stepq_format_find("int8"), stepq_format_find("fp32")};
-    stepq_run_cfg cfg = {f, 2, 5, 35, 4, 0, "test", NULL};
+    stepq_run_cfg cfg = {.formats = f, .n_formats = 2, .prefill = 5, .decode = 35,
+        .bin = 4, .keep_y = 0, .label = "test", .plan = NULL};
     stepq_run_out a, b;
     fprintf(stderr, "(two errors expected next, the same from both runners)\n");
     CHECK(stepq_run_heads(&a, src, &cfg) == STEPQ_ERR, "the CPU ran through an overflow");
     CHECK(stepq_cuda_run_heads_on(&b, src, &cfg, STEPQ_CUDA_EMULATE) == STEPQ_ERR, "the engine ran through an overflow");
-    stepq_run_cfg longer = {f, 2, 5, 36, 4, 0, "test", NULL};
+    stepq_run_cfg longer = {.formats = f, .n_formats = 2, .prefill = 5, .decode = 36,
+        .bin = 4, .keep_y = 0, .label = "test", .plan = NULL};
     fprintf(stderr, "(one more expected: the source is too short)\n");
     CHECK(stepq_cuda_run_heads_on(&b, src, &longer, STEPQ_CUDA_EMULATE) == STEPQ_ERR, "a run longer than its source");
+    cfg.journal = (struct stepq_journal*)&cfg;  // never read: refused first
+    fprintf(stderr, "(one more expected: the engine keeps no journal)\n");
+    CHECK(stepq_cuda_run_heads_on(&b, src, &cfg, STEPQ_CUDA_EMULATE) == STEPQ_ERR, "a journal accepted");
     stepq_source_free(src);
 }
 
@@ -99,7 +105,8 @@ static void engine_divergence(gsl_rng* r) {
         for (int b = 0; b < STEPQ_N_BUDGETS; b++) p.bits[a][b][0] = p.bits[a][b][1] = 2;
     const stepq_format* f[4] = {stepq_format_find("stepquant4"), stepq_format_find("int8"),
                                 stepq_format_find("fp32"), stepq_format_find("mlife6")};
-    stepq_run_cfg cfg = {f, 4, 2, 88, 8, 1, "test", &p};
+    stepq_run_cfg cfg = {.formats = f, .n_formats = 4, .prefill = 2, .decode = 88,
+        .bin = 8, .keep_y = 1, .label = "test", .plan = &p};
     stepq_run_out cpu, emu;
     int ok = stepq_run_heads(&cpu, src, &cfg) == STEPQ_OK;
     CHECK(ok && stepq_cuda_run_heads_on(&emu, src, &cfg, STEPQ_CUDA_EMULATE) == STEPQ_OK, "divergence: a run failed");

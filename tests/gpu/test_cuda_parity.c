@@ -30,7 +30,8 @@ static void fp32_2048(int kind, gsl_rng* r) {
     const int K = 128, V = 128, H = 2, groups = 2;
     stepq_source* src = gt_trace(kind, 2048, H, groups, K, V, 1, r);
     const stepq_format* f = stepq_format_find("fp32");
-    stepq_run_cfg cfg = {&f, 1, 256, 1792, 64, 1, "fp32 parity", NULL};
+    stepq_run_cfg cfg = {.formats = &f, .n_formats = 1, .prefill = 256, .decode = 1792,
+        .bin = 64, .keep_y = 1, .label = "fp32 parity", .plan = NULL};
     stepq_run_out cpu, gpu;
     int ok = stepq_run_heads(&cpu, src, &cfg) == STEPQ_OK;
     CHECK(ok && stepq_cuda_run_heads_on(&gpu, src, &cfg, where) == STEPQ_OK, "fp32 %s: a run failed", stepq_kind_name(kind));
@@ -145,7 +146,8 @@ static void whole_runs(const char* preset, gsl_rng* r) {
     const stepq_format* fmts[64];
     int F = 0;
     for (int i = 0; i < stepq_n_formats; i++) fmts[F++] = &stepq_formats[i];
-    stepq_run_cfg cfg = {fmts, F, 256, 768, 64, 0, "whole runs", &plan};
+    stepq_run_cfg cfg = {.formats = fmts, .n_formats = F, .prefill = 256, .decode = 768,
+        .bin = 64, .keep_y = 0, .label = "whole runs", .plan = &plan};
     stepq_run_out cpu, gpu;
     int ok = stepq_run_heads(&cpu, src, &cfg) == STEPQ_OK;
     CHECK(ok && stepq_cuda_run_heads_on(&gpu, src, &cfg, where) == STEPQ_OK, "%s: a run failed", preset);

@@ -1,0 +1,188 @@
+// journal.c: resumable runs; see journal.h.
+//
+// Layout: a header line "stepq journal <key> F <F> NB <NB>\n", then one record per completed
+// head: int32 seed, int32 head, then the head's numbers in a fixed order (record_doubles):
+// err_y, err_S (F x NB floats), acc_sq, p1_resid, bytes (F doubles), diverged (F int64),
+// acc_ref, mean_log_gate, half_life (doubles), then the int32 0x4a524e4c closing it.
+#include "journal.h"
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/common.h"
+
+#define RECORD_END 0x4a524e4cu
+
+typedef struct {
+    int32_t s, h;
+    unsigned char* data;  // the record's numbers
+} record;
+
+struct stepq_journal {
+    FILE* fp;
+    char* path;
+    int F;
+    long NB;
+    size_t size;         // bytes of a record's numbers
+    record* old;         // records read back
+    long n_old;
+    long added;          // records this process appended (the test hook counts them)
+    long kill_after;     // STEPQ_TEST_KILL_AFTER_HEADS: SIGKILL after that many (tests only)
+};
+
+static size_t record_size(int F, long NB) {
+    return 2 * sizeof(float) * F * NB + 3 * sizeof(double) * F + sizeof(int64_t) * F + 3 * sizeof(double);
+}
+
+// serialises (to = 1) or restores (to = 0) head h's numbers of o
+static void transfer(unsigned char* buf, stepq_run_out* o, int h, int to) {
+    const int F = o->F, H = o->H;
+    const long NB = o->n_bins;
+    unsigned char* p = buf;
+#define MOVE(dst, n)                                        \
+    do {                                                    \
+        if (to) memcpy(p, (dst), (n));                      \
+        else memcpy((dst), p, (n));                         \
+        p += (n);                                           \
+    } while (0)
+    for (int f = 0; f < F; f++) {
+        MOVE(o->err_y + ((size_t)f * H + h) * NB, sizeof(float) * NB);
+        MOVE(o->err_S + ((size_t)f * H + h) * NB, sizeof(float) * NB);
+    }
+    for (int f = 0; f < F; f++) {
+        MOVE(&o->acc_sq[(size_t)f * H + h], sizeof(double));
+        MOVE(&o->p1_resid[(size_t)f * H + h], sizeof(double));
+        MOVE(&o->bytes[(size_t)f * H + h], sizeof(double));
+        int64_t d = o->diverged[(size_t)f * H + h];
+        if (to) memcpy(p, &d, sizeof d);
+        else memcpy(&d, p, sizeof d), o->diverged[(size_t)f * H + h] = (long)d;
+        p += sizeof d;
+    }
+    MOVE(&o->acc_ref[h], sizeof(double));
+    MOVE(&o->mean_log_gate[h], sizeof(double));
+    MOVE(&o->half_life[h], sizeof(double));
+#undef MOVE
+}
+
+static char* journal_path(const char* output) {
+    size_t n = strlen(output) + 9;
+    char* p = mallocCheck(n);
+    snprintf(p, n, "%s.journal", output);
+    return p;
+}
+
+// reads the records of an existing journal; STEPQ_ERR if it belongs to another run
+static int read_old(stepq_journal* j, FILE* fp, const char* header) {
+    char line[512];
+    if (!fgets(line, sizeof line, fp) || strcmp(line, header) != 0) {
+        stepq_error("%s was written by another run (another config, stepq revision or shape): run "
+                    "without --resume to start over", j->path);
+        return STEPQ_ERR;
+    }
+    long cap = 0;
+    for (;;) {
+        int32_t sh[2];
+        uint32_t end;
+        unsigned char* data = mallocCheck(j->size);
+        if (fread(sh, sizeof sh, 1, fp) != 1 || fread(data, j->size, 1, fp) != 1 ||
+            fread(&end, sizeof end, 1, fp) != 1 || end != RECORD_END) {
+            free(data);  // the end of the journal, or a record cut short by the kill
+            break;
+        }
+        if (j->n_old == cap) {
+            cap = cap ? 2 * cap : 256;
+            record* r = realloc(j->old, sizeof(record) * cap);
+            stepq_assert(r != NULL);
+            j->old = r;
+        }
+        j->old[j->n_old++] = (record){sh[0], sh[1], data};
+    }
+    return STEPQ_OK;
+}
+
+stepq_journal* stepq_journal_open(const char* output, const char* key, int F, long NB, int resume) {
+    stepq_journal* j = callocCheck(1, sizeof *j);
+    j->path = journal_path(output);
+    j->F = F;
+    j->NB = NB;
+    j->size = record_size(F, NB);
+    const char* kill = getenv("STEPQ_TEST_KILL_AFTER_HEADS");
+    j->kill_after = kill ? atol(kill) : 0;
+    char header[512];
+    snprintf(header, sizeof header, "stepq journal %s F %d NB %ld\n", key, F, NB);
+    FILE* old = resume ? fopen(j->path, "rb") : NULL;
+    int rc = STEPQ_OK;
+    if (old) {
+        rc = read_old(j, old, header);
+        fclose(old);
+    } else if (resume) {
+        fprintf(stderr, "resume: no journal at %s: starting from the first head\n", j->path);
+    }
+    if (!rc) {  // rewrite it with the complete records only, then append
+        j->fp = fopen(j->path, "wb");
+        if (!j->fp) {
+            stepq_error("cannot write the journal %s", j->path);
+            rc = STEPQ_ERR;
+        } else {
+            int bad = fputs(header, j->fp) < 0;
+            uint32_t end = RECORD_END;
+            for (long i = 0; i < j->n_old && !bad; i++) {
+                int32_t sh[2] = {j->old[i].s, j->old[i].h};
+                bad = fwrite(sh, sizeof sh, 1, j->fp) != 1 || fwrite(j->old[i].data, j->size, 1, j->fp) != 1 ||
+                      fwrite(&end, sizeof end, 1, j->fp) != 1;
+            }
+            if (bad || fflush(j->fp) != 0) {
+                stepq_error("cannot write the journal %s", j->path);
+                rc = STEPQ_ERR;
+            }
+        }
+    }
+    if (rc) {
+        stepq_journal_close(j, 0);
+        return NULL;
+    }
+    if (j->n_old) fprintf(stderr, "resume: %ld heads read back from %s\n", j->n_old, j->path);
+    return j;
+}
+
+int stepq_journal_fill(const stepq_journal* j, int s, int h, stepq_run_out* o) {
+    for (long i = 0; i < j->n_old; i++)
+        if (j->old[i].s == s && j->old[i].h == h) {
+            transfer(j->old[i].data, o, h, 0);
+            return 1;
+        }
+    return 0;
+}
+
+int stepq_journal_add(stepq_journal* j, int s, int h, const stepq_run_out* o) {
+    unsigned char* data = mallocCheck(j->size);
+    transfer(data, (stepq_run_out*)o, h, 1);
+    int32_t sh[2] = {s, h};
+    uint32_t end = RECORD_END;
+    int bad;
+#pragma omp critical(stepq_journal)
+    {
+        bad = fwrite(sh, sizeof sh, 1, j->fp) != 1 || fwrite(data, j->size, 1, j->fp) != 1 ||
+              fwrite(&end, sizeof end, 1, j->fp) != 1 || fflush(j->fp) != 0;
+        j->added++;
+        if (j->kill_after > 0 && j->added >= j->kill_after) raise(SIGKILL);  // tests: an interrupted run
+    }
+    free(data);
+    if (bad) stepq_error("cannot append to the journal %s (disk full?)", j->path);
+    return bad ? STEPQ_ERR : STEPQ_OK;
+}
+
+long stepq_journal_resumed(const stepq_journal* j) { return j->n_old; }
+
+void stepq_journal_close(stepq_journal* j, int completed) {
+    if (!j) return;
+    if (j->fp) fclose(j->fp);
+    if (completed) remove(j->path);
+    for (long i = 0; i < j->n_old; i++) free(j->old[i].data);
+    free(j->old);
+    free(j->path);
+    free(j);
+}
