@@ -1220,6 +1220,17 @@ BP void bp_error_sums(bp_ws* w) {
 // broken or empty reference never reads as zero error)
 BP double bp_rel(double num, double den) { return sqrt(isfinite(num) && isfinite(den) && den > 0 ? num / den : NAN); }
 
+// 1 when the block programs have an encoder for the family (a family added to quant/format.h
+// later is refused by name until it gets one here)
+static inline int bp_family_known(int fam) {
+    switch (fam) {
+    case STEPQ_FAMILY_CAST: case STEPQ_FAMILY_ROWS: case STEPQ_FAMILY_DAMP: case STEPQ_FAMILY_DUAL:
+    case STEPQ_FAMILY_NVFP4: case STEPQ_FAMILY_LEAP: case STEPQ_FAMILY_FP8TILE: case STEPQ_FAMILY_SR:
+        return 1;
+    default: return 0;
+    }
+}
+
 // a host copy of what bp_* need to know of a format
 static inline bp_fmt bp_fmt_of(const stepq_format* f) {
     bp_fmt b;

@@ -129,7 +129,8 @@ struct stepq_serving {
 
 static int serve_shape_ok(const stepq_format* f, int K, int V) {
     const char* why = NULL;
-    if (V % 8 || K > STEPQ_MAX_DIM || V > STEPQ_MAX_DIM) why = "V a multiple of 8";
+    if (!bp_family_known(f->family->id)) why = "an encoder for its family (sim/cuda/blockprog.cuh has none yet)";
+    else if (V % 8 || K > STEPQ_MAX_DIM || V > STEPQ_MAX_DIM) why = "V a multiple of 8";
     else if (f->family->id == STEPQ_FAMILY_DUAL && V % STEPQ_GDN2_GROUP) why = "V a multiple of 32";
     else if (f->family->id == STEPQ_FAMILY_NVFP4 && V % STEPQ_NVFP4_BLOCK) why = "V a multiple of 16";
     else if (f->family->id == STEPQ_FAMILY_DAMP && (V & (V - 1))) why = "V a power of 2";
