@@ -38,11 +38,14 @@ extern "C" {
 // nothing.
 int stepq_cuda_available(void);
 
-// The same contract as stepq_run_heads (analysis/runner.h): out is allocated and filled with
-// the same layout (free it with stepq_run_out_free); STEPQ_ERR with a message when the source
-// is too short, a format needs a plan that is missing or does not match, a format meets a
-// non-finite state (the same message, head and step as the CPU's), or no CUDA device is
-// present, or cfg->journal is given (a journal is the caller's: the engine runs every head).
+// The same contract as stepq_run_heads (analysis/runner.h), for every format of the table: out
+// is allocated and filled with the same layout (free it with stepq_run_out_free), diverged
+// formats marked and their bins NaN as the CPU leaves them; STEPQ_ERR with a message when the
+// source is too short, a format needs a plan that is missing or does not match, keep_y needs
+// more memory than the machine has, the float32 reference or a format's quantized path meets a
+// non-finite state (the CPU's messages, head and step), a format's family has no GPU encoder
+// (none today), no CUDA device is present, or cfg->journal is given (a journal is the caller's:
+// the engine runs every head).
 // cfg->label is not printed (no progress lines). Uses the current CUDA device and at
 // most half of its free memory; the environment variable STEPQ_CUDA_MAX_BATCH caps the heads a
 // batch holds.
