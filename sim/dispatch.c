@@ -39,10 +39,16 @@ const stepq_kernels* const stepq_kernels_all[] = {&stepq_kernels_reference, &ste
 
 int stepq_kernels_supported(const stepq_kernels* k) {
     __builtin_cpu_init();
+    // the features of -march=x86-64-v3 and -v4 one by one (older compilers, clang 14, know no
+    // level names here)
+    int v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+             __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("avx");
+    int v4 = v3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+             __builtin_cpu_supports("avx512cd");
     switch (k->level) {
-    case STEPQ_ISA_AVX512:
-        return __builtin_cpu_supports("x86-64-v4") && __builtin_cpu_supports("avx512vbmi");
-    case STEPQ_ISA_AVX2: return __builtin_cpu_supports("x86-64-v3");
+    case STEPQ_ISA_AVX512: return v4 && __builtin_cpu_supports("avx512vbmi");
+    case STEPQ_ISA_AVX2: return v3;
     default: return 1;
     }
 }

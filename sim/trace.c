@@ -11,6 +11,7 @@
 
 void stepq_trace_free(stepq_trace* tr) {
     free(tr->q); free(tr->k); free(tr->v); free(tr->g); free(tr->beta); free(tr->S0);
+    free(tr->layer); free(tr->head);
     memset(tr, 0, sizeof *tr);
 }
 
@@ -92,6 +93,30 @@ static int read_kind(int* out, hid_t f, const char* path) {
     return *out < 0 ? STEPQ_ERR : STEPQ_OK;
 }
 
+// the optional labels 'layer' and 'head' [HV]: both or neither, each (layer, head) once
+static int read_labels(stepq_trace* tr, hid_t f, const char* path) {
+    int hl = H5Lexists(f, "layer", H5P_DEFAULT) > 0, hh = H5Lexists(f, "head", H5P_DEFAULT) > 0;
+    if (!hl && !hh) return STEPQ_OK;
+    if (hl != hh) {
+        stepq_error("%s: a trace gives both 'layer' and 'head' labels or neither", path);
+        return STEPQ_ERR;
+    }
+    hsize_t d[1] = {(hsize_t)tr->HV};
+    tr->layer = mallocCheck(sizeof(int) * tr->HV);
+    tr->head = mallocCheck(sizeof(int) * tr->HV);
+    if (h5u_read_exact(tr->layer, H5T_NATIVE_INT, f, path, "layer", 1, d) ||
+        h5u_read_exact(tr->head, H5T_NATIVE_INT, f, path, "head", 1, d))
+        return STEPQ_ERR;
+    for (int a = 0; a < tr->HV; a++)
+        for (int b = 0; b < a; b++)
+            if (tr->layer[a] == tr->layer[b] && tr->head[a] == tr->head[b]) {
+                stepq_error("%s: value heads %d and %d are both labelled layer %d, head %d", path, b, a,
+                            tr->layer[a], tr->head[a]);
+                return STEPQ_ERR;
+            }
+    return STEPQ_OK;
+}
+
 static int read_all(stepq_trace* tr, hid_t f, const char* path, int normalize) {
     hsize_t dq[3], dk[3], dv[3], dg[3], db[2], ds[3];
     if (read_kind(&tr->kind, f, path)) return STEPQ_ERR;
@@ -132,6 +157,7 @@ static int read_all(stepq_trace* tr, hid_t f, const char* path, int normalize) {
         if (ds[0] != dv[1] || ds[1] != dq[2] || ds[2] != dv[2])
             return shape_error(path, "S0", ds, 3, want);
     }
+    if (read_labels(tr, f, path)) return STEPQ_ERR;
     double sc = 1.0 / sqrt((double)tr->K);
     int has = h5u_read_attr_f64(&sc, f, path, "scale");
     if (has == STEPQ_ERR) return STEPQ_ERR;
@@ -180,7 +206,11 @@ int stepq_trace_write(const char* path, const stepq_trace* tr, const char* note)
              h5u_write(f, "g", F, tr->g, kda ? 3 : 2, dg, "nats per step",
                        kda ? "log gate per key channel [T,HV,K]" : "log gate [T,HV]") ||
              h5u_write(f, "beta", F, tr->beta, 2, dg, "1", "write strength [T,HV]") ||
-             (tr->S0 && h5u_write(f, "S0", F, tr->S0, 3, ds, "1", "initial state, K-first [HV,K,V]"));
+             (tr->S0 && h5u_write(f, "S0", F, tr->S0, 3, ds, "1", "initial state, K-first [HV,K,V]")) ||
+             (tr->layer && h5u_write(f, "layer", H5T_NATIVE_INT, tr->layer, 1, ds, NULL,
+                                     "the model's layer of each value head [HV]")) ||
+             (tr->head && h5u_write(f, "head", H5T_NATIVE_INT, tr->head, 1, ds, NULL,
+                                    "the model's head of each value head [HV]"));
     if (rc) {
         h5u_abandon(f, path);
         return STEPQ_ERR;
@@ -241,7 +271,10 @@ stepq_source* stepq_trace_source(stepq_trace* tr, const char* path) {
     s->S0 = t->S0;
     s->layer = callocCheck((size_t)t->HV, sizeof(int));
     s->head = mallocCheck(sizeof(int) * (size_t)t->HV);
-    for (int h = 0; h < t->HV; h++) s->head[h] = h;
+    for (int h = 0; h < t->HV; h++) {
+        s->layer[h] = t->layer ? t->layer[h] : 0;
+        s->head[h] = t->head ? t->head[h] : h;
+    }
     snprintf(s->desc, sizeof s->desc, "trace %s (%s, T=%ld, H=%d, HV=%d)", path,
              stepq_kind_name(t->kind), t->T, t->H, t->HV);
     s->open = trace_open;
@@ -270,6 +303,10 @@ void stepq_trace_capture(stepq_trace* tr, const stepq_source* src, long T) {
         tr->S0 = mallocCheck(sizeof(float) * (size_t)HV * K * V);
         memcpy(tr->S0, src->S0, sizeof(float) * (size_t)HV * K * V);
     }
+    tr->layer = mallocCheck(sizeof(int) * HV);
+    tr->head = mallocCheck(sizeof(int) * HV);
+    memcpy(tr->layer, src->layer, sizeof(int) * HV);
+    memcpy(tr->head, src->head, sizeof(int) * HV);
 #pragma omp parallel for schedule(dynamic)
     for (int h = 0; h < HV; h++) {
         stepq_cursor* c = src->open(src, h);

@@ -6,6 +6,9 @@
 //   g     float32 [T, HV] (GDN) or [T, HV, K] (KDA)   log gates, <= 0
 //   beta  float32 [T, HV]
 //   S0    float32 [HV, K, V]    optional initial state (K-first), zeros if absent
+//   layer, head  int32 [HV]     optional: the model's layer and head of each value head (a
+//                               model's trace: a plan calibrated on it names them); absent:
+//                               layer 0, head = value head
 //   attributes: kind = "gdn" | "kda"; scale (optional, default 1/sqrt(K))
 // HV is a multiple of H; value head j reads q/k head j / (HV/H) (grouped value heads).
 #ifndef STEPQ_TRACE_H
@@ -23,6 +26,7 @@ typedef struct {
     float* g;            // (T, HV) or (T, HV, K)
     float* beta;         // (T, HV)
     float* S0;           // (HV, K, V) or NULL
+    int *layer, *head;   // (HV) labels, or NULL
 } stepq_trace;
 
 // Reads and validates a trace: every problem (missing dataset, mismatched shapes, NaN or Inf,
