@@ -8,52 +8,13 @@
 #define STEPQ_RUNNER_H
 
 #include "../quant/format.h"
+#include "../sim/runout.h"  // stepq_run_cfg, stepq_run_out and their helpers
 #include "../sim/stream.h"
-
-typedef struct {
-    const stepq_format** formats;  // (F)
-    int n_formats;
-    long prefill;     // native-precision steps before the boundary state is encoded
-    long decode;      // steps of the decode-step protocol
-    int bin;          // per-head error series averaged over bins of this many decode steps
-    int keep_y;       // also keep every read-out and the final states (replay)
-    const char* label;  // for progress lines
-    const stepq_plan* plan;  // calibration plan for the formats that need one, or NULL
-    struct stepq_journal* journal;  // heads done are read from it and new ones added (journal.h), or NULL
-    int journal_seed;               // this run's seed index in the journal
-} stepq_run_cfg;
-
-typedef struct {
-    int F, H, K, V;
-    long T, n_bins;        // T = prefill + decode
-    float* err_y;          // (F, H, NB) mean over the bin of ||y_hat - y|| / ||y||
-    float* err_S;          // (F, H, NB) mean over the bin of ||S_hat - S||_F / ||S||_F
-    double* acc_sq;        // (F, H) sum over decode steps of ||y_hat - y||^2
-    double* acc_ref;       // (H) sum over decode steps of ||y||^2
-    double* p1_resid;      // (F, H) max over decode of ||(y_hat - y) - E_{t-1}^T g_t|| / ||y||
-    double* mean_log_gate; // (H) mean log gate over all steps (KDA: also over channels)
-    double* half_life;     // (H) ln 2 / -mean_log_gate, steps
-    double* bytes;         // (F, H) packed bytes of each head's state
-    long* diverged;        // (F, H) the decode step at which ||S_hat||_F passed 10 ||S||_F, or -1;
-                           // a diverged format stops on that head: its later bins and its
-                           // accumulated error are NaN, never averaged in
-    float* y;              // (F, T, H, V) read-outs, keep_y only
-    float* y_ref;          // (T, H, V)
-    float* S_final;        // (F, H, K, V) S_hat_T, keep_y only
-    float* S_ref_final;    // (H, K, V)
-} stepq_run_out;
 
 // STEPQ_ERR (message printed) if a format meets a non-finite state, the source is too short,
 // or a format needs a plan that is missing or made for another model shape.
 int stepq_run_heads(stepq_run_out* out, const stepq_source* src, const stepq_run_cfg* cfg);
-void stepq_run_out_free(stepq_run_out* out);
-// the first of formats (n) that needs a calibration plan, or NULL
-const stepq_format* stepq_first_planned(const stepq_format* const* formats, int n);
 // bits per element of format f over all heads, from the packed bytes
 double stepq_run_bits(const stepq_run_out* out, int f);
-// STEPQ_ERR unless plan covers every head of src with the same kind and shape; plan_index (H)
-// <- the plan's index of each head (may be NULL). A NULL plan passes (nothing to match).
-int stepq_plan_match(int* plan_index, const stepq_plan* plan, const stepq_source* src,
-                     const char* plan_path);
 
 #endif

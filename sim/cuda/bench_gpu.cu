@@ -1,0 +1,350 @@
+// bench_gpu.cu: the GPU benchmark of the serving step (serving.h, stepq_bench_gpu): pools of
+// B requests x 48 gdn-qwen-like heads (one layer of the paper's Qwen model), the time of a
+// decode step per format and kernel (CUDA events), the bytes each moves (counted in
+// serving.cu), GB/s against the device's copy bandwidth measured in the same run, speedups
+// over the FP32 baseline. Before any timing, each format's kernels are checked against the
+// CPU's fused decode step (the "kernel lab" habit: a kernel is timed only once it is right).
+//
+// Targets (stated, not asserted; method 6.5): the FP32 step at 80% or more of the copy
+// bandwidth at large B; STEPQuant@6 faster than FP32 by more than the paper's 2.91x on an H200.
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.cuh"
+
+extern "C" {
+#include "../../base/h5util.h"
+#include "../../quant/plan.h"
+#include "../recurrence.h"
+#include "../runstate.h"
+#include "../synth.h"
+#include "engine.h"
+#include "serving.h"
+}
+
+#define BK 128
+#define BV 128
+#define HEADS_PER_REQUEST 48  // one layer of gdn-qwen-like (method 6.7)
+#define T_REC 64              // recorded steps the heads' inputs are drawn from
+#define PLAN_HEADS HEADS_PER_REQUEST  // a layer's head plans, shared by the requests
+
+typedef struct {
+    float q[T_REC][BK], k[T_REC][BK], v[T_REC][BV], g[T_REC], beta[T_REC];
+    float S0[BK * BV];  // the state after the recorded steps: realistic magnitudes
+    double scale;
+} bench_inputs;
+
+// T_REC steps of one gdn-qwen-like head, and its state after them (as `stepq bench` records)
+static void record(bench_inputs* in) {
+    stepq_synth_params p;
+    stepq_source* src;
+    int layer = 0, head = 5;
+    stepq_assert(stepq_synth_preset(&p, "gdn-qwen-like") == STEPQ_OK &&
+                 stepq_synth_open(&src, &p, 0, 1, &layer, 1, &head, 1) == STEPQ_OK);
+    stepq_cursor* c = src->open(src, 0);
+    stepq_runstate rs;
+    stepq_runstate_init(&rs, BK, BV, 1);
+    for (int t = 0; t < T_REC; t++) {
+        stepq_step_in st;
+        src->next(c, &st);
+        memcpy(in->q[t], st.q, sizeof in->q[t]);
+        memcpy(in->k[t], st.k, sizeof in->k[t]);
+        memcpy(in->v[t], st.v, sizeof in->v[t]);
+        in->g[t] = st.g[0];
+        in->beta[t] = st.beta;
+        stepq_runstate_step(&rs, &st, src->scale);
+    }
+    memcpy(in->S0, rs.S, sizeof in->S0);
+    in->scale = src->scale;
+    src->close(c);
+    stepq_runstate_free(&rs);
+    stepq_source_free(src);
+}
+
+// A plan of PLAN_HEADS GDN heads: every unit at the budget's width (the widths decide the
+// cost), row influence with the spread of a calibrated head, DAMP's FP16 share on the first rows.
+static void bench_plan(stepq_plan* p) {
+    stepq_plan_alloc(p, STEPQ_GDN, BK, BV, PLAN_HEADS);
+    p->rho = 0.5;
+    p->refits = 1;
+    snprintf(p->file, sizeof p->file, "the benchmark's plan");
+    double om[BK];
+    uint64_t x = 12345;
+    for (int h = 0; h < PLAN_HEADS; h++) {
+        p->head[h] = h;
+        for (int i = 0; i < BK; i++) {
+            x = stepq_splitmix64(x);
+            om[i] = exp(3.0 * ((double)(x >> 11) / 9007199254740992.0 - 0.5));
+        }
+        stepq_row_influence(p->w + (size_t)h * BK, om, 0.25, BK);
+        for (int i = 0; i < BK; i++) p->damp[(size_t)h * BK + i] = i < (int)lround(STEPQ_DAMP_FP16_SHARE * BK);
+        for (int a = 0; a < STEPQ_N_ALLOC; a++)
+            for (int b = 0; b < STEPQ_N_BUDGETS; b++) p->bits[a][b][h] = (uint8_t)stepq_plan_budgets[b];
+    }
+}
+
+static double wall_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+// device-to-device copy bandwidth: bytes copied per second (each is read once and written once);
+// the emulation: the host's memcpy
+static double copy_gbps(size_t bytes, int reps, int emu) {
+    if (emu) {
+        char *a = (char*)callocCheck(bytes, 1), *b = (char*)callocCheck(bytes, 1);
+        double best = 0;
+        for (int r = 0; r < reps; r++) {
+            double t0 = wall_now();
+            memcpy(b, a, bytes);
+            best = fmax(best, (double)bytes / (wall_now() - t0) / 1e9);
+            a[r] = b[bytes - 1 - r];
+        }
+        free(a);
+        free(b);
+        return best;
+    }
+    void *a, *b;
+    cudaCheck(cudaMalloc(&a, bytes));
+    cudaCheck(cudaMalloc(&b, bytes));
+    cudaCheck(cudaMemset(a, 1, bytes));
+    cudaEvent_t e0, e1;
+    cudaCheck(cudaEventCreate(&e0));
+    cudaCheck(cudaEventCreate(&e1));
+    double best = 0;
+    for (int r = 0; r < reps; r++) {
+        cudaCheck(cudaEventRecord(e0));
+        cudaCheck(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+        cudaCheck(cudaEventRecord(e1));
+        cudaCheck(cudaEventSynchronize(e1));
+        float ms = 0;
+        cudaCheck(cudaEventElapsedTime(&ms, e0, e1));
+        if (r > 0) best = fmax(best, (double)bytes / (ms * 1e-3) / 1e9);  // the first warms up
+    }
+    cudaCheck(cudaEventDestroy(e0));
+    cudaCheck(cudaEventDestroy(e1));
+    cudaCheck(cudaFree(a));
+    cudaCheck(cudaFree(b));
+    return best;
+}
+
+static int cmp_double(const void* a, const void* b) {
+    double x = *(const double*)a, y = *(const double*)b;
+    return x < y ? -1 : x > y;
+}
+
+// the inputs of n heads: head h reads recorded step (7 h) mod T_REC
+static void pool_inputs(stepq_serving* s, const bench_inputs* in, int n) {
+    float* q = (float*)mallocCheck(sizeof(float) * (size_t)n * BK);
+    float* k = (float*)mallocCheck(sizeof(float) * (size_t)n * BK);
+    float* v = (float*)mallocCheck(sizeof(float) * (size_t)n * BV);
+    float* g = (float*)mallocCheck(sizeof(float) * (size_t)n);
+    float* beta = (float*)mallocCheck(sizeof(float) * (size_t)n);
+    for (int h = 0; h < n; h++) {
+        const int t = (7 * h) % T_REC;
+        memcpy(q + (size_t)h * BK, in->q[t], sizeof in->q[t]);
+        memcpy(k + (size_t)h * BK, in->k[t], sizeof in->k[t]);
+        memcpy(v + (size_t)h * BV, in->v[t], sizeof in->v[t]);
+        g[h] = in->g[t];
+        beta[h] = in->beta[t];
+    }
+    stepq_serving_set_inputs(s, q, k, v, g, beta, in->scale);
+    free(q); free(k); free(v); free(g); free(beta);
+}
+
+typedef struct {
+    double ms, bytes;  // per step of the pool
+} bench_time;
+
+// one pool of n heads in format f and mode: median ms per step over reps timings of steps steps
+static bench_time time_pool(const stepq_format* f, const stepq_plan* plan, const bench_inputs* in, int n,
+                            int mode, int nsplit, int steps, int reps, int where) {
+    bench_time out = {NAN, NAN};
+    stepq_head_plan hps[PLAN_HEADS];
+    uint8_t rows[PLAN_HEADS][BK];
+    for (int h = 0; h < PLAN_HEADS; h++)
+        stepq_assert(stepq_head_plan_for(&hps[h], rows[h], f, plan, h, STEPQ_GDN, BK) == STEPQ_OK);
+    stepq_serving* s;
+    if (stepq_serving_create(&s, f, hps, PLAN_HEADS, STEPQ_GDN, n, BK, BV, mode, nsplit, where) != STEPQ_OK)
+        return out;
+    // PLAN_HEADS distinct heads (the same state, their own plans), repeated over the pool
+    const size_t stride = stepq_serving_stride(s);
+    uint8_t* P = (uint8_t*)callocCheck(PLAN_HEADS, stride);
+    float* work = (float*)mallocCheck(sizeof(float) * STEPQ_WORK_FLOATS(BK, BV));
+    for (int h = 0; h < PLAN_HEADS; h++)
+        stepq_assert(stepq_encode(P + (size_t)h * stride, in->S0, f, &hps[h], work, BK, BV) == STEPQ_OK);
+    stepq_serving_upload(s, P, PLAN_HEADS);  // n is a multiple of PLAN_HEADS
+    free(P);
+    free(work);
+    pool_inputs(s, in, n);
+    double ms[16];
+    double warm;
+    if (where == STEPQ_CUDA_DEVICE) {
+        stepq_serving_time(s, 2, &warm);
+        for (int r = 0; r < reps; r++) stepq_serving_time(s, steps, &ms[r]);
+    } else {  // the emulation: host wall time (it checks the benchmark's logic, not a speed)
+        for (int r = 0; r < reps; r++) {
+            double t0 = wall_now();
+            for (int t = 0; t < steps; t++) stepq_serving_step(s);
+            ms[r] = 1e3 * (wall_now() - t0) / steps;
+        }
+    }
+    qsort(ms, (size_t)reps, sizeof(double), cmp_double);
+    if (stepq_serving_read(s, NULL, NULL) == STEPQ_OK) {
+        out.ms = ms[reps / 2];
+        out.bytes = stepq_serving_bytes_moved(s);
+    }
+    stepq_serving_free(s);
+    return out;
+}
+
+#define N_FMT 6
+#define N_MODE 2
+static const char* const bench_formats[N_FMT] = {"fp32", "int8", "int6", "int4", "stepquant6", "nvfp4"};
+static const char* const mode_names[N_MODE] = {"fused", "split"};
+
+// each format's kernels against the CPU's fused step: exact with the CPU's order of sums, within
+// method 6.5's rule with the split sums the timings use
+static int check_formats(int* exact, int* agree, long* bytes_differ, const stepq_plan* plan, int where) {
+    int bad = 0;
+    printf("\ncheck: %d heads, 3 steps, each kernel against the CPU's fused decode step\n", 16);
+    for (int i = 0; i < N_FMT; i++)
+        for (int m = 0; m < N_MODE; m++) {
+            const stepq_format* f = stepq_format_find(bench_formats[i]);
+            const int slot = i * N_MODE + m;
+            exact[slot] = agree[slot] = 0;
+            bytes_differ[slot] = -1;
+            if (i == 0 && m == 1) continue;  // the baseline has one kernel
+            stepq_serving_report r1, r2;
+            int ok = stepq_serving_check(&r1, f, plan, STEPQ_GDN, 16, BK, BV, m, 1, 3, where) == STEPQ_OK &&
+                     stepq_serving_check(&r2, f, plan, STEPQ_GDN, 16, BK, BV, m, 2, 3, where) == STEPQ_OK;
+            exact[slot] = ok && r1.y_equal && r1.bytes_differ == 0;
+            agree[slot] = ok && r2.y_agree;
+            bytes_differ[slot] = ok ? r2.bytes_differ : -1;
+            printf("  %-11s %-5s  CPU order: %s   split sums: y rms ratio %.2g, %ld of %ld bytes differ  %s\n",
+                   f->name, i == 0 ? "fp32" : mode_names[m], exact[slot] ? "bit-equal" : "DIFFERS",
+                   ok ? r2.y_rms_ratio : NAN, ok ? r2.bytes_differ : -1L, ok ? r2.bytes_total : -1L,
+                   agree[slot] ? "ok" : "FAIL");
+            bad += !exact[slot] || !agree[slot];
+        }
+    return bad;
+}
+
+static int write_h5(const char* path, const char* device, double copy, const int* Bs, int nb,
+                    const bench_time* t, const int* exact, const int* agree, const long* bytes_differ) {
+    hid_t f = h5u_create(path);
+    if (f < 0) return STEPQ_ERR;
+    const int n = N_FMT * N_MODE * nb;
+    double* v = (double*)mallocCheck(sizeof(double) * 4 * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        const int b = i % nb, fm = i / nb;  // (format, mode, B)
+        const bench_time* base = &t[0 * nb + b];
+        v[i] = t[i].ms;
+        v[n + i] = t[i].bytes;
+        v[2 * n + i] = t[i].bytes / (t[i].ms * 1e-3) / 1e9;
+        v[3 * n + i] = base->ms / t[i].ms;
+        (void)fm;
+    }
+    hsize_t d3[3] = {N_FMT, N_MODE, (hsize_t)nb}, dn[1] = {(hsize_t)nb}, dc[2] = {N_FMT, N_MODE};
+    double* bs = (double*)mallocCheck(sizeof(double) * nb);
+    for (int b = 0; b < nb; b++) bs[b] = Bs[b];
+    int* ex = (int*)mallocCheck(sizeof(int) * N_FMT * N_MODE * 2);
+    double* bd = (double*)mallocCheck(sizeof(double) * N_FMT * N_MODE);
+    for (int i = 0; i < N_FMT * N_MODE; i++) ex[i] = exact[i], ex[N_FMT * N_MODE + i] = agree[i], bd[i] = (double)bytes_differ[i];
+    hid_t D = H5T_NATIVE_DOUBLE;
+    int rc = h5u_attr_str(f, "device", device) || h5u_attr_f64(f, "copy_gbps", copy) ||
+             h5u_attr_f64(f, "copy_rw_gbps", 2 * copy) || h5u_attr_i64(f, "heads_per_request", HEADS_PER_REQUEST) ||
+             h5u_attr_i64(f, "K", BK) || h5u_attr_i64(f, "V", BV) ||
+             h5u_write_strings(f, "formats", bench_formats, N_FMT, "axis 0 of the timing datasets") ||
+             h5u_write_strings(f, "modes", mode_names, N_MODE, "axis 1: fused kernel, or the split pair on two streams (fp32: one kernel, in slot fused)") ||
+             h5u_write(f, "B", D, bs, 1, dn, "requests", "axis 2: requests in the pool (x heads_per_request heads)") ||
+             h5u_write(f, "ms_per_step", D, v, 3, d3, "ms", "wall time of one decode step of the pool (CUDA events, median)") ||
+             h5u_write(f, "bytes_per_step", D, v + n, 3, d3, "bytes", "bytes the kernels move per step, counted in serving.cu") ||
+             h5u_write(f, "gbps", D, v + 2 * n, 3, d3, "GB/s", "bytes_per_step / ms_per_step; compare with copy_rw_gbps") ||
+             h5u_write(f, "speedup_vs_fp32", D, v + 3 * n, 3, d3, "x", "fp32's time over this one's at the same B") ||
+             h5u_write(f, "check_exact", H5T_NATIVE_INT, ex, 2, dc, "1/0", "kernels with the CPU's order of sums equal the CPU's fused step bit for bit") ||
+             h5u_write(f, "check_agree", H5T_NATIVE_INT, ex + N_FMT * N_MODE, 2, dc, "1/0", "kernels with split sums (the timed ones) meet method 6.5's rule on y") ||
+             h5u_write(f, "check_bytes_differ", D, bd, 2, dc, "bytes", "packed bytes of the split-sum kernels that differ from the CPU's after 3 steps");
+    free(v);
+    free(bs);
+    free(ex);
+    free(bd);
+    if (rc) {
+        h5u_abandon(f, path);
+        return STEPQ_ERR;
+    }
+    return h5u_commit(f, path);
+}
+
+// the benchmark where it runs; the emulation (a test of this file's logic) takes B = 1 and one step
+static int bench_run(const char* out_h5, int quick, int where) {
+    const int emu = where == STEPQ_CUDA_EMULATE;
+    if (!emu && !stepq_cuda_available()) {
+        stepq_error("stepq_bench_gpu: no CUDA device of compute capability 8.0 or newer");
+        return STEPQ_ERR;
+    }
+    char device[320] = "the host emulation of the kernels (no timing is meaningful)";
+    if (!emu) {
+        cudaDeviceProp prop;
+        int dev = 0;
+        cudaCheck(cudaGetDevice(&dev));
+        cudaCheck(cudaGetDeviceProperties(&prop, dev));
+        snprintf(device, sizeof device, "%s, sm_%d%d, %d SMs, %.1f GiB, L2 %.0f MiB", prop.name, prop.major,
+                 prop.minor, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0, prop.l2CacheSize / 1048576.0);
+    }
+    printf("stepq_bench_gpu: %s%s\n", device, quick ? " (quick)" : "");
+    const double copy = copy_gbps(emu ? (16u << 20) : quick ? (256u << 20) : (1024u << 20), quick ? 4 : 8, emu);
+    printf("copy bandwidth (%s): %.0f GB/s copied = %.0f GB/s read + write\n",
+           emu ? "host memcpy, the emulation" : "cudaMemcpy device to device", copy, 2 * copy);
+
+    bench_inputs* in = (bench_inputs*)mallocCheck(sizeof *in);
+    record(in);
+    stepq_plan plan;
+    bench_plan(&plan);
+    int exact[N_FMT * N_MODE], agree[N_FMT * N_MODE];
+    long bytes_differ[N_FMT * N_MODE];
+    int bad = check_formats(exact, agree, bytes_differ, &plan, where);
+
+    static const int B_full[] = {32, 64, 128, 256, 512}, B_quick[] = {32, 128, 512}, B_emu[] = {1};
+    const int* Bs = emu ? B_emu : quick ? B_quick : B_full;
+    const int nb = emu ? 1 : quick ? 3 : 5, steps = emu ? 1 : quick ? 10 : 30, reps = emu ? 1 : quick ? 3 : 5;
+    bench_time* t = (bench_time*)mallocCheck(sizeof(bench_time) * N_FMT * N_MODE * nb);
+    printf("\nserving step: B requests x %d heads of %d x %d (gdn-qwen-like), median of %d x %d steps; "
+           "kernels with %d row groups per column sum\n", HEADS_PER_REQUEST, BK, BV, reps, steps, 2);
+    printf("%-5s %-11s %-6s %10s %12s %9s %9s %9s\n", "B", "format", "kernel", "ms/step", "MB/step", "GB/s",
+           "/ copy", "x fp32");
+    for (int b = 0; b < nb; b++) {
+        const int n = Bs[b] * HEADS_PER_REQUEST;
+        for (int i = 0; i < N_FMT; i++)
+            for (int m = 0; m < N_MODE; m++) {
+                bench_time* x = &t[(i * N_MODE + m) * nb + b];
+                x->ms = x->bytes = NAN;
+                if (i == 0 && m == 1) continue;
+                *x = time_pool(stepq_format_find(bench_formats[i]), &plan, in, n, m, 2, steps, reps, where);
+                const double gbs = x->bytes / (x->ms * 1e-3) / 1e9;
+                printf("%-5d %-11s %-6s %10.3f %12.1f %9.0f %8.0f%% %9.2f\n", Bs[b], bench_formats[i],
+                       i == 0 ? "fp32" : mode_names[m], x->ms, x->bytes / 1e6, gbs, 100 * gbs / (2 * copy),
+                       t[b].ms / x->ms);
+            }
+    }
+    printf("\n(GB/s: the bytes the kernels move, counted in serving.cu, over the step's time; / copy: "
+           "against the copy's read + write bandwidth. Targets, method 6.5: fp32 >= 80%% of copy at "
+           "large B; stepquant6 faster than fp32 by more than 2.91x on an H200.)\n");
+    int rc = out_h5 ? write_h5(out_h5, device, copy, Bs, nb, t, exact, agree, bytes_differ) : STEPQ_OK;
+    free(t);
+    free(in);
+    stepq_plan_free(&plan);
+    if (bad) {
+        stepq_error("stepq_bench_gpu: %d kernel check(s) failed (see the check table)", bad);
+        return STEPQ_ERR;
+    }
+    return rc;
+}
+
+extern "C" int stepq_bench_gpu(const char* out_h5, int quick) { return bench_run(out_h5, quick, STEPQ_CUDA_DEVICE); }
+
+extern "C" int stepq_bench_gpu_emulate(const char* out_h5) { return bench_run(out_h5, 1, STEPQ_CUDA_EMULATE); }

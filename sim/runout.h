@@ -1,0 +1,67 @@
+// runout.h: what a run of every head of a source through the decode-step protocol (method 2)
+// is given and what it measures (method 3, P1), as data: the configuration and the output of
+// analysis/runner.h's stepq_run_heads, and of the CUDA engine that computes the same figures
+// (sim/cuda/engine.h). They live on the sim floor so that both can fill them; the helpers
+// below are the parts of a run that do not depend on who steps the heads.
+//
+// Legend: F formats, H heads of the source, K, V head shape, D decode steps, NB bins.
+#ifndef STEPQ_RUNOUT_H
+#define STEPQ_RUNOUT_H
+
+#include "../quant/format.h"
+#include "stream.h"
+
+typedef struct {
+    const stepq_format** formats;  // (F)
+    int n_formats;
+    long prefill;     // native-precision steps before the boundary state is encoded
+    long decode;      // steps of the decode-step protocol
+    int bin;          // per-head error series averaged over bins of this many decode steps
+    int keep_y;       // also keep every read-out and the final states (replay)
+    const char* label;  // for progress lines
+    const stepq_plan* plan;  // calibration plan for the formats that need one, or NULL
+    struct stepq_journal* journal;  // heads done are read from it and new ones added (journal.h), or NULL
+    int journal_seed;               // this run's seed index in the journal
+} stepq_run_cfg;
+
+typedef struct {
+    int F, H, K, V;
+    long T, n_bins;        // T = prefill + decode
+    float* err_y;          // (F, H, NB) mean over the bin of ||y_hat - y|| / ||y||
+    float* err_S;          // (F, H, NB) mean over the bin of ||S_hat - S||_F / ||S||_F
+    double* acc_sq;        // (F, H) sum over decode steps of ||y_hat - y||^2
+    double* acc_ref;       // (H) sum over decode steps of ||y||^2
+    double* p1_resid;      // (F, H) max over decode of ||(y_hat - y) - E_{t-1}^T g_t|| / ||y||
+    double* mean_log_gate; // (H) mean log gate over all steps (KDA: also over channels)
+    double* half_life;     // (H) ln 2 / -mean_log_gate, steps
+    double* bytes;         // (F, H) packed bytes of each head's state
+    long* diverged;        // (F, H) the decode step at which ||S_hat||_F passed 10 ||S||_F, or -1;
+                           // a diverged format stops on that head: its later bins and its
+                           // accumulated error are NaN, never averaged in
+    float* y;              // (F, T, H, V) read-outs, keep_y only
+    float* y_ref;          // (T, H, V)
+    float* S_final;        // (F, H, K, V) S_hat_T, keep_y only
+    float* S_ref_final;    // (H, K, V)
+} stepq_run_out;
+
+void stepq_run_out_free(stepq_run_out* out);
+
+// What every run checks before it steps a head: the source is long enough for prefill + decode,
+// every format that needs a plan has one that covers every head of src, and (keep_y) the
+// machine holds every read-out and final state. plan_index (H) <- the plan's index of each
+// source head (untouched when no format needs a plan). STEPQ_ERR with a message.
+int stepq_run_prepare(int* plan_index, const stepq_source* src, const stepq_run_cfg* cfg);
+// out <- zeros for a run of cfg on src (keep_y: the read-outs and final states too)
+void stepq_run_out_alloc(stepq_run_out* out, const stepq_source* src, const stepq_run_cfg* cfg);
+// the bins hold sums of the per-step errors: turn them into means (the last bin may be short);
+// a diverged format's bins from its divergence on, and its accumulated error, are NaN
+void stepq_run_out_bin_means(stepq_run_out* out, const stepq_run_cfg* cfg);
+
+// the first of formats (n) that needs a calibration plan, or NULL
+const stepq_format* stepq_first_planned(const stepq_format* const* formats, int n);
+// STEPQ_ERR unless plan covers every head of src with the same kind and shape; plan_index (H)
+// <- the plan's index of each head (may be NULL). A NULL plan passes (nothing to match).
+int stepq_plan_match(int* plan_index, const stepq_plan* plan, const stepq_source* src,
+                     const char* plan_path);
+
+#endif

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# device_check.sh OUTDIR: every check of the CUDA fast path that needs a GPU, in one command,
+# for a machine with a lent GPU and a short time limit (about 3 minutes on 16 cores, most of it
+# the build; every step has its own limit, 14 minutes in all at worst):
+#   configure (Release, CUDA on, the device's own architecture unless STEPQ_CHECK_ARCHS says
+#   otherwise), build the CUDA targets, list the device, run the GPU parity test
+#   (test_cuda_parity), the GPU benchmark (stepq_bench_gpu --quick, which checks every timed
+#   kernel against the CPU first), then the CPU-side CUDA tests of the same build
+#   (test_cuda_numerics, test_cuda_emulate).
+# Leaves in OUTDIR: configure.log build.log device.log numerics.log emulate.log parity.log
+# bench.log bench_gpu.h5 summary.txt. Exit status: 0 when every step passed, 1 otherwise, 77
+# when there is no GPU (nothing that needs one ran).
+#   tests/gpu/device_check.sh /tmp/stepq-gpu          (from the repository root)
+#   STEPQ_CHECK_ARCHS="80;90" tests/gpu/device_check.sh OUT   (the default build's archs)
+set -uo pipefail
+
+out=${1:?usage: tests/gpu/device_check.sh OUTDIR}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+mkdir -p "$out" && out=$(cd "$out" && pwd)
+build=${STEPQ_CHECK_BUILD:-$root/build/gpu-check}
+archs=${STEPQ_CHECK_ARCHS:-native}
+jobs=$(nproc 2>/dev/null || echo 4)
+export CUDACXX=${CUDACXX:-/usr/local/cuda/bin/nvcc}
+export STEPQ_QUIET=1
+summary="$out/summary.txt"
+: > "$summary"
+status=0
+
+# step NAME LOG TIMEOUT CMD...: runs CMD with a time limit, logs it, records the outcome
+step() {
+    local name=$1 log=$2 limit=$3 rc t0
+    shift 3
+    t0=$(date +%s)
+    timeout "$limit" "$@" > "$out/$log" 2>&1
+    rc=$?
+    local verdict=ok
+    case $rc in
+        0) ;;
+        77) verdict=skipped ;;
+        124) verdict="TIMED OUT after ${limit}s"; status=1 ;;
+        *) verdict="FAILED (exit $rc)"; status=1 ;;
+    esac
+    printf '%-10s %-28s %4ss  (%s)\n' "$name" "$verdict" "$(( $(date +%s) - t0 ))" "$log" | tee -a "$summary"
+    return $rc
+}
+
+{ nvidia-smi 2>&1 || true; } > "$out/nvidia-smi.log"
+missing=$(for p in cmake gcc libhdf5-dev libgsl-dev libconfig-dev pkg-config; do
+              dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || echo "$p"
+          done | tr '\n' ' ')
+[ -n "${missing// /}" ] && echo "missing Debian packages (the build may fail): $missing" | tee -a "$summary"
+
+step configure configure.log 120 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSTEPQ_CUDA=ON \
+    "-DCMAKE_CUDA_ARCHITECTURES=$archs" || { echo "configure failed: see $out/configure.log"; exit 1; }
+step build build.log 300 cmake --build "$build" -j "$jobs" --target stepq_cuda_query test_cuda_numerics \
+    test_cuda_emulate test_cuda_parity stepq_bench_gpu || { echo "build failed: see $out/build.log"; exit 1; }
+step device device.log 60 "$build/sim/cuda/stepq_cuda_query"
+if [ $? -eq 77 ]; then
+    echo "no CUDA device here: nothing that needs a GPU ran" | tee -a "$summary"
+    exit 77
+fi
+# the GPU first (each within a limit that keeps the whole script inside a 15-minute lease),
+# then the CPU-side CUDA tests of the same build
+step parity parity.log 180 "$build/tests/gpu/test_cuda_parity"
+step bench bench.log 180 "$build/sim/cuda/stepq_bench_gpu" --quick --out "$out/bench_gpu.h5"
+step numerics numerics.log 60 "$build/tests/gpu/test_cuda_numerics"
+step emulate emulate.log 120 "$build/tests/gpu/test_cuda_emulate"
+echo "logs and bench_gpu.h5 in $out" | tee -a "$summary"
+exit $status
