@@ -8,6 +8,9 @@
 #include "../base/common.h"
 #include "../base/stats.h"
 #include "journal.h"
+#ifdef STEPQ_WITH_CUDA
+#include "../sim/cuda/engine.h"
+#endif
 #include "../sim/kernels.h"
 #include "../sim/protocol.h"
 #include "../sim/recurrence.h"
@@ -156,7 +159,41 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
     return rc;
 }
 
+static int backend = STEPQ_BACKEND_CPU;
+
+int stepq_backend_parse(const char* name) {
+    return !strcmp(name, "cpu") ? STEPQ_BACKEND_CPU : !strcmp(name, "cuda") ? STEPQ_BACKEND_CUDA : -1;
+}
+const char* stepq_backend_name(int b) { return b == STEPQ_BACKEND_CUDA ? "cuda" : "cpu"; }
+int stepq_backend(void) { return backend; }
+
+int stepq_set_backend(int b) {
+    if (b == STEPQ_BACKEND_CUDA) {
+#ifdef STEPQ_WITH_CUDA
+        if (!stepq_cuda_available()) {
+            stepq_error("backend cuda: no CUDA device of compute capability 8.0 or newer is present "
+                        "(run with backend = \"cpu\")");
+            return STEPQ_ERR;
+        }
+#else
+        stepq_error("backend cuda: this stepq was built without CUDA (no nvcc when it was configured)");
+        return STEPQ_ERR;
+#endif
+    }
+    backend = b;
+    return STEPQ_OK;
+}
+
+static int run_heads_cpu(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg);
+
 int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg) {
+#ifdef STEPQ_WITH_CUDA
+    if (backend == STEPQ_BACKEND_CUDA) return stepq_cuda_run_heads(o, src, cfg);
+#endif
+    return run_heads_cpu(o, src, cfg);
+}
+
+static int run_heads_cpu(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg) {
     int* plan_index = callocCheck((size_t)src->n_heads, sizeof(int));
     if (stepq_run_prepare(plan_index, src, cfg) != STEPQ_OK) {
         free(plan_index);

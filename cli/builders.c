@@ -1,6 +1,8 @@
 // builders.c: see builders.h.
 #include "builders.h"
 
+#include "../analysis/runner.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -13,11 +15,30 @@
 #endif
 
 #include "../analysis/output.h"
+#include "../analysis/runner.h"
 #include "../base/common.h"
 #include "../sim/synth.h"
 #include "../sim/trace.h"
 
 long long stepq_threads_override = -1;
+
+const char* stepq_backend_override = NULL;
+
+int stepq_backend_from_cfg(const stepq_cfgfile* cf, int has_key) {
+    const char* name = "cpu";
+    if (has_key && cfg_str(cf, NULL, "backend", &name, 0, "cpu")) return STEPQ_ERR;
+    if (stepq_backend_override) name = stepq_backend_override;
+    int b = stepq_backend_parse(name);
+    if (b < 0) {
+        const config_setting_t* s = config_lookup(&cf->cfg, "backend");
+        if (s && !stepq_backend_override)
+            stepq_error("%s:%d: backend '%s' is not \"cpu\" or \"cuda\"", cf->path, config_setting_source_line(s), name);
+        else
+            stepq_error("--backend %s is not cpu or cuda", name);
+        return STEPQ_ERR;
+    }
+    return stepq_set_backend(b);
+}
 
 void stepq_set_threads(long long n) {
 #ifdef _OPENMP

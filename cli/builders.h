@@ -45,6 +45,11 @@ extern const char* const stepq_keys_calibrate[];
 // OpenMP threads: a config's `threads` unless --threads was given (0: OpenMP's default)
 void stepq_set_threads(long long config_threads);
 extern long long stepq_threads_override;  // --threads, or -1
+extern const char* stepq_backend_override;  // --backend, or NULL
+// The runner's backend: --backend, else the config's `backend` key (where it takes one, else
+// "cpu"); STEPQ_ERR with the key's line for an unknown name or a backend this build or machine
+// lacks.
+int stepq_backend_from_cfg(const stepq_cfgfile* cf, int has_key);
 
 // mkdir -p of the directory part of path
 int stepq_make_parent(const char* path);

@@ -8,6 +8,9 @@
 
 #include "../analysis/bench.h"
 #include "../analysis/memory.h"
+#ifdef STEPQ_WITH_CUDA
+#include "../sim/cuda/serving.h"
+#endif
 #include "../analysis/replay.h"
 #include "../base/common.h"
 #include "../quant/format.h"
@@ -51,6 +54,7 @@ static int config_command(int argc, char** argv, const char* only) {
     stepq_opt opts[] = {THREADS_OPT(&stepq_threads_override),
                         {"--quick", OPT_FLAG, &quick, NULL, 0, 0, 0, NULL, 0},
                         {"--resume", OPT_FLAG, &resume, NULL, 0, 0, 0, NULL, 0},
+                        {"--backend", OPT_STR, &stepq_backend_override, NULL, 0, 0, 0, "cpu or cuda", 0},
                         {0}};
     if (stepq_parse_options(argc, argv, opts, &path, 1, 1)) return 2;
     return stepq_run_config(path, only, quick, resume);
@@ -58,7 +62,7 @@ static int config_command(int argc, char** argv, const char* only) {
 
 int stepq_cmd_run(int argc, char** argv) {
     if (argc < 2 || stepq_wants_help(argc, argv)) {
-        puts("usage: stepq run CONFIG.cfg [--threads N] [--quick] [--resume]\n\n"
+        puts("usage: stepq run CONFIG.cfg [--threads N] [--quick] [--resume] [--backend cpu|cuda]\n\n"
              "Runs the experiment a config describes (libconfig syntax, see experiments/, method\n"
              "6.4), writes its HDF5 file and, where the config names a gnuplot script, its PNG\n"
              "beside it.\n"
@@ -74,7 +78,9 @@ int stepq_cmd_run(int argc, char** argv) {
              "small sizes the tests run (its keys replace the root's; its groups merge), and writes\n"
              "under results/quick/. --resume continues an interrupted propagation run (also the\n"
              "format table and the ablation) from OUTPUT.journal, the heads it completed, and ends\n"
-             "with the same numbers as an uninterrupted run.");
+             "with the same numbers as an uninterrupted run. --backend cuda runs the heads on the\n"
+             "GPU engine (method 6.5; the config's `backend` key otherwise, default cpu): the same\n"
+             "figures, no journal.");
         return argc < 2 ? 2 : 0;
     }
     return config_command(argc, argv, NULL);
@@ -334,4 +340,36 @@ int stepq_cmd_bench(int argc, char** argv) {
     }
     printf("wrote %s\n", out);
     return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// bench-gpu
+
+int stepq_cmd_bench_gpu(int argc, char** argv) {
+    const char* out = "results/bench/bench_gpu.h5";
+    int quick = 0;
+    if (stepq_wants_help(argc, argv)) {
+        puts("usage: stepq bench-gpu [--quick] [--out FILE.h5]\n\n"
+             "The paper's serving step on the GPU (method 6.5): for B = 32 .. 512 requests of 48\n"
+             "gdn-qwen-like heads of 128 x 128 whose packed states live in device memory, the time\n"
+             "per step of the FP32 baseline and of int8, int6, int4, stepquant6 and nvfp4 (fused\n"
+             "and split kernels), the bytes each moves, GB/s against the device copy bandwidth\n"
+             "measured in the same run, and each format's speedup over FP32; every kernel is first\n"
+             "checked against the CPU's step. A table on stdout and FILE.h5 (default\n"
+             "results/bench/bench_gpu.h5). --quick: B = 32, 128, 512, fewer repetitions. Needs\n"
+             "a CUDA device of compute capability 8.0 or newer and a build with nvcc.");
+        return 0;
+    }
+    stepq_opt opts[] = {{"--quick", OPT_FLAG, &quick, NULL, 0, 0, 0, NULL, 0},
+                        {"--out", OPT_STR, &out, NULL, 0, 0, 0, "an output file FILE.h5", 0},
+                        {0}};
+    if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
+#ifdef STEPQ_WITH_CUDA
+    if (stepq_make_parent(out) || stepq_bench_gpu(out, quick)) return 1;
+    printf("wrote %s\n", out);
+    return 0;
+#else
+    stepq_error("bench-gpu: this stepq was built without CUDA (no nvcc when it was configured)");
+    return 1;
+#endif
 }

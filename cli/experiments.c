@@ -18,6 +18,7 @@
 #include "../analysis/propagation.h"
 #include "../analysis/regimes.h"
 #include "../analysis/robust.h"
+#include "../analysis/runner.h"
 #include "../analysis/selfcorrect.h"
 #include "../base/common.h"
 #include "../base/outfile.h"
@@ -83,7 +84,8 @@ static int run_calibrate(const stepq_cfgfile* cf) {
 
 static const char* const keys_propagation[] = {"experiment", "description", "seed", "seeds", "source",
                                                "prefill", "decode", "bin", "formats", "output",
-                                               "plot", "threads", "plan", "calibrate", "report", NULL};
+                                               "plot", "threads", "plan", "calibrate", "report", "backend",
+                                               NULL};
 
 // seeds (S) of a run: `seeds = [...]`, or the one `seed`
 static int seeds_from_cfg(uint64_t** out, int* n, const stepq_cfgfile* cf) {
@@ -184,6 +186,17 @@ static int run_propagation(const stepq_cfgfile* cf) {
     stepq_set_threads(threads);
     if (calib && !plan_path) {
         stepq_error("%s: a 'calibrate' group needs 'plan', the file it writes", cf->path);
+        free(fmts);
+        free(seeds);
+        return STEPQ_ERR;
+    }
+    if (stepq_backend_from_cfg(cf, 1)) {
+        free(fmts);
+        free(seeds);
+        return STEPQ_ERR;
+    }
+    if (cf->resume && stepq_backend() == STEPQ_BACKEND_CUDA) {
+        stepq_error("%s: --resume continues CPU runs; a run on the GPU is not journaled", cf->path);
         free(fmts);
         free(seeds);
         return STEPQ_ERR;
@@ -900,6 +913,10 @@ int stepq_run_config(const char* path, const char* only, int quick, int resume) 
     stepq_cfgfile cf;
     if (cfg_load(&cf, path, quick)) return 1;
     cf.resume = resume;
+    if (stepq_backend_override && stepq_backend_from_cfg(&cf, 0)) {
+        cfg_free(&cf);
+        return 1;
+    }
     const char* exp;
     int rc = cfg_str(&cf, NULL, "experiment", &exp, 1, NULL);
     int line = rc ? 0 : config_setting_source_line(config_lookup(&cf.cfg, "experiment"));

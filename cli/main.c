@@ -21,6 +21,7 @@ static const struct {
     {"formats", stepq_cmd_formats, "", "list the state formats with nominal and actual bits"},
     {"memory", stepq_cmd_memory, "", "bit accounting and the serving memory model (method 4.4, 4.5)"},
     {"bench", stepq_cmd_bench, "", "time the decode step and codecs against this machine's peaks (method 6.5)"},
+    {"bench-gpu", stepq_cmd_bench_gpu, "", "time the packed serving step on the GPU against FP32 (method 6.5)"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

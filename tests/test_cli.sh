@@ -81,6 +81,13 @@ rc=$?
 # nothing at the final paths and no temporary file; the journal may stay (a --resume reuses it)
 [ -z "$(ls -A "$dir/fullrun" | grep -v '^out.h5.journal$')" ] && ok || { bad "run under a size limit left files:"; ls "$dir/fullrun"; }
 
+# --- backends: an unknown one named; cuda refused by name where there is no GPU or no CUDA build
+cfg backends 'prefill = 4; decode = 8;'
+expect_error backend_bad "--backend gpu is not cpu or cuda" "$dir/backends/out.h5" -- "$stepq" run "$dir/backends.cfg" --backend gpu
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+    expect_error backend_cuda "backend cuda: (no CUDA device|this stepq was built without CUDA)" "$dir/backends/out.h5" -- "$stepq" run "$dir/backends.cfg" --backend cuda
+fi
+
 # --- degenerate configs, refused before any work with the key and line
 cfg bin_big 'prefill = 4; decode = 8; bin = 16;'
 expect_error bin_big "bin_big.cfg:4: 'bin' = 16 must divide 'decode' = 8" "$dir/bin_big/out.h5" -- "$stepq" run "$dir/bin_big.cfg"

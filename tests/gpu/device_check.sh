@@ -6,7 +6,8 @@
 #   otherwise), build the CUDA targets, list the device, run the GPU parity test
 #   (test_cuda_parity), the GPU benchmark (stepq_bench_gpu --quick, which checks every timed
 #   kernel against the CPU first), then the CPU-side CUDA tests of the same build
-#   (test_cuda_numerics, test_cuda_emulate).
+#   (test_cuda_numerics, test_cuda_emulate), and a propagation run through `--backend cuda`
+#   compared with the CPU's.
 # Leaves in OUTDIR: configure.log build.log device.log numerics.log emulate.log parity.log
 # bench.log bench_gpu.h5 summary.txt. Exit status: 0 when every step passed, 1 otherwise, 77
 # when there is no GPU (nothing that needs one ran).
@@ -53,7 +54,7 @@ missing=$(for p in cmake gcc libhdf5-dev libgsl-dev libconfig-dev pkg-config; do
 step configure configure.log 120 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSTEPQ_CUDA=ON \
     "-DCMAKE_CUDA_ARCHITECTURES=$archs" || { echo "configure failed: see $out/configure.log"; exit 1; }
 step build build.log 300 cmake --build "$build" -j "$jobs" --target stepq_cuda_query test_cuda_numerics \
-    test_cuda_emulate test_cuda_parity stepq_bench_gpu || { echo "build failed: see $out/build.log"; exit 1; }
+    test_cuda_emulate test_cuda_parity stepq_bench_gpu stepq || { echo "build failed: see $out/build.log"; exit 1; }
 step device device.log 60 "$build/sim/cuda/stepq_cuda_query"
 if [ $? -eq 77 ]; then
     echo "no CUDA device here: nothing that needs a GPU ran" | tee -a "$summary"
@@ -63,6 +64,16 @@ fi
 # then the CPU-side CUDA tests of the same build
 step parity parity.log 180 "$build/tests/gpu/test_cuda_parity"
 step bench bench.log 180 "$build/sim/cuda/stepq_bench_gpu" --quick --out "$out/bench_gpu.h5"
+# a whole driver through the runner's cuda backend beside the cpu one (propagation, quick size;
+# the figures must agree: compare with h5py where there is one)
+step backend backend.log 240 bash -c "cd '$out' && '$build/stepq' run --quick '$root/experiments/propagation.cfg' --backend cpu >/dev/null && mv results/quick/propagation/propagation.h5 cpu.h5 && '$build/stepq' run --quick '$root/experiments/propagation.cfg' --backend cuda && mv results/quick/propagation/propagation.h5 cuda.h5 && (python3 -c 'import h5py' 2>/dev/null || exit 0; python3 - cpu.h5 cuda.h5 <<'PY'
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
+bad = [n for n in ('accumulated_readout_rel', 'err_readout', 'err_state', 'p1_residual') if not np.allclose(a[n][()], b[n][()], rtol=0.05, equal_nan=True)]
+print('cpu vs cuda backend:', 'differ in ' + str(bad) if bad else 'agree within 5%')
+sys.exit(1 if bad else 0)
+PY
+)"
 step numerics numerics.log 60 "$build/tests/gpu/test_cuda_numerics"
 step emulate emulate.log 120 "$build/tests/gpu/test_cuda_emulate"
 echo "logs and bench_gpu.h5 in $out" | tee -a "$summary"
