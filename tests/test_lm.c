@@ -1,0 +1,295 @@
+// test_lm.c: the language model in C against PyTorch, and the checkpoint reader.
+//   test_lm SOURCE_DIR WORKDIR
+// For each shipped model (data/lm/gdn, data/lm/kda) and its fixture written by PyTorch
+// (tests/data/lm_*_reference.h5: tools/lm/reference.py, 64 bytes of a held-out book):
+//   * the float32 forward's logits within 1e-4 of PyTorch's, relative to their largest, and its
+//     float64 run within 1e-9 of PyTorch's float64 run;
+//   * every layer's final state and convolution state, and layer 0's q, k, v, g, beta;
+//   * the bits per byte of those 63 predictions equal PyTorch's, and below 4 (the model has
+//     learned text: a uniform guess is 8);
+//   * the fp32 format through the decode-step protocol gives the native logits bit for bit;
+//     int8 stays close, int4 moves further.
+// Then safetensors: a written file read back exactly, and every corruption named (truncated,
+// a header length past the end, a header that is not JSON, an unsupported dtype, a size that
+// disagrees with the shape, overlapping tensors, a missing tensor, a shape config.json
+// contradicts); and config.json options stepq does not implement, named.
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/h5util.h"
+#include "../sim/lm.h"
+#include "../sim/safetensors.h"
+#include "testutil.h"
+
+static const char* src_dir;
+static const char* work;
+
+// max |a - b| over n, and max |b|
+static double maxdiff(const float* a, const float* b, size_t n, double* maxb) {
+    double d = 0, m = 0;
+    for (size_t i = 0; i < n; i++) {
+        d = fmax(d, fabs((double)a[i] - b[i]));
+        m = fmax(m, fabs((double)b[i]));
+    }
+    *maxb = m;
+    return d;
+}
+
+static float* read_f32(hid_t f, const char* path, const char* name, size_t* n) {
+    float* x;
+    hsize_t dims[4];
+    int rank = 1;
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    if (d >= 0) {
+        hid_t sp = H5Dget_space(d);
+        rank = H5Sget_simple_extent_ndims(sp);
+        H5Sclose(sp);
+        H5Dclose(d);
+    }
+    CHECK(h5u_read_f32(&x, dims, f, path, name, rank, 1) == 0, "read %s:%s", path, name);
+    *n = 1;
+    for (int r = 0; r < rank; r++) *n *= dims[r];
+    return x;
+}
+
+static void check_model(const char* which) {
+    char dir[4096], fix[4096];
+    snprintf(dir, sizeof dir, "%s/data/lm/%s", src_dir, which);
+    snprintf(fix, sizeof fix, "%s/tests/data/lm_%s_reference.h5", src_dir, which);
+    stepq_lm m;
+    hid_t f = H5Fopen(fix, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (stepq_lm_load(&m, dir) != 0 || f < 0) {
+        CHECK(0, "cannot load %s or open %s", dir, fix);
+        return;
+    }
+    hsize_t dT[1];
+    hid_t d = H5Dopen2(f, "tokens", H5P_DEFAULT);
+    hid_t sp = H5Dget_space(d);
+    H5Sget_simple_extent_dims(sp, dT, NULL);
+    const long T = (long)dT[0];
+    uint8_t* tok = malloc((size_t)T);
+    H5Dread(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, tok);
+    H5Sclose(sp);
+    H5Dclose(d);
+    size_t n;
+    float* ref = read_f32(f, fix, "logits", &n);
+    double* ref64 = malloc(sizeof(double) * (size_t)T * m.vocab);
+    d = H5Dopen2(f, "logits_f64", H5P_DEFAULT);
+    H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, ref64);
+    H5Dclose(d);
+    // the float32 forward, capturing layer 0's inputs
+    const int H = m.heads, K = m.K, V = m.V, G = m.kind == STEPQ_KDA ? K : 1, D = m.D;
+    float* logits = malloc(sizeof(float) * (size_t)T * m.vocab);
+    float *q0 = malloc(sizeof(float) * T * D), *k0 = malloc(sizeof(float) * T * D), *v0 = malloc(sizeof(float) * T * D);
+    float *g0 = malloc(sizeof(float) * T * H * G), *b0 = malloc(sizeof(float) * T * H);
+    stepq_lm_seq s;
+    stepq_lm_seq_init(&s, &m);
+    stepq_lm_inputs in;
+    stepq_lm_inputs_alloc(&in, &m);
+    for (long t = 0; t < T; t++) {
+        CHECK(stepq_lm_step(&s, tok[t], logits + t * m.vocab, &in) == 0, "%s step %ld", which, t);
+        memcpy(q0 + t * D, in.q, sizeof(float) * D);
+        memcpy(k0 + t * D, in.k, sizeof(float) * D);
+        memcpy(v0 + t * D, in.v, sizeof(float) * D);
+        memcpy(g0 + t * H * G, in.g, sizeof(float) * H * G);
+        memcpy(b0 + t * H, in.beta, sizeof(float) * H);
+    }
+    double mb, dd = maxdiff(logits, ref, (size_t)T * m.vocab, &mb);
+    CHECK(dd <= 1e-4 * mb, "%s: float32 logits differ from PyTorch's by %.3g (largest %.3g)", which, dd, mb);
+    printf("%s: float32 logits vs PyTorch: max |diff| %.3g of %.3g (%.2g relative)\n", which, dd, mb, dd / mb);
+    // layer 0's inputs, and every final state and convolution state
+    static const char* const names[] = {"layer0/q", "layer0/k", "layer0/v", "layer0/g", "layer0/beta"};
+    float* ours[] = {q0, k0, v0, g0, b0};
+    for (int i = 0; i < 5; i++) {
+        float* r = read_f32(f, fix, names[i], &n);
+        dd = maxdiff(ours[i], r, n, &mb);
+        CHECK(dd <= 1e-4 * fmax(mb, 1e-3), "%s: %s differs by %.3g (largest %.3g)", which, names[i], dd, mb);
+        free(r);
+    }
+    float* S = read_f32(f, fix, "final_state", &n);
+    CHECK(n == (size_t)m.layers * H * K * V, "%s: final_state size", which);
+    dd = maxdiff(s.S, S, n, &mb);
+    CHECK(dd <= 1e-4 * mb, "%s: final states differ by %.3g (largest %.3g)", which, dd, mb);
+    free(S);
+    float* cs = read_f32(f, fix, "conv_state", &n);
+    dd = maxdiff(s.conv, cs, n, &mb);
+    CHECK(n == (size_t)m.layers * 3 * D * (m.conv - 1) && dd <= 1e-4 * mb, "%s: conv states differ by %.3g", which, dd);
+    free(cs);
+    // the float64 run against PyTorch's float64 run, and ours in float32 against it
+    double* l64 = malloc(sizeof(double) * (size_t)T * m.vocab);
+    stepq_lm_forward_f64(&m, tok, T, l64);
+    double d64 = 0, m64 = 0, d32 = 0;
+    for (size_t i = 0; i < (size_t)T * m.vocab; i++) {
+        d64 = fmax(d64, fabs(l64[i] - ref64[i]));
+        m64 = fmax(m64, fabs(ref64[i]));
+        d32 = fmax(d32, fabs(l64[i] - logits[i]));
+    }
+    CHECK(d64 <= 1e-9 * m64, "%s: float64 logits differ from PyTorch's float64 by %.3g", which, d64);
+    CHECK(d32 <= 1e-4 * m64, "%s: our float32 differs from our float64 by %.3g", which, d32);
+    printf("%s: float64 logits vs PyTorch float64: %.3g; our float32 vs our float64: %.3g\n", which, d64, d32);
+    // bits per byte of the 63 predictions, ours and PyTorch's
+    double nats = 0, nats_ref = 0;
+    for (long t = 0; t + 1 < T; t++) {
+        nats += stepq_lm_nll(logits + t * m.vocab, m.vocab, tok[t + 1]);
+        nats_ref += stepq_lm_nll(ref + t * m.vocab, m.vocab, tok[t + 1]);
+    }
+    double bpb = nats / (T - 1) / log(2), bpb_ref = nats_ref / (T - 1) / log(2);
+    CHECK(fabs(bpb - bpb_ref) < 1e-4 && bpb < 4.0, "%s: %.4f bits per byte (PyTorch %.4f)", which, bpb, bpb_ref);
+    printf("%s: %.4f bits per byte on the fixture's %ld bytes (PyTorch %.4f)\n", which, bpb, T, bpb_ref);
+    // formats through the protocol after a native prefill of 32 bytes
+    const char* fmts[] = {"fp32", "int8", "int4"};
+    double err[3];
+    float* lq = malloc(sizeof(float) * m.vocab);
+    for (int fi = 0; fi < 3; fi++) {
+        stepq_lm_seq q;
+        stepq_lm_seq_init(&q, &m);
+        double e = 0;
+        for (long t = 0; t < T; t++) {
+            if (t == 32) CHECK(stepq_lm_seq_quantize(&q, stepq_format_find(fmts[fi]), NULL) == 0, "quantize");
+            CHECK(stepq_lm_step(&q, tok[t], lq, NULL) == 0, "%s %s step", which, fmts[fi]);
+            for (int i = 0; i < m.vocab; i++) e = fmax(e, fabs((double)lq[i] - logits[t * m.vocab + i]));
+        }
+        err[fi] = e;
+        stepq_lm_seq_free(&q);
+    }
+    CHECK(err[0] == 0, "%s: fp32 through the protocol moves the logits by %.3g", which, err[0]);
+    CHECK(err[1] > 0 && err[1] < err[2], "%s: int8 %.3g, int4 %.3g", which, err[1], err[2]);
+    printf("%s: largest logit change over 32 quantized steps: fp32 %g, int8 %.3g, int4 %.3g\n", which, err[0], err[1],
+           err[2]);
+    free(lq);
+    free(l64);
+    free(tok); free(ref); free(ref64); free(logits);
+    free(q0); free(k0); free(v0); free(g0); free(b0);
+    stepq_lm_inputs_free(&in);
+    stepq_lm_seq_free(&s);
+    H5Fclose(f);
+    stepq_lm_free(&m);
+}
+
+// ---------------------------------------------------------------------------------------------
+// safetensors
+
+static void put_file(const char* path, const void* p, size_t n) {
+    FILE* fp = fopen(path, "wb");
+    fwrite(p, 1, n, fp);
+    fclose(fp);
+}
+
+// a safetensors file with this header and `data` bytes of data
+static void raw(const char* path, const char* header, size_t data) {
+    size_t h = strlen(header);
+    unsigned char* b = calloc(8 + h + data + 1, 1);
+    for (int i = 0; i < 8; i++) b[i] = (unsigned char)((uint64_t)h >> (8 * i));
+    memcpy(b + 8, header, h);
+    put_file(path, b, 8 + h + data);
+    free(b);
+}
+
+static void expect_open_error(const char* name, const char* header, size_t data) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s.safetensors", work, name);
+    raw(p, header, data);
+    stepq_st_file f;
+    CHECK(stepq_st_open(&f, p) != 0, "%s: accepted", name);
+}
+
+static void check_safetensors(void) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s/round.safetensors", work);
+    float a[6] = {1, -2, 3.5f, 1e-30f, INFINITY, -0.0f}, b[4] = {7, 8, 9, 10};
+    const char* names[] = {"a", "b.weight"};
+    const float* data[] = {a, b};
+    int ranks[] = {2, 1};
+    long long sa[] = {2, 3}, sb[] = {4};
+    const long long* shapes[] = {sa, sb};
+    CHECK(stepq_st_write(p, 2, names, data, ranks, shapes) == 0, "write");
+    stepq_st_file f;
+    if (stepq_st_open(&f, p) != 0) {
+        CHECK(0, "open the written file");
+        return;
+    }
+    float x[6];
+    CHECK(stepq_st_read(&f, "a", x, 2, sa, "the test") == 0 && memcmp(x, a, sizeof a) == 0, "round trip of a");
+    CHECK(stepq_st_read(&f, "b.weight", x, 1, sb, "the test") == 0 && memcmp(x, b, sizeof b) == 0, "round trip of b");
+    long long wrong[] = {3, 2};
+    fprintf(stderr, "(the errors below are expected)\n");
+    CHECK(stepq_st_read(&f, "a", x, 2, wrong, "config.json") != 0, "a shape that config.json contradicts");
+    CHECK(stepq_st_read(&f, "c", x, 1, sb, "config.json") != 0, "a missing tensor");
+    stepq_st_close(&f);
+    // BF16 and F16 are read and converted
+    char hdr[256];
+    snprintf(hdr, sizeof hdr, "{\"h\":{\"dtype\":\"F16\",\"shape\":[2],\"data_offsets\":[0,4]},"
+                              "\"bf\":{\"dtype\":\"BF16\",\"shape\":[1],\"data_offsets\":[4,6]}}");
+    snprintf(p, sizeof p, "%s/half.safetensors", work);
+    size_t h = strlen(hdr);
+    unsigned char buf[512] = {0};
+    for (int i = 0; i < 8; i++) buf[i] = (unsigned char)((uint64_t)h >> (8 * i));
+    memcpy(buf + 8, hdr, h);
+    const unsigned char vals[6] = {0x00, 0x3c, 0x00, 0xc0, 0x80, 0x3f};  // F16 1, -2; BF16 1
+    memcpy(buf + 8 + h, vals, 6);
+    put_file(p, buf, 8 + h + 6);
+    if (stepq_st_open(&f, p) != 0) {
+        CHECK(0, "open F16/BF16");
+        return;
+    }
+    long long s2[] = {2}, s1[] = {1};
+    CHECK(stepq_st_read(&f, "h", x, 1, s2, "t") == 0 && x[0] == 1.0f && x[1] == -2.0f, "F16 values %g %g", x[0], x[1]);
+    CHECK(stepq_st_read(&f, "bf", x, 1, s1, "t") == 0 && x[0] == 1.0f, "BF16 value %g", x[0]);
+    stepq_st_close(&f);
+    // corruptions
+    snprintf(p, sizeof p, "%s/short.safetensors", work);
+    put_file(p, "abc", 3);
+    CHECK(stepq_st_open(&f, p) != 0, "a 3-byte file");
+    snprintf(p, sizeof p, "%s/pastend.safetensors", work);
+    unsigned char big[16] = {0xff, 0xff, 0, 0, 0, 0, 0, 0, '{', '}'};
+    put_file(p, big, 10);
+    CHECK(stepq_st_open(&f, p) != 0, "a header length past the end");
+    expect_open_error("notjson", "{\"a\": [1, 2", 0);
+    expect_open_error("dtype", "{\"a\":{\"dtype\":\"I64\",\"shape\":[1],\"data_offsets\":[0,8]}}", 8);
+    expect_open_error("size", "{\"a\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}", 8);
+    expect_open_error("truncated", "{\"a\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]}}", 8);
+    expect_open_error("overlap", "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
+                                 "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[4,12]}}", 12);
+    expect_open_error("badshape", "{\"a\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,4]}}", 4);
+}
+
+// config.json options stepq does not implement are refused, naming the key
+static void check_config(void) {
+    static const char* const bad[] = {"\"model_type\": \"mamba\"", "\"expand_v\": 2", "\"tie_word_embeddings\": true",
+                                      "\"num_v_heads\": 8", "\"use_short_conv\": false", "\"vocab_size\": 512"};
+    char dir[2048], p[4096];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(dir, sizeof dir, "%s/badcfg%zu", work, i);
+        char cmd[16384];
+        snprintf(cmd, sizeof cmd, "mkdir -p %s && cp %s/data/lm/gdn/model.safetensors %s/", dir, src_dir, dir);
+        CHECK(system(cmd) == 0, "%s", cmd);
+        snprintf(p, sizeof p, "%s/config.json", dir);
+        FILE* fp = fopen(p, "w");
+        // the bad key first: cJSON finds the first of two equal keys
+        fprintf(fp, "{%s, \"model_type\": \"gated_deltanet\", \"num_hidden_layers\": 4, \"num_heads\": 4, "
+                    "\"head_dim\": 128, \"hidden_size\": 128, \"intermediate_size\": 384, \"conv_size\": 4, "
+                    "\"vocab_size\": 256, \"norm_eps\": 1e-6}", bad[i]);
+        fclose(fp);
+        stepq_lm m;
+        CHECK(stepq_lm_load(&m, dir) != 0, "config.json with %s accepted", bad[i]);
+    }
+}
+
+int main(int argc, char** argv) {
+    CHECK(argc == 3, "usage: test_lm SOURCE_DIR WORKDIR");
+    src_dir = argv[1];
+    work = argv[2];
+    h5u_quiet();
+    stepq_kernels_init();
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", work);
+    CHECK(system(cmd) == 0, "mkdir");
+    check_model("gdn");
+    check_model("kda");
+    check_safetensors();
+    check_config();
+    return tu_finish("test_lm");
+}
