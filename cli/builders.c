@@ -18,6 +18,7 @@
 #include "../analysis/runner.h"
 #include "../base/common.h"
 #include "../sim/synth.h"
+#include "../sim/lm.h"
 #include "../sim/trace.h"
 
 long long stepq_threads_override = -1;
@@ -74,6 +75,57 @@ int stepq_make_parent(const char* path) {
 static const char* const keys_source_synth[] = {"type", "preset", "layers", "heads", "knobs",
                                                 "model_seed", NULL};
 static const char* const keys_source_trace[] = {"type", "path", "normalize", NULL};
+static const char* const keys_source_model[] = {"type", "path", "text", "offset", "length", NULL};
+
+// The language model at `dir` reading `length` bytes of `text` from `offset` (method 7): its
+// stream captured as a trace, one value head per (layer, head). desc (may be NULL) names it.
+static int model_source(stepq_source** out, const char* dir, const char* text, long long offset,
+                        long long length, char* desc, size_t desc_n) {
+    stepq_lm m;
+    uint8_t* bytes;
+    long n;
+    if (stepq_lm_load(&m, dir)) return STEPQ_ERR;
+    if (stepq_lm_read_text(&bytes, &n, text)) {
+        stepq_lm_free(&m);
+        return STEPQ_ERR;
+    }
+    int rc = STEPQ_OK;
+    if (offset + length > n) {
+        stepq_error("%s holds %ld bytes: offset %lld + length %lld do not fit", text, n, offset, length);
+        rc = STEPQ_ERR;
+    }
+    uint64_t h = 0;
+    char sub[4096];
+    snprintf(sub, sizeof sub, "%s/model.safetensors", dir);
+    rc = rc || stepq_file_fnv1a(&h, sub) ||
+         stepq_check_memory(4.0 * length * m.layers * m.heads * (3.0 * m.K + 2 + (m.kind == STEPQ_KDA ? m.K : 1)),
+                            "the model's stream (length x layers x heads x q, k, v, g, beta)");
+    stepq_trace tr;
+    if (!rc) rc = stepq_lm_capture(&tr, &m, bytes + offset, (long)length);
+    if (!rc) {
+        char name[4096];
+        snprintf(name, sizeof name, "%s on %s [%lld, %lld)", dir, text, offset, offset + length);
+        *out = stepq_trace_source(&tr, name);
+        snprintf((*out)->desc, sizeof (*out)->desc, "model %.120s (%s, %d x %d heads), fnv1a %016" PRIx64
+                 ", on %.200s bytes [%lld, %lld)", dir, stepq_kind_name(m.kind), m.layers, m.heads, h, text, offset,
+                 offset + length);
+        if (desc) snprintf(desc, desc_n, "%s", (*out)->desc);
+    }
+    free(bytes);
+    stepq_lm_free(&m);
+    return rc;
+}
+
+static int model_from_cfg(stepq_source** out, const stepq_cfgfile* cf, const config_setting_t* g, char* desc,
+                          size_t desc_n) {
+    const char *path, *text;
+    long long offset, length;
+    if (cfg_check_keys(cf, g, keys_source_model) || cfg_str(cf, g, "path", &path, 1, NULL) ||
+        cfg_str(cf, g, "text", &text, 1, NULL) || cfg_int(cf, g, "offset", &offset, 0, 0, 0, 1LL << 40) ||
+        cfg_int(cf, g, "length", &length, 1, 0, 1, 1LL << 30))
+        return STEPQ_ERR;
+    return model_source(out, path, text, offset, length, desc, desc_n);
+}
 
 // source.knobs = { key_ridge_gain = 8.0; ... }: overrides of the preset's generator knobs; k
 // itself when g is NULL
@@ -163,8 +215,9 @@ int stepq_source_from_cfg(stepq_source** out, const stepq_cfgfile* cf, uint64_t 
         stepq_error("%s:%d: generator knobs need a synthetic source", cf->path, config_setting_source_line(extra));
         return STEPQ_ERR;
     }
+    if (!strcmp(type, "model")) return model_from_cfg(out, cf, g, desc, desc_n);
     if (strcmp(type, "trace")) {
-        stepq_error("%s:%d: source type '%s' is not \"synthetic\" or \"trace\"", cf->path,
+        stepq_error("%s:%d: source type '%s' is not \"synthetic\", \"trace\" or \"model\"", cf->path,
                     config_setting_source_line(config_setting_get_member(g, "type")), type);
         return STEPQ_ERR;
     }
@@ -235,7 +288,7 @@ int stepq_formats_check_plan(const stepq_cfgfile* cf, const stepq_format* const*
 
 const char* const stepq_keys_calibrate[] = {
     "seeds", "traces", "steps", "horizon", "gamma", "rho", "refits", "snapshot_every",
-    "reservoir", "pivots", "pivot_fraction", "damp_fraction", "seed", "normalize", NULL};
+    "reservoir", "pivots", "pivot_fraction", "damp_fraction", "seed", "normalize", "texts", NULL};
 
 void stepq_calib_build_free(stepq_calib_build* b) {
     for (int i = 0; b->c.segments && i < b->c.n_segments; i++) stepq_source_free(b->c.segments[i]);
@@ -243,12 +296,17 @@ void stepq_calib_build_free(stepq_calib_build* b) {
     b->c.segments = NULL;
 }
 
-// the segments: a run of the synthetic source per seed, or a trace file each; text gets what
-// determines them
+// the segments: a run of the synthetic source per seed, a trace file each, or the source's
+// language model on each text (its first `steps` bytes); text gets what determines them
 static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const int* seeds,
-                             int ns, const char** traces, int nt, int normalize,
-                             const config_setting_t* extra, char* text, size_t text_n) {
-    const int n = ns ? ns : nt;
+                             int ns, const char** traces, int nt, const char** texts, int nx, long long steps,
+                             int normalize, const config_setting_t* extra, char* text, size_t text_n) {
+    const int n = ns ? ns : nt ? nt : nx;
+    const char* model = NULL;
+    if (nx && config_lookup_string(&cf->cfg, "source.path", &model) != CONFIG_TRUE) {
+        stepq_error("%s: calibration 'texts' need a source of type \"model\" (its path names the model)", cf->path);
+        return STEPQ_ERR;
+    }
     size_t o = strlen(text);
     b->c.segments = callocCheck((size_t)n, sizeof *b->c.segments);
     b->c.n_segments = n;
@@ -259,6 +317,9 @@ static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, cons
                 return STEPQ_ERR;
             if (i == 0) o += (size_t)snprintf(text + o, text_n - o, "source: %s\nseeds:", desc);
             o += (size_t)snprintf(text + o, text_n - o, " %d", seeds[i]);
+        } else if (nx) {
+            if (model_source(&b->c.segments[i], model, texts[i], 0, steps, desc, sizeof desc)) return STEPQ_ERR;
+            o += (size_t)snprintf(text + o, text_n - o, "segment: %s\n", desc);
         } else {
             stepq_trace tr;
             if (describe_trace(desc, sizeof desc, traces[i], normalize) ||
@@ -276,11 +337,12 @@ int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const co
                          const char* output, const config_setting_t* extra) {
     long long steps, refits, every, reservoir, pivots, seed;
     double horizon, gamma, rho, pfrac, dfrac;
-    int *seeds = NULL, ns = 0, nt = 0, normalize = 0;
-    const char** traces = NULL;
+    int *seeds = NULL, ns = 0, nt = 0, nx = 0, normalize = 0;
+    const char **traces = NULL, **texts = NULL;
     memset(b, 0, sizeof *b);
     int rc = (g && cfg_check_keys(cf, g, stepq_keys_calibrate)) || cfg_bool(cf, g, "normalize", &normalize, 0) ||
         cfg_int_list(cf, g, "seeds", &seeds, &ns, 0) || cfg_str_list(cf, g, "traces", &traces, &nt, 0) ||
+        cfg_str_list(cf, g, "texts", &texts, &nx, 0) ||
         cfg_int(cf, g, "steps", &steps, 0, 2048, 1, 1LL << 40) ||
         cfg_float(cf, g, "horizon", &horizon, 0, 2048, 1, 1e9) ||
         cfg_float(cf, g, "gamma", &gamma, 0, 0.25, 0, 10) ||
@@ -292,9 +354,9 @@ int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const co
         cfg_float(cf, g, "pivot_fraction", &pfrac, 0, -1, -1, 1) ||
         cfg_float(cf, g, "damp_fraction", &dfrac, 0, STEPQ_DAMP_FP16_SHARE, 0, 1) ||
         cfg_int(cf, g, "seed", &seed, 0, 1, 0, 1LL << 62);
-    if (!rc && (ns == 0) == (nt == 0)) {
-        stepq_error("%s: calibration needs either 'seeds' (runs of the synthetic source) or "
-                    "'traces' (trace files), one per segment", cf->path);
+    if (!rc && (ns > 0) + (nt > 0) + (nx > 0) != 1) {
+        stepq_error("%s: calibration needs one of 'seeds' (runs of the synthetic source), 'traces' (trace "
+                    "files) or 'texts' (the model source on each text), one per segment", cf->path);
         rc = STEPQ_ERR;
     }
     char text[16384];
@@ -303,7 +365,7 @@ int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const co
         stepq_error("%s: 'normalize' applies to calibration traces; this calibration runs the synthetic source", cf->path);
         rc = STEPQ_ERR;
     }
-    rc = rc || segments_from_cfg(b, cf, seeds, ns, traces, nt, normalize, extra, text, sizeof text);
+    rc = rc || segments_from_cfg(b, cf, seeds, ns, traces, nt, texts, nx, steps, normalize, extra, text, sizeof text);
     if (!rc) {
         const stepq_source* s0 = b->c.segments[0];
         int units = s0->n_heads * (s0->kind == STEPQ_KDA ? s0->K : 1);
@@ -334,6 +396,7 @@ int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const co
     }
     free(seeds);
     free(traces);
+    free(texts);
     if (rc) stepq_calib_build_free(b);
     return rc ? STEPQ_ERR : STEPQ_OK;
 }

@@ -33,7 +33,7 @@ int stepq_formats_check_plan(const stepq_cfgfile* cf, const stepq_format* const*
 typedef struct {
     stepq_calib_cfg c;
     char key[40];
-    char desc[512];
+    char desc[640];
 } stepq_calib_build;
 int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const config_setting_t* g,
                          const char* output, const config_setting_t* extra);

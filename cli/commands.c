@@ -8,6 +8,7 @@
 
 #include "../analysis/bench.h"
 #include "../analysis/memory.h"
+#include "../sim/lm.h"
 #ifdef STEPQ_WITH_CUDA
 #include "../sim/cuda/serving.h"
 #endif
@@ -174,33 +175,85 @@ int stepq_cmd_replay(int argc, char** argv) {
 // ---------------------------------------------------------------------------------------------
 // trace
 
+// `trace --model DIR --text FILE`: the model's own stream
+static int trace_model(const char* out, const char* dir, const char* text, long long offset, long long steps,
+                       int synth_options) {
+    if (!dir || !text || synth_options) {
+        stepq_error("trace: --model DIR and --text FILE go together, without --preset, --layers or --heads");
+        return 2;
+    }
+    stepq_lm m;
+    uint8_t* bytes;
+    long n;
+    if (stepq_lm_load(&m, dir)) return 1;
+    if (stepq_lm_read_text(&bytes, &n, text)) {
+        stepq_lm_free(&m);
+        return 1;
+    }
+    long T = steps ? (long)steps : n - (long)offset;
+    int rc = STEPQ_OK;
+    if (offset >= n || T < 1 || offset + T > n) {
+        stepq_error("trace: %s holds %ld bytes; --offset %lld --steps %ld do not fit", text, n, offset, T);
+        rc = STEPQ_ERR;
+    }
+    stepq_trace tr;
+    char note[1024];
+    snprintf(note, sizeof note, "%s on %s bytes [%lld, %lld)", m.desc, text, offset, offset + T);
+    rc = rc || stepq_check_memory(4.0 * T * m.layers * m.heads * (3.0 * m.K + 2 + (m.kind == STEPQ_KDA ? m.K : 1)),
+                                  "trace: the model's stream") ||
+         stepq_lm_capture(&tr, &m, bytes + offset, T);
+    if (!rc) {
+        rc = stepq_make_parent(out) || stepq_trace_write(out, &tr, note);
+        if (!rc) printf("wrote %s: %s\n", out, note);
+        stepq_trace_free(&tr);
+    }
+    free(bytes);
+    stepq_lm_free(&m);
+    return rc ? 1 : 0;
+}
+
 int stepq_cmd_trace(int argc, char** argv) {
-    const char *preset = "gdn-qwen-like", *out = NULL;
-    long long steps = 0, seed = 1, model_seed = 0;
+    const char *preset = NULL, *out = NULL, *model = NULL, *text = NULL;
+    long long steps = 0, seed = 1, model_seed = 0, offset = 0;
     int *layers = NULL, *heads = NULL, nl = 0, nh = 0;
     if (stepq_wants_help(argc, argv)) {
         puts("usage: stepq trace --out OUT.h5 --steps T [--preset NAME] [--layers L] [--heads H]\n"
-             "                   [--seed S] [--model-seed M]\n\n"
+             "                   [--seed S] [--model-seed M]\n"
+             "       stepq trace --out OUT.h5 --model DIR --text FILE [--offset N] [--steps T]\n\n"
              "Writes T steps of a synthetic source as a trace file (the layout `stepq replay`\n"
              "reads; see README). --preset gdn-qwen-like (default) or kda-kimi-like; --layers and\n"
              "--heads take lists like 0,2,5-7 (default layer 0, every head); the selected\n"
              "(layer, head) pairs become the trace's heads, H = HV. --model-seed draws the model\n"
-             "(default 0, the one every config uses unless it says otherwise), --seed the stream.");
+             "(default 0, the one every config uses unless it says otherwise), --seed the stream.\n"
+             "With --model (a directory with config.json and model.safetensors, e.g. data/lm/gdn),\n"
+             "the language model reads T bytes of FILE from byte N (default: to its end) and the\n"
+             "trace holds what every layer's recurrence saw, one value head per (layer, head),\n"
+             "labelled so (method 7).");
         return 0;
     }
     stepq_opt opts[] = {
         {"--out", OPT_STR, &out, NULL, 0, 0, 1, "the output file OUT.h5", 0},
-        {"--steps", OPT_INT, &steps, NULL, 1, STEPS_MAX, 1, "T", 0},
+        {"--steps", OPT_INT, &steps, NULL, 1, STEPS_MAX, 0, "T", 0},
         {"--preset", OPT_STR, &preset, NULL, 0, 0, 0, "gdn-qwen-like or kda-kimi-like", 0},
         {"--layers", OPT_LIST, &layers, &nl, 0, 1 << 20, 0, "L", 0},
         {"--heads", OPT_LIST, &heads, &nh, 0, 1 << 20, 0, "H", 0},
         {"--seed", OPT_INT, &seed, NULL, 0, SEED_MAX, 0, "S", 0},
         {"--model-seed", OPT_INT, &model_seed, NULL, 0, SEED_MAX, 0, "M", 0},
+        {"--model", OPT_STR, &model, NULL, 0, 0, 0, "a model directory", 0},
+        {"--text", OPT_STR, &text, NULL, 0, 0, 0, "a text file", 0},
+        {"--offset", OPT_INT, &offset, NULL, 0, STEPS_MAX, 0, "N", 0},
         {0}};
+    if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
+    if (model || text) return trace_model(out, model, text, offset, steps, preset || nl || nh);
+    if (!steps) {
+        stepq_error("trace: --steps T is needed for a synthetic source");
+        return 2;
+    }
+    if (!preset) preset = "gdn-qwen-like";
     stepq_synth_params p;
     stepq_source* src = NULL;
     int zero = 0;
-    int rc = stepq_parse_options(argc, argv, opts, NULL, 0, 0) || stepq_synth_preset(&p, preset) ||
+    int rc = stepq_synth_preset(&p, preset) ||
              stepq_synth_open(&src, &p, (uint64_t)model_seed, (uint64_t)seed,
                               nl ? layers : &zero, nl ? nl : 1, heads, nh);
     free(layers);

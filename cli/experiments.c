@@ -114,10 +114,10 @@ static int seeds_from_cfg(uint64_t** out, int* n, const stepq_cfgfile* cf) {
             }
     const char* type = NULL;
     config_lookup_string(&cf->cfg, "source.type", &type);
-    if (ns > 1 && type && !strcmp(type, "trace")) {
-        stepq_error("%s:%d: 'seeds' over a trace source: a trace is one stream, so every seed would "
-                    "rerun it and the interval would be a fake zero; give one trace per run", cf->path,
-                    config_setting_source_line(ls));
+    if (ns > 1 && type && (!strcmp(type, "trace") || !strcmp(type, "model"))) {
+        stepq_error("%s:%d: 'seeds' over a %s source: it is one stream, so every seed would rerun it "
+                    "and the interval would be a fake zero; give one stream per run", cf->path,
+                    config_setting_source_line(ls), type);
         free(list);
         return STEPQ_ERR;
     }

@@ -11,6 +11,7 @@
 #include "../base/outfile.h"
 #include "recurrence.h"
 #include "safetensors.h"
+#include "trace.h"
 
 // ---------------------------------------------------------------------------------------------
 // config.json
@@ -409,4 +410,69 @@ double stepq_lm_nll(const float* logits, int vocab, int next) {
     for (int i = 0; i < vocab; i++) mx = fmax(mx, logits[i]);
     for (int i = 0; i < vocab; i++) s += exp((double)logits[i] - mx);
     return mx + log(s) - logits[next];
+}
+
+// ---------------------------------------------------------------------------------------------
+// the model as a stream
+
+int stepq_lm_capture(stepq_trace* tr, const stepq_lm* m, const uint8_t* bytes, long T) {
+    const int LH = m->layers * m->heads, K = m->K, V = m->V, G = m->kind == STEPQ_KDA ? K : 1;
+    memset(tr, 0, sizeof *tr);
+    tr->kind = m->kind;
+    tr->T = T;
+    tr->H = tr->HV = LH;
+    tr->K = K;
+    tr->V = V;
+    tr->scale = 1.0 / sqrt((double)K);
+    tr->q = mallocCheck(sizeof(float) * (size_t)T * LH * K);
+    tr->k = mallocCheck(sizeof(float) * (size_t)T * LH * K);
+    tr->v = mallocCheck(sizeof(float) * (size_t)T * LH * V);
+    tr->g = mallocCheck(sizeof(float) * (size_t)T * LH * G);
+    tr->beta = mallocCheck(sizeof(float) * (size_t)T * LH);
+    tr->layer = mallocCheck(sizeof(int) * LH);
+    tr->head = mallocCheck(sizeof(int) * LH);
+    for (int i = 0; i < LH; i++) tr->layer[i] = i / m->heads, tr->head[i] = i % m->heads;
+    stepq_lm_seq s;
+    stepq_lm_seq_init(&s, m);
+    stepq_lm_inputs in;
+    stepq_lm_inputs_alloc(&in, m);
+    float* logits = mallocCheck(sizeof(float) * m->vocab);
+    int rc = STEPQ_OK;
+    for (long t = 0; t < T && !rc; t++) {  // the inputs come out (L, H, *): value head l * H + h
+        rc = stepq_lm_step(&s, bytes[t], logits, &in);
+        memcpy(tr->q + (size_t)t * LH * K, in.q, sizeof(float) * LH * K);
+        memcpy(tr->k + (size_t)t * LH * K, in.k, sizeof(float) * LH * K);
+        memcpy(tr->v + (size_t)t * LH * V, in.v, sizeof(float) * LH * V);
+        memcpy(tr->g + (size_t)t * LH * G, in.g, sizeof(float) * LH * G);
+        memcpy(tr->beta + (size_t)t * LH, in.beta, sizeof(float) * LH);
+    }
+    if (rc) stepq_error("%s: a state went non-finite while capturing its stream", m->desc);
+    free(logits);
+    stepq_lm_inputs_free(&in);
+    stepq_lm_seq_free(&s);
+    if (rc) stepq_trace_free(tr);
+    return rc;
+}
+
+int stepq_lm_read_text(uint8_t** bytes, long* n, const char* path) {
+    FILE* fp = fopen(path, "rb");
+    *bytes = NULL;
+    *n = 0;
+    if (!fp) {
+        stepq_error("%s: cannot open the text", path);
+        return STEPQ_ERR;
+    }
+    fseek(fp, 0, SEEK_END);
+    long len = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    if (len <= 0) {
+        fclose(fp);
+        stepq_error("%s: the text is empty", path);
+        return STEPQ_ERR;
+    }
+    *bytes = mallocCheck((size_t)len);
+    *n = (long)fread(*bytes, 1, (size_t)len, fp);
+    fclose(fp);
+    stepq_note_input(path);
+    return STEPQ_OK;
 }

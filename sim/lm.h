@@ -14,6 +14,7 @@
 #include "../quant/plan.h"
 #include "kernels.h"
 #include "protocol.h"
+#include "trace.h"
 
 typedef struct {
     float *attn_norm, *q_proj, *k_proj, *v_proj, *q_conv, *k_conv, *v_conv;
@@ -79,5 +80,12 @@ void stepq_lm_forward_f64(const stepq_lm* m, const uint8_t* tokens, long T, doub
 
 // the negative log-likelihood (nats) of byte next under logits (vocab), in float64
 double stepq_lm_nll(const float* logits, int vocab, int next);
+
+// The model as a stream source (method 7): runs it natively over bytes (T) from a zero state
+// and captures what every layer's recurrence sees into a trace whose value heads are the
+// model's (layer, head) pairs, labelled so. STEPQ_ERR if a state goes non-finite.
+int stepq_lm_capture(stepq_trace* tr, const stepq_lm* m, const uint8_t* bytes, long T);
+// Reads a text file whole (bytes, n); STEPQ_ERR naming it when missing or empty.
+int stepq_lm_read_text(uint8_t** bytes, long* n, const char* path);
 
 #endif

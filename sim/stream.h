@@ -35,7 +35,7 @@ struct stepq_source {
     const float* S0;     // (n_heads, K, V) initial states, or NULL for zeros
     int* layer;          // (n_heads) label of each head: model layer
     int* head;           // (n_heads) label of each head: head within the layer
-    char desc[256];      // one line naming the source, stored in output attributes
+    char desc[512];      // one line naming the source, stored in output attributes
 
     stepq_cursor* (*open)(const stepq_source* src, int h);  // reader of head h from step 0
     void (*next)(stepq_cursor* cur, stepq_step_in* out);    // the next step of that head
