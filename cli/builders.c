@@ -303,8 +303,10 @@ static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, cons
                              int normalize, const config_setting_t* extra, char* text, size_t text_n) {
     const int n = ns ? ns : nt ? nt : nx;
     const char* model = NULL;
-    if (nx && config_lookup_string(&cf->cfg, "source.path", &model) != CONFIG_TRUE) {
-        stepq_error("%s: calibration 'texts' need a source of type \"model\" (its path names the model)", cf->path);
+    if (nx && config_lookup_string(&cf->cfg, "model", &model) != CONFIG_TRUE &&
+        config_lookup_string(&cf->cfg, "source.path", &model) != CONFIG_TRUE) {
+        stepq_error("%s: calibration 'texts' need a model: a root 'model' key or a source of type \"model\"",
+                    cf->path);
         return STEPQ_ERR;
     }
     size_t o = strlen(text);

@@ -11,6 +11,7 @@
 #include "../analysis/halflife.h"
 #include "../analysis/inputstats.h"
 #include "../analysis/knobs.h"
+#include "../analysis/nll.h"
 #include "../analysis/memory.h"
 #include "../analysis/octile.h"
 #include "../analysis/output.h"
@@ -840,6 +841,77 @@ static int run_memory(const stepq_cfgfile* cf) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// nll: extra NLL over decode position on a language model
+
+static const char* const keys_nll[] = {"experiment", "description", "model", "documents", "formats", "plan",
+                                       "calibrate", "prefill", "decode", "bin", "output", "plot", "threads",
+                                       "backend", NULL};
+
+static int run_nll(const stepq_cfgfile* cf) {
+    long long prefill, decode, bin, threads;
+    const char *output, *plot, *desc, *plan_path, *model_dir, **docs = NULL;
+    const stepq_format** fmts = NULL;
+    int nf = 0, nd = 0, err = 0;
+    config_setting_t* calib = NULL;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_nll) ||
+        cfg_str(cf, NULL, "model", &model_dir, 1, NULL) || cfg_str_list(cf, NULL, "documents", &docs, &nd, 1) ||
+        cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) || (calib = cfg_group(cf, NULL, "calibrate", 0, &err), err) ||
+        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 30) ||
+        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 30) ||
+        cfg_int(cf, NULL, "bin", &bin, 0, 256, 1, 1LL << 30) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) || cfg_str(cf, NULL, "description", &desc, 0, "") ||
+        cfg_str(cf, NULL, "output", &output, 1, NULL) || cfg_str(cf, NULL, "plot", &plot, 0, NULL) ||
+        stepq_formats_from_cfg(&fmts, &nf, cf) || stepq_formats_check_plan(cf, fmts, nf, plan_path)) {
+        free(fmts); free(docs);
+        return STEPQ_ERR;
+    }
+    int rc = STEPQ_OK;
+    if (nd == 0 || bin > decode || decode % bin) {
+        stepq_error("%s: %s", cf->path, nd == 0 ? "'documents' is empty" : "'bin' must divide 'decode'");
+        rc = STEPQ_ERR;
+    }
+    if (!rc && calib && !plan_path) {
+        stepq_error("%s: a 'calibrate' group needs 'plan', the file it writes", cf->path);
+        rc = STEPQ_ERR;
+    }
+    if (!rc && stepq_backend_from_cfg(cf, 1) == STEPQ_OK && stepq_backend() != STEPQ_BACKEND_CPU) {
+        stepq_error("%s: the language model runs on the CPU backend only", cf->path);
+        rc = STEPQ_ERR;
+    }
+    stepq_set_threads(threads);
+    stepq_lm m;
+    int loaded = !rc && stepq_lm_load(&m, model_dir) == STEPQ_OK;
+    rc = rc || !loaded;
+    stepq_plan plan, *pp = NULL;
+    if (!rc && plan_path) {
+        rc = calib ? calibrate_plan(cf, calib, plan_path, &plan, 1) : stepq_plan_read(&plan, plan_path);
+        if (!rc) pp = &plan;
+    }
+    char table[4096], png[4096];
+    stepq_sibling(table, sizeof table, output, ".tsv");
+    stepq_sibling(png, sizeof png, output, ".png");
+    if (!rc) {
+        stepq_nll_cfg nc = {&m, docs, nd, fmts, nf, pp, prefill, decode, (int)bin, output, plot ? table : NULL,
+                            {"nll", cf->path, cf->text, 0, m.desc}};
+        rc = stepq_make_parent(output) || stepq_nll(&nc);
+        if (!rc) printf("wrote %s\n", output);
+    }
+    if (!rc && plot) {
+        char vars[8192];
+        size_t o = (size_t)snprintf(vars, sizeof vars, "formats='");
+        for (int i = 0; i < nf; i++) o += (size_t)snprintf(vars + o, sizeof vars - o, i ? " %s" : "%s", fmts[i]->name);
+        snprintf(vars + o, sizeof vars - o, "'; source='%s; %d held-out documents, native prefill %lld, %lld forced "
+                 "decode steps'", m.desc, nd, prefill, decode);
+        rc = stepq_plot(plot, table, png, vars);
+    }
+    if (pp) stepq_plan_free(pp);
+    if (loaded) stepq_lm_free(&m);
+    free(fmts);
+    free(docs);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
 // all: every config of a list
 
 static const char* const keys_all[] = {"experiment", "description", "configs", NULL};
@@ -906,6 +978,7 @@ static const struct {
     {"robustness", run_robustness},
     {"memory", run_memory},
     {"regimes", run_regimes},
+    {"nll", run_nll},
     {"all", run_all},
 };
 

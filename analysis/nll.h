@@ -1,0 +1,34 @@
+// nll.h: extra negative log-likelihood over decode position on a real model (method 7; the
+// paper's strongest evidence, method 5). For each held-out document: a native prefill of P
+// bytes, then N forced decode steps (teacher forcing: the document's own next bytes) with every
+// recurrent layer's state in format F through the decode-step protocol, beside the native
+// float32 run on the same bytes. extra_t = NLL_F(byte t+1) - NLL_native(byte t+1), in nats, in
+// bins of B steps; mean and 95% interval over documents.
+//
+// Output (HDF5): documents [D], formats [F], decode_step [NB] (first step of each bin),
+// nll_native [D, N] (nats), extra [D, F, NB] (bin means), extra_mean, extra_ci95 [F, NB],
+// bpb_native [D] and bpb [D, F] over the decode window (bits per byte), extra_window [D, F]
+// (mean extra NLL over the whole window); a .tsv of the bins for the plot.
+#ifndef STEPQ_NLL_H
+#define STEPQ_NLL_H
+
+#include "../quant/format.h"
+#include "../sim/lm.h"
+#include "output.h"
+
+typedef struct {
+    const stepq_lm* model;
+    const char* const* documents;  // (D) text files, each at least P + N + 1 bytes
+    int n_documents;
+    const stepq_format* const* formats;  // (F)
+    int n_formats;
+    const stepq_plan* plan;  // for the calibrated formats (the model's (layer, head) pairs), or NULL
+    long prefill, decode;
+    int bin;
+    const char* output, *table;
+    stepq_provenance prov;
+} stepq_nll_cfg;
+
+int stepq_nll(const stepq_nll_cfg* cfg);
+
+#endif
