@@ -15,6 +15,7 @@
 #ifndef STEPQ_NUMERICS_H
 #define STEPQ_NUMERICS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -178,6 +179,43 @@ STEPQ_HD float stepq_e4m3_decode(uint8_t c) {
     float v = e == 0 ? (float)m * 0.001953125f : stepq_bits_f32(((e + 120u) << 23) | (m << 20));
     if ((c & 0x7f) == 0x7f) v = stepq_bits_f32(0x7fc00000u);
     return (c & 0x80) ? -v : v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// stochastic rounding (quant/sr.c; the CUDA encoder the same): a value between two
+// representable neighbours lo < t < hi becomes hi with probability (t - lo) / (hi - lo)
+
+// a uniform number in [0, 1) with 24 bits, for element e of encode number n: a counter-based
+// hash (splitmix64), so the same run draws the same numbers in any thread or head order
+STEPQ_HD float stepq_sr_uniform(uint64_t n, size_t e) {
+    uint64_t x = n * 0x9e3779b97f4a7c15ull ^ (uint64_t)e;
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return (float)(x >> 40) * 0x1p-24f;
+}
+
+// t >= 0 between E4M3 neighbours: the code of lo or of the next one up
+STEPQ_HD uint8_t stepq_e4m3_sr(float t, float u) {
+    uint8_t c = stepq_e4m3_encode(t);  // nearest
+    if (stepq_e4m3_decode(c) > t) c--;  // lo <= t
+    if (c >= 0x7e) return 0x7e;
+    float lo = stepq_e4m3_decode(c), hi = stepq_e4m3_decode((uint8_t)(c + 1));
+    return u < (t - lo) / (hi - lo) ? (uint8_t)(c + 1) : c;
+}
+
+// |x| between FP16 neighbours (saturating at 65504): the FP16 bits of lo or of the next up, the
+// sign put back
+STEPQ_HD uint16_t stepq_f16_sr(float x, float u) {
+    float a = x < 0 ? -x : x;
+    uint16_t h = stepq_f32_to_f16_sat(a);
+    if (stepq_f16_to_f32(h) > a) h--;
+    if (h < 0x7bff) {
+        float lo = stepq_f16_to_f32(h), hi = stepq_f16_to_f32((uint16_t)(h + 1));
+        if (u < (a - lo) / (hi - lo)) h++;
+    }
+    return (uint16_t)(h | (x < 0 ? 0x8000u : 0));
 }
 
 // ---------------------------------------------------------------------------------------------

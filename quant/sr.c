@@ -15,43 +15,12 @@
 #include "format.h"
 #include "rowcodec.h"
 
-// a uniform number in [0, 1) with 24 bits, for element e of encode number n
-static float uniform(uint64_t n, size_t e) {
-    uint64_t x = n * 0x9e3779b97f4a7c15ull ^ (uint64_t)e;
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return (float)(x >> 40) * 0x1p-24f;
-}
-
 static int scaled(const stepq_format* f) { return f->sr.element != STEPQ_ELEM_FP16; }
 static float qmax_of(const stepq_format* f) { return f->sr.element == STEPQ_ELEM_INT8 ? 127.0f : 448.0f; }
 
 static size_t sr_bytes(const stepq_format* f, const stepq_head_plan* hp, int K, int V) {
     size_t code = f->sr.element == STEPQ_ELEM_FP16 ? 2 : 1;
     return 8 + (scaled(f) ? 4u * (size_t)V : 0) + (size_t)K * V * code;
-}
-
-// t >= 0 between E4M3 neighbours: the code of lo or of the next one up
-static uint8_t e4m3_sr(float t, float u) {
-    uint8_t c = stepq_e4m3_encode(t);  // nearest
-    if (stepq_e4m3_decode(c) > t) c--;  // lo <= t
-    if (c >= 0x7e) return 0x7e;
-    float lo = stepq_e4m3_decode(c), hi = stepq_e4m3_decode((uint8_t)(c + 1));
-    return u < (t - lo) / (hi - lo) ? (uint8_t)(c + 1) : c;
-}
-
-// |x| between FP16 neighbours (saturating at 65504): the FP16 bits of lo or of the next up
-static uint16_t f16_sr(float x, float u) {
-    float a = x < 0 ? -x : x;
-    uint16_t h = stepq_f32_to_f16_sat(a);
-    if (stepq_f16_to_f32(h) > a) h--;
-    if (h < 0x7bff) {
-        float lo = stepq_f16_to_f32(h), hi = stepq_f16_to_f32((uint16_t)(h + 1));
-        if (u < (a - lo) / (hi - lo)) h++;
-    }
-    return (uint16_t)(h | (x < 0 ? 0x8000u : 0));
 }
 
 static int sr_encode(uint8_t* P, const float* X, const stepq_format* f, const stepq_head_plan* hp,
@@ -76,7 +45,7 @@ static int sr_encode(uint8_t* P, const float* X, const stepq_format* f, const st
         P += 4 * (size_t)V;
     }
     for (size_t e = 0; e < (size_t)K * V; e++) {
-        const float x = X[e], u = uniform(n, e), sj = scaled(f) ? s[e % V] : 1.0f;
+        const float x = X[e], u = stepq_sr_uniform(n, e), sj = scaled(f) ? s[e % V] : 1.0f;
         switch (f->sr.element) {
         case STEPQ_ELEM_INT8: {
             float t = sj > 0 ? x / sj : 0, lo = floorf(t);
@@ -87,12 +56,12 @@ static int sr_encode(uint8_t* P, const float* X, const stepq_format* f, const st
         }
         case STEPQ_ELEM_FP8: {
             float t = sj > 0 ? x / sj : 0;
-            uint8_t c = e4m3_sr(t < 0 ? -t : t, u);
+            uint8_t c = stepq_e4m3_sr(t < 0 ? -t : t, u);
             P[e] = (uint8_t)(c | (t < 0 && c ? 0x80 : 0));
             break;
         }
         default: {
-            uint16_t h = f16_sr(x, u);
+            uint16_t h = stepq_f16_sr(x, u);
             memcpy(P + 2 * e, &h, 2);
         }
         }

@@ -821,36 +821,6 @@ BP void bp_fp8tile_decode(bp_ws* w, const bp_head* hd, const uint8_t* P) {
 
 BP uint64_t bp_get64(const uint8_t* p) { return (uint64_t)bp_get32(p) | ((uint64_t)bp_get32(p + 4) << 32); }
 
-// sr.c's uniform(): 24 random bits of (n, e) in [0, 1)
-BP float bp_sr_uniform(uint64_t n, size_t e) {
-    uint64_t x = n * 0x9e3779b97f4a7c15ull ^ (uint64_t)e;
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return (float)(x >> 40) * 0x1p-24f;
-}
-
-// sr.c's e4m3_sr: t >= 0 to the code of lo or of the next one up
-BP uint8_t bp_e4m3_sr(float t, float u) {
-    uint8_t c = stepq_e4m3_encode(t);
-    if (stepq_e4m3_decode(c) > t) c--;
-    if (c >= 0x7e) return 0x7e;
-    float lo = stepq_e4m3_decode(c), hi = stepq_e4m3_decode((uint8_t)(c + 1));
-    return u < (t - lo) / (hi - lo) ? (uint8_t)(c + 1) : c;
-}
-
-// sr.c's f16_sr: |x| to the FP16 of lo or of the next one up (saturating), the sign put back
-BP uint16_t bp_f16_sr(float x, float u) {
-    float a = x < 0 ? -x : x;
-    uint16_t h = stepq_f32_to_f16_sat(a);
-    if (stepq_f16_to_f32(h) > a) h--;
-    if (h < 0x7bff) {
-        float lo = stepq_f16_to_f32(h), hi = stepq_f16_to_f32((uint16_t)(h + 1));
-        if (u < (a - lo) / (hi - lo)) h++;
-    }
-    return (uint16_t)(h | (x < 0 ? 0x8000u : 0));
-}
 
 BP size_t bp_sr_head(const bp_fmt* f, int V) { return 8 + (f->sr_elem != STEPQ_ELEM_FP16 ? 4u * (size_t)V : 0); }
 
@@ -876,7 +846,7 @@ BP void bp_sr_encode(bp_ws* w, const bp_fmt* f, uint8_t* P, uint64_t n) {
     }
     BP_SYNC();
     BP_FOR(e, K * V) {
-        const float x = w->X[e], u = bp_sr_uniform(n, (size_t)e), sj = scaled ? w->c[e % V] : 1.0f;
+        const float x = w->X[e], u = stepq_sr_uniform(n, (size_t)e), sj = scaled ? w->c[e % V] : 1.0f;
         if (f->sr_elem == STEPQ_ELEM_INT8) {
             const float t = sj > 0 ? x / sj : 0, lo = floorf(t);
             float z = u < t - lo ? lo + 1 : lo;
@@ -886,12 +856,12 @@ BP void bp_sr_encode(bp_ws* w, const bp_fmt* f, uint8_t* P, uint64_t n) {
             w->X[e] = (float)c * sj;
         } else if (f->sr_elem == STEPQ_ELEM_FP8) {
             const float t = sj > 0 ? x / sj : 0;
-            uint8_t c = bp_e4m3_sr(t < 0 ? -t : t, u);
+            uint8_t c = stepq_e4m3_sr(t < 0 ? -t : t, u);
             c = (uint8_t)(c | (t < 0 && c ? 0x80 : 0));
             if (P) P[hb + e] = c;
             w->X[e] = stepq_e4m3_decode(c) * sj;
         } else {
-            const uint16_t h = bp_f16_sr(x, u);
+            const uint16_t h = stepq_f16_sr(x, u);
             if (P) bp_put16(P + hb + 2 * (size_t)e, h);
             w->X[e] = stepq_f16_to_f32(h);
         }
