@@ -1,0 +1,632 @@
+// mechanisms.c: the front ends of the mechanism drivers (method 6.3) and of the language
+// model's (method 7): each reads its config, builds the driver's struct, runs it and draws its
+// figure. The dispatch is experiments.c.
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../analysis/halflife.h"
+#include "../analysis/knobs.h"
+#include "../analysis/memory.h"
+#include "../analysis/nll.h"
+#include "../analysis/octile.h"
+#include "../analysis/regimes.h"
+#include "../analysis/robust.h"
+#include "../analysis/runner.h"
+#include "../analysis/selfcorrect.h"
+#include "../base/common.h"
+#include "builders.h"
+#include "plot.h"
+#include "runconfig.h"
+
+// ---------------------------------------------------------------------------------------------
+// self-correction
+
+static const char* const keys_selfcorrect[] = {"experiment", "description", "seed", "seeds", "source",
+                                               "prefill", "decode", "windows", "formats", "output",
+                                               "plot", "threads", NULL};
+
+// windows (W) <- the config's `windows`, or doublings from 16 up to decode (and decode itself)
+static int windows_from_cfg(long** out, int* n, const stepq_cfgfile* cf, long long decode) {
+    int* list = NULL;
+    if (cfg_int_list(cf, NULL, "windows", &list, n, 0)) return STEPQ_ERR;
+    if (*n) {
+        *out = mallocCheck(sizeof(long) * *n);
+        for (int i = 0; i < *n; i++) {
+            (*out)[i] = list[i];
+            if (list[i] < 1 || list[i] > decode || (i && list[i] <= list[i - 1])) {
+                stepq_error("%s:%d: 'windows' must increase, each in [1, decode = %lld]", cf->path,
+                            config_setting_source_line(config_lookup(&cf->cfg, "windows")), decode);
+                free(list);
+                free(*out);
+                return STEPQ_ERR;
+            }
+        }
+        free(list);
+        return STEPQ_OK;
+    }
+    *out = mallocCheck(sizeof(long) * 64);
+    for (long w = 16; w < decode && *n < 63; w *= 2) (*out)[(*n)++] = w;
+    (*out)[(*n)++] = (long)decode;
+    return STEPQ_OK;
+}
+
+int stepq_run_selfcorrect(const stepq_cfgfile* cf) {
+    long long prefill, decode, threads;
+    const char *output, *plot, *desc;
+    const stepq_format** fmts = NULL;
+    uint64_t* seeds = NULL;
+    long* windows = NULL;
+    int nf = 0, S = 0, nw = 0;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_selfcorrect) ||
+        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
+        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
+        stepq_formats_check_plan(cf, fmts, nf, NULL) || stepq_cfg_seeds(&seeds, &S, cf) ||
+        windows_from_cfg(&windows, &nw, cf, decode)) {
+        free(fmts);
+        free(seeds);
+        return STEPQ_ERR;
+    }
+    stepq_set_threads(threads);
+    stepq_source** srcs = stepq_cfg_sources_for(cf, seeds, S);
+    int rc = srcs ? STEPQ_OK : STEPQ_ERR;
+    char table[4096], png[4096];
+    stepq_sibling(table, sizeof table, output, ".tsv");
+    stepq_sibling(png, sizeof png, output, ".png");
+    if (!rc) {
+        stepq_selfcorrect_cfg sc = {srcs, seeds, S, fmts, nf, prefill, decode, windows, nw, output,
+                                    plot ? table : NULL,
+                                    {"selfcorrect", cf->path, cf->text, seeds[0], srcs[0]->desc}};
+        rc = stepq_make_parent(output) || stepq_selfcorrect(&sc);
+        if (!rc) printf("wrote %s\n", output);
+    }
+    if (!rc && plot) {
+        char vars[4096];
+        stepq_cfg_plot_vars(vars, sizeof vars, fmts, nf, srcs[0], seeds, S);
+        rc = stepq_plot(plot, table, png, vars);
+    }
+    stepq_cfg_free_sources(srcs, S);
+    free(seeds);
+    free(fmts);
+    free(windows);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// half-life against error
+
+static const char* const keys_halflife[] = {"experiment", "description", "seed", "seeds", "source",
+                                            "prefill", "decode", "format", "output", "plot",
+                                            "threads", NULL};
+
+int stepq_run_halflife(const stepq_cfgfile* cf) {
+    long long prefill, decode, threads;
+    const char *output, *plot, *desc, *fname;
+    uint64_t* seeds = NULL;
+    int S = 0;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_halflife) ||
+        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
+        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || cfg_str(cf, NULL, "format", &fname, 0, "int6") ||
+        stepq_cfg_seeds(&seeds, &S, cf))
+        return STEPQ_ERR;
+    const stepq_format* fmt = stepq_format_find(fname);
+    if (!fmt || stepq_format_needs_plan(fmt)) {
+        stepq_error("%s:%d: format '%s' is not a format that runs without a plan (see `stepq formats`)",
+                    cf->path, config_setting_source_line(config_lookup(&cf->cfg, "format")), fname);
+        free(seeds);
+        return STEPQ_ERR;
+    }
+    stepq_set_threads(threads);
+    stepq_source** srcs = stepq_cfg_sources_for(cf, seeds, S);
+    int rc = srcs ? STEPQ_OK : STEPQ_ERR;
+    char table[4096], png[4096];
+    stepq_sibling(table, sizeof table, output, ".tsv");
+    stepq_sibling(png, sizeof png, output, ".png");
+    double* sum = mallocCheck(sizeof(double) * S * HL_N_SUMMARY);
+    if (!rc) {
+        stepq_halflife_cfg hc = {srcs, seeds, S, fmt, prefill, decode, output, plot ? table : NULL,
+                                 {"halflife", cf->path, cf->text, seeds[0], srcs[0]->desc}};
+        rc = stepq_make_parent(output) || stepq_halflife(sum, &hc);
+        if (!rc) printf("wrote %s\n", output);
+    }
+    if (!rc && plot) {
+        char vars[4096];
+        stepq_cfg_plot_vars(vars, sizeof vars, &fmt, 1, srcs[0], seeds, S);
+        rc = stepq_plot(plot, table, png, vars);
+    }
+    free(sum);
+    stepq_cfg_free_sources(srcs, S);
+    free(seeds);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// octile sweep of the row influence
+
+static const char* const keys_octile[] = {"experiment", "description", "seed", "seeds", "source",
+                                          "calib_seed_offset", "calib_steps", "prefill", "decode",
+                                          "width", "output", "plot", "threads", NULL};
+
+int stepq_run_octile(const stepq_cfgfile* cf) {
+    long long prefill, decode, threads, csteps, width, offset;
+    const char *output, *plot, *desc;
+    uint64_t *seeds = NULL, *cseeds = NULL;
+    int S = 0;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_octile) ||
+        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
+        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "calib_steps", &csteps, 0, 2048, 2, 1LL << 40) ||
+        cfg_int(cf, NULL, "calib_seed_offset", &offset, 0, 1000, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "width", &width, 0, 4, 2, 8) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_cfg_seeds(&seeds, &S, cf))
+        return STEPQ_ERR;
+    stepq_set_threads(threads);
+    cseeds = mallocCheck(sizeof(uint64_t) * S);
+    for (int i = 0; i < S; i++) cseeds[i] = seeds[i] + (uint64_t)offset;  // other streams, same model
+    stepq_source** srcs = stepq_cfg_sources_for(cf, seeds, S);
+    stepq_source** cal = srcs ? stepq_cfg_sources_for(cf, cseeds, S) : NULL;
+    int rc = cal ? STEPQ_OK : STEPQ_ERR;
+    char table[4096], png[4096];
+    stepq_sibling(table, sizeof table, output, ".tsv");
+    stepq_sibling(png, sizeof png, output, ".png");
+    if (!rc) {
+        stepq_octile_cfg oc = {srcs, cal, seeds, S, csteps, prefill, decode, (int)width, output,
+                               plot ? table : NULL, {"octile", cf->path, cf->text, seeds[0], srcs[0]->desc}};
+        rc = stepq_make_parent(output) || stepq_octile(&oc);
+        if (!rc) printf("wrote %s\n", output);
+    }
+    if (!rc && plot) {
+        char vars[4096];
+        const stepq_format* f = stepq_format_find(width == 8 ? "int8" : width == 6 ? "int6" : "int4");
+        stepq_cfg_plot_vars(vars, sizeof vars, &f, 1, srcs[0], seeds, S);
+        rc = stepq_plot(plot, table, png, vars);
+    }
+    stepq_cfg_free_sources(srcs, S);
+    stepq_cfg_free_sources(cal, S);
+    free(seeds);
+    free(cseeds);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// sweeps of the calibration knobs
+
+static const char* const keys_knobs[] = {"experiment", "description", "seed", "seeds", "source",
+                                         "calibrate", "sweeps", "formats", "prefill", "decode",
+                                         "output", "plot", "threads", NULL};
+static const char* const keys_sweep[] = {"knob", "values", "paper", NULL};
+
+// sweeps (n) <- the config's `sweeps = ( { knob = "gamma"; values = [...]; paper = 0.25; }, ... )`
+static int sweeps_from_cfg(stepq_knob_sweep** out, double** store, int* n, const stepq_cfgfile* cf) {
+    config_setting_t* l = config_lookup(&cf->cfg, "sweeps");
+    if (!l || !config_setting_is_list(l) || config_setting_length(l) == 0) {
+        stepq_error("%s: 'sweeps' must be a non-empty list ( { knob = ...; values = [...]; }, ... )", cf->path);
+        return STEPQ_ERR;
+    }
+    *n = config_setting_length(l);
+    *out = callocCheck((size_t)*n, sizeof **out);
+    *store = callocCheck((size_t)*n * 64, sizeof **store);
+    for (int i = 0; i < *n; i++) {
+        config_setting_t* g = config_setting_get_elem(l, (unsigned)i);
+        const char* knob;
+        double* values = *store + (size_t)i * 64;
+        config_setting_t* vs = config_setting_is_group(g) ? config_setting_get_member(g, "values") : NULL;
+        if (!config_setting_is_group(g) || cfg_check_keys(cf, g, keys_sweep) || cfg_str(cf, g, "knob", &knob, 1, NULL) ||
+            stepq_knobs_check(knob) || cfg_float(cf, g, "paper", &(*out)[i].paper, 0, NAN, -1e30, 1e30)) {
+            if (!config_setting_is_group(g))
+                stepq_error("%s:%d: each sweep is a group { knob = ...; values = [...]; }", cf->path,
+                            config_setting_source_line(g));
+            return STEPQ_ERR;
+        }
+        int nv = vs && (config_setting_is_array(vs) || config_setting_is_list(vs)) ? config_setting_length(vs) : 0;
+        if (nv < 1 || nv > 64) {
+            stepq_error("%s:%d: sweep of %s needs 'values', a list of 1 to 64 numbers", cf->path,
+                        config_setting_source_line(g), knob);
+            return STEPQ_ERR;
+        }
+        for (int k = 0; k < nv; k++) {
+            config_setting_t* e = config_setting_get_elem(vs, (unsigned)k);
+            int t = config_setting_type(e);
+            if (t != CONFIG_TYPE_FLOAT && t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
+                stepq_error("%s:%d: the values of %s must be numbers", cf->path, config_setting_source_line(e), knob);
+                return STEPQ_ERR;
+            }
+            values[k] = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(e) : (double)config_setting_get_int64(e);
+        }
+        (*out)[i] = (stepq_knob_sweep){knob, values, nv, (*out)[i].paper};
+    }
+    return STEPQ_OK;
+}
+
+int stepq_run_knobs(const stepq_cfgfile* cf) {
+    long long prefill, decode, threads;
+    const char *output, *plot, *desc;
+    const stepq_format** fmts = NULL;
+    uint64_t* seeds = NULL;
+    stepq_knob_sweep* sweeps = NULL;
+    double* store = NULL;
+    int nf = 0, S = 0, nk = 0, err = 0;
+    config_setting_t* calib = NULL;
+    stepq_calib_build b = {0};
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_knobs) ||
+        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
+        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
+        stepq_cfg_seeds(&seeds, &S, cf) || (calib = cfg_group(cf, NULL, "calibrate", 1, &err), err) ||
+        sweeps_from_cfg(&sweeps, &store, &nk, cf) || stepq_calib_from_cfg(&b, cf, calib, NULL, NULL)) {
+        free(fmts); free(seeds); free(sweeps); free(store);
+        return STEPQ_ERR;
+    }
+    stepq_set_threads(threads);
+    stepq_source** srcs = stepq_cfg_sources_for(cf, seeds, S);
+    int rc = srcs ? STEPQ_OK : STEPQ_ERR;
+    char table[4096], png[4096];
+    stepq_sibling(table, sizeof table, output, ".tsv");
+    stepq_sibling(png, sizeof png, output, ".png");
+    if (!rc) {
+        stepq_knobs_cfg kc = {&b.c, sweeps, nk, srcs, seeds, S, fmts, nf, prefill, decode, output,
+                              plot ? table : NULL, {"knobs", cf->path, cf->text, seeds[0], srcs[0]->desc}};
+        rc = stepq_make_parent(output) || stepq_knobs(&kc);
+        if (!rc) printf("wrote %s\n", output);
+    }
+    if (!rc && plot) {
+        char vars[8192];
+        stepq_cfg_plot_vars(vars, sizeof vars, fmts, nf, srcs[0], seeds, S);
+        size_t o = strlen(vars);
+        o += (size_t)snprintf(vars + o, sizeof vars - o, "; knobs='");
+        for (int k = 0; k < nk; k++) o += (size_t)snprintf(vars + o, sizeof vars - o, k ? " %s" : "%s", sweeps[k].knob);
+        o += (size_t)snprintf(vars + o, sizeof vars - o, "'; papers='");
+        for (int k = 0; k < nk; k++) o += (size_t)snprintf(vars + o, sizeof vars - o, k ? " %g" : "%g", sweeps[k].paper);
+        snprintf(vars + o, sizeof vars - o, "'");
+        rc = stepq_plot(plot, table, png, vars);
+    }
+    stepq_calib_build_free(&b);
+    stepq_cfg_free_sources(srcs, S);
+    free(fmts); free(seeds); free(sweeps); free(store);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// calibration robustness across generator regimes
+
+static const char* const keys_robustness[] = {"experiment", "description", "seed", "seeds", "source",
+                                              "calibrate", "regimes", "formats", "prefill", "decode",
+                                              "output", "plot", "threads", NULL};
+static const char* const keys_regime[] = {"name", "knobs", NULL};
+
+// names (n), knob groups (n) of the config's list `key` = ( { name = ...; knobs = {...}; }, ... )
+static int regimes_from_cfg(const char*** names, const config_setting_t*** knobs, int* n,
+                            const stepq_cfgfile* cf, const char* key) {
+    config_setting_t* l = config_lookup(&cf->cfg, key);
+    if (!l || !config_setting_is_list(l) || config_setting_length(l) < 1) {
+        stepq_error("%s: '%s' must be a non-empty list ( { name = \"...\"; knobs = { ... }; }, ... )", cf->path, key);
+        return STEPQ_ERR;
+    }
+    *n = config_setting_length(l);
+    *names = callocCheck((size_t)*n, sizeof **names);
+    *knobs = callocCheck((size_t)*n, sizeof **knobs);
+    for (int i = 0; i < *n; i++) {
+        config_setting_t* g = config_setting_get_elem(l, (unsigned)i);
+        int err = 0;
+        if (!config_setting_is_group(g) || cfg_check_keys(cf, g, keys_regime) ||
+            cfg_str(cf, g, "name", &(*names)[i], 1, NULL) || ((*knobs)[i] = cfg_group(cf, g, "knobs", 0, &err), err)) {
+            if (!config_setting_is_group(g))
+                stepq_error("%s:%d: each entry of '%s' is a group { name = ...; knobs = { ... }; }", cf->path,
+                            config_setting_source_line(g), key);
+            return STEPQ_ERR;
+        }
+        for (int k = 0; k < i; k++)
+            if (!strcmp((*names)[k], (*names)[i])) {
+                stepq_error("%s:%d: '%s' names '%s' twice", cf->path, config_setting_source_line(g), key, (*names)[i]);
+                return STEPQ_ERR;
+            }
+    }
+    return STEPQ_OK;
+}
+
+// Each regime's calibration (knobs applied to the calibrate group) and its evaluation streams,
+// seed by seed: b, cc (R), evals (R, S); freed by free_regime_streams.
+typedef struct {
+    int R, S, built;
+    stepq_calib_build* b;
+    stepq_calib_cfg* cc;
+    stepq_source** evals;
+} regime_streams;
+
+static void free_regime_streams(regime_streams* rs) {
+    for (int r = 0; r < rs->built; r++) stepq_calib_build_free(&rs->b[r]);
+    for (size_t i = 0; rs->evals && i < (size_t)rs->R * rs->S; i++) stepq_source_free(rs->evals[i]);
+    free(rs->b); free(rs->cc); free(rs->evals);
+}
+
+static int regime_streams_build(regime_streams* rs, const stepq_cfgfile* cf, const config_setting_t* calib,
+                                const config_setting_t* const* knobs, int R, const uint64_t* seeds, int S) {
+    *rs = (regime_streams){R, S, 0, callocCheck((size_t)R, sizeof *rs->b), callocCheck((size_t)R, sizeof *rs->cc),
+                           callocCheck((size_t)R * S, sizeof *rs->evals)};
+    for (int r = 0; r < R; r++) {
+        if (stepq_calib_from_cfg(&rs->b[r], cf, calib, NULL, knobs[r])) return STEPQ_ERR;
+        rs->cc[r] = rs->b[r].c, rs->built++;
+        stepq_source** e = stepq_cfg_sources(cf, seeds, S, knobs[r]);
+        if (!e) return STEPQ_ERR;
+        memcpy(rs->evals + (size_t)r * S, e, sizeof *e * S);
+        free(e);
+    }
+    return STEPQ_OK;
+}
+
+// plot_vars and regimes='name name ...'
+static void regime_plot_vars(char* vars, size_t n, const stepq_format* const* fmts, int nf,
+                             const stepq_source* src, const uint64_t* seeds, int S, const char* const* names, int R) {
+    stepq_cfg_plot_vars(vars, n, fmts, nf, src, seeds, S);
+    size_t o = strlen(vars);
+    o += (size_t)snprintf(vars + o, n - o, "; regimes='");
+    for (int r = 0; r < R && o < n; r++) o += (size_t)snprintf(vars + o, n - o, r ? " %s" : "%s", names[r]);
+    if (o < n) snprintf(vars + o, n - o, "'");
+}
+
+int stepq_run_robustness(const stepq_cfgfile* cf) {
+    long long prefill, decode, threads;
+    const char *output, *plot, *desc, **names = NULL;
+    const config_setting_t** knobs = NULL;
+    const stepq_format** fmts = NULL;
+    uint64_t* seeds = NULL;
+    int nf = 0, S = 0, R = 0, err = 0;
+    config_setting_t* calib = NULL;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_robustness) ||
+        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
+        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
+        stepq_cfg_seeds(&seeds, &S, cf) || (calib = cfg_group(cf, NULL, "calibrate", 1, &err), err) ||
+        regimes_from_cfg(&names, &knobs, &R, cf, "regimes")) {
+        free(fmts); free(seeds); free(names); free(knobs);
+        return STEPQ_ERR;
+    }
+    stepq_set_threads(threads);
+    regime_streams rs;
+    int rc = regime_streams_build(&rs, cf, calib, knobs, R, seeds, S);
+    char table[4096], png[4096];
+    stepq_sibling(table, sizeof table, output, ".tsv");
+    stepq_sibling(png, sizeof png, output, ".png");
+    if (!rc) {
+        stepq_robust_cfg rcfg = {names, rs.cc, rs.evals, seeds, R, S, fmts, nf, prefill, decode, output,
+                                 plot ? table : NULL, {"robustness", cf->path, cf->text, seeds[0], rs.evals[0]->desc}};
+        rc = stepq_make_parent(output) || stepq_robust(&rcfg);
+        if (!rc) printf("wrote %s\n", output);
+    }
+    if (!rc && plot) {
+        char vars[8192];
+        regime_plot_vars(vars, sizeof vars, fmts, nf, rs.evals[0], seeds, S, names, R);
+        rc = stepq_plot(plot, table, png, vars);
+    }
+    free_regime_streams(&rs);
+    free(fmts); free(seeds); free(names); free(knobs);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// regimes
+
+static const char* const keys_regimes[] = {"experiment", "description", "seed", "seeds", "source",
+                                           "calibrate", "regimes", "formats", "halflife_format",
+                                           "prefill", "decode", "output", "plot", "threads", NULL};
+
+int stepq_run_regimes(const stepq_cfgfile* cf) {
+    long long prefill, decode, threads;
+    const char *output, *plot, *desc, *hlname, **names = NULL;
+    const config_setting_t** knobs = NULL;
+    const stepq_format** fmts = NULL;
+    uint64_t* seeds = NULL;
+    int nf = 0, S = 0, R = 0, err = 0;
+    config_setting_t* calib = NULL;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_regimes) ||
+        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
+        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || cfg_str(cf, NULL, "halflife_format", &hlname, 0, "int6") ||
+        stepq_formats_from_cfg(&fmts, &nf, cf) || stepq_cfg_seeds(&seeds, &S, cf) ||
+        (calib = cfg_group(cf, NULL, "calibrate", 1, &err), err) ||
+        regimes_from_cfg(&names, &knobs, &R, cf, "regimes")) {
+        free(fmts); free(seeds); free(names); free(knobs);
+        return STEPQ_ERR;
+    }
+    const stepq_format* hlf = stepq_format_find(hlname);
+    if (!hlf || stepq_format_needs_plan(hlf)) {
+        stepq_error("%s:%d: halflife_format '%s' must be a format that needs no plan (stepq formats)", cf->path,
+                    config_setting_source_line(config_lookup(&cf->cfg, "halflife_format")), hlname);
+        free(fmts); free(seeds); free(names); free(knobs);
+        return STEPQ_ERR;
+    }
+    stepq_set_threads(threads);
+    regime_streams rs;
+    int rc = regime_streams_build(&rs, cf, calib, knobs, R, seeds, S);
+    char table[4096], png[4096];
+    stepq_sibling(table, sizeof table, output, ".tsv");
+    stepq_sibling(png, sizeof png, output, ".png");
+    if (!rc) {
+        stepq_regimes_cfg gc = {names, rs.cc, rs.evals, seeds, R, S, fmts, nf, hlf, prefill, decode, output,
+                                plot ? table : NULL, {"regimes", cf->path, cf->text, seeds[0], rs.evals[0]->desc}};
+        rc = stepq_make_parent(output) || stepq_regimes(&gc);
+        if (!rc) printf("wrote %s\n", output);
+    }
+    if (!rc && plot) {
+        char vars[8192];
+        regime_plot_vars(vars, sizeof vars, fmts, nf, rs.evals[0], seeds, S, names, R);
+        rc = stepq_plot(plot, table, png, vars);
+    }
+    free_regime_streams(&rs);
+    free(fmts); free(seeds); free(names); free(knobs);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// memory figure
+
+static const char* const keys_memory[] = {"experiment", "description", "models", "formats",
+                                          "max_requests", "output", "plot", NULL};
+static const char* const keys_memory_model[] = {"preset", "weights_gb", "conv_mib", "requests", NULL};
+
+// models (n) <- `models = ( { preset = "..."; weights_gb = ...; }, ... )`; defaults from the
+// paper's serving settings of the preset (method 4.5)
+static int memory_models_from_cfg(stepq_memory_model** out, int* n, const stepq_cfgfile* cf) {
+    const config_setting_t* ms = config_lookup(&cf->cfg, "models");
+    if (!ms || !config_setting_is_list(ms) || config_setting_length(ms) == 0) {
+        stepq_error("%s: 'models' must be a non-empty list ( { preset = \"gdn-qwen-like\"; weights_gb = 53.8; }, ... )",
+                    cf->path);
+        return STEPQ_ERR;
+    }
+    *n = config_setting_length(ms);
+    *out = callocCheck((size_t)*n, sizeof **out);
+    for (int i = 0; i < *n; i++) {
+        const config_setting_t* g = config_setting_get_elem(ms, (unsigned)i);
+        const char* preset;
+        long long requests;
+        stepq_memory_model* m = &(*out)[i];
+        if (!config_setting_is_group(g)) {
+            stepq_error("%s:%d: each model is a group { preset = ...; }", cf->path, config_setting_source_line(g));
+            return STEPQ_ERR;
+        }
+        if (cfg_check_keys(cf, g, keys_memory_model) || cfg_str(cf, g, "preset", &preset, 1, NULL))
+            return STEPQ_ERR;
+        if (stepq_memory_paper_model(m, preset) != STEPQ_OK) {
+            stepq_error("%s:%d: unknown preset '%s' (gdn-qwen-like, kda-kimi-like)", cf->path,
+                        config_setting_source_line(g), preset);
+            return STEPQ_ERR;
+        }
+        if (cfg_float(cf, g, "weights_gb", &m->weights_gb, 0, m->weights_gb, 0, 1e6) ||
+            cfg_float(cf, g, "conv_mib", &m->conv_mib, 0, m->conv_mib, 0, 1e6) ||
+            cfg_int(cf, g, "requests", &requests, 0, m->requests, 1, 1 << 20))
+            return STEPQ_ERR;
+        m->requests = (int)requests;
+    }
+    return STEPQ_OK;
+}
+
+int stepq_run_memory(const stepq_cfgfile* cf) {
+    long long maxreq;
+    const char *output, *plot, *desc;
+    const stepq_format** fmts = NULL;
+    stepq_memory_model* models = NULL;
+    int nf = 0, nm = 0;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_memory) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) ||
+        cfg_int(cf, NULL, "max_requests", &maxreq, 0, 1024, 1, 1 << 20) ||
+        stepq_formats_from_cfg(&fmts, &nf, cf) || memory_models_from_cfg(&models, &nm, cf)) {
+        free(fmts); free(models);
+        return STEPQ_ERR;
+    }
+    char table[4096], png[4096], what[1024] = "";
+    stepq_sibling(table, sizeof table, output, ".tsv");
+    stepq_sibling(png, sizeof png, output, ".png");
+    for (int m = 0; m < nm; m++)
+        snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s", m ? ", " : "", models[m].name);
+    stepq_memory_sweep_cfg mc = {models, nm, fmts, nf, (int)maxreq, output, plot ? table : NULL,
+                                 {"memory", cf->path, cf->text, 0, what}};
+    int rc = stepq_make_parent(output) || stepq_memory_sweep(&mc);
+    if (!rc) printf("wrote %s\n", output);
+    if (!rc && plot) {
+        char vars[8192];
+        size_t o = (size_t)snprintf(vars, sizeof vars, "formats='");
+        for (int i = 0; i < nf; i++) o += (size_t)snprintf(vars + o, sizeof vars - o, i ? " %s" : "%s", fmts[i]->name);
+        o += (size_t)snprintf(vars + o, sizeof vars - o, "'; models='");
+        for (int m = 0; m < nm; m++) o += (size_t)snprintf(vars + o, sizeof vars - o, m ? " %s" : "%s", models[m].name);
+        o += (size_t)snprintf(vars + o, sizeof vars - o, "'; weights='");
+        for (int m = 0; m < nm; m++) o += (size_t)snprintf(vars + o, sizeof vars - o, m ? " %g" : "%g", models[m].weights_gb);
+        o += (size_t)snprintf(vars + o, sizeof vars - o, "'; convs='");
+        for (int m = 0; m < nm; m++) o += (size_t)snprintf(vars + o, sizeof vars - o, m ? " %g" : "%g", models[m].conv_mib);
+        o += (size_t)snprintf(vars + o, sizeof vars - o, "'; requests='");
+        for (int m = 0; m < nm; m++) o += (size_t)snprintf(vars + o, sizeof vars - o, m ? " %d" : "%d", models[m].requests);
+        snprintf(vars + o, sizeof vars - o, "'; description='%s'", desc);
+        rc = stepq_plot(plot, table, png, vars);
+    }
+    free(fmts);
+    free(models);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// nll: extra NLL over decode position on a language model
+
+static const char* const keys_nll[] = {"experiment", "description", "model", "documents", "formats", "plan",
+                                       "calibrate", "prefill", "decode", "bin", "output", "plot", "threads",
+                                       "backend", NULL};
+
+int stepq_run_nll(const stepq_cfgfile* cf) {
+    long long prefill, decode, bin, threads;
+    const char *output, *plot, *desc, *plan_path, *model_dir, **docs = NULL;
+    const stepq_format** fmts = NULL;
+    int nf = 0, nd = 0, err = 0;
+    config_setting_t* calib = NULL;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_nll) ||
+        cfg_str(cf, NULL, "model", &model_dir, 1, NULL) || cfg_str_list(cf, NULL, "documents", &docs, &nd, 1) ||
+        cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) || (calib = cfg_group(cf, NULL, "calibrate", 0, &err), err) ||
+        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 30) ||
+        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 30) ||
+        cfg_int(cf, NULL, "bin", &bin, 0, 256, 1, 1LL << 30) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) || cfg_str(cf, NULL, "description", &desc, 0, "") ||
+        cfg_str(cf, NULL, "output", &output, 1, NULL) || cfg_str(cf, NULL, "plot", &plot, 0, NULL) ||
+        stepq_formats_from_cfg(&fmts, &nf, cf) || stepq_formats_check_plan(cf, fmts, nf, plan_path)) {
+        free(fmts); free(docs);
+        return STEPQ_ERR;
+    }
+    int rc = STEPQ_OK;
+    if (nd == 0 || bin > decode || decode % bin) {
+        stepq_error("%s: %s", cf->path, nd == 0 ? "'documents' is empty" : "'bin' must divide 'decode'");
+        rc = STEPQ_ERR;
+    }
+    if (!rc && calib && !plan_path) {
+        stepq_error("%s: a 'calibrate' group needs 'plan', the file it writes", cf->path);
+        rc = STEPQ_ERR;
+    }
+    if (!rc && stepq_backend_from_cfg(cf, 1) == STEPQ_OK && stepq_backend() != STEPQ_BACKEND_CPU) {
+        stepq_error("%s: the language model runs on the CPU backend only", cf->path);
+        rc = STEPQ_ERR;
+    }
+    stepq_set_threads(threads);
+    stepq_lm m;
+    int loaded = !rc && stepq_lm_load(&m, model_dir) == STEPQ_OK;
+    rc = rc || !loaded;
+    stepq_plan plan, *pp = NULL;
+    if (!rc && plan_path) {
+        rc = calib ? stepq_cfg_calibrate_plan(cf, calib, plan_path, &plan, 1) : stepq_plan_read(&plan, plan_path);
+        if (!rc) pp = &plan;
+    }
+    char table[4096], png[4096];
+    stepq_sibling(table, sizeof table, output, ".tsv");
+    stepq_sibling(png, sizeof png, output, ".png");
+    if (!rc) {
+        stepq_nll_cfg nc = {&m, docs, nd, fmts, nf, pp, prefill, decode, (int)bin, output, plot ? table : NULL,
+                            {"nll", cf->path, cf->text, 0, m.desc}};
+        rc = stepq_make_parent(output) || stepq_nll(&nc);
+        if (!rc) printf("wrote %s\n", output);
+    }
+    if (!rc && plot) {
+        char vars[8192];
+        size_t o = (size_t)snprintf(vars, sizeof vars, "formats='");
+        for (int i = 0; i < nf; i++) o += (size_t)snprintf(vars + o, sizeof vars - o, i ? " %s" : "%s", fmts[i]->name);
+        snprintf(vars + o, sizeof vars - o, "'; source='%s; %d held-out documents, native prefill %lld, %lld forced "
+                 "decode steps'", m.desc, nd, prefill, decode);
+        rc = stepq_plot(plot, table, png, vars);
+    }
+    if (pp) stepq_plan_free(pp);
+    if (loaded) stepq_lm_free(&m);
+    free(fmts);
+    free(docs);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
