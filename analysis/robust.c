@@ -11,7 +11,8 @@
 #include "../base/stats.h"
 #include "evaluate.h"
 
-enum { RK_L, RK_M, RK_R, RK_OMEGA, N_RANKINGS };
+#define N_RANKINGS STEPQ_N_RANKINGS
+const char* const stepq_ranking_names[STEPQ_N_RANKINGS] = {"lifetime", "measured", "readout", "omega"};
 static const char* const rank_names[N_RANKINGS] = {"spearman_lifetime", "spearman_measured",
                                                    "spearman_readout", "spearman_omega"};
 static const char* const rank_desc[N_RANKINGS] = {
@@ -20,16 +21,46 @@ static const char* const rank_desc[N_RANKINGS] = {
     "Spearman of the units' read-out lifetimes R [R,R]",
     "Spearman of the key rows' omega [R,R]"};
 
+int stepq_plan_agreement(double* sp, const stepq_plan* a, const stepq_plan* b) {
+    if (a->kind != b->kind || a->K != b->K || a->V != b->V || a->H != b->H || a->G != b->G) {
+        stepq_error("the plans %s and %s are for different models or heads", a->file, b->file);
+        return STEPQ_ERR;
+    }
+    const size_t U = (size_t)a->H * a->G, rows = (size_t)a->H * a->K;
+    double* y = mallocCheck(sizeof(double) * (rows > U ? rows : U) * 4);
+    double *bl = y, *bm = y + U, *br = y + 2 * U, *bo = y + 3 * U;
+    int rc = STEPQ_OK;
+    for (int h = 0; h < a->H && !rc; h++) {  // b's numbers in a's order of heads
+        int hb = stepq_plan_find(b, a->layer[h], a->head[h]);
+        if (hb < 0) {
+            stepq_error("the plan %s has no head (layer %d, head %d) of %s", b->file, a->layer[h], a->head[h], a->file);
+            rc = STEPQ_ERR;
+            break;
+        }
+        for (int u = 0; u < a->G; u++) {
+            bl[(size_t)h * a->G + u] = b->L[(size_t)hb * b->G + u];
+            bm[(size_t)h * a->G + u] = b->M[(size_t)hb * b->G + u];
+            br[(size_t)h * a->G + u] = b->R[(size_t)hb * b->G + u];
+        }
+        for (int i = 0; i < a->K; i++) bo[(size_t)h * a->K + i] = b->omega[(size_t)hb * b->K + i];
+    }
+    if (!rc) {
+        sp[STEPQ_RANK_L] = stepq_spearman(a->L, bl, U);
+        sp[STEPQ_RANK_M] = stepq_spearman(a->M, bm, U);
+        sp[STEPQ_RANK_R] = stepq_spearman(a->R, br, U);
+        sp[STEPQ_RANK_OMEGA] = stepq_spearman(a->omega, bo, rows);
+    }
+    free(y);
+    return rc;
+}
+
 // sp (N_RANKINGS, R, R) <- the rankings' agreement between every two plans
 static void rankings(double* sp, const stepq_plan* plans, int R) {
     for (int a = 0; a < R; a++)
         for (int b = 0; b < R; b++) {
-            const stepq_plan *p = &plans[a], *q = &plans[b];
-            size_t U = (size_t)p->H * p->G, rows = (size_t)p->H * p->K;
-            sp[((size_t)RK_L * R + a) * R + b] = stepq_spearman(p->L, q->L, U);
-            sp[((size_t)RK_M * R + a) * R + b] = stepq_spearman(p->M, q->M, U);
-            sp[((size_t)RK_R * R + a) * R + b] = stepq_spearman(p->R, q->R, U);
-            sp[((size_t)RK_OMEGA * R + a) * R + b] = stepq_spearman(p->omega, q->omega, rows);
+            double s[N_RANKINGS];
+            stepq_assert(stepq_plan_agreement(s, &plans[a], &plans[b]) == STEPQ_OK);
+            for (int k = 0; k < N_RANKINGS; k++) sp[((size_t)k * R + a) * R + b] = s[k];
         }
 }
 

@@ -29,4 +29,12 @@ typedef struct {
 
 int stepq_robust(const stepq_robust_cfg* cfg);
 
+// How much two plans of the same model agree (method 4.1; the paper's 0.98-0.99 across
+// corpora): sp (4) <- Spearman of their units' lifetime weights L, measured lifetimes M and
+// read-out lifetimes R, and of their key rows' omega, heads matched by (layer, head).
+// STEPQ_ERR (message) when their shapes or heads differ.
+enum { STEPQ_RANK_L, STEPQ_RANK_M, STEPQ_RANK_R, STEPQ_RANK_OMEGA, STEPQ_N_RANKINGS };
+extern const char* const stepq_ranking_names[STEPQ_N_RANKINGS];
+int stepq_plan_agreement(double* sp, const stepq_plan* a, const stepq_plan* b);
+
 #endif

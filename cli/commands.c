@@ -8,6 +8,7 @@
 
 #include "../analysis/bench.h"
 #include "../analysis/memory.h"
+#include "../analysis/robust.h"
 #include "../sim/lm.h"
 #ifdef STEPQ_WITH_CUDA
 #include "../sim/cuda/serving.h"
@@ -425,4 +426,49 @@ int stepq_cmd_bench_gpu(int argc, char** argv) {
     stepq_error("bench-gpu: this stepq was built without CUDA (no nvcc when it was configured)");
     return 1;
 #endif
+}
+
+// ---------------------------------------------------------------------------------------------
+// compare-plans
+
+int stepq_cmd_compare_plans(int argc, char** argv) {
+    if (argc < 3 || stepq_wants_help(argc, argv)) {
+        puts("usage: stepq compare-plans A.h5 B.h5\n\n"
+             "How much two plans of the same model agree (method 4.1; the paper finds 0.98-0.99\n"
+             "between corpora): Spearman of their units' lifetime weights L, measured lifetimes\n"
+             "M and read-out lifetimes R, and of their key rows' omega, heads matched by (layer,\n"
+             "head); and the share of units given the same width in each allocation table.");
+        return argc < 3 ? 2 : 0;
+    }
+    if (argc != 3) {
+        stepq_error("compare-plans takes two plan files");
+        return 2;
+    }
+    stepq_plan a, b;
+    if (stepq_plan_read(&a, argv[1])) return 1;
+    if (stepq_plan_read(&b, argv[2])) {
+        stepq_plan_free(&a);
+        return 1;
+    }
+    double sp[STEPQ_N_RANKINGS];
+    int rc = stepq_plan_agreement(sp, &a, &b);
+    if (!rc) {
+        printf("%s\n  vs %s (%d heads, %d units)\n", argv[1], argv[2], a.H, a.H * a.G);
+        for (int k = 0; k < STEPQ_N_RANKINGS; k++) printf("  Spearman %-9s %.4f\n", stepq_ranking_names[k], sp[k]);
+        printf("  units given the same width:");
+        for (int s = 0; s < STEPQ_N_ALLOC; s++)
+            for (int q = 0; q < STEPQ_N_BUDGETS; q++) {
+                long same = 0, U = (long)a.H * a.G;
+                for (int h = 0; h < a.H; h++) {
+                    int hb = stepq_plan_find(&b, a.layer[h], a.head[h]);
+                    for (int u = 0; u < a.G; u++)
+                        same += a.bits[s][q][(size_t)h * a.G + u] == b.bits[s][q][(size_t)hb * b.G + u];
+                }
+                printf(" %s@%d %.3f", stepq_alloc_names[s], stepq_plan_budgets[q], (double)same / U);
+            }
+        putchar('\n');
+    }
+    stepq_plan_free(&a);
+    stepq_plan_free(&b);
+    return rc ? 1 : 0;
 }

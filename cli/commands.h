@@ -12,6 +12,7 @@ int stepq_cmd_formats(int argc, char** argv);
 int stepq_cmd_memory(int argc, char** argv);
 int stepq_cmd_bench(int argc, char** argv);
 int stepq_cmd_bench_gpu(int argc, char** argv);
+int stepq_cmd_compare_plans(int argc, char** argv);
 
 // experiments.c: runs the config at path; only: NULL (any experiment) or the one accepted;
 // quick: apply the config's quick group. Returns the exit status.

@@ -18,6 +18,7 @@ static const struct {
     {"replay", stepq_cmd_replay, "...", "run a trace file through the decode-step protocol in one format"},
     {"trace", stepq_cmd_trace, "...", "write a synthetic stream as a trace file"},
     {"calibrate", stepq_cmd_calibrate, "CONFIG.cfg", "make a plan (bit allocation, pivots, row influence)"},
+    {"compare-plans", stepq_cmd_compare_plans, "A.h5 B.h5", "Spearman of two plans' lifetime and omega rankings"},
     {"formats", stepq_cmd_formats, "", "list the state formats with nominal and actual bits"},
     {"memory", stepq_cmd_memory, "", "bit accounting and the serving memory model (method 4.4, 4.5)"},
     {"bench", stepq_cmd_bench, "", "time the decode step and codecs against this machine's peaks (method 6.5)"},
@@ -28,7 +29,7 @@ static const struct {
 static void usage(FILE* fp) {
     fputs("usage: stepq COMMAND [ARGS]   (stepq COMMAND --help for each)\n\n", fp);
     for (size_t i = 0; i < N_COMMANDS; i++)
-        fprintf(fp, "  %-10s %-11s %s\n", commands[i].name, commands[i].args, commands[i].summary);
+        fprintf(fp, "  %-13s %-11s %s\n", commands[i].name, commands[i].args, commands[i].summary);
     fputs("\nFrom the repository root, ./stepq installs what is missing, builds, then runs this.\n"
           "The method the commands cite (\"method 4.2\") is docs/method.md.\n", fp);
 }
