@@ -25,6 +25,15 @@ long long stepq_threads_override = -1;
 
 const char* stepq_backend_override = NULL;
 
+const char* stepq_data_path(char* buf, size_t n, const char* path) {
+    struct stat st;
+    snprintf(buf, n, "%s", path);
+    if (path[0] == '/' || stat(path, &st) == 0) return buf;
+    snprintf(buf, n, "%s/%s", STEPQ_SOURCE_DIR, path);
+    if (stat(buf, &st) != 0) snprintf(buf, n, "%s", path);  // neither: the message names it as given
+    return buf;
+}
+
 int stepq_backend_from_cfg(const stepq_cfgfile* cf, int has_key) {
     const char* name = "cpu";
     if (has_key && cfg_str(cf, NULL, "backend", &name, 0, "cpu")) return STEPQ_ERR;
@@ -124,7 +133,9 @@ static int model_from_cfg(stepq_source** out, const stepq_cfgfile* cf, const con
         cfg_str(cf, g, "text", &text, 1, NULL) || cfg_int(cf, g, "offset", &offset, 0, 0, 0, 1LL << 40) ||
         cfg_int(cf, g, "length", &length, 1, 0, 1, 1LL << 30))
         return STEPQ_ERR;
-    return model_source(out, path, text, offset, length, desc, desc_n);
+    char pb[4096], tb[4096];
+    return model_source(out, stepq_data_path(pb, sizeof pb, path), stepq_data_path(tb, sizeof tb, text), offset,
+                        length, desc, desc_n);
 }
 
 // source.knobs = { key_ridge_gain = 8.0; ... }: overrides of the preset's generator knobs; k
@@ -320,7 +331,10 @@ static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, cons
             if (i == 0) o += (size_t)snprintf(text + o, text_n - o, "source: %s\nseeds:", desc);
             o += (size_t)snprintf(text + o, text_n - o, " %d", seeds[i]);
         } else if (nx) {
-            if (model_source(&b->c.segments[i], model, texts[i], 0, steps, desc, sizeof desc)) return STEPQ_ERR;
+            char mb[4096], tb[4096];
+            if (model_source(&b->c.segments[i], stepq_data_path(mb, sizeof mb, model),
+                             stepq_data_path(tb, sizeof tb, texts[i]), 0, steps, desc, sizeof desc))
+                return STEPQ_ERR;
             o += (size_t)snprintf(text + o, text_n - o, "segment: %s\n", desc);
         } else {
             stepq_trace tr;

@@ -50,6 +50,10 @@ extern const char* stepq_backend_override;  // --backend, or NULL
 // "cpu"); STEPQ_ERR with the key's line for an unknown name or a backend this build or machine
 // lacks.
 int stepq_backend_from_cfg(const stepq_cfgfile* cf, int has_key);
+// A path of the repository's own data (data/lm/...) as a config names it: as given when it
+// exists from the working directory, else under the source tree stepq was built from (so a
+// config runs from any directory); returns buf.
+const char* stepq_data_path(char* buf, size_t n, const char* path);
 
 // mkdir -p of the directory part of path
 int stepq_make_parent(const char* path);

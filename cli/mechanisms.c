@@ -598,8 +598,11 @@ int stepq_run_nll(const stepq_cfgfile* cf) {
         rc = STEPQ_ERR;
     }
     stepq_set_threads(threads);
+    char mbuf[4096];
+    char(*dbuf)[4096] = mallocCheck(sizeof *dbuf * (size_t)(nd ? nd : 1));
+    for (int i = 0; i < nd; i++) docs[i] = stepq_data_path(dbuf[i], sizeof dbuf[i], docs[i]);
     stepq_lm m;
-    int loaded = !rc && stepq_lm_load(&m, model_dir) == STEPQ_OK;
+    int loaded = !rc && stepq_lm_load(&m, stepq_data_path(mbuf, sizeof mbuf, model_dir)) == STEPQ_OK;
     rc = rc || !loaded;
     stepq_plan plan, *pp = NULL;
     if (!rc && plan_path) {
@@ -627,6 +630,7 @@ int stepq_run_nll(const stepq_cfgfile* cf) {
     if (loaded) stepq_lm_free(&m);
     free(fmts);
     free(docs);
+    free(dbuf);
     return rc ? STEPQ_ERR : STEPQ_OK;
 }
 

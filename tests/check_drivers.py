@@ -69,8 +69,16 @@ def mean_ci(x):
 def config_list(cfg_path, key):
     """a list of strings or numbers of the config's quick group if it sets it, else of the root"""
     text = open(cfg_path).read()
-    q = re.search(r"^quick\s*=\s*\{(.*?)\};\s*$", text, re.S | re.M)
-    for part in ([q.group(1)] if q else []) + [text]:
+    quick_group = None
+    m = re.search(r"^quick\s*=\s*\{", text, re.M)
+    if m:  # the group up to its matching brace
+        depth, i = 1, m.end()
+        while depth and i < len(text):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        quick_group = text[m.end():i - 1]
+        text = text[:m.start()] + text[i:]
+    for part in ([quick_group] if quick_group else []) + [text]:
         m = re.search(r"\b%s\s*=\s*\[([^\]]*)\]" % key, part)
         if m:
             items = [s.strip().strip('"') for s in m.group(1).split(",") if s.strip()]
@@ -298,6 +306,31 @@ def check_ablation():
             check(bits["int6"] == 6.125 and bits["int4"] == 4.125 and bits["fp32"] == 32, f"ablation {tag}: bits of int6/int4/fp32")
 
 
+def check_nll():
+    for tag in ("gdn", "kda"):
+        cfg = os.path.join(src, "experiments", f"nll_{tag}.cfg")
+        path = os.path.join(quick, "nll", f"{tag}.h5")
+        png(path[:-3] + ".png")
+        with h5py.File(path, "r") as f:
+            described(f, f"nll {tag}")
+            D, F = len(config_list(cfg, "documents")), len(config_list(cfg, "formats"))
+            N, B = int(f.attrs["decode"]), int(f.attrs["bin"])
+            nat, extra = f["nll_native"][()], f["extra"][()]
+            check(nat.shape == (D, N) and extra.shape == (D, F, N // B), f"nll {tag}: shapes {nat.shape} {extra.shape}")
+            check(np.all(nat > 0) and np.all(np.isfinite(extra)), f"nll {tag}: NLL positive, extra finite")
+            check(close(f["bpb_native"][()], nat.mean(axis=1) / np.log(2)), f"nll {tag}: bits per byte = mean NLL / ln 2")
+            check(close(f["extra_window"][()], extra.mean(axis=2)), f"nll {tag}: the window's extra = mean of its bins")
+            check(close(f["bpb"][()], f["bpb_native"][()][:, None] + f["extra_window"][()] / np.log(2)),
+                  f"nll {tag}: bpb = native + extra / ln 2")
+            mc = [mean_ci(extra[:, fi, b]) for fi in range(F) for b in range(N // B)]
+            check(close(f["extra_mean"][()].ravel(), [x[0] for x in mc]) and
+                  close(f["extra_ci95"][()].ravel(), [x[1] for x in mc], rtol=1e-4), f"nll {tag}: mean and CI over documents")
+    with h5py.File(os.path.join(quick, "nll", "fp32.h5"), "r") as f:
+        ex = f["extra"][()]
+        check(np.all(ex[:, 0] == 0), "nll: fp32 states through the protocol add exactly no NLL")
+        check(np.all(f["extra_window"][:, 1] > 0), "nll: int4 states cost NLL on every document")
+
+
 def check_regimes():
     for tag, cfg in presets():
         path = os.path.join(quick, "regimes", f"{tag}.h5")
@@ -320,7 +353,7 @@ def check_regimes():
             check(close(m, ratio.mean(axis=1)), f"regimes {tag}: ratio_mean over seeds")
 
 
-{"memory": check_memory, "selfcorrect": check_selfcorrect, "halflife": check_halflife, "octile": check_octile,
+{"nll": check_nll, "memory": check_memory, "selfcorrect": check_selfcorrect, "halflife": check_halflife, "octile": check_octile,
  "knobs": check_knobs, "robustness": check_robustness, "ablation": check_ablation, "regimes": check_regimes}[driver]()
 print(f"check_drivers {driver}: {checks - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -20,6 +20,22 @@ run() {  # CONFIG: runs it at its quick size; outputs land under $dir/results/qu
 }
 case "$driver" in
 memory) run "$src/experiments/memory.cfg" ;;
+nll)
+    run "$src/experiments/nll_gdn.cfg"
+    run "$src/experiments/nll_kda.cfg"
+    # fp32 through the protocol must add exactly nothing
+    cat >"$dir/nll_fp32.cfg" <<CFG
+experiment = "nll";
+model = "$src/data/lm/gdn";
+documents = ["$src/data/lm/heldout/prose/Ruth.txt", "$src/data/lm/heldout/prose/Jas.txt"];
+prefill = 32;
+decode = 96;
+bin = 32;
+formats = ["fp32", "int4"];
+output = "$dir/results/quick/nll/fp32.h5";
+CFG
+    run "$dir/nll_fp32.cfg"
+    ;;
 selfcorrect)
     run "$src/experiments/selfcorrect_gdn.cfg"
     run "$src/experiments/selfcorrect_kda.cfg"
