@@ -353,6 +353,26 @@ static int write_bench(const stepq_bench_cfg* c, const step_table* st, const cha
     return h5u_commit(f, c->output);
 }
 
+// every format's full step, with the active kernels and with the reference, beside the
+// plain fp32 loop, the reference step and the fp32 step
+static step_table time_steps(const inputs* in, const stepq_kernels* k, const stepq_bench_isa* isa,
+                             const stepq_plan* plan, long n) {
+    step_table st = {mallocCheck(sizeof(char*) * (N_BASE + stepq_n_formats)),
+                     callocCheck(N_BASE + stepq_n_formats, sizeof(step_time)),
+                     callocCheck(N_BASE + stepq_n_formats, sizeof(step_time)), N_BASE + stepq_n_formats};
+    static const char* const base_names[N_BASE] = {"plain fp32 loop", "fp32 reference", "fp32 step"};
+    for (int i = 0; i < st.n; i++) {
+        step_job j = {in, i < N_BASE ? NULL : &stepq_formats[i - N_BASE], i, k, isa, plan};
+        st.names[i] = i < N_BASE ? base_names[i] : stepq_formats[i - N_BASE].name;
+        st.fast[i] = time_job(&j, n);
+        if (i >= N_BASE) {
+            j.k = &stepq_kernels_reference;
+            st.ref[i] = time_job(&j, n);
+        }
+    }
+    return st;
+}
+
 int stepq_bench(const stepq_bench_cfg* c) {
     const stepq_kernels* k = stepq_kernels_active();
     const stepq_bench_isa* isa = isa_for(k);
@@ -367,19 +387,7 @@ int stepq_bench(const stepq_bench_cfg* c) {
     printf("machine: one core's FMA peak %.1f GFLOP/s (%s vectors); copy %.1f GB/s (%.1f GB/s read + write)\n",
            peak, k->name, bw, 2 * bw);
 
-    step_table st = {mallocCheck(sizeof(char*) * (N_BASE + stepq_n_formats)),
-                     callocCheck(N_BASE + stepq_n_formats, sizeof(step_time)),
-                     callocCheck(N_BASE + stepq_n_formats, sizeof(step_time)), N_BASE + stepq_n_formats};
-    static const char* const base_names[N_BASE] = {"plain fp32 loop", "fp32 reference", "fp32 step"};
-    for (int i = 0; i < st.n; i++) {
-        step_job j = {in, i < N_BASE ? NULL : &stepq_formats[i - N_BASE], i, k, isa, &plan};
-        st.names[i] = i < N_BASE ? base_names[i] : stepq_formats[i - N_BASE].name;
-        st.fast[i] = time_job(&j, n);
-        if (i >= N_BASE) {
-            j.k = &stepq_kernels_reference;
-            st.ref[i] = time_job(&j, n);
-        }
-    }
+    step_table st = time_steps(in, k, isa, &plan, n);
     print_steps(&st, k, peak, bw);
 
     static const char* const serve_fmts[] = {"fp32", "int8", "int6", "int4", "stepquant6", "nvfp4"};

@@ -69,6 +69,34 @@ static double propagate_error(double* E, double* rows, const stepq_step_in* in, 
     return s;
 }
 
+// the boundary: the format's error E_0 = decode(encode(S)) - S, and each KDA row's size
+static int inject(hl_scratch* x, const float* S, int K, int V, int U) {
+    if (stepq_qstate_load(&x->q, S)) return STEPQ_ERR;
+    for (size_t e = 0; e < (size_t)K * V; e++) x->E[e] = (double)x->q.X[e] - S[e];
+    for (int u = 0; u < U; u++) x->acc[u] = x->d[u] = x->pers[u] = 0;
+    for (int i = 0; i < K; i++) {  // KDA: each row's injected error
+        double e0 = 0;
+        for (int j = 0; j < V; j++) e0 += x->E[(size_t)i * V + j] * x->E[(size_t)i * V + j];
+        if (U > 1) x->e0[i] = e0;
+    }
+    return STEPQ_OK;
+}
+
+// head h's units into the run's arrays
+static void store(hl_run* r, int s, int h, const hl_scratch* x, double first, int K, int V) {
+    const stepq_halflife_cfg* c = r->c;
+    const int U = r->U;
+    const double steps = (double)(c->prefill + c->decode);
+    for (int u = 0; u < U; u++) {
+        size_t o = (size_t)s * r->H * U + (size_t)h * U + u;
+        double l = (U > 1 ? x->rs.gsum[u] : x->rs.gsum[0]) / steps;
+        r->hl[o] = l < 0 ? M_LN2 / -l : INFINITY;
+        r->acc[o] = x->acc[u];
+        r->d[o] = x->d[u] / (double)c->decode / (U > 1 ? V : (double)K * V);
+        r->pers[o] = U > 1 ? (x->e0[u] > 0 ? x->pers[u] / x->e0[u] : NAN) : (first > 0 ? x->pers[0] / first : NAN);
+    }
+}
+
 static int one_head(hl_run* r, int s, int h, hl_scratch* x) {
     const stepq_halflife_cfg* c = r->c;
     const stepq_source* src = c->srcs[s];
@@ -84,17 +112,9 @@ static int one_head(hl_run* r, int s, int h, hl_scratch* x) {
         stepq_runstate_step(rs, &in, src->scale);
     }
     stepq_qstate_init(&x->q, c->format, NULL, 0, src->kind, K, V);
-    if (stepq_qstate_load(&x->q, rs->S)) return STEPQ_ERR;
-    for (size_t e = 0; e < KV; e++) x->E[e] = (double)x->q.X[e] - rs->S[e];
-    for (int u = 0; u < U; u++) x->acc[u] = x->d[u] = x->pers[u] = 0;
-    for (int i = 0; i < K; i++) {  // KDA: each row's injected error
-        double e0 = 0;
-        for (int j = 0; j < V; j++) e0 += x->E[(size_t)i * V + j] * x->E[(size_t)i * V + j];
-        if (U > 1) x->e0[i] = e0;
-    }
+    int rc = inject(x, rs->S, K, V, U);
     double first = -1;
     float y[STEPQ_MAX_DIM];
-    int rc = STEPQ_OK;
     for (long td = 0; td < c->decode && rc == STEPQ_OK; td++) {
         src->next(cur, &in);
         stepq_runstate_observe(rs, &in, src->scale, 0);
@@ -123,15 +143,7 @@ static int one_head(hl_run* r, int s, int h, hl_scratch* x) {
     }
     src->close(cur);
     stepq_qstate_free(&x->q);
-    const double steps = (double)(c->prefill + c->decode);
-    for (int u = 0; u < U; u++) {
-        size_t o = (size_t)s * r->H * U + (size_t)h * U + u;
-        double l = (U > 1 ? rs->gsum[u] : rs->gsum[0]) / steps;
-        r->hl[o] = l < 0 ? M_LN2 / -l : INFINITY;
-        r->acc[o] = x->acc[u];
-        r->d[o] = x->d[u] / (double)c->decode / (U > 1 ? V : (double)KV);
-        r->pers[o] = U > 1 ? (x->e0[u] > 0 ? x->pers[u] / x->e0[u] : NAN) : (first > 0 ? x->pers[0] / first : NAN);
-    }
+    store(r, s, h, x, first, K, V);
     return rc;
 }
 

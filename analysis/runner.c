@@ -93,6 +93,27 @@ static void measure(stepq_run_out* o, const stepq_run_cfg* cfg, int f, int h, lo
     if (cfg->keep_y) memcpy(o->y + (((size_t)f * o->T + t) * H + h) * V, rs->y_hat, sizeof(float) * V);
 }
 
+// The boundary of head h: every format encodes the native state after the prefill.
+static int boundary(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg, int h, head_scratch* s,
+                    run_failure* fail) {
+    const int K = src->K, V = src->V, H = src->n_heads;
+    int rc = STEPQ_OK;
+    if (!isfinite(stepq_sq_norm(s->rs.S, K, V))) {
+        *fail = (run_failure){cfg->prefill - 1, 0, h, 1, 1};
+        rc = STEPQ_ERR;
+    }
+    for (int f = 0; f < cfg->n_formats; f++) {  // checked by stepq_plan_match before any head runs
+        stepq_assert(stepq_qstate_init(&s->qs[f], cfg->formats[f], cfg->plan, s->plan_index[h],
+                                       src->kind, K, V) == STEPQ_OK);
+        o->bytes[(size_t)f * H + h] = (double)s->qs[f].bytes;
+        if (rc == STEPQ_OK && stepq_qstate_load(&s->qs[f], s->rs.S) != STEPQ_OK) {
+            *fail = (run_failure){cfg->prefill, f, h, 1, 0};
+            rc = STEPQ_ERR;
+        }
+    }
+    return rc;
+}
+
 // One head end to end. Returns STEPQ_ERR with *fail filled when a format fails.
 static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg, int h,
                     head_scratch* s, run_failure* fail) {
@@ -103,20 +124,7 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
     stepq_cursor* c = src->open(src, h);
     stepq_step_in in;
     double gate_sum = prefill(o, src, cfg, h, c, rs);
-    int rc = STEPQ_OK;
-    if (!isfinite(stepq_sq_norm(rs->S, K, V))) {
-        *fail = (run_failure){cfg->prefill - 1, 0, h, 1, 1};
-        rc = STEPQ_ERR;
-    }
-    for (int f = 0; f < F; f++) {  // checked by stepq_plan_match before any head runs
-        stepq_assert(stepq_qstate_init(&s->qs[f], cfg->formats[f], cfg->plan, s->plan_index[h],
-                                       src->kind, K, V) == STEPQ_OK);
-        o->bytes[(size_t)f * H + h] = (double)s->qs[f].bytes;
-        if (rc == STEPQ_OK && stepq_qstate_load(&s->qs[f], rs->S) != STEPQ_OK) {
-            *fail = (run_failure){cfg->prefill, f, h, 1, 0};
-            rc = STEPQ_ERR;
-        }
-    }
+    int rc = boundary(o, src, cfg, h, s, fail);
     for (long td = 0; td < cfg->decode && rc == STEPQ_OK; td++) {
         long t = cfg->prefill + td;
         src->next(c, &in);
@@ -193,6 +201,18 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
     return run_heads_cpu(o, src, cfg);
 }
 
+// the message of a run that met a non-finite value: which path, head and step
+static void report_failure(const run_failure* f, const stepq_source* src, const stepq_run_cfg* cfg) {
+    if (f->reference)
+        stepq_error("%s: the float32 reference met a non-finite state or read-out at head %d (layer %d, "
+                    "head %d), step %ld: the inputs overflow the recurrence; nothing was written",
+                    src->desc, f->h, src->layer[f->h], src->head[f->h], f->t);
+    else
+        stepq_error("%s: the quantized path of format %s met a non-finite state at head %d (layer %d, "
+                    "head %d), step %ld; the format overflowed; nothing was written",
+                    src->desc, cfg->formats[f->f]->name, f->h, src->layer[f->h], src->head[f->h], f->t);
+}
+
 static int run_heads_cpu(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg) {
     int* plan_index = callocCheck((size_t)src->n_heads, sizeof(int));
     if (stepq_run_prepare(plan_index, src, cfg) != STEPQ_OK) {
@@ -238,18 +258,8 @@ static int run_heads_cpu(stepq_run_out* o, const stepq_source* src, const stepq_
         stepq_run_out_free(o);
         return STEPQ_ERR;
     }
-    if (fail.failed && fail.reference) {
-        stepq_error("%s: the float32 reference met a non-finite state or read-out at head %d (layer %d, "
-                    "head %d), step %ld: the inputs overflow the recurrence; nothing was written",
-                    src->desc, fail.h, src->layer[fail.h], src->head[fail.h], fail.t);
-        stepq_run_out_free(o);
-        return STEPQ_ERR;
-    }
     if (fail.failed) {
-        stepq_error("%s: the quantized path of format %s met a non-finite state at head %d (layer %d, "
-                    "head %d), step %ld; the format overflowed; nothing was written",
-                    src->desc, cfg->formats[fail.f]->name, fail.h, src->layer[fail.h],
-                    src->head[fail.h], fail.t);
+        report_failure(&fail, src, cfg);
         stepq_run_out_free(o);
         return STEPQ_ERR;
     }

@@ -108,26 +108,28 @@ int stepq_cmd_calibrate(int argc, char** argv) {
 // ---------------------------------------------------------------------------------------------
 // replay
 
+static int replay_help(void) {
+    char planned[512];
+    planned_names(planned, sizeof planned);
+    printf("usage: stepq replay --trace IN.h5 --format NAME --out OUT.h5 [--prefill N]\n"
+           "                    [--plan PLAN.h5] [--normalize] [--threads N]\n\n"
+           "Runs a trace through the decode-step protocol of method 2 in format NAME, beside a\n"
+           "float32 reference on the same inputs. With --prefill N the first N steps run at\n"
+           "native precision and the boundary state is encoded once (default 0: the trace's\n"
+           "S0 is encoded at step 0). Writes y [T,HV,V], y_ref, S_final [HV,K,V], S_ref_final,\n"
+           "per-step err_readout and err_state [HV,D], accumulated_readout_rel and p1_residual.\n"
+           "These formats need --plan, made for the trace's heads (its layer and head labels, or\n"
+           "layer 0 and head = value head) by `stepq calibrate`: %s.\n"
+           "q and k must be L2-normalised per head and step (within 1e-3), as fla feeds them;\n"
+           "--normalize divides them by their norms instead of refusing the trace.\n", planned);
+    return 0;
+}
+
 int stepq_cmd_replay(int argc, char** argv) {
     const char *in = NULL, *fmt_name = NULL, *out = NULL, *plan_path = NULL;
     long long prefill = 0;
     int normalize = 0;
-    if (stepq_wants_help(argc, argv)) {
-        char planned[512];
-        planned_names(planned, sizeof planned);
-        printf("usage: stepq replay --trace IN.h5 --format NAME --out OUT.h5 [--prefill N]\n"
-               "                    [--plan PLAN.h5] [--normalize] [--threads N]\n\n"
-               "Runs a trace through the decode-step protocol of method 2 in format NAME, beside a\n"
-               "float32 reference on the same inputs. With --prefill N the first N steps run at\n"
-               "native precision and the boundary state is encoded once (default 0: the trace's\n"
-               "S0 is encoded at step 0). Writes y [T,HV,V], y_ref, S_final [HV,K,V], S_ref_final,\n"
-               "per-step err_readout and err_state [HV,D], accumulated_readout_rel and p1_residual.\n"
-               "These formats need --plan, made for the trace's heads (layer 0, head = value head)\n"
-               "by `stepq calibrate`: %s.\n"
-               "q and k must be L2-normalised per head and step (within 1e-3), as fla feeds them;\n"
-               "--normalize divides them by their norms instead of refusing the trace.\n", planned);
-        return 0;
-    }
+    if (stepq_wants_help(argc, argv)) return replay_help();
     stepq_opt opts[] = {
         {"--trace", OPT_STR, &in, NULL, 0, 0, 1, "a trace file IN.h5", 0},
         {"--format", OPT_STR, &fmt_name, NULL, 0, 0, 1, "a format name (see `stepq formats`)", 0},

@@ -156,6 +156,33 @@ void stepq_cfg_plot_vars(char* vars, size_t n, const stepq_format* const* fmts, 
     if (o < n) snprintf(vars + o, n - o, "'");
 }
 
+// what a propagation config must also satisfy once its keys are read
+static int propagation_checks(const stepq_cfgfile* cf, const config_setting_t* calib, const char* plan_path,
+                              long long bin, long long decode) {
+    if (calib && !plan_path) {
+        stepq_error("%s: a 'calibrate' group needs 'plan', the file it writes", cf->path);
+        return STEPQ_ERR;
+    }
+    if (stepq_backend_from_cfg(cf, 1)) return STEPQ_ERR;
+    if (cf->resume && stepq_backend() == STEPQ_BACKEND_CUDA) {
+        stepq_error("%s: --resume continues CPU runs; a run on the GPU is not journaled", cf->path);
+        return STEPQ_ERR;
+    }
+    if (bin > decode || decode % bin) {
+        stepq_error("%s:%d: 'bin' = %lld must divide 'decode' = %lld (every bin averages the same number of "
+                    "steps)", cf->path, config_setting_source_line(config_lookup(&cf->cfg, "bin")), bin, decode);
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
+// the journal's key: this config's text (with its sources and plan) at this revision
+static void journal_key(char* key, size_t n, const stepq_cfgfile* cf) {
+    uint64_t k = stepq_fnv1a(STEPQ_FNV1A_INIT, cf->text, strlen(cf->text));
+    k = stepq_fnv1a(k, stepq_git_revision(), strlen(stepq_git_revision()));
+    snprintf(key, n, "%016" PRIx64, k);
+}
+
 static int run_propagation(const stepq_cfgfile* cf) {
     long long prefill, decode, bin, threads;
     const char *output, *plot, *desc, *plan_path, *report;
@@ -178,26 +205,7 @@ static int run_propagation(const stepq_cfgfile* cf) {
         return STEPQ_ERR;
     }
     stepq_set_threads(threads);
-    if (calib && !plan_path) {
-        stepq_error("%s: a 'calibrate' group needs 'plan', the file it writes", cf->path);
-        free(fmts);
-        free(seeds);
-        return STEPQ_ERR;
-    }
-    if (stepq_backend_from_cfg(cf, 1)) {
-        free(fmts);
-        free(seeds);
-        return STEPQ_ERR;
-    }
-    if (cf->resume && stepq_backend() == STEPQ_BACKEND_CUDA) {
-        stepq_error("%s: --resume continues CPU runs; a run on the GPU is not journaled", cf->path);
-        free(fmts);
-        free(seeds);
-        return STEPQ_ERR;
-    }
-    if (bin > decode || decode % bin) {
-        stepq_error("%s:%d: 'bin' = %lld must divide 'decode' = %lld (every bin averages the same number of "
-                    "steps)", cf->path, config_setting_source_line(config_lookup(&cf->cfg, "bin")), bin, decode);
+    if (propagation_checks(cf, calib, plan_path, bin, decode)) {
         free(fmts);
         free(seeds);
         return STEPQ_ERR;
@@ -215,11 +223,8 @@ static int run_propagation(const stepq_cfgfile* cf) {
         stepq_sibling(table, sizeof table, output, ".tsv");
         stepq_sibling(png, sizeof png, output, ".png");
         stepq_sibling(ftable, sizeof ftable, output, "_formats.tsv");
-        // the journal's key: this config's text (with its sources and plan) at this revision
         char key[64];
-        uint64_t k = stepq_fnv1a(STEPQ_FNV1A_INIT, cf->text, strlen(cf->text));
-        k = stepq_fnv1a(k, stepq_git_revision(), strlen(stepq_git_revision()));
-        snprintf(key, sizeof key, "%016" PRIx64, k);
+        journal_key(key, sizeof key, cf);
         stepq_propagation_cfg pc = {srcs, seeds, S, fmts, nf, prefill, decode, (int)bin, pp, output,
                                     plot ? table : NULL, report, report ? ftable : NULL, key, cf->resume,
                                     {"propagation", cf->path, cf->text, seeds[0], srcs[0]->desc}};
@@ -234,8 +239,7 @@ static int run_propagation(const stepq_cfgfile* cf) {
         }
     }
     stepq_cfg_free_sources(srcs, S);
-    free(seeds);
-    free(fmts);
+    free(seeds), free(fmts);
     if (pp) stepq_plan_free(pp);
     return rc ? STEPQ_ERR : STEPQ_OK;
 }

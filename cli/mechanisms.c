@@ -566,6 +566,24 @@ static const char* const keys_nll[] = {"experiment", "description", "model", "do
                                        "calibrate", "prefill", "decode", "bin", "output", "plot", "threads",
                                        "backend", NULL};
 
+static int nll_checks(const stepq_cfgfile* cf, int nd, long long bin, long long decode,
+                      const config_setting_t* calib, const char* plan_path) {
+    if (nd == 0 || bin > decode || decode % bin) {
+        stepq_error("%s: %s", cf->path, nd == 0 ? "'documents' is empty" : "'bin' must divide 'decode'");
+        return STEPQ_ERR;
+    }
+    if (calib && !plan_path) {
+        stepq_error("%s: a 'calibrate' group needs 'plan', the file it writes", cf->path);
+        return STEPQ_ERR;
+    }
+    if (stepq_backend_from_cfg(cf, 1)) return STEPQ_ERR;
+    if (stepq_backend() != STEPQ_BACKEND_CPU) {
+        stepq_error("%s: the language model runs on the CPU backend only", cf->path);
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
 int stepq_run_nll(const stepq_cfgfile* cf) {
     long long prefill, decode, bin, threads;
     const char *output, *plot, *desc, *plan_path, *model_dir, **docs = NULL;
@@ -584,19 +602,7 @@ int stepq_run_nll(const stepq_cfgfile* cf) {
         free(fmts); free(docs);
         return STEPQ_ERR;
     }
-    int rc = STEPQ_OK;
-    if (nd == 0 || bin > decode || decode % bin) {
-        stepq_error("%s: %s", cf->path, nd == 0 ? "'documents' is empty" : "'bin' must divide 'decode'");
-        rc = STEPQ_ERR;
-    }
-    if (!rc && calib && !plan_path) {
-        stepq_error("%s: a 'calibrate' group needs 'plan', the file it writes", cf->path);
-        rc = STEPQ_ERR;
-    }
-    if (!rc && stepq_backend_from_cfg(cf, 1) == STEPQ_OK && stepq_backend() != STEPQ_BACKEND_CPU) {
-        stepq_error("%s: the language model runs on the CPU backend only", cf->path);
-        rc = STEPQ_ERR;
-    }
+    int rc = nll_checks(cf, nd, bin, decode, calib, plan_path);
     stepq_set_threads(threads);
     char mbuf[4096];
     char(*dbuf)[4096] = mallocCheck(sizeof *dbuf * (size_t)(nd ? nd : 1));
