@@ -320,6 +320,9 @@ void stepq_lm_seq_init(stepq_lm_seq* s, const stepq_lm* m) {
     s->S = callocCheck((size_t)m->layers * m->heads * m->K * m->V, sizeof(float));
     s->kt = stepq_kernels_active();
     s->x = callocCheck((size_t)m->hidden, sizeof(float));
+    scratch_float* w = mallocCheck(sizeof *w);
+    SCRATCH_ALLOC(float, *w, m);
+    s->scratch = w;
 }
 
 void stepq_lm_seq_free(stepq_lm_seq* s) {
@@ -329,6 +332,8 @@ void stepq_lm_seq_free(stepq_lm_seq* s) {
     free(s->conv);
     free(s->S);
     free(s->x);
+    if (s->scratch) free(((scratch_float*)s->scratch)->a);
+    free(s->scratch);
     memset(s, 0, sizeof *s);
 }
 
@@ -374,15 +379,13 @@ static void head_f32(const stepq_lm* m, const float* x, float* logits, scratch_f
 
 int stepq_lm_step(stepq_lm_seq* s, int token, float* logits, stepq_lm_inputs* in) {
     const stepq_lm* m = s->m;
-    scratch_float w;
-    SCRATCH_ALLOC(float, w, m);
+    scratch_float* w = s->scratch;
     float* x = s->x;
     memcpy(x, m->embed + (size_t)token * m->hidden, sizeof(float) * m->hidden);
     const size_t cs = (size_t)3 * m->D * (m->conv - 1);
     int rc = STEPQ_OK;
-    for (int l = 0; l < m->layers && !rc; l++) rc = block_float(m, l, x, s->conv + l * cs, s->S, s, &w, in);
-    if (!rc) head_f32(m, x, logits, &w);
-    free(w.a);
+    for (int l = 0; l < m->layers && !rc; l++) rc = block_float(m, l, x, s->conv + l * cs, s->S, s, w, in);
+    if (!rc) head_f32(m, x, logits, w);
     return rc;
 }
 

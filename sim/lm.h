@@ -57,7 +57,8 @@ typedef struct {
     float* S;            // (L, H, K, V) native states
     stepq_qstate* qs;    // (L*H) the states in a format, after stepq_lm_seq_quantize; else NULL
     const stepq_kernels* kt;
-    float* x;            // scratch of a token
+    float* x;            // the residual stream of a token
+    void* scratch;       // the per-token scratch of a layer (lm.c)
 } stepq_lm_seq;
 
 // A zero state at t = 0.
