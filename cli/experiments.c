@@ -367,6 +367,7 @@ static const struct {
     {"memory", stepq_run_memory},
     {"regimes", stepq_run_regimes},
     {"nll", stepq_run_nll},
+    {"generate", stepq_run_generate},
     {"all", run_all},
 };
 

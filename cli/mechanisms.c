@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analysis/generate.h"
 #include "../analysis/halflife.h"
 #include "../analysis/knobs.h"
 #include "../analysis/memory.h"
@@ -640,3 +641,63 @@ int stepq_run_nll(const stepq_cfgfile* cf) {
     return rc ? STEPQ_ERR : STEPQ_OK;
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// generate: free-running generation under each format
+
+static const char* const keys_generate[] = {"experiment", "description", "model", "prompts", "seeds", "seed",
+                                            "formats", "plan", "calibrate", "length", "top_k", "output",
+                                            "plot", "threads", NULL};
+
+int stepq_run_generate(const stepq_cfgfile* cf) {
+    long long length, topk, threads;
+    const char *output, *plot, *desc, *plan_path, *model_dir, **prompts = NULL;
+    const stepq_format** fmts = NULL;
+    uint64_t* seeds = NULL;
+    int nf = 0, np = 0, S = 0, err = 0;
+    config_setting_t* calib = NULL;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_generate) ||
+        cfg_str(cf, NULL, "model", &model_dir, 1, NULL) || cfg_str_list(cf, NULL, "prompts", &prompts, &np, 1) ||
+        cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) || (calib = cfg_group(cf, NULL, "calibrate", 0, &err), err) ||
+        cfg_int(cf, NULL, "length", &length, 1, 0, 64, 1LL << 24) ||
+        cfg_int(cf, NULL, "top_k", &topk, 0, 20, 1, 256) || cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
+        stepq_formats_check_plan(cf, fmts, nf, plan_path) || stepq_cfg_seeds(&seeds, &S, cf)) {
+        free(fmts); free(prompts); free(seeds);
+        return STEPQ_ERR;
+    }
+    int rc = nll_checks(cf, np, 1, 1, calib, plan_path);
+    stepq_set_threads(threads);
+    char mbuf[4096];
+    char(*pbuf)[4096] = mallocCheck(sizeof *pbuf * (size_t)(np ? np : 1));
+    for (int i = 0; i < np; i++) prompts[i] = stepq_data_path(pbuf[i], sizeof pbuf[i], prompts[i]);
+    stepq_lm m;
+    int loaded = !rc && stepq_lm_load(&m, stepq_data_path(mbuf, sizeof mbuf, model_dir)) == STEPQ_OK;
+    rc = rc || !loaded;
+    stepq_plan plan, *pp = NULL;
+    if (!rc && plan_path) {
+        rc = calib ? stepq_cfg_calibrate_plan(cf, calib, plan_path, &plan, 1) : stepq_plan_read(&plan, plan_path);
+        if (!rc) pp = &plan;
+    }
+    char table[4096], png[4096], samples[4096];
+    stepq_sibling(table, sizeof table, output, ".tsv");
+    stepq_sibling(png, sizeof png, output, ".png");
+    stepq_sibling(samples, sizeof samples, output, "_samples.txt");
+    if (!rc) {
+        stepq_generate_cfg gc = {&m, prompts, np, seeds, S, fmts, nf, pp, length, (int)topk, output,
+                                 plot ? table : NULL, samples, {"generate", cf->path, cf->text, seeds[0], m.desc}};
+        rc = stepq_make_parent(output) || stepq_generate(&gc);
+        if (!rc) printf("wrote %s and %s\n", output, samples);
+    }
+    if (!rc && plot) {
+        char vars[8192];
+        snprintf(vars, sizeof vars, "source='%s; %d prompts x %d seeds, %lld bytes each, temperature 1, top-k %lld'",
+                 m.desc, np, S, length, topk);
+        rc = stepq_plot(plot, table, png, vars);
+    }
+    if (pp) stepq_plan_free(pp);
+    if (loaded) stepq_lm_free(&m);
+    free(fmts); free(prompts); free(pbuf); free(seeds);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}

@@ -306,6 +306,31 @@ def check_ablation():
             check(bits["int6"] == 6.125 and bits["int4"] == 4.125 and bits["fp32"] == 32, f"ablation {tag}: bits of int6/int4/fp32")
 
 
+def check_generate():
+    cfg = os.path.join(src, "experiments", "generate_gdn.cfg")
+    path = os.path.join(quick, "generate", "gdn.h5")
+    png(path[:-3] + ".png")
+    samples = open(path[:-3] + "_samples.txt", "rb").read()
+    with h5py.File(path, "r") as f:
+        described(f, "generate")
+        F, P, S = len(config_list(cfg, "formats")), len(config_list(cfg, "prompts")), len(config_list(cfg, "seeds"))
+        rep, lm = f["repeat_rate"][()], f["line_mean"][()]
+        check(rep.shape == lm.shape == (F, P, S), f"generate: shapes {rep.shape}")
+        check(np.all((rep >= 0) & (rep <= 1)) and np.all(lm > 0), "generate: repeat rate in [0, 1], lines of positive length")
+        check(close(f["line_mean_mean"][()], lm.reshape(F, -1).mean(axis=1)), "generate: means over prompts x seeds")
+        # the first seed's texts, recounted here
+        L = int(f.attrs["length"])
+        blocks = samples.split(b"===== ")[1:]
+        check(len(blocks) == F * P, f"generate: {len(blocks)} samples written, {F * P} expected")
+        for i, b in enumerate(blocks[:F * P]):
+            text = b.split(b"\n", 1)[1][:L]
+            lines = text.split(b"\n")
+            if lines[-1] == b"":  # a text ending in a newline has no last line
+                lines = lines[:-1]
+            check(abs(np.mean([len(x) for x in lines]) - lm[i // P, i % P, 0]) < 1e-9,
+                  f"generate: mean line length of sample {i} recounted")
+
+
 def check_nll():
     for tag in ("gdn", "kda"):
         cfg = os.path.join(src, "experiments", f"nll_{tag}.cfg")
@@ -353,7 +378,7 @@ def check_regimes():
             check(close(m, ratio.mean(axis=1)), f"regimes {tag}: ratio_mean over seeds")
 
 
-{"nll": check_nll, "memory": check_memory, "selfcorrect": check_selfcorrect, "halflife": check_halflife, "octile": check_octile,
+{"generate": check_generate, "nll": check_nll, "memory": check_memory, "selfcorrect": check_selfcorrect, "halflife": check_halflife, "octile": check_octile,
  "knobs": check_knobs, "robustness": check_robustness, "ablation": check_ablation, "regimes": check_regimes}[driver]()
 print(f"check_drivers {driver}: {checks - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
