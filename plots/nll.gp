@@ -16,6 +16,7 @@ set multiplot layout rows,cols title sprintf("Extra NLL over the native float32 
 set grid
 set key off
 set xlabel "decode step"
+set autoscale xfix
 set ylabel "extra NLL (nats/byte)"
 do for [f=1:nf] {
   set title word(formats, f) noenhanced
