@@ -73,6 +73,8 @@ int stepq_cmd_run(int argc, char** argv) {
              "experiment = \"calibrate\":   a plan for the calibrated formats (as `stepq calibrate`).\n"
              "experiment = \"selfcorrect\", \"halflife\", \"octile\", \"knobs\", \"robustness\",\n"
              "  \"regimes\", \"memory\": the mechanism drivers (method 6.3; see their configs).\n"
+             "experiment = \"nll\", \"generate\": extra NLL over decode position and free-running\n"
+             "  generation of the shipped language models (method 7).\n"
              "experiment = \"all\": every config of its `configs` list in turn (experiments/all.cfg\n"
              "  reruns every experiment and figure); one that fails is reported and the rest run.\n"
              "--threads N (0 to 4096) overrides the config's threads (0: OpenMP's default); results\n"
