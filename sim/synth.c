@@ -11,6 +11,7 @@
 
 #include "../base/common.h"
 #include "recurrence.h"
+#include "runstate.h"
 
 // ---------------------------------------------------------------------------------------------
 // presets (method 6.7 shapes). Only the magnitude knobs were calibrated, and only against the
@@ -319,5 +320,37 @@ int stepq_synth_open(stepq_source** out, const stepq_synth_params* p, uint64_t m
     s->destroy = synth_destroy;
     s->impl = im;
     *out = s;
+    return STEPQ_OK;
+}
+
+int stepq_synth_record(const char* preset, int layer, int head, int T, int K, int V, float* q, float* k,
+                       float* v, float* g, float* beta, float* S0, double* scale) {
+    stepq_synth_params p;
+    stepq_source* src;
+    if (stepq_synth_preset(&p, preset) != STEPQ_OK || stepq_synth_open(&src, &p, 0, 1, &layer, 1, &head, 1) != STEPQ_OK)
+        return STEPQ_ERR;
+    if (src->K != K || src->V != V) {
+        stepq_error("preset %s has %d x %d heads, not %d x %d", preset, src->K, src->V, K, V);
+        stepq_source_free(src);
+        return STEPQ_ERR;
+    }
+    stepq_cursor* c = src->open(src, 0);
+    stepq_runstate rs;
+    stepq_runstate_init(&rs, K, V, 1);
+    for (int t = 0; t < T; t++) {
+        stepq_step_in st;
+        src->next(c, &st);
+        memcpy(q + (size_t)t * K, st.q, sizeof(float) * (size_t)K);
+        memcpy(k + (size_t)t * K, st.k, sizeof(float) * (size_t)K);
+        memcpy(v + (size_t)t * V, st.v, sizeof(float) * (size_t)V);
+        g[t] = st.g[0];
+        beta[t] = st.beta;
+        stepq_runstate_step(&rs, &st, src->scale);
+    }
+    memcpy(S0, rs.S, sizeof(float) * (size_t)K * (size_t)V);
+    *scale = src->scale;
+    src->close(c);
+    stepq_runstate_free(&rs);
+    stepq_source_free(src);
     return STEPQ_OK;
 }

@@ -63,4 +63,11 @@ int stepq_synth_open(stepq_source** out, const stepq_synth_params* p, uint64_t m
                      uint64_t seed,
                      const int* layers, int n_layers, const int* heads, int n_heads_sel);
 
+// The inputs of T steps of head (layer, head) of a preset whose heads are K x V (model seed 0,
+// stream seed 1), for the benchmarks: q, k [T*K], v [T*V], g, beta [T] (one gate per head),
+// S0 [K*V] the float32 state after the T steps (realistic magnitudes), *scale the read-out
+// scale. STEPQ_ERR (message printed) on an unknown preset, a bad index or another head shape.
+int stepq_synth_record(const char* preset, int layer, int head, int T, int K, int V, float* q, float* k,
+                       float* v, float* g, float* beta, float* S0, double* scale);
+
 #endif

@@ -39,29 +39,8 @@ typedef struct {
 
 // T_REC steps of one gdn-qwen-like head, and its state after them (as `stepq bench` records)
 static void record(bench_inputs* in) {
-    stepq_synth_params p;
-    stepq_source* src;
-    int layer = 0, head = 5;
-    stepq_assert(stepq_synth_preset(&p, "gdn-qwen-like") == STEPQ_OK &&
-                 stepq_synth_open(&src, &p, 0, 1, &layer, 1, &head, 1) == STEPQ_OK);
-    stepq_cursor* c = src->open(src, 0);
-    stepq_runstate rs;
-    stepq_runstate_init(&rs, BK, BV, 1);
-    for (int t = 0; t < T_REC; t++) {
-        stepq_step_in st;
-        src->next(c, &st);
-        memcpy(in->q[t], st.q, sizeof in->q[t]);
-        memcpy(in->k[t], st.k, sizeof in->k[t]);
-        memcpy(in->v[t], st.v, sizeof in->v[t]);
-        in->g[t] = st.g[0];
-        in->beta[t] = st.beta;
-        stepq_runstate_step(&rs, &st, src->scale);
-    }
-    memcpy(in->S0, rs.S, sizeof in->S0);
-    in->scale = src->scale;
-    src->close(c);
-    stepq_runstate_free(&rs);
-    stepq_source_free(src);
+    stepq_assert(stepq_synth_record("gdn-qwen-like", 0, 5, T_REC, BK, BV, &in->q[0][0], &in->k[0][0],
+                                    &in->v[0][0], in->g, in->beta, in->S0, &in->scale) == STEPQ_OK);
 }
 
 // A plan of PLAN_HEADS GDN heads: every unit at the budget's width (the widths decide the
