@@ -377,46 +377,82 @@ static void regime_plot_vars(char* vars, size_t n, const stepq_format* const* fm
     if (o < n) snprintf(vars + o, n - o, "'");
 }
 
-int stepq_run_robustness(const stepq_cfgfile* cf) {
+// The front end robustness and regimes share: the keys of the root (`halflife_format` is
+// regimes' own), the regimes' calibrations and evaluation streams, the driver, its figure.
+typedef struct {
     long long prefill, decode, threads;
-    const char *output, *plot, *desc, **names = NULL;
-    const config_setting_t** knobs = NULL;
-    const stepq_format** fmts = NULL;
-    uint64_t* seeds = NULL;
-    int nf = 0, S = 0, R = 0, err = 0;
-    config_setting_t* calib = NULL;
-    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_robustness) ||
-        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
-        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
-        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
-        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
-        stepq_cfg_seeds(&seeds, &S, cf) || (calib = cfg_group(cf, NULL, "calibrate", 1, &err), err) ||
-        regimes_from_cfg(&names, &knobs, &R, cf, "regimes")) {
-        free(fmts); free(seeds); free(names); free(knobs);
+    const char *output, *plot, *desc, *hlname, **names;
+    const config_setting_t** knobs;
+    const stepq_format** fmts;
+    uint64_t* seeds;
+    int nf, S, R;
+    config_setting_t* calib;
+} regime_run;
+
+static void regime_run_free(regime_run* g) {
+    free(g->fmts); free(g->seeds); free(g->names); free(g->knobs);
+}
+
+static int regime_run_parse(regime_run* g, const stepq_cfgfile* cf, const char* const* keys, int with_hl) {
+    int err = 0;
+    *g = (regime_run){0};
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys) ||
+        cfg_int(cf, NULL, "prefill", &g->prefill, 1, 0, 0, 1LL << 40) ||
+        cfg_int(cf, NULL, "decode", &g->decode, 1, 0, 1, 1LL << 40) ||
+        cfg_int(cf, NULL, "threads", &g->threads, 0, 0, 0, 4096) ||
+        cfg_str(cf, NULL, "description", &g->desc, 0, "") || cfg_str(cf, NULL, "output", &g->output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &g->plot, 0, NULL) ||
+        (with_hl && cfg_str(cf, NULL, "halflife_format", &g->hlname, 0, "int6")) ||
+        stepq_formats_from_cfg(&g->fmts, &g->nf, cf) || stepq_cfg_seeds(&g->seeds, &g->S, cf) ||
+        (g->calib = cfg_group(cf, NULL, "calibrate", 1, &err), err) ||
+        regimes_from_cfg(&g->names, &g->knobs, &g->R, cf, "regimes"))
+        return STEPQ_ERR;
+    return STEPQ_OK;
+}
+
+static int run_regime_driver(const stepq_cfgfile* cf, const char* const* keys, int with_hl) {
+    regime_run g;
+    const stepq_format* hlf = NULL;
+    if (regime_run_parse(&g, cf, keys, with_hl)) {
+        regime_run_free(&g);
         return STEPQ_ERR;
     }
-    stepq_set_threads(threads);
-    regime_streams rs;
-    int rc = regime_streams_build(&rs, cf, calib, knobs, R, seeds, S);
-    char table[4096], png[4096];
-    stepq_sibling(table, sizeof table, output, ".tsv");
-    stepq_sibling(png, sizeof png, output, ".png");
-    if (!rc) {
-        stepq_robust_cfg rcfg = {names, rs.cc, rs.evals, seeds, R, S, fmts, nf, prefill, decode, output,
-                                 plot ? table : NULL, {"robustness", cf->path, cf->text, seeds[0], rs.evals[0]->desc}};
-        rc = stepq_make_parent(output) || stepq_robust(&rcfg);
-        if (!rc) printf("wrote %s\n", output);
+    if (with_hl && (!(hlf = stepq_format_find(g.hlname)) || stepq_format_needs_plan(hlf))) {
+        stepq_error("%s:%d: halflife_format '%s' must be a format that needs no plan (stepq formats)", cf->path,
+                    config_setting_source_line(config_lookup(&cf->cfg, "halflife_format")), g.hlname);
+        regime_run_free(&g);
+        return STEPQ_ERR;
     }
-    if (!rc && plot) {
+    stepq_set_threads(g.threads);
+    regime_streams rs;
+    int rc = regime_streams_build(&rs, cf, g.calib, g.knobs, g.R, g.seeds, g.S);
+    char table[4096], png[4096];
+    stepq_sibling(table, sizeof table, g.output, ".tsv");
+    stepq_sibling(png, sizeof png, g.output, ".png");
+    const char* tsv = g.plot ? table : NULL;
+    stepq_provenance prov = {with_hl ? "regimes" : "robustness", cf->path, cf->text, g.seeds[0],
+                             rc ? "" : rs.evals[0]->desc};
+    if (!rc && with_hl) {
+        stepq_regimes_cfg c = {g.names, rs.cc, rs.evals, g.seeds, g.R, g.S, g.fmts, g.nf, hlf,
+                               g.prefill, g.decode, g.output, tsv, prov};
+        rc = stepq_make_parent(g.output) || stepq_regimes(&c);
+    } else if (!rc) {
+        stepq_robust_cfg c = {g.names, rs.cc, rs.evals, g.seeds, g.R, g.S, g.fmts, g.nf,
+                              g.prefill, g.decode, g.output, tsv, prov};
+        rc = stepq_make_parent(g.output) || stepq_robust(&c);
+    }
+    if (!rc) printf("wrote %s\n", g.output);
+    if (!rc && g.plot) {
         char vars[8192];
-        regime_plot_vars(vars, sizeof vars, fmts, nf, rs.evals[0], seeds, S, names, R);
-        rc = stepq_plot(plot, table, png, vars);
+        regime_plot_vars(vars, sizeof vars, g.fmts, g.nf, rs.evals[0], g.seeds, g.S, g.names, g.R);
+        rc = stepq_plot(g.plot, table, png, vars);
     }
     free_regime_streams(&rs);
-    free(fmts); free(seeds); free(names); free(knobs);
+    regime_run_free(&g);
     return rc ? STEPQ_ERR : STEPQ_OK;
 }
+
+int stepq_run_robustness(const stepq_cfgfile* cf) { return run_regime_driver(cf, keys_robustness, 0); }
 
 // ---------------------------------------------------------------------------------------------
 // regimes
@@ -425,54 +461,7 @@ static const char* const keys_regimes[] = {"experiment", "description", "seed", 
                                            "calibrate", "regimes", "formats", "halflife_format",
                                            "prefill", "decode", "output", "plot", "threads", NULL};
 
-int stepq_run_regimes(const stepq_cfgfile* cf) {
-    long long prefill, decode, threads;
-    const char *output, *plot, *desc, *hlname, **names = NULL;
-    const config_setting_t** knobs = NULL;
-    const stepq_format** fmts = NULL;
-    uint64_t* seeds = NULL;
-    int nf = 0, S = 0, R = 0, err = 0;
-    config_setting_t* calib = NULL;
-    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_regimes) ||
-        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
-        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
-        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
-        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || cfg_str(cf, NULL, "halflife_format", &hlname, 0, "int6") ||
-        stepq_formats_from_cfg(&fmts, &nf, cf) || stepq_cfg_seeds(&seeds, &S, cf) ||
-        (calib = cfg_group(cf, NULL, "calibrate", 1, &err), err) ||
-        regimes_from_cfg(&names, &knobs, &R, cf, "regimes")) {
-        free(fmts); free(seeds); free(names); free(knobs);
-        return STEPQ_ERR;
-    }
-    const stepq_format* hlf = stepq_format_find(hlname);
-    if (!hlf || stepq_format_needs_plan(hlf)) {
-        stepq_error("%s:%d: halflife_format '%s' must be a format that needs no plan (stepq formats)", cf->path,
-                    config_setting_source_line(config_lookup(&cf->cfg, "halflife_format")), hlname);
-        free(fmts); free(seeds); free(names); free(knobs);
-        return STEPQ_ERR;
-    }
-    stepq_set_threads(threads);
-    regime_streams rs;
-    int rc = regime_streams_build(&rs, cf, calib, knobs, R, seeds, S);
-    char table[4096], png[4096];
-    stepq_sibling(table, sizeof table, output, ".tsv");
-    stepq_sibling(png, sizeof png, output, ".png");
-    if (!rc) {
-        stepq_regimes_cfg gc = {names, rs.cc, rs.evals, seeds, R, S, fmts, nf, hlf, prefill, decode, output,
-                                plot ? table : NULL, {"regimes", cf->path, cf->text, seeds[0], rs.evals[0]->desc}};
-        rc = stepq_make_parent(output) || stepq_regimes(&gc);
-        if (!rc) printf("wrote %s\n", output);
-    }
-    if (!rc && plot) {
-        char vars[8192];
-        regime_plot_vars(vars, sizeof vars, fmts, nf, rs.evals[0], seeds, S, names, R);
-        rc = stepq_plot(plot, table, png, vars);
-    }
-    free_regime_streams(&rs);
-    free(fmts); free(seeds); free(names); free(knobs);
-    return rc ? STEPQ_ERR : STEPQ_OK;
-}
+int stepq_run_regimes(const stepq_cfgfile* cf) { return run_regime_driver(cf, keys_regimes, 1); }
 
 // ---------------------------------------------------------------------------------------------
 // memory figure
