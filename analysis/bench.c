@@ -387,7 +387,7 @@ int stepq_bench(const stepq_bench_cfg* c) {
             sv[r] = s;
             sheads[r] = heads;
             double gbs = s.bytes / s.ns_all;
-            printf("%-12s %7d %9.1f %12.0f %12.0f %12.0f %10.1f %8.2f  (%.2fx fp32's time)\n",
+            printf("%-12s %7d %9.1f %12.0f %12.0f %12.0f %10.1f %8.2f  (speed-up over fp32 %.2fx)\n",
                    serve_fmts[i], heads, heads * 65536.0 / 1e6, s.ns_1, s.ns_all, s.bytes, gbs,
                    gbs / (2 * bw), sv[z * nsf].ns_all / s.ns_all);
         }
