@@ -10,14 +10,22 @@
 #include "../base/h5util.h"
 #include "../base/outfile.h"
 #include "../base/stats.h"
+#include "../sim/stream.h"
+#include "../sim/sums.h"
+#include "octile.h"
 #include "progress.h"
+
+#define N_OCT_RUNS (STEPQ_OCT_ORDERS * STEPQ_OCT_GROUPS)
 
 typedef struct {
     const stepq_nll_cfg* c;
-    int D, F, NB;
+    int D, F, NB;      // F: the formats' runs, then the octile runs
     uint8_t** bytes;   // (D) the documents
     double* native;    // (D, N) native NLL per decode step
-    double* quant;     // (D, F, N) NLL per decode step in each format
+    double* quant;     // (D, F, N) NLL per decode step in each run
+    const char** names;  // (F) each run's name
+    double* mag;       // (D, L*H*K) row RMS summed over the second half of each prefill (octiles)
+    uint8_t* rows;     // (D, N_OCT_RUNS, L*H*K) 1 = the row an octile run stores at INT-width
     int failed;
 } nll_run;
 
@@ -43,11 +51,14 @@ static void one_document(nll_run* r, int d, int f, stepq_lm_seq* prefilled) {
     if (f < 0) {
         rc = decode(r->native + (size_t)d * N, &s, r->bytes[d], r, logits);
     } else {
-        rc = stepq_lm_seq_quantize(&s, c->formats[f], c->plan) ||
-             decode(r->quant + ((size_t)d * r->F + f) * N, &s, r->bytes[d], r, logits);
+        const size_t LHK = (size_t)c->model->layers * c->model->heads * c->model->K;
+        if (f < c->n_formats) rc = stepq_lm_seq_quantize(&s, c->formats[f], c->plan);
+        else rc = stepq_lm_seq_round_rows(&s, r->rows + ((size_t)d * N_OCT_RUNS + f - c->n_formats) * LHK,
+                                          c->octile_width);
+        rc = rc || decode(r->quant + ((size_t)d * r->F + f) * N, &s, r->bytes[d], r, logits);
     }
     if (rc) {
-        stepq_error("nll: %s, %s: a state went non-finite", c->documents[d], f < 0 ? "native" : c->formats[f]->name);
+        stepq_error("nll: %s, %s: a state went non-finite", c->documents[d], f < 0 ? "native" : r->names[f]);
 #pragma omp atomic write
         r->failed = 1;
     }
@@ -69,6 +80,38 @@ static int read_documents(nll_run* r) {
     return STEPQ_OK;
 }
 
+static size_t lhk_of(const stepq_lm* m) { return (size_t)m->layers * m->heads * m->K; }
+static size_t lhk(const stepq_nll_cfg* c) { return lhk_of(c->model); }
+
+// mag (L*H*K) += the RMS of every row of every head's state
+static void add_row_rms(double* mag, const stepq_lm_seq* s) {
+    const size_t V = (size_t)s->m->V, n = lhk_of(s->m);
+    for (size_t i = 0; i < n; i++) mag[i] += sqrt(stepq_sq_norm_row(s->S + i * V, (int)V) / (double)V);
+}
+
+// the rows of document d's octile runs: per head, the octiles of the plan's omega, of the rows'
+// prefill magnitude and of a random order (seeded by layer and head, the same for every document)
+static void octile_rows(nll_run* r, int d) {
+    const stepq_nll_cfg* c = r->c;
+    const stepq_lm* m = c->model;
+    const int K = m->K, G = STEPQ_OCT_GROUPS;
+    const size_t n = lhk(c);
+    int group[STEPQ_OCT_ORDERS][STEPQ_MAX_DIM];
+    size_t order[STEPQ_MAX_DIM];
+    uint8_t* rows = r->rows + (size_t)d * N_OCT_RUNS * n;
+    memset(rows, 0, N_OCT_RUNS * n);
+    for (int l = 0; l < m->layers; l++)
+        for (int h = 0; h < m->heads; h++) {
+            const size_t at = ((size_t)l * m->heads + h) * K;
+            const int ph = stepq_plan_find(c->plan, l, h);
+            stepq_octile_groups(group[STEPQ_OCT_OMEGA], c->plan->omega + (size_t)ph * K, order, K);
+            stepq_octile_groups(group[STEPQ_OCT_MAGNITUDE], r->mag + (size_t)d * n + at, order, K);
+            stepq_octile_random(group[STEPQ_OCT_RANDOM], K, stepq_head_seed(0x6f6374696c65ull, l, h));
+            for (int o = 0; o < STEPQ_OCT_ORDERS; o++)
+                for (int i = 0; i < K; i++) rows[(size_t)(o * G + group[o][i]) * n + at + i] = 1;
+        }
+}
+
 // every document's prefill, then every (document, format) decode in parallel
 static void run_all(nll_run* r) {
     const stepq_nll_cfg* c = r->c;
@@ -80,13 +123,16 @@ static void run_all(nll_run* r) {
     for (int d = 0; d < r->D; d++) {
         float* lg = mallocCheck(sizeof(float) * c->model->vocab);
         stepq_lm_seq_init(&pre[d], c->model);
-        for (long t = 0; t < c->prefill && !r->failed; t++)
+        for (long t = 0; t < c->prefill && !r->failed; t++) {
             if (stepq_lm_step(&pre[d], r->bytes[d][t], lg, NULL) != STEPQ_OK) {
                 stepq_error("nll: %s: the native prefill went non-finite", c->documents[d]);
 #pragma omp atomic write
                 r->failed = 1;
             }
+            if (r->mag && 2 * t >= c->prefill) add_row_rms(r->mag + (size_t)d * lhk(c), &pre[d]);
+        }
         free(lg);
+        if (r->rows) octile_rows(r, d);
     }
 #pragma omp parallel for schedule(dynamic, 1)
     for (int k = 0; k < r->D * (r->F + 1); k++) {
@@ -148,13 +194,34 @@ static int write_table(const nll_run* r, const nll_summary* s) {
     return stepq_text_commit(fp, r->c->table);
 }
 
+// the octile runs' whole-window extra NLL: octile (1 = lowest), then mean and CI of each order
+static int write_octile_table(const nll_run* r, const nll_summary* s, const char* path) {
+    const int D = r->D, F = r->F, F0 = r->c->n_formats;
+    FILE* fp = stepq_text_create(path);
+    if (!fp) return STEPQ_ERR;
+    fprintf(fp, "# nll octiles: octile (1 = lowest), then per order (omega magnitude random) the extra NLL "
+                "(nats per byte) over the whole decode window with one octile of rows at INT%d, mean and 95%% CI "
+                "over %d documents\n", r->c->octile_width, D);
+    double* col = mallocCheck(sizeof(double) * D);
+    for (int g = 0; g < STEPQ_OCT_GROUPS; g++) {
+        fprintf(fp, "%d", g + 1);
+        for (int o = 0; o < STEPQ_OCT_ORDERS; o++) {
+            double mean, ci;
+            for (int d = 0; d < D; d++) col[d] = s->window[(size_t)d * F + F0 + o * STEPQ_OCT_GROUPS + g];
+            stepq_mean_ci95(&mean, &ci, col, D);
+            fprintf(fp, "\t%.6e\t%.6e", mean, ci);
+        }
+        fputc('\n', fp);
+    }
+    free(col);
+    return stepq_text_commit(fp, path);
+}
+
 static int write_h5(const nll_run* r, const nll_summary* s) {
     const stepq_nll_cfg* c = r->c;
     const int D = r->D, F = r->F, NB = r->NB;
     hid_t f = h5u_create(c->output);
     if (f < 0) return STEPQ_ERR;
-    const char** fn = mallocCheck(sizeof(char*) * F);
-    for (int i = 0; i < F; i++) fn[i] = c->formats[i]->name;
     long* steps = mallocCheck(sizeof(long) * NB);
     for (int b = 0; b < NB; b++) steps[b] = (long)b * c->bin;
     hsize_t dD[1] = {(hsize_t)D}, dNB[1] = {(hsize_t)NB}, dDN[2] = {(hsize_t)D, (hsize_t)c->decode};
@@ -164,7 +231,9 @@ static int write_h5(const nll_run* r, const nll_summary* s) {
              h5u_attr_i64(f, "decode", c->decode) || h5u_attr_i64(f, "bin", c->bin) ||
              h5u_attr_str(f, "model", c->model->desc) ||
              h5u_write_strings(f, "documents", c->documents, D, "held-out documents, in the order of the first axis") ||
-             h5u_write_strings(f, "formats", fn, F, "state formats of the recurrent layers") ||
+             h5u_attr_i64(f, "octile_width", c->octile_width) ||
+             h5u_write_strings(f, "formats", r->names, F,
+                               "state formats of the recurrent layers, then the octile runs (order-octile)") ||
              h5u_write(f, "decode_step", H5T_NATIVE_LONG, steps, 1, dNB, "steps", "first decode step of each bin") ||
              h5u_write(f, "nll_native", T, r->native, 2, dDN, "nats", "native float32 NLL of each decode step [D,N]") ||
              h5u_write(f, "extra", T, s->extra, 3, dDFB, "nats",
@@ -176,7 +245,6 @@ static int write_h5(const nll_run* r, const nll_summary* s) {
              h5u_write(f, "bpb", T, s->bpb, 2, dDF, "bits/byte", "bits per byte over the decode window in each format [D,F]") ||
              h5u_write(f, "extra_window", T, s->window, 2, dDF, "nats",
                        "mean extra NLL per byte over the whole decode window [D,F]");
-    free(fn);
     free(steps);
     if (rc) {
         h5u_abandon(f, c->output);
@@ -196,7 +264,7 @@ static void print_summary(const nll_run* r, const nll_summary* s) {
     for (int f = 0; f < F; f++) {
         double b = 0;
         for (int d = 0; d < D; d++) b += s->bpb[(size_t)d * F + f] / D;
-        printf("%-16s %10.4f +- %-9.4f %10.4f +- %-9.4f %10.4f\n", c->formats[f]->name, s->mean[(size_t)f * NB],
+        printf("%-16s %10.4f +- %-9.4f %10.4f +- %-9.4f %10.4f\n", r->names[f], s->mean[(size_t)f * NB],
                s->ci[(size_t)f * NB], s->mean[(size_t)f * NB + NB - 1], s->ci[(size_t)f * NB + NB - 1], b);
     }
     printf("(extra NLL in nats per byte over the native float32 model, bins of %d steps, mean +- 95%% CI over "
@@ -208,9 +276,32 @@ int stepq_nll(const stepq_nll_cfg* c) {
         stepq_error("nll: bin %d must divide decode %ld", c->bin, c->decode);
         return STEPQ_ERR;
     }
-    nll_run r = {c, c->n_documents, c->n_formats, (int)(c->decode / c->bin), NULL, NULL, NULL, 0};
+    if (c->octile_width && (!c->plan || c->octile_width < 2 || c->octile_width > 8)) {
+        stepq_error("nll: the octile sweep needs a plan (its omega) and a width of 2 to 8, not %d", c->octile_width);
+        return STEPQ_ERR;
+    }
+    for (int i = 0; c->octile_width && i < c->model->layers * c->model->heads; i++)
+        if (stepq_plan_find(c->plan, i / c->model->heads, i % c->model->heads) < 0 || c->plan->K != c->model->K) {
+            stepq_error("nll: the plan has no omega for layer %d, head %d of %s", i / c->model->heads,
+                        i % c->model->heads, c->model->desc);
+            return STEPQ_ERR;
+        }
+    nll_run r = {.c = c, .D = c->n_documents, .F = c->n_formats + (c->octile_width ? N_OCT_RUNS : 0),
+                 .NB = (int)(c->decode / c->bin)};
     const double need = 8.0 * r.D * (r.F + 1) * c->decode;
     if (stepq_check_memory(need, "nll: the per-step NLL of every document and format")) return STEPQ_ERR;
+    char names[N_OCT_RUNS][32];
+    r.names = mallocCheck(sizeof(char*) * r.F);
+    for (int f = 0; f < c->n_formats; f++) r.names[f] = c->formats[f]->name;
+    for (int k = 0; c->octile_width && k < N_OCT_RUNS; k++) {
+        snprintf(names[k], sizeof names[k], "%s-%d", stepq_octile_order_names[k / STEPQ_OCT_GROUPS],
+                 k % STEPQ_OCT_GROUPS + 1);
+        r.names[c->n_formats + k] = names[k];
+    }
+    if (c->octile_width) {
+        r.mag = callocCheck((size_t)r.D * lhk(c), sizeof(double));
+        r.rows = mallocCheck((size_t)r.D * N_OCT_RUNS * lhk(c));
+    }
     r.bytes = callocCheck((size_t)r.D, sizeof *r.bytes);
     r.native = mallocCheck(sizeof(double) * r.D * c->decode);
     r.quant = mallocCheck(sizeof(double) * r.D * r.F * c->decode);
@@ -224,7 +315,9 @@ int stepq_nll(const stepq_nll_cfg* c) {
                          mallocCheck(sizeof(double) * r.F * r.NB), mallocCheck(sizeof(double) * r.D),
                          mallocCheck(sizeof(double) * r.D * r.F), mallocCheck(sizeof(double) * r.D * r.F)};
         summarise(&s, &r);
-        rc = (c->table && write_table(&r, &s)) || write_h5(&r, &s);
+        rc = (c->table && write_table(&r, &s)) ||
+             (c->octile_width && c->octile_table && write_octile_table(&r, &s, c->octile_table)) ||
+             write_h5(&r, &s);
         if (!rc) print_summary(&r, &s);
         free(s.extra); free(s.mean); free(s.ci); free(s.bpb_native); free(s.bpb); free(s.window);
     }
@@ -232,5 +325,8 @@ int stepq_nll(const stepq_nll_cfg* c) {
     free(r.bytes);
     free(r.native);
     free(r.quant);
+    free(r.names);
+    free(r.mag);
+    free(r.rows);
     return rc;
 }

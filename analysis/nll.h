@@ -9,6 +9,14 @@
 // nll_native [D, N] (nats), extra [D, F, NB] (bin means), extra_mean, extra_ci95 [F, NB],
 // bpb_native [D] and bpb [D, F] over the decode window (bits per byte), extra_window [D, F]
 // (mean extra NLL over the whole window); a .tsv of the bins for the plot.
+//
+// With octile_width > 0 the runs of the formats are followed by the octile sweep (method 7.2):
+// 3 row orders x 8 octiles, named "omega-1" .. "random-8" (1: lowest), each a run whose states
+// stay float32 except one octile of every head's key rows, stored at INT-width after every
+// step. Rows are sorted by the plan's omega (calibration texts), by their RMS in the state summed
+// over the second half of the document's own prefill, and at random. Written as more rows of
+// `formats` and the datasets above, plus octile_width; the .tsv octile_table (octile index, then
+// per order the whole-window extra NLL, mean and 95% CI over documents).
 #ifndef STEPQ_NLL_H
 #define STEPQ_NLL_H
 
@@ -23,9 +31,11 @@ typedef struct {
     const stepq_format* const* formats;  // (F)
     int n_formats;
     const stepq_plan* plan;  // for the calibrated formats (the model's (layer, head) pairs), or NULL
+    int octile_width;        // > 0: the octile sweep at this width (needs the plan's omega)
     long prefill, decode;
     int bin;
     const char* output, *table;
+    const char* octile_table;  // may be NULL
     stepq_provenance prov;
 } stepq_nll_cfg;
 

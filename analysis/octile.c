@@ -18,8 +18,10 @@
 #include "../sim/sums.h"
 #include "progress.h"
 
-enum { O_OMEGA, O_MAG, O_RANDOM, N_ORDERS, N_OCT = 8 };
-static const char* const order_names[N_ORDERS] = {"omega", "magnitude", "random"};
+enum { O_OMEGA = STEPQ_OCT_OMEGA, O_MAG = STEPQ_OCT_MAGNITUDE, O_RANDOM = STEPQ_OCT_RANDOM,
+       N_ORDERS = STEPQ_OCT_ORDERS, N_OCT = STEPQ_OCT_GROUPS };
+const char* const stepq_octile_order_names[STEPQ_OCT_ORDERS] = {"omega", "magnitude", "random"};
+static const char* const* const order_names = stepq_octile_order_names;
 #define N_RUNS (N_ORDERS * N_OCT)
 
 typedef struct {
@@ -40,10 +42,17 @@ typedef struct {
     float* y;          // (V)
 } oct_scratch;
 
-// group (K) <- octile of each row when sorted ascending by key (ties by row)
-static void octiles(int* group, const double* key, size_t* order, int K) {
+void stepq_octile_groups(int* group, const double* key, size_t* order, int K) {
     gsl_sort_index(order, key, 1, (size_t)K);
     for (int r = 0; r < K; r++) group[order[r]] = N_OCT * r / K;
+}
+
+void stepq_octile_random(int* group, int K, unsigned long seed) {
+    gsl_rng* rng = gsl_rng_alloc(gsl_rng_taus2);
+    gsl_rng_set(rng, seed);
+    for (int i = 0; i < K; i++) group[i] = i * N_OCT / K;
+    gsl_ran_shuffle(rng, group, (size_t)K, sizeof(int));
+    gsl_rng_free(rng);
 }
 
 // the ranking statistics of head h on the calibration stream: omega and row magnitude
@@ -62,13 +71,10 @@ static void rank_rows(oct_scratch* x, const stepq_octile_cfg* c, int s, int h) {
             for (int i = 0; i < K; i++) x->mag[i] += sqrt(stepq_sq_norm_row(x->rs.S + (size_t)i * V, V) / V);
     }
     src->close(cur);
-    octiles(x->group + O_OMEGA * K, x->rs.omega, x->order, K);
-    octiles(x->group + O_MAG * K, x->mag, x->order, K);
-    gsl_rng* rng = gsl_rng_alloc(gsl_rng_taus2);
-    gsl_rng_set(rng, stepq_head_seed(c->seeds[s] ^ 0x6f6374696c65ull, src->layer[h], src->head[h]));
-    for (int i = 0; i < K; i++) x->group[O_RANDOM * K + i] = i * N_OCT / K;
-    gsl_ran_shuffle(rng, x->group + O_RANDOM * K, (size_t)K, sizeof(int));
-    gsl_rng_free(rng);
+    stepq_octile_groups(x->group + O_OMEGA * K, x->rs.omega, x->order, K);
+    stepq_octile_groups(x->group + O_MAG * K, x->mag, x->order, K);
+    stepq_octile_random(x->group + O_RANDOM * K, K,
+                        stepq_head_seed(c->seeds[s] ^ 0x6f6374696c65ull, src->layer[h], src->head[h]));
 }
 
 static int one_head(oct_run* r, int s, int h, oct_scratch* x) {

@@ -30,4 +30,14 @@ typedef struct {
 
 int stepq_octile(const stepq_octile_cfg* cfg);
 
+// The sweep's row orders, shared with the language model's (nll.h): the row orders' names and
+// count, the number of groups, and the groups themselves.
+enum { STEPQ_OCT_OMEGA, STEPQ_OCT_MAGNITUDE, STEPQ_OCT_RANDOM, STEPQ_OCT_ORDERS, STEPQ_OCT_GROUPS = 8 };
+extern const char* const stepq_octile_order_names[STEPQ_OCT_ORDERS];
+// group (K) <- the octile (0: lowest) of each row sorted ascending by key, ties by row index;
+// order (K) is scratch
+void stepq_octile_groups(int* group, const double* key, size_t* order, int K);
+// group (K) <- equal octiles in a random order drawn from seed
+void stepq_octile_random(int* group, int K, unsigned long seed);
+
 #endif

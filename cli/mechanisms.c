@@ -553,11 +553,16 @@ int stepq_run_memory(const stepq_cfgfile* cf) {
 // nll: extra NLL over decode position on a language model
 
 static const char* const keys_nll[] = {"experiment", "description", "model", "documents", "formats", "plan",
-                                       "calibrate", "prefill", "decode", "bin", "output", "plot", "threads",
-                                       "backend", NULL};
+                                       "calibrate", "prefill", "decode", "bin", "octile", "output", "plot",
+                                       "threads", "backend", NULL};
 
 static int nll_checks(const stepq_cfgfile* cf, int nd, long long bin, long long decode,
-                      const config_setting_t* calib, const char* plan_path) {
+                      const config_setting_t* calib, const char* plan_path, long long octile) {
+    if (octile && (octile == 1 || !plan_path)) {
+        stepq_error("%s:%d: 'octile' is the width of the octile sweep's rows (2 to 8, 0: none) and needs 'plan'",
+                    cf->path, config_setting_source_line(config_lookup(&cf->cfg, "octile")));
+        return STEPQ_ERR;
+    }
     if (nd == 0 || bin > decode || decode % bin) {
         stepq_error("%s: %s", cf->path, nd == 0 ? "'documents' is empty" : "'bin' must divide 'decode'");
         return STEPQ_ERR;
@@ -574,8 +579,17 @@ static int nll_checks(const stepq_cfgfile* cf, int nd, long long bin, long long 
     return STEPQ_OK;
 }
 
+// the nll figure's variables: formats, source, octile_table (the octile sweep's .tsv, or '')
+static void nll_plot_vars(char* vars, size_t n, const stepq_format* const* fmts, int nf, const stepq_lm* m, int nd,
+                          long long prefill, long long decode, const char* otable) {
+    size_t o = (size_t)snprintf(vars, n, "formats='");
+    for (int i = 0; i < nf; i++) o += (size_t)snprintf(vars + o, n - o, i ? " %s" : "%s", fmts[i]->name);
+    snprintf(vars + o, n - o, "'; source='%s; %d held-out documents, native prefill %lld, %lld forced decode steps'; "
+             "octile_table='%s'", m->desc, nd, prefill, decode, otable ? otable : "");
+}
+
 int stepq_run_nll(const stepq_cfgfile* cf) {
-    long long prefill, decode, bin, threads;
+    long long prefill, decode, bin, threads, octile;
     const char *output, *plot, *desc, *plan_path, *model_dir, **docs = NULL;
     const stepq_format** fmts = NULL;
     int nf = 0, nd = 0, err = 0;
@@ -585,14 +599,14 @@ int stepq_run_nll(const stepq_cfgfile* cf) {
         cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) || (calib = cfg_group(cf, NULL, "calibrate", 0, &err), err) ||
         cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 30) ||
         cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 30) ||
-        cfg_int(cf, NULL, "bin", &bin, 0, 256, 1, 1LL << 30) ||
+        cfg_int(cf, NULL, "bin", &bin, 0, 256, 1, 1LL << 30) || cfg_int(cf, NULL, "octile", &octile, 0, 0, 0, 8) ||
         cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) || cfg_str(cf, NULL, "description", &desc, 0, "") ||
         cfg_str(cf, NULL, "output", &output, 1, NULL) || cfg_str(cf, NULL, "plot", &plot, 0, NULL) ||
         stepq_formats_from_cfg(&fmts, &nf, cf) || stepq_formats_check_plan(cf, fmts, nf, plan_path)) {
         free(fmts); free(docs);
         return STEPQ_ERR;
     }
-    int rc = nll_checks(cf, nd, bin, decode, calib, plan_path);
+    int rc = nll_checks(cf, nd, bin, decode, calib, plan_path, octile);
     stepq_set_threads(threads);
     char mbuf[4096];
     char(*dbuf)[4096] = mallocCheck(sizeof *dbuf * (size_t)(nd ? nd : 1));
@@ -605,21 +619,22 @@ int stepq_run_nll(const stepq_cfgfile* cf) {
         rc = calib ? stepq_cfg_calibrate_plan(cf, calib, plan_path, &plan, 1) : stepq_plan_read(&plan, plan_path);
         if (!rc) pp = &plan;
     }
-    char table[4096], png[4096];
+    char table[4096], png[4096], otable[4096];
     stepq_sibling(table, sizeof table, output, ".tsv");
+    stepq_sibling(otable, sizeof otable, output, "_octile.tsv");
     stepq_sibling(png, sizeof png, output, ".png");
     if (!rc) {
-        stepq_nll_cfg nc = {&m, docs, nd, fmts, nf, pp, prefill, decode, (int)bin, output, plot ? table : NULL,
-                            {"nll", cf->path, cf->text, 0, m.desc}};
+        stepq_nll_cfg nc = {.model = &m, .documents = docs, .n_documents = nd, .formats = fmts, .n_formats = nf,
+                            .plan = pp, .octile_width = (int)octile, .prefill = prefill, .decode = decode,
+                            .bin = (int)bin, .output = output, .table = plot ? table : NULL,
+                            .octile_table = plot && octile ? otable : NULL,
+                            .prov = {"nll", cf->path, cf->text, 0, m.desc}};
         rc = stepq_make_parent(output) || stepq_nll(&nc);
         if (!rc) printf("wrote %s\n", output);
     }
     if (!rc && plot) {
         char vars[8192];
-        size_t o = (size_t)snprintf(vars, sizeof vars, "formats='");
-        for (int i = 0; i < nf; i++) o += (size_t)snprintf(vars + o, sizeof vars - o, i ? " %s" : "%s", fmts[i]->name);
-        snprintf(vars + o, sizeof vars - o, "'; source='%s; %d held-out documents, native prefill %lld, %lld forced "
-                 "decode steps'", m.desc, nd, prefill, decode);
+        nll_plot_vars(vars, sizeof vars, fmts, nf, &m, nd, prefill, decode, octile ? otable : NULL);
         rc = stepq_plot(plot, table, png, vars);
     }
     if (pp) stepq_plan_free(pp);
@@ -656,7 +671,7 @@ int stepq_run_generate(const stepq_cfgfile* cf) {
         free(fmts); free(prompts); free(seeds);
         return STEPQ_ERR;
     }
-    int rc = nll_checks(cf, np, 1, 1, calib, plan_path);
+    int rc = nll_checks(cf, np, 1, 1, calib, plan_path, 0);
     stepq_set_threads(threads);
     char mbuf[4096];
     char(*pbuf)[4096] = mallocCheck(sizeof *pbuf * (size_t)(np ? np : 1));

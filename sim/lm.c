@@ -9,6 +9,7 @@
 
 #include "../base/common.h"
 #include "../base/outfile.h"
+#include "../quant/rowcodec.h"
 #include "recurrence.h"
 #include "safetensors.h"
 #include "trace.h"
@@ -259,13 +260,26 @@ void stepq_lm_inputs_free(stepq_lm_inputs* in) {
 #undef SQRTR
 #undef LM_DELTA
 
+// the rows of S (K x V) that rows (K) marks, stored at INT-width and read back
+static int round_rows(float* S, const uint8_t* rows, int width, int K, int V) {
+    uint8_t packed[2 + STEPQ_MAX_DIM];
+    float xq[STEPQ_MAX_DIM];
+    for (int i = 0; i < K; i++) {
+        if (!rows[i]) continue;
+        if (rc_rows_encode_row(packed, xq, S + (size_t)i * V, width, V)) return STEPQ_ERR;
+        memcpy(S + (size_t)i * V, xq, sizeof(float) * V);
+    }
+    return STEPQ_OK;
+}
+
 // one head of layer l in float32: natively (the reference step) or through its format's state
 static int delta_f32(stepq_lm_seq* s, int l, int h, float* S, float* y, float* work, const float* q,
                      const float* k, const float* v, const float* g, float beta, double scale, int G, int K,
                      int V) {
     if (!s->qs) {
         stepq_step_f32(S, y, work, q, k, v, g, beta, scale, G, K, V);
-        return STEPQ_OK;
+        if (!s->round_rows) return STEPQ_OK;
+        return round_rows(S, s->round_rows + ((size_t)l * s->m->heads + h) * K, s->round_width, K, V);
     }
     stepq_qstate* qs = &s->qs[(size_t)l * s->m->heads + h];
     stepq_step_in in = {q, k, v, g, beta};
@@ -343,6 +357,20 @@ void stepq_lm_seq_copy(stepq_lm_seq* dst, const stepq_lm_seq* src) {
     stepq_lm_seq_init(dst, m);
     memcpy(dst->conv, src->conv, sizeof(float) * m->layers * 3 * m->D * (m->conv - 1));
     memcpy(dst->S, src->S, sizeof(float) * m->layers * m->heads * m->K * m->V);
+}
+
+int stepq_lm_seq_round_rows(stepq_lm_seq* s, const uint8_t* rows, int width) {
+    const stepq_lm* m = s->m;
+    stepq_assert(!s->qs && width >= 2 && width <= 8);
+    s->round_rows = rows;
+    s->round_width = width;
+    for (int i = 0; i < m->layers * m->heads; i++)
+        if (round_rows(s->S + (size_t)i * m->K * m->V, rows + (size_t)i * m->K, width, m->K, m->V)) {
+            stepq_error("%s: the state of layer %d, head %d is not finite at the boundary", m->desc, i / m->heads,
+                        i % m->heads);
+            return STEPQ_ERR;
+        }
+    return STEPQ_OK;
 }
 
 int stepq_lm_seq_quantize(stepq_lm_seq* s, const stepq_format* fmt, const stepq_plan* plan) {

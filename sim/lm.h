@@ -56,6 +56,8 @@ typedef struct {
     float* conv;         // (L, 3, D, W-1) the last W-1 pre-convolution q, k, v inputs, oldest first
     float* S;            // (L, H, K, V) native states
     stepq_qstate* qs;    // (L*H) the states in a format, after stepq_lm_seq_quantize; else NULL
+    const uint8_t* round_rows;  // (L, H, K) rows re-encoded after every step (stepq_lm_seq_round_rows)
+    int round_width;
     const stepq_kernels* kt;
     float* x;            // the residual stream of a token
     void* scratch;       // the per-token scratch of a layer (lm.c)
@@ -71,6 +73,12 @@ void stepq_lm_seq_copy(stepq_lm_seq* dst, const stepq_lm_seq* src);
 // tokens run through the decode-step protocol. STEPQ_ERR if the plan lacks a head or the
 // state is not finite.
 int stepq_lm_seq_quantize(stepq_lm_seq* s, const stepq_format* fmt, const stepq_plan* plan);
+// The octile protocol (method 7.2): the states stay float32 except the key rows with
+// rows[(l*H + h)*K + i] = 1, which are stored at INT-width (per-row absmax, as int4/int6/int8) now,
+// at the boundary, and again after every following token's update and read-out: with every row
+// marked this is the format int<width> exactly. rows (not copied) must outlive the sequence's use.
+// STEPQ_ERR if a state is not finite.
+int stepq_lm_seq_round_rows(stepq_lm_seq* s, const uint8_t* rows, int width);
 // One token: logits (vocab) of the next byte; in (may be NULL) receives what every layer's
 // recurrence saw. STEPQ_ERR if a state went non-finite.
 int stepq_lm_step(stepq_lm_seq* s, int token, float* logits, stepq_lm_inputs* in);

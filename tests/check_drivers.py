@@ -350,6 +350,21 @@ def check_nll():
             mc = [mean_ci(extra[:, fi, b]) for fi in range(F) for b in range(N // B)]
             check(close(f["extra_mean"][()].ravel(), [x[0] for x in mc]) and
                   close(f["extra_ci95"][()].ravel(), [x[1] for x in mc], rtol=1e-4), f"nll {tag}: mean and CI over documents")
+    path = os.path.join(quick, "nll", "octile_gdn.h5")
+    png(path[:-3] + ".png")
+    with h5py.File(path, "r") as f:
+        names = strings(f["formats"])
+        want = ["int4"] + [f"{o}-{g}" for o in ("omega", "magnitude", "random") for g in range(1, 9)]
+        check(names == want and int(f.attrs["octile_width"]) == 4, f"nll octile: the runs {names[:3]}...")
+        win = f["extra_window"][()]
+        check(np.all(np.isfinite(win)), "nll octile: every run's extra NLL is finite")
+        check(close(f["bpb"][()], f["bpb_native"][()][:, None] + win / np.log(2)), "nll octile: bpb = native + extra / ln 2")
+        tab = np.loadtxt(path[:-3] + "_octile.tsv")
+        check(tab.shape == (8, 7) and np.all(tab[:, 0] == np.arange(1, 9)), f"nll octile: table shape {tab.shape}")
+        for o in range(3):
+            mc = [mean_ci(win[:, 1 + 8 * o + g]) for g in range(8)]
+            check(close(tab[:, 1 + 2 * o], [x[0] for x in mc], rtol=1e-5) and
+                  close(tab[:, 2 + 2 * o], [x[1] for x in mc], rtol=1e-4), f"nll octile: order {o} mean and CI in the table")
     with h5py.File(os.path.join(quick, "nll", "fp32.h5"), "r") as f:
         ex = f["extra"][()]
         check(np.all(ex[:, 0] == 0), "nll: fp32 states through the protocol add exactly no NLL")

@@ -115,6 +115,18 @@ steps = 64;
 output = "$dir/ismodel/out.h5";
 CFG
 expect_error ismodel "ismodel.cfg:4: inputstats draws the model from each seed .* 'model_seed' would be ignored" "$dir/ismodel/out.h5" -- "$stepq" run "$dir/ismodel.cfg"
+cat >"$dir/octnoplan.cfg" <<CFG
+experiment = "nll";
+model = "data/lm/gdn";
+documents = ["data/lm/heldout/prose/Ruth.txt"];
+prefill = 32;
+decode = 64;
+bin = 32;
+formats = ["int4"];
+octile = 4;
+output = "$dir/octnoplan/out.h5";
+CFG
+expect_error octnoplan "octnoplan.cfg:8: 'octile' is the width of the octile sweep's rows .* and needs 'plan'" "$dir/octnoplan/out.h5" -- "$stepq" run "$dir/octnoplan.cfg"
 cat >"$dir/bigcal.cfg" <<CFG
 experiment = "calibrate";
 source = { type = "synthetic"; preset = "kda-kimi-like"; layers = []; heads = []; };

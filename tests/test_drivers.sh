@@ -24,6 +24,7 @@ generate) run "$src/experiments/generate_gdn.cfg" ;;
 nll)
     run "$src/experiments/nll_gdn.cfg"
     run "$src/experiments/nll_kda.cfg"
+    run "$src/experiments/nll_octile_gdn.cfg"
     # fp32 through the protocol must add exactly nothing
     cat >"$dir/nll_fp32.cfg" <<CFG
 experiment = "nll";

@@ -55,6 +55,41 @@ static float* read_f32(hid_t f, const char* path, const char* name, size_t* n) {
     return x;
 }
 
+// The octile protocol (stepq_lm_seq_round_rows): with every row marked at width 6 it is the
+// format int6 through the protocol, logit for logit; with no row marked it is the native model;
+// with half the rows it lies strictly between.
+static void check_round_rows(const stepq_lm* m, const uint8_t* tok, long T, const float* native, const char* which) {
+    const size_t n = (size_t)m->layers * m->heads * m->K;
+    uint8_t* rows = malloc(n);
+    float* lq = malloc(sizeof(float) * m->vocab);
+    float* l6 = malloc(sizeof(float) * T * m->vocab);
+    double diff[4] = {0};  // int6 vs all rows; none vs native; half vs native; int6 vs native
+    for (int run = 0; run < 4; run++) {
+        stepq_lm_seq q;
+        stepq_lm_seq_init(&q, m);
+        for (size_t i = 0; i < n; i++) rows[i] = run == 1 ? 1 : run == 2 ? 0 : (uint8_t)(i % 2);
+        for (long t = 0; t < T; t++) {
+            if (t == 32 && run == 0) CHECK(stepq_lm_seq_quantize(&q, stepq_format_find("int6"), NULL) == 0, "int6");
+            if (t == 32 && run > 0) CHECK(stepq_lm_seq_round_rows(&q, rows, 6) == 0, "round rows");
+            CHECK(stepq_lm_step(&q, tok[t], lq, NULL) == 0, "%s: octile protocol step", which);
+            for (int i = 0; i < m->vocab; i++) {
+                const size_t at = (size_t)t * m->vocab + i;
+                if (run == 0) l6[at] = lq[i];
+                if (run == 0) diff[3] = fmax(diff[3], fabs((double)lq[i] - native[at]));
+                if (run == 1) diff[0] = fmax(diff[0], fabs((double)lq[i] - l6[at]));
+                if (run >= 2) diff[run - 1] = fmax(diff[run - 1], fabs((double)lq[i] - native[at]));
+            }
+        }
+        stepq_lm_seq_free(&q);
+    }
+    CHECK(diff[0] == 0, "%s: every row at INT6 differs from the format int6 by %.3g", which, diff[0]);
+    CHECK(diff[1] == 0, "%s: no row rounded differs from the native model by %.3g", which, diff[1]);
+    CHECK(diff[2] > 0 && diff[2] < diff[3], "%s: half the rows %.3g, all rows %.3g", which, diff[2], diff[3]);
+    printf("%s: octile protocol: all rows at INT6 = int6 (0 difference), no rows = native, half the rows %.3g "
+           "(all %.3g)\n", which, diff[2], diff[3]);
+    free(rows); free(lq); free(l6);
+}
+
 static void check_model(const char* which) {
     char dir[4096], fix[4096];
     snprintf(dir, sizeof dir, "%s/data/lm/%s", src_dir, which);
@@ -160,6 +195,7 @@ static void check_model(const char* which) {
     printf("%s: largest logit change over 32 quantized steps: fp32 %g, int8 %.3g, int4 %.3g\n", which, err[0], err[1],
            err[2]);
     free(lq);
+    check_round_rows(&m, tok, T, logits, which);
     free(l64);
     free(tok); free(ref); free(ref64); free(logits);
     free(q0); free(k0); free(v0); free(g0); free(b0);
