@@ -63,6 +63,48 @@ static void LM_CAT(conv_, REAL)(REAL* out, REAL* buf, const REAL* p, const float
     }
 }
 
+// beta (H) and the gates g (H, or H x K for KDA) of a token from its normed input w->a
+static void LM_CAT(gates_, REAL)(const stepq_lm* m, const stepq_lm_layer* L, LM_CAT(scratch_, REAL) * w) {
+    const int H = m->heads, K = m->K, V = m->V, D = m->D, hid = m->hidden;
+    LM_CAT(matvec_, REAL)(w->beta, L->b_proj, w->a, H, hid);
+    for (int h = 0; h < H; h++) w->beta[h] = LM_CAT(sigmoid_, REAL)(w->beta[h]);
+    if (m->kind != STEPQ_KDA) {
+        LM_CAT(matvec_, REAL)(w->g, L->a_proj, w->a, H, hid);
+        for (int h = 0; h < H; h++)
+            w->g[h] = -EXPR((REAL)L->A_log[h]) * LM_CAT(softplus_, REAL)(w->g[h] + (REAL)L->dt_bias[h]);
+    } else {
+        LM_CAT(matvec_, REAL)(w->f, L->f_proj0, w->a, V, hid);
+        LM_CAT(matvec_, REAL)(w->g, L->f_proj1, w->f, D, V);
+        for (int h = 0; h < H; h++)
+            for (int c = 0; c < K; c++)
+                w->g[h * K + c] = -EXPR((REAL)L->A_log[h]) *
+                                  LM_CAT(softplus_, REAL)(w->g[h * K + c] + (REAL)L->dt_bias[h * K + c]);
+    }
+}
+
+// what layer l's recurrence sees at this token, into cap (D q, k, v; HG gates; H betas)
+static void LM_CAT(capture_, REAL)(stepq_lm_inputs* cap, const LM_CAT(scratch_, REAL) * w, int l, int D, int HG,
+                                   int H) {
+    for (int i = 0; i < D; i++) {
+        cap->q[(size_t)l * D + i] = (float)w->q[i];
+        cap->k[(size_t)l * D + i] = (float)w->k[i];
+        cap->v[(size_t)l * D + i] = (float)w->v[i];
+    }
+    for (int i = 0; i < HG; i++) cap->g[(size_t)l * HG + i] = (float)w->g[i];
+    for (int h = 0; h < H; h++) cap->beta[(size_t)l * H + h] = (float)w->beta[h];
+}
+
+// x (hidden) <- x + the SwiGLU MLP of layer L on RMSNorm(x)
+static void LM_CAT(mlp_, REAL)(const stepq_lm* m, const stepq_lm_layer* L, REAL* x, LM_CAT(scratch_, REAL) * w) {
+    const int hid = m->hidden;
+    LM_CAT(rmsnorm_, REAL)(w->a, x, L->mlp_norm, hid, m->eps);
+    LM_CAT(matvec_, REAL)(w->h1, L->gate_proj, w->a, m->inter, hid);
+    LM_CAT(matvec_, REAL)(w->h2, L->up_proj, w->a, m->inter, hid);
+    for (int i = 0; i < m->inter; i++) w->h1[i] = LM_CAT(silu_, REAL)(w->h1[i]) * w->h2[i];
+    LM_CAT(matvec_, REAL)(w->t, L->down_proj, w->h1, hid, m->inter);
+    for (int i = 0; i < hid; i++) x[i] += w->t[i];
+}
+
 // x (hidden) <- x + the block l of the model at one token
 static int LM_CAT(block_, REAL)(const stepq_lm* m, int l, REAL* x, REAL* conv, REAL* S, void* ctx,
                                 LM_CAT(scratch_, REAL) * w, stepq_lm_inputs* cap) {
@@ -81,29 +123,8 @@ static int LM_CAT(block_, REAL)(const stepq_lm* m, int l, REAL* x, REAL* conv, R
         LM_CAT(l2norm_, REAL)(w->q + (size_t)h * K, K);
         LM_CAT(l2norm_, REAL)(w->k + (size_t)h * K, K);
     }
-    LM_CAT(matvec_, REAL)(w->beta, L->b_proj, w->a, H, hid);
-    for (int h = 0; h < H; h++) w->beta[h] = LM_CAT(sigmoid_, REAL)(w->beta[h]);
-    if (!kda) {
-        LM_CAT(matvec_, REAL)(w->g, L->a_proj, w->a, H, hid);
-        for (int h = 0; h < H; h++)
-            w->g[h] = -EXPR((REAL)L->A_log[h]) * LM_CAT(softplus_, REAL)(w->g[h] + (REAL)L->dt_bias[h]);
-    } else {
-        LM_CAT(matvec_, REAL)(w->f, L->f_proj0, w->a, V, hid);
-        LM_CAT(matvec_, REAL)(w->g, L->f_proj1, w->f, D, V);
-        for (int h = 0; h < H; h++)
-            for (int c = 0; c < K; c++)
-                w->g[h * K + c] = -EXPR((REAL)L->A_log[h]) *
-                                  LM_CAT(softplus_, REAL)(w->g[h * K + c] + (REAL)L->dt_bias[h * K + c]);
-    }
-    if (cap) {
-        for (int i = 0; i < D; i++) {
-            cap->q[(size_t)l * D + i] = (float)w->q[i];
-            cap->k[(size_t)l * D + i] = (float)w->k[i];
-            cap->v[(size_t)l * D + i] = (float)w->v[i];
-        }
-        for (int i = 0; i < H * G; i++) cap->g[(size_t)l * H * G + i] = (float)w->g[i];
-        for (int h = 0; h < H; h++) cap->beta[(size_t)l * H + h] = (float)w->beta[h];
-    }
+    LM_CAT(gates_, REAL)(m, L, w);
+    if (cap) LM_CAT(capture_, REAL)(cap, w, l, D, H * G, H);
     const double scale = 1.0 / sqrt((double)K);
     for (int h = 0; h < H; h++) {  // the delta rule, read out after the write
         REAL* y = w->y + (size_t)h * V;
@@ -127,12 +148,6 @@ static int LM_CAT(block_, REAL)(const stepq_lm* m, int l, REAL* x, REAL* conv, R
     }
     LM_CAT(matvec_, REAL)(w->t, L->o_proj, w->o, hid, D);
     for (int i = 0; i < hid; i++) x[i] += w->t[i];
-    // the SwiGLU MLP
-    LM_CAT(rmsnorm_, REAL)(w->a, x, L->mlp_norm, hid, m->eps);
-    LM_CAT(matvec_, REAL)(w->h1, L->gate_proj, w->a, m->inter, hid);
-    LM_CAT(matvec_, REAL)(w->h2, L->up_proj, w->a, m->inter, hid);
-    for (int i = 0; i < m->inter; i++) w->h1[i] = LM_CAT(silu_, REAL)(w->h1[i]) * w->h2[i];
-    LM_CAT(matvec_, REAL)(w->t, L->down_proj, w->h1, hid, m->inter);
-    for (int i = 0; i < hid; i++) x[i] += w->t[i];
+    LM_CAT(mlp_, REAL)(m, L, x, w);
     return STEPQ_OK;
 }

@@ -260,21 +260,26 @@ static int write_h5(const char* path, const char* device, double copy, const int
 }
 
 // the benchmark where it runs; the emulation (a test of this file's logic) takes B = 1 and one step
+// device (n) <- the device's name and shape, or what the emulation is
+static void describe_device(char* device, size_t n, int emu) {
+    snprintf(device, n, "the host emulation of the kernels (no timing is meaningful)");
+    if (emu) return;
+    cudaDeviceProp prop;
+    int dev = 0;
+    cudaCheck(cudaGetDevice(&dev));
+    cudaCheck(cudaGetDeviceProperties(&prop, dev));
+    snprintf(device, n, "%s, sm_%d%d, %d SMs, %.1f GiB, L2 %.0f MiB", prop.name, prop.major, prop.minor,
+             prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0, prop.l2CacheSize / 1048576.0);
+}
+
 static int bench_run(const char* out_h5, int quick, int where) {
     const int emu = where == STEPQ_CUDA_EMULATE;
     if (!emu && !stepq_cuda_available()) {
         stepq_error("stepq_bench_gpu: no CUDA device of compute capability 8.0 or newer");
         return STEPQ_ERR;
     }
-    char device[320] = "the host emulation of the kernels (no timing is meaningful)";
-    if (!emu) {
-        cudaDeviceProp prop;
-        int dev = 0;
-        cudaCheck(cudaGetDevice(&dev));
-        cudaCheck(cudaGetDeviceProperties(&prop, dev));
-        snprintf(device, sizeof device, "%s, sm_%d%d, %d SMs, %.1f GiB, L2 %.0f MiB", prop.name, prop.major,
-                 prop.minor, prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0, prop.l2CacheSize / 1048576.0);
-    }
+    char device[320];
+    describe_device(device, sizeof device, emu);
     printf("stepq_bench_gpu: %s%s\n", device, quick ? " (quick)" : "");
     const double copy = copy_gbps(emu ? (16u << 20) : quick ? (256u << 20) : (1024u << 20), quick ? 4 : 8, emu);
     printf("copy bandwidth (%s): %.0f GB/s copied = %.0f GB/s read + write\n",

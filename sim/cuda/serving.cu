@@ -185,41 +185,16 @@ static void serve_args_for(stepq_serving* s, int k, int role) {
     s->smem[k] = a->ws_bytes > bk_smem_limit(s->emu) ? 0 : a->ws_bytes;
 }
 
-extern "C" int stepq_serving_create(stepq_serving** out, const stepq_format* f, const stepq_head_plan* hps,
-                                    int n_plans, int kind, int n, int K, int V, int mode, int nsplit,
-                                    int where) {
-    const int emu = where == STEPQ_CUDA_EMULATE;
-    *out = NULL;
-    if (!emu && !bk_device_ok()) {
-        stepq_error("no CUDA device of compute capability 8.0 or newer is available");
-        return STEPQ_ERR;
-    }
-    if (serve_shape_ok(f, K, V) != STEPQ_OK) return STEPQ_ERR;
-    stepq_serving* s = (stepq_serving*)callocCheck(1, sizeof *s);
-    s->fmt = f;
-    s->baseline = f->family->id == STEPQ_FAMILY_CAST && f->cast.element == STEPQ_ELEM_FP32;
-    s->mode = s->baseline ? STEPQ_SERVE_FUSED : mode;
-    s->ns = nsplit < 1 ? 1 : nsplit;
-    s->emu = emu;
-    s->n = n;
-    s->n_plans = n_plans;
-    s->K = K;
-    s->V = V;
-    s->R = bp_rec_floats(K, V);
-    s->n_gates = kind == STEPQ_KDA ? K : 1;
-    size_t bytes = 0;
-    for (int h = 0; h < n_plans; h++) {
-        size_t b = stepq_format_bytes(f, &hps[h], K, V);
-        bytes = b > bytes ? b : bytes;
-    }
-    s->stride = (bytes + 15) & ~(size_t)15;
-    // the pool's plans
-    const size_t nK = (size_t)n_plans * K;
+// the pool's buffers (packed states, inputs, read-outs, status) and its head plans (widths, row
+// influence, row offsets, per-head fit parameters), on the device; the plans kept on the host
+static void serve_alloc_pool(stepq_serving* s, const stepq_format* f, const stepq_head_plan* hps) {
+    const int n = s->n, K = s->K, V = s->V;
+    const size_t nK = (size_t)s->n_plans * K;
     uint8_t* bits = (uint8_t*)mallocCheck(nK);
     float* w = (float*)mallocCheck(nK * 4);
     uint32_t* off = (uint32_t*)mallocCheck(nK * 4);
-    bp_meta* meta = (bp_meta*)mallocCheck(sizeof(bp_meta) * (size_t)n_plans);
-    for (int h = 0; h < n_plans; h++) {
+    bp_meta* meta = (bp_meta*)mallocCheck(sizeof(bp_meta) * (size_t)s->n_plans);
+    for (int h = 0; h < s->n_plans; h++) {
         memcpy(bits + (size_t)h * K, hps[h].bits, (size_t)K);
         for (int i = 0; i < K; i++) w[(size_t)h * K + i] = hps[h].w ? hps[h].w[i] : 1.0f;
         f->family->row_offsets(off + (size_t)h * K, f, &hps[h], K, V);
@@ -228,24 +203,28 @@ extern "C" int stepq_serving_create(stepq_serving** out, const stepq_format* f, 
         meta[h].has_w = hps[h].w != NULL;
         meta[h].rho = hps[h].rho;
     }
-    s->P = (uint8_t*)bk_alloc(emu, (size_t)n * s->stride);
-    s->in = (float*)bk_alloc(emu, (size_t)n * s->R * 4);
-    s->y = (float*)bk_alloc(emu, (size_t)n * V * 4);
-    s->u = (float*)bk_alloc(emu, (size_t)n * V * 4);
-    s->status = (int*)bk_alloc(emu, (size_t)n * sizeof(int));
-    s->bits = (uint8_t*)bk_alloc(emu, nK);
-    s->w = (float*)bk_alloc(emu, nK * 4);
-    s->off = (uint32_t*)bk_alloc(emu, nK * 4);
-    s->meta = (bp_meta*)bk_alloc(emu, sizeof(bp_meta) * (size_t)n_plans);
-    bk_h2d(emu, s->bits, bits, nK);
-    bk_h2d(emu, s->w, w, nK * 4);
-    bk_h2d(emu, s->off, off, nK * 4);
-    bk_h2d(emu, s->meta, meta, sizeof(bp_meta) * (size_t)n_plans);
+    s->P = (uint8_t*)bk_alloc(s->emu, (size_t)n * s->stride);
+    s->in = (float*)bk_alloc(s->emu, (size_t)n * s->R * 4);
+    s->y = (float*)bk_alloc(s->emu, (size_t)n * V * 4);
+    s->u = (float*)bk_alloc(s->emu, (size_t)n * V * 4);
+    s->status = (int*)bk_alloc(s->emu, (size_t)n * sizeof(int));
+    s->bits = (uint8_t*)bk_alloc(s->emu, nK);
+    s->w = (float*)bk_alloc(s->emu, nK * 4);
+    s->off = (uint32_t*)bk_alloc(s->emu, nK * 4);
+    s->meta = (bp_meta*)bk_alloc(s->emu, sizeof(bp_meta) * (size_t)s->n_plans);
+    bk_h2d(s->emu, s->bits, bits, nK);
+    bk_h2d(s->emu, s->w, w, nK * 4);
+    bk_h2d(s->emu, s->off, off, nK * 4);
+    bk_h2d(s->emu, s->meta, meta, sizeof(bp_meta) * (size_t)s->n_plans);
     s->hbits = bits;
     s->hw = w;
     s->hmeta = meta;
     free(off);
-    s->host_in = (float*)callocCheck((size_t)n * s->R, 4);
+}
+
+// the kernels' arguments and workspaces, and the bytes a step moves
+static void serve_launches(stepq_serving* s) {
+    const int n = s->n, K = s->K, V = s->V, n_plans = s->n_plans, emu = s->emu;
     // launches, workspaces, and the bytes each moves (counted from what the block programs read
     // and write in global memory): per head the packed state, the step's input record (R floats),
     // the read-out, u between the split kernels; per kernel the head plans once (every request
@@ -282,15 +261,51 @@ extern "C" int stepq_serving_create(stepq_serving** out, const stepq_format* f, 
         a->status = s->status;
         a->gws = s->smem[k] ? NULL : s->gws;
     }
-    if (!emu) {
-        // blocking streams: they wait for the synchronous uploads (legacy stream) before a step
-        cudaCheck(cudaStreamCreate(&s->sa));
-        cudaCheck(cudaStreamCreate(&s->sb));
-        cudaCheck(cudaEventCreateWithFlags(&s->ea, cudaEventDisableTiming));
-        cudaCheck(cudaEventCreateWithFlags(&s->eb, cudaEventDisableTiming));
-        cudaCheck(cudaEventCreate(&s->t0));
-        cudaCheck(cudaEventCreate(&s->t1));
+}
+
+// the two streams of the split step, its event, and the timing events
+static void serve_streams(stepq_serving* s) {
+    // blocking streams: they wait for the synchronous uploads (legacy stream) before a step
+    cudaCheck(cudaStreamCreate(&s->sa));
+    cudaCheck(cudaStreamCreate(&s->sb));
+    cudaCheck(cudaEventCreateWithFlags(&s->ea, cudaEventDisableTiming));
+    cudaCheck(cudaEventCreateWithFlags(&s->eb, cudaEventDisableTiming));
+    cudaCheck(cudaEventCreate(&s->t0));
+    cudaCheck(cudaEventCreate(&s->t1));
+}
+
+extern "C" int stepq_serving_create(stepq_serving** out, const stepq_format* f, const stepq_head_plan* hps,
+                                    int n_plans, int kind, int n, int K, int V, int mode, int nsplit,
+                                    int where) {
+    const int emu = where == STEPQ_CUDA_EMULATE;
+    *out = NULL;
+    if (!emu && !bk_device_ok()) {
+        stepq_error("no CUDA device of compute capability 8.0 or newer is available");
+        return STEPQ_ERR;
     }
+    if (serve_shape_ok(f, K, V) != STEPQ_OK) return STEPQ_ERR;
+    stepq_serving* s = (stepq_serving*)callocCheck(1, sizeof *s);
+    s->fmt = f;
+    s->baseline = f->family->id == STEPQ_FAMILY_CAST && f->cast.element == STEPQ_ELEM_FP32;
+    s->mode = s->baseline ? STEPQ_SERVE_FUSED : mode;
+    s->ns = nsplit < 1 ? 1 : nsplit;
+    s->emu = emu;
+    s->n = n;
+    s->n_plans = n_plans;
+    s->K = K;
+    s->V = V;
+    s->R = bp_rec_floats(K, V);
+    s->n_gates = kind == STEPQ_KDA ? K : 1;
+    size_t bytes = 0;
+    for (int h = 0; h < n_plans; h++) {
+        size_t b = stepq_format_bytes(f, &hps[h], K, V);
+        bytes = b > bytes ? b : bytes;
+    }
+    s->stride = (bytes + 15) & ~(size_t)15;
+    serve_alloc_pool(s, f, hps);
+    s->host_in = (float*)callocCheck((size_t)n * s->R, 4);
+    serve_launches(s);
+    if (!emu) serve_streams(s);
     *out = s;
     return STEPQ_OK;
 }
@@ -442,6 +457,43 @@ static void chk_unit(float* x, int n, chk_rng* r) {
     for (int i = 0; i < n; i++) x[i] = (float)(x[i] / sqrt(s + 1e-6));
 }
 
+// one step's inputs of n heads: unit q and k, Gaussian v, gates in (-0.2, 0], beta in [0, 1)
+static void chk_inputs(float* q, float* k, float* v, float* g, float* beta, int n, int K, int V, int G,
+                       chk_rng* r) {
+    for (int h = 0; h < n; h++) {
+        chk_unit(q + (size_t)h * K, K, r);
+        chk_unit(k + (size_t)h * K, K, r);
+        for (int j = 0; j < V; j++) v[(size_t)h * V + j] = (float)chk_gauss(r);
+        for (int i = 0; i < G; i++) g[(size_t)h * G + i] = (float)(-0.2 * chk_uniform(r));
+        beta[h] = (float)chk_uniform(r);
+    }
+}
+
+// the device's read-outs yg against the CPU's yc (m values): equality, max |d|, sums of squares
+static void chk_compare_y(stepq_serving_report* rep, const float* yg, const float* yc, size_t m, double* d2,
+                          double* c2) {
+    for (size_t e = 0; e < m; e++) {
+        const double d = (double)yg[e] - yc[e];
+        if (memcmp(&yg[e], &yc[e], sizeof(float))) rep->y_equal = 0;
+        rep->y_max_abs = fmax(rep->y_max_abs, fabs(d));
+        *d2 += d * d;
+        *c2 += (double)yc[e] * yc[e];
+    }
+}
+
+// the packed bytes of the CPU (qs) against the device's (Pg, n heads of stride bytes), and the
+// method's comparison rule on the read-outs (6.5)
+static void chk_finish(stepq_serving_report* rep, const stepq_qstate* qs, const uint8_t* Pg, int n, size_t stride,
+                       double d2, double c2) {
+    for (int h = 0; h < n; h++) {
+        const size_t b = qs[h].bytes;
+        for (size_t i = 0; i < b; i++) rep->bytes_differ += qs[h].packed[i] != Pg[(size_t)h * stride + i];
+        rep->bytes_total += (long)b;
+    }
+    rep->y_rms_ratio = c2 > 0 ? sqrt(d2 / c2) : sqrt(d2);
+    rep->y_agree = rep->y_max_abs <= 1e-6 || rep->y_rms_ratio < 2e-3;
+}
+
 extern "C" int stepq_serving_check(stepq_serving_report* rep, const stepq_format* f, const stepq_plan* plan,
                                    int kind, int n, int K, int V, int mode, int nsplit, int steps, int where) {
     memset(rep, 0, sizeof *rep);
@@ -483,13 +535,7 @@ extern "C" int stepq_serving_check(stepq_serving_report* rep, const stepq_format
     double d2 = 0, c2 = 0;
     rep->y_equal = 1;
     for (int t = 0; t < steps && rc == STEPQ_OK; t++) {
-        for (int h = 0; h < n; h++) {
-            chk_unit(q + (size_t)h * K, K, &r);
-            chk_unit(k + (size_t)h * K, K, &r);
-            for (int j = 0; j < V; j++) v[(size_t)h * V + j] = (float)chk_gauss(&r);
-            for (int i = 0; i < G; i++) g[(size_t)h * G + i] = (float)(-0.2 * chk_uniform(&r));
-            beta[h] = (float)chk_uniform(&r);
-        }
+        chk_inputs(q, k, v, g, beta, n, K, V, G, &r);
         stepq_serving_set_inputs(s, q, k, v, g, beta, scale);
         stepq_serving_step(s);
         rc = stepq_serving_read(s, yg, Pg);
@@ -499,23 +545,9 @@ extern "C" int stepq_serving_check(stepq_serving_report* rep, const stepq_format
             cpu->qstep_read(&qs[h], &in, decay, NULL, NULL, NULL);
             rc = cpu->qstep_write(&qs[h], &in, decay, scale, G, NULL, yc + (size_t)h * V, NULL);
         }
-        for (size_t e = 0; e < (size_t)n * V && rc == STEPQ_OK; e++) {
-            const double d = (double)yg[e] - yc[e];
-            if (memcmp(&yg[e], &yc[e], sizeof(float))) rep->y_equal = 0;
-            rep->y_max_abs = fmax(rep->y_max_abs, fabs(d));
-            d2 += d * d;
-            c2 += (double)yc[e] * yc[e];
-        }
+        if (rc == STEPQ_OK) chk_compare_y(rep, yg, yc, (size_t)n * V, &d2, &c2);
     }
-    if (rc == STEPQ_OK) {
-        for (int h = 0; h < n; h++) {
-            const size_t b = qs[h].bytes;
-            for (size_t i = 0; i < b; i++) rep->bytes_differ += qs[h].packed[i] != Pg[(size_t)h * s->stride + i];
-            rep->bytes_total += (long)b;
-        }
-        rep->y_rms_ratio = c2 > 0 ? sqrt(d2 / c2) : sqrt(d2);
-        rep->y_agree = rep->y_max_abs <= 1e-6 || rep->y_rms_ratio < 2e-3;
-    }
+    if (rc == STEPQ_OK) chk_finish(rep, qs, Pg, n, s->stride, d2, c2);
     stepq_serving_free(s);
     for (int h = 0; h < n; h++) stepq_qstate_free(&qs[h]);
     free(hps); free(rows); free(qs); free(S); free(q); free(k); free(v); free(g); free(beta);
