@@ -11,22 +11,29 @@ if (!exists("papers")) papers = '0.25 0.5 2048 32 1'
 if (!exists("source")) source = ''
 nf = words(formats)
 nk = words(knobs)
-set terminal pngcairo size 1800,520 font ",11"
+set terminal pngcairo size (330*nk+60),(300*nf+90) font ",10"
 array okabe[8] = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#999999"]
-do for [i=1:32] { set linetype i lc rgb okabe[(i-1)%8+1] }
 set output outfile
-set multiplot layout 1,nk title sprintf("Calibration knobs the paper never swept: pooled read-out error (mean and 95%% CI over seeds); dashed: the paper's choice\n%s", source) noenhanced
+# one row per format (their errors differ several-fold), one column per knob; each panel's own y
+# range, so that a knob's effect is visible
+set multiplot layout nf,nk title sprintf("Calibration knobs the paper never swept: pooled read-out error, mean and 95%% CI over seeds; dashed: the paper's choice\n%s", source) noenhanced
 set grid
-set offsets graph 0.06, graph 0.06, 0, 0
-set logscale y
+set key off
+set offsets graph 0.06, graph 0.06, graph 0.08, graph 0.08
 set ylabel "pooled ||y_hat - y|| / ||y||" noenhanced
-do for [k=1:nk] {
-  set title word(knobs, k)
-  set xlabel word(knobs, k)
-  p = real(word(papers, k))
-  unset arrow
-  if (p == p) { set arrow from p, graph 0 to p, graph 1 nohead dt 2 lc rgb "#777777" }
-  if (k == nk) { set key outside right top } else { unset key }
-  plot for [f=1:nf] datafile index (k-1) using 1:(column(2*f)):(column(2*f+1)) with yerrorlines lw 2 lc f title word(formats, f) noenhanced
+do for [f=1:nf] {
+  do for [k=1:nk] {
+    kn = word(knobs, k)
+    set title sprintf("%s: %s", word(formats, f), kn) noenhanced
+    set xlabel kn noenhanced
+    unset logscale x
+    set xtics autofreq
+    if (kn eq "horizon") { set logscale x 4 }
+    if (kn eq "pivots" || kn eq "refits") { set xtics 1 }
+    p = real(word(papers, k))
+    unset arrow
+    if (p == p) { set arrow from p, graph 0 to p, graph 1 nohead dt 2 lc rgb "#777777" }
+    plot datafile index (k-1) using 1:(column(2*f)):(column(2*f+1)) with yerrorlines lw 2 pt 7 lc rgb okabe[f]
+  }
 }
 unset multiplot
