@@ -112,11 +112,5 @@ int stepq_knobs(const stepq_knobs_cfg* c) {
         free(pooled); free(m); free(ci);
     }
     free(names);
-    if (tsv && rc) stepq_text_abandon(tsv, c->table);
-    else if (tsv && stepq_text_commit(tsv, c->table)) rc = STEPQ_ERR;
-    if (rc) {
-        h5u_abandon(f, c->output);
-        return STEPQ_ERR;
-    }
-    return h5u_commit(f, c->output);
+    return h5u_finish_with_text(f, c->output, tsv, c->table, rc);
 }

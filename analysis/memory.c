@@ -213,11 +213,5 @@ int stepq_memory_sweep(const stepq_memory_sweep_cfg* c) {
     for (int m = 0; m < c->n_models && !rc; m++) rc = sweep_model(f, tsv, c, &c->models[m]);
     free(names);
     free(req);
-    if (tsv && rc) stepq_text_abandon(tsv, c->table);
-    else if (tsv && stepq_text_commit(tsv, c->table)) rc = STEPQ_ERR;
-    if (rc) {
-        h5u_abandon(f, c->output);
-        return STEPQ_ERR;
-    }
-    return h5u_commit(f, c->output);
+    return h5u_finish_with_text(f, c->output, tsv, c->table, rc);
 }

@@ -275,3 +275,13 @@ void h5u_abandon(hid_t file, const char* path) {
     if (file >= 0 && H5Fclose(file) < 0) close_failed = 1;
     stepq_output_end(tmp_name(path), path, 0);
 }
+
+int h5u_finish_with_text(hid_t file, const char* path, FILE* tsv, const char* tsv_path, int rc) {
+    if (tsv && rc) stepq_text_abandon(tsv, tsv_path);
+    else if (tsv && stepq_text_commit(tsv, tsv_path)) rc = STEPQ_ERR;
+    if (rc) {
+        h5u_abandon(file, path);
+        return STEPQ_ERR;
+    }
+    return h5u_commit(file, path);
+}

@@ -6,6 +6,7 @@
 #define STEPQ_H5UTIL_H
 
 #include <hdf5.h>
+#include <stdio.h>
 
 // Silence HDF5's own error stack printing (stepq reports errors itself); the first call also
 // takes over the library's shutdown at exit (h5util.c: a failed close must not crash it), so
@@ -52,5 +53,9 @@ hid_t h5u_open_read(const char* path, const char* what, const char* hint);
 hid_t h5u_create(const char* path);
 int h5u_commit(hid_t file, const char* path);
 void h5u_abandon(hid_t file, const char* path);
+// Ends an HDF5 output and the text table written beside it (tsv may be NULL, a stream of
+// stepq_text_create): both committed when rc is STEPQ_OK (a commit that fails makes it an
+// error), both abandoned otherwise. Returns the outcome.
+int h5u_finish_with_text(hid_t file, const char* path, FILE* tsv, const char* tsv_path, int rc);
 
 #endif
