@@ -579,6 +579,38 @@ static int nll_checks(const stepq_cfgfile* cf, int nd, long long bin, long long 
     return STEPQ_OK;
 }
 
+// What the nll and generate front ends share: the config's texts resolved from the repository
+// (stepq_data_path; texts[i] then points into bufs), the model loaded, and the plan read, or
+// calibrated when the config has a `calibrate` group. Nothing is loaded when rc (an earlier
+// error) is set; lm_run_close frees what was.
+typedef struct {
+    stepq_lm m;
+    int loaded;
+    stepq_plan plan, *pp;
+    char (*bufs)[4096];
+} lm_run;
+
+static int lm_run_open(lm_run* r, const stepq_cfgfile* cf, const char* model_dir, const char** texts, int n,
+                       const char* plan_path, const config_setting_t* calib, int rc) {
+    char mbuf[4096];
+    r->pp = NULL;
+    r->bufs = mallocCheck(sizeof *r->bufs * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) texts[i] = stepq_data_path(r->bufs[i], sizeof r->bufs[i], texts[i]);
+    r->loaded = !rc && stepq_lm_load(&r->m, stepq_data_path(mbuf, sizeof mbuf, model_dir)) == STEPQ_OK;
+    rc = rc || !r->loaded;
+    if (!rc && plan_path) {
+        rc = calib ? stepq_cfg_calibrate_plan(cf, calib, plan_path, &r->plan, 1) : stepq_plan_read(&r->plan, plan_path);
+        if (!rc) r->pp = &r->plan;
+    }
+    return rc;
+}
+
+static void lm_run_close(lm_run* r) {
+    if (r->pp) stepq_plan_free(r->pp);
+    if (r->loaded) stepq_lm_free(&r->m);
+    free(r->bufs);
+}
+
 // the nll figure's variables: formats, source, octile_table (the octile sweep's .tsv, or '')
 static void nll_plot_vars(char* vars, size_t n, const stepq_format* const* fmts, int nf, const stepq_lm* m, int nd,
                           long long prefill, long long decode, const char* otable) {
@@ -608,40 +640,29 @@ int stepq_run_nll(const stepq_cfgfile* cf) {
     }
     int rc = nll_checks(cf, nd, bin, decode, calib, plan_path, octile);
     stepq_set_threads(threads);
-    char mbuf[4096];
-    char(*dbuf)[4096] = mallocCheck(sizeof *dbuf * (size_t)(nd ? nd : 1));
-    for (int i = 0; i < nd; i++) docs[i] = stepq_data_path(dbuf[i], sizeof dbuf[i], docs[i]);
-    stepq_lm m;
-    int loaded = !rc && stepq_lm_load(&m, stepq_data_path(mbuf, sizeof mbuf, model_dir)) == STEPQ_OK;
-    rc = rc || !loaded;
-    stepq_plan plan, *pp = NULL;
-    if (!rc && plan_path) {
-        rc = calib ? stepq_cfg_calibrate_plan(cf, calib, plan_path, &plan, 1) : stepq_plan_read(&plan, plan_path);
-        if (!rc) pp = &plan;
-    }
+    lm_run lr;
+    rc = lm_run_open(&lr, cf, model_dir, docs, nd, plan_path, calib, rc);
     char table[4096], png[4096], otable[4096];
     stepq_sibling(table, sizeof table, output, ".tsv");
     stepq_sibling(otable, sizeof otable, output, "_octile.tsv");
     stepq_sibling(png, sizeof png, output, ".png");
     if (!rc) {
-        stepq_nll_cfg nc = {.model = &m, .documents = docs, .n_documents = nd, .formats = fmts, .n_formats = nf,
-                            .plan = pp, .octile_width = (int)octile, .prefill = prefill, .decode = decode,
+        stepq_nll_cfg nc = {.model = &lr.m, .documents = docs, .n_documents = nd, .formats = fmts, .n_formats = nf,
+                            .plan = lr.pp, .octile_width = (int)octile, .prefill = prefill, .decode = decode,
                             .bin = (int)bin, .output = output, .table = plot ? table : NULL,
                             .octile_table = plot && octile ? otable : NULL,
-                            .prov = {"nll", cf->path, cf->text, 0, m.desc}};
+                            .prov = {"nll", cf->path, cf->text, 0, lr.m.desc}};
         rc = stepq_make_parent(output) || stepq_nll(&nc);
         if (!rc) printf("wrote %s\n", output);
     }
     if (!rc && plot) {
         char vars[8192];
-        nll_plot_vars(vars, sizeof vars, fmts, nf, &m, nd, prefill, decode, octile ? otable : NULL);
+        nll_plot_vars(vars, sizeof vars, fmts, nf, &lr.m, nd, prefill, decode, octile ? otable : NULL);
         rc = stepq_plot(plot, table, png, vars);
     }
-    if (pp) stepq_plan_free(pp);
-    if (loaded) stepq_lm_free(&m);
+    lm_run_close(&lr);
     free(fmts);
     free(docs);
-    free(dbuf);
     return rc ? STEPQ_ERR : STEPQ_OK;
 }
 
@@ -673,35 +694,25 @@ int stepq_run_generate(const stepq_cfgfile* cf) {
     }
     int rc = nll_checks(cf, np, 1, 1, calib, plan_path, 0);
     stepq_set_threads(threads);
-    char mbuf[4096];
-    char(*pbuf)[4096] = mallocCheck(sizeof *pbuf * (size_t)(np ? np : 1));
-    for (int i = 0; i < np; i++) prompts[i] = stepq_data_path(pbuf[i], sizeof pbuf[i], prompts[i]);
-    stepq_lm m;
-    int loaded = !rc && stepq_lm_load(&m, stepq_data_path(mbuf, sizeof mbuf, model_dir)) == STEPQ_OK;
-    rc = rc || !loaded;
-    stepq_plan plan, *pp = NULL;
-    if (!rc && plan_path) {
-        rc = calib ? stepq_cfg_calibrate_plan(cf, calib, plan_path, &plan, 1) : stepq_plan_read(&plan, plan_path);
-        if (!rc) pp = &plan;
-    }
+    lm_run lr;
+    rc = lm_run_open(&lr, cf, model_dir, prompts, np, plan_path, calib, rc);
     char table[4096], png[4096], samples[4096];
     stepq_sibling(table, sizeof table, output, ".tsv");
     stepq_sibling(png, sizeof png, output, ".png");
     stepq_sibling(samples, sizeof samples, output, "_samples.txt");
     if (!rc) {
-        stepq_generate_cfg gc = {&m, prompts, np, seeds, S, fmts, nf, pp, length, (int)topk, output,
-                                 plot ? table : NULL, samples, {"generate", cf->path, cf->text, seeds[0], m.desc}};
+        stepq_generate_cfg gc = {&lr.m, prompts, np, seeds, S, fmts, nf, lr.pp, length, (int)topk, output,
+                                 plot ? table : NULL, samples, {"generate", cf->path, cf->text, seeds[0], lr.m.desc}};
         rc = stepq_make_parent(output) || stepq_generate(&gc);
         if (!rc) printf("wrote %s and %s\n", output, samples);
     }
     if (!rc && plot) {
         char vars[8192];
         snprintf(vars, sizeof vars, "source='%s; %d prompts x %d seeds, %lld bytes each, temperature 1, top-k %lld'",
-                 m.desc, np, S, length, topk);
+                 lr.m.desc, np, S, length, topk);
         rc = stepq_plot(plot, table, png, vars);
     }
-    if (pp) stepq_plan_free(pp);
-    if (loaded) stepq_lm_free(&m);
-    free(fmts); free(prompts); free(pbuf); free(seeds);
+    lm_run_close(&lr);
+    free(fmts); free(prompts); free(seeds);
     return rc ? STEPQ_ERR : STEPQ_OK;
 }
