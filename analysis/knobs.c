@@ -62,13 +62,9 @@ static void over_seeds(double* m, double* ci, const double* pooled, int V, int S
 
 int stepq_knobs(const stepq_knobs_cfg* c) {
     const int S = c->n_seeds, F = c->n_formats;
-    hid_t f = h5u_create(c->output);
-    FILE* tsv = c->table ? stepq_text_create(c->table) : NULL;
-    if (f < 0 || (c->table && !tsv)) {
-        if (f >= 0) h5u_abandon(f, c->output);
-        stepq_text_abandon(tsv, c->table);
-        return STEPQ_ERR;
-    }
+    FILE* tsv;
+    hid_t f = h5u_create_with_text(c->output, &tsv, c->table);
+    if (f < 0) return STEPQ_ERR;
     const char** names = mallocCheck(sizeof(char*) * F);
     for (int i = 0; i < F; i++) names[i] = c->formats[i]->name;
     hsize_t dS[1] = {(hsize_t)S};

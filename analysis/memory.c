@@ -193,13 +193,9 @@ static int sweep_model(hid_t file, FILE* tsv, const stepq_memory_sweep_cfg* c, c
 }
 
 int stepq_memory_sweep(const stepq_memory_sweep_cfg* c) {
-    hid_t f = h5u_create(c->output);
-    FILE* tsv = c->table ? stepq_text_create(c->table) : NULL;
-    if (f < 0 || (c->table && !tsv)) {
-        if (f >= 0) h5u_abandon(f, c->output);
-        stepq_text_abandon(tsv, c->table);
-        return STEPQ_ERR;
-    }
+    FILE* tsv;
+    hid_t f = h5u_create_with_text(c->output, &tsv, c->table);
+    if (f < 0) return STEPQ_ERR;
     const char** names = mallocCheck(sizeof(char*) * c->n_formats);
     for (int i = 0; i < c->n_formats; i++) names[i] = c->formats[i]->name;
     int* req = mallocCheck(sizeof(int) * c->max_requests);

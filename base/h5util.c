@@ -276,6 +276,16 @@ void h5u_abandon(hid_t file, const char* path) {
     stepq_output_end(tmp_name(path), path, 0);
 }
 
+hid_t h5u_create_with_text(const char* path, FILE** tsv, const char* tsv_path) {
+    hid_t f = h5u_create(path);
+    *tsv = tsv_path && f >= 0 ? stepq_text_create(tsv_path) : NULL;
+    if (f >= 0 && tsv_path && !*tsv) {
+        h5u_abandon(f, path);
+        return -1;
+    }
+    return f;
+}
+
 int h5u_finish_with_text(hid_t file, const char* path, FILE* tsv, const char* tsv_path, int rc) {
     if (tsv && rc) stepq_text_abandon(tsv, tsv_path);
     else if (tsv && stepq_text_commit(tsv, tsv_path)) rc = STEPQ_ERR;

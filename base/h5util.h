@@ -53,6 +53,10 @@ hid_t h5u_open_read(const char* path, const char* what, const char* hint);
 hid_t h5u_create(const char* path);
 int h5u_commit(hid_t file, const char* path);
 void h5u_abandon(hid_t file, const char* path);
+// Opens an HDF5 output and, when tsv_path is not NULL, the text table beside it (*tsv, a stream
+// of stepq_text_create; NULL without a table). On a failure neither is left behind and the
+// result is negative.
+hid_t h5u_create_with_text(const char* path, FILE** tsv, const char* tsv_path);
 // Ends an HDF5 output and the text table written beside it (tsv may be NULL, a stream of
 // stepq_text_create): both committed when rc is STEPQ_OK (a commit that fails makes it an
 // error), both abandoned otherwise. Returns the outcome.
