@@ -339,6 +339,11 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
                         i, c->segments[i]->desc, c->steps);
             return STEPQ_ERR;
         }
+    // the distortions are measured with the dual-axis fit (method 4.2)
+    if (stepq_family_fits(&stepq_family_dual, "calibration (its dual-axis fit)", s0->K, s0->V) != STEPQ_OK) {
+        stepq_error("(the heads of %s)", s0->desc);
+        return STEPQ_ERR;
+    }
     stepq_plan p;
     stepq_plan_alloc(&p, s0->kind, s0->K, s0->V, s0->n_heads);
     memcpy(p.layer, s0->layer, sizeof(int) * p.H);

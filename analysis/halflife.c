@@ -11,6 +11,7 @@
 #include "../base/stats.h"
 #include "../sim/protocol.h"
 #include "../sim/recurrence.h"
+#include "../sim/runout.h"
 #include "../sim/runstate.h"
 #include "progress.h"
 
@@ -111,7 +112,7 @@ static int one_head(hl_run* r, int s, int h, hl_scratch* x) {
         stepq_runstate_observe(rs, &in, src->scale, 0);
         stepq_runstate_step(rs, &in, src->scale);
     }
-    stepq_qstate_init(&x->q, c->format, NULL, 0, src->kind, K, V);
+    stepq_assert(stepq_qstate_init(&x->q, c->format, NULL, 0, src->kind, K, V) == STEPQ_OK);  // fits: checked
     int rc = inject(x, rs->S, K, V, U);
     double first = -1;
     float y[STEPQ_MAX_DIM];
@@ -288,6 +289,7 @@ int stepq_halflife(double* sum, const stepq_halflife_cfg* c) {
         stepq_error("%s has %ld steps; prefill %ld + decode %ld need more", s0->desc, s0->T, c->prefill, c->decode);
         return STEPQ_ERR;
     }
+    if (stepq_formats_fit(&c->format, 1, s0) != STEPQ_OK) return STEPQ_ERR;
     size_t n = (size_t)r.S * r.H * r.U;
     r.hl = mallocCheck(sizeof(double) * n);
     r.acc = mallocCheck(sizeof(double) * n);

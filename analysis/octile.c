@@ -229,6 +229,7 @@ int stepq_octile(const stepq_octile_cfg* c) {
         stepq_error("octile needs K a multiple of 8 and streams long enough (%s)", s0->desc);
         return STEPQ_ERR;
     }
+    if (stepq_family_fits(&stepq_family_rows, "octile (its INT rows)", s0->K, s0->V) != STEPQ_OK) return STEPQ_ERR;
     r.acc = callocCheck((size_t)r.S * N_RUNS * r.H, sizeof(double));
     r.ref = callocCheck((size_t)r.S * r.H, sizeof(double));
     r.omega = callocCheck((size_t)r.S * r.H * s0->K, sizeof(double));

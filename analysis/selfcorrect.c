@@ -11,6 +11,7 @@
 #include "../base/stats.h"
 #include "../sim/protocol.h"
 #include "../sim/recurrence.h"
+#include "../sim/runout.h"
 #include "../sim/runstate.h"
 #include "progress.h"
 
@@ -111,8 +112,9 @@ static int one_head(sc_run* r, int s, int h, sc_scratch* x) {
         stepq_runstate_step(rs, &in, src->scale);
     }
     for (int f = 0; f < F; f++) {  // the error injected at the boundary
-        stepq_qstate_init(&x->qn[f], c->formats[f], NULL, 0, src->kind, K, V);
-        stepq_qstate_init(&x->qc[f], c->formats[f], NULL, 0, src->kind, K, V);
+        // the formats fit the heads (checked before the run) and need no plan
+        stepq_assert(stepq_qstate_init(&x->qn[f], c->formats[f], NULL, 0, src->kind, K, V) == STEPQ_OK &&
+                     stepq_qstate_init(&x->qc[f], c->formats[f], NULL, 0, src->kind, K, V) == STEPQ_OK);
         if (stepq_qstate_load(&x->qn[f], rs->S) || stepq_qstate_load(&x->qc[f], rs->S)) return STEPQ_ERR;
         double* E = x->E + (size_t)f * 2 * KV;
         for (size_t e = 0; e < KV; e++) E[e] = E[KV + e] = (double)x->qn[f].X[e] - rs->S[e];
@@ -314,6 +316,7 @@ int stepq_selfcorrect(const stepq_selfcorrect_cfg* c) {
                     c->srcs[0]->T, c->prefill, c->decode);
         return STEPQ_ERR;
     }
+    if (stepq_formats_fit(c->formats, c->n_formats, c->srcs[0]) != STEPQ_OK) return STEPQ_ERR;
     r.out = callocCheck((size_t)r.S * r.F * N_SERIES * r.H * r.W, sizeof(double));
     r.hl = callocCheck((size_t)r.S * r.H, sizeof(double));
     stepq_progress pr;

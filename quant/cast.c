@@ -56,4 +56,5 @@ const stepq_family stepq_family_cast = {
     .decode = cast_decode,
     .breakdown = cast_breakdown,
     .row_offsets = cast_offsets,
+    .v_multiple = 1,
 };

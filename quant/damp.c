@@ -31,4 +31,6 @@ const stepq_family stepq_family_damp = {
     .decode = damp_decode,
     .breakdown = damp_breakdown,
     .row_offsets = stepq_rows_offsets,
+    .v_multiple = 4,
+    .v_pow2 = 1,
 };

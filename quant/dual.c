@@ -45,4 +45,5 @@ const stepq_family stepq_family_dual = {
     .decode = dual_decode,
     .breakdown = dual_breakdown,
     .row_offsets = dual_offsets,
+    .v_multiple = STEPQ_GDN2_GROUP,
 };

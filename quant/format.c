@@ -96,6 +96,22 @@ const stepq_format* stepq_format_find(const char* name) {
     return NULL;
 }
 
+int stepq_family_fits(const stepq_family* fam, const char* what, int K, int V) {
+    if (K >= 1 && K <= STEPQ_MAX_DIM && V >= 1 && V <= STEPQ_MAX_DIM && V % fam->v_multiple == 0 &&
+        (!fam->v_pow2 || (V & (V - 1)) == 0))
+        return STEPQ_OK;
+    stepq_error("%s cannot hold a %d x %d state: it needs d_k and d_v in [1, %d], d_v a multiple "
+                "of %d%s", what, K, V, STEPQ_MAX_DIM, fam->v_multiple,
+                fam->v_pow2 ? " and a power of two (a Hadamard rotation along d_v)" : "");
+    return STEPQ_ERR;
+}
+
+int stepq_format_fits(const stepq_format* f, int K, int V) {
+    char what[96];
+    snprintf(what, sizeof what, "format %s", f->name);
+    return stepq_family_fits(f->family, what, K, V);
+}
+
 double stepq_format_actual_bits(const stepq_format* f, const stepq_head_plan* hp, int K, int V) {
     return 8.0 * (double)stepq_format_bytes(f, hp, K, V) / ((double)K * V);
 }

@@ -71,6 +71,8 @@ typedef struct {
     stepq_decode_fn decode;
     stepq_breakdown_fn breakdown;
     stepq_row_offsets_fn row_offsets;
+    int v_multiple;  // d_v must be a multiple of this (the packing group, block or row group)
+    int v_pow2;      // d_v must be a power of two (a Hadamard rotation along V)
 } stepq_family;
 
 extern const stepq_family stepq_family_cast;   // fp32, fp16, bf16 (cast.c)
@@ -131,6 +133,12 @@ const stepq_format* stepq_format_find(const char* name);
 static inline int stepq_format_needs_plan(const stepq_format* f) {
     return f->needs != STEPQ_NEEDS_NOTHING;
 }
+
+// STEPQ_OK if format f holds a state of K x V (V a multiple of its family's v_multiple, a power
+// of two where it rotates, both within STEPQ_MAX_DIM); else STEPQ_ERR with a message naming
+// the format and what it needs. stepq_family_fits: the same for a family, named `what`.
+int stepq_format_fits(const stepq_format* f, int K, int V);
+int stepq_family_fits(const stepq_family* fam, const char* what, int K, int V);
 
 // bytes of a replay format's ring: `replay` steps of BF16 inputs q, k (K), v (V), g (1 or K), beta
 static inline size_t stepq_ring_bytes(const stepq_format* f, const stepq_head_plan* hp, int K, int V) {

@@ -67,4 +67,5 @@ const stepq_family stepq_family_fp8tile = {
     .decode = tile_decode,
     .breakdown = tile_breakdown,
     .row_offsets = tile_offsets,
+    .v_multiple = 1,
 };

@@ -97,4 +97,5 @@ const stepq_family stepq_family_leap = {
     .decode = leap_decode,
     .breakdown = leap_breakdown,
     .row_offsets = leap_offsets,
+    .v_multiple = 4,
 };

@@ -58,4 +58,5 @@ const stepq_family stepq_family_nvfp4 = {
     .decode = nvfp4_decode,
     .breakdown = nvfp4_breakdown,
     .row_offsets = nvfp4_offsets,
+    .v_multiple = BLOCK,
 };

@@ -89,4 +89,5 @@ const stepq_family stepq_family_rows = {
     .decode = rows_decode,
     .breakdown = rows_breakdown,
     .row_offsets = stepq_rows_offsets,
+    .v_multiple = 4,
 };

@@ -109,4 +109,5 @@ const stepq_family stepq_family_sr = {
     .decode = sr_decode,
     .breakdown = sr_breakdown,
     .row_offsets = sr_offsets,
+    .v_multiple = 1,
 };

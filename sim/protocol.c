@@ -10,12 +10,13 @@
 int stepq_qstate_init(stepq_qstate* st, const stepq_format* fmt, const stepq_plan* plan, int ph,
                       int kind, int K, int V) {
     stepq_assert(K <= (int)sizeof st->rows);
-    st->fmt = fmt;
-    st->K = K;
-    st->V = V;
     st->packed = NULL;
     st->X = st->work = st->u = NULL;
     st->row_off = NULL;
+    if (stepq_format_fits(fmt, K, V) != STEPQ_OK) return STEPQ_ERR;
+    st->fmt = fmt;
+    st->K = K;
+    st->V = V;
     if (stepq_head_plan_for(&st->hp, st->rows, fmt, plan, ph, kind, K) != STEPQ_OK) return STEPQ_ERR;
     st->bytes = stepq_format_bytes(fmt, &st->hp, K, V);
     st->packed = callocCheck(st->bytes, 1);  // zeros: "no previous state" for freeze gating

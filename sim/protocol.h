@@ -32,8 +32,9 @@ typedef struct {
     int K, V;
 } stepq_qstate;
 
-// plan: NULL, or the plan whose head ph this state belongs to. STEPQ_ERR (no message: the
-// caller says what the user should give) if the format needs a plan and none is given.
+// plan: NULL, or the plan whose head ph this state belongs to. STEPQ_ERR with a message if the
+// format cannot hold a K x V state (stepq_format_fits); STEPQ_ERR without one (the caller says
+// what the user should give) if the format needs a plan and none is given.
 int stepq_qstate_init(stepq_qstate* st, const stepq_format* fmt, const stepq_plan* plan, int ph,
                       int kind, int K, int V);
 void stepq_qstate_free(stepq_qstate* st);

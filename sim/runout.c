@@ -50,6 +50,7 @@ int stepq_run_prepare(int* plan_index, const stepq_source* src, const stepq_run_
                     cfg->prefill, cfg->decode, cfg->prefill + cfg->decode);
         return STEPQ_ERR;
     }
+    if (stepq_formats_fit(cfg->formats, cfg->n_formats, src) != STEPQ_OK) return STEPQ_ERR;
     const stepq_format* planned = stepq_first_planned(cfg->formats, cfg->n_formats);
     if (planned && !cfg->plan) {  // the front end says which option or key gives one
         stepq_error("format %s needs a calibration plan (made by `stepq calibrate`)", planned->name);
@@ -97,6 +98,15 @@ int stepq_plan_match(int* plan_index, const stepq_plan* p, const stepq_source* s
         }
         if (plan_index) plan_index[h] = ph;
     }
+    return STEPQ_OK;
+}
+
+int stepq_formats_fit(const stepq_format* const* formats, int n, const stepq_source* src) {
+    for (int f = 0; f < n; f++)
+        if (stepq_format_fits(formats[f], src->K, src->V) != STEPQ_OK) {
+            stepq_error("(the heads of %s)", src->desc);
+            return STEPQ_ERR;
+        }
     return STEPQ_OK;
 }
 

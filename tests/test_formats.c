@@ -4,10 +4,12 @@
 // build) catches any read or write past them; non-finite input is refused. Plus the FP16 and
 // BF16 converters against the compiler's own on every bit pattern, and the fast packers
 // against the generic bit-stream definition.
+#include <fcntl.h>
 #include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../base/common.h"
 #include "../quant/format.h"
@@ -417,7 +419,61 @@ static void check_fp4_fp8(void) {
     CHECK(stepq_e2m1_encode(-100.0f) == 15 && stepq_e2m1_encode(-0.1f) == 0, "E2M1 saturation and -0");
 }
 
+// stepq_format_fits: what each family needs of d_v, and that every shape it accepts encodes and
+// decodes (the plan-free formats, a uniform head plan): no assertion, no error
+#define SHAPE_VS 64  // d_v = 4, 8, ..., 256
+static void check_shapes(void) {
+    static const struct {
+        const char* format;
+        int V, fits;  // from the layouts: dual rows group 32 values, NVFP4 blocks of 16,
+    } want[] = {      // DAMP's Hadamard needs a power of two, packed 6-bit rows groups of 4
+        {"stepquant6", 40, 0}, {"stepquant6", 96, 1}, {"dsq4", 48, 0}, {"nvfp4", 40, 0},
+        {"nvfp4", 48, 1}, {"damp", 96, 0}, {"damp", 64, 1}, {"int6", 42, 0}, {"int6", 44, 1},
+        {"fp32", 3, 1}, {"int8", 0, 0}, {"int8", STEPQ_MAX_DIM + 4, 0},
+    };
+    const int K = 16, n_want = (int)(sizeof want / sizeof want[0]);
+    int got[sizeof want / sizeof want[0]];
+    static char fits[256][SHAPE_VS];
+    fflush(stderr);  // the refusals' messages are expected: not shown
+    int err = dup(2), null = open("/dev/null", O_WRONLY);
+    dup2(null, 2);
+    for (int i = 0; i < n_want; i++) {
+        const stepq_format* f = stepq_format_find(want[i].format);
+        got[i] = f ? stepq_format_fits(f, K, want[i].V) == STEPQ_OK : -1;
+    }
+    for (int fi = 0; fi < stepq_n_formats && fi < 256; fi++)
+        for (int v = 0; v < SHAPE_VS; v++) fits[fi][v] = stepq_format_fits(&stepq_formats[fi], K, 4 * (v + 1)) == STEPQ_OK;
+    fflush(stderr);
+    dup2(err, 2);
+    close(err);
+    close(null);
+    for (int i = 0; i < n_want; i++)
+        CHECK(got[i] == want[i].fits, "%s with d_v = %d: fits %d, should be %d", want[i].format, want[i].V, got[i],
+              want[i].fits);
+    for (int fi = 0; fi < stepq_n_formats && fi < 256; fi++) {
+        const stepq_format* f = &stepq_formats[fi];
+        for (int v = 0; v < SHAPE_VS && !stepq_format_needs_plan(f); v++) {
+            if (!fits[fi][v]) continue;
+            const int V = 4 * (v + 1);
+            uint8_t rows[STEPQ_MAX_DIM];
+            stepq_head_plan hp;
+            stepq_head_plan_uniform(&hp, rows, f->width, STEPQ_GDN, K);
+            float *X = malloc(sizeof(float) * K * V), *Y = malloc(sizeof(float) * K * V);
+            float* work = malloc(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
+            uint8_t* P = calloc(stepq_format_bytes(f, &hp, K, V), 1);
+            for (int e = 0; e < K * V; e++) X[e] = sinf(0.7f * (float)e) * (float)(1 + e % 5);
+            int rc = stepq_encode(P, X, f, &hp, work, K, V);
+            if (rc == STEPQ_OK) stepq_decode(Y, P, f, &hp, K, V);
+            int finite = 1;
+            for (int e = 0; rc == STEPQ_OK && e < K * V; e++) finite &= isfinite(Y[e]) != 0;
+            CHECK(rc == STEPQ_OK && finite, "%s accepts d_v = %d but does not encode it", f->name, V);
+            free(X), free(Y), free(work), free(P);
+        }
+    }
+}
+
 int main(void) {
+    check_shapes();
     check_formats();
     check_fp4_fp8();
     check_int_exact();
