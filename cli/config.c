@@ -43,6 +43,11 @@ static int apply_quick(stepq_cfgfile* cf, int quick) {
                     config_setting_source_line(q));
         return STEPQ_ERR;
     }
+    const config_setting_t* inner = q ? config_setting_get_member(q, "quick") : NULL;
+    if (inner) {  // (copying it would replace the group being copied)
+        stepq_error("%s:%d: a 'quick' key inside the quick group", cf->path, config_setting_source_line(inner));
+        return STEPQ_ERR;
+    }
     if (q && quick)
         for (int i = 0; i < config_setting_length(q); i++)
             if (!copy_into(root, config_setting_get_elem(q, (unsigned)i))) {
