@@ -394,6 +394,7 @@ int stepq_bench(const stepq_bench_cfg* c) {
     }
 
     int dh = c->quick ? 2 : 8;
+    fflush(stdout);  // the table before the driver's progress lines on stderr
     double drv[2] = {driver_seconds("int6", dh, &plan), driver_seconds("stepquant6", dh, &plan)};
     for (int i = 0; i < 2; i++) drv[i] *= 2304.0 / dh;
     printf("\ndriver: propagation of %d gdn-qwen-like heads, 2048 prefill + 6144 decode steps, all "

@@ -380,6 +380,64 @@ static inline void rc_nibbles16(uint8_t* out, __m512i c) {
     _mm_storel_epi64((__m128i*)out, _mm_packus_epi16(w, w));
 }
 
+// stepq_e4m3_encode of 16 floats side by side (each branch a mask; the same integer arithmetic)
+static inline __m512i rc_e4m3_codes16(__m512 x) {
+    const __m512i u = _mm512_castps_si512(x);
+    __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(_mm512_set1_epi32(0x7ffff),
+                                                     _mm512_and_si512(_mm512_srli_epi32(u, 20), _mm512_set1_epi32(1))));
+    __m512i c = _mm512_or_si512(_mm512_slli_epi32(_mm512_sub_epi32(_mm512_srli_epi32(r, 23), _mm512_set1_epi32(120)), 3),
+                                _mm512_and_si512(_mm512_srli_epi32(r, 20), _mm512_set1_epi32(7)));
+    // below 2^-6: round_even(x 512), which the conversion's default rounding gives (x 512 < 8, exact)
+    __mmask16 sub = _mm512_cmp_ps_mask(x, _mm512_set1_ps(0.015625f), _CMP_LT_OQ);
+    c = _mm512_mask_mov_epi32(c, sub, _mm512_cvtps_epi32(_mm512_mul_ps(x, _mm512_set1_ps(512.0f))));
+    c = _mm512_mask_mov_epi32(c, _mm512_cmp_ps_mask(x, _mm512_set1_ps(448.0f), _CMP_GE_OQ), _mm512_set1_epi32(0x7e));
+    return _mm512_maskz_mov_epi32(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ), c);  // !(x > 0): 0
+}
+
+// stepq_e4m3_decode of 16 codes in [0, 0x7e] (as the encoder above gives: no sign, no NaN)
+static inline __m512 rc_e4m3_values16(__m512i c) {
+    const __m512i e = _mm512_and_si512(_mm512_srli_epi32(c, 3), _mm512_set1_epi32(15)), m = _mm512_and_si512(c, _mm512_set1_epi32(7));
+    __m512 normal = _mm512_castsi512_ps(_mm512_or_si512(_mm512_slli_epi32(_mm512_add_epi32(e, _mm512_set1_epi32(120)), 23),
+                                                        _mm512_slli_epi32(m, 20)));
+    __m512 sub = _mm512_mul_ps(_mm512_cvtepi32_ps(m), _mm512_set1_ps(0.001953125f));
+    return _mm512_mask_blend_ps(_mm512_cmpeq_epi32_mask(e, _mm512_setzero_si512()), normal, sub);
+}
+
+// rc_nvfp4_encode_row for s_head > 0: the scales of up to 16 blocks computed side by side
+// (rc_absmax, the two divisions, E4M3 encode and decode, as the loop below takes them one by
+// one), then each block's codes
+static inline void rc_nvfp4_encode_row16(uint8_t* P, float* xq, const float* x, float s_head, int V) {
+    const int nb = V / STEPQ_NVFP4_BLOCK;
+    for (int b0 = 0; b0 < nb; b0 += 16) {
+        const int n = nb - b0 < 16 ? nb - b0 : 16;
+        uint32_t am[16] = {0}, sc[16];
+        float sv[16];
+        for (int k = 0; k < n; k++)
+            am[k] = _mm512_reduce_max_epu32(_mm512_and_si512(_mm512_loadu_si512(x + (size_t)(b0 + k) * STEPQ_NVFP4_BLOCK),
+                                                             _mm512_set1_epi32(0x7fffffff)));
+        __m512 t = _mm512_div_ps(_mm512_div_ps(_mm512_castsi512_ps(_mm512_loadu_si512(am)), _mm512_set1_ps(6.0f)),
+                                 _mm512_set1_ps(s_head));
+        __m512i c = rc_e4m3_codes16(t);
+        _mm512_storeu_si512(sc, c);
+        _mm512_storeu_ps(sv, _mm512_mul_ps(rc_e4m3_values16(c), _mm512_set1_ps(s_head)));
+        for (int k = 0; k < n; k++) {
+            uint8_t* B = P + (size_t)(b0 + k) * STEPQ_NVFP4_BLOCK_BYTES;
+            const int j0 = (b0 + k) * STEPQ_NVFP4_BLOCK;
+            B[0] = (uint8_t)sc[k];
+            if (sv[k] > 0) {
+                __m512i e = rc_e2m1_codes16(_mm512_loadu_ps(x + j0), _mm512_set1_ps(sv[k]));
+                rc_nibbles16(B + 1, e);
+                if (xq)
+                    _mm512_storeu_ps(xq + j0, _mm512_mul_ps(_mm512_permutexvar_ps(e, _mm512_load_ps(rc_e2m1_values)),
+                                                            _mm512_set1_ps(sv[k])));
+            } else {  // a zero scale stores zero codes, which decode to +0
+                memset(B + 1, 0, STEPQ_NVFP4_BLOCK_BYTES - 1);
+                if (xq) memset(xq + j0, 0, sizeof(float) * STEPQ_NVFP4_BLOCK);
+            }
+        }
+    }
+}
+
 // 8 bytes -> 16 codes (int32 lanes)
 static inline __m512i rc_unnibble16(const uint8_t* in) {
     __m128i b = _mm_maskz_loadu_epi8(0xff, in);
@@ -390,6 +448,12 @@ static inline __m512i rc_unnibble16(const uint8_t* in) {
 
 // the blocks of one row; s_head the head's FP32 scale; xq (may be NULL) <- the decoded row
 STEPQ_RC void rc_nvfp4_encode_row(uint8_t* P, float* xq, const float* x, float s_head, int V) {
+#if defined(STEPQ_RC_AVX512)
+    if (s_head > 0) {
+        rc_nvfp4_encode_row16(P, xq, x, s_head, V);
+        return;
+    }
+#endif
     for (int b0 = 0; b0 < V; b0 += STEPQ_NVFP4_BLOCK, P += STEPQ_NVFP4_BLOCK_BYTES) {
         const float* xb = x + b0;
         uint8_t sc = s_head > 0 ? stepq_e4m3_encode(rc_absmax(xb, STEPQ_NVFP4_BLOCK) / 6.0f / s_head) : 0;

@@ -2,7 +2,7 @@
 // (the decode-step protocol with the reference step and codecs), on every format of the table,
 // GDN and KDA plans with every width (2, 4, 6, 8 and FP16 pivots), the paper's 128-wide rows and
 // other widths (96: the generic loops; 40: vector tails), states with ridges, zero rows and
-// denormals: read-outs, packed bytes, P1 predictions and state errors must be equal bit for bit
+// denormals, a row of blocks falling by decades: read-outs, packed bytes, P1 predictions and state errors must be equal bit for bit
 // at every step (the kernels keep the reference's operations and their order), and a step whose state
 // turns non-finite must fail in both. Also: the float32 step of each table equals the reference's.
 #include <stdlib.h>
@@ -35,6 +35,8 @@ static void random_state(float* S, int K, int V, gsl_rng* r) {
         S[i] = (float)(gsl_ran_gaussian(r, 1.0) * (i / V % 9 == 0 ? 12 : 1) * (i % V % 11 == 0 ? 7 : 1));
     memset(S + 3 * V, 0, sizeof(float) * V);                                    // a zero row
     for (int j = 0; j < V; j++) S[5 * V + j] = (float)gsl_ran_gaussian(r, 1e-40);  // denormals
+    for (int j = 0; j < V; j++)  // blocks of 16 falling by 2^1.5 each: NVFP4's E4M3 block scales
+        S[7 * V + j] = (float)(gsl_ran_gaussian(r, 1.0) * exp2(-3.0 - 1.5 * (j / 16)));  // reach subnormals
 }
 
 typedef struct {

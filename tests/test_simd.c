@@ -1,0 +1,101 @@
+// test_simd: the AVX-512 blocks of quant/rowcodec.h against the scalar definitions they stand
+// for, on inputs the decode-step comparisons (test_kernels) seldom reach: E4M3 codes of values
+// on and beside every code boundary, NVFP4 block scales across E4M3's subnormal range, zero
+// and underflowing blocks. The NVFP4 rows are compared byte for byte with the reference format
+// (quant/nvfp4.c, built for baseline x86-64). This file is built with AVX-512; on a CPU
+// without it the test is skipped (77).
+#include <stdlib.h>
+#include <string.h>
+
+#include "../quant/format.h"
+#include "../quant/rowcodec.h"
+#include "testutil.h"
+
+#if defined(STEPQ_RC_AVX512)
+static double e4m3_value(int c) { return stepq_e4m3_decode((uint8_t)c); }
+
+static void check_e4m3(void) {
+    float x[16 * 1024];
+    int n = 0;
+    for (int c = 0; c < 0x7e && n + 6 <= 16 * 1024; c++) {  // each code, its midpoints and neighbours
+        float v = (float)e4m3_value(c), m = (float)(0.5 * (e4m3_value(c) + e4m3_value(c + 1)));
+        float probe[6] = {v, m, nextafterf(m, 0), nextafterf(m, 1000), nextafterf(v, 0), -v};
+        for (int k = 0; k < 6; k++) x[n++] = probe[k];
+    }
+    float extra[] = {0.0f, -0.0f, 448.0f, 500.0f, 1e30f, 1e-45f, 0.015625f, nextafterf(0.015625f, 0), NAN};
+    for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++) x[n++] = extra[k];
+    gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 11);
+    while (n < 16 * 1024) x[n++] = (float)ldexp(gsl_rng_uniform(r), (int)gsl_rng_uniform_int(r, 30) - 21);
+    gsl_rng_free(r);
+    int bad_code = 0, bad_value = 0;
+    for (int i = 0; i < n; i += 16) {
+        int32_t c[16];
+        float v[16];
+        __m512i vc = rc_e4m3_codes16(_mm512_loadu_ps(x + i));
+        _mm512_storeu_si512(c, vc);
+        _mm512_storeu_ps(v, rc_e4m3_values16(vc));
+        for (int k = 0; k < 16; k++) {
+            uint8_t want = stepq_e4m3_encode(x[i + k]);
+            bad_code += c[k] != want;
+            float wv = stepq_e4m3_decode(want);
+            bad_value += memcmp(&v[k], &wv, sizeof wv) != 0;
+        }
+    }
+    CHECK(bad_code == 0, "%d of %d E4M3 codes differ from stepq_e4m3_encode", bad_code, n);
+    CHECK(bad_value == 0, "%d of %d E4M3 values differ from stepq_e4m3_decode", bad_value, n);
+}
+
+// rows whose blocks fall by 2^0.75 each, so that the block scales sweep E4M3's normal and
+// subnormal codes; a zero block and one that underflows
+static void check_nvfp4(void) {
+    const stepq_format* f = stepq_format_find("nvfp4");
+    const int K = 8, V = 256;  // 16 blocks a row: the vector scale path's full width
+    float* X = malloc(sizeof(float) * K * V);
+    gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 12);
+    int bad = 0;
+    for (int trial = 0; trial < 40; trial++) {
+        for (int i = 0; i < K; i++)
+            for (int j = 0; j < V; j++)
+                X[i * V + j] = (float)(gsl_ran_gaussian(r, 1.0) * exp2(-0.75 * (j / 16) - 0.37 * i - 0.1 * trial));
+        memset(X + 2 * V + 32, 0, sizeof(float) * 16);                            // a zero block
+        for (int j = 0; j < 16; j++) X[3 * V + 48 + j] = (float)(1e-42 * (j - 7));  // underflows
+        X[0] = 300.0f;  // the head's scale
+        uint8_t rows[STEPQ_MAX_DIM];
+        stepq_head_plan hp;
+        stepq_head_plan_uniform(&hp, rows, f->width, STEPQ_GDN, K);
+        size_t nb = stepq_format_bytes(f, &hp, K, V);
+        uint8_t *ref = malloc(nb), *fast = malloc(nb);
+        float* work = malloc(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
+        stepq_encode(ref, X, f, &hp, work, K, V);  // the baseline build of the format
+        float s_head = rc_absmax(X, (size_t)K * V) / (6.0f * 448.0f);
+        memcpy(fast, &s_head, 4);
+        for (int i = 0; i < K; i++)
+            rc_nvfp4_encode_row(fast + 4 + (size_t)i * V / STEPQ_NVFP4_BLOCK * STEPQ_NVFP4_BLOCK_BYTES, NULL,
+                                X + (size_t)i * V, s_head, V);
+        bad += memcmp(ref, fast, nb) != 0;
+        free(ref), free(fast), free(work);
+    }
+    gsl_rng_free(r);
+    free(X);
+    CHECK(bad == 0, "%d of 40 NVFP4 heads encode to other bytes than the reference format", bad);
+}
+#endif
+
+int main(void) {
+#if defined(STEPQ_RC_AVX512)
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
+        !__builtin_cpu_supports("avx512vl") || !__builtin_cpu_supports("avx512vbmi")) {
+        printf("test_simd: this CPU has no AVX-512 VBMI: skipped\n");
+        return 77;
+    }
+    check_e4m3();
+    check_nvfp4();
+    return tu_finish("test_simd");
+#else
+    printf("test_simd: built without AVX-512: skipped\n");
+    return 77;
+#endif
+}
