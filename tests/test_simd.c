@@ -1,5 +1,5 @@
-// test_simd: the AVX-512 blocks of quant/rowcodec.h against the scalar definitions they stand
-// for, on inputs the decode-step comparisons (test_kernels) seldom reach: E4M3 codes of values
+// test_simd: the AVX-512 blocks of quant/rowcodec.h and quant/dualfit.h against the scalar
+// definitions they stand for, on inputs the decode-step comparisons (test_kernels) seldom reach: E4M3 codes of values
 // on and beside every code boundary, NVFP4 block scales across E4M3's subnormal range, zero
 // and underflowing blocks. The NVFP4 rows are compared byte for byte with the reference format
 // (quant/nvfp4.c, built for baseline x86-64). This file is built with AVX-512; on a CPU
@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../quant/dualfit.h"
 #include "../quant/format.h"
 #include "../quant/rowcodec.h"
 #include "testutil.h"
@@ -44,6 +45,27 @@ static void check_e4m3(void) {
     }
     CHECK(bad_code == 0, "%d of %d E4M3 codes differ from stepq_e4m3_encode", bad_code, n);
     CHECK(bad_value == 0, "%d of %d E4M3 values differ from stepq_e4m3_decode", bad_value, n);
+}
+
+// df_sum_abs in vector registers against its definition: eight partial sums, element j + k
+// into sum k, added in a fixed tree
+static void check_sum_abs(void) {
+    gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 13);
+    float x[128];
+    int bad = 0;
+    for (int trial = 0; trial < 1000; trial++) {
+        for (int j = 0; j < 128; j++) x[j] = (float)(gsl_ran_gaussian(r, 1.0) * exp2((double)(j % 23) - 11));
+        int n = 8 * (1 + trial % 16);
+        float acc[8] = {0};
+        for (int j = 0; j < n; j += 8)
+            for (int k = 0; k < 8; k++) acc[k] += fabsf(x[j + k]);
+        float want = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+        float got = df_sum_abs(x, n);
+        bad += memcmp(&want, &got, sizeof got) != 0;
+    }
+    gsl_rng_free(r);
+    CHECK(bad == 0, "%d of 1000 sums of |x| differ from the eight-lane definition", bad);
 }
 
 // rows whose blocks fall by 2^0.75 each, so that the block scales sweep E4M3's normal and
@@ -93,6 +115,7 @@ int main(void) {
     }
     check_e4m3();
     check_nvfp4();
+    check_sum_abs();
     return tu_finish("test_simd");
 #else
     printf("test_simd: built without AVX-512: skipped\n");
