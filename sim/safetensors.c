@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,9 @@ static void fmt_shape(char* buf, size_t n, int rank, const long long* shape) {
     for (int r = 0; r < rank && o < n; r++) o += (size_t)snprintf(buf + o, n - o, r ? ", %lld" : "%lld", shape[r]);
     if (o < n) snprintf(buf + o, n - o, "]");
 }
+
+// 1 if v is a whole number in [0, max] (compared before any conversion to an integer type)
+static int whole_in(double v, double max) { return v >= 0 && v <= max && v == floor(v); }
 
 // one entry of the header; STEPQ_ERR with a message naming it
 static int parse_tensor(stepq_st_tensor* t, const cJSON* e, const char* path, size_t data_bytes) {
@@ -56,8 +60,7 @@ static int parse_tensor(stepq_st_tensor* t, const cJSON* e, const char* path, si
     double count = 1;
     for (int r = 0; r < t->rank; r++) {
         const cJSON* d = cJSON_GetArrayItem(sh, r);
-        if (!cJSON_IsNumber(d) || d->valuedouble < 0 || d->valuedouble != (double)(long long)d->valuedouble ||
-            d->valuedouble > 1e15) {
+        if (!cJSON_IsNumber(d) || !whole_in(d->valuedouble, 1e15)) {
             stepq_error("%s: tensor '%s': shape entry %d is not a non-negative integer", path, name, r);
             return STEPQ_ERR;
         }
@@ -68,7 +71,7 @@ static int parse_tensor(stepq_st_tensor* t, const cJSON* e, const char* path, si
     for (int i = 0; i < 2; i++) {
         const cJSON* d = cJSON_GetArrayItem(off, i);
         b[i] = cJSON_IsNumber(d) ? d->valuedouble : -1;
-        if (b[i] < 0 || b[i] != (double)(long long)b[i]) {
+        if (!whole_in(b[i], 0x1p53)) {
             stepq_error("%s: tensor '%s': data_offsets are not two non-negative integers", path, name);
             return STEPQ_ERR;
         }
