@@ -133,21 +133,27 @@ typedef struct {
     double all_rate;         // head-steps per second on all threads
 } step_time;
 
-static step_time time_job(const step_job* j, long n) {
+// one repetition of a job: thread CPU and wall ns per head-step on one thread, then head-steps
+// per second on all threads
+typedef struct {
     double cpu[REPS], wall[REPS], all[REPS];
+} step_reps;
+
+static void time_once(step_reps* t, int r, const step_job* j, long n) {
     const int T = threads_max();
-    for (int r = 0; r < REPS; r++) {
-        cpu[r] = 1e9 * run_steps(j, n, &wall[r]) / (double)n;
-        wall[r] *= 1e9 / (double)n;
-        double w0 = stepq_now();
+    t->cpu[r] = 1e9 * run_steps(j, n, &t->wall[r]) / (double)n;
+    t->wall[r] *= 1e9 / (double)n;
+    double w0 = stepq_now();
 #pragma omp parallel num_threads(T)
-        {
-            double unused;
-            run_steps(j, n, &unused);
-        }
-        all[r] = (double)T * n / (stepq_now() - w0);
+    {
+        double unused;
+        run_steps(j, n, &unused);
     }
-    return (step_time){median(cpu, REPS), median(wall, REPS), median(all, REPS)};
+    t->all[r] = (double)T * n / (stepq_now() - w0);
+}
+
+static step_time medians(step_reps* t) {
+    return (step_time){median(t->cpu, REPS), median(t->wall, REPS), median(t->all, REPS)};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -340,15 +346,26 @@ static step_table time_steps(const inputs* in, const stepq_kernels* k, const ste
                      callocCheck(N_BASE + stepq_n_formats, sizeof(step_time)),
                      callocCheck(N_BASE + stepq_n_formats, sizeof(step_time)), N_BASE + stepq_n_formats};
     static const char* const base_names[N_BASE] = {"plain fp32 loop", "fp32 reference", "fp32 step"};
-    for (int i = 0; i < st.n; i++) {
-        step_job j = {in, i < N_BASE ? NULL : &stepq_formats[i - N_BASE], i, k, isa, plan};
-        st.names[i] = i < N_BASE ? base_names[i] : stepq_formats[i - N_BASE].name;
-        st.fast[i] = time_job(&j, n);
-        if (i >= N_BASE) {
-            j.k = &stepq_kernels_reference;
-            st.ref[i] = time_job(&j, n);
+    // the repetitions go round every row in turn, so that a machine whose speed drifts (shared
+    // cores, clock changes) moves every row's median alike and the ratios stay side by side
+    step_reps* fast = callocCheck((size_t)st.n, sizeof(step_reps));
+    step_reps* ref = callocCheck((size_t)st.n, sizeof(step_reps));
+    for (int r = 0; r < REPS; r++)
+        for (int i = 0; i < st.n; i++) {
+            step_job j = {in, i < N_BASE ? NULL : &stepq_formats[i - N_BASE], i, k, isa, plan};
+            st.names[i] = i < N_BASE ? base_names[i] : stepq_formats[i - N_BASE].name;
+            time_once(&fast[i], r, &j, n);
+            if (i >= N_BASE) {
+                j.k = &stepq_kernels_reference;
+                time_once(&ref[i], r, &j, n);
+            }
         }
+    for (int i = 0; i < st.n; i++) {
+        st.fast[i] = medians(&fast[i]);
+        if (i >= N_BASE) st.ref[i] = medians(&ref[i]);
     }
+    free(fast);
+    free(ref);
     return st;
 }
 
