@@ -19,6 +19,7 @@ set grid ytics
 set xtics rotate by -50 noenhanced
 unset key
 set xrange [-0.7:*]
+set rmargin 8  # room for the last rotated name
 plot summary using 0:($3 > 0 ? $3 : NaN):(0.7):xtic(sprintf("%s (%.2f)", strcol(1), $2)) with boxes lc rgb "#56b4e9", \
      summary using 0:($3 > 0 ? $3 : NaN):($3 - $4 > 0 ? $3 - $4 : $3 * 0.5):($3 + $4) with yerrorbars lc rgb "#000000" pt 0, \
      summary using 0:($3 > 0 ? $3 : NaN):($8 > 0 ? "diverged" : "") with labels offset 0,1 tc rgb "#d55e00"
