@@ -96,10 +96,13 @@ const stepq_format* stepq_format_find(const char* name) {
     return NULL;
 }
 
+int stepq_family_holds(const stepq_family* fam, int K, int V) {
+    return K >= 1 && K <= STEPQ_MAX_DIM && V >= 1 && V <= STEPQ_MAX_DIM && V % fam->v_multiple == 0 &&
+           (!fam->v_pow2 || (V & (V - 1)) == 0);
+}
+
 int stepq_family_fits(const stepq_family* fam, const char* what, int K, int V) {
-    if (K >= 1 && K <= STEPQ_MAX_DIM && V >= 1 && V <= STEPQ_MAX_DIM && V % fam->v_multiple == 0 &&
-        (!fam->v_pow2 || (V & (V - 1)) == 0))
-        return STEPQ_OK;
+    if (stepq_family_holds(fam, K, V)) return STEPQ_OK;
     stepq_error("%s cannot hold a %d x %d state: it needs d_k and d_v in [1, %d], d_v a multiple "
                 "of %d%s", what, K, V, STEPQ_MAX_DIM, fam->v_multiple,
                 fam->v_pow2 ? " and a power of two (a Hadamard rotation along d_v)" : "");

@@ -134,9 +134,11 @@ static inline int stepq_format_needs_plan(const stepq_format* f) {
     return f->needs != STEPQ_NEEDS_NOTHING;
 }
 
-// STEPQ_OK if format f holds a state of K x V (V a multiple of its family's v_multiple, a power
-// of two where it rotates, both within STEPQ_MAX_DIM); else STEPQ_ERR with a message naming
-// the format and what it needs. stepq_family_fits: the same for a family, named `what`.
+// 1 if a format of family fam holds a state of K x V: V a multiple of its v_multiple, a power of
+// two where it rotates, both within STEPQ_MAX_DIM
+int stepq_family_holds(const stepq_family* fam, int K, int V);
+// STEPQ_OK if format f holds a K x V state; else STEPQ_ERR with a message naming the format
+// and what it needs. stepq_family_fits: the same for a family, named `what` in the message.
 int stepq_format_fits(const stepq_format* f, int K, int V);
 int stepq_family_fits(const stepq_family* fam, const char* what, int K, int V);
 

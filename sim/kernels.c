@@ -86,7 +86,8 @@ INLINE void decode_row(float* x, const stepq_qstate* qs, const head_ctx* h, int 
 }
 
 // row i of P <- encode(x) for a row-local format, x finite with absmax bits umax; xq (V) <- the
-// decoded row; STEPQ_ERR on NaN/Inf (a residual can overflow)
+// decoded row, or NULL when nothing measures it (serving): the bytes are the same either way;
+// STEPQ_ERR on NaN/Inf (a residual can overflow)
 INLINE int encode_row(stepq_qstate* qs, const head_ctx* h, float* xq, const float* x, int i,
                       uint32_t umax, int fam, int V) {
     const stepq_format* f = qs->fmt;
@@ -97,7 +98,10 @@ INLINE int encode_row(stepq_qstate* qs, const head_ctx* h, float* xq, const floa
     case STEPQ_FAMILY_CAST:
         if (f->cast.element == STEPQ_ELEM_FP16) return rc_f16_encode_row(P, xq, x, V);
         if (f->cast.element == STEPQ_ELEM_BF16) rc_bf16_encode_row(P, xq, x, V);
-        else memcpy(P, x, sizeof(float) * V), memcpy(xq, x, sizeof(float) * V);
+        else {
+            memcpy(P, x, sizeof(float) * V);
+            if (xq) memcpy(xq, x, sizeof(float) * V);
+        }
         return STEPQ_OK;
     case STEPQ_FAMILY_ROWS:
         if (b == STEPQ_PIVOT_BITS) return rc_f16_encode_row(P, xq, x, V);
@@ -108,10 +112,12 @@ INLINE int encode_row(stepq_qstate* qs, const head_ctx* h, float* xq, const floa
         memcpy(t, x, sizeof(float) * V);
         rc_fwht(t, V);
         if (rc_rows_encode_row(P, xq, t, b, V) != STEPQ_OK) return STEPQ_ERR;
-        rc_fwht(xq, V);
+        if (xq) rc_fwht(xq, V);
         return STEPQ_OK;
     case STEPQ_FAMILY_LEAP: {  // base row, then the residual of what it stored
         uint8_t* R = qs->packed + h->res + (size_t)i * h->res_row;
+        float base[STEPQ_MAX_DIM];  // the residual needs the decoded base row
+        if (!xq) xq = base;
         rc_rows_encode_scaled(P, xq, x, rc_row_scale(stepq_bits_f32(umax), (float)STEPQ_QMAX(f->width)),
                               f->width, V);
         for (int j = 0; j < V; j++) t[j] = x[j] - xq[j];
@@ -229,7 +235,8 @@ INLINE int write_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* 
             memcpy(qs->X + (size_t)i * V, x, sizeof(float) * V);
             continue;
         }
-        if (umax > 0x7f7fffffu || encode_row(qs, h, xq, x, i, umax, fam, V) != STEPQ_OK) return STEPQ_ERR;
+        if (umax > 0x7f7fffffu || encode_row(qs, h, S_ref ? xq : NULL, x, i, umax, fam, V) != STEPQ_OK)
+            return STEPQ_ERR;
         if (S_ref) {
             m->err2 += stepq_sq_dist_row(xq, S_ref + (size_t)i * V, V);
             m->hat2 += stepq_sq_norm_row(xq, V);
