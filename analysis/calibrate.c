@@ -331,7 +331,8 @@ static void mark_damp(stepq_plan* p) {
     free(order);
 }
 
-int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
+// every segment long enough, with the first one's heads, of a shape the dual-axis fit holds
+static int check_segments(const stepq_calib_cfg* c) {
     const stepq_source* s0 = c->segments[0];
     for (int i = 0; i < c->n_segments; i++)
         if (c->segments[i]->T < c->steps || c->segments[i]->n_heads != s0->n_heads) {
@@ -340,10 +341,14 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
             return STEPQ_ERR;
         }
     // the distortions are measured with the dual-axis fit (method 4.2)
-    if (stepq_family_fits(&stepq_family_dual, "calibration (its dual-axis fit)", s0->K, s0->V) != STEPQ_OK) {
-        stepq_error("(the heads of %s)", s0->desc);
-        return STEPQ_ERR;
-    }
+    char what[sizeof s0->desc + 64];
+    snprintf(what, sizeof what, "calibration on %s (its dual-axis fit)", s0->desc);
+    return stepq_family_fits(&stepq_family_dual, what, s0->K, s0->V);
+}
+
+int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
+    if (check_segments(c) != STEPQ_OK) return STEPQ_ERR;
+    const stepq_source* s0 = c->segments[0];
     stepq_plan p;
     stepq_plan_alloc(&p, s0->kind, s0->K, s0->V, s0->n_heads);
     memcpy(p.layer, s0->layer, sizeof(int) * p.H);

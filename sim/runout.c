@@ -102,11 +102,11 @@ int stepq_plan_match(int* plan_index, const stepq_plan* p, const stepq_source* s
 }
 
 int stepq_formats_fit(const stepq_format* const* formats, int n, const stepq_source* src) {
-    for (int f = 0; f < n; f++)
-        if (stepq_format_fits(formats[f], src->K, src->V) != STEPQ_OK) {
-            stepq_error("(the heads of %s)", src->desc);
-            return STEPQ_ERR;
-        }
+    for (int f = 0; f < n; f++) {
+        char what[sizeof src->desc + 64];
+        snprintf(what, sizeof what, "format %.40s for %s", formats[f]->name, src->desc);
+        if (stepq_family_fits(formats[f]->family, what, src->K, src->V) != STEPQ_OK) return STEPQ_ERR;
+    }
     return STEPQ_OK;
 }
 

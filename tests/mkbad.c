@@ -1,6 +1,6 @@
 // mkbad: writes the broken trace files tests/test_cli.sh feeds to stepq: a good one, then one
 // each with a missing dataset, mismatched shapes, a NaN and an Inf at known indices, a key that
-// is not L2-normalised (step 4, head 1, norm 2) and a scale of 0.
+// is not L2-normalised (step 4, head 1, norm 2), a scale of 0, and value heads 40 wide.
 //   mkbad DIR
 #include <hdf5.h>
 #include <math.h>
@@ -88,6 +88,21 @@ int main(int argc, char** argv) {
     H5Awrite(a, H5T_NATIVE_DOUBLE, &zero);
     H5Aclose(a);
     H5Fclose(h);
+    // value heads 40 wide (the first 40 columns of v and S0): a shape the int formats hold
+    // and the dual-axis fit (groups of 32) and NVFP4 (blocks of 16) do not
+    stepq_trace narrow = tr;
+    narrow.V = 40;
+    narrow.v = mallocCheck(sizeof(float) * tr.T * tr.HV * 40);
+    for (size_t r = 0; r < (size_t)tr.T * tr.HV; r++) memcpy(narrow.v + r * 40, tr.v + r * tr.V, sizeof(float) * 40);
+    if (tr.S0) {
+        narrow.S0 = mallocCheck(sizeof(float) * tr.HV * tr.K * 40);
+        for (size_t r = 0; r < (size_t)tr.HV * tr.K; r++)
+            memcpy(narrow.S0 + r * 40, tr.S0 + r * tr.V, sizeof(float) * 40);
+    }
+    path(f, dir, "v40.h5");
+    stepq_trace_write(f, &narrow, "value heads 40 wide");
+    free(narrow.v);
+    if (tr.S0) free(narrow.S0);
     stepq_trace_free(&tr);
     stepq_source_free(s);
     return 0;

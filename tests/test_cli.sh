@@ -160,6 +160,20 @@ expect_error zscale "zero_scale.h5: attribute 'scale' is 0; it must be finite an
 expect_error overflow "the float32 reference met a non-finite state or read-out at head 0 \(layer 0, head 0\), step 3" "$dir/o10.h5" -- "$stepq" replay --trace "$dir/overflow.h5" --format int8 --out "$dir/o10.h5"
 expect_error nofile "nosuch.h5: cannot open" "$dir/o5.h5" -- "$stepq" replay --trace "$dir/nosuch.h5" --format int8 --out "$dir/o5.h5"
 expect_error badfmt "unknown format 'int5'" "$dir/o6.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int5 --out "$dir/o6.h5"
+# --- a shape a format cannot hold: value heads 40 wide (NVFP4's blocks are 16, the dual-axis
+# fit's groups 32), refused before any work with the format, the source and what it needs;
+# INT6 (groups of 4) runs
+expect_error v40 "format nvfp4 for trace .*v40.h5.* cannot hold a 128 x 40 state: .*a multiple of 16" "$dir/o11.h5" -- "$stepq" replay --trace "$dir/v40.h5" --format nvfp4 --out "$dir/o11.h5"
+"$stepq" replay --trace "$dir/v40.h5" --format int6 --out "$dir/o12.h5" >/dev/null 2>&1 && [ -f "$dir/o12.h5" ] && ok || bad "int6 did not run on value heads 40 wide"
+cat >"$dir/v40cal.cfg" <<CFG
+experiment = "calibrate";
+source = { type = "trace"; path = "$dir/v40.h5"; };
+traces = ["$dir/v40.h5"];
+steps = 16;
+horizon = 16;
+output = "$dir/v40cal/plan.h5";
+CFG
+expect_error v40cal "calibration on trace .*v40.h5.* \(its dual-axis fit\) cannot hold a 128 x 40 state: .*a multiple of 32" "$dir/v40cal/plan.h5" -- "$stepq" calibrate "$dir/v40cal.cfg"
 cat >"$dir/nan_run.cfg" <<CFG
 experiment = "propagation";
 prefill = 2; decode = 4; formats = ["int8"];
