@@ -226,19 +226,26 @@ INLINE int write_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* 
                       const float* decay, double scale, const float* S_ref, float* y,
                       stepq_qmeasure* m, int fam, int local, int V) {
     const int K = qs->K;
-    float x[STEPQ_MAX_DIM], xq[STEPQ_MAX_DIM], u[STEPQ_MAX_DIM];
+    float x[2][STEPQ_MAX_DIM], xq[STEPQ_MAX_DIM], u[STEPQ_MAX_DIM];
+    uint32_t umax[2] = {0, 0};
     memcpy(u, qs->u, sizeof(float) * V);
-    for (int i = 0; i < K; i++) {
-        decode_row(x, qs, h, i, fam, V);
-        uint32_t umax = update_row(x, y, u, decay[i], in->k[i], (float)scale * in->q[i], V);
-        if (!local) {
-            memcpy(qs->X + (size_t)i * V, x, sizeof(float) * V);
-            continue;
+    // one row ahead: row i is decoded and updated before row i - 1 is encoded, so that the
+    // encoder's scalar chain (reduce, divide, round the row's scale) runs beside the next row's
+    // vector work. Each row meets the same operations, and every sum its rows in order.
+    for (int i = 0; i <= K; i++) {
+        if (i < K) {
+            float* cur = x[i & 1];
+            decode_row(cur, qs, h, i, fam, V);
+            umax[i & 1] = update_row(cur, y, u, decay[i], in->k[i], (float)scale * in->q[i], V);
+            if (!local) memcpy(qs->X + (size_t)i * V, cur, sizeof(float) * V);
         }
-        if (umax > 0x7f7fffffu || encode_row(qs, h, S_ref ? xq : NULL, x, i, umax, fam, V) != STEPQ_OK)
+        if (!local || i == 0) continue;
+        const int r = i - 1;
+        if (umax[r & 1] > 0x7f7fffffu ||
+            encode_row(qs, h, S_ref ? xq : NULL, x[r & 1], r, umax[r & 1], fam, V) != STEPQ_OK)
             return STEPQ_ERR;
         if (S_ref) {
-            m->err2 += stepq_sq_dist_row(xq, S_ref + (size_t)i * V, V);
+            m->err2 += stepq_sq_dist_row(xq, S_ref + (size_t)r * V, V);
             m->hat2 += stepq_sq_norm_row(xq, V);
         }
     }
