@@ -459,16 +459,6 @@ STEPQ_RC void rc_nvfp4_encode_row(uint8_t* P, float* xq, const float* x, float s
         uint8_t sc = s_head > 0 ? stepq_e4m3_encode(rc_absmax(xb, STEPQ_NVFP4_BLOCK) / 6.0f / s_head) : 0;
         float s = stepq_e4m3_decode(sc) * s_head;
         P[0] = sc;
-#if defined(STEPQ_RC_AVX512)
-        if (s > 0) {
-            __m512i c = rc_e2m1_codes16(_mm512_loadu_ps(xb), _mm512_set1_ps(s));
-            rc_nibbles16(P + 1, c);
-            if (xq)
-                _mm512_storeu_ps(xq + b0, _mm512_mul_ps(_mm512_permutexvar_ps(c, _mm512_load_ps(rc_e2m1_values)),
-                                                        _mm512_set1_ps(s)));
-            continue;
-        }
-#endif
         uint8_t c[STEPQ_NVFP4_BLOCK];
         for (int j = 0; j < STEPQ_NVFP4_BLOCK; j++) c[j] = s > 0 ? stepq_e2m1_encode(xb[j] / s) : 0;
         for (int j = 0; j < STEPQ_NVFP4_BLOCK; j += 2) P[1 + j / 2] = (uint8_t)(c[j] | (c[j + 1] << 4));

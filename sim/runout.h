@@ -57,10 +57,10 @@ void stepq_run_out_alloc(stepq_run_out* out, const stepq_source* src, const step
 // a diverged format's bins from its divergence on, and its accumulated error, are NaN
 void stepq_run_out_bin_means(stepq_run_out* out, const stepq_run_cfg* cfg);
 
-// the first of formats (n) that needs a calibration plan, or NULL
-// STEPQ_OK if each of the n formats holds a state of src's heads (stepq_format_fits); else
+// STEPQ_OK if each of the n formats holds a state of src's heads (stepq_family_fits); else
 // STEPQ_ERR with a message naming the format, what it needs and the source
 int stepq_formats_fit(const stepq_format* const* formats, int n, const stepq_source* src);
+// the first of formats (n) that needs a calibration plan, or NULL
 const stepq_format* stepq_first_planned(const stepq_format* const* formats, int n);
 // STEPQ_ERR unless plan covers every head of src with the same kind and shape; plan_index (H)
 // <- the plan's index of each head (may be NULL). A NULL plan passes (nothing to match).
