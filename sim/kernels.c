@@ -15,9 +15,11 @@
 #define STEP_FN step_f32
 #define EXP_FN expf
 #define STEP_LINKAGE static
+#define STEP_FIXED_DIM 128
 #include "recurrence_impl.h"
 #define PROPAGATE_FN propagate
 #define PROPAGATE_LINKAGE static
+#define PROPAGATE_FIXED_DIM 128
 #include "propagate_impl.h"
 
 // what a step needs of the head besides its rows: the dual layout's column factors, NVFP4's

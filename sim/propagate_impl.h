@@ -12,7 +12,10 @@
 #ifndef PROPAGATE_LINKAGE
 #define PROPAGATE_LINKAGE
 #endif
-PROPAGATE_LINKAGE float PROPAGATE_FN(float* restrict P, double* restrict m, double* restrict rl,
+#define PROPAGATE_BODY_NAME_(f) f##_body
+#define PROPAGATE_BODY_NAME(f) PROPAGATE_BODY_NAME_(f)
+#define PROPAGATE_BODY PROPAGATE_BODY_NAME(PROPAGATE_FN)
+static inline __attribute__((always_inline)) float PROPAGATE_BODY(float* restrict P, double* restrict m, double* restrict rl,
                                      double* restrict w, float* restrict kP, float* restrict m_step,
                                      const double* g, const stepq_step_in* in, int G, int K) {
     const float d_head = expf(in->g[0]);
@@ -43,3 +46,15 @@ PROPAGATE_LINKAGE float PROPAGATE_FN(float* restrict P, double* restrict m, doub
     }
     return top;
 }
+PROPAGATE_LINKAGE float PROPAGATE_FN(float* restrict P, double* restrict m, double* restrict rl,
+                                     double* restrict w, float* restrict kP, float* restrict m_step,
+                                     const double* g, const stepq_step_in* in, int G, int K) {
+#ifdef PROPAGATE_FIXED_DIM
+    // the fast kernels: the same lines with K and G constants for the paper's 128-wide heads
+    if (K == PROPAGATE_FIXED_DIM && G == 1) return PROPAGATE_BODY(P, m, rl, w, kP, m_step, g, in, 1, PROPAGATE_FIXED_DIM);
+    if (K == PROPAGATE_FIXED_DIM && G == K)
+        return PROPAGATE_BODY(P, m, rl, w, kP, m_step, g, in, PROPAGATE_FIXED_DIM, PROPAGATE_FIXED_DIM);
+#endif
+    return PROPAGATE_BODY(P, m, rl, w, kP, m_step, g, in, G, K);
+}
+#undef PROPAGATE_BODY

@@ -28,8 +28,9 @@ void stepq_readout_weights(double* grad, const float* q, const float* k, const f
                            float beta, double scale, int n_gates, int K) {
     double kq = 0;
     for (int i = 0; i < K; i++) kq += (double)k[i] * ((double)scale * q[i]);
+    const double d_head = exp((double)g[0]);  // GDN: one gate for every row
     for (int i = 0; i < K; i++) {
-        double d = exp((double)g[n_gates == 1 ? 0 : i]);
+        double d = n_gates == 1 ? d_head : exp((double)g[i]);
         grad[i] = d * ((double)scale * q[i] - (double)beta * k[i] * kq);
     }
 }

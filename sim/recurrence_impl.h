@@ -1,7 +1,7 @@
 // recurrence_impl.h: body of the reference step, instantiated once per state precision by
 // recurrence.c (REAL = float or double), so the float32 path and the float64 ground truth
 // are the same lines of code; sim/kernels.c builds it again for wider vectors (STEP_LINKAGE
-// static), which changes no operation and so no result.
+// static, STEP_FIXED_DIM 128), which changes no operation and so no result.
 // IN_T: the type of the inputs (float, as traces store them; the language model's float64 run,
 // sim/lm.c, feeds double).
 #ifndef STEP_LINKAGE
@@ -11,7 +11,10 @@
 #define IN_T float
 #define STEP_IN_T_DEFAULTED
 #endif
-STEP_LINKAGE void STEP_FN(REAL* restrict S, REAL* restrict y, REAL* restrict work, const IN_T* q, const IN_T* k, const IN_T* v,
+#define STEP_BODY_NAME_(f) f##_body
+#define STEP_BODY_NAME(f) STEP_BODY_NAME_(f)
+#define STEP_BODY STEP_BODY_NAME(STEP_FN)
+static inline __attribute__((always_inline)) void STEP_BODY(REAL* restrict S, REAL* restrict y, REAL* restrict work, const IN_T* q, const IN_T* k, const IN_T* v,
              const IN_T* g, IN_T beta, double scale, int n_gates, int K, int V) {
     // pass 1: decay each key row, then read the decayed state along k
     for (int j = 0; j < V; j++) work[j] = 0;
@@ -37,6 +40,23 @@ STEP_LINKAGE void STEP_FN(REAL* restrict S, REAL* restrict y, REAL* restrict wor
         }
     }
 }
+STEP_LINKAGE void STEP_FN(REAL* restrict S, REAL* restrict y, REAL* restrict work, const IN_T* q, const IN_T* k, const IN_T* v,
+             const IN_T* g, IN_T beta, double scale, int n_gates, int K, int V) {
+#ifdef STEP_FIXED_DIM
+    // the fast kernels: the paper's 128 x 128 heads get the same lines with K, V and the gate
+    // count as constants, so the loops are unrolled and work and y stay in registers
+    if (K == STEP_FIXED_DIM && V == STEP_FIXED_DIM && n_gates == 1) {
+        STEP_BODY(S, y, work, q, k, v, g, beta, scale, 1, STEP_FIXED_DIM, STEP_FIXED_DIM);
+        return;
+    }
+    if (K == STEP_FIXED_DIM && V == STEP_FIXED_DIM && n_gates == K) {
+        STEP_BODY(S, y, work, q, k, v, g, beta, scale, STEP_FIXED_DIM, STEP_FIXED_DIM, STEP_FIXED_DIM);
+        return;
+    }
+#endif
+    STEP_BODY(S, y, work, q, k, v, g, beta, scale, n_gates, K, V);
+}
+#undef STEP_BODY
 #ifdef STEP_IN_T_DEFAULTED
 #undef IN_T
 #undef STEP_IN_T_DEFAULTED

@@ -110,6 +110,35 @@ static void compare(const stepq_format* f, const stepq_kernels* k, const stepq_p
     free(S); free(ya); free(yb); free(pa); free(pb); free(Sref); free(decay); free(grad);
 }
 
+// the lifetime propagation (calibration) against the reference: P, the three sums and the
+// returned norm after a few steps from P = I, K x K (the fast table specialises K = 128)
+static void check_propagate(const stepq_kernels* k, int kind, int K, gsl_rng* r) {
+    const int G = kind == STEPQ_KDA ? K : 1;
+    float *P[2], *kP = malloc(sizeof(float) * 2 * K);
+    double *m[2], *rl[2], *w = malloc(sizeof(double) * K), *g = malloc(sizeof(double) * K);
+    float top[2] = {0, 0};
+    for (int a = 0; a < 2; a++) {
+        P[a] = calloc((size_t)K * K, sizeof(float));
+        m[a] = calloc((size_t)K, sizeof(double));
+        rl[a] = calloc((size_t)K, sizeof(double));
+        for (int i = 0; i < K; i++) P[a][(size_t)i * K + i] = 1;
+    }
+    step_inputs in;
+    for (int t = 0; t < 5; t++) {
+        random_step(&in, K, K, G, r, 1.0);
+        stepq_readout_weights(g, in.q, in.k, in.g, in.beta, 0.1, G, K);
+        stepq_step_in st = {in.q, in.k, in.v, in.g, in.beta};
+        top[0] = stepq_propagate_f32(P[0], m[0], rl[0], w, kP, kP + K, g, &st, G, K);
+        top[1] = k->propagate(P[1], m[1], rl[1], w, kP, kP + K, g, &st, G, K);
+    }
+    CHECK(!memcmp(P[0], P[1], sizeof(float) * K * K) && !memcmp(m[0], m[1], sizeof(double) * K) &&
+          !memcmp(rl[0], rl[1], sizeof(double) * K) && top[0] == top[1] && top[0] > 0,
+          "%s: the lifetime propagation differs from the reference (K = %d, %s)", k->name, K,
+          stepq_kind_name(kind));
+    for (int a = 0; a < 2; a++) free(P[a]), free(m[a]), free(rl[a]);
+    free(kP); free(w); free(g);
+}
+
 static void check_steps(const stepq_kernels* k, gsl_rng* r) {
     static const int shapes[][2] = {{128, 128}, {64, 96}, {48, 40}};
     float S[128 * 128], S2[128 * 128], y1[128], y2[128], w[128];
@@ -128,6 +157,7 @@ static void check_steps(const stepq_kernels* k, gsl_rng* r) {
             CHECK(!memcmp(S, S2, sizeof(float) * K * V) && !memcmp(y1, y2, sizeof(float) * V),
                   "%s: the float32 step differs from the reference (%d x %d, %s)", k->name, K, V,
                   stepq_kind_name(kind));
+            check_propagate(k, kind, K, r);
             stepq_plan plan;
             make_plan(&plan, kind, K, V, r);
             for (int i = 0; i < stepq_n_formats; i++)
