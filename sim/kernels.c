@@ -172,6 +172,129 @@ INLINE void read_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* 
     }
 }
 
+#if defined(STEPQ_RC_AVX512)
+// The rows family's 128-wide rows on AVX-512 when nothing is measured (serving, the benchmark):
+// a row lives in eight vector registers from its decode to its encode, so the passes store
+// nothing but the packed bytes (the row functions above go through a row buffer in memory).
+// Every element meets the plain loops' operations in their order (decode s z; t = x d,
+// t += k u, y += q t; the codes of rc_rows_encode_scaled); FP16 pivot rows and code widths
+// without a vector unpacker go through the row functions. test_kernels compares the bytes and
+// read-outs with the reference. Measured against the row-buffer passes (alternating runs of one
+// format's fused step): INT8 about 14% faster, INT6 and INT4 about 1%, where the 6- and 4-bit
+// unpacking dominates; DAMP's rows kept in registers through its transforms were no faster.
+#define R128 8  // vectors of 16 in a row
+
+// t (8 vectors) <- row i decoded
+INLINE void rows128_decode(__m512* t, const stepq_qstate* qs, int i) {
+    const uint8_t* P = qs->packed + qs->row_off[i];
+    const int b = qs->rows[i];
+    if (!RC_SIMD_WIDTH(b)) {
+        float x[128];
+        rc_row_decode(x, P, b, 128);
+#pragma GCC unroll 8
+        for (int c = 0; c < R128; c++) t[c] = _mm512_loadu_ps(x + 16 * c);
+    } else {
+        uint16_t sh;
+        memcpy(&sh, P, 2);
+        const __m512 vs = _mm512_set1_ps(rc_f16_to_f32(sh));
+#pragma GCC unroll 8
+        for (int c = 0; c < R128; c++) t[c] = _mm512_mul_ps(vs, _mm512_cvtepi32_ps(rc_unpack16(P + 2 + 2 * b * c, b)));
+    }
+}
+
+// the largest |t| of a row as float bits (rc_absmax_bits)
+INLINE uint32_t rows128_absmax(const __m512* t) {
+    const __m512i mag = _mm512_set1_epi32(0x7fffffff);
+    __m512i m = _mm512_setzero_si512();
+#pragma GCC unroll 8
+    for (int c = 0; c < R128; c++) m = _mm512_max_epu32(m, _mm512_and_si512(_mm512_castps_si512(t[c]), mag));
+    return _mm512_reduce_max_epu32(m);
+}
+
+INLINE void read_rows128(const stepq_qstate* qs, const stepq_step_in* in, const float* decay, float* acc) {
+    __m512 a[R128], t[R128];
+#pragma GCC unroll 8
+    for (int c = 0; c < R128; c++) a[c] = _mm512_setzero_ps();
+    for (int i = 0; i < qs->K; i++) {
+        rows128_decode(t, qs, i);
+        const __m512 vd = _mm512_set1_ps(decay[i]), vk = _mm512_set1_ps(in->k[i]);
+#pragma GCC unroll 8
+        for (int c = 0; c < R128; c++) a[c] = _mm512_add_ps(a[c], _mm512_mul_ps(vk, _mm512_mul_ps(t[c], vd)));
+    }
+#pragma GCC unroll 8
+    for (int c = 0; c < R128; c++) _mm512_storeu_ps(acc + 16 * c, a[c]);
+}
+
+// row i: t (8 vectors) <- D x + k u^T of its decoded row, y (8 vectors) += q t; returns the
+// largest |t| as float bits
+INLINE uint32_t rows128_update(__m512* t, __m512* y, const stepq_qstate* qs, const stepq_step_in* in,
+                               const float* decay, double scale, int i) {
+    rows128_decode(t, qs, i);
+    const __m512 vd = _mm512_set1_ps(decay[i]), vk = _mm512_set1_ps(in->k[i]);
+    const __m512 vq = _mm512_set1_ps((float)scale * in->q[i]);
+#pragma GCC unroll 8
+    for (int c = 0; c < R128; c++) {
+        t[c] = _mm512_add_ps(_mm512_mul_ps(t[c], vd), _mm512_mul_ps(vk, _mm512_loadu_ps(qs->u + 16 * c)));
+        y[c] = _mm512_add_ps(y[c], _mm512_mul_ps(vq, t[c]));
+    }
+    return rows128_absmax(t);
+}
+
+// row i of the packed state <- encode(t); umax: the largest |t| as float bits
+INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, uint32_t umax, int i) {
+    if (umax > 0x7f7fffffu) return STEPQ_ERR;
+    uint8_t* P = qs->packed + qs->row_off[i];
+    const int b = qs->rows[i];
+    if (!RC_SIMD_WIDTH(b)) {
+        float x[128];
+#pragma GCC unroll 8
+        for (int c = 0; c < R128; c++) _mm512_storeu_ps(x + 16 * c, t[c]);
+        return encode_row(qs, h, NULL, x, i, umax, STEPQ_FAMILY_ROWS, 128);
+    }
+    const float qmax = (float)STEPQ_QMAX(b);
+    const uint16_t sh = rc_row_scale(stepq_bits_f32(umax), qmax);
+    const float sc = rc_f16_to_f32(sh);
+    const __m512 vi = _mm512_set1_ps(sc > 0.0f ? 1.0f / sc : 0.0f);
+    const __m512 lo = _mm512_set1_ps(-qmax), hi = _mm512_set1_ps(qmax);
+    memcpy(P, &sh, 2);
+#pragma GCC unroll 8
+    for (int c = 0; c < R128; c++)
+        rc_pack16(P + 2 + 2 * b * c, _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(t[c], vi), lo), hi)),
+                  b, c + 1 < R128);
+    return STEPQ_OK;
+}
+
+// pass 2, one row ahead as write_rows: row i + 1 is updated before row i is encoded, so the
+// scalar chain of a row's scale runs beside the next row's vector work; rows alternate between
+// two register sets (a and b) instead of being copied
+INLINE int write_rows128(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in,
+                         const float* decay, double scale, float* y) {
+    const int K = qs->K;
+    __m512 yv[R128], a[R128], b[R128];
+#pragma GCC unroll 8
+    for (int c = 0; c < R128; c++) yv[c] = _mm512_setzero_ps();
+    uint32_t ua = rows128_update(a, yv, qs, in, decay, scale, 0), ub;
+    int i = 1;
+    for (; i + 1 < K; i += 2) {
+        ub = rows128_update(b, yv, qs, in, decay, scale, i);
+        if (rows128_encode(qs, h, a, ua, i - 1) != STEPQ_OK) return STEPQ_ERR;
+        ua = rows128_update(a, yv, qs, in, decay, scale, i + 1);
+        if (rows128_encode(qs, h, b, ub, i) != STEPQ_OK) return STEPQ_ERR;
+    }
+    if (i < K) {  // an even K: rows K - 2 (in a) and K - 1 are left
+        ub = rows128_update(b, yv, qs, in, decay, scale, i);
+        if (rows128_encode(qs, h, a, ua, i - 1) != STEPQ_OK ||
+            rows128_encode(qs, h, b, ub, i) != STEPQ_OK)
+            return STEPQ_ERR;
+    } else if (rows128_encode(qs, h, a, ua, K - 1) != STEPQ_OK) {
+        return STEPQ_ERR;
+    }
+#pragma GCC unroll 8
+    for (int c = 0; c < R128; c++) _mm512_storeu_ps(y + 16 * c, yv[c]);
+    return STEPQ_OK;
+}
+#endif
+
 // the formats the fused passes leave to the reference protocol: the replay variant (its state
 // between re-encodes is a float32 state), FP8 tiles and stochastic rounding (scalar codecs)
 static int fused(const stepq_format* f) {
@@ -197,7 +320,15 @@ static void qstep_read(stepq_qstate* qs, const stepq_step_in* in, const float* d
               : read_rows(qs, &h, in, decay, grad, S_prev, pred, acc, fam, V))
     switch (qs->fmt->family->id) {
     case STEPQ_FAMILY_CAST: READ(STEPQ_FAMILY_CAST); break;
-    case STEPQ_FAMILY_ROWS: READ(STEPQ_FAMILY_ROWS); break;
+    case STEPQ_FAMILY_ROWS:
+#if defined(STEPQ_RC_AVX512)
+        if (V == 128 && !pred) {
+            read_rows128(qs, in, decay, acc);
+            break;
+        }
+#endif
+        READ(STEPQ_FAMILY_ROWS);
+        break;
     case STEPQ_FAMILY_DAMP: READ(STEPQ_FAMILY_DAMP); break;
     case STEPQ_FAMILY_DUAL: READ(STEPQ_FAMILY_DUAL); break;
     case STEPQ_FAMILY_NVFP4: READ(STEPQ_FAMILY_NVFP4); break;
@@ -268,7 +399,15 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
               : write_rows(qs, &h, in, decay, scale, S_ref, y, &m, fam, loc, V))
     switch (qs->fmt->family->id) {
     case STEPQ_FAMILY_CAST: rc = WRITE(STEPQ_FAMILY_CAST, 1); break;
-    case STEPQ_FAMILY_ROWS: rc = WRITE(STEPQ_FAMILY_ROWS, 1); break;
+    case STEPQ_FAMILY_ROWS:
+#if defined(STEPQ_RC_AVX512)
+        if (V == 128 && !S_ref) {
+            rc = write_rows128(qs, &h, in, decay, scale, y);
+            break;
+        }
+#endif
+        rc = WRITE(STEPQ_FAMILY_ROWS, 1);
+        break;
     case STEPQ_FAMILY_DAMP: rc = WRITE(STEPQ_FAMILY_DAMP, 1); break;
     case STEPQ_FAMILY_DUAL: rc = WRITE(STEPQ_FAMILY_DUAL, 0); break;
     case STEPQ_FAMILY_NVFP4: rc = WRITE(STEPQ_FAMILY_NVFP4, 0); break;
