@@ -257,10 +257,16 @@ INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, 
     const __m512 vi = _mm512_set1_ps(sc > 0.0f ? 1.0f / sc : 0.0f);
     const __m512 lo = _mm512_set1_ps(-qmax), hi = _mm512_set1_ps(qmax);
     memcpy(P, &sh, 2);
+    __m512i z[R128];
 #pragma GCC unroll 8
-    for (int c = 0; c < R128; c++)
-        rc_pack16(P + 2 + 2 * b * c, _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(t[c], vi), lo), hi)),
-                  b, c + 1 < R128);
+    for (int c = 0; c < R128; c++) z[c] = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(t[c], vi), lo), hi));
+    if (b == 6) {
+        rc_pack64_6(P + 2, z, 1);
+        rc_pack64_6(P + 2 + 48, z + 4, 0);
+        return STEPQ_OK;
+    }
+#pragma GCC unroll 8
+    for (int c = 0; c < R128; c++) rc_pack16(P + 2 + 2 * b * c, z[c], b, c + 1 < R128);
     return STEPQ_OK;
 }
 
