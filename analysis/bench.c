@@ -101,7 +101,8 @@ typedef struct {
 // runs n head-steps of the job on this thread; returns its thread CPU seconds
 static double run_steps(const step_job* j, long n, double* wall) {
     const inputs* in = j->in;
-    float S[BK * BV], y[BV], u[BV], decay[BK];
+    _Alignas(64) float S[BK * BV];  // on a cache line, as mallocCheck puts every state
+    _Alignas(64) float y[BV], u[BV], decay[BK];
     stepq_qstate qs;
     if (j->fmt) {
         stepq_assert(stepq_qstate_init(&qs, j->fmt, j->plan, 0, STEPQ_GDN, BK, BV) == STEPQ_OK);
