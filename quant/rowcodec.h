@@ -50,23 +50,28 @@ STEPQ_RC int rc_all_finite(const float* x, size_t n) {
 
 #if defined(STEPQ_RC_AVX512)
 // Byte permutations of 16 codes: lane i (32 bits) of an unpacked group takes the bytes holding
-// code i, byte (b i) / 8 and the next: 4-bit codes at the bottom of the lane, which a shift of
-// (b i) mod 8 brings down; 6-bit codes as the lane's top two bytes, from which a left shift of
-// 10 - (6 i) mod 8 puts the code in bits 26..31 and an arithmetic right shift brings it down
-// with its sign. A packed group of 6-bit codes is bytes 0..2 of each 128-bit lane (the OR of
-// its 4 shifted codes); rc_pick6x64 gathers 64 codes' groups (see rc_pack64_6).
+// code i as its top bytes: a 6-bit code's byte (6 i) / 8 and the next, from which a left shift
+// of 10 - (6 i) mod 8 puts the code in bits 26..31; a 4-bit code's byte i / 2, from which a
+// left shift of 4 - (4 i) mod 8 puts it in bits 28..31; an arithmetic right shift brings it
+// down with its sign. A packed group of 6-bit codes is bytes 0..2 of each 128-bit lane (the OR
+// of its 4 shifted codes); rc_pick6x64 and rc_pick4x64 gather 64 codes (rc_pack64_6, _4).
 static const uint8_t rc_idx6[64] __attribute__((aligned(64))) = {
     0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 2, 0, 0, 2, 3, 0, 0, 3, 4, 0, 0, 3, 4, 0, 0, 4, 5, 0, 0, 5, 6,
     0, 0, 6, 7, 0, 0, 6, 7, 0, 0, 7, 8, 0, 0, 8, 9, 0, 0, 9, 10, 0, 0, 9, 10, 0, 0, 10, 11, 0, 0, 11, 12};
 static const uint8_t rc_idx4[64] __attribute__((aligned(64))) = {
-    0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0,
-    4, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0, 6, 0, 0, 0, 7, 0, 0, 0, 7, 0, 0, 0};
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 3,
+    0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0, 6, 0, 0, 0, 7, 0, 0, 0, 7};
 static const uint8_t rc_pick6[64] __attribute__((aligned(64))) = {0, 1, 2, 16, 17, 18, 32, 33, 34, 48, 49, 50};
 // output byte o (< 48) of 64 packed 6-bit codes: group g = o / 3 of 4 codes, byte o mod 3 of it;
 // rc_pack64_6 leaves group g = 4 s + L in 32-bit lane s of 128-bit lane L: byte 16 L + 4 s + o mod 3
 static const uint8_t rc_pick6x64[64] __attribute__((aligned(64))) = {
     0, 1, 2, 16, 17, 18, 32, 33, 34, 48, 49, 50, 4, 5, 6, 20, 21, 22, 36, 37, 38, 52, 53, 54,
     8, 9, 10, 24, 25, 26, 40, 41, 42, 56, 57, 58, 12, 13, 14, 28, 29, 30, 44, 45, 46, 60, 61, 62};
+// output byte o (< 32) of 64 packed 4-bit codes: codes c = 2 o and c + 1, which rc_pack64_4
+// leaves in the 16-bit lane at byte 16 L + 4 s + c mod 4, with s = c / 16 and L = (c mod 16) / 4
+static const uint8_t rc_pick4x64[64] __attribute__((aligned(64))) = {
+    0, 2, 16, 18, 32, 34, 48, 50, 4, 6, 20, 22, 36, 38, 52, 54,
+    8, 10, 24, 26, 40, 42, 56, 58, 12, 14, 28, 30, 44, 46, 60, 62};
 #endif
 
 #if defined(STEPQ_RC_AVX512)
@@ -79,10 +84,9 @@ static inline __m512i rc_unpack16(const uint8_t* in, int b) {
         w = _mm512_sllv_epi32(w, _mm512_set_epi32(8, 6, 4, 10, 8, 6, 4, 10, 8, 6, 4, 10, 8, 6, 4, 10));
         return _mm512_srai_epi32(w, 26);
     }
-    __m512i w = _mm512_maskz_permutexvar_epi8(0x1111111111111111ull, _mm512_load_si512(rc_idx4),
-                                              _mm512_castsi128_si512(src));
-    w = _mm512_srlv_epi32(w, _mm512_set_epi32(4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0));
-    return _mm512_srai_epi32(_mm512_slli_epi32(w, 28), 28);  // sign-extend 4 bits
+    __m512i w = _mm512_permutexvar_epi8(_mm512_load_si512(rc_idx4), _mm512_castsi128_si512(src));
+    w = _mm512_sllv_epi32(w, _mm512_set_epi32(0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4));
+    return _mm512_srai_epi32(w, 28);
 }
 
 // 16 codes (int32 lanes, in range) of width b in {4, 6, 8} -> 2b bytes at out; more: the bytes
@@ -120,6 +124,16 @@ static inline void rc_pack64_6(uint8_t* out, const __m512i* z, int more) {
     w = _mm512_permutexvar_epi8(_mm512_load_si512(rc_pick6x64), w);
     if (more) _mm512_storeu_si512(out, w);
     else _mm512_mask_storeu_epi8(out, (1ull << 48) - 1, w);
+}
+// 64 codes of width 4 (z: four vectors of int32 lanes, in range) -> 32 bytes at out: narrowed
+// to bytes side by side as in rc_pack64_6, a multiply-add forms z0 | z1 << 4 of each pair in a
+// 16-bit lane, and rc_pick4x64 puts the pairs' low bytes in order
+static inline void rc_pack64_4(uint8_t* out, const __m512i* z) {
+    __m512i w = _mm512_packs_epi16(_mm512_packs_epi32(z[0], z[1]), _mm512_packs_epi32(z[2], z[3]));
+    w = _mm512_and_si512(w, _mm512_set1_epi8(15));
+    w = _mm512_maddubs_epi16(w, _mm512_set1_epi16(16 << 8 | 1));       // z0 + 16 z1
+    w = _mm512_permutexvar_epi8(_mm512_load_si512(rc_pick4x64), w);
+    _mm256_storeu_si256((__m256i*)out, _mm512_castsi512_si256(w));
 }
 #define RC_SIMD_WIDTH(b) ((b) == 4 || (b) == 6 || (b) == 8)
 #endif
@@ -258,7 +272,7 @@ STEPQ_RC void rc_rows_encode_scaled(uint8_t* out, float* xq, const float* x, uin
     if (RC_SIMD_WIDTH(b)) {
         const __m512 vi = _mm512_set1_ps(inv), lo = _mm512_set1_ps(-qmax), hi = _mm512_set1_ps(qmax);
         const __m512 vs = _mm512_set1_ps(s);
-        if (b == 6)
+        if (b == 6 || b == 4)
             for (; j + 64 <= V; j += 64) {
                 __m512i z[4];
                 for (int k = 0; k < 4; k++) {
@@ -266,7 +280,8 @@ STEPQ_RC void rc_rows_encode_scaled(uint8_t* out, float* xq, const float* x, uin
                     z[k] = _mm512_cvtps_epi32(t);
                     if (xq) _mm512_storeu_ps(xq + j + 16 * k, _mm512_mul_ps(vs, _mm512_cvtepi32_ps(z[k])));
                 }
-                rc_pack64_6(out + 2 + j * 6 / 8, z, j + 128 <= V);
+                if (b == 6) rc_pack64_6(out + 2 + j * 6 / 8, z, j + 128 <= V);
+                else rc_pack64_4(out + 2 + j / 2, z);
             }
         for (; j + 16 <= V; j += 16) {
             __m512 t = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_loadu_ps(x + j), vi), lo), hi);

@@ -265,6 +265,11 @@ INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, 
         rc_pack64_6(P + 2 + 48, z + 4, 0);
         return STEPQ_OK;
     }
+    if (b == 4) {
+        rc_pack64_4(P + 2, z);
+        rc_pack64_4(P + 2 + 32, z + 4);
+        return STEPQ_OK;
+    }
 #pragma GCC unroll 8
     for (int c = 0; c < R128; c++) rc_pack16(P + 2 + 2 * b * c, z[c], b, c + 1 < R128);
     return STEPQ_OK;
