@@ -173,15 +173,16 @@ INLINE void read_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* 
 }
 
 #if defined(STEPQ_RC_AVX512)
-// The rows family's 128-wide rows on AVX-512 when nothing is measured (serving, the benchmark):
-// a row lives in eight vector registers from its decode to its encode, so the passes store
-// nothing but the packed bytes (the row functions above go through a row buffer in memory).
-// Every element meets the plain loops' operations in their order (decode s z; t = x d,
-// t += k u, y += q t; the codes of rc_rows_encode_scaled); FP16 pivot rows and code widths
-// without a vector unpacker go through the row functions. test_kernels compares the bytes and
-// read-outs with the reference. Measured against the row-buffer passes (alternating runs of one
-// format's fused step): INT8 about 14% faster, INT6 and INT4 about 1%, where the 6- and 4-bit
-// unpacking dominates; DAMP's rows kept in registers through its transforms were no faster.
+// The rows family's 128-wide rows on AVX-512: a row lives in eight vector registers from its
+// decode to its encode, so the passes store nothing but the packed bytes (the row functions
+// above go through a row buffer in memory). Every element meets the plain loops' operations in
+// their order (decode s z; P1's (x - S_prev) g; t = x d, t += k u, y += q t; the codes of
+// rc_rows_encode_scaled, and for a measured step the decoded s z in sums.h's lanes); FP16
+// pivot rows and code widths without a vector unpacker go through the row functions.
+// test_kernels compares the bytes, read-outs, predictions and sums with the reference. Measured
+// against the row-buffer passes (alternating runs of one format's unmeasured fused step): INT8
+// about 14% faster, INT6 and INT4 about 1% (their unpacking dominated until the 64-code
+// packing); DAMP's rows kept in registers through its transforms were no faster.
 #define R128 8  // vectors of 16 in a row
 
 // t (8 vectors) <- row i decoded
@@ -211,18 +212,29 @@ INLINE uint32_t rows128_absmax(const __m512* t) {
     return _mm512_reduce_max_epu32(m);
 }
 
-INLINE void read_rows128(const stepq_qstate* qs, const stepq_step_in* in, const float* decay, float* acc) {
-    __m512 a[R128], t[R128];
+INLINE void read_rows128(const stepq_qstate* qs, const stepq_step_in* in, const float* decay,
+                         const double* grad, const float* S_prev, float* pred, float* acc) {
+    __m512 a[R128], p[R128], t[R128];
 #pragma GCC unroll 8
-    for (int c = 0; c < R128; c++) a[c] = _mm512_setzero_ps();
+    for (int c = 0; c < R128; c++) a[c] = _mm512_setzero_ps(), p[c] = _mm512_setzero_ps();
     for (int i = 0; i < qs->K; i++) {
         rows128_decode(t, qs, i);
+        if (pred) {  // P1: pred += (x - S_prev) grad_i, as read_rows
+            const __m512 vg = _mm512_set1_ps((float)grad[i]);
+            const float* sp = S_prev + (size_t)i * 128;
+#pragma GCC unroll 8
+            for (int c = 0; c < R128; c++)
+                p[c] = _mm512_add_ps(p[c], _mm512_mul_ps(_mm512_sub_ps(t[c], _mm512_loadu_ps(sp + 16 * c)), vg));
+        }
         const __m512 vd = _mm512_set1_ps(decay[i]), vk = _mm512_set1_ps(in->k[i]);
 #pragma GCC unroll 8
         for (int c = 0; c < R128; c++) a[c] = _mm512_add_ps(a[c], _mm512_mul_ps(vk, _mm512_mul_ps(t[c], vd)));
     }
 #pragma GCC unroll 8
-    for (int c = 0; c < R128; c++) _mm512_storeu_ps(acc + 16 * c, a[c]);
+    for (int c = 0; c < R128; c++) {
+        _mm512_storeu_ps(acc + 16 * c, a[c]);
+        if (pred) _mm512_storeu_ps(pred + 16 * c, p[c]);
+    }
 }
 
 // row i: t (8 vectors) <- D x + k u^T of its decoded row, y (8 vectors) += q t; returns the
@@ -241,15 +253,24 @@ INLINE uint32_t rows128_update(__m512* t, __m512* y, const stepq_qstate* qs, con
 }
 
 // row i of the packed state <- encode(t); umax: the largest |t| as float bits
-INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, uint32_t umax, int i) {
+// S_ref (NULL: nothing measured): m += the row's sums of S_hat against row i of S_ref, in
+// sums.h's lanes (lane k takes elements k, k + 16, ...: the vectors in order)
+INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, uint32_t umax, int i,
+                          const float* S_ref, stepq_qmeasure* m) {
     if (umax > 0x7f7fffffu) return STEPQ_ERR;
     uint8_t* P = qs->packed + qs->row_off[i];
     const int b = qs->rows[i];
+    const float* sr = S_ref ? S_ref + (size_t)i * 128 : NULL;
     if (!RC_SIMD_WIDTH(b)) {
-        float x[128];
+        float x[128], xq[128];
 #pragma GCC unroll 8
         for (int c = 0; c < R128; c++) _mm512_storeu_ps(x + 16 * c, t[c]);
-        return encode_row(qs, h, NULL, x, i, umax, STEPQ_FAMILY_ROWS, 128);
+        if (encode_row(qs, h, sr ? xq : NULL, x, i, umax, STEPQ_FAMILY_ROWS, 128) != STEPQ_OK) return STEPQ_ERR;
+        if (sr) {
+            m->err2 += stepq_sq_dist_row(xq, sr, 128);
+            m->hat2 += stepq_sq_norm_row(xq, 128);
+        }
+        return STEPQ_OK;
     }
     const float qmax = (float)STEPQ_QMAX(b);
     const uint16_t sh = rc_row_scale(stepq_bits_f32(umax), qmax);
@@ -260,6 +281,22 @@ INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, 
     __m512i z[R128];
 #pragma GCC unroll 8
     for (int c = 0; c < R128; c++) z[c] = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(t[c], vi), lo), hi));
+    if (sr) {  // the decoded row s z against the reference (rc_rows_encode_scaled's xq)
+        const __m512 vs = _mm512_set1_ps(sc);
+        __m512 de = _mm512_setzero_ps(), no = _mm512_setzero_ps();
+#pragma GCC unroll 8
+        for (int c = 0; c < R128; c++) {
+            const __m512 xq = _mm512_mul_ps(vs, _mm512_cvtepi32_ps(z[c]));
+            const __m512 d = _mm512_sub_ps(xq, _mm512_loadu_ps(sr + 16 * c));
+            de = _mm512_add_ps(de, _mm512_mul_ps(d, d));
+            no = _mm512_add_ps(no, _mm512_mul_ps(xq, xq));
+        }
+        float l[2][16];
+        _mm512_storeu_ps(l[0], de);
+        _mm512_storeu_ps(l[1], no);
+        m->err2 += stepq_lanes16(l[0]);
+        m->hat2 += stepq_lanes16(l[1]);
+    }
     if (b == 6) {
         rc_pack64_6(P + 2, z, 1);
         rc_pack64_6(P + 2 + 48, z + 4, 0);
@@ -279,7 +316,8 @@ INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, 
 // scalar chain of a row's scale runs beside the next row's vector work; rows alternate between
 // two register sets (a and b) instead of being copied
 INLINE int write_rows128(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in,
-                         const float* decay, double scale, float* y) {
+                         const float* decay, double scale, const float* S_ref, float* y,
+                         stepq_qmeasure* m) {
     const int K = qs->K;
     __m512 yv[R128], a[R128], b[R128];
 #pragma GCC unroll 8
@@ -288,16 +326,16 @@ INLINE int write_rows128(stepq_qstate* qs, const head_ctx* h, const stepq_step_i
     int i = 1;
     for (; i + 1 < K; i += 2) {
         ub = rows128_update(b, yv, qs, in, decay, scale, i);
-        if (rows128_encode(qs, h, a, ua, i - 1) != STEPQ_OK) return STEPQ_ERR;
+        if (rows128_encode(qs, h, a, ua, i - 1, S_ref, m) != STEPQ_OK) return STEPQ_ERR;
         ua = rows128_update(a, yv, qs, in, decay, scale, i + 1);
-        if (rows128_encode(qs, h, b, ub, i) != STEPQ_OK) return STEPQ_ERR;
+        if (rows128_encode(qs, h, b, ub, i, S_ref, m) != STEPQ_OK) return STEPQ_ERR;
     }
     if (i < K) {  // an even K: rows K - 2 (in a) and K - 1 are left
         ub = rows128_update(b, yv, qs, in, decay, scale, i);
-        if (rows128_encode(qs, h, a, ua, i - 1) != STEPQ_OK ||
-            rows128_encode(qs, h, b, ub, i) != STEPQ_OK)
+        if (rows128_encode(qs, h, a, ua, i - 1, S_ref, m) != STEPQ_OK ||
+            rows128_encode(qs, h, b, ub, i, S_ref, m) != STEPQ_OK)
             return STEPQ_ERR;
-    } else if (rows128_encode(qs, h, a, ua, K - 1) != STEPQ_OK) {
+    } else if (rows128_encode(qs, h, a, ua, K - 1, S_ref, m) != STEPQ_OK) {
         return STEPQ_ERR;
     }
 #pragma GCC unroll 8
@@ -333,8 +371,8 @@ static void qstep_read(stepq_qstate* qs, const stepq_step_in* in, const float* d
     case STEPQ_FAMILY_CAST: READ(STEPQ_FAMILY_CAST); break;
     case STEPQ_FAMILY_ROWS:
 #if defined(STEPQ_RC_AVX512)
-        if (V == 128 && !pred) {
-            read_rows128(qs, in, decay, acc);
+        if (V == 128) {
+            read_rows128(qs, in, decay, grad, S_prev, pred, acc);
             break;
         }
 #endif
@@ -412,8 +450,8 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
     case STEPQ_FAMILY_CAST: rc = WRITE(STEPQ_FAMILY_CAST, 1); break;
     case STEPQ_FAMILY_ROWS:
 #if defined(STEPQ_RC_AVX512)
-        if (V == 128 && !S_ref) {
-            rc = write_rows128(qs, &h, in, decay, scale, y);
+        if (V == 128) {
+            rc = write_rows128(qs, &h, in, decay, scale, S_ref, y, &m);
             break;
         }
 #endif
