@@ -135,6 +135,25 @@ static inline void rc_pack64_4(uint8_t* out, const __m512i* z) {
     w = _mm512_permutexvar_epi8(_mm512_load_si512(rc_pick4x64), w);
     _mm256_storeu_si256((__m256i*)out, _mm512_castsi512_si256(w));
 }
+// 64 codes (four vectors) of width b in {4, 6, 8} -> 8 b bytes at out; more: as rc_pack64_6's
+static inline void rc_pack64(uint8_t* out, const __m512i* z, int b, int more) {
+    if (b == 6) rc_pack64_6(out, z, more);
+    else if (b == 4) rc_pack64_4(out, z);
+    else
+        for (int k = 0; k < 4; k++) rc_pack16(out + 16 * k, z[k], 8, 1);
+}
+
+// the codes of 16 values x: x times 1/s (vi), clamped to [lo, hi] = [-qmax, qmax] (max, min keep
+// the scalar loop's order for finite values), rounded half to even (the conversion's default
+// rounding; the clamped values are exact there)
+static inline __m512i rc_codes16(__m512 x, __m512 vi, __m512 lo, __m512 hi) {
+    return _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x, vi), lo), hi));
+}
+
+// the values s z of the 16 b-bit codes at in, vs = s in every lane
+static inline __m512 rc_values16(const uint8_t* in, int b, __m512 vs) {
+    return _mm512_mul_ps(vs, _mm512_cvtepi32_ps(rc_unpack16(in, b)));
+}
 #define RC_SIMD_WIDTH(b) ((b) == 4 || (b) == 6 || (b) == 8)
 #endif
 
@@ -267,25 +286,20 @@ STEPQ_RC void rc_rows_encode_scaled(uint8_t* out, float* xq, const float* x, uin
     memcpy(out, &sh, 2);
     int j = 0;
 #if defined(STEPQ_RC_AVX512)
-    // the codes in registers: clamp (max, min keep the loop's order for finite values), round
-    // half to even (the conversion's default rounding; the clamped values are exact there)
+    // the codes in registers (rc_codes16), packed 64 at a time, then 16
     if (RC_SIMD_WIDTH(b)) {
         const __m512 vi = _mm512_set1_ps(inv), lo = _mm512_set1_ps(-qmax), hi = _mm512_set1_ps(qmax);
         const __m512 vs = _mm512_set1_ps(s);
-        if (b == 6 || b == 4)
-            for (; j + 64 <= V; j += 64) {
-                __m512i z[4];
-                for (int k = 0; k < 4; k++) {
-                    __m512 t = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_loadu_ps(x + j + 16 * k), vi), lo), hi);
-                    z[k] = _mm512_cvtps_epi32(t);
-                    if (xq) _mm512_storeu_ps(xq + j + 16 * k, _mm512_mul_ps(vs, _mm512_cvtepi32_ps(z[k])));
-                }
-                if (b == 6) rc_pack64_6(out + 2 + j * 6 / 8, z, j + 128 <= V);
-                else rc_pack64_4(out + 2 + j / 2, z);
+        for (; j + 64 <= V; j += 64) {
+            __m512i z[4];
+            for (int k = 0; k < 4; k++) {
+                z[k] = rc_codes16(_mm512_loadu_ps(x + j + 16 * k), vi, lo, hi);
+                if (xq) _mm512_storeu_ps(xq + j + 16 * k, _mm512_mul_ps(vs, _mm512_cvtepi32_ps(z[k])));
             }
+            rc_pack64(out + 2 + j * b / 8, z, b, j + 128 <= V);
+        }
         for (; j + 16 <= V; j += 16) {
-            __m512 t = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_loadu_ps(x + j), vi), lo), hi);
-            __m512i z = _mm512_cvtps_epi32(t);
+            __m512i z = rc_codes16(_mm512_loadu_ps(x + j), vi, lo, hi);
             rc_pack16(out + 2 + j * b / 8, z, b, j + 32 <= V);
             if (xq) _mm512_storeu_ps(xq + j, _mm512_mul_ps(vs, _mm512_cvtepi32_ps(z)));
         }
@@ -316,8 +330,7 @@ STEPQ_RC void rc_rows_decode_row(float* x, const uint8_t* in, int b, int V) {
 #if defined(STEPQ_RC_AVX512)
     if (RC_SIMD_WIDTH(b)) {
         const __m512 vs = _mm512_set1_ps(s);
-        for (; j + 16 <= V; j += 16)
-            _mm512_storeu_ps(x + j, _mm512_mul_ps(vs, _mm512_cvtepi32_ps(rc_unpack16(in + 2 + j * b / 8, b))));
+        for (; j + 16 <= V; j += 16) _mm512_storeu_ps(x + j, rc_values16(in + 2 + j * b / 8, b, vs));
     }
 #endif
     if (j == V) return;

@@ -199,7 +199,7 @@ INLINE void rows128_decode(__m512* t, const stepq_qstate* qs, int i) {
         memcpy(&sh, P, 2);
         const __m512 vs = _mm512_set1_ps(rc_f16_to_f32(sh));
 #pragma GCC unroll 8
-        for (int c = 0; c < R128; c++) t[c] = _mm512_mul_ps(vs, _mm512_cvtepi32_ps(rc_unpack16(P + 2 + 2 * b * c, b)));
+        for (int c = 0; c < R128; c++) t[c] = rc_values16(P + 2 + 2 * b * c, b, vs);
     }
 }
 
@@ -280,7 +280,7 @@ INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, 
     memcpy(P, &sh, 2);
     __m512i z[R128];
 #pragma GCC unroll 8
-    for (int c = 0; c < R128; c++) z[c] = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(t[c], vi), lo), hi));
+    for (int c = 0; c < R128; c++) z[c] = rc_codes16(t[c], vi, lo, hi);
     if (sr) {  // the decoded row s z against the reference (rc_rows_encode_scaled's xq)
         const __m512 vs = _mm512_set1_ps(sc);
         __m512 de = _mm512_setzero_ps(), no = _mm512_setzero_ps();
@@ -297,18 +297,8 @@ INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, 
         m->err2 += stepq_lanes16(l[0]);
         m->hat2 += stepq_lanes16(l[1]);
     }
-    if (b == 6) {
-        rc_pack64_6(P + 2, z, 1);
-        rc_pack64_6(P + 2 + 48, z + 4, 0);
-        return STEPQ_OK;
-    }
-    if (b == 4) {
-        rc_pack64_4(P + 2, z);
-        rc_pack64_4(P + 2 + 32, z + 4);
-        return STEPQ_OK;
-    }
-#pragma GCC unroll 8
-    for (int c = 0; c < R128; c++) rc_pack16(P + 2 + 2 * b * c, z[c], b, c + 1 < R128);
+    rc_pack64(P + 2, z, b, 1);
+    rc_pack64(P + 2 + 8 * b, z + 4, b, 0);
     return STEPQ_OK;
 }
 
