@@ -351,22 +351,29 @@ STEPQ_RC void rc_row_decode(float* x, const uint8_t* in, int b, int V) {
 // DAMP's rotation: the orthonormal Walsh-Hadamard transform of n (a power of two) values, in
 // place (scaled by 1/sqrt(n), so it is its own inverse)
 
+#if defined(STEPQ_RC_AVX512)
+// -1 in the lanes of mask m (the upper of each pair), +1 elsewhere
+static inline __m512 rc_fwht_signs(__mmask16 m) {
+    return _mm512_mask_blend_ps(m, _mm512_set1_ps(1.0f), _mm512_set1_ps(-1.0f));
+}
+#endif
+
 STEPQ_RC void rc_fwht(float* x, int n) {
     int h = 1;
 #if defined(STEPQ_RC_AVX512)
     if (n % 16 == 0) {
         // the stages inside a vector of 16 (h = 1, 2, 4, 8): each lane adds or subtracts its
-        // partner as the loop below does, the lower of a pair taking a + b, the upper a - b
+        // partner as the loop below does, the lower of a pair taking a + b, the upper a - b,
+        // as one multiply-add v sign + partner: the product by +-1 is exact and the sum rounds
+        // once, so b + a = a + b and a + (-b) = a - b to the bit
+        const __m512 s1 = rc_fwht_signs(0xaaaa), s2 = rc_fwht_signs(0xcccc), s4 = rc_fwht_signs(0xf0f0),
+                     s8 = rc_fwht_signs(0xff00);
         for (int i = 0; i < n; i += 16) {
-            __m512 v = _mm512_loadu_ps(x + i), p;
-            p = _mm512_permute_ps(v, 0xb1);
-            v = _mm512_mask_sub_ps(_mm512_add_ps(v, p), 0xaaaa, p, v);
-            p = _mm512_permute_ps(v, 0x4e);
-            v = _mm512_mask_sub_ps(_mm512_add_ps(v, p), 0xcccc, p, v);
-            p = _mm512_shuffle_f32x4(v, v, 0xb1);
-            v = _mm512_mask_sub_ps(_mm512_add_ps(v, p), 0xf0f0, p, v);
-            p = _mm512_shuffle_f32x4(v, v, 0x4e);
-            v = _mm512_mask_sub_ps(_mm512_add_ps(v, p), 0xff00, p, v);
+            __m512 v = _mm512_loadu_ps(x + i);
+            v = _mm512_fmadd_ps(v, s1, _mm512_permute_ps(v, 0xb1));
+            v = _mm512_fmadd_ps(v, s2, _mm512_permute_ps(v, 0x4e));
+            v = _mm512_fmadd_ps(v, s4, _mm512_shuffle_f32x4(v, v, 0xb1));
+            v = _mm512_fmadd_ps(v, s8, _mm512_shuffle_f32x4(v, v, 0x4e));
             _mm512_storeu_ps(x + i, v);
         }
         h = 16;

@@ -1,9 +1,10 @@
 // test_simd: the AVX-512 blocks of quant/rowcodec.h and quant/dualfit.h against the scalar
-// definitions they stand for, on inputs the decode-step comparisons (test_kernels) seldom reach: E4M3 codes of values
-// on and beside every code boundary, NVFP4 block scales across E4M3's subnormal range, zero
-// and underflowing blocks. The NVFP4 rows are compared byte for byte with the reference format
-// (quant/nvfp4.c, built for baseline x86-64). This file is built with AVX-512; on a CPU
-// without it the test is skipped (77).
+// definitions they stand for, on inputs the decode-step comparisons (test_kernels) seldom
+// reach: E4M3 codes of values on and beside every code boundary, NVFP4 block scales across
+// E4M3's subnormal range, zero and underflowing blocks, Walsh-Hadamard transforms of signed
+// zeros and cancelling sums. The NVFP4 rows are compared byte for byte with the reference
+// format (quant/nvfp4.c, built for baseline x86-64). This file is built with AVX-512; on a
+// CPU without it the test is skipped (77).
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,42 @@ static void check_nvfp4(void) {
     free(X);
     CHECK(bad == 0, "%d of 40 NVFP4 heads encode to other bytes than the reference format", bad);
 }
+
+// rc_fwht's vector stages against the transform's definition (the butterfly loop, stage by
+// stage, then the scale), bit for bit: signed zeros, values whose sums cancel exactly, and
+// magnitudes 2^-40 ... 2^40 side by side, at every width the vector stages take
+static void fwht_definition(float* x, int n) {
+    for (int h = 1; h < n; h *= 2)
+        for (int i = 0; i < n; i += 2 * h)
+            for (int j = i; j < i + h; j++) {
+                float a = x[j], b = x[j + h];
+                x[j] = a + b;
+                x[j + h] = a - b;
+            }
+    float s = 1.0f / sqrtf((float)n);
+    for (int i = 0; i < n; i++) x[i] *= s;
+}
+
+static void check_fwht(void) {
+    gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 17);
+    float want[512], got[512];
+    int bad = 0, trials = 0;
+    for (int n = 16; n <= 512; n *= 2)
+        for (int trial = 0; trial < 400; trial++, trials++) {
+            for (int j = 0; j < n; j++) {
+                double u = gsl_rng_uniform(r);
+                want[j] = u < 0.1 ? 0.0f : u < 0.2 ? -0.0f : u < 0.3 ? (j % 2 ? 1.0f : -1.0f)
+                        : (float)(gsl_ran_gaussian(r, 1.0) * exp2((double)gsl_rng_uniform_int(r, 81) - 40));
+            }
+            memcpy(got, want, sizeof(float) * n);
+            fwht_definition(want, n);
+            rc_fwht(got, n);
+            bad += memcmp(want, got, sizeof(float) * n) != 0;
+        }
+    gsl_rng_free(r);
+    CHECK(bad == 0, "%d of %d Walsh-Hadamard transforms differ from the butterfly loop", bad, trials);
+}
 #endif
 
 int main(void) {
@@ -116,6 +153,7 @@ int main(void) {
     check_e4m3();
     check_nvfp4();
     check_sum_abs();
+    check_fwht();
     return tu_finish("test_simd");
 #else
     printf("test_simd: built without AVX-512: skipped\n");
