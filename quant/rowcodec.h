@@ -423,22 +423,21 @@ STEPQ_RC float rc_absmax(const float* x, size_t n) {
 static const float rc_e2m1_values[16] __attribute__((aligned(64))) = {
     0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f, -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
 
-// 16 E2M1 codes of x / s in int32 lanes: stepq_e2m1_encode's thresholds, counted
+// 16 E2M1 codes of x / s in int32 lanes (x / s not NaN), the codes stepq_e2m1_encode's
+// thresholds give: below 1 the nearest of 0, 0.5, 1 is round_even(2 a) (the conversion's
+// default rounding; 2 a exact); from 1 on, a's float bits rounded half to even at the first
+// mantissa bit, whose exponent and mantissa bit (the bits from 22 up) count the E2M1 codes
+// from 1.0 (code 2) in order, saturating at 7 (6.0)
 static inline __m512i rc_e2m1_codes16(__m512 x, __m512 s) {
-    __m512 t = _mm512_div_ps(x, s);
-    __m512 a = _mm512_abs_ps(t);
-    const __m512i one = _mm512_set1_epi32(1);
-    __m512i c = _mm512_setzero_si512();
-    c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.25f), _CMP_GT_OQ), c, one);
-    c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.75f), _CMP_GE_OQ), c, one);
-    c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(1.25f), _CMP_GT_OQ), c, one);
-    c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(1.75f), _CMP_GE_OQ), c, one);
-    c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(2.5f), _CMP_GT_OQ), c, one);
-    c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(3.5f), _CMP_GE_OQ), c, one);
-    c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(5.0f), _CMP_GT_OQ), c, one);
-    __mmask16 neg = _mm512_cmp_ps_mask(t, _mm512_setzero_ps(), _CMP_LT_OQ) &
-                    _mm512_cmpneq_epi32_mask(c, _mm512_setzero_si512());
-    return _mm512_mask_or_epi32(c, neg, c, _mm512_set1_epi32(8));
+    const __m512 t = _mm512_div_ps(x, s), a = _mm512_abs_ps(t);
+    const __m512i u = _mm512_castps_si512(a);
+    __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(_mm512_set1_epi32(0x1fffff),
+                                                     _mm512_and_si512(_mm512_srli_epi32(u, 22), _mm512_set1_epi32(1))));
+    __m512i c = _mm512_min_epu32(_mm512_sub_epi32(_mm512_srli_epi32(r, 22), _mm512_set1_epi32(252)), _mm512_set1_epi32(7));
+    c = _mm512_mask_mov_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(1.0f), _CMP_LT_OQ),
+                              _mm512_cvtps_epi32(_mm512_add_ps(a, a)));
+    // the sign where the code is not 0 (a > 0.25)
+    return _mm512_mask_or_epi32(c, _mm512_cmp_ps_mask(t, _mm512_set1_ps(-0.25f), _CMP_LT_OQ), c, _mm512_set1_epi32(8));
 }
 
 // 16 codes (int32 lanes, 0..15) -> 8 bytes, low nibble first
@@ -472,9 +471,27 @@ static inline __m512 rc_e4m3_values16(__m512i c) {
     return _mm512_mask_blend_ps(_mm512_cmpeq_epi32_mask(e, _mm512_setzero_si512()), normal, sub);
 }
 
+// output byte p (< 36) of four NVFP4 blocks: block k = p / 9 is its scale byte (byte k of the
+// second source) and the 8 bytes of its codes, which rc_nvfp4_pack4's multiply-add leaves where
+// rc_pack64_4's does (rc_pick4x64)
+static const uint8_t rc_pick_nvfp4x4[64] __attribute__((aligned(64))) = {
+    64, 0, 2, 16, 18, 32, 34, 48, 50, 65, 4, 6, 20, 22, 36, 38, 52, 54,
+    66, 8, 10, 24, 26, 40, 42, 56, 58, 67, 12, 14, 28, 30, 44, 46, 60, 62};
+
+// four blocks' E2M1 codes (z: int32 lanes, 0..15) and E4M3 scales (sc) -> their 36 bytes, as
+// rc_pack64_4 packs 64 codes (narrowed side by side, a multiply-add per pair), with the scale
+// bytes put in front of each block by the same permutation
+static inline void rc_nvfp4_pack4(uint8_t* out, const __m512i* z, const uint32_t* sc) {
+    __m512i w = _mm512_packs_epi16(_mm512_packs_epi32(z[0], z[1]), _mm512_packs_epi32(z[2], z[3]));
+    w = _mm512_maddubs_epi16(w, _mm512_set1_epi16(16 << 8 | 1));  // z0 + 16 z1
+    const __m512i s = _mm512_castsi128_si512(_mm_cvtepi32_epi8(_mm_loadu_si128((const __m128i*)sc)));
+    _mm512_mask_storeu_epi8(out, (1ull << 36) - 1,
+                            _mm512_permutex2var_epi8(w, _mm512_load_si512(rc_pick_nvfp4x4), s));
+}
+
 // rc_nvfp4_encode_row for s_head > 0: the scales of up to 16 blocks computed side by side
 // (rc_absmax, the two divisions, E4M3 encode and decode, as the loop below takes them one by
-// one), then each block's codes
+// one), then each block's codes, packed four blocks at a time
 static inline void rc_nvfp4_encode_row16(uint8_t* P, float* xq, const float* x, float s_head, int V) {
     const int nb = V / STEPQ_NVFP4_BLOCK;
     for (int b0 = 0; b0 < nb; b0 += 16) {
@@ -489,19 +506,26 @@ static inline void rc_nvfp4_encode_row16(uint8_t* P, float* xq, const float* x, 
         __m512i c = rc_e4m3_codes16(t);
         _mm512_storeu_si512(sc, c);
         _mm512_storeu_ps(sv, _mm512_mul_ps(rc_e4m3_values16(c), _mm512_set1_ps(s_head)));
-        for (int k = 0; k < n; k++) {
+        for (int k = 0; k < n; k += 4) {
+            __m512i z[4];
+            const int m = n - k < 4 ? n - k : 4;
+            for (int l = 0; l < 4; l++) {
+                const int j0 = (b0 + k + l) * STEPQ_NVFP4_BLOCK;
+                // a zero scale stores zero codes, which decode to +0
+                z[l] = l < m && sv[k + l] > 0 ? rc_e2m1_codes16(_mm512_loadu_ps(x + j0), _mm512_set1_ps(sv[k + l]))
+                                              : _mm512_setzero_si512();
+                if (xq && l < m)
+                    _mm512_storeu_ps(xq + j0, _mm512_mul_ps(_mm512_permutexvar_ps(z[l], _mm512_load_ps(rc_e2m1_values)),
+                                                            _mm512_set1_ps(sv[k + l])));
+            }
             uint8_t* B = P + (size_t)(b0 + k) * STEPQ_NVFP4_BLOCK_BYTES;
-            const int j0 = (b0 + k) * STEPQ_NVFP4_BLOCK;
-            B[0] = (uint8_t)sc[k];
-            if (sv[k] > 0) {
-                __m512i e = rc_e2m1_codes16(_mm512_loadu_ps(x + j0), _mm512_set1_ps(sv[k]));
-                rc_nibbles16(B + 1, e);
-                if (xq)
-                    _mm512_storeu_ps(xq + j0, _mm512_mul_ps(_mm512_permutexvar_ps(e, _mm512_load_ps(rc_e2m1_values)),
-                                                            _mm512_set1_ps(sv[k])));
-            } else {  // a zero scale stores zero codes, which decode to +0
-                memset(B + 1, 0, STEPQ_NVFP4_BLOCK_BYTES - 1);
-                if (xq) memset(xq + j0, 0, sizeof(float) * STEPQ_NVFP4_BLOCK);
+            if (m == 4) {
+                rc_nvfp4_pack4(B, z, sc + k);
+                continue;
+            }
+            for (int l = 0; l < m; l++, B += STEPQ_NVFP4_BLOCK_BYTES) {  // the last blocks of a row
+                B[0] = (uint8_t)sc[k + l];
+                rc_nibbles16(B + 1, z[l]);
             }
         }
     }

@@ -133,15 +133,16 @@ INLINE int encode_row(stepq_qstate* qs, const head_ctx* h, float* xq, const floa
     }
 }
 
-// P <- encode(X) of a format whose encoder needs the whole head
-static int encode_head(stepq_qstate* qs) {
+// P <- encode(X) of a format whose encoder needs the whole head; umax: the largest |X| as float
+// bits, which the write pass found (NaN and Inf above FLT_MAX's)
+static int encode_head(stepq_qstate* qs, uint32_t umax) {
     const stepq_format* f = qs->fmt;
     const int K = qs->K, V = qs->V;
     switch (f->family->id) {
     case STEPQ_FAMILY_DUAL: return df_encode_head(qs->packed, qs->X, &qs->hp, f->dual.dsq, qs->work, K, V);
     case STEPQ_FAMILY_NVFP4: {
-        if (!rc_all_finite(qs->X, (size_t)K * V)) return STEPQ_ERR;
-        float s_head = rc_absmax(qs->X, (size_t)K * V) / (6.0f * 448.0f);
+        if (umax > 0x7f7fffffu) return STEPQ_ERR;  // as nvfp4_encode's finite check
+        float s_head = stepq_bits_f32(umax) / (6.0f * 448.0f);  // rc_absmax(X)
         memcpy(qs->packed, &s_head, 4);
         for (int i = 0; i < K; i++)
             rc_nvfp4_encode_row(qs->packed + qs->row_off[i], NULL, qs->X + (size_t)i * V, s_head, V);
@@ -393,10 +394,12 @@ INLINE uint32_t update_row(float* restrict x, float* restrict y, const float* re
     return umax;
 }
 
-// pass 2 over the rows of one family: m += the measure of S_hat against S_ref
+// pass 2 over the rows of one family: m += the measure of S_hat against S_ref; for a format
+// encoded as a whole head (!local), X <- the updated state and *head_umax <- its largest |x|
+// as float bits
 INLINE int write_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in,
                       const float* decay, double scale, const float* S_ref, float* y,
-                      stepq_qmeasure* m, int fam, int local, int V) {
+                      stepq_qmeasure* m, uint32_t* head_umax, int fam, int local, int V) {
     const int K = qs->K;
     float x[2][STEPQ_MAX_DIM], xq[STEPQ_MAX_DIM], u[STEPQ_MAX_DIM];
     uint32_t umax[2] = {0, 0};
@@ -409,7 +412,10 @@ INLINE int write_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* 
             float* cur = x[i & 1];
             decode_row(cur, qs, h, i, fam, V);
             umax[i & 1] = update_row(cur, y, u, decay[i], in->k[i], (float)scale * in->q[i], V);
-            if (!local) memcpy(qs->X + (size_t)i * V, cur, sizeof(float) * V);
+            if (!local) {
+                memcpy(qs->X + (size_t)i * V, cur, sizeof(float) * V);
+                *head_umax = umax[i & 1] > *head_umax ? umax[i & 1] : *head_umax;
+            }
         }
         if (!local || i == 0) continue;
         const int r = i - 1;
@@ -431,11 +437,12 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
     head_ctx h;
     load_ctx(&h, qs);
     stepq_qmeasure m = {0, 0};
+    uint32_t umax = 0;
     for (int j = 0; j < V; j++) y[j] = 0;
     int rc = STEPQ_ERR;
 #define WRITE(fam, loc)                                                                          \
-    (V == 128 ? write_rows(qs, &h, in, decay, scale, S_ref, y, &m, fam, loc, 128)               \
-              : write_rows(qs, &h, in, decay, scale, S_ref, y, &m, fam, loc, V))
+    (V == 128 ? write_rows(qs, &h, in, decay, scale, S_ref, y, &m, &umax, fam, loc, 128)        \
+              : write_rows(qs, &h, in, decay, scale, S_ref, y, &m, &umax, fam, loc, V))
     switch (qs->fmt->family->id) {
     case STEPQ_FAMILY_CAST: rc = WRITE(STEPQ_FAMILY_CAST, 1); break;
     case STEPQ_FAMILY_ROWS:
@@ -455,7 +462,7 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
 #undef WRITE
     if (rc != STEPQ_OK) return STEPQ_ERR;
     if (!local) {
-        if (encode_head(qs) != STEPQ_OK) return STEPQ_ERR;
+        if (encode_head(qs, umax) != STEPQ_OK) return STEPQ_ERR;
         if (S_ref) {
             float xq[STEPQ_MAX_DIM];
             load_ctx(&h, qs);

@@ -1,6 +1,6 @@
 // test_simd: the AVX-512 blocks of quant/rowcodec.h and quant/dualfit.h against the scalar
 // definitions they stand for, on inputs the decode-step comparisons (test_kernels) seldom
-// reach: E4M3 codes of values on and beside every code boundary, NVFP4 block scales across
+// reach: E4M3 and E2M1 codes of values on and beside every code boundary, NVFP4 block scales across
 // E4M3's subnormal range, zero and underflowing blocks, Walsh-Hadamard transforms of signed
 // zeros and cancelling sums. The NVFP4 rows are compared byte for byte with the reference
 // format (quant/nvfp4.c, built for baseline x86-64). This file is built with AVX-512; on a
@@ -46,6 +46,34 @@ static void check_e4m3(void) {
     }
     CHECK(bad_code == 0, "%d of %d E4M3 codes differ from stepq_e4m3_encode", bad_code, n);
     CHECK(bad_value == 0, "%d of %d E4M3 values differ from stepq_e4m3_decode", bad_value, n);
+}
+
+// E2M1 codes of x / s against stepq_e2m1_encode: every threshold, E2M1 value and 1.0 with
+// their neighbours, both signs, zeros, subnormals, values that saturate or overflow to Inf
+static void check_e2m1(void) {
+    float x[16 * 512];
+    int n = 0;
+    const float marks[] = {0.25f, 0.5f, 0.75f, 1.0f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f, 3.5f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f};
+    for (size_t k = 0; k < sizeof marks / sizeof marks[0]; k++) {
+        float probe[3] = {marks[k], nextafterf(marks[k], 0), nextafterf(marks[k], 100)};
+        for (int l = 0; l < 3; l++) x[n++] = probe[l], x[n++] = -probe[l];
+    }
+    float extra[] = {0.0f, -0.0f, 1e-45f, -1e-45f, 1e-38f, 3e38f, -3e38f, 1e20f};
+    for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++) x[n++] = extra[k];
+    gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 19);
+    while (n < 16 * 512)
+        x[n++] = (float)((gsl_rng_uniform(r) - 0.5) * exp2((double)gsl_rng_uniform_int(r, 40) - 30));
+    gsl_rng_free(r);
+    const float scales[] = {1.0f, 0.75f, 3.0e-3f, 1e-30f, 448.0f};
+    int bad = 0;
+    for (size_t sk = 0; sk < sizeof scales / sizeof scales[0]; sk++)
+        for (int i = 0; i < n; i += 16) {
+            int32_t c[16];
+            _mm512_storeu_si512(c, rc_e2m1_codes16(_mm512_loadu_ps(x + i), _mm512_set1_ps(scales[sk])));
+            for (int k = 0; k < 16; k++) bad += c[k] != stepq_e2m1_encode(x[i + k] / scales[sk]);
+        }
+    CHECK(bad == 0, "%d of %d E2M1 codes differ from stepq_e2m1_encode", bad, 5 * n);
 }
 
 // df_sum_abs in vector registers against its definition: eight partial sums, element j + k
@@ -151,6 +179,7 @@ int main(void) {
         return 77;
     }
     check_e4m3();
+    check_e2m1();
     check_nvfp4();
     check_sum_abs();
     check_fwht();
