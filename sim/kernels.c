@@ -133,13 +133,21 @@ INLINE int encode_row(stepq_qstate* qs, const head_ctx* h, float* xq, const floa
     }
 }
 
+// the dual-axis fit of the paper's 128-wide rows, every function of it inlined with V known
+__attribute__((flatten)) static int df_encode_head128(uint8_t* P, const float* X, const stepq_head_plan* hp,
+                                                      int dsq, float* work, int K) {
+    return df_encode_head(P, X, hp, dsq, work, K, 128);
+}
+
 // P <- encode(X) of a format whose encoder needs the whole head; umax: the largest |X| as float
 // bits, which the write pass found (NaN and Inf above FLT_MAX's)
 static int encode_head(stepq_qstate* qs, uint32_t umax) {
     const stepq_format* f = qs->fmt;
     const int K = qs->K, V = qs->V;
     switch (f->family->id) {
-    case STEPQ_FAMILY_DUAL: return df_encode_head(qs->packed, qs->X, &qs->hp, f->dual.dsq, qs->work, K, V);
+    case STEPQ_FAMILY_DUAL:
+        return V == 128 ? df_encode_head128(qs->packed, qs->X, &qs->hp, f->dual.dsq, qs->work, K)
+                        : df_encode_head(qs->packed, qs->X, &qs->hp, f->dual.dsq, qs->work, K, V);
     case STEPQ_FAMILY_NVFP4: {
         if (umax > 0x7f7fffffu) return STEPQ_ERR;  // as nvfp4_encode's finite check
         float s_head = stepq_bits_f32(umax) / (6.0f * 448.0f);  // rc_absmax(X)
