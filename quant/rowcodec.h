@@ -489,19 +489,45 @@ static inline void rc_nvfp4_pack4(uint8_t* out, const __m512i* z, const uint32_t
                             _mm512_permutex2var_epi8(w, _mm512_load_si512(rc_pick_nvfp4x4), s));
 }
 
-// rc_nvfp4_encode_row for s_head > 0: the scales of up to 16 blocks computed side by side
+// the largest |x| as float bits of each of 8 blocks of 16 (x: 128 values) in lanes 0..7 of the
+// result, 0 in lanes 8..15: the eight vectors reduced together (their halves, then quarters,
+// then pairs of lanes meet in one max per two blocks) instead of each alone across its lanes;
+// the same maxima, max being exact in any order
+static inline __m512i rc_absmax8x16(const float* x) {
+    __m512i v[8];
+    for (int k = 0; k < 8; k++) v[k] = _mm512_and_si512(_mm512_loadu_si512(x + 16 * k), _mm512_set1_epi32(0x7fffffff));
+    __m512i h[4], q[2];
+    for (int k = 0; k < 4; k++)  // lanes 0..7: block 2k's halves met, 8..15: block 2k + 1's
+        h[k] = _mm512_max_epu32(_mm512_shuffle_i32x4(v[2 * k], v[2 * k + 1], 0x44),
+                                _mm512_shuffle_i32x4(v[2 * k], v[2 * k + 1], 0xee));
+    for (int k = 0; k < 2; k++)  // 128-bit lane L: block 4k + L's quarters met
+        q[k] = _mm512_max_epu32(_mm512_shuffle_i32x4(h[2 * k], h[2 * k + 1], 0x88),
+                                _mm512_shuffle_i32x4(h[2 * k], h[2 * k + 1], 0xdd));
+    // 128-bit lane L: block L's pairs (dwords 0, 1), block 4 + L's (2, 3)
+    __m512i m = _mm512_max_epu32(_mm512_unpacklo_epi64(q[0], q[1]), _mm512_unpackhi_epi64(q[0], q[1]));
+    m = _mm512_max_epu32(m, _mm512_shuffle_epi32(m, (_MM_PERM_ENUM)0xb1));
+    return _mm512_maskz_permutexvar_epi32(0x00ff, _mm512_setr_epi32(0, 4, 8, 12, 2, 6, 10, 14, 0, 0, 0, 0, 0, 0, 0, 0), m);
+}
+
+// rc_nvfp4_encode_row for s_head > 0: the scales of up to 8 blocks computed side by side
 // (rc_absmax, the two divisions, E4M3 encode and decode, as the loop below takes them one by
 // one), then each block's codes, packed four blocks at a time
 static inline void rc_nvfp4_encode_row16(uint8_t* P, float* xq, const float* x, float s_head, int V) {
     const int nb = V / STEPQ_NVFP4_BLOCK;
-    for (int b0 = 0; b0 < nb; b0 += 16) {
-        const int n = nb - b0 < 16 ? nb - b0 : 16;
+    for (int b0 = 0; b0 < nb; b0 += 8) {
+        const int n = nb - b0 < 8 ? nb - b0 : 8;
         uint32_t am[16] = {0}, sc[16];
         float sv[16];
-        for (int k = 0; k < n; k++)
-            am[k] = _mm512_reduce_max_epu32(_mm512_and_si512(_mm512_loadu_si512(x + (size_t)(b0 + k) * STEPQ_NVFP4_BLOCK),
-                                                             _mm512_set1_epi32(0x7fffffff)));
-        __m512 t = _mm512_div_ps(_mm512_div_ps(_mm512_castsi512_ps(_mm512_loadu_si512(am)), _mm512_set1_ps(6.0f)),
+        __m512i vam;
+        if (n == 8) {
+            vam = rc_absmax8x16(x + (size_t)b0 * STEPQ_NVFP4_BLOCK);
+        } else {
+            for (int k = 0; k < n; k++)
+                am[k] = _mm512_reduce_max_epu32(_mm512_and_si512(_mm512_loadu_si512(x + (size_t)(b0 + k) * STEPQ_NVFP4_BLOCK),
+                                                                 _mm512_set1_epi32(0x7fffffff)));
+            vam = _mm512_loadu_si512(am);
+        }
+        __m512 t = _mm512_div_ps(_mm512_div_ps(_mm512_castsi512_ps(vam), _mm512_set1_ps(6.0f)),
                                  _mm512_set1_ps(s_head));
         __m512i c = rc_e4m3_codes16(t);
         _mm512_storeu_si512(sc, c);

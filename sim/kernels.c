@@ -417,13 +417,10 @@ INLINE int write_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* 
     // vector work. Each row meets the same operations, and every sum its rows in order.
     for (int i = 0; i <= K; i++) {
         if (i < K) {
-            float* cur = x[i & 1];
+            float* cur = local ? x[i & 1] : qs->X + (size_t)i * V;  // a head's rows: in X
             decode_row(cur, qs, h, i, fam, V);
             umax[i & 1] = update_row(cur, y, u, decay[i], in->k[i], (float)scale * in->q[i], V);
-            if (!local) {
-                memcpy(qs->X + (size_t)i * V, cur, sizeof(float) * V);
-                *head_umax = umax[i & 1] > *head_umax ? umax[i & 1] : *head_umax;
-            }
+            if (!local) *head_umax = umax[i & 1] > *head_umax ? umax[i & 1] : *head_umax;
         }
         if (!local || i == 0) continue;
         const int r = i - 1;
