@@ -246,9 +246,9 @@ INLINE void read_rows128(const stepq_qstate* qs, const stepq_step_in* in, const 
     }
 }
 
-// row i: t (8 vectors) <- D x + k u^T of its decoded row, y (8 vectors) += q t; returns the
+// row i: t (8 vectors) <- D x + k u^T of its decoded row, y (128 floats) += q t; returns the
 // largest |t| as float bits
-INLINE uint32_t rows128_update(__m512* t, __m512* y, const stepq_qstate* qs, const stepq_step_in* in,
+INLINE uint32_t rows128_update(__m512* t, float* y, const stepq_qstate* qs, const stepq_step_in* in,
                                const float* decay, double scale, int i) {
     rows128_decode(t, qs, i);
     const __m512 vd = _mm512_set1_ps(decay[i]), vk = _mm512_set1_ps(in->k[i]);
@@ -256,9 +256,23 @@ INLINE uint32_t rows128_update(__m512* t, __m512* y, const stepq_qstate* qs, con
 #pragma GCC unroll 8
     for (int c = 0; c < R128; c++) {
         t[c] = _mm512_add_ps(_mm512_mul_ps(t[c], vd), _mm512_mul_ps(vk, _mm512_loadu_ps(qs->u + 16 * c)));
-        y[c] = _mm512_add_ps(y[c], _mm512_mul_ps(vq, t[c]));
+        _mm512_storeu_ps(y + 16 * c, _mm512_add_ps(_mm512_loadu_ps(y + 16 * c), _mm512_mul_ps(vq, t[c])));
     }
     return rows128_absmax(t);
+}
+
+// rows128_encode of a row of another width (FP16 pivots, 2, 3, 5 and 7 bits) through the row
+// functions, out of line: inlined three times, its row buffers made GCC keep the vector rows
+// of the loop in memory
+__attribute__((noinline)) static int rows128_encode_other(stepq_qstate* qs, const head_ctx* h, const float* x,
+                                                          uint32_t umax, int i, const float* sr, stepq_qmeasure* m) {
+    float xq[128];
+    if (encode_row(qs, h, sr ? xq : NULL, x, i, umax, STEPQ_FAMILY_ROWS, 128) != STEPQ_OK) return STEPQ_ERR;
+    if (sr) {
+        m->err2 += stepq_sq_dist_row(xq, sr, 128);
+        m->hat2 += stepq_sq_norm_row(xq, 128);
+    }
+    return STEPQ_OK;
 }
 
 // row i of the packed state <- encode(t); umax: the largest |t| as float bits
@@ -271,15 +285,10 @@ INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, 
     const int b = qs->rows[i];
     const float* sr = S_ref ? S_ref + (size_t)i * 128 : NULL;
     if (!RC_SIMD_WIDTH(b)) {
-        float x[128], xq[128];
+        float x[128];
 #pragma GCC unroll 8
         for (int c = 0; c < R128; c++) _mm512_storeu_ps(x + 16 * c, t[c]);
-        if (encode_row(qs, h, sr ? xq : NULL, x, i, umax, STEPQ_FAMILY_ROWS, 128) != STEPQ_OK) return STEPQ_ERR;
-        if (sr) {
-            m->err2 += stepq_sq_dist_row(xq, sr, 128);
-            m->hat2 += stepq_sq_norm_row(xq, 128);
-        }
-        return STEPQ_OK;
+        return rows128_encode_other(qs, h, x, umax, i, sr, m);
     }
     const float qmax = (float)STEPQ_QMAX(b);
     const uint16_t sh = rc_row_scale(stepq_bits_f32(umax), qmax);
@@ -313,32 +322,30 @@ INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, 
 
 // pass 2, one row ahead as write_rows: row i + 1 is updated before row i is encoded, so the
 // scalar chain of a row's scale runs beside the next row's vector work; rows alternate between
-// two register sets (a and b) instead of being copied
+// two register sets (a and b) instead of being copied. The read-out y (zero from qstep_write)
+// is summed in memory: eight more registers for it made GCC spill the rows (INT8's step 5.6 ->
+// 5.3 us with y in memory)
 INLINE int write_rows128(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in,
                          const float* decay, double scale, const float* S_ref, float* y,
                          stepq_qmeasure* m) {
     const int K = qs->K;
-    __m512 yv[R128], a[R128], b[R128];
-#pragma GCC unroll 8
-    for (int c = 0; c < R128; c++) yv[c] = _mm512_setzero_ps();
-    uint32_t ua = rows128_update(a, yv, qs, in, decay, scale, 0), ub;
+    __m512 a[R128], b[R128];
+    uint32_t ua = rows128_update(a, y, qs, in, decay, scale, 0), ub;
     int i = 1;
     for (; i + 1 < K; i += 2) {
-        ub = rows128_update(b, yv, qs, in, decay, scale, i);
+        ub = rows128_update(b, y, qs, in, decay, scale, i);
         if (rows128_encode(qs, h, a, ua, i - 1, S_ref, m) != STEPQ_OK) return STEPQ_ERR;
-        ua = rows128_update(a, yv, qs, in, decay, scale, i + 1);
+        ua = rows128_update(a, y, qs, in, decay, scale, i + 1);
         if (rows128_encode(qs, h, b, ub, i, S_ref, m) != STEPQ_OK) return STEPQ_ERR;
     }
     if (i < K) {  // an even K: rows K - 2 (in a) and K - 1 are left
-        ub = rows128_update(b, yv, qs, in, decay, scale, i);
+        ub = rows128_update(b, y, qs, in, decay, scale, i);
         if (rows128_encode(qs, h, a, ua, i - 1, S_ref, m) != STEPQ_OK ||
             rows128_encode(qs, h, b, ub, i, S_ref, m) != STEPQ_OK)
             return STEPQ_ERR;
     } else if (rows128_encode(qs, h, a, ua, K - 1, S_ref, m) != STEPQ_OK) {
         return STEPQ_ERR;
     }
-#pragma GCC unroll 8
-    for (int c = 0; c < R128; c++) _mm512_storeu_ps(y + 16 * c, yv[c]);
     return STEPQ_OK;
 }
 #endif
