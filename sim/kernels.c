@@ -246,10 +246,19 @@ INLINE void read_rows128(const stepq_qstate* qs, const stepq_step_in* in, const 
     }
 }
 
-// row i: t (8 vectors) <- D x + k u^T of its decoded row, y (128 floats) += q t; returns the
-// largest |t| as float bits
-INLINE uint32_t rows128_update(__m512* t, float* y, const stepq_qstate* qs, const stepq_step_in* in,
-                               const float* decay, double scale, int i) {
+// a row's largest |x| as float bits and, for a finite row of a vector width, its FP16 scale and
+// the reciprocal its codes take (rc_rows_encode_scaled's)
+typedef struct {
+    uint32_t umax;
+    uint16_t sh;
+    float inv;
+} row128_scale;
+
+// row i: t (8 vectors) <- D x + k u^T of its decoded row, y (128 floats) += q t; returns its
+// largest |t| and scale, computed here, before the next row's update in program order, so that
+// the scalar chain (reduce, divide, round to FP16, divide) overlaps that update
+INLINE row128_scale rows128_update(__m512* t, float* y, const stepq_qstate* qs, const stepq_step_in* in,
+                                   const float* decay, double scale, int i) {
     rows128_decode(t, qs, i);
     const __m512 vd = _mm512_set1_ps(decay[i]), vk = _mm512_set1_ps(in->k[i]);
     const __m512 vq = _mm512_set1_ps((float)scale * in->q[i]);
@@ -258,7 +267,14 @@ INLINE uint32_t rows128_update(__m512* t, float* y, const stepq_qstate* qs, cons
         t[c] = _mm512_add_ps(_mm512_mul_ps(t[c], vd), _mm512_mul_ps(vk, _mm512_loadu_ps(qs->u + 16 * c)));
         _mm512_storeu_ps(y + 16 * c, _mm512_add_ps(_mm512_loadu_ps(y + 16 * c), _mm512_mul_ps(vq, t[c])));
     }
-    return rows128_absmax(t);
+    row128_scale r = {rows128_absmax(t), 0, 0.0f};
+    const int b = qs->rows[i];
+    if (r.umax <= 0x7f7fffffu && RC_SIMD_WIDTH(b)) {
+        r.sh = rc_row_scale(stepq_bits_f32(r.umax), (float)STEPQ_QMAX(b));
+        const float sc = rc_f16_to_f32(r.sh);
+        r.inv = sc > 0.0f ? 1.0f / sc : 0.0f;
+    }
+    return r;
 }
 
 // rows128_encode of a row of another width (FP16 pivots, 2, 3, 5 and 7 bits) through the row
@@ -275,11 +291,12 @@ __attribute__((noinline)) static int rows128_encode_other(stepq_qstate* qs, cons
     return STEPQ_OK;
 }
 
-// row i of the packed state <- encode(t); umax: the largest |t| as float bits
+// row i of the packed state <- encode(t); rs: its largest |t| and scale (rows128_update)
 // S_ref (NULL: nothing measured): m += the row's sums of S_hat against row i of S_ref, in
 // sums.h's lanes (lane k takes elements k, k + 16, ...: the vectors in order)
-INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, uint32_t umax, int i,
+INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, row128_scale rs, int i,
                           const float* S_ref, stepq_qmeasure* m) {
+    const uint32_t umax = rs.umax;
     if (umax > 0x7f7fffffu) return STEPQ_ERR;
     uint8_t* P = qs->packed + qs->row_off[i];
     const int b = qs->rows[i];
@@ -291,9 +308,9 @@ INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, 
         return rows128_encode_other(qs, h, x, umax, i, sr, m);
     }
     const float qmax = (float)STEPQ_QMAX(b);
-    const uint16_t sh = rc_row_scale(stepq_bits_f32(umax), qmax);
+    const uint16_t sh = rs.sh;
     const float sc = rc_f16_to_f32(sh);
-    const __m512 vi = _mm512_set1_ps(sc > 0.0f ? 1.0f / sc : 0.0f);
+    const __m512 vi = _mm512_set1_ps(rs.inv);
     const __m512 lo = _mm512_set1_ps(-qmax), hi = _mm512_set1_ps(qmax);
     memcpy(P, &sh, 2);
     __m512i z[R128];
@@ -330,7 +347,7 @@ INLINE int write_rows128(stepq_qstate* qs, const head_ctx* h, const stepq_step_i
                          stepq_qmeasure* m) {
     const int K = qs->K;
     __m512 a[R128], b[R128];
-    uint32_t ua = rows128_update(a, y, qs, in, decay, scale, 0), ub;
+    row128_scale ua = rows128_update(a, y, qs, in, decay, scale, 0), ub;
     int i = 1;
     for (; i + 1 < K; i += 2) {
         ub = rows128_update(b, y, qs, in, decay, scale, i);
