@@ -356,41 +356,47 @@ STEPQ_RC void rc_row_decode(float* x, const uint8_t* in, int b, int V) {
 static inline __m512 rc_fwht_signs(__mmask16 m) {
     return _mm512_mask_blend_ps(m, _mm512_set1_ps(1.0f), _mm512_set1_ps(-1.0f));
 }
+
+// the stages inside a vector of 16 (h = 1, 2, 4, 8): each lane adds or subtracts its partner as
+// rc_fwht's loop does, the lower of a pair taking a + b, the upper a - b, as one multiply-add
+// v sign + partner: the product by +-1 is exact and the sum rounds once, so b + a = a + b and
+// a + (-b) = a - b to the bit
+static inline __m512 rc_fwht_in16(__m512 v) {
+    v = _mm512_fmadd_ps(v, rc_fwht_signs(0xaaaa), _mm512_permute_ps(v, 0xb1));
+    v = _mm512_fmadd_ps(v, rc_fwht_signs(0xcccc), _mm512_permute_ps(v, 0x4e));
+    v = _mm512_fmadd_ps(v, rc_fwht_signs(0xf0f0), _mm512_shuffle_f32x4(v, v, 0xb1));
+    return _mm512_fmadd_ps(v, rc_fwht_signs(0xff00), _mm512_shuffle_f32x4(v, v, 0x4e));
+}
+
+// rc_fwht of a 128-wide row held in eight vectors: the stages inside each vector, then those
+// between vectors (h = 16, 32, 64), then the scale
+static inline void rc_fwht128(__m512* v) {
+    for (int k = 0; k < 8; k++) v[k] = rc_fwht_in16(v[k]);
+    for (int w = 1; w < 8; w *= 2)
+        for (int k = 0; k < 8; k++)
+            if (!(k & w)) {
+                __m512 a = v[k], b = v[k + w];
+                v[k] = _mm512_add_ps(a, b);
+                v[k + w] = _mm512_sub_ps(a, b);
+            }
+    const __m512 sc = _mm512_set1_ps(1.0f / sqrtf(128.0f));
+    for (int k = 0; k < 8; k++) v[k] = _mm512_mul_ps(v[k], sc);
+}
 #endif
 
 STEPQ_RC void rc_fwht(float* x, int n) {
     int h = 1;
 #if defined(STEPQ_RC_AVX512)
-    if (n % 16 == 0) {
-        // the stages inside a vector of 16 (h = 1, 2, 4, 8): each lane adds or subtracts its
-        // partner as the loop below does, the lower of a pair taking a + b, the upper a - b,
-        // as one multiply-add v sign + partner: the product by +-1 is exact and the sum rounds
-        // once, so b + a = a + b and a + (-b) = a - b to the bit
-        const __m512 s1 = rc_fwht_signs(0xaaaa), s2 = rc_fwht_signs(0xcccc), s4 = rc_fwht_signs(0xf0f0),
-                     s8 = rc_fwht_signs(0xff00);
-        for (int i = 0; i < n; i += 16) {
-            __m512 v = _mm512_loadu_ps(x + i);
-            v = _mm512_fmadd_ps(v, s1, _mm512_permute_ps(v, 0xb1));
-            v = _mm512_fmadd_ps(v, s2, _mm512_permute_ps(v, 0x4e));
-            v = _mm512_fmadd_ps(v, s4, _mm512_shuffle_f32x4(v, v, 0xb1));
-            v = _mm512_fmadd_ps(v, s8, _mm512_shuffle_f32x4(v, v, 0x4e));
-            _mm512_storeu_ps(x + i, v);
-        }
-        h = 16;
-    }
-    if (n == 128) {  // the rest of a 128-wide row in registers
+    if (n == 128) {
         __m512 v[8];
         for (int k = 0; k < 8; k++) v[k] = _mm512_loadu_ps(x + 16 * k);
-        for (int w = 1; w < 8; w *= 2)
-            for (int k = 0; k < 8; k++)
-                if (!(k & w)) {
-                    __m512 a = v[k], b = v[k + w];
-                    v[k] = _mm512_add_ps(a, b);
-                    v[k + w] = _mm512_sub_ps(a, b);
-                }
-        const __m512 sc = _mm512_set1_ps(1.0f / sqrtf(128.0f));
-        for (int k = 0; k < 8; k++) _mm512_storeu_ps(x + 16 * k, _mm512_mul_ps(v[k], sc));
+        rc_fwht128(v);
+        for (int k = 0; k < 8; k++) _mm512_storeu_ps(x + 16 * k, v[k]);
         return;
+    }
+    if (n % 16 == 0) {
+        for (int i = 0; i < n; i += 16) _mm512_storeu_ps(x + i, rc_fwht_in16(_mm512_loadu_ps(x + i)));
+        h = 16;
     }
 #endif
     for (; h < n; h *= 2)

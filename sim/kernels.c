@@ -191,11 +191,11 @@ INLINE void read_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* 
 // test_kernels compares the bytes, read-outs, predictions and sums with the reference. Measured
 // against the row-buffer passes (alternating runs of one format's unmeasured fused step): INT8
 // about 14% faster, INT6 and INT4 about 1% (their unpacking dominated until the 64-code
-// packing); DAMP's rows kept in registers through its transforms were no faster.
+// packing). DAMP's rows take the same passes with their transforms in registers (damp).
 #define R128 8  // vectors of 16 in a row
 
-// t (8 vectors) <- row i decoded
-INLINE void rows128_decode(__m512* t, const stepq_qstate* qs, int i) {
+// t (8 vectors) <- row i decoded; damp: a DAMP head, whose rows but the FP16 ones are rotated
+INLINE void rows128_decode(__m512* t, const stepq_qstate* qs, int i, int damp) {
     const uint8_t* P = qs->packed + qs->row_off[i];
     const int b = qs->rows[i];
     if (!RC_SIMD_WIDTH(b)) {
@@ -210,6 +210,7 @@ INLINE void rows128_decode(__m512* t, const stepq_qstate* qs, int i) {
 #pragma GCC unroll 8
         for (int c = 0; c < R128; c++) t[c] = rc_values16(P + 2 + 2 * b * c, b, vs);
     }
+    if (damp && b != STEPQ_PIVOT_BITS) rc_fwht128(t);
 }
 
 // the largest |t| of a row as float bits (rc_absmax_bits)
@@ -222,12 +223,12 @@ INLINE uint32_t rows128_absmax(const __m512* t) {
 }
 
 INLINE void read_rows128(const stepq_qstate* qs, const stepq_step_in* in, const float* decay,
-                         const double* grad, const float* S_prev, float* pred, float* acc) {
+                         const double* grad, const float* S_prev, float* pred, float* acc, int damp) {
     __m512 a[R128], p[R128], t[R128];
 #pragma GCC unroll 8
     for (int c = 0; c < R128; c++) a[c] = _mm512_setzero_ps(), p[c] = _mm512_setzero_ps();
     for (int i = 0; i < qs->K; i++) {
-        rows128_decode(t, qs, i);
+        rows128_decode(t, qs, i, damp);
         if (pred) {  // P1: pred += (x - S_prev) grad_i, as read_rows
             const __m512 vg = _mm512_set1_ps((float)grad[i]);
             const float* sp = S_prev + (size_t)i * 128;
@@ -256,10 +257,12 @@ typedef struct {
 
 // row i: t (8 vectors) <- D x + k u^T of its decoded row, y (128 floats) += q t; returns its
 // largest |t| and scale, computed here, before the next row's update in program order, so that
-// the scalar chain (reduce, divide, round to FP16, divide) overlaps that update
+// the scalar chain (reduce, divide, round to FP16, divide) overlaps that update. damp: t is then
+// rotated as DAMP encodes it (a finite row; the scale is the rotated row's, as
+// rc_rows_encode_row takes it)
 INLINE row128_scale rows128_update(__m512* t, float* y, const stepq_qstate* qs, const stepq_step_in* in,
-                                   const float* decay, double scale, int i) {
-    rows128_decode(t, qs, i);
+                                   const float* decay, double scale, int i, int damp) {
+    rows128_decode(t, qs, i, damp);
     const __m512 vd = _mm512_set1_ps(decay[i]), vk = _mm512_set1_ps(in->k[i]);
     const __m512 vq = _mm512_set1_ps((float)scale * in->q[i]);
 #pragma GCC unroll 8
@@ -269,6 +272,10 @@ INLINE row128_scale rows128_update(__m512* t, float* y, const stepq_qstate* qs, 
     }
     row128_scale r = {rows128_absmax(t), 0, 0.0f};
     const int b = qs->rows[i];
+    if (damp && b != STEPQ_PIVOT_BITS && r.umax <= 0x7f7fffffu) {
+        rc_fwht128(t);
+        r.umax = rows128_absmax(t);
+    }
     if (r.umax <= 0x7f7fffffu && RC_SIMD_WIDTH(b)) {
         r.sh = rc_row_scale(stepq_bits_f32(r.umax), (float)STEPQ_QMAX(b));
         const float sc = rc_f16_to_f32(r.sh);
@@ -295,7 +302,7 @@ __attribute__((noinline)) static int rows128_encode_other(stepq_qstate* qs, cons
 // S_ref (NULL: nothing measured): m += the row's sums of S_hat against row i of S_ref, in
 // sums.h's lanes (lane k takes elements k, k + 16, ...: the vectors in order)
 INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, row128_scale rs, int i,
-                          const float* S_ref, stepq_qmeasure* m) {
+                          const float* S_ref, stepq_qmeasure* m, int damp) {
     const uint32_t umax = rs.umax;
     if (umax > 0x7f7fffffu) return STEPQ_ERR;
     uint8_t* P = qs->packed + qs->row_off[i];
@@ -316,15 +323,17 @@ INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, 
     __m512i z[R128];
 #pragma GCC unroll 8
     for (int c = 0; c < R128; c++) z[c] = rc_codes16(t[c], vi, lo, hi);
-    if (sr) {  // the decoded row s z against the reference (rc_rows_encode_scaled's xq)
+    if (sr) {  // the decoded row s z (rotated back: DAMP) against the reference (rc_rows_encode_scaled's xq)
         const __m512 vs = _mm512_set1_ps(sc);
-        __m512 de = _mm512_setzero_ps(), no = _mm512_setzero_ps();
+        __m512 de = _mm512_setzero_ps(), no = _mm512_setzero_ps(), xq[R128];
+#pragma GCC unroll 8
+        for (int c = 0; c < R128; c++) xq[c] = _mm512_mul_ps(vs, _mm512_cvtepi32_ps(z[c]));
+        if (damp) rc_fwht128(xq);
 #pragma GCC unroll 8
         for (int c = 0; c < R128; c++) {
-            const __m512 xq = _mm512_mul_ps(vs, _mm512_cvtepi32_ps(z[c]));
-            const __m512 d = _mm512_sub_ps(xq, _mm512_loadu_ps(sr + 16 * c));
+            const __m512 d = _mm512_sub_ps(xq[c], _mm512_loadu_ps(sr + 16 * c));
             de = _mm512_add_ps(de, _mm512_mul_ps(d, d));
-            no = _mm512_add_ps(no, _mm512_mul_ps(xq, xq));
+            no = _mm512_add_ps(no, _mm512_mul_ps(xq[c], xq[c]));
         }
         float l[2][16];
         _mm512_storeu_ps(l[0], de);
@@ -344,23 +353,23 @@ INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, 
 // 5.3 us with y in memory)
 INLINE int write_rows128(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in,
                          const float* decay, double scale, const float* S_ref, float* y,
-                         stepq_qmeasure* m) {
+                         stepq_qmeasure* m, int damp) {
     const int K = qs->K;
     __m512 a[R128], b[R128];
-    row128_scale ua = rows128_update(a, y, qs, in, decay, scale, 0), ub;
+    row128_scale ua = rows128_update(a, y, qs, in, decay, scale, 0, damp), ub;
     int i = 1;
     for (; i + 1 < K; i += 2) {
-        ub = rows128_update(b, y, qs, in, decay, scale, i);
-        if (rows128_encode(qs, h, a, ua, i - 1, S_ref, m) != STEPQ_OK) return STEPQ_ERR;
-        ua = rows128_update(a, y, qs, in, decay, scale, i + 1);
-        if (rows128_encode(qs, h, b, ub, i, S_ref, m) != STEPQ_OK) return STEPQ_ERR;
+        ub = rows128_update(b, y, qs, in, decay, scale, i, damp);
+        if (rows128_encode(qs, h, a, ua, i - 1, S_ref, m, damp) != STEPQ_OK) return STEPQ_ERR;
+        ua = rows128_update(a, y, qs, in, decay, scale, i + 1, damp);
+        if (rows128_encode(qs, h, b, ub, i, S_ref, m, damp) != STEPQ_OK) return STEPQ_ERR;
     }
     if (i < K) {  // an even K: rows K - 2 (in a) and K - 1 are left
-        ub = rows128_update(b, y, qs, in, decay, scale, i);
-        if (rows128_encode(qs, h, a, ua, i - 1, S_ref, m) != STEPQ_OK ||
-            rows128_encode(qs, h, b, ub, i, S_ref, m) != STEPQ_OK)
+        ub = rows128_update(b, y, qs, in, decay, scale, i, damp);
+        if (rows128_encode(qs, h, a, ua, i - 1, S_ref, m, damp) != STEPQ_OK ||
+            rows128_encode(qs, h, b, ub, i, S_ref, m, damp) != STEPQ_OK)
             return STEPQ_ERR;
-    } else if (rows128_encode(qs, h, a, ua, K - 1, S_ref, m) != STEPQ_OK) {
+    } else if (rows128_encode(qs, h, a, ua, K - 1, S_ref, m, damp) != STEPQ_OK) {
         return STEPQ_ERR;
     }
     return STEPQ_OK;
@@ -395,13 +404,21 @@ static void qstep_read(stepq_qstate* qs, const stepq_step_in* in, const float* d
     case STEPQ_FAMILY_ROWS:
 #if defined(STEPQ_RC_AVX512)
         if (V == 128) {
-            read_rows128(qs, in, decay, grad, S_prev, pred, acc);
+            read_rows128(qs, in, decay, grad, S_prev, pred, acc, 0);
             break;
         }
 #endif
         READ(STEPQ_FAMILY_ROWS);
         break;
-    case STEPQ_FAMILY_DAMP: READ(STEPQ_FAMILY_DAMP); break;
+    case STEPQ_FAMILY_DAMP:
+#if defined(STEPQ_RC_AVX512)
+        if (V == 128 && RC_SIMD_WIDTH(qs->fmt->width)) {
+            read_rows128(qs, in, decay, grad, S_prev, pred, acc, 1);
+            break;
+        }
+#endif
+        READ(STEPQ_FAMILY_DAMP);
+        break;
     case STEPQ_FAMILY_DUAL: READ(STEPQ_FAMILY_DUAL); break;
     case STEPQ_FAMILY_NVFP4: READ(STEPQ_FAMILY_NVFP4); break;
     case STEPQ_FAMILY_LEAP: READ(STEPQ_FAMILY_LEAP); break;
@@ -477,13 +494,21 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
     case STEPQ_FAMILY_ROWS:
 #if defined(STEPQ_RC_AVX512)
         if (V == 128) {
-            rc = write_rows128(qs, &h, in, decay, scale, S_ref, y, &m);
+            rc = write_rows128(qs, &h, in, decay, scale, S_ref, y, &m, 0);
             break;
         }
 #endif
         rc = WRITE(STEPQ_FAMILY_ROWS, 1);
         break;
-    case STEPQ_FAMILY_DAMP: rc = WRITE(STEPQ_FAMILY_DAMP, 1); break;
+    case STEPQ_FAMILY_DAMP:  // on the rows' register passes when its rows have a vector width
+#if defined(STEPQ_RC_AVX512)
+        if (V == 128 && RC_SIMD_WIDTH(qs->fmt->width)) {
+            rc = write_rows128(qs, &h, in, decay, scale, S_ref, y, &m, 1);
+            break;
+        }
+#endif
+        rc = WRITE(STEPQ_FAMILY_DAMP, 1);
+        break;
     case STEPQ_FAMILY_DUAL: rc = WRITE(STEPQ_FAMILY_DUAL, 0); break;
     case STEPQ_FAMILY_NVFP4: rc = WRITE(STEPQ_FAMILY_NVFP4, 0); break;
     case STEPQ_FAMILY_LEAP: rc = local ? WRITE(STEPQ_FAMILY_LEAP, 1) : WRITE(STEPQ_FAMILY_LEAP, 0); break;
