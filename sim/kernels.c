@@ -140,11 +140,21 @@ __attribute__((flatten)) static int df_encode_head128(uint8_t* P, const float* X
 }
 
 // P <- encode(X) of a format whose encoder needs the whole head; umax: the largest |X| as float
-// bits, which the write pass found (NaN and Inf above FLT_MAX's)
-static int encode_head(stepq_qstate* qs, uint32_t umax) {
+// bits, which the write pass found (NaN and Inf above FLT_MAX's); freeze: LeapQuant's
+// ||X - S_prev||^2 and ||S_prev||^2, which it summed too
+static int encode_head(stepq_qstate* qs, const head_ctx* h, uint32_t umax, const double* freeze) {
     const stepq_format* f = qs->fmt;
     const int K = qs->K, V = qs->V;
     switch (f->family->id) {
+    case STEPQ_FAMILY_LEAP:  // with freeze gating: leap_encode's steps, its rows as a row-local LeapQuant's
+        if (umax > 0x7f7fffffu) return STEPQ_ERR;
+        if (freeze[1] > 0 && sqrt(freeze[0]) < f->leap.tau * sqrt(freeze[1])) return STEPQ_OK;  // kept
+        for (int i = 0; i < K; i++) {
+            const float* x = qs->X + (size_t)i * V;
+            if (encode_row(qs, h, NULL, x, i, rc_absmax_bits(x, V), STEPQ_FAMILY_LEAP, V) != STEPQ_OK)
+                return STEPQ_ERR;
+        }
+        return STEPQ_OK;
     case STEPQ_FAMILY_DUAL:
         return V == 128 ? df_encode_head128(qs->packed, qs->X, &qs->hp, f->dual.dsq, qs->work, K)
                         : df_encode_head(qs->packed, qs->X, &qs->hp, f->dual.dsq, qs->work, K, V);
@@ -445,12 +455,13 @@ INLINE uint32_t update_row(float* restrict x, float* restrict y, const float* re
 
 // pass 2 over the rows of one family: m += the measure of S_hat against S_ref; for a format
 // encoded as a whole head (!local), X <- the updated state and *head_umax <- its largest |x|
-// as float bits
+// as float bits; for LeapQuant's freeze gating freeze[0, 1] += ||X - S_prev||^2, ||S_prev||^2
+// in leap_encode's order (element by element, in double)
 INLINE int write_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in,
                       const float* decay, double scale, const float* S_ref, float* y,
-                      stepq_qmeasure* m, uint32_t* head_umax, int fam, int local, int V) {
+                      stepq_qmeasure* m, uint32_t* head_umax, double* freeze, int fam, int local, int V) {
     const int K = qs->K;
-    float x[2][STEPQ_MAX_DIM], xq[STEPQ_MAX_DIM], u[STEPQ_MAX_DIM];
+    float x[2][STEPQ_MAX_DIM], xq[STEPQ_MAX_DIM], u[STEPQ_MAX_DIM], prev[STEPQ_MAX_DIM];
     uint32_t umax[2] = {0, 0};
     memcpy(u, qs->u, sizeof(float) * V);
     // one row ahead: row i is decoded and updated before row i - 1 is encoded, so that the
@@ -460,8 +471,15 @@ INLINE int write_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* 
         if (i < K) {
             float* cur = local ? x[i & 1] : qs->X + (size_t)i * V;  // a head's rows: in X
             decode_row(cur, qs, h, i, fam, V);
+            if (fam == STEPQ_FAMILY_LEAP && !local) memcpy(prev, cur, sizeof(float) * V);  // S_prev's row
             umax[i & 1] = update_row(cur, y, u, decay[i], in->k[i], (float)scale * in->q[i], V);
             if (!local) *head_umax = umax[i & 1] > *head_umax ? umax[i & 1] : *head_umax;
+            if (fam == STEPQ_FAMILY_LEAP && !local)
+                for (int j = 0; j < V; j++) {
+                    double d = (double)cur[j] - prev[j];
+                    freeze[0] += d * d;
+                    freeze[1] += (double)prev[j] * prev[j];
+                }
         }
         if (!local || i == 0) continue;
         const int r = i - 1;
@@ -484,11 +502,12 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
     load_ctx(&h, qs);
     stepq_qmeasure m = {0, 0};
     uint32_t umax = 0;
+    double freeze[2] = {0, 0};
     for (int j = 0; j < V; j++) y[j] = 0;
     int rc = STEPQ_ERR;
 #define WRITE(fam, loc)                                                                          \
-    (V == 128 ? write_rows(qs, &h, in, decay, scale, S_ref, y, &m, &umax, fam, loc, 128)        \
-              : write_rows(qs, &h, in, decay, scale, S_ref, y, &m, &umax, fam, loc, V))
+    (V == 128 ? write_rows(qs, &h, in, decay, scale, S_ref, y, &m, &umax, freeze, fam, loc, 128) \
+              : write_rows(qs, &h, in, decay, scale, S_ref, y, &m, &umax, freeze, fam, loc, V))
     switch (qs->fmt->family->id) {
     case STEPQ_FAMILY_CAST: rc = WRITE(STEPQ_FAMILY_CAST, 1); break;
     case STEPQ_FAMILY_ROWS:
@@ -516,7 +535,7 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
 #undef WRITE
     if (rc != STEPQ_OK) return STEPQ_ERR;
     if (!local) {
-        if (encode_head(qs, umax) != STEPQ_OK) return STEPQ_ERR;
+        if (encode_head(qs, &h, umax, freeze) != STEPQ_OK) return STEPQ_ERR;
         if (S_ref) {
             float xq[STEPQ_MAX_DIM];
             load_ctx(&h, qs);

@@ -6,7 +6,7 @@
 // state errors must be equal bit for bit at every step (the kernels keep the reference's
 // operations and their order; every other step is unmeasured, as serving runs it), and a step
 // whose state turns non-finite must fail in both. Also: the float32 step of each table equals
-// the reference's.
+// the reference's, and LeapQuant's freeze gate decides as the reference's at its threshold.
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +111,72 @@ static void compare(const stepq_format* f, const stepq_kernels* k, const stepq_p
 }
 
 // the lifetime propagation (calibration) against the reference: P, the three sums and the
+// one measured step of format f from state S on the reference (a) and on table k (b): 1 where
+// they differ in bytes, read-out or measure; *kept: whether the reference kept its bytes
+static int one_step(const stepq_format* f, const stepq_kernels* k, const stepq_plan* plan, const float* S,
+                    const step_inputs* in, int K, int V, int* kept) {
+    const double scale = 1.0 / sqrt((double)K);
+    stepq_qstate a, b;
+    if (stepq_qstate_init(&a, f, plan, 0, STEPQ_GDN, K, V) || stepq_qstate_init(&b, f, plan, 0, STEPQ_GDN, K, V))
+        return 1;
+    int bad = stepq_qstate_load(&a, S) != 0 || stepq_qstate_load(&b, S) != 0;
+    uint8_t* before = malloc(a.bytes);
+    float *Sref = malloc(sizeof(float) * K * V), decay[STEPQ_MAX_DIM], ya[STEPQ_MAX_DIM], yb[STEPQ_MAX_DIM];
+    float y[STEPQ_MAX_DIM], w[STEPQ_MAX_DIM];
+    memcpy(before, a.packed, a.bytes);
+    memcpy(Sref, S, sizeof(float) * K * V);
+    stepq_step_in st = {in->q, in->k, in->v, in->g, in->beta};
+    stepq_decays(decay, in->g, 1, K);
+    stepq_kernels_reference.qstep_read(&a, &st, decay, NULL, Sref, NULL);
+    k->qstep_read(&b, &st, decay, NULL, Sref, NULL);
+    stepq_step_f32(Sref, y, w, in->q, in->k, in->v, in->g, in->beta, scale, 1, K, V);
+    stepq_qmeasure ea = {-1, -1}, eb = {-2, -1};
+    bad |= stepq_kernels_reference.qstep_write(&a, &st, decay, scale, 1, Sref, ya, &ea) != 0 ||
+           k->qstep_write(&b, &st, decay, scale, 1, Sref, yb, &eb) != 0 ||
+           memcmp(ya, yb, sizeof(float) * V) != 0 || memcmp(a.packed, b.packed, a.bytes) != 0 ||
+           memcmp(&ea, &eb, sizeof ea) != 0;
+    *kept = memcmp(a.packed, before, a.bytes) == 0;
+    stepq_qstate_free(&a);
+    stepq_qstate_free(&b);
+    free(before), free(Sref);
+    return bad;
+}
+
+// LeapQuant's freeze gate at its threshold: with no decay a step changes the state by
+// beta k (v - S^T k)^T, so bisecting beta finds where the reference stops keeping its bytes;
+// the kernel must decide as it does at every point, down to beta's last bits there
+static void check_freeze(const stepq_kernels* k, gsl_rng* r) {
+    const stepq_format* f = stepq_format_find("leap6-r4-freeze");
+    const int K = 128, V = 128;
+    stepq_plan plan;
+    make_plan(&plan, STEPQ_GDN, K, V, r);
+    float* S = malloc(sizeof(float) * K * V);
+    random_state(S, K, V, r);
+    step_inputs in;
+    random_step(&in, K, V, 1, r, 1.0);
+    in.g[0] = 0;
+    float lo = 1e-7f, hi = 1.0f;  // kept at lo, changed at hi
+    int bad = 0, kept_lo = 0, kept_hi = 1;
+    in.beta = lo;
+    bad |= one_step(f, k, &plan, S, &in, K, V, &kept_lo);
+    in.beta = hi;
+    bad |= one_step(f, k, &plan, S, &in, K, V, &kept_hi);
+    for (int it = 0; it < 40 && !bad && kept_lo && !kept_hi; it++) {
+        float mid = it < 20 ? sqrtf(lo * hi) : lo + 0.5f * (hi - lo);
+        if (mid <= lo || mid >= hi) break;  // adjacent floats
+        int kept;
+        in.beta = mid;
+        bad |= one_step(f, k, &plan, S, &in, K, V, &kept);
+        if (kept) lo = mid;
+        else hi = mid;
+    }
+    CHECK(!bad && kept_lo && !kept_hi, "%s %s: freeze gate differs from the reference (kept %d at beta %g, %d at %g)",
+          f->name, k->name, kept_lo, (double)lo, kept_hi, (double)hi);
+    CHECK(hi <= lo * (1 + 1e-6f), "%s: the bisection stopped at beta %.9g..%.9g", f->name, (double)lo, (double)hi);
+    stepq_plan_free(&plan);
+    free(S);
+}
+
 // returned norm after a few steps from P = I, K x K (the fast table specialises K = 128)
 static void check_propagate(const stepq_kernels* k, int kind, int K, gsl_rng* r) {
     const int G = kind == STEPQ_KDA ? K : 1;
@@ -178,6 +244,7 @@ int main(void) {
             continue;
         }
         check_steps(*k, r);
+        check_freeze(*k, r);
         ran++;
     }
     CHECK(ran > 0, "no fused kernel table ran");
