@@ -9,17 +9,12 @@
 #include "format.h"
 #include "rowcodec.h"
 
-#define TILE 32
+#define TILE STEPQ_FP8_TILE
 
 static int tile_rows(int t, int K) { return K - t < TILE ? K - t : TILE; }
 
 static size_t tile_bytes(const stepq_format* f, const stepq_head_plan* hp, int K, int V) {
     return (size_t)(K + TILE - 1) / TILE * 4 + (size_t)K * V;
-}
-
-static uint8_t e4m3_signed(float x) {
-    uint8_t c = stepq_e4m3_encode(x < 0 ? -x : x);
-    return (uint8_t)(c | (x < 0 && c ? 0x80 : 0));
 }
 
 static int tile_encode(uint8_t* P, const float* X, const stepq_format* f, const stepq_head_plan* hp,
@@ -31,7 +26,7 @@ static int tile_encode(uint8_t* P, const float* X, const stepq_format* f, const 
         float s = rc_absmax(x, (size_t)n * V) / 448.0f;
         memcpy(P, &s, 4);
         P += 4;
-        for (size_t e = 0; e < (size_t)n * V; e++) P[e] = s > 0 ? e4m3_signed(x[e] / s) : 0;
+        rc_fp8_encode(P, x, s, (size_t)n * V);
         P += (size_t)n * V;
     }
     return STEPQ_OK;
@@ -44,7 +39,7 @@ static void tile_decode(float* X, const uint8_t* P, const stepq_format* f, const
         float s;
         memcpy(&s, P, 4);
         P += 4;
-        for (size_t e = 0; e < (size_t)n * V; e++) X[(size_t)t * V + e] = stepq_e4m3_decode(P[e]) * s;
+        rc_fp8_decode(X + (size_t)t * V, P, s, (size_t)n * V);
         P += (size_t)n * V;
     }
 }

@@ -32,6 +32,8 @@
 #define STEPQ_ROW_BYTES(b, V) ((b) == STEPQ_PIVOT_BITS ? 2u * (size_t)(V) : 2u + (size_t)(V) * (b) / 8u)
 // GDN 2-bit rows: one FP16 row factor per group of this many values
 #define STEPQ_GDN2_GROUP 32
+// FP8 tiles: one float32 scale per this many key rows, then their E4M3 codes
+#define STEPQ_FP8_TILE 32
 // NVFP4: one E4M3 scale per block of this many values, then the block's E2M1 codes
 #define STEPQ_NVFP4_BLOCK 16
 #define STEPQ_NVFP4_BLOCK_BYTES (1 + STEPQ_NVFP4_BLOCK / 2)

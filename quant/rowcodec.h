@@ -605,4 +605,53 @@ STEPQ_RC void rc_nvfp4_decode_row(float* x, const uint8_t* P, float s_head, int 
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// FP8 E4M3 values with a float32 scale (fp8tile.c): code e4m3(|x / s|), sign in bit 7 (none for
+// a zero code); s = 0 stores zero codes
+
+STEPQ_RC uint8_t rc_e4m3_signed(float t) {
+    uint8_t c = stepq_e4m3_encode(t < 0 ? -t : t);
+    return (uint8_t)(c | (t < 0 && c ? 0x80 : 0));
+}
+
+// P (n bytes) <- the codes of x (n) / s
+STEPQ_RC void rc_fp8_encode(uint8_t* P, const float* x, float s, size_t n) {
+    size_t e = 0;
+    if (!(s > 0)) {
+        memset(P, 0, n);
+        return;
+    }
+#if defined(STEPQ_RC_AVX512)
+    // stepq_e4m3_encode side by side (rc_e4m3_codes16) on |x / s|, the sign where the code is not 0
+    const __m512 vs = _mm512_set1_ps(s);
+    for (; e < (n & ~(size_t)15); e += 16) {
+        const __m512 t = _mm512_div_ps(_mm512_loadu_ps(x + e), vs);
+        __m512i c = rc_e4m3_codes16(_mm512_abs_ps(t));
+        const __mmask16 neg = _mm512_cmp_ps_mask(t, _mm512_setzero_ps(), _CMP_LT_OQ) &
+                              _mm512_test_epi32_mask(c, c);
+        c = _mm512_mask_or_epi32(c, neg, c, _mm512_set1_epi32(0x80));
+        _mm_storeu_si128((__m128i*)(P + e), _mm512_cvtepi32_epi8(c));
+    }
+#endif
+    for (size_t k = e; k < n; k++) P[k] = rc_e4m3_signed(x[k] / s);
+}
+
+// x (n) <- the values of the codes P (n) times s
+STEPQ_RC void rc_fp8_decode(float* x, const uint8_t* P, float s, size_t n) {
+    size_t e = 0;
+#if defined(STEPQ_RC_AVX512)
+    // stepq_e4m3_decode side by side: the magnitude's value (0x7f: NaN), the sign bit put back
+    const __m512 vs = _mm512_set1_ps(s);
+    for (; e < (n & ~(size_t)15); e += 16) {
+        const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i*)(P + e)));
+        const __m512i m = _mm512_and_si512(c, _mm512_set1_epi32(0x7f));
+        __m512i v = _mm512_castps_si512(rc_e4m3_values16(m));
+        v = _mm512_mask_mov_epi32(v, _mm512_cmpeq_epi32_mask(m, _mm512_set1_epi32(0x7f)), _mm512_set1_epi32(0x7fc00000));
+        v = _mm512_or_si512(v, _mm512_slli_epi32(_mm512_and_si512(c, _mm512_set1_epi32(0x80)), 24));
+        _mm512_storeu_ps(x + e, _mm512_mul_ps(_mm512_castsi512_ps(v), vs));
+    }
+#endif
+    for (size_t k = e; k < n; k++) x[k] = stepq_e4m3_decode(P[k]) * s;
+}
+
 #endif

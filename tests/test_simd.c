@@ -2,7 +2,7 @@
 // definitions they stand for, on inputs the decode-step comparisons (test_kernels) seldom
 // reach: E4M3 and E2M1 codes of values on and beside every code boundary, NVFP4 block scales across
 // E4M3's subnormal range, zero and underflowing blocks, Walsh-Hadamard transforms of signed
-// zeros and cancelling sums. The NVFP4 rows are compared byte for byte with the reference
+// zeros and cancelling sums, FP8 codes and every FP8 byte. The NVFP4 rows are compared byte for byte with the reference
 // format (quant/nvfp4.c, built for baseline x86-64). This file is built with AVX-512; on a
 // CPU without it the test is skipped (77).
 #include <stdlib.h>
@@ -74,6 +74,35 @@ static void check_e2m1(void) {
             for (int k = 0; k < 16; k++) bad += c[k] != stepq_e2m1_encode(x[i + k] / scales[sk]);
         }
     CHECK(bad == 0, "%d of %d E2M1 codes differ from stepq_e2m1_encode", bad, 5 * n);
+}
+
+// FP8 tile codes (rc_fp8_encode, rc_fp8_decode) against their element definitions: every E4M3
+// value, midpoint and neighbour of both signs through a scale; every byte decoded, NaN codes too
+static void check_fp8(void) {
+    enum { N = 6 * 0x7e + 32 };
+    float x[N], got[256], want;
+    uint8_t code[N], bytes[256];
+    int n = 0;
+    const float s = 0.37f;
+    for (int c = 0; c < 0x7e; c++) {
+        float v = (float)e4m3_value(c), m = (float)(0.5 * (e4m3_value(c) + e4m3_value(c + 1)));
+        float probe[3] = {v, m, nextafterf(m, 1000)};
+        for (int k = 0; k < 3; k++) x[n++] = probe[k] * s, x[n++] = -probe[k] * s;
+    }
+    while (n < N) x[n] = (n % 2 ? -1.0f : 1.0f) * (float)n * 1e-4f, n++;
+    x[N - 1] = -0.0f, x[N - 2] = 1e30f, x[N - 3] = -1e-44f;
+    rc_fp8_encode(code, x, s, N);
+    int bad = 0;
+    for (int e = 0; e < N; e++) bad += code[e] != rc_e4m3_signed(x[e] / s);
+    CHECK(bad == 0, "%d of %d FP8 codes differ from the element definition", bad, N);
+    for (int c = 0; c < 256; c++) bytes[c] = (uint8_t)c;
+    rc_fp8_decode(got, bytes, s, 256);
+    bad = 0;
+    for (int c = 0; c < 256; c++) {
+        want = stepq_e4m3_decode((uint8_t)c) * s;
+        bad += memcmp(&want, &got[c], sizeof want) != 0;
+    }
+    CHECK(bad == 0, "%d of 256 FP8 bytes decode to other bits than stepq_e4m3_decode", bad);
 }
 
 // df_sum_abs in vector registers against its definition: eight partial sums, element j + k
@@ -182,6 +211,7 @@ int main(void) {
     }
     check_e4m3();
     check_e2m1();
+    check_fp8();
     check_nvfp4();
     check_sum_abs();
     check_fwht();
