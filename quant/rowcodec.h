@@ -636,22 +636,195 @@ STEPQ_RC void rc_fp8_encode(uint8_t* P, const float* x, float s, size_t n) {
     for (size_t k = e; k < n; k++) P[k] = rc_e4m3_signed(x[k] / s);
 }
 
+#if defined(STEPQ_RC_AVX512)
+// stepq_e4m3_decode of 16 bytes side by side: the magnitude's value (0x7f: NaN), the sign bit
+// put back
+static inline __m512 rc_fp8_values16(const uint8_t* P) {
+    const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i*)P));
+    const __m512i m = _mm512_and_si512(c, _mm512_set1_epi32(0x7f));
+    __m512i v = _mm512_castps_si512(rc_e4m3_values16(m));
+    v = _mm512_mask_mov_epi32(v, _mm512_cmpeq_epi32_mask(m, _mm512_set1_epi32(0x7f)), _mm512_set1_epi32(0x7fc00000));
+    return _mm512_castsi512_ps(_mm512_or_si512(v, _mm512_slli_epi32(_mm512_and_si512(c, _mm512_set1_epi32(0x80)), 24)));
+}
+#endif
+
 // x (n) <- the values of the codes P (n) times s
 STEPQ_RC void rc_fp8_decode(float* x, const uint8_t* P, float s, size_t n) {
     size_t e = 0;
 #if defined(STEPQ_RC_AVX512)
-    // stepq_e4m3_decode side by side: the magnitude's value (0x7f: NaN), the sign bit put back
     const __m512 vs = _mm512_set1_ps(s);
-    for (; e < (n & ~(size_t)15); e += 16) {
-        const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i*)(P + e)));
-        const __m512i m = _mm512_and_si512(c, _mm512_set1_epi32(0x7f));
-        __m512i v = _mm512_castps_si512(rc_e4m3_values16(m));
-        v = _mm512_mask_mov_epi32(v, _mm512_cmpeq_epi32_mask(m, _mm512_set1_epi32(0x7f)), _mm512_set1_epi32(0x7fc00000));
-        v = _mm512_or_si512(v, _mm512_slli_epi32(_mm512_and_si512(c, _mm512_set1_epi32(0x80)), 24));
-        _mm512_storeu_ps(x + e, _mm512_mul_ps(_mm512_castsi512_ps(v), vs));
-    }
+    for (; e < (n & ~(size_t)15); e += 16) _mm512_storeu_ps(x + e, _mm512_mul_ps(rc_fp8_values16(P + e), vs));
 #endif
     for (size_t k = e; k < n; k++) x[k] = stepq_e4m3_decode(P[k]) * s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// stochastic rounding (sr.c; method 6.2): INT8 and FP8 E4M3 with a float32 scale per value
+// column, FP16 without; element e of encode number n takes u = stepq_sr_uniform(n, e)
+//
+// Layout: uint64 encode counter, then (INT8, FP8) V float32 column scales, then K x V codes.
+
+STEPQ_RC int rc_sr_scaled(int element) { return element != STEPQ_ELEM_FP16; }
+STEPQ_RC size_t rc_sr_code_bytes(int element) { return element == STEPQ_ELEM_FP16 ? 2 : 1; }
+STEPQ_RC size_t rc_sr_head_bytes(int element, int V) { return 8 + (rc_sr_scaled(element) ? 4u * (size_t)V : 0); }
+
+// the codes of one element x with column scale s (INT8, FP8) and uniform number u
+STEPQ_RC uint8_t rc_sr_int8(float x, float s, float u) {
+    float t = s > 0 ? x / s : 0, lo = floorf(t);
+    float z = u < t - lo ? lo + 1 : lo;
+    z = z < -127 ? -127 : z > 127 ? 127 : z;
+    return (uint8_t)(int8_t)z;
+}
+STEPQ_RC uint8_t rc_sr_fp8(float x, float s, float u) {
+    float t = s > 0 ? x / s : 0;
+    uint8_t c = stepq_e4m3_sr(t < 0 ? -t : t, u);
+    return (uint8_t)(c | (t < 0 && c ? 0x80 : 0));
+}
+
+#if defined(STEPQ_RC_AVX512)
+// stepq_sr_uniform(n, e0 + k), k = 0 ... 15: the same 64-bit integer arithmetic in 8 lanes twice;
+// x >> 40 has 24 bits, so its conversion is exact
+static inline __m512 rc_sr_uniform16(uint64_t n, size_t e0) {
+    const __m512i g = _mm512_set1_epi64((long long)0x9e3779b97f4a7c15ull);
+    const __m512i base = _mm512_set1_epi64((long long)(n * 0x9e3779b97f4a7c15ull));
+    __m256 half[2];
+    for (int h = 0; h < 2; h++) {
+        const __m512i e = _mm512_add_epi64(_mm512_set1_epi64((long long)(e0 + 8 * (size_t)h)),
+                                           _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+        __m512i x = _mm512_add_epi64(_mm512_xor_si512(base, e), g);
+        x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 30)), _mm512_set1_epi64((long long)0xbf58476d1ce4e5b9ull));
+        x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 27)), _mm512_set1_epi64((long long)0x94d049bb133111ebull));
+        x = _mm512_xor_si512(x, _mm512_srli_epi64(x, 31));
+        half[h] = _mm512_cvtepu64_ps(_mm512_srli_epi64(x, 40));
+    }
+    return _mm512_mul_ps(_mm512_insertf32x8(_mm512_castps256_ps512(half[0]), half[1], 1), _mm512_set1_ps(0x1p-24f));
+}
+
+// rc_sr_int8 of 16 elements (int32 lanes): floor by the rounding mode, the clamp as max, min
+static inline __m512i rc_sr_int8_16(__m512 x, __m512 s, __m512 u) {
+    const __m512 t = _mm512_maskz_div_ps(_mm512_cmp_ps_mask(s, _mm512_setzero_ps(), _CMP_GT_OQ), x, s);
+    const __m512 lo = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    __m512 z = _mm512_mask_add_ps(lo, _mm512_cmp_ps_mask(u, _mm512_sub_ps(t, lo), _CMP_LT_OQ), lo, _mm512_set1_ps(1.0f));
+    z = _mm512_min_ps(_mm512_max_ps(z, _mm512_set1_ps(-127.0f)), _mm512_set1_ps(127.0f));
+    return _mm512_cvtps_epi32(z);
+}
+
+// rc_sr_fp8 of 16 elements (int32 lanes): stepq_e4m3_sr's steps, each branch a mask
+static inline __m512i rc_sr_fp8_16(__m512 x, __m512 s, __m512 u) {
+    const __m512i one = _mm512_set1_epi32(1);
+    const __m512 t = _mm512_maskz_div_ps(_mm512_cmp_ps_mask(s, _mm512_setzero_ps(), _CMP_GT_OQ), x, s);
+    const __m512 a = _mm512_abs_ps(t);
+    __m512i c = rc_e4m3_codes16(a);  // nearest, then lo <= a
+    c = _mm512_mask_sub_epi32(c, _mm512_cmp_ps_mask(rc_e4m3_values16(c), a, _CMP_GT_OQ), c, one);
+    const __mmask16 sat = _mm512_cmpeq_epi32_mask(c, _mm512_set1_epi32(0x7e));  // (never above)
+    const __m512 lo = rc_e4m3_values16(c), hi = rc_e4m3_values16(_mm512_add_epi32(c, one));
+    const __m512 p = _mm512_div_ps(_mm512_sub_ps(a, lo), _mm512_sub_ps(hi, lo));
+    c = _mm512_mask_add_epi32(c, (__mmask16)~sat & _mm512_cmp_ps_mask(u, p, _CMP_LT_OQ), c, one);
+    const __mmask16 neg = _mm512_cmp_ps_mask(t, _mm512_setzero_ps(), _CMP_LT_OQ) & _mm512_test_epi32_mask(c, c);
+    return _mm512_mask_or_epi32(c, neg, c, _mm512_set1_epi32(0x80));
+}
+
+// stepq_f16_sr of 16 elements (FP16 bits): the saturating conversion of |x|, one down where it
+// rounded up, one up with probability (a - lo) / (hi - lo) below 0x7bff, the sign put back
+static inline __m256i rc_sr_f16_16(__m512 x, __m512 u) {
+    const __m256i one = _mm256_set1_epi16(1);
+    const __m512 a = _mm512_abs_ps(x);
+    __m256i h = _mm512_cvtps_ph(_mm512_min_ps(a, _mm512_set1_ps(STEPQ_FP16_MAX)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    h = _mm256_mask_sub_epi16(h, _mm512_cmp_ps_mask(_mm512_cvtph_ps(h), a, _CMP_GT_OQ), h, one);
+    const __m512 lo = _mm512_cvtph_ps(h), hi = _mm512_cvtph_ps(_mm256_add_epi16(h, one));
+    const __m512 p = _mm512_div_ps(_mm512_sub_ps(a, lo), _mm512_sub_ps(hi, lo));
+    const __mmask16 up = _mm256_cmplt_epu16_mask(h, _mm256_set1_epi16(0x7bff)) & _mm512_cmp_ps_mask(u, p, _CMP_LT_OQ);
+    h = _mm256_mask_add_epi16(h, up, h, one);
+    // the sign bit of x: the definition converts a = x itself when x is -0 (x < 0 is false),
+    // which gives FP16's -0
+    return _mm256_mask_mov_epi16(h, _mm512_test_epi32_mask(_mm512_castps_si512(x), _mm512_set1_epi32((int)0x80000000u)),
+                                 _mm256_or_si256(h, _mm256_set1_epi16((short)0x8000)));
+}
+#endif
+
+// P <- the stochastic rounding of X (K x V, finite) in its element format: the encode counter
+// in P's first 8 bytes advanced, the column scales max_i |X_ij| / qmax (INT8: 127, FP8: 448),
+// each element's code; s: V floats of work
+STEPQ_RC void rc_sr_encode_head(uint8_t* P, const float* X, int element, int K, int V, float* s) {
+    uint64_t n;
+    memcpy(&n, P, 8);
+    n++;
+    memcpy(P, &n, 8);
+    P += 8;
+    if (rc_sr_scaled(element)) {
+        const float q = element == STEPQ_ELEM_INT8 ? 127.0f : 448.0f;
+        for (int j = 0; j < V; j++) s[j] = 0;
+        for (int i = 0; i < K; i++)
+            for (int j = 0; j < V; j++) {
+                float a = X[(size_t)i * V + j] < 0 ? -X[(size_t)i * V + j] : X[(size_t)i * V + j];
+                s[j] = a > s[j] ? a : s[j];
+            }
+        for (int j = 0; j < V; j++) s[j] /= q;
+        memcpy(P, s, sizeof(float) * V);
+        P += 4 * (size_t)V;
+    }
+    for (int i = 0; i < K; i++) {
+        const float* x = X + (size_t)i * V;
+        const size_t e0 = (size_t)i * V;
+        int j = 0;
+#if defined(STEPQ_RC_AVX512)
+        for (; j + 16 <= V; j += 16) {
+            const __m512 u = rc_sr_uniform16(n, e0 + j), xv = _mm512_loadu_ps(x + j);
+            switch (element) {
+            case STEPQ_ELEM_INT8:
+                _mm_storeu_si128((__m128i*)(P + e0 + j), _mm512_cvtepi32_epi8(rc_sr_int8_16(xv, _mm512_loadu_ps(s + j), u)));
+                break;
+            case STEPQ_ELEM_FP8:
+                _mm_storeu_si128((__m128i*)(P + e0 + j), _mm512_cvtepi32_epi8(rc_sr_fp8_16(xv, _mm512_loadu_ps(s + j), u)));
+                break;
+            default: _mm256_storeu_si256((__m256i*)(P + 2 * (e0 + j)), rc_sr_f16_16(xv, u));
+            }
+        }
+#endif
+        for (; j < V; j++) {
+            const float u = stepq_sr_uniform(n, e0 + j);
+            switch (element) {
+            case STEPQ_ELEM_INT8: P[e0 + j] = rc_sr_int8(x[j], s[j], u); break;
+            case STEPQ_ELEM_FP8: P[e0 + j] = rc_sr_fp8(x[j], s[j], u); break;
+            default: {
+                uint16_t h = stepq_f16_sr(x[j], u);
+                memcpy(P + 2 * (e0 + j), &h, 2);
+            }
+            }
+        }
+    }
+}
+
+// x (V) <- row i of a stochastically rounded head H
+STEPQ_RC void rc_sr_decode_row(float* x, const uint8_t* H, int element, int i, int V) {
+    float sc[STEPQ_MAX_DIM];  // (INT8, FP8) the column scales
+    if (rc_sr_scaled(element)) memcpy(sc, H + 8, sizeof(float) * V);
+    const uint8_t* P = H + rc_sr_head_bytes(element, V) + (size_t)i * V * rc_sr_code_bytes(element);
+    int j = 0;
+#if defined(STEPQ_RC_AVX512)
+    for (; j + 16 <= V; j += 16) {
+        __m512 v;
+        switch (element) {
+        case STEPQ_ELEM_INT8:
+            v = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)(P + j)))),
+                              _mm512_loadu_ps(sc + j));
+            break;
+        case STEPQ_ELEM_FP8: v = _mm512_mul_ps(rc_fp8_values16(P + j), _mm512_loadu_ps(sc + j)); break;
+        default: v = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(P + 2 * j)));
+        }
+        _mm512_storeu_ps(x + j, v);
+    }
+#endif
+    for (; j < V; j++)
+        switch (element) {
+        case STEPQ_ELEM_INT8: x[j] = (float)(int8_t)P[j] * sc[j]; break;
+        case STEPQ_ELEM_FP8: x[j] = stepq_e4m3_decode(P[j]) * sc[j]; break;
+        default: {
+            uint16_t h;
+            memcpy(&h, P + 2 * j, 2);
+            x[j] = stepq_f16_to_f32(h);
+        }
+        }
 }
 
 #endif

@@ -50,7 +50,7 @@ static void load_ctx(head_ctx* h, const stepq_qstate* qs) {
 // 1 when the format's encoder works row by row (the others need the whole head)
 static int row_local(const stepq_format* f) {
     switch (f->family->id) {
-    case STEPQ_FAMILY_DUAL: case STEPQ_FAMILY_NVFP4: case STEPQ_FAMILY_FP8TILE: return 0;
+    case STEPQ_FAMILY_DUAL: case STEPQ_FAMILY_NVFP4: case STEPQ_FAMILY_FP8TILE: case STEPQ_FAMILY_SR: return 0;
     case STEPQ_FAMILY_LEAP: return !(f->leap.tau > 0);
     default: return 1;
     }
@@ -81,6 +81,7 @@ INLINE void decode_row(float* x, const stepq_qstate* qs, const head_ctx* h, int 
         rc_fp8_decode(x, P, s, (size_t)V);
         break;
     }
+    case STEPQ_FAMILY_SR: rc_sr_decode_row(x, qs->packed, f->sr.element, i, V); break;
     case STEPQ_FAMILY_LEAP: {  // the base row, plus alpha times its residual
         float d[STEPQ_MAX_DIM];
         const uint8_t* R = qs->packed + h->res + (size_t)i * h->res_row;
@@ -164,6 +165,10 @@ static int encode_head(stepq_qstate* qs, const head_ctx* h, uint32_t umax, const
     case STEPQ_FAMILY_DUAL:
         return V == 128 ? df_encode_head128(qs->packed, qs->X, &qs->hp, f->dual.dsq, qs->work, K)
                         : df_encode_head(qs->packed, qs->X, &qs->hp, f->dual.dsq, qs->work, K, V);
+    case STEPQ_FAMILY_SR:  // sr_encode's steps
+        if (umax > 0x7f7fffffu) return STEPQ_ERR;
+        rc_sr_encode_head(qs->packed, qs->X, f->sr.element, K, V, qs->work);
+        return STEPQ_OK;
     case STEPQ_FAMILY_FP8TILE:  // tile_encode's steps
         if (umax > 0x7f7fffffu) return STEPQ_ERR;
         for (int t = 0; t < K; t += STEPQ_FP8_TILE) {
@@ -403,9 +408,9 @@ INLINE int write_rows128(stepq_qstate* qs, const head_ctx* h, const stepq_step_i
 #endif
 
 // the formats the fused passes leave to the reference protocol: the replay variant (its state
-// between re-encodes is a float32 state) and stochastic rounding (scalar codecs)
+// between re-encodes is a float32 state)
 static int fused(const stepq_format* f) {
-    return f->replay == 0 && f->family->id != STEPQ_FAMILY_SR;
+    return f->replay == 0;
 }
 
 static void qstep_read(stepq_qstate* qs, const stepq_step_in* in, const float* decay,
@@ -448,6 +453,7 @@ static void qstep_read(stepq_qstate* qs, const stepq_step_in* in, const float* d
     case STEPQ_FAMILY_DUAL: READ(STEPQ_FAMILY_DUAL); break;
     case STEPQ_FAMILY_NVFP4: READ(STEPQ_FAMILY_NVFP4); break;
     case STEPQ_FAMILY_FP8TILE: READ(STEPQ_FAMILY_FP8TILE); break;
+    case STEPQ_FAMILY_SR: READ(STEPQ_FAMILY_SR); break;
     case STEPQ_FAMILY_LEAP: READ(STEPQ_FAMILY_LEAP); break;
     }
 #undef READ
@@ -548,6 +554,7 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
     case STEPQ_FAMILY_DUAL: rc = WRITE(STEPQ_FAMILY_DUAL, 0); break;
     case STEPQ_FAMILY_NVFP4: rc = WRITE(STEPQ_FAMILY_NVFP4, 0); break;
     case STEPQ_FAMILY_FP8TILE: rc = WRITE(STEPQ_FAMILY_FP8TILE, 0); break;
+    case STEPQ_FAMILY_SR: rc = WRITE(STEPQ_FAMILY_SR, 0); break;
     case STEPQ_FAMILY_LEAP: rc = local ? WRITE(STEPQ_FAMILY_LEAP, 1) : WRITE(STEPQ_FAMILY_LEAP, 0); break;
     }
 #undef WRITE
@@ -562,6 +569,7 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
                 case STEPQ_FAMILY_DUAL: decode_row(xq, qs, &h, i, STEPQ_FAMILY_DUAL, V); break;
                 case STEPQ_FAMILY_NVFP4: decode_row(xq, qs, &h, i, STEPQ_FAMILY_NVFP4, V); break;
                 case STEPQ_FAMILY_FP8TILE: decode_row(xq, qs, &h, i, STEPQ_FAMILY_FP8TILE, V); break;
+                case STEPQ_FAMILY_SR: decode_row(xq, qs, &h, i, STEPQ_FAMILY_SR, V); break;
                 default: decode_row(xq, qs, &h, i, STEPQ_FAMILY_LEAP, V);
                 }
                 m.err2 += stepq_sq_dist_row(xq, S_ref + (size_t)i * V, V);

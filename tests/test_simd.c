@@ -2,7 +2,8 @@
 // definitions they stand for, on inputs the decode-step comparisons (test_kernels) seldom
 // reach: E4M3 and E2M1 codes of values on and beside every code boundary, NVFP4 block scales across
 // E4M3's subnormal range, zero and underflowing blocks, Walsh-Hadamard transforms of signed
-// zeros and cancelling sums, FP8 codes and every FP8 byte. The NVFP4 rows are compared byte for byte with the reference
+// zeros and cancelling sums, FP8 codes and every FP8 byte, stochastic rounding at FP16's top and
+// on E4M3 codes. The NVFP4 rows are compared byte for byte with the reference
 // format (quant/nvfp4.c, built for baseline x86-64). This file is built with AVX-512; on a
 // CPU without it the test is skipped (77).
 #include <stdlib.h>
@@ -103,6 +104,55 @@ static void check_fp8(void) {
         bad += memcmp(&want, &got[c], sizeof want) != 0;
     }
     CHECK(bad == 0, "%d of 256 FP8 bytes decode to other bits than stepq_e4m3_decode", bad);
+}
+
+// stochastic rounding's element codes (rc_sr_int8_16, rc_sr_fp8_16, rc_sr_f16_16) and uniform
+// numbers (rc_sr_uniform16) against their definitions: values on and beside E4M3 codes, INT8
+// steps and the top of FP16 (up to 65504 and beyond), zeros of both signs, with the hash's numbers
+// and with u at 0, at the rounding fraction itself and just below 1
+static void check_sr(void) {
+    enum { N = 16 * 80 };
+    float x[N], uu[N];
+    int n = 0;
+    const float s = 0.37f;
+    for (int c = 0; c < 0x7e && n + 4 <= N / 2; c += 3) {
+        float v = (float)e4m3_value(c) * s;
+        x[n++] = v, x[n++] = -nextafterf(v, 1e9f), x[n++] = (float)(0.5 * (e4m3_value(c) + e4m3_value(c + 1))) * s;
+    }
+    for (float h = 65400.0f; n < N / 2 + 64; h += 4.0f, n++) x[n] = n % 2 ? h : -h;  // FP16's top, saturating
+    gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 23);
+    while (n < N) x[n++] = (float)(gsl_ran_gaussian(r, 1.0) * exp2((double)gsl_rng_uniform_int(r, 30) - 10));
+    x[0] = 0.0f, x[1] = -0.0f, x[2] = 127.5f * s, x[3] = -127.5f * s;
+    int bad_u = 0, bad[3] = {0, 0, 0};
+    for (int mode = 0; mode < 4; mode++)
+        for (int i = 0; i < N; i += 16) {
+            float uv[16];
+            __m512 u = rc_sr_uniform16(7 + (uint64_t)mode, (size_t)i);
+            _mm512_storeu_ps(uv, u);
+            for (int k = 0; k < 16; k++) {
+                if (mode == 0) bad_u += uv[k] != stepq_sr_uniform(7, (size_t)(i + k));
+                // u = 0, the fraction of an INT8 step itself, just below 1
+                uu[i + k] = mode == 0 ? uv[k] : mode == 1 ? 0.0f : mode == 2 ? x[i + k] / s - floorf(x[i + k] / s)
+                                                                     : 0.99999994f;
+            }
+            u = _mm512_loadu_ps(uu + i);
+            int32_t ci[16], cf[16];
+            uint16_t ch[16];
+            const __m512 xv = _mm512_loadu_ps(x + i), sv = _mm512_set1_ps(s);
+            _mm512_storeu_si512(ci, rc_sr_int8_16(xv, sv, u));
+            _mm512_storeu_si512(cf, rc_sr_fp8_16(xv, sv, u));
+            _mm256_storeu_si256((__m256i*)ch, rc_sr_f16_16(xv, u));
+            for (int k = 0; k < 16; k++) {
+                bad[0] += (uint8_t)ci[k] != rc_sr_int8(x[i + k], s, uu[i + k]);
+                bad[1] += (uint8_t)cf[k] != rc_sr_fp8(x[i + k], s, uu[i + k]);
+                bad[2] += ch[k] != stepq_f16_sr(x[i + k], uu[i + k]);
+            }
+        }
+    gsl_rng_free(r);
+    CHECK(bad_u == 0, "%d of %d uniform numbers differ from stepq_sr_uniform", bad_u, N);
+    CHECK(bad[0] == 0 && bad[1] == 0 && bad[2] == 0,
+          "stochastic rounding codes differ from the definitions: INT8 %d, FP8 %d, FP16 %d of %d", bad[0], bad[1], bad[2], 4 * N);
 }
 
 // df_sum_abs in vector registers against its definition: eight partial sums, element j + k
@@ -212,6 +262,7 @@ int main(void) {
     check_e4m3();
     check_e2m1();
     check_fp8();
+    check_sr();
     check_nvfp4();
     check_sum_abs();
     check_fwht();
