@@ -214,21 +214,10 @@ static void check_nvfp4(void) {
     CHECK(bad == 0, "%d of 40 NVFP4 heads encode to other bytes than the reference format", bad);
 }
 
-// rc_fwht's vector stages against the transform's definition (the butterfly loop, stage by
-// stage, then the scale), bit for bit: signed zeros, values whose sums cancel exactly, and
-// magnitudes 2^-40 ... 2^40 side by side, at every width the vector stages take
-static void fwht_definition(float* x, int n) {
-    for (int h = 1; h < n; h *= 2)
-        for (int i = 0; i < n; i += 2 * h)
-            for (int j = i; j < i + h; j++) {
-                float a = x[j], b = x[j + h];
-                x[j] = a + b;
-                x[j + h] = a - b;
-            }
-    float s = 1.0f / sqrtf((float)n);
-    for (int i = 0; i < n; i++) x[i] *= s;
-}
-
+// rc_fwht's vector stages against the transform's definition (stepq_fwht of the reference
+// build: the butterfly loop, stage by stage, then the scale), bit for bit: signed zeros, values
+// whose sums cancel exactly, and magnitudes 2^-40 ... 2^40 side by side, at every width the
+// vector stages take
 static void check_fwht(void) {
     gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 17);
@@ -242,7 +231,7 @@ static void check_fwht(void) {
                         : (float)(gsl_ran_gaussian(r, 1.0) * exp2((double)gsl_rng_uniform_int(r, 81) - 40));
             }
             memcpy(got, want, sizeof(float) * n);
-            fwht_definition(want, n);
+            stepq_fwht(want, n);
             rc_fwht(got, n);
             bad += memcmp(want, got, sizeof(float) * n) != 0;
         }
