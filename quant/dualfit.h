@@ -215,9 +215,10 @@ STEPQ_RC float df_get16(const uint8_t* p) {
     return stepq_f16_to_f32(h);
 }
 
-STEPQ_RC int df_encode_head(uint8_t* P, const float* X, const stepq_head_plan* hp, int dsq,
-                            float* work, int K, int V) {
-    if (!rc_all_finite(X, (size_t)K * V)) return STEPQ_ERR;
+// P <- the dual layout of X, which is finite (df_encode_head checks it; the fused kernels know it
+// from their write pass)
+STEPQ_RC void df_encode_finite(uint8_t* P, const float* X, const stepq_head_plan* hp, int dsq,
+                               float* work, int K, int V) {
     stepq_assert(V % STEPQ_GDN2_GROUP == 0 && V <= STEPQ_MAX_DIM);
     dual_shape s = {hp->bits, hp->kind == STEPQ_GDN, K, V};
     dual_work w = df_carve(work, K, V);
@@ -244,6 +245,12 @@ STEPQ_RC int df_encode_head(uint8_t* P, const float* X, const stepq_head_plan* h
         rc_pack_f32(P, zi, b, V);
         P += (size_t)V * b / 8;
     }
+}
+
+STEPQ_RC int df_encode_head(uint8_t* P, const float* X, const stepq_head_plan* hp, int dsq,
+                            float* work, int K, int V) {
+    if (!rc_all_finite(X, (size_t)K * V)) return STEPQ_ERR;
+    df_encode_finite(P, X, hp, dsq, work, K, V);
     return STEPQ_OK;
 }
 

@@ -141,9 +141,9 @@ INLINE int encode_row(stepq_qstate* qs, const head_ctx* h, float* xq, const floa
 }
 
 // the dual-axis fit of the paper's 128-wide rows, every function of it inlined with V known
-__attribute__((flatten)) static int df_encode_head128(uint8_t* P, const float* X, const stepq_head_plan* hp,
-                                                      int dsq, float* work, int K) {
-    return df_encode_head(P, X, hp, dsq, work, K, 128);
+__attribute__((flatten)) static void df_encode_finite128(uint8_t* P, const float* X, const stepq_head_plan* hp,
+                                                         int dsq, float* work, int K) {
+    df_encode_finite(P, X, hp, dsq, work, K, 128);
 }
 
 // P <- encode(X) of a format whose encoder needs the whole head; umax: the largest |X| as float
@@ -162,9 +162,11 @@ static int encode_head(stepq_qstate* qs, const head_ctx* h, uint32_t umax, const
                 return STEPQ_ERR;
         }
         return STEPQ_OK;
-    case STEPQ_FAMILY_DUAL:
-        return V == 128 ? df_encode_head128(qs->packed, qs->X, &qs->hp, f->dual.dsq, qs->work, K)
-                        : df_encode_head(qs->packed, qs->X, &qs->hp, f->dual.dsq, qs->work, K, V);
+    case STEPQ_FAMILY_DUAL:  // df_encode_head, its finite check from the write pass
+        if (umax > 0x7f7fffffu) return STEPQ_ERR;
+        if (V == 128) df_encode_finite128(qs->packed, qs->X, &qs->hp, f->dual.dsq, qs->work, K);
+        else df_encode_finite(qs->packed, qs->X, &qs->hp, f->dual.dsq, qs->work, K, V);
+        return STEPQ_OK;
     case STEPQ_FAMILY_SR:  // sr_encode's steps
         if (umax > 0x7f7fffffu) return STEPQ_ERR;
         rc_sr_encode_head(qs->packed, qs->X, f->sr.element, K, V, qs->work);
