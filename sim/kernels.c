@@ -224,13 +224,30 @@ INLINE void read_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* 
 // test_kernels compares the bytes, read-outs, predictions and sums with the reference. Measured
 // against the row-buffer passes (alternating runs of one format's unmeasured fused step): INT8
 // about 14% faster, INT6 and INT4 about 1% (their unpacking dominated until the 64-code
-// packing). DAMP's rows take the same passes with their transforms in registers (damp).
+// packing). DAMP's rows take the same passes with their transforms in registers, and the
+// dual layout's rows its read pass and the update of its write pass (fam).
 #define R128 8  // vectors of 16 in a row
 
-// t (8 vectors) <- row i decoded; damp: a DAMP head, whose rows but the FP16 ones are rotated
-INLINE void rows128_decode(__m512* t, const stepq_qstate* qs, int i, int damp) {
+// t (8 vectors) <- row i decoded; fam: ROWS, DAMP (its rows but the FP16 ones are rotated) or
+// DUAL (df_decode_row's r c_j (nrm z_j); its other rows through df_decode_row)
+INLINE void rows128_decode(__m512* t, const stepq_qstate* qs, const head_ctx* h, int i, int fam) {
     const uint8_t* P = qs->packed + qs->row_off[i];
     const int b = qs->rows[i];
+    if (fam == STEPQ_FAMILY_DUAL) {
+        if (!RC_SIMD_WIDTH(b)) {  // (GDN's 2-bit rows, with their group factors, among them)
+            float x[128];
+            df_decode_row(x, P, h->c, &qs->hp, i, 128);
+#pragma GCC unroll 8
+            for (int c = 0; c < R128; c++) t[c] = _mm512_loadu_ps(x + 16 * c);
+            return;
+        }
+        const __m512 vr = _mm512_set1_ps(df_get16(P)), vn = _mm512_set1_ps(df_nrm_of(&qs->hp, b));
+#pragma GCC unroll 8
+        for (int c = 0; c < R128; c++)
+            t[c] = _mm512_mul_ps(_mm512_mul_ps(vr, _mm512_loadu_ps(h->c + 16 * c)),
+                                 _mm512_mul_ps(vn, _mm512_cvtepi32_ps(rc_unpack16(P + 2 + 2 * b * c, b))));
+        return;
+    }
     if (!RC_SIMD_WIDTH(b)) {
         float x[128];
         rc_row_decode(x, P, b, 128);
@@ -243,7 +260,7 @@ INLINE void rows128_decode(__m512* t, const stepq_qstate* qs, int i, int damp) {
 #pragma GCC unroll 8
         for (int c = 0; c < R128; c++) t[c] = rc_values16(P + 2 + 2 * b * c, b, vs);
     }
-    if (damp && b != STEPQ_PIVOT_BITS) rc_fwht128(t);
+    if (fam == STEPQ_FAMILY_DAMP && b != STEPQ_PIVOT_BITS) rc_fwht128(t);
 }
 
 // the largest |t| of a row as float bits (rc_absmax_bits)
@@ -255,13 +272,13 @@ INLINE uint32_t rows128_absmax(const __m512* t) {
     return _mm512_reduce_max_epu32(m);
 }
 
-INLINE void read_rows128(const stepq_qstate* qs, const stepq_step_in* in, const float* decay,
-                         const double* grad, const float* S_prev, float* pred, float* acc, int damp) {
+INLINE void read_rows128(const stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in, const float* decay,
+                         const double* grad, const float* S_prev, float* pred, float* acc, int fam) {
     __m512 a[R128], p[R128], t[R128];
 #pragma GCC unroll 8
     for (int c = 0; c < R128; c++) a[c] = _mm512_setzero_ps(), p[c] = _mm512_setzero_ps();
     for (int i = 0; i < qs->K; i++) {
-        rows128_decode(t, qs, i, damp);
+        rows128_decode(t, qs, h, i, fam);
         if (pred) {  // P1: pred += (x - S_prev) grad_i, as read_rows
             const __m512 vg = _mm512_set1_ps((float)grad[i]);
             const float* sp = S_prev + (size_t)i * 128;
@@ -290,12 +307,12 @@ typedef struct {
 
 // row i: t (8 vectors) <- D x + k u^T of its decoded row, y (128 floats) += q t; returns its
 // largest |t| and scale, computed here, before the next row's update in program order, so that
-// the scalar chain (reduce, divide, round to FP16, divide) overlaps that update. damp: t is then
+// the scalar chain (reduce, divide, round to FP16, divide) overlaps that update. DAMP: t is then
 // rotated as DAMP encodes it (a finite row; the scale is the rotated row's, as
-// rc_rows_encode_row takes it)
-INLINE row128_scale rows128_update(__m512* t, float* y, const stepq_qstate* qs, const stepq_step_in* in,
-                                   const float* decay, double scale, int i, int damp) {
-    rows128_decode(t, qs, i, damp);
+// rc_rows_encode_row takes it). DUAL: no scale (its encoder takes the whole head)
+INLINE row128_scale rows128_update(__m512* t, float* y, const stepq_qstate* qs, const head_ctx* h,
+                                   const stepq_step_in* in, const float* decay, double scale, int i, int fam) {
+    rows128_decode(t, qs, h, i, fam);
     const __m512 vd = _mm512_set1_ps(decay[i]), vk = _mm512_set1_ps(in->k[i]);
     const __m512 vq = _mm512_set1_ps((float)scale * in->q[i]);
 #pragma GCC unroll 8
@@ -305,7 +322,8 @@ INLINE row128_scale rows128_update(__m512* t, float* y, const stepq_qstate* qs, 
     }
     row128_scale r = {rows128_absmax(t), 0, 0.0f};
     const int b = qs->rows[i];
-    if (damp && b != STEPQ_PIVOT_BITS && r.umax <= 0x7f7fffffu) {
+    if (fam == STEPQ_FAMILY_DUAL) return r;
+    if (fam == STEPQ_FAMILY_DAMP && b != STEPQ_PIVOT_BITS && r.umax <= 0x7f7fffffu) {
         rc_fwht128(t);
         r.umax = rows128_absmax(t);
     }
@@ -389,16 +407,16 @@ INLINE int write_rows128(stepq_qstate* qs, const head_ctx* h, const stepq_step_i
                          stepq_qmeasure* m, int damp) {
     const int K = qs->K;
     __m512 a[R128], b[R128];
-    row128_scale ua = rows128_update(a, y, qs, in, decay, scale, 0, damp), ub;
+    row128_scale ua = rows128_update(a, y, qs, h, in, decay, scale, 0, damp ? STEPQ_FAMILY_DAMP : STEPQ_FAMILY_ROWS), ub;
     int i = 1;
     for (; i + 1 < K; i += 2) {
-        ub = rows128_update(b, y, qs, in, decay, scale, i, damp);
+        ub = rows128_update(b, y, qs, h, in, decay, scale, i, damp ? STEPQ_FAMILY_DAMP : STEPQ_FAMILY_ROWS);
         if (rows128_encode(qs, h, a, ua, i - 1, S_ref, m, damp) != STEPQ_OK) return STEPQ_ERR;
-        ua = rows128_update(a, y, qs, in, decay, scale, i + 1, damp);
+        ua = rows128_update(a, y, qs, h, in, decay, scale, i + 1, damp ? STEPQ_FAMILY_DAMP : STEPQ_FAMILY_ROWS);
         if (rows128_encode(qs, h, b, ub, i, S_ref, m, damp) != STEPQ_OK) return STEPQ_ERR;
     }
     if (i < K) {  // an even K: rows K - 2 (in a) and K - 1 are left
-        ub = rows128_update(b, y, qs, in, decay, scale, i, damp);
+        ub = rows128_update(b, y, qs, h, in, decay, scale, i, damp ? STEPQ_FAMILY_DAMP : STEPQ_FAMILY_ROWS);
         if (rows128_encode(qs, h, a, ua, i - 1, S_ref, m, damp) != STEPQ_OK ||
             rows128_encode(qs, h, b, ub, i, S_ref, m, damp) != STEPQ_OK)
             return STEPQ_ERR;
@@ -406,6 +424,18 @@ INLINE int write_rows128(stepq_qstate* qs, const head_ctx* h, const stepq_step_i
         return STEPQ_ERR;
     }
     return STEPQ_OK;
+}
+// pass 2 of the dual layout's 128-wide rows: X <- the updated state, row by row in registers
+// (rows128_update), *head_umax <- its largest |x| as float bits, for the whole-head encoder
+INLINE void write_head128(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in, const float* decay,
+                          double scale, float* y, uint32_t* head_umax) {
+    __m512 t[R128];
+    for (int i = 0; i < qs->K; i++) {
+        const uint32_t umax = rows128_update(t, y, qs, h, in, decay, scale, i, STEPQ_FAMILY_DUAL).umax;
+#pragma GCC unroll 8
+        for (int c = 0; c < R128; c++) _mm512_storeu_ps(qs->X + (size_t)i * 128 + 16 * c, t[c]);
+        *head_umax = umax > *head_umax ? umax : *head_umax;
+    }
 }
 #endif
 
@@ -437,7 +467,7 @@ static void qstep_read(stepq_qstate* qs, const stepq_step_in* in, const float* d
     case STEPQ_FAMILY_ROWS:
 #if defined(STEPQ_RC_AVX512)
         if (V == 128) {
-            read_rows128(qs, in, decay, grad, S_prev, pred, acc, 0);
+            read_rows128(qs, &h, in, decay, grad, S_prev, pred, acc, STEPQ_FAMILY_ROWS);
             break;
         }
 #endif
@@ -446,13 +476,21 @@ static void qstep_read(stepq_qstate* qs, const stepq_step_in* in, const float* d
     case STEPQ_FAMILY_DAMP:
 #if defined(STEPQ_RC_AVX512)
         if (V == 128 && RC_SIMD_WIDTH(qs->fmt->width)) {
-            read_rows128(qs, in, decay, grad, S_prev, pred, acc, 1);
+            read_rows128(qs, &h, in, decay, grad, S_prev, pred, acc, STEPQ_FAMILY_DAMP);
             break;
         }
 #endif
         READ(STEPQ_FAMILY_DAMP);
         break;
-    case STEPQ_FAMILY_DUAL: READ(STEPQ_FAMILY_DUAL); break;
+    case STEPQ_FAMILY_DUAL:
+#if defined(STEPQ_RC_AVX512)
+        if (V == 128) {
+            read_rows128(qs, &h, in, decay, grad, S_prev, pred, acc, STEPQ_FAMILY_DUAL);
+            break;
+        }
+#endif
+        READ(STEPQ_FAMILY_DUAL);
+        break;
     case STEPQ_FAMILY_NVFP4: READ(STEPQ_FAMILY_NVFP4); break;
     case STEPQ_FAMILY_FP8TILE: READ(STEPQ_FAMILY_FP8TILE); break;
     case STEPQ_FAMILY_SR: READ(STEPQ_FAMILY_SR); break;
@@ -553,7 +591,16 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
 #endif
         rc = WRITE(STEPQ_FAMILY_DAMP, 1);
         break;
-    case STEPQ_FAMILY_DUAL: rc = WRITE(STEPQ_FAMILY_DUAL, 0); break;
+    case STEPQ_FAMILY_DUAL:
+#if defined(STEPQ_RC_AVX512)
+        if (V == 128) {
+            write_head128(qs, &h, in, decay, scale, y, &umax);
+            rc = STEPQ_OK;
+            break;
+        }
+#endif
+        rc = WRITE(STEPQ_FAMILY_DUAL, 0);
+        break;
     case STEPQ_FAMILY_NVFP4: rc = WRITE(STEPQ_FAMILY_NVFP4, 0); break;
     case STEPQ_FAMILY_FP8TILE: rc = WRITE(STEPQ_FAMILY_FP8TILE, 0); break;
     case STEPQ_FAMILY_SR: rc = WRITE(STEPQ_FAMILY_SR, 0); break;

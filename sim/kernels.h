@@ -7,9 +7,11 @@
 // numbers key row by key row: decode a row from its packed bytes, decay it and read it along
 // k (pass 1), then decode it again, write, read out and encode it while it is in L1 (pass 2),
 // never materialising the float32 state for the formats whose codes are row-local (cast,
-// rows, DAMP, LeapQuant without freeze gating; the dual-axis fit and NVFP4 need the whole head
-// and encode it from a buffer). Every operation is the reference's, in the same order, so
-// read-outs, packed bytes and error sums are equal bit for bit (tests/test_kernels.c).
+// rows, DAMP, LeapQuant without freeze gating; the dual-axis fit, NVFP4, FP8 tiles, stochastic
+// rounding and LeapQuant's freeze gate need the whole head and encode it from a buffer; the
+// replay variant keeps the reference's protocol). Every operation is the reference's, in the
+// same order, so read-outs, packed bytes and error sums are equal bit for bit
+// (tests/test_kernels.c).
 //
 // A step of the quantized state, in two halves around the reference's own step:
 //   read:  S_hat_{t-1} = decode(P_{t-1}); u_t = beta (v - (D_t S_hat_{t-1})^T k); with grad and
