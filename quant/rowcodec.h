@@ -592,14 +592,21 @@ STEPQ_RC void rc_nvfp4_encode_row(uint8_t* P, float* xq, const float* x, float s
     }
 }
 
+#if defined(STEPQ_RC_AVX512)
+// the 16 values of the NVFP4 block at B: E2M1 value times (E4M3 scale times s_head)
+static inline __m512 rc_nvfp4_values16(const uint8_t* B, float s_head) {
+    const float s = stepq_e4m3_decode(B[0]) * s_head;
+    return _mm512_mul_ps(_mm512_permutexvar_ps(rc_unnibble16(B + 1), _mm512_load_ps(rc_e2m1_values)), _mm512_set1_ps(s));
+}
+#endif
+
 STEPQ_RC void rc_nvfp4_decode_row(float* x, const uint8_t* P, float s_head, int V) {
     for (int b0 = 0; b0 < V; b0 += STEPQ_NVFP4_BLOCK, P += STEPQ_NVFP4_BLOCK_BYTES) {
-        float s = stepq_e4m3_decode(P[0]) * s_head;
 #if defined(STEPQ_RC_AVX512)
-        __m512 v = _mm512_permutexvar_ps(rc_unnibble16(P + 1), _mm512_load_ps(rc_e2m1_values));
-        _mm512_storeu_ps(x + b0, _mm512_mul_ps(v, _mm512_set1_ps(s)));
+        _mm512_storeu_ps(x + b0, rc_nvfp4_values16(P, s_head));
         continue;
 #endif
+        float s = stepq_e4m3_decode(P[0]) * s_head;
         for (int j = 0; j < STEPQ_NVFP4_BLOCK; j++)
             x[b0 + j] = stepq_e2m1_decode((uint8_t)(P[1 + j / 2] >> (4 * (j & 1)) & 15)) * s;
     }

@@ -225,14 +225,19 @@ INLINE void read_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* 
 // against the row-buffer passes (alternating runs of one format's unmeasured fused step): INT8
 // about 14% faster, INT6 and INT4 about 1% (their unpacking dominated until the 64-code
 // packing). DAMP's rows take the same passes with their transforms in registers, and the
-// dual layout's rows its read pass and the update of its write pass (fam).
+// dual layout's and NVFP4's rows their read pass and the update of their write pass (fam).
 #define R128 8  // vectors of 16 in a row
 
-// t (8 vectors) <- row i decoded; fam: ROWS, DAMP (its rows but the FP16 ones are rotated) or
-// DUAL (df_decode_row's r c_j (nrm z_j); its other rows through df_decode_row)
+// t (8 vectors) <- row i decoded; fam: ROWS, DAMP (its rows but the FP16 ones are rotated),
+// DUAL (df_decode_row's r c_j (nrm z_j); its other rows through df_decode_row) or NVFP4
 INLINE void rows128_decode(__m512* t, const stepq_qstate* qs, const head_ctx* h, int i, int fam) {
     const uint8_t* P = qs->packed + qs->row_off[i];
     const int b = qs->rows[i];
+    if (fam == STEPQ_FAMILY_NVFP4) {  // eight blocks of 16
+#pragma GCC unroll 8
+        for (int c = 0; c < R128; c++) t[c] = rc_nvfp4_values16(P + c * STEPQ_NVFP4_BLOCK_BYTES, h->s_head);
+        return;
+    }
     if (fam == STEPQ_FAMILY_DUAL) {
         if (!RC_SIMD_WIDTH(b)) {  // (GDN's 2-bit rows, with their group factors, among them)
             float x[128];
@@ -309,7 +314,7 @@ typedef struct {
 // largest |t| and scale, computed here, before the next row's update in program order, so that
 // the scalar chain (reduce, divide, round to FP16, divide) overlaps that update. DAMP: t is then
 // rotated as DAMP encodes it (a finite row; the scale is the rotated row's, as
-// rc_rows_encode_row takes it). DUAL: no scale (its encoder takes the whole head)
+// rc_rows_encode_row takes it). DUAL, NVFP4: no scale (their encoders take the whole head)
 INLINE row128_scale rows128_update(__m512* t, float* y, const stepq_qstate* qs, const head_ctx* h,
                                    const stepq_step_in* in, const float* decay, double scale, int i, int fam) {
     rows128_decode(t, qs, h, i, fam);
@@ -322,7 +327,7 @@ INLINE row128_scale rows128_update(__m512* t, float* y, const stepq_qstate* qs, 
     }
     row128_scale r = {rows128_absmax(t), 0, 0.0f};
     const int b = qs->rows[i];
-    if (fam == STEPQ_FAMILY_DUAL) return r;
+    if (fam == STEPQ_FAMILY_DUAL || fam == STEPQ_FAMILY_NVFP4) return r;
     if (fam == STEPQ_FAMILY_DAMP && b != STEPQ_PIVOT_BITS && r.umax <= 0x7f7fffffu) {
         rc_fwht128(t);
         r.umax = rows128_absmax(t);
@@ -425,13 +430,13 @@ INLINE int write_rows128(stepq_qstate* qs, const head_ctx* h, const stepq_step_i
     }
     return STEPQ_OK;
 }
-// pass 2 of the dual layout's 128-wide rows: X <- the updated state, row by row in registers
-// (rows128_update), *head_umax <- its largest |x| as float bits, for the whole-head encoder
+// pass 2 of a whole-head format's 128-wide rows (DUAL, NVFP4): X <- the updated state, row by
+// row in registers (rows128_update), *head_umax <- its largest |x| as float bits
 INLINE void write_head128(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in, const float* decay,
-                          double scale, float* y, uint32_t* head_umax) {
+                          double scale, float* y, uint32_t* head_umax, int fam) {
     __m512 t[R128];
     for (int i = 0; i < qs->K; i++) {
-        const uint32_t umax = rows128_update(t, y, qs, h, in, decay, scale, i, STEPQ_FAMILY_DUAL).umax;
+        const uint32_t umax = rows128_update(t, y, qs, h, in, decay, scale, i, fam).umax;
 #pragma GCC unroll 8
         for (int c = 0; c < R128; c++) _mm512_storeu_ps(qs->X + (size_t)i * 128 + 16 * c, t[c]);
         *head_umax = umax > *head_umax ? umax : *head_umax;
@@ -491,7 +496,15 @@ static void qstep_read(stepq_qstate* qs, const stepq_step_in* in, const float* d
 #endif
         READ(STEPQ_FAMILY_DUAL);
         break;
-    case STEPQ_FAMILY_NVFP4: READ(STEPQ_FAMILY_NVFP4); break;
+    case STEPQ_FAMILY_NVFP4:
+#if defined(STEPQ_RC_AVX512)
+        if (V == 128) {
+            read_rows128(qs, &h, in, decay, grad, S_prev, pred, acc, STEPQ_FAMILY_NVFP4);
+            break;
+        }
+#endif
+        READ(STEPQ_FAMILY_NVFP4);
+        break;
     case STEPQ_FAMILY_FP8TILE: READ(STEPQ_FAMILY_FP8TILE); break;
     case STEPQ_FAMILY_SR: READ(STEPQ_FAMILY_SR); break;
     case STEPQ_FAMILY_LEAP: READ(STEPQ_FAMILY_LEAP); break;
@@ -594,14 +607,23 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
     case STEPQ_FAMILY_DUAL:
 #if defined(STEPQ_RC_AVX512)
         if (V == 128) {
-            write_head128(qs, &h, in, decay, scale, y, &umax);
+            write_head128(qs, &h, in, decay, scale, y, &umax, STEPQ_FAMILY_DUAL);
             rc = STEPQ_OK;
             break;
         }
 #endif
         rc = WRITE(STEPQ_FAMILY_DUAL, 0);
         break;
-    case STEPQ_FAMILY_NVFP4: rc = WRITE(STEPQ_FAMILY_NVFP4, 0); break;
+    case STEPQ_FAMILY_NVFP4:
+#if defined(STEPQ_RC_AVX512)
+        if (V == 128) {
+            write_head128(qs, &h, in, decay, scale, y, &umax, STEPQ_FAMILY_NVFP4);
+            rc = STEPQ_OK;
+            break;
+        }
+#endif
+        rc = WRITE(STEPQ_FAMILY_NVFP4, 0);
+        break;
     case STEPQ_FAMILY_FP8TILE: rc = WRITE(STEPQ_FAMILY_FP8TILE, 0); break;
     case STEPQ_FAMILY_SR: rc = WRITE(STEPQ_FAMILY_SR, 0); break;
     case STEPQ_FAMILY_LEAP: rc = local ? WRITE(STEPQ_FAMILY_LEAP, 1) : WRITE(STEPQ_FAMILY_LEAP, 0); break;
