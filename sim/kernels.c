@@ -358,7 +358,7 @@ __attribute__((noinline)) static int rows128_encode_other(stepq_qstate* qs, cons
 // S_ref (NULL: nothing measured): m += the row's sums of S_hat against row i of S_ref, in
 // sums.h's lanes (lane k takes elements k, k + 16, ...: the vectors in order)
 INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, row128_scale rs, int i,
-                          const float* S_ref, stepq_qmeasure* m, int damp) {
+                          const float* S_ref, stepq_qmeasure* m, int fam) {
     const uint32_t umax = rs.umax;
     if (umax > 0x7f7fffffu) return STEPQ_ERR;
     uint8_t* P = qs->packed + qs->row_off[i];
@@ -384,7 +384,7 @@ INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, 
         __m512 de = _mm512_setzero_ps(), no = _mm512_setzero_ps(), xq[R128];
 #pragma GCC unroll 8
         for (int c = 0; c < R128; c++) xq[c] = _mm512_mul_ps(vs, _mm512_cvtepi32_ps(z[c]));
-        if (damp) rc_fwht128(xq);
+        if (fam == STEPQ_FAMILY_DAMP) rc_fwht128(xq);
 #pragma GCC unroll 8
         for (int c = 0; c < R128; c++) {
             const __m512 d = _mm512_sub_ps(xq[c], _mm512_loadu_ps(sr + 16 * c));
@@ -406,26 +406,26 @@ INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, 
 // scalar chain of a row's scale runs beside the next row's vector work; rows alternate between
 // two register sets (a and b) instead of being copied. The read-out y (zero from qstep_write)
 // is summed in memory: eight more registers for it made GCC spill the rows (INT8's step 5.6 ->
-// 5.3 us with y in memory)
+// 5.3 us with y in memory). fam: ROWS or DAMP
 INLINE int write_rows128(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in,
                          const float* decay, double scale, const float* S_ref, float* y,
-                         stepq_qmeasure* m, int damp) {
+                         stepq_qmeasure* m, int fam) {
     const int K = qs->K;
     __m512 a[R128], b[R128];
-    row128_scale ua = rows128_update(a, y, qs, h, in, decay, scale, 0, damp ? STEPQ_FAMILY_DAMP : STEPQ_FAMILY_ROWS), ub;
+    row128_scale ua = rows128_update(a, y, qs, h, in, decay, scale, 0, fam), ub;
     int i = 1;
     for (; i + 1 < K; i += 2) {
-        ub = rows128_update(b, y, qs, h, in, decay, scale, i, damp ? STEPQ_FAMILY_DAMP : STEPQ_FAMILY_ROWS);
-        if (rows128_encode(qs, h, a, ua, i - 1, S_ref, m, damp) != STEPQ_OK) return STEPQ_ERR;
-        ua = rows128_update(a, y, qs, h, in, decay, scale, i + 1, damp ? STEPQ_FAMILY_DAMP : STEPQ_FAMILY_ROWS);
-        if (rows128_encode(qs, h, b, ub, i, S_ref, m, damp) != STEPQ_OK) return STEPQ_ERR;
+        ub = rows128_update(b, y, qs, h, in, decay, scale, i, fam);
+        if (rows128_encode(qs, h, a, ua, i - 1, S_ref, m, fam) != STEPQ_OK) return STEPQ_ERR;
+        ua = rows128_update(a, y, qs, h, in, decay, scale, i + 1, fam);
+        if (rows128_encode(qs, h, b, ub, i, S_ref, m, fam) != STEPQ_OK) return STEPQ_ERR;
     }
     if (i < K) {  // an even K: rows K - 2 (in a) and K - 1 are left
-        ub = rows128_update(b, y, qs, h, in, decay, scale, i, damp ? STEPQ_FAMILY_DAMP : STEPQ_FAMILY_ROWS);
-        if (rows128_encode(qs, h, a, ua, i - 1, S_ref, m, damp) != STEPQ_OK ||
-            rows128_encode(qs, h, b, ub, i, S_ref, m, damp) != STEPQ_OK)
+        ub = rows128_update(b, y, qs, h, in, decay, scale, i, fam);
+        if (rows128_encode(qs, h, a, ua, i - 1, S_ref, m, fam) != STEPQ_OK ||
+            rows128_encode(qs, h, b, ub, i, S_ref, m, fam) != STEPQ_OK)
             return STEPQ_ERR;
-    } else if (rows128_encode(qs, h, a, ua, K - 1, S_ref, m, damp) != STEPQ_OK) {
+    } else if (rows128_encode(qs, h, a, ua, K - 1, S_ref, m, fam) != STEPQ_OK) {
         return STEPQ_ERR;
     }
     return STEPQ_OK;
@@ -589,7 +589,7 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
     case STEPQ_FAMILY_ROWS:
 #if defined(STEPQ_RC_AVX512)
         if (V == 128) {
-            rc = write_rows128(qs, &h, in, decay, scale, S_ref, y, &m, 0);
+            rc = write_rows128(qs, &h, in, decay, scale, S_ref, y, &m, STEPQ_FAMILY_ROWS);
             break;
         }
 #endif
@@ -598,7 +598,7 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
     case STEPQ_FAMILY_DAMP:  // on the rows' register passes when its rows have a vector width
 #if defined(STEPQ_RC_AVX512)
         if (V == 128 && RC_SIMD_WIDTH(qs->fmt->width)) {
-            rc = write_rows128(qs, &h, in, decay, scale, S_ref, y, &m, 1);
+            rc = write_rows128(qs, &h, in, decay, scale, S_ref, y, &m, STEPQ_FAMILY_DAMP);
             break;
         }
 #endif
