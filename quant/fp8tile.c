@@ -22,12 +22,8 @@ static int tile_encode(uint8_t* P, const float* X, const stepq_format* f, const 
     if (!rc_all_finite(X, (size_t)K * V)) return STEPQ_ERR;
     for (int t = 0; t < K; t += TILE) {
         const int n = tile_rows(t, K);
-        const float* x = X + (size_t)t * V;
-        float s = rc_absmax(x, (size_t)n * V) / 448.0f;
-        memcpy(P, &s, 4);
-        P += 4;
-        rc_fp8_encode(P, x, s, (size_t)n * V);
-        P += (size_t)n * V;
+        rc_fp8_encode_tile(P, X + (size_t)t * V, (size_t)n * V);
+        P += 4 + (size_t)n * V;
     }
     return STEPQ_OK;
 }

@@ -12,6 +12,7 @@
 
 #include "../base/common.h"
 #include "format.h"
+#include "rowcodec.h"
 
 #define ORACLE 32  // residual_bits of the FP32 oracle
 
@@ -53,13 +54,9 @@ static int leap_encode(uint8_t* P, const float* X, const stepq_format* f, const 
     if (f->leap.tau > 0) {  // freeze gating against the state stored now (P holds it on entry)
         float* prev = work;
         leap_decode(prev, P, f, hp, K, V);
-        double d2 = 0, p2 = 0;
-        for (size_t e = 0; e < n; e++) {
-            double d = (double)X[e] - prev[e];
-            d2 += d * d;
-            p2 += (double)prev[e] * prev[e];
-        }
-        if (p2 > 0 && sqrt(d2) < f->leap.tau * sqrt(p2)) return STEPQ_OK;
+        double sum[2] = {0, 0};
+        rc_leap_gate_sums(sum, X, prev, n);
+        if (rc_leap_keeps(sum, f->leap.tau)) return STEPQ_OK;
     }
     widths(rows, f->width, K);
     if (stepq_rows_encode(P, X, rows, 0, K, V) != STEPQ_OK) return STEPQ_ERR;

@@ -616,10 +616,17 @@ STEPQ_RC void rc_nvfp4_decode_row(float* x, const uint8_t* P, float s_head, int 
 // FP8 E4M3 values with a float32 scale (fp8tile.c): code e4m3(|x / s|), sign in bit 7 (none for
 // a zero code); s = 0 stores zero codes
 
-STEPQ_RC uint8_t rc_e4m3_signed(float t) {
-    uint8_t c = stepq_e4m3_encode(t < 0 ? -t : t);
-    return (uint8_t)(c | (t < 0 && c ? 0x80 : 0));
+// the E4M3 code c of |t| with t's sign (bit 7), unless c is 0
+STEPQ_RC uint8_t rc_e4m3_with_sign(uint8_t c, float t) { return (uint8_t)(c | (t < 0 && c ? 0x80 : 0)); }
+STEPQ_RC uint8_t rc_e4m3_signed(float t) { return rc_e4m3_with_sign(stepq_e4m3_encode(t < 0 ? -t : t), t); }
+
+#if defined(STEPQ_RC_AVX512)
+// rc_e4m3_with_sign of 16 codes (int32 lanes)
+static inline __m512i rc_e4m3_with_sign16(__m512i c, __m512 t) {
+    const __mmask16 neg = _mm512_cmp_ps_mask(t, _mm512_setzero_ps(), _CMP_LT_OQ) & _mm512_test_epi32_mask(c, c);
+    return _mm512_mask_or_epi32(c, neg, c, _mm512_set1_epi32(0x80));
 }
+#endif
 
 // P (n bytes) <- the codes of x (n) / s
 STEPQ_RC void rc_fp8_encode(uint8_t* P, const float* x, float s, size_t n) {
@@ -633,14 +640,17 @@ STEPQ_RC void rc_fp8_encode(uint8_t* P, const float* x, float s, size_t n) {
     const __m512 vs = _mm512_set1_ps(s);
     for (; e < (n & ~(size_t)15); e += 16) {
         const __m512 t = _mm512_div_ps(_mm512_loadu_ps(x + e), vs);
-        __m512i c = rc_e4m3_codes16(_mm512_abs_ps(t));
-        const __mmask16 neg = _mm512_cmp_ps_mask(t, _mm512_setzero_ps(), _CMP_LT_OQ) &
-                              _mm512_test_epi32_mask(c, c);
-        c = _mm512_mask_or_epi32(c, neg, c, _mm512_set1_epi32(0x80));
-        _mm_storeu_si128((__m128i*)(P + e), _mm512_cvtepi32_epi8(c));
+        _mm_storeu_si128((__m128i*)(P + e), _mm512_cvtepi32_epi8(rc_e4m3_with_sign16(rc_e4m3_codes16(_mm512_abs_ps(t)), t)));
     }
 #endif
     for (size_t k = e; k < n; k++) P[k] = rc_e4m3_signed(x[k] / s);
+}
+
+// one tile of n values (its rows, finite): the float32 scale amax / 448 at P, then the codes
+STEPQ_RC void rc_fp8_encode_tile(uint8_t* P, const float* x, size_t n) {
+    float s = rc_absmax(x, n) / 448.0f;
+    memcpy(P, &s, 4);
+    rc_fp8_encode(P + 4, x, s, n);
 }
 
 #if defined(STEPQ_RC_AVX512)
@@ -684,8 +694,7 @@ STEPQ_RC uint8_t rc_sr_int8(float x, float s, float u) {
 }
 STEPQ_RC uint8_t rc_sr_fp8(float x, float s, float u) {
     float t = s > 0 ? x / s : 0;
-    uint8_t c = stepq_e4m3_sr(t < 0 ? -t : t, u);
-    return (uint8_t)(c | (t < 0 && c ? 0x80 : 0));
+    return rc_e4m3_with_sign(stepq_e4m3_sr(t < 0 ? -t : t, u), t);
 }
 
 #if defined(STEPQ_RC_AVX512)
@@ -727,8 +736,7 @@ static inline __m512i rc_sr_fp8_16(__m512 x, __m512 s, __m512 u) {
     const __m512 lo = rc_e4m3_values16(c), hi = rc_e4m3_values16(_mm512_add_epi32(c, one));
     const __m512 p = _mm512_div_ps(_mm512_sub_ps(a, lo), _mm512_sub_ps(hi, lo));
     c = _mm512_mask_add_epi32(c, (__mmask16)~sat & _mm512_cmp_ps_mask(u, p, _CMP_LT_OQ), c, one);
-    const __mmask16 neg = _mm512_cmp_ps_mask(t, _mm512_setzero_ps(), _CMP_LT_OQ) & _mm512_test_epi32_mask(c, c);
-    return _mm512_mask_or_epi32(c, neg, c, _mm512_set1_epi32(0x80));
+    return rc_e4m3_with_sign16(c, t);
 }
 
 // stepq_f16_sr of 16 elements (FP16 bits): the saturating conversion of |x|, one down where it
@@ -804,8 +812,7 @@ STEPQ_RC void rc_sr_encode_head(uint8_t* P, const float* X, int element, int K, 
 
 // x (V) <- row i of a stochastically rounded head H
 STEPQ_RC void rc_sr_decode_row(float* x, const uint8_t* H, int element, int i, int V) {
-    float sc[STEPQ_MAX_DIM];  // (INT8, FP8) the column scales
-    if (rc_sr_scaled(element)) memcpy(sc, H + 8, sizeof(float) * V);
+    const uint8_t* sc = H + 8;  // (INT8, FP8) the column scales, unaligned floats
     const uint8_t* P = H + rc_sr_head_bytes(element, V) + (size_t)i * V * rc_sr_code_bytes(element);
     int j = 0;
 #if defined(STEPQ_RC_AVX512)
@@ -814,24 +821,40 @@ STEPQ_RC void rc_sr_decode_row(float* x, const uint8_t* H, int element, int i, i
         switch (element) {
         case STEPQ_ELEM_INT8:
             v = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)(P + j)))),
-                              _mm512_loadu_ps(sc + j));
+                              _mm512_loadu_ps(sc + 4 * j));
             break;
-        case STEPQ_ELEM_FP8: v = _mm512_mul_ps(rc_fp8_values16(P + j), _mm512_loadu_ps(sc + j)); break;
+        case STEPQ_ELEM_FP8: v = _mm512_mul_ps(rc_fp8_values16(P + j), _mm512_loadu_ps(sc + 4 * j)); break;
         default: v = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(P + 2 * j)));
         }
         _mm512_storeu_ps(x + j, v);
     }
 #endif
-    for (; j < V; j++)
+    for (; j < V; j++) {
+        float s = 0;
+        if (rc_sr_scaled(element)) memcpy(&s, sc + 4 * (size_t)j, 4);
         switch (element) {
-        case STEPQ_ELEM_INT8: x[j] = (float)(int8_t)P[j] * sc[j]; break;
-        case STEPQ_ELEM_FP8: x[j] = stepq_e4m3_decode(P[j]) * sc[j]; break;
+        case STEPQ_ELEM_INT8: x[j] = (float)(int8_t)P[j] * s; break;
+        case STEPQ_ELEM_FP8: x[j] = stepq_e4m3_decode(P[j]) * s; break;
         default: {
             uint16_t h;
             memcpy(&h, P + 2 * j, 2);
             x[j] = stepq_f16_to_f32(h);
         }
         }
+    }
 }
+
+// ---------------------------------------------------------------------------------------------
+// LeapQuant's freeze gate (leap.c): the stored state is kept when ||X - S_prev||_F <
+// tau ||S_prev||_F. sum[0, 1] += ||x - prev||^2, ||prev||^2 over n values, element by element in
+// double (a head in one call, or its rows in order: the same sums)
+STEPQ_RC void rc_leap_gate_sums(double* sum, const float* x, const float* prev, size_t n) {
+    for (size_t e = 0; e < n; e++) {
+        double d = (double)x[e] - prev[e];
+        sum[0] += d * d;
+        sum[1] += (double)prev[e] * prev[e];
+    }
+}
+STEPQ_RC int rc_leap_keeps(const double* sum, float tau) { return sum[1] > 0 && sqrt(sum[0]) < tau * sqrt(sum[1]); }
 
 #endif

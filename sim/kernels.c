@@ -152,37 +152,29 @@ __attribute__((flatten)) static void df_encode_finite128(uint8_t* P, const float
 static int encode_head(stepq_qstate* qs, const head_ctx* h, uint32_t umax, const double* freeze) {
     const stepq_format* f = qs->fmt;
     const int K = qs->K, V = qs->V;
+    if (umax > 0x7f7fffffu) return STEPQ_ERR;  // every whole-head encoder's finite check
     switch (f->family->id) {
     case STEPQ_FAMILY_LEAP:  // with freeze gating: leap_encode's steps, its rows as a row-local LeapQuant's
-        if (umax > 0x7f7fffffu) return STEPQ_ERR;
-        if (freeze[1] > 0 && sqrt(freeze[0]) < f->leap.tau * sqrt(freeze[1])) return STEPQ_OK;  // kept
+        if (rc_leap_keeps(freeze, f->leap.tau)) return STEPQ_OK;
         for (int i = 0; i < K; i++) {
             const float* x = qs->X + (size_t)i * V;
             if (encode_row(qs, h, NULL, x, i, rc_absmax_bits(x, V), STEPQ_FAMILY_LEAP, V) != STEPQ_OK)
                 return STEPQ_ERR;
         }
         return STEPQ_OK;
-    case STEPQ_FAMILY_DUAL:  // df_encode_head, its finite check from the write pass
-        if (umax > 0x7f7fffffu) return STEPQ_ERR;
+    case STEPQ_FAMILY_DUAL:  // df_encode_head past its finite check
         if (V == 128) df_encode_finite128(qs->packed, qs->X, &qs->hp, f->dual.dsq, qs->work, K);
         else df_encode_finite(qs->packed, qs->X, &qs->hp, f->dual.dsq, qs->work, K, V);
         return STEPQ_OK;
     case STEPQ_FAMILY_SR:  // sr_encode's steps
-        if (umax > 0x7f7fffffu) return STEPQ_ERR;
         rc_sr_encode_head(qs->packed, qs->X, f->sr.element, K, V, qs->work);
         return STEPQ_OK;
-    case STEPQ_FAMILY_FP8TILE:  // tile_encode's steps
-        if (umax > 0x7f7fffffu) return STEPQ_ERR;
-        for (int t = 0; t < K; t += STEPQ_FP8_TILE) {
-            const size_t n = (size_t)(K - t < STEPQ_FP8_TILE ? K - t : STEPQ_FP8_TILE) * V;
-            const float* x = qs->X + (size_t)t * V;
-            float s = rc_absmax(x, n) / 448.0f;
-            memcpy(qs->packed + qs->row_off[t] - 4, &s, 4);
-            rc_fp8_encode(qs->packed + qs->row_off[t], x, s, n);
-        }
+    case STEPQ_FAMILY_FP8TILE:  // tile_encode's steps (a tile's scale is the 4 bytes before its rows)
+        for (int t = 0; t < K; t += STEPQ_FP8_TILE)
+            rc_fp8_encode_tile(qs->packed + qs->row_off[t] - 4, qs->X + (size_t)t * V,
+                               (size_t)(K - t < STEPQ_FP8_TILE ? K - t : STEPQ_FP8_TILE) * V);
         return STEPQ_OK;
     case STEPQ_FAMILY_NVFP4: {
-        if (umax > 0x7f7fffffu) return STEPQ_ERR;  // as nvfp4_encode's finite check
         float s_head = stepq_bits_f32(umax) / (6.0f * 448.0f);  // rc_absmax(X)
         memcpy(qs->packed, &s_head, 4);
         for (int i = 0; i < K; i++)
@@ -238,14 +230,14 @@ INLINE void rows128_decode(__m512* t, const stepq_qstate* qs, const head_ctx* h,
         for (int c = 0; c < R128; c++) t[c] = rc_nvfp4_values16(P + c * STEPQ_NVFP4_BLOCK_BYTES, h->s_head);
         return;
     }
-    if (fam == STEPQ_FAMILY_DUAL) {
-        if (!RC_SIMD_WIDTH(b)) {  // (GDN's 2-bit rows, with their group factors, among them)
-            float x[128];
-            df_decode_row(x, P, h->c, &qs->hp, i, 128);
+    if (!RC_SIMD_WIDTH(b)) {  // FP16 pivots, GDN's 2-bit dual rows, other widths: decode_row
+        float x[128];
+        decode_row(x, qs, h, i, fam, 128);
 #pragma GCC unroll 8
-            for (int c = 0; c < R128; c++) t[c] = _mm512_loadu_ps(x + 16 * c);
-            return;
-        }
+        for (int c = 0; c < R128; c++) t[c] = _mm512_loadu_ps(x + 16 * c);
+        return;
+    }
+    if (fam == STEPQ_FAMILY_DUAL) {
         const __m512 vr = _mm512_set1_ps(df_get16(P)), vn = _mm512_set1_ps(df_nrm_of(&qs->hp, b));
 #pragma GCC unroll 8
         for (int c = 0; c < R128; c++)
@@ -253,19 +245,12 @@ INLINE void rows128_decode(__m512* t, const stepq_qstate* qs, const head_ctx* h,
                                  _mm512_mul_ps(vn, _mm512_cvtepi32_ps(rc_unpack16(P + 2 + 2 * b * c, b))));
         return;
     }
-    if (!RC_SIMD_WIDTH(b)) {
-        float x[128];
-        rc_row_decode(x, P, b, 128);
+    uint16_t sh;
+    memcpy(&sh, P, 2);
+    const __m512 vs = _mm512_set1_ps(rc_f16_to_f32(sh));
 #pragma GCC unroll 8
-        for (int c = 0; c < R128; c++) t[c] = _mm512_loadu_ps(x + 16 * c);
-    } else {
-        uint16_t sh;
-        memcpy(&sh, P, 2);
-        const __m512 vs = _mm512_set1_ps(rc_f16_to_f32(sh));
-#pragma GCC unroll 8
-        for (int c = 0; c < R128; c++) t[c] = rc_values16(P + 2 + 2 * b * c, b, vs);
-    }
-    if (fam == STEPQ_FAMILY_DAMP && b != STEPQ_PIVOT_BITS) rc_fwht128(t);
+    for (int c = 0; c < R128; c++) t[c] = rc_values16(P + 2 + 2 * b * c, b, vs);
+    if (fam == STEPQ_FAMILY_DAMP) rc_fwht128(t);  // (its FP16 rows went through decode_row)
 }
 
 // the largest |t| of a row as float bits (rc_absmax_bits)
@@ -430,6 +415,7 @@ INLINE int write_rows128(stepq_qstate* qs, const head_ctx* h, const stepq_step_i
     }
     return STEPQ_OK;
 }
+
 // pass 2 of a whole-head format's 128-wide rows (DUAL, NVFP4): X <- the updated state, row by
 // row in registers (rows128_update), *head_umax <- its largest |x| as float bits
 INLINE void write_head128(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in, const float* decay,
@@ -532,11 +518,11 @@ INLINE uint32_t update_row(float* restrict x, float* restrict y, const float* re
 // pass 2 over the rows of one family: m += the measure of S_hat against S_ref; for a format
 // encoded as a whole head (!local), X <- the updated state and *head_umax <- its largest |x|
 // as float bits; for LeapQuant's freeze gating freeze[0, 1] += ||X - S_prev||^2, ||S_prev||^2
-// in leap_encode's order (element by element, in double)
+// (rc_leap_gate_sums, row after row: leap_encode's order)
 INLINE int write_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in,
                       const float* decay, double scale, const float* S_ref, float* y,
                       stepq_qmeasure* m, uint32_t* head_umax, double* freeze, int fam, int local, int V) {
-    const int K = qs->K;
+    const int K = qs->K, gate = fam == STEPQ_FAMILY_LEAP && !local;  // LeapQuant's freeze gate
     float x[2][STEPQ_MAX_DIM], xq[STEPQ_MAX_DIM], u[STEPQ_MAX_DIM], prev[STEPQ_MAX_DIM];
     uint32_t umax[2] = {0, 0};
     memcpy(u, qs->u, sizeof(float) * V);
@@ -547,15 +533,10 @@ INLINE int write_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* 
         if (i < K) {
             float* cur = local ? x[i & 1] : qs->X + (size_t)i * V;  // a head's rows: in X
             decode_row(cur, qs, h, i, fam, V);
-            if (fam == STEPQ_FAMILY_LEAP && !local) memcpy(prev, cur, sizeof(float) * V);  // S_prev's row
+            if (gate) memcpy(prev, cur, sizeof(float) * V);  // S_prev's row
             umax[i & 1] = update_row(cur, y, u, decay[i], in->k[i], (float)scale * in->q[i], V);
             if (!local) *head_umax = umax[i & 1] > *head_umax ? umax[i & 1] : *head_umax;
-            if (fam == STEPQ_FAMILY_LEAP && !local)
-                for (int j = 0; j < V; j++) {
-                    double d = (double)cur[j] - prev[j];
-                    freeze[0] += d * d;
-                    freeze[1] += (double)prev[j] * prev[j];
-                }
+            if (gate) rc_leap_gate_sums(freeze, cur, prev, (size_t)V);
         }
         if (!local || i == 0) continue;
         const int r = i - 1;

@@ -6,7 +6,8 @@
 // state errors must be equal bit for bit at every step (the kernels keep the reference's
 // operations and their order; every other step is unmeasured, as serving runs it), and a step
 // whose state turns non-finite must fail in both. Also: the float32 step of each table equals
-// the reference's, and LeapQuant's freeze gate decides as the reference's at its threshold.
+// the reference's, and LeapQuant's freeze gate decides as the reference's at its threshold,
+// which is where ||X - S_prev|| reaches tau ||S_prev||.
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,6 +143,26 @@ static int one_step(const stepq_format* f, const stepq_kernels* k, const stepq_p
     return bad;
 }
 
+// ||X - S_prev||_F / ||S_prev||_F of one step from the stored state of S, summed here in long
+// double: S_prev = decode(encode(S)), X = S_prev after the float32 step
+static double freeze_ratio(const stepq_format* f, const stepq_plan* plan, const float* S, const step_inputs* in,
+                           int K, int V) {
+    stepq_qstate a;
+    if (stepq_qstate_init(&a, f, plan, 0, STEPQ_GDN, K, V) || stepq_qstate_load(&a, S)) return NAN;
+    float *prev = malloc(sizeof(float) * K * V), *X = malloc(sizeof(float) * K * V), y[STEPQ_MAX_DIM], w[STEPQ_MAX_DIM];
+    stepq_decode(prev, a.packed, f, &a.hp, K, V);
+    memcpy(X, prev, sizeof(float) * K * V);
+    stepq_step_f32(X, y, w, in->q, in->k, in->v, in->g, in->beta, 1.0 / sqrt((double)K), 1, K, V);
+    long double d2 = 0, p2 = 0;
+    for (int e = 0; e < K * V; e++) {
+        d2 += ((long double)X[e] - prev[e]) * ((long double)X[e] - prev[e]);
+        p2 += (long double)prev[e] * prev[e];
+    }
+    stepq_qstate_free(&a);
+    free(prev), free(X);
+    return (double)sqrtl(d2 / p2);
+}
+
 // LeapQuant's freeze gate at its threshold: with no decay a step changes the state by
 // beta k (v - S^T k)^T, so bisecting beta finds where the reference stops keeping its bytes;
 // the kernel must decide as it does at every point, down to beta's last bits there
@@ -173,6 +194,14 @@ static void check_freeze(const stepq_kernels* k, gsl_rng* r) {
     CHECK(!bad && kept_lo && !kept_hi, "%s %s: freeze gate differs from the reference (kept %d at beta %g, %d at %g)",
           f->name, k->name, kept_lo, (double)lo, kept_hi, (double)hi);
     CHECK(hi <= lo * (1 + 1e-6f), "%s: the bisection stopped at beta %.9g..%.9g", f->name, (double)lo, (double)hi);
+    // and the threshold is the rule's: kept below tau, encoded at or above it (the rule, summed
+    // apart from leap.c and the kernels, which share rc_leap_gate_sums)
+    in.beta = lo;
+    const double r_lo = freeze_ratio(f, &plan, S, &in, K, V);
+    in.beta = hi;
+    const double r_hi = freeze_ratio(f, &plan, S, &in, K, V);
+    CHECK(r_lo < f->leap.tau && r_hi >= f->leap.tau, "%s: kept at ||X - S_prev|| / ||S_prev|| = %.9g, encoded at %.9g; tau %g",
+          f->name, r_lo, r_hi, (double)f->leap.tau);
     stepq_plan_free(&plan);
     free(S);
 }
