@@ -24,9 +24,7 @@ static int nvfp4_encode(uint8_t* P, const float* X, const stepq_format* f, const
     if (!stepq_all_finite(X, n)) return STEPQ_ERR;
     float s_head = rc_absmax(X, n) / (6.0f * 448.0f);
     memcpy(P, &s_head, 4);
-    for (int i = 0; i < K; i++)
-        rc_nvfp4_encode_row(P + 4 + (size_t)i * V / BLOCK * STEPQ_NVFP4_BLOCK_BYTES, NULL,
-                            X + (size_t)i * V, s_head, V);
+    rc_nvfp4_encode_rows(P + 4, X, s_head, K, V);
     return STEPQ_OK;
 }
 

@@ -515,47 +515,58 @@ static inline __m512i rc_absmax8x16(const float* x) {
     return _mm512_maskz_permutexvar_epi32(0x00ff, _mm512_setr_epi32(0, 4, 8, 12, 2, 6, 10, 14, 0, 0, 0, 0, 0, 0, 0, 0), m);
 }
 
-// rc_nvfp4_encode_row for s_head > 0: the scales of up to 8 blocks computed side by side
-// (rc_absmax, the two divisions, E4M3 encode and decode, as the loop below takes them one by
-// one), then each block's codes, packed four blocks at a time
-static inline void rc_nvfp4_encode_row16(uint8_t* P, float* xq, const float* x, float s_head, int V) {
-    const int nb = V / STEPQ_NVFP4_BLOCK;
-    for (int b0 = 0; b0 < nb; b0 += 8) {
-        const int n = nb - b0 < 8 ? nb - b0 : 8;
-        uint32_t am[16] = {0}, sc[16];
-        float sv[16];
-        __m512i vam;
-        if (n == 8) {
-            vam = rc_absmax8x16(x + (size_t)b0 * STEPQ_NVFP4_BLOCK);
-        } else {
-            for (int k = 0; k < n; k++)
-                am[k] = _mm512_reduce_max_epu32(_mm512_and_si512(_mm512_loadu_si512(x + (size_t)(b0 + k) * STEPQ_NVFP4_BLOCK),
-                                                                 _mm512_set1_epi32(0x7fffffff)));
-            vam = _mm512_loadu_si512(am);
+// rc_nvfp4_encode_row's blocks for s_head > 0, nb consecutive blocks of 16 values (a row, or
+// a whole head: its rows are contiguous in X and in the packed bytes), 64 at a time: first their
+// scales, 8 blocks side by side (rc_absmax, the two divisions, E4M3 encode and decode, as the
+// scalar loop takes them one by one), then each block's codes, packed four blocks at a time.
+// Two loops instead of one per 8 blocks: a block's codes wait for the scale's chain (a
+// reduction, two divisions, the E4M3 round trip), which the next 64 blocks' work now overlaps
+// (the NVFP4 step alone 13.4 -> 11.4 us, fastest of 11 alternating runs)
+static inline void rc_nvfp4_encode_blocks16(uint8_t* P, float* xq, const float* x, float s_head, size_t nb) {
+    for (size_t c0 = 0; c0 < nb; c0 += 64) {
+        const int n = nb - c0 < 64 ? (int)(nb - c0) : 64;
+        const float* xc = x + c0 * STEPQ_NVFP4_BLOCK;
+        uint32_t sc[64];
+        float sv[64];
+        for (int k = 0; k < n; k += 8) {
+            const int m = n - k < 8 ? n - k : 8;
+            __m512i vam;
+            if (m == 8) {
+                vam = rc_absmax8x16(xc + (size_t)k * STEPQ_NVFP4_BLOCK);
+            } else {
+                uint32_t am[16] = {0};
+                for (int l = 0; l < m; l++)
+                    am[l] = _mm512_reduce_max_epu32(_mm512_and_si512(_mm512_loadu_si512(xc + (size_t)(k + l) * STEPQ_NVFP4_BLOCK),
+                                                                     _mm512_set1_epi32(0x7fffffff)));
+                vam = _mm512_loadu_si512(am);
+            }
+            __m512 t = _mm512_div_ps(_mm512_div_ps(_mm512_castsi512_ps(vam), _mm512_set1_ps(6.0f)),
+                                     _mm512_set1_ps(s_head));
+            __m512i c = rc_e4m3_codes16(t);
+            const __mmask16 lanes = (__mmask16)((1u << m) - 1);
+            _mm512_mask_storeu_epi32(sc + k, lanes, c);
+            _mm512_mask_storeu_ps(sv + k, lanes, _mm512_mul_ps(rc_e4m3_values16(c), _mm512_set1_ps(s_head)));
         }
-        __m512 t = _mm512_div_ps(_mm512_div_ps(_mm512_castsi512_ps(vam), _mm512_set1_ps(6.0f)),
-                                 _mm512_set1_ps(s_head));
-        __m512i c = rc_e4m3_codes16(t);
-        _mm512_storeu_si512(sc, c);
-        _mm512_storeu_ps(sv, _mm512_mul_ps(rc_e4m3_values16(c), _mm512_set1_ps(s_head)));
+        uint8_t* B = P + c0 * STEPQ_NVFP4_BLOCK_BYTES;
         for (int k = 0; k < n; k += 4) {
             __m512i z[4];
             const int m = n - k < 4 ? n - k : 4;
             for (int l = 0; l < 4; l++) {
-                const int j0 = (b0 + k + l) * STEPQ_NVFP4_BLOCK;
+                const size_t j0 = (size_t)(k + l) * STEPQ_NVFP4_BLOCK;
                 // a zero scale stores zero codes, which decode to +0
-                z[l] = l < m && sv[k + l] > 0 ? rc_e2m1_codes16(_mm512_loadu_ps(x + j0), _mm512_set1_ps(sv[k + l]))
+                z[l] = l < m && sv[k + l] > 0 ? rc_e2m1_codes16(_mm512_loadu_ps(xc + j0), _mm512_set1_ps(sv[k + l]))
                                               : _mm512_setzero_si512();
                 if (xq && l < m)
-                    _mm512_storeu_ps(xq + j0, _mm512_mul_ps(_mm512_permutexvar_ps(z[l], _mm512_load_ps(rc_e2m1_values)),
-                                                            _mm512_set1_ps(sv[k + l])));
+                    _mm512_storeu_ps(xq + c0 * STEPQ_NVFP4_BLOCK + j0,
+                                     _mm512_mul_ps(_mm512_permutexvar_ps(z[l], _mm512_load_ps(rc_e2m1_values)),
+                                                   _mm512_set1_ps(sv[k + l])));
             }
-            uint8_t* B = P + (size_t)(b0 + k) * STEPQ_NVFP4_BLOCK_BYTES;
             if (m == 4) {
                 rc_nvfp4_pack4(B, z, sc + k);
+                B += 4 * STEPQ_NVFP4_BLOCK_BYTES;
                 continue;
             }
-            for (int l = 0; l < m; l++, B += STEPQ_NVFP4_BLOCK_BYTES) {  // the last blocks of a row
+            for (int l = 0; l < m; l++, B += STEPQ_NVFP4_BLOCK_BYTES) {  // the last blocks
                 B[0] = (uint8_t)sc[k + l];
                 rc_nibbles16(B + 1, z[l]);
             }
@@ -575,7 +586,7 @@ static inline __m512i rc_unnibble16(const uint8_t* in) {
 STEPQ_RC void rc_nvfp4_encode_row(uint8_t* P, float* xq, const float* x, float s_head, int V) {
 #if defined(STEPQ_RC_AVX512)
     if (s_head > 0) {
-        rc_nvfp4_encode_row16(P, xq, x, s_head, V);
+        rc_nvfp4_encode_blocks16(P, xq, x, s_head, (size_t)V / STEPQ_NVFP4_BLOCK);
         return;
     }
 #endif
@@ -590,6 +601,19 @@ STEPQ_RC void rc_nvfp4_encode_row(uint8_t* P, float* xq, const float* x, float s
         if (xq)
             for (int j = 0; j < STEPQ_NVFP4_BLOCK; j++) xq[b0 + j] = stepq_e2m1_decode(c[j]) * s;
     }
+}
+
+// the blocks of K rows of V (X and P contiguous, as a head's): rc_nvfp4_encode_row of each row
+STEPQ_RC void rc_nvfp4_encode_rows(uint8_t* P, const float* X, float s_head, int K, int V) {
+#if defined(STEPQ_RC_AVX512)
+    if (s_head > 0) {
+        rc_nvfp4_encode_blocks16(P, NULL, X, s_head, (size_t)K * V / STEPQ_NVFP4_BLOCK);
+        return;
+    }
+#endif
+    for (int i = 0; i < K; i++)
+        rc_nvfp4_encode_row(P + (size_t)i * V / STEPQ_NVFP4_BLOCK * STEPQ_NVFP4_BLOCK_BYTES, NULL, X + (size_t)i * V,
+                            s_head, V);
 }
 
 #if defined(STEPQ_RC_AVX512)

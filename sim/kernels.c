@@ -177,8 +177,7 @@ static int encode_head(stepq_qstate* qs, const head_ctx* h, uint32_t umax, const
     case STEPQ_FAMILY_NVFP4: {
         float s_head = stepq_bits_f32(umax) / (6.0f * 448.0f);  // rc_absmax(X)
         memcpy(qs->packed, &s_head, 4);
-        for (int i = 0; i < K; i++)
-            rc_nvfp4_encode_row(qs->packed + qs->row_off[i], NULL, qs->X + (size_t)i * V, s_head, V);
+        rc_nvfp4_encode_rows(qs->packed + qs->row_off[0], qs->X, s_head, K, V);
         return STEPQ_OK;
     }
     default: return stepq_encode(qs->packed, qs->X, f, &qs->hp, qs->work, K, V);
