@@ -257,6 +257,25 @@ STEPQ_RC uint16_t rc_row_scale(float amax, float qmax) {
     return stepq_row_scale(amax, qmax);
 #endif
 }
+#if defined(STEPQ_RC_AVX512)
+// rc_row_scale of 16 rows side by side (umax: their largest |x| as float bits; a lane that is
+// not finite gets a scale that is never stored), and the reciprocal that a row's codes take,
+// 1 / fp16 value (0 for a zero scale): lane by lane the scalar operations, one vector chain for
+// 16 rows instead of 16 scalar ones
+static inline void rc_row_scales16(uint16_t* sh, float* inv, const uint32_t* umax, const float* qmax) {
+    const __m512 amax = _mm512_castsi512_ps(_mm512_loadu_si512(umax)), top = _mm512_set1_ps(STEPQ_FP16_MAX);
+    __m512 f = _mm512_div_ps(amax, _mm512_loadu_ps(qmax));
+    f = _mm512_mask_mov_ps(f, _mm512_cmp_ps_mask(f, top, _CMP_GT_OQ), top);
+    __m256i h = _mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT);
+    // (h & 0x7fff) == 0 -> 1; !(amax > 0) -> 0
+    h = _mm256_mask_mov_epi16(h, _mm256_testn_epi16_mask(h, _mm256_set1_epi16(0x7fff)), _mm256_set1_epi16(1));
+    h = _mm256_maskz_mov_epi16(_mm512_cmp_ps_mask(amax, _mm512_setzero_ps(), _CMP_GT_OQ), h);
+    const __m512 sc = _mm512_cvtph_ps(h);
+    _mm256_storeu_si256((__m256i*)sh, h);
+    _mm512_storeu_ps(inv, _mm512_maskz_div_ps(_mm512_cmp_ps_mask(sc, _mm512_setzero_ps(), _CMP_GT_OQ),
+                                              _mm512_set1_ps(1.0f), sc));
+}
+#endif
 STEPQ_RC float rc_f16_to_f32(uint16_t h) {
 #if defined(STEPQ_RC_AVX512) || defined(STEPQ_RC_AVX2)
     return _cvtsh_ss(h);

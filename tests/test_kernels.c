@@ -235,9 +235,10 @@ static void check_propagate(const stepq_kernels* k, int kind, int K, gsl_rng* r)
 }
 
 static void check_steps(const stepq_kernels* k, gsl_rng* r) {
-    static const int shapes[][2] = {{128, 128}, {64, 96}, {48, 40}};
+    // K = 40 with V = 128: the register passes' groups of 16 rows end in a group of 8
+    static const int shapes[][2] = {{128, 128}, {40, 128}, {64, 96}, {48, 40}};
     float S[128 * 128], S2[128 * 128], y1[128], y2[128], w[128];
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < 4; s++) {
         const int K = shapes[s][0], V = shapes[s][1];
         for (int kind = 0; kind < 2; kind++) {
             const int G = kind == STEPQ_KDA ? K : 1;

@@ -3,7 +3,7 @@
 // reach: E4M3 and E2M1 codes of values on and beside every code boundary, NVFP4 block scales across
 // E4M3's subnormal range, zero and underflowing blocks, Walsh-Hadamard transforms of signed
 // zeros and cancelling sums, FP8 codes and every FP8 byte, stochastic rounding at FP16's top and
-// on E4M3 codes. The NVFP4 rows are compared byte for byte with the reference
+// on E4M3 codes; FP16 row scales on and beside every FP16 value. The NVFP4 rows are compared byte for byte with the reference
 // format (quant/nvfp4.c, built for baseline x86-64). This file is built with AVX-512; on a
 // CPU without it the test is skipped (77).
 #include <stdlib.h>
@@ -218,6 +218,47 @@ static void check_nvfp4(void) {
     CHECK(bad == 0, "%d of 80 NVFP4 heads (40 row by row, 40 at once) encode to other bytes than the reference format", bad);
 }
 
+// rc_row_scales16 against stepq_row_scale (numerics.h: the FP16 rounding in integer arithmetic)
+// and the reciprocal 1 / fp16 value, lane by lane: amax at every FP16 value times qmax, at the
+// midpoints between neighbours and the floats beside them, below the smallest subnormal (the
+// scale that would round to 0 is 1), above the largest FP16 times qmax (saturating), zero, and
+// log-uniform values; the three widths' qmax mixed across lanes
+static void check_row_scales(void) {
+    const float qm[3] = {127.0f, 31.0f, 7.0f};
+    uint32_t um[16];
+    float qmax[16], inv[16];
+    uint16_t sh[16];
+    int bad = 0, lanes = 0, n = 0;
+    gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5);
+    for (uint32_t k = 0;; k++) {
+        const uint16_t h = (uint16_t)(k / 4);
+        const float q = qm[k % 3];
+        float a;
+        if (h <= 0x7bff) {
+            const double v = stepq_f16_to_f32(h), w = h < 0x7bff ? stepq_f16_to_f32((uint16_t)(h + 1)) : 65520.0;
+            const float mid = (float)((v + w) / 2 * q);
+            a = k % 4 == 0 ? (float)(v * q) : k % 4 == 1 ? mid : k % 4 == 2 ? nextafterf(mid, 0) : nextafterf(mid, INFINITY);
+        } else if (h < 0x7bff + 2000) {
+            a = (float)exp2(gsl_rng_uniform(r) * 100 - 70);
+        } else {
+            break;
+        }
+        if (k % 997 == 0) a = 0.0f;
+        um[n] = stepq_f32_bits(a), qmax[n] = q, n++;
+        if (n < 16) continue;
+        rc_row_scales16(sh, inv, um, qmax);
+        for (int l = 0; l < 16; l++, lanes++) {
+            const uint16_t want = stepq_row_scale(stepq_bits_f32(um[l]), qmax[l]);
+            const float sc = stepq_f16_to_f32(want), wi = sc > 0 ? 1.0f / sc : 0.0f;
+            bad += sh[l] != want || stepq_f32_bits(inv[l]) != stepq_f32_bits(wi);
+        }
+        n = 0;
+    }
+    gsl_rng_free(r);
+    CHECK(bad == 0 && lanes > 100000, "%d of %d row scales or reciprocals differ from stepq_row_scale's", bad, lanes);
+}
+
 // rc_fwht's vector stages against the transform's definition (stepq_fwht of the reference
 // build: the butterfly loop, stage by stage, then the scale), bit for bit: signed zeros, values
 // whose sums cancel exactly, and magnitudes 2^-40 ... 2^40 side by side, at every width the
@@ -259,6 +300,7 @@ int main(void) {
     check_nvfp4();
     check_sum_abs();
     check_fwht();
+    check_row_scales();
     return tu_finish("test_simd");
 #else
     printf("test_simd: built without AVX-512: skipped\n");
