@@ -54,9 +54,10 @@ static void random_step(step_inputs* s, int K, int V, int G, gsl_rng* r, double 
     s->beta = (float)gsl_rng_uniform(r);
 }
 
-// one format on one kernel table against the reference, T steps (and a non-finite one at the end)
+// one format on one kernel table against the reference, T steps (and a non-finite one at the
+// end), the inputs v of the standard deviation vscale
 static void compare(const stepq_format* f, const stepq_kernels* k, const stepq_plan* plan, int kind,
-                    int K, int V, gsl_rng* r) {
+                    int K, int V, gsl_rng* r, double vscale) {
     const int G = kind == STEPQ_KDA ? K : 1;
     const double scale = 1.0 / sqrt((double)K);
     stepq_qstate a, b;
@@ -75,7 +76,7 @@ static void compare(const stepq_format* f, const stepq_kernels* k, const stepq_p
     int bad = 0;
     step_inputs in;
     for (int t = 0; t <= T && !bad; t++) {
-        random_step(&in, K, V, G, r, 1.0);
+        random_step(&in, K, V, G, r, vscale);
         if (t == T) in.v[V / 2] = NAN;  // the last step makes the state non-finite
         stepq_step_in st = {in.q, in.k, in.v, in.g, in.beta};
         stepq_readout_weights(grad, in.q, in.k, in.g, in.beta, scale, G, K);
@@ -257,7 +258,9 @@ static void check_steps(const stepq_kernels* k, gsl_rng* r) {
             stepq_plan plan;
             make_plan(&plan, kind, K, V, r);
             for (int i = 0; i < stepq_n_formats; i++)
-                if (stepq_family_holds(stepq_formats[i].family, K, V)) compare(&stepq_formats[i], k, &plan, kind, K, V, r);
+                if (stepq_family_holds(stepq_formats[i].family, K, V)) compare(&stepq_formats[i], k, &plan, kind, K, V, r, 1.0);
+            // updates that take FP16 states past +-65504, where they saturate
+            compare(stepq_format_find("fp16"), k, &plan, kind, K, V, r, 1e6);
             stepq_plan_free(&plan);
         }
     }
