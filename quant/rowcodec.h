@@ -135,8 +135,10 @@ static inline void rc_pack64_4(uint8_t* out, const __m512i* z) {
     w = _mm512_permutexvar_epi8(_mm512_load_si512(rc_pick4x64), w);
     _mm256_storeu_si256((__m256i*)out, _mm512_castsi512_si256(w));
 }
-// 64 codes (four vectors) of width b in {4, 6, 8} -> 8 b bytes at out; more: as rc_pack64_6's
-static inline void rc_pack64(uint8_t* out, const __m512i* z, int b, int more) {
+// 64 codes (four vectors) of width b in {4, 6, 8} -> 8 b bytes at out; more: as rc_pack64_6's.
+// Always inlined: where b is not a constant (LeapQuant's base and residual rows) GCC called it,
+// and the codes went through memory (leap6-r4's fused step 12.5 -> 11.8 us)
+static inline __attribute__((always_inline)) void rc_pack64(uint8_t* out, const __m512i* z, int b, int more) {
     if (b == 6) rc_pack64_6(out, z, more);
     else if (b == 4) rc_pack64_4(out, z);
     else
