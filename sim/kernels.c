@@ -224,9 +224,21 @@ INLINE void read_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* 
 // the update of their write pass (fam).
 #define R128 8  // vectors of 16 in a row
 
-// LeapQuant formats whose base and residual rows have vector widths (or the FP32 oracle's floats)
-static int leap128(const stepq_format* f) {
-    return RC_SIMD_WIDTH(f->width) && (f->leap.residual_bits == 32 || RC_SIMD_WIDTH(f->leap.residual_bits));
+// whether a format's 128-wide rows take the register passes (read_rows128 and write_rows128 or
+// write_head128): the cast, rows, dual-layout and NVFP4 families; DAMP and LeapQuant where their
+// rows have vector widths (LeapQuant's residual: or the FP32 oracle's floats; with freeze
+// gating only the read pass)
+static int regs128(const stepq_format* f) {
+    switch (f->family->id) {
+    case STEPQ_FAMILY_CAST:
+    case STEPQ_FAMILY_ROWS:
+    case STEPQ_FAMILY_DUAL:
+    case STEPQ_FAMILY_NVFP4: return 1;
+    case STEPQ_FAMILY_DAMP: return RC_SIMD_WIDTH(f->width);
+    case STEPQ_FAMILY_LEAP:
+        return RC_SIMD_WIDTH(f->width) && (f->leap.residual_bits == 32 || RC_SIMD_WIDTH(f->leap.residual_bits));
+    default: return 0;
+    }
 }
 
 // t (8 vectors) <- row i decoded; fam: ROWS, DAMP (its rows but the FP16 ones are rotated),
@@ -614,64 +626,30 @@ static void qstep_read(stepq_qstate* qs, const stepq_step_in* in, const float* d
 #define READ(fam)                                                                                \
     (V == 128 ? read_rows(qs, &h, in, decay, grad, S_prev, pred, acc, fam, 128)                  \
               : read_rows(qs, &h, in, decay, grad, S_prev, pred, acc, fam, V))
-    switch (qs->fmt->family->id) {
-    case STEPQ_FAMILY_CAST:
 #if defined(STEPQ_RC_AVX512)
-        if (V == 128) {
-            read_rows128(qs, &h, in, decay, grad, S_prev, pred, acc, STEPQ_FAMILY_CAST);
-            break;
+#define READ128(fam) read_rows128(qs, &h, in, decay, grad, S_prev, pred, acc, fam)
+    if (V == 128 && regs128(qs->fmt)) {
+        switch (qs->fmt->family->id) {
+        case STEPQ_FAMILY_CAST: READ128(STEPQ_FAMILY_CAST); break;
+        case STEPQ_FAMILY_ROWS: READ128(STEPQ_FAMILY_ROWS); break;
+        case STEPQ_FAMILY_DAMP: READ128(STEPQ_FAMILY_DAMP); break;
+        case STEPQ_FAMILY_DUAL: READ128(STEPQ_FAMILY_DUAL); break;
+        case STEPQ_FAMILY_NVFP4: READ128(STEPQ_FAMILY_NVFP4); break;
+        case STEPQ_FAMILY_LEAP: READ128(STEPQ_FAMILY_LEAP); break;
         }
+    } else
+#undef READ128
 #endif
-        READ(STEPQ_FAMILY_CAST);
-        break;
-    case STEPQ_FAMILY_ROWS:
-#if defined(STEPQ_RC_AVX512)
-        if (V == 128) {
-            read_rows128(qs, &h, in, decay, grad, S_prev, pred, acc, STEPQ_FAMILY_ROWS);
-            break;
+        switch (qs->fmt->family->id) {
+        case STEPQ_FAMILY_CAST: READ(STEPQ_FAMILY_CAST); break;
+        case STEPQ_FAMILY_ROWS: READ(STEPQ_FAMILY_ROWS); break;
+        case STEPQ_FAMILY_DAMP: READ(STEPQ_FAMILY_DAMP); break;
+        case STEPQ_FAMILY_DUAL: READ(STEPQ_FAMILY_DUAL); break;
+        case STEPQ_FAMILY_NVFP4: READ(STEPQ_FAMILY_NVFP4); break;
+        case STEPQ_FAMILY_FP8TILE: READ(STEPQ_FAMILY_FP8TILE); break;
+        case STEPQ_FAMILY_SR: READ(STEPQ_FAMILY_SR); break;
+        case STEPQ_FAMILY_LEAP: READ(STEPQ_FAMILY_LEAP); break;
         }
-#endif
-        READ(STEPQ_FAMILY_ROWS);
-        break;
-    case STEPQ_FAMILY_DAMP:
-#if defined(STEPQ_RC_AVX512)
-        if (V == 128 && RC_SIMD_WIDTH(qs->fmt->width)) {
-            read_rows128(qs, &h, in, decay, grad, S_prev, pred, acc, STEPQ_FAMILY_DAMP);
-            break;
-        }
-#endif
-        READ(STEPQ_FAMILY_DAMP);
-        break;
-    case STEPQ_FAMILY_DUAL:
-#if defined(STEPQ_RC_AVX512)
-        if (V == 128) {
-            read_rows128(qs, &h, in, decay, grad, S_prev, pred, acc, STEPQ_FAMILY_DUAL);
-            break;
-        }
-#endif
-        READ(STEPQ_FAMILY_DUAL);
-        break;
-    case STEPQ_FAMILY_NVFP4:
-#if defined(STEPQ_RC_AVX512)
-        if (V == 128) {
-            read_rows128(qs, &h, in, decay, grad, S_prev, pred, acc, STEPQ_FAMILY_NVFP4);
-            break;
-        }
-#endif
-        READ(STEPQ_FAMILY_NVFP4);
-        break;
-    case STEPQ_FAMILY_FP8TILE: READ(STEPQ_FAMILY_FP8TILE); break;
-    case STEPQ_FAMILY_SR: READ(STEPQ_FAMILY_SR); break;
-    case STEPQ_FAMILY_LEAP:
-#if defined(STEPQ_RC_AVX512)
-        if (V == 128 && leap128(qs->fmt)) {
-            read_rows128(qs, &h, in, decay, grad, S_prev, pred, acc, STEPQ_FAMILY_LEAP);
-            break;
-        }
-#endif
-        READ(STEPQ_FAMILY_LEAP);
-        break;
-    }
 #undef READ
     for (int j = 0; j < V; j++) qs->u[j] = in->beta * (in->v[j] - acc[j]);
 }
@@ -742,66 +720,30 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
 #define WRITE(fam, loc)                                                                          \
     (V == 128 ? write_rows(qs, &h, in, decay, scale, S_ref, y, &m, &umax, freeze, fam, loc, 128) \
               : write_rows(qs, &h, in, decay, scale, S_ref, y, &m, &umax, freeze, fam, loc, V))
-    switch (qs->fmt->family->id) {
-    case STEPQ_FAMILY_CAST:
 #if defined(STEPQ_RC_AVX512)
-        if (V == 128) {
-            rc = write_rows128(qs, &h, in, decay, scale, S_ref, y, &m, STEPQ_FAMILY_CAST);
-            break;
+#define WRITE128(fam) write_rows128(qs, &h, in, decay, scale, S_ref, y, &m, fam)
+    if (V == 128 && regs128(qs->fmt)) {
+        switch (qs->fmt->family->id) {
+        case STEPQ_FAMILY_CAST: rc = WRITE128(STEPQ_FAMILY_CAST); break;
+        case STEPQ_FAMILY_ROWS: rc = WRITE128(STEPQ_FAMILY_ROWS); break;
+        case STEPQ_FAMILY_DAMP: rc = WRITE128(STEPQ_FAMILY_DAMP); break;
+        case STEPQ_FAMILY_DUAL: write_head128(qs, &h, in, decay, scale, y, &umax, STEPQ_FAMILY_DUAL), rc = STEPQ_OK; break;
+        case STEPQ_FAMILY_NVFP4: write_head128(qs, &h, in, decay, scale, y, &umax, STEPQ_FAMILY_NVFP4), rc = STEPQ_OK; break;
+        case STEPQ_FAMILY_LEAP: rc = local ? WRITE128(STEPQ_FAMILY_LEAP) : WRITE(STEPQ_FAMILY_LEAP, 0); break;
         }
+    } else
+#undef WRITE128
 #endif
-        rc = WRITE(STEPQ_FAMILY_CAST, 1);
-        break;
-    case STEPQ_FAMILY_ROWS:
-#if defined(STEPQ_RC_AVX512)
-        if (V == 128) {
-            rc = write_rows128(qs, &h, in, decay, scale, S_ref, y, &m, STEPQ_FAMILY_ROWS);
-            break;
+        switch (qs->fmt->family->id) {
+        case STEPQ_FAMILY_CAST: rc = WRITE(STEPQ_FAMILY_CAST, 1); break;
+        case STEPQ_FAMILY_ROWS: rc = WRITE(STEPQ_FAMILY_ROWS, 1); break;
+        case STEPQ_FAMILY_DAMP: rc = WRITE(STEPQ_FAMILY_DAMP, 1); break;
+        case STEPQ_FAMILY_DUAL: rc = WRITE(STEPQ_FAMILY_DUAL, 0); break;
+        case STEPQ_FAMILY_NVFP4: rc = WRITE(STEPQ_FAMILY_NVFP4, 0); break;
+        case STEPQ_FAMILY_FP8TILE: rc = WRITE(STEPQ_FAMILY_FP8TILE, 0); break;
+        case STEPQ_FAMILY_SR: rc = WRITE(STEPQ_FAMILY_SR, 0); break;
+        case STEPQ_FAMILY_LEAP: rc = local ? WRITE(STEPQ_FAMILY_LEAP, 1) : WRITE(STEPQ_FAMILY_LEAP, 0); break;
         }
-#endif
-        rc = WRITE(STEPQ_FAMILY_ROWS, 1);
-        break;
-    case STEPQ_FAMILY_DAMP:  // on the rows' register passes when its rows have a vector width
-#if defined(STEPQ_RC_AVX512)
-        if (V == 128 && RC_SIMD_WIDTH(qs->fmt->width)) {
-            rc = write_rows128(qs, &h, in, decay, scale, S_ref, y, &m, STEPQ_FAMILY_DAMP);
-            break;
-        }
-#endif
-        rc = WRITE(STEPQ_FAMILY_DAMP, 1);
-        break;
-    case STEPQ_FAMILY_DUAL:
-#if defined(STEPQ_RC_AVX512)
-        if (V == 128) {
-            write_head128(qs, &h, in, decay, scale, y, &umax, STEPQ_FAMILY_DUAL);
-            rc = STEPQ_OK;
-            break;
-        }
-#endif
-        rc = WRITE(STEPQ_FAMILY_DUAL, 0);
-        break;
-    case STEPQ_FAMILY_NVFP4:
-#if defined(STEPQ_RC_AVX512)
-        if (V == 128) {
-            write_head128(qs, &h, in, decay, scale, y, &umax, STEPQ_FAMILY_NVFP4);
-            rc = STEPQ_OK;
-            break;
-        }
-#endif
-        rc = WRITE(STEPQ_FAMILY_NVFP4, 0);
-        break;
-    case STEPQ_FAMILY_FP8TILE: rc = WRITE(STEPQ_FAMILY_FP8TILE, 0); break;
-    case STEPQ_FAMILY_SR: rc = WRITE(STEPQ_FAMILY_SR, 0); break;
-    case STEPQ_FAMILY_LEAP:
-#if defined(STEPQ_RC_AVX512)
-        if (V == 128 && local && leap128(qs->fmt)) {
-            rc = write_rows128(qs, &h, in, decay, scale, S_ref, y, &m, STEPQ_FAMILY_LEAP);
-            break;
-        }
-#endif
-        rc = local ? WRITE(STEPQ_FAMILY_LEAP, 1) : WRITE(STEPQ_FAMILY_LEAP, 0);
-        break;
-    }
 #undef WRITE
     if (rc != STEPQ_OK) return STEPQ_ERR;
     if (!local) {
