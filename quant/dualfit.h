@@ -144,8 +144,41 @@ STEPQ_RC void df_encode_codes(dual_work* w, const dual_shape* s) {
 
 // c_j <- fp16(sum_i w_i^2 X_ij v_ij / sum_i w_i^2 v_ij^2), v = r nrm z; kept when den = 0.
 // Row after row (contiguous), the sums in double.
+#if defined(STEPQ_RC_AVX512)
+// df_refit_columns' sums of 32 columns j0.. (a GDN 2-bit group: one row factor) over every
+// coded row, in registers: each sum meets the same terms in the same order as the row-major
+// loop below (rows in order; v = rn z, then (w^2 x) v and (w^2 v) v in double)
+static inline void df_refit_sums32(double* num, double* den, dual_work* w, const float* X, const dual_shape* s,
+                                   const int* rows, const double* wi2, int nr, int j0) {
+    __m512d n[4], d[4];
+    for (int q = 0; q < 4; q++) n[q] = d[q] = _mm512_setzero_pd();
+    for (int k = 0; k < nr; k++) {
+        const int i = rows[k], g = j0 / (s->V / df_groups_of(s, i));
+        const __m512d rn = _mm512_set1_pd((double)w->r[(size_t)i * DF_RSTRIDE(s->V) + g] * w->nrm[i]);
+        const __m512d wi = _mm512_set1_pd(wi2[k]);
+        const float *x = X + (size_t)i * s->V + j0, *z = w->z + (size_t)i * s->V + j0;
+        for (int q = 0; q < 4; q++) {
+            const __m512d v = _mm512_mul_pd(rn, _mm512_cvtps_pd(_mm256_loadu_ps(z + 8 * q)));
+            n[q] = _mm512_add_pd(n[q], _mm512_mul_pd(_mm512_mul_pd(wi, _mm512_cvtps_pd(_mm256_loadu_ps(x + 8 * q))), v));
+            d[q] = _mm512_add_pd(d[q], _mm512_mul_pd(_mm512_mul_pd(wi, v), v));
+        }
+    }
+    for (int q = 0; q < 4; q++) _mm512_storeu_pd(num + 8 * q, n[q]), _mm512_storeu_pd(den + 8 * q, d[q]);
+}
+#endif
+
 STEPQ_RC void df_refit_columns(dual_work* w, const float* X, const dual_shape* s, const float* wr) {
     double num[STEPQ_MAX_DIM], den[STEPQ_MAX_DIM];
+#if defined(STEPQ_RC_AVX512)
+    // 32 columns at a time, all rows for each, the sums in registers instead of going through
+    // memory for every row (STEPQuant@6's step alone 19.4 -> 18.2 us, space6 19.3 -> 18.1, fastest
+    // of 11 and 5 alternating runs)
+    int rows[STEPQ_MAX_DIM], nr = 0;
+    double wi2[STEPQ_MAX_DIM];
+    for (int i = 0; i < s->K; i++)
+        if (s->bits[i] != STEPQ_PIVOT_BITS) rows[nr] = i, wi2[nr++] = wr ? (double)wr[i] * wr[i] : 1.0;
+    for (int j0 = 0; j0 < s->V; j0 += STEPQ_GDN2_GROUP) df_refit_sums32(num + j0, den + j0, w, X, s, rows, wi2, nr, j0);
+#else
     for (int j = 0; j < s->V; j++) num[j] = den[j] = 0;
     for (int i = 0; i < s->K; i++) {
         if (s->bits[i] == STEPQ_PIVOT_BITS) continue;
@@ -161,6 +194,7 @@ STEPQ_RC void df_refit_columns(dual_work* w, const float* X, const dual_shape* s
             }
         }
     }
+#endif
     for (int j = 0; j < s->V; j++)
         if (den[j] > 0) w->c[j] = stepq_f16_to_f32(stepq_f16_factor((float)(num[j] / den[j])));
 }

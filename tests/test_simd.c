@@ -176,6 +176,55 @@ static void check_sum_abs(void) {
     CHECK(bad == 0, "%d of 1000 sums of |x| differ from the eight-lane definition", bad);
 }
 
+// df_refit_sums32 (the refit's double sums of 32 columns in registers) against the row-major
+// loop that defines them, bit for bit: v = r nrm z, num += (w^2 x) v, den += (w^2 v) v, rows in
+// order, FP16 pivot rows skipped, GDN 2-bit rows with a factor per group of 32 columns. The fit
+// rounds c = num / den to FP16, so a reordered sum seldom shows in the bytes test_kernels compares
+static void check_refit_sums(void) {
+    enum { K = 40, V = 128 };
+    gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 17);
+    static float X[K * V], z[K * V], rf[K * V / STEPQ_GDN2_GROUP], nrm[K];
+    uint8_t bits[K];
+    int rows[K], nr = 0, bad = 0;
+    double wi2[K];
+    for (int trial = 0; trial < 20; trial++) {
+        for (int i = 0; i < K; i++) {
+            bits[i] = i % 7 == 3 ? STEPQ_PIVOT_BITS : i % 5 == 1 ? 2 : 6;
+            nrm[i] = (float)exp2(-(double)(i % 4));
+            for (int g = 0; g < V / STEPQ_GDN2_GROUP; g++) rf[i * (V / STEPQ_GDN2_GROUP) + g] = (float)exp(gsl_ran_gaussian(r, 1.0));
+            for (int j = 0; j < V; j++) {
+                X[i * V + j] = (float)(gsl_ran_gaussian(r, 1.0) * exp2(j % 9 - 4));
+                z[i * V + j] = (float)((int)gsl_rng_uniform_int(r, 63) - 31);
+            }
+        }
+        dual_shape sh = {bits, trial % 2 == 0, K, V};
+        dual_work w = {0};
+        w.r = rf, w.z = z, w.nrm = nrm;
+        float wr[K];
+        nr = 0;
+        for (int i = 0; i < K; i++) {
+            wr[i] = (float)exp(gsl_ran_gaussian(r, 1.0));
+            if (bits[i] != STEPQ_PIVOT_BITS) rows[nr] = i, wi2[nr++] = (double)wr[i] * wr[i];
+        }
+        double num[V], den[V], want_n[V] = {0}, want_d[V] = {0};
+        for (int j0 = 0; j0 < V; j0 += STEPQ_GDN2_GROUP) df_refit_sums32(num + j0, den + j0, &w, X, &sh, rows, wi2, nr, j0);
+        for (int i = 0; i < K; i++) {
+            if (bits[i] == STEPQ_PIVOT_BITS) continue;
+            const int G = df_groups_of(&sh, i), n = V / G;
+            const double w2 = (double)wr[i] * wr[i];
+            for (int j = 0; j < V; j++) {
+                const double v = (double)rf[i * (V / STEPQ_GDN2_GROUP) + j / n] * nrm[i] * z[i * V + j];
+                want_n[j] += w2 * X[i * V + j] * v;
+                want_d[j] += w2 * v * v;
+            }
+        }
+        bad += memcmp(num, want_n, sizeof num) != 0 || memcmp(den, want_d, sizeof den) != 0;
+    }
+    gsl_rng_free(r);
+    CHECK(bad == 0, "%d of 20 heads' refit sums differ from the row-major definition", bad);
+}
+
 // rows whose blocks fall by 2^0.75 each, so that the block scales sweep E4M3's normal and
 // subnormal codes; a zero block and one that underflows
 static void check_nvfp4(void) {
@@ -301,6 +350,7 @@ int main(void) {
     check_sum_abs();
     check_fwht();
     check_row_scales();
+    check_refit_sums();
     return tu_finish("test_simd");
 #else
     printf("test_simd: built without AVX-512: skipped\n");
