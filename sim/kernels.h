@@ -7,7 +7,8 @@
 // numbers key row by key row: decode a row from its packed bytes, decay it and read it along
 // k (pass 1), then decode it again, write, read out and encode it while it is in L1 (pass 2),
 // never materialising the float32 state for the formats whose codes are row-local (cast,
-// rows, DAMP, LeapQuant without freeze gating; the dual-axis fit, NVFP4, FP8 tiles, stochastic
+// rows, DAMP, LeapQuant without freeze gating; on AVX-512 at most 16 updated rows wait in an L1
+// buffer for their scales, computed side by side; the dual-axis fit, NVFP4, FP8 tiles, stochastic
 // rounding and LeapQuant's freeze gate need the whole head and encode it from a buffer; the
 // replay variant keeps the reference's protocol). Every operation is the reference's, in the
 // same order, so read-outs, packed bytes and error sums are equal bit for bit
