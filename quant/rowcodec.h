@@ -857,24 +857,33 @@ STEPQ_RC void rc_sr_encode_head(uint8_t* P, const float* X, int element, int K, 
     }
 }
 
+#if defined(STEPQ_RC_AVX512)
+// the values of columns j..j + 15 of a stochastically rounded row P, sc the head's column
+// scales (INT8, FP8: code value times its column's scale; FP16: the value)
+static inline __m512 rc_sr_values16(const uint8_t* P, const uint8_t* sc, int element, int j) {
+    switch (element) {
+    case STEPQ_ELEM_INT8:
+        return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)(P + j)))),
+                             _mm512_loadu_ps(sc + 4 * j));
+    case STEPQ_ELEM_FP8: return _mm512_mul_ps(rc_fp8_values16(P + j), _mm512_loadu_ps(sc + 4 * j));
+    default: return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(P + 2 * j)));
+    }
+}
+#endif
+
+// row i of a stochastically rounded head H: its codes (*sc <- the column scales)
+STEPQ_RC const uint8_t* rc_sr_row(const uint8_t** sc, const uint8_t* H, int element, int i, int V) {
+    *sc = H + 8;  // (INT8, FP8) unaligned floats
+    return H + rc_sr_head_bytes(element, V) + (size_t)i * V * rc_sr_code_bytes(element);
+}
+
 // x (V) <- row i of a stochastically rounded head H
 STEPQ_RC void rc_sr_decode_row(float* x, const uint8_t* H, int element, int i, int V) {
-    const uint8_t* sc = H + 8;  // (INT8, FP8) the column scales, unaligned floats
-    const uint8_t* P = H + rc_sr_head_bytes(element, V) + (size_t)i * V * rc_sr_code_bytes(element);
+    const uint8_t* sc;
+    const uint8_t* P = rc_sr_row(&sc, H, element, i, V);
     int j = 0;
 #if defined(STEPQ_RC_AVX512)
-    for (; j + 16 <= V; j += 16) {
-        __m512 v;
-        switch (element) {
-        case STEPQ_ELEM_INT8:
-            v = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)(P + j)))),
-                              _mm512_loadu_ps(sc + 4 * j));
-            break;
-        case STEPQ_ELEM_FP8: v = _mm512_mul_ps(rc_fp8_values16(P + j), _mm512_loadu_ps(sc + 4 * j)); break;
-        default: v = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)(P + 2 * j)));
-        }
-        _mm512_storeu_ps(x + j, v);
-    }
+    for (; j + 16 <= V; j += 16) _mm512_storeu_ps(x + j, rc_sr_values16(P, sc, element, j));
 #endif
     for (; j < V; j++) {
         float s = 0;
