@@ -244,8 +244,9 @@ static int regs128(const stepq_format* f) {
     }
 }
 
-// t (8 vectors) <- row i decoded; fam: ROWS, DAMP (its rows but the FP16 ones are rotated),
-// DUAL (df_decode_row's r c_j (nrm z_j); its other rows through df_decode_row) or NVFP4
+// t (8 vectors) <- row i decoded; fam: CAST, ROWS, DAMP (its rows but the FP16 ones are
+// rotated), DUAL (df_decode_row's r c_j (nrm z_j); its other rows through df_decode_row), LEAP,
+// FP8TILE, SR or NVFP4
 INLINE void rows128_decode(__m512* t, const stepq_qstate* qs, const head_ctx* h, int i, int fam) {
     const uint8_t* P = qs->packed + qs->row_off[i];
     const int b = qs->rows[i];
@@ -564,7 +565,8 @@ INLINE int write_leap128(stepq_qstate* qs, const head_ctx* h, const stepq_step_i
 // its encode, one row updated ahead of the one encoded (the fastest of 11 alternating runs of
 // one format's unmeasured step): INT8 4.88 -> 4.59 us, INT6 5.88 -> 5.58, INT4 5.80 -> 5.49,
 // DAMP 12.9 -> 12.4; the measured step within 2% either way. The read-out y (zero from
-// qstep_write) is summed in memory. fam: ROWS or DAMP
+// qstep_write) is summed in memory. fam: ROWS or DAMP; CAST (no scale: each row encoded right
+// after its update) and LEAP (write_leap128) branch off first
 INLINE int write_rows128(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in,
                          const float* decay, double scale, const float* S_ref, float* y,
                          stepq_qmeasure* m, int fam) {
@@ -608,7 +610,7 @@ INLINE int write_rows128(stepq_qstate* qs, const head_ctx* h, const stepq_step_i
     return STEPQ_OK;
 }
 
-// pass 2 of a whole-head format's 128-wide rows (DUAL, NVFP4): X <- the updated state, row by
+// pass 2 of a whole-head format's 128-wide rows (DUAL, NVFP4, FP8TILE, SR): X <- the updated state, row by
 // row in registers (rows128_update), *head_umax <- its largest |x| as float bits
 INLINE void write_head128(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in, const float* decay,
                           double scale, float* y, uint32_t* head_umax, int fam) {
