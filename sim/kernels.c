@@ -56,6 +56,12 @@ static int row_local(const stepq_format* f) {
     }
 }
 
+// FP8 tiles: where the float32 scale of row i's tile is stored (the 4 bytes before the tile's
+// first row)
+static uint8_t* tile_scale_at(const stepq_qstate* qs, int i) {
+    return qs->packed + qs->row_off[i - i % STEPQ_FP8_TILE] - 4;
+}
+
 // x (V) <- row i of the stored state S_hat; fam is a constant at every call site, so each
 // family gets a loop of its own
 INLINE void decode_row(float* x, const stepq_qstate* qs, const head_ctx* h, int i, int fam, int V) {
@@ -75,9 +81,9 @@ INLINE void decode_row(float* x, const stepq_qstate* qs, const head_ctx* h, int 
         break;
     case STEPQ_FAMILY_DUAL: df_decode_row(x, P, h->c, &qs->hp, i, V); break;
     case STEPQ_FAMILY_NVFP4: rc_nvfp4_decode_row(x, P, h->s_head, V); break;
-    case STEPQ_FAMILY_FP8TILE: {  // the tile's scale is the 4 bytes before its first row
+    case STEPQ_FAMILY_FP8TILE: {
         float s;
-        memcpy(&s, qs->packed + qs->row_off[i - i % STEPQ_FP8_TILE] - 4, 4);
+        memcpy(&s, tile_scale_at(qs, i), 4);
         rc_fp8_decode(x, P, s, (size_t)V);
         break;
     }
@@ -169,9 +175,9 @@ static int encode_head(stepq_qstate* qs, const head_ctx* h, uint32_t umax, const
     case STEPQ_FAMILY_SR:  // sr_encode's steps
         rc_sr_encode_head(qs->packed, qs->X, f->sr.element, K, V, qs->work);
         return STEPQ_OK;
-    case STEPQ_FAMILY_FP8TILE:  // tile_encode's steps (a tile's scale is the 4 bytes before its rows)
+    case STEPQ_FAMILY_FP8TILE:  // tile_encode's steps
         for (int t = 0; t < K; t += STEPQ_FP8_TILE)
-            rc_fp8_encode_tile(qs->packed + qs->row_off[t] - 4, qs->X + (size_t)t * V,
+            rc_fp8_encode_tile(tile_scale_at(qs, t), qs->X + (size_t)t * V,
                                (size_t)(K - t < STEPQ_FP8_TILE ? K - t : STEPQ_FP8_TILE) * V);
         return STEPQ_OK;
     case STEPQ_FAMILY_NVFP4: {
@@ -254,10 +260,10 @@ INLINE void rows128_decode(__m512* t, const stepq_qstate* qs, const head_ctx* h,
         const int e = qs->fmt->cast.element;
 #pragma GCC unroll 8
         for (int c = 0; c < R128; c++) {
-            const __m256i w = _mm256_loadu_si256((const __m256i*)(P + 32 * c));
+            const __m256i* w = (const __m256i*)(P + 32 * c);  // (FP16, BF16)
             t[c] = e == STEPQ_ELEM_FP32   ? _mm512_loadu_ps(P + 64 * c)
-                   : e == STEPQ_ELEM_FP16 ? _mm512_cvtph_ps(w)
-                                          : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(w), 16));
+                   : e == STEPQ_ELEM_FP16 ? _mm512_cvtph_ps(_mm256_loadu_si256(w))
+                                          : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(w)), 16));
         }
         return;
     }
@@ -277,9 +283,9 @@ INLINE void rows128_decode(__m512* t, const stepq_qstate* qs, const head_ctx* h,
         }
         return;
     }
-    if (fam == STEPQ_FAMILY_FP8TILE) {  // rc_fp8_decode's, the tile's scale before its first row
+    if (fam == STEPQ_FAMILY_FP8TILE) {  // rc_fp8_decode's
         float sc;
-        memcpy(&sc, qs->packed + qs->row_off[i - i % STEPQ_FP8_TILE] - 4, 4);
+        memcpy(&sc, tile_scale_at(qs, i), 4);
         const __m512 vs = _mm512_set1_ps(sc);
 #pragma GCC unroll 8
         for (int c = 0; c < R128; c++) t[c] = _mm512_mul_ps(rc_fp8_values16(P + 16 * c), vs);
@@ -490,6 +496,36 @@ INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, 
     return STEPQ_OK;
 }
 
+// the 16-row groups of the write passes: rows g .. g + n - 1 (n <= 16) updated (rows128_update)
+// into buf, 128 floats a row; umax (16) <- their largest |x| as float bits, 0 past n; qmax (16,
+// may be NULL) <- the largest code of each row's width (1 for widths the vector codecs do not
+// take, which rows128_encode_other encodes, and past n)
+INLINE void rows128_update16(float* buf, uint32_t* umax, float* qmax, float* y, const stepq_qstate* qs,
+                             const head_ctx* h, const stepq_step_in* in, const float* decay, double scale, int g,
+                             int n, int fam) {
+    for (int r = 0; r < 16; r++) {
+        if (r >= n) {
+            umax[r] = 0;
+            if (qmax) qmax[r] = 1.0f;
+            continue;
+        }
+        __m512 t[R128];
+        umax[r] = rows128_update(t, y, qs, h, in, decay, scale, g + r, fam);
+        if (qmax) {
+            const int b = qs->rows[g + r];
+            qmax[r] = RC_SIMD_WIDTH(b) ? (float)STEPQ_QMAX(b) : 1.0f;
+        }
+#pragma GCC unroll 8
+        for (int c = 0; c < R128; c++) _mm512_store_ps(buf + 128 * r + 16 * c, t[c]);
+    }
+}
+
+// t (8 vectors) <- a row of a group's buffer
+INLINE void rows128_load(__m512* t, const float* row) {
+#pragma GCC unroll 8
+    for (int c = 0; c < R128; c++) t[c] = _mm512_load_ps(row + 16 * c);
+}
+
 // pass 2 of LeapQuant's row-local formats (encode_row's steps), 16 rows at a time as
 // write_rows128: the rows updated into a buffer and their base scales computed side by side;
 // each row's base codes, and its residual X - S_hat (left in the buffer) with its largest |x|;
@@ -502,27 +538,23 @@ INLINE int write_leap128(stepq_qstate* qs, const head_ctx* h, const stepq_step_i
     const stepq_format* f = qs->fmt;
     const int rb = f->leap.residual_bits;
     const __m512 va = _mm512_set1_ps(f->leap.alpha);
-    float buf[16 * 128] __attribute__((aligned(64))), base[S_ref ? 16 * 128 : 1] __attribute__((aligned(64)));
+    float buf[16 * 128] __attribute__((aligned(64))), base[16 * 128] __attribute__((aligned(64)));
     for (int g = 0; g < qs->K; g += 16) {
         const int n = qs->K - g < 16 ? qs->K - g : 16;
-        uint32_t umax[16] = {0};
+        uint32_t umax[16];
         float qmax[16];
         uint16_t sh[16];
         float inv[16];
-        for (int r = 0; r < n; r++) {
-            __m512 t[R128];
-            umax[r] = rows128_update(t, y, qs, h, in, decay, scale, g + r, STEPQ_FAMILY_LEAP);
+        rows128_update16(buf, umax, NULL, y, qs, h, in, decay, scale, g, n, STEPQ_FAMILY_LEAP);
+        for (int r = 0; r < 16; r++) {
             if (umax[r] > 0x7f7fffffu) return STEPQ_ERR;
-#pragma GCC unroll 8
-            for (int c = 0; c < R128; c++) _mm512_store_ps(buf + 128 * r + 16 * c, t[c]);
+            qmax[r] = (float)STEPQ_QMAX(f->width);
         }
-        for (int r = 0; r < 16; r++) qmax[r] = (float)STEPQ_QMAX(f->width);
         rc_row_scales16(sh, inv, umax, qmax);
         for (int r = 0; r < n; r++) {  // the base row, then the residual in the buffer
             __m512 t[R128], xq[R128];
             float* row = buf + 128 * r;
-#pragma GCC unroll 8
-            for (int c = 0; c < R128; c++) t[c] = _mm512_load_ps(row + 16 * c);
+            rows128_load(t, row);
             rows128_put(qs->packed + qs->row_off[g + r], xq, t, (row128_scale){umax[r], sh[r], inv[r]}, f->width);
 #pragma GCC unroll 8
             for (int c = 0; c < R128; c++) {
@@ -540,8 +572,7 @@ INLINE int write_leap128(stepq_qstate* qs, const head_ctx* h, const stepq_step_i
         for (int r = 0; r < n; r++) {
             __m512 t[R128], d[R128];
             uint8_t* R = qs->packed + h->res + (size_t)(g + r) * h->res_row;
-#pragma GCC unroll 8
-            for (int c = 0; c < R128; c++) t[c] = _mm512_load_ps(buf + 128 * r + 16 * c);
+            rows128_load(t, buf + 128 * r);
             if (rb == 32) {
 #pragma GCC unroll 8
                 for (int c = 0; c < R128; c++) _mm512_storeu_ps(R + 64 * c, t[c]), d[c] = t[c];
@@ -582,27 +613,15 @@ INLINE int write_rows128(stepq_qstate* qs, const head_ctx* h, const stepq_step_i
     float buf[16 * 128] __attribute__((aligned(64)));
     for (int g = 0; g < qs->K; g += 16) {
         const int n = qs->K - g < 16 ? qs->K - g : 16;
-        uint32_t umax[16] = {0};
+        uint32_t umax[16];
         float qmax[16];
         uint16_t sh[16];
         float inv[16];
-        for (int r = 0; r < 16; r++) {
-            if (r >= n) {
-                qmax[r] = 1.0f;
-                continue;
-            }
-            __m512 t[R128];
-            umax[r] = rows128_update(t, y, qs, h, in, decay, scale, g + r, fam);
-            const int b = qs->rows[g + r];
-            qmax[r] = RC_SIMD_WIDTH(b) ? (float)STEPQ_QMAX(b) : 1.0f;  // (other widths: rows128_encode_other)
-#pragma GCC unroll 8
-            for (int c = 0; c < R128; c++) _mm512_store_ps(buf + 128 * r + 16 * c, t[c]);
-        }
+        rows128_update16(buf, umax, qmax, y, qs, h, in, decay, scale, g, n, fam);
         rc_row_scales16(sh, inv, umax, qmax);
         for (int r = 0; r < n; r++) {
             __m512 t[R128];
-#pragma GCC unroll 8
-            for (int c = 0; c < R128; c++) t[c] = _mm512_load_ps(buf + 128 * r + 16 * c);
+            rows128_load(t, buf + 128 * r);
             if (rows128_encode(qs, h, t, (row128_scale){umax[r], sh[r], inv[r]}, g + r, S_ref, m, fam) != STEPQ_OK)
                 return STEPQ_ERR;
         }
