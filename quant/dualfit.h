@@ -142,8 +142,6 @@ STEPQ_RC void df_encode_codes(dual_work* w, const dual_shape* s) {
     }
 }
 
-// c_j <- fp16(sum_i w_i^2 X_ij v_ij / sum_i w_i^2 v_ij^2), v = r nrm z; kept when den = 0.
-// Row after row (contiguous), the sums in double.
 #if defined(STEPQ_RC_AVX512)
 // df_refit_columns' sums of 32 columns j0.. (a GDN 2-bit group: one row factor) over every
 // coded row, in registers: each sum meets the same terms in the same order as the row-major
@@ -167,6 +165,8 @@ static inline void df_refit_sums32(double* num, double* den, dual_work* w, const
 }
 #endif
 
+// c_j <- fp16(sum_i w_i^2 X_ij v_ij / sum_i w_i^2 v_ij^2), v = r nrm z; kept when den = 0.
+// Row after row (contiguous), the sums in double.
 STEPQ_RC void df_refit_columns(dual_work* w, const float* X, const dual_shape* s, const float* wr) {
     double num[STEPQ_MAX_DIM], den[STEPQ_MAX_DIM];
 #if defined(STEPQ_RC_AVX512)
