@@ -254,7 +254,9 @@ static serve_time serve(const inputs* in, const stepq_format* f, const stepq_pla
 // ---------------------------------------------------------------------------------------------
 // driver: propagation at paper scale per head, on a few heads
 
-static double driver_seconds(const char* fmt_name, int heads, const stepq_plan* plan) {
+// wall seconds of one propagation of `heads` heads on `threads` threads (the runner's parallel
+// loop takes the default count, set here and put back)
+static double driver_seconds(const char* fmt_name, int heads, const stepq_plan* plan, int threads) {
     stepq_synth_params p;
     stepq_source* src;
     int layer = 0, hs[64];
@@ -264,9 +266,18 @@ static double driver_seconds(const char* fmt_name, int heads, const stepq_plan* 
     const stepq_format* f = stepq_format_find(fmt_name);
     stepq_run_cfg rc = {&f, 1, 2048, 6144, 64, 0, "bench driver", plan, NULL, 0};
     stepq_run_out o;
+#ifdef _OPENMP
+    const int t_was = omp_get_max_threads();
+    omp_set_num_threads(threads);
+#else
+    (void)threads;
+#endif
     double w0 = stepq_now();
     int ok = stepq_run_heads(&o, src, &rc) == STEPQ_OK;
     double t = stepq_now() - w0;
+#ifdef _OPENMP
+    omp_set_num_threads(t_was);
+#endif
     if (ok) stepq_run_out_free(&o);
     stepq_source_free(src);
     return ok ? t : NAN;
@@ -330,7 +341,9 @@ static int write_bench(const stepq_bench_cfg* c, const step_table* st, const cha
          h5u_write(f, "serving_bytes", D, v + 2 * ns, 1, dns, "bytes", "state bytes moved per head-step") ||
          h5u_write(f, "serving_heads", D, v + 3 * ns, 1, dns, "heads", "heads in the pool") ||
          h5u_attr_f64(f, "driver_int6_projected_s", drv[0]) ||
-         h5u_attr_f64(f, "driver_stepquant6_projected_s", drv[1]);
+         h5u_attr_f64(f, "driver_stepquant6_projected_s", drv[1]) ||
+         h5u_attr_f64(f, "driver_int6_projected_one_thread_s", drv[2]) ||
+         h5u_attr_f64(f, "driver_stepquant6_projected_one_thread_s", drv[3]);
     free(v);
     if (rc) {
         h5u_abandon(f, c->output);
@@ -413,10 +426,19 @@ int stepq_bench(const stepq_bench_cfg* c) {
 
     int dh = c->quick ? 2 : 8;
     fflush(stdout);  // the table before the driver's progress lines on stderr
-    double drv[2] = {driver_seconds("int6", dh, &plan), driver_seconds("stepquant6", dh, &plan)};
-    for (int i = 0; i < 2; i++) drv[i] *= 2304.0 / dh;
-    printf("\ndriver: propagation of %d gdn-qwen-like heads, 2048 prefill + 6144 decode steps, all "
-           "threads, projected to 2304 heads: int6 %.0f s, stepquant6 %.0f s\n", dh, drv[0], drv[1]);
+    // drv: int6 on all threads, stepquant6 on all threads, then the two on one thread
+    const int T = threads_max();
+    static const char* const drv_fmts[] = {"int6", "stepquant6"};
+    double drv[4];
+    for (int i = 0; i < 2; i++) {
+        drv[i] = driver_seconds(drv_fmts[i], dh, &plan, T) * 2304.0 / dh;
+        drv[2 + i] = T > 1 ? driver_seconds(drv_fmts[i], dh, &plan, 1) * 2304.0 / dh : drv[i];
+    }
+    printf("\ndriver: propagation of %d gdn-qwen-like heads, 2048 prefill + 6144 decode steps, "
+           "projected to 2304 heads (wall):\n", dh);
+    for (int i = 0; i < 2; i++)
+        printf("  %-10s %6.0f s on %d threads, %6.0f s on one: %.2fx\n", drv_fmts[i], drv[i], T, drv[2 + i],
+               drv[2 + i] / drv[i]);
 
     int rc = c->output ? write_bench(c, &st, snames, sv, sheads, nsf * sizes, peak, bw, drv, k) : STEPQ_OK;
     free(st.names); free(st.fast); free(st.ref); free(snames); free(sv); free(sheads);

@@ -9,7 +9,7 @@
 //   serving   every head of a pool of states (100 MB and 400 MB of FP32) stepped once per
 //             token: time per head-step, bytes moved, GB/s against the copy bandwidth
 //   driver    a propagation run at paper scale per head (2048 + 6144 steps) on a few heads,
-//             projected to 2304 heads on all threads
+//             projected to 2304 heads, on all threads and on one (the threads' speed-up)
 // Output: a table on stdout and an HDF5 file.
 #ifndef STEPQ_BENCH_H
 #define STEPQ_BENCH_H

@@ -371,10 +371,11 @@ int stepq_cmd_bench(int argc, char** argv) {
              "128 x 128 head with the active kernels and with the reference, beside the plain\n"
              "float32 loop and the float32 step, on one thread and on all; a serving pool of\n"
              "100 MB and 400 MB of states stepped once per token (bytes moved, GB/s); a\n"
-             "propagation at paper scale per head, projected to 2304 heads; and the synthetic\n"
-             "generator against the update it feeds. A table on stdout and FILE.h5 (default\n"
-             "results/bench/bench.h5). --quick: small sizes. The kernels are the widest this\n"
-             "CPU runs, or STEPQ_KERNELS=reference|x86-64-v2|avx2|avx512.");
+             "propagation at paper scale per head, projected to 2304 heads, on all threads and\n"
+             "on one (the threads' speed-up); and the synthetic generator against the update\n"
+             "it feeds. A table on stdout and FILE.h5 (default results/bench/bench.h5).\n"
+             "--quick: small sizes. The kernels are the widest this CPU runs, or\n"
+             "STEPQ_KERNELS=reference|x86-64-v2|avx2|avx512.");
         return 0;
     }
     stepq_opt opts[] = {{"--quick", OPT_FLAG, &quick, NULL, 0, 0, 0, NULL, 0},
