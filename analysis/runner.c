@@ -22,6 +22,11 @@
 typedef struct {
     stepq_runstate rs;   // the reference: S, y (= y_ref), y_hat, work, grad
     float* pred;         // (F,V) P1's prediction of each format's read-out error
+    double* acc_sq;      // (F) the head's accumulated read-out error and largest P1 residual of
+    double* p1_resid;    // each format, and acc_ref, its reference's: summed here and stored in
+    double acc_ref;      // the run's arrays when the head ends, since the other threads' heads
+                         // share their cache lines (written every step, they cost 15% of the
+                         // CPU time on 2 threads in false sharing)
     float* decay;        // (K) the step's decay of each key row
     stepq_qstate* qs;    // (F), set up per head (widths depend on the head)
     const int* plan_index;  // (H) the plan's index of each source head
@@ -31,6 +36,8 @@ typedef struct {
 static void scratch_init(head_scratch* s, const stepq_run_cfg* cfg, const stepq_source* src) {
     stepq_runstate_init(&s->rs, src->K, src->V, src->n_gates);
     s->pred = mallocCheck(sizeof(float) * src->V * cfg->n_formats);
+    s->acc_sq = mallocCheck(sizeof(double) * cfg->n_formats);
+    s->p1_resid = mallocCheck(sizeof(double) * cfg->n_formats);
     s->decay = mallocCheck(sizeof(float) * src->K);
     s->qs = callocCheck((size_t)cfg->n_formats, sizeof(stepq_qstate));
     s->k = stepq_kernels_active();
@@ -41,6 +48,8 @@ static void scratch_free(head_scratch* s) {
     stepq_runstate_free(&s->rs);
     free(s->qs);
     free(s->pred);
+    free(s->acc_sq);
+    free(s->p1_resid);
     free(s->decay);
 }
 
@@ -79,17 +88,17 @@ static double prefill(stepq_run_out* o, const stepq_source* src, const stepq_run
 // the errors of format f's step t (bin b) against the reference of the same step: ny2 = ||y||^2,
 // nS2 = ||S||_F^2, eS2 = ||S_hat - S||_F^2, pred = P1's prediction of the read-out error
 static void measure(stepq_run_out* o, const stepq_run_cfg* cfg, int f, int h, long t, long b,
-                    const stepq_runstate* rs, const float* pred, double ny2, double nS2,
-                    const stepq_qmeasure* m) {
+                    head_scratch* s, double ny2, double nS2, const stepq_qmeasure* m) {
     const int V = o->V, H = o->H;
+    const stepq_runstate* rs = &s->rs;
     double dy2, res2;
-    stepq_readout_sums(&dy2, &res2, rs->y_hat, rs->y, pred, V);
+    stepq_readout_sums(&dy2, &res2, rs->y_hat, rs->y, s->pred + (size_t)f * V, V);
     size_t fh = (size_t)f * H + h;
     if (m->hat2 > 100 * nS2 && nS2 > 0) o->diverged[fh] = t - cfg->prefill;  // ||S_hat|| > 10 ||S||
     o->err_y[fh * o->n_bins + b] += (float)stepq_rel(dy2, ny2);
     o->err_S[fh * o->n_bins + b] += (float)stepq_rel(m->err2, nS2);
-    o->acc_sq[fh] += dy2;
-    o->p1_resid[fh] = fmax(o->p1_resid[fh], stepq_rel(res2, ny2));
+    s->acc_sq[f] += dy2;
+    s->p1_resid[f] = fmax(s->p1_resid[f], stepq_rel(res2, ny2));
     if (cfg->keep_y) memcpy(o->y + (((size_t)f * o->T + t) * H + h) * V, rs->y_hat, sizeof(float) * V);
 }
 
@@ -125,6 +134,8 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
     stepq_step_in in;
     double gate_sum = prefill(o, src, cfg, h, c, rs);
     int rc = boundary(o, src, cfg, h, s, fail);
+    s->acc_ref = 0;
+    for (int f = 0; f < F; f++) s->acc_sq[f] = 0, s->p1_resid[f] = 0;
     for (long td = 0; td < cfg->decode && rc == STEPQ_OK; td++) {
         long t = cfg->prefill + td;
         src->next(c, &in);
@@ -143,7 +154,7 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
             rc = STEPQ_ERR;
             break;
         }
-        o->acc_ref[h] += ny2;
+        s->acc_ref += ny2;
         if (cfg->keep_y) memcpy(o->y_ref + ((size_t)t * H + h) * V, rs->y, sizeof(float) * V);
         for (int f = 0; f < F && rc == STEPQ_OK; f++) {
             stepq_qmeasure m;
@@ -152,11 +163,13 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
                 *fail = (run_failure){t, f, h, 1, 0};
                 rc = STEPQ_ERR;
             } else {
-                measure(o, cfg, f, h, t, td / cfg->bin, rs, s->pred + (size_t)f * V, ny2, nS2, &m);
+                measure(o, cfg, f, h, t, td / cfg->bin, s, ny2, nS2, &m);
             }
         }
     }
     src->close(c);
+    o->acc_ref[h] = s->acc_ref;
+    for (int f = 0; f < F; f++) o->acc_sq[(size_t)f * H + h] = s->acc_sq[f], o->p1_resid[(size_t)f * H + h] = s->p1_resid[f];
     if (cfg->keep_y) {
         memcpy(o->S_ref_final + (size_t)h * KV, rs->S, sizeof(float) * KV);
         for (int f = 0; f < F; f++) stepq_qstate_decode(&s->qs[f], o->S_final + ((size_t)f * H + h) * KV);
