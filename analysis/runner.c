@@ -24,9 +24,10 @@ typedef struct {
     float* pred;         // (F,V) P1's prediction of each format's read-out error
     double* acc_sq;      // (F) the head's accumulated read-out error and largest P1 residual of
     double* p1_resid;    // each format, and acc_ref, its reference's: summed here and stored in
-    double acc_ref;      // the run's arrays when the head ends, since the other threads' heads
-                         // share their cache lines (written every step, they cost 15% of the
-                         // CPU time on 2 threads in false sharing)
+    double acc_ref;      // the run's arrays when the head ends. Written there every step, their
+                         // cache lines went back and forth between the threads stepping
+                         // neighbouring heads: the 96-head format table took 297 s of CPU time on
+                         // 2 threads (151 s wall) against 258 s on one; now 252 s (128 s wall)
     float* decay;        // (K) the step's decay of each key row
     stepq_qstate* qs;    // (F), set up per head (widths depend on the head)
     const int* plan_index;  // (H) the plan's index of each source head
