@@ -97,7 +97,9 @@ static void check_threads(const char* preset) {
     stepq_run_heads(&o2, s, &rc);
     size_t n = (size_t)o1.F * o1.H * o1.n_bins;
     CHECK(!memcmp(o1.err_y, o2.err_y, n * 4) && !memcmp(o1.err_S, o2.err_S, n * 4) &&
-              !memcmp(o1.acc_sq, o2.acc_sq, (size_t)o1.F * o1.H * 8),
+              !memcmp(o1.acc_sq, o2.acc_sq, (size_t)o1.F * o1.H * 8) &&
+              !memcmp(o1.p1_resid, o2.p1_resid, (size_t)o1.F * o1.H * 8) &&
+              !memcmp(o1.acc_ref, o2.acc_ref, (size_t)o1.H * 8),
           "%s: run results differ between 1 and 2 threads", preset);
     // fp32 is the identity: its errors are exactly zero; int4's are not
     double z = 0, nz = 0;
