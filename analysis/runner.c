@@ -87,7 +87,8 @@ static double prefill(stepq_run_out* o, const stepq_source* src, const stepq_run
 }
 
 // the errors of format f's step t (bin b) against the reference of the same step: ny2 = ||y||^2,
-// nS2 = ||S||_F^2, eS2 = ||S_hat - S||_F^2, pred = P1's prediction of the read-out error
+// nS2 = ||S||_F^2, m: the state's sums (eS2 = ||S_hat - S||_F^2); s: the head's scratch (the
+// reference's read-out, format f's y_hat and P1's prediction of its error, the running sums)
 static void measure(stepq_run_out* o, const stepq_run_cfg* cfg, int f, int h, long t, long b,
                     head_scratch* s, double ny2, double nS2, const stepq_qmeasure* m) {
     const int V = o->V, H = o->H;
