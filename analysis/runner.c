@@ -171,7 +171,10 @@ static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_c
     }
     src->close(c);
     o->acc_ref[h] = s->acc_ref;
-    for (int f = 0; f < F; f++) o->acc_sq[(size_t)f * H + h] = s->acc_sq[f], o->p1_resid[(size_t)f * H + h] = s->p1_resid[f];
+    for (int f = 0; f < F; f++) {
+        o->acc_sq[(size_t)f * H + h] = s->acc_sq[f];
+        o->p1_resid[(size_t)f * H + h] = s->p1_resid[f];
+    }
     if (cfg->keep_y) {
         memcpy(o->S_ref_final + (size_t)h * KV, rs->S, sizeof(float) * KV);
         for (int f = 0; f < F; f++) stepq_qstate_decode(&s->qs[f], o->S_final + ((size_t)f * H + h) * KV);

@@ -250,6 +250,16 @@ static int regs128(const stepq_format* f) {
     }
 }
 
+// t (8 vectors) <- a row of 128 floats (a buffer, the read-out, a state row), and back
+INLINE void rows128_load(__m512* t, const float* row) {
+#pragma GCC unroll 8
+    for (int c = 0; c < R128; c++) t[c] = _mm512_loadu_ps(row + 16 * c);
+}
+INLINE void rows128_store(float* row, const __m512* t) {
+#pragma GCC unroll 8
+    for (int c = 0; c < R128; c++) _mm512_storeu_ps(row + 16 * c, t[c]);
+}
+
 // t (8 vectors) <- row i decoded; fam: CAST, ROWS, DAMP (its rows but the FP16 ones are
 // rotated), DUAL (df_decode_row's r c_j (nrm z_j); its other rows through df_decode_row), LEAP,
 // FP8TILE, SR or NVFP4
@@ -307,8 +317,7 @@ INLINE void rows128_decode(__m512* t, const stepq_qstate* qs, const head_ctx* h,
     if (!RC_SIMD_WIDTH(b)) {  // FP16 pivots, GDN's 2-bit dual rows, other widths: decode_row
         float x[128];
         decode_row(x, qs, h, i, fam, 128);
-#pragma GCC unroll 8
-        for (int c = 0; c < R128; c++) t[c] = _mm512_loadu_ps(x + 16 * c);
+        rows128_load(t, x);
         return;
     }
     if (fam == STEPQ_FAMILY_DUAL) {
@@ -354,11 +363,8 @@ INLINE void read_rows128(const stepq_qstate* qs, const head_ctx* h, const stepq_
 #pragma GCC unroll 8
         for (int c = 0; c < R128; c++) a[c] = _mm512_add_ps(a[c], _mm512_mul_ps(vk, _mm512_mul_ps(t[c], vd)));
     }
-#pragma GCC unroll 8
-    for (int c = 0; c < R128; c++) {
-        _mm512_storeu_ps(acc + 16 * c, a[c]);
-        if (pred) _mm512_storeu_ps(pred + 16 * c, p[c]);
-    }
+    rows128_store(acc, a);
+    if (pred) rows128_store(pred, p);
 }
 
 // a row's largest |x| as float bits and, for a finite row of a vector width, its FP16 scale and
@@ -368,16 +374,6 @@ typedef struct {
     uint16_t sh;
     float inv;
 } row128_scale;
-
-// t (8 vectors) <- a row of 128 floats (a group's buffer, the read-out), and back
-INLINE void rows128_load(__m512* t, const float* row) {
-#pragma GCC unroll 8
-    for (int c = 0; c < R128; c++) t[c] = _mm512_loadu_ps(row + 16 * c);
-}
-INLINE void rows128_store(float* row, const __m512* t) {
-#pragma GCC unroll 8
-    for (int c = 0; c < R128; c++) _mm512_storeu_ps(row + 16 * c, t[c]);
-}
 
 // row i: t (8 vectors) <- D x + k u^T of its decoded row, yv (8 vectors) += q t; returns its
 // largest |t| as float bits. DAMP: t is then rotated as DAMP encodes it (a finite row; the
@@ -491,8 +487,7 @@ INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, 
     const float* sr = S_ref ? S_ref + (size_t)i * 128 : NULL;
     if (!RC_SIMD_WIDTH(b)) {
         float x[128];
-#pragma GCC unroll 8
-        for (int c = 0; c < R128; c++) _mm512_storeu_ps(x + 16 * c, t[c]);
+        rows128_store(x, t);
         return rows128_encode_other(qs, h, x, umax, i, sr, m);
     }
     if (!sr) {
@@ -527,8 +522,7 @@ INLINE void rows128_update16(float* buf, uint32_t* umax, float* qmax, float* y, 
             const int b = qs->rows[g + r];
             qmax[r] = RC_SIMD_WIDTH(b) ? (float)STEPQ_QMAX(b) : 1.0f;
         }
-#pragma GCC unroll 8
-        for (int c = 0; c < R128; c++) _mm512_store_ps(buf + 128 * r + 16 * c, t[c]);
+        rows128_store(buf + 128 * r, t);
     }
     rows128_store(y, yv);
 }
@@ -650,8 +644,7 @@ INLINE void write_head128(stepq_qstate* qs, const head_ctx* h, const stepq_step_
     rows128_load(yv, y);
     for (int i = 0; i < qs->K; i++) {
         const uint32_t umax = rows128_update(t, yv, qs, h, in, decay, scale, i, fam);
-#pragma GCC unroll 8
-        for (int c = 0; c < R128; c++) _mm512_storeu_ps(qs->X + (size_t)i * 128 + 16 * c, t[c]);
+        rows128_store(qs->X + (size_t)i * 128, t);
         *head_umax = umax > *head_umax ? umax : *head_umax;
     }
     rows128_store(y, yv);
