@@ -65,12 +65,33 @@ STEPQ_RC size_t df_bytes_head(const stepq_head_plan* hp, int K, int V) {
 }
 
 // Work layout (floats): y (K,V) = X / r, r (K, V/32) the row factor of each row or GDN 2-bit
-// group (a row's single factor at its first slot), z as floats (K,V), c (V), nrm (K), lev (K)
-// -- within STEPQ_WORK_FLOATS.
+// group (a row's single factor at its first slot), z as floats (K,V) (the codes of the scalar
+// refit; before them the row factors' scratch), c (V), nrm (K), lev (K) -- within
+// STEPQ_WORK_FLOATS.
 typedef struct {
     float *y, *r, *z, *c, *nrm, *lev;
 } dual_work;
 #define DF_RSTRIDE(V) ((V) / STEPQ_GDN2_GROUP)  // row factors kept per row in r
+
+// out (n) <- the FP16 factors of f (n) as floats, stepq_f16_to_f32(stepq_f16_factor(f)); with
+// F16C eight at a time by the hardware's conversion (IEEE round half to even, as
+// stepq_f32_to_f16; f clamped to 65504 first, a non-positive or NaN f or a zero half -> 1)
+STEPQ_RC void df_factors16(float* out, const float* f, int n) {
+    int j = 0;
+#if defined(STEPQ_RC_AVX512) || defined(STEPQ_RC_AVX2)
+    const __m256 top = _mm256_set1_ps(STEPQ_FP16_MAX);
+    for (; j + 8 <= n; j += 8) {
+        const __m256 x = _mm256_loadu_ps(f + j);
+        const __m128i h = _mm256_cvtps_ph(_mm256_min_ps(x, top), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __m256i pos = _mm256_castps_si256(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ));
+        const __m128i bad = _mm_or_si128(_mm_cmpeq_epi16(_mm_and_si128(h, _mm_set1_epi16(0x7fff)), _mm_setzero_si128()),
+                                         _mm_xor_si128(_mm_packs_epi32(_mm256_castsi256_si128(pos), _mm256_extracti128_si256(pos, 1)),
+                                                       _mm_set1_epi16(-1)));
+        _mm256_storeu_ps(out + j, _mm256_cvtph_ps(_mm_blendv_epi8(h, _mm_set1_epi16(1), bad)));
+    }
+#endif
+    for (; j < n; j++) out[j] = stepq_f16_to_f32(stepq_f16_factor(f[j]));
+}
 
 // sum of |x| (n a multiple of 8) in eight float32 partial sums: a fixed order, so the result
 // is the same on every machine. On x86 the eight sums are held in vector registers, in the same
@@ -109,76 +130,114 @@ STEPQ_RC void df_row_factors(dual_work* w, const float* X, const dual_shape* s, 
         const int G = df_groups_of(s, i), n = s->V / G;
         for (int g = 0; g < G; g++) w->r[(size_t)i * RS + g] = df_sum_abs(X + (size_t)i * s->V + g * n, n);
     }
+    float* f = w->z;  // the factors before their FP16 rounding, side by side (z is not yet in use)
+    int nf = 0;
     for (int i = 0; i < s->K; i++) {
         if (s->bits[i] == STEPQ_PIVOT_BITS) continue;
         const int G = df_groups_of(s, i), n = s->V / G;
         const double wi = wr ? wr[i] : 1.0f;
         for (int g = 0; g < G; g++) {
-            float* r = &w->r[(size_t)i * RS + g];
-            double m = (double)*r / n;
+            double m = (double)w->r[(size_t)i * RS + g] / n;
             m = m > 1e-20 ? m : 1e-20;  // fmax(m, 1e-20): m is never NaN (X is finite)
             // DSQ: r = sqrt(mean |X|); the fit: (m / w)^rho (rho = 1/2, the default, is a sqrt)
             double rv = dsq ? sqrt(m) : rho == 0.5f ? sqrt(m / wi) : pow(m / wi, rho);
-            *r = stepq_f16_to_f32(stepq_f16_factor((float)rv));
+            f[nf++] = (float)rv;
         }
     }
+    df_factors16(f, f, nf);  // r = fp16(rv), every row's side by side
+    nf = 0;
+    for (int i = 0; i < s->K; i++)
+        if (s->bits[i] != STEPQ_PIVOT_BITS)
+            for (int g = 0; g < df_groups_of(s, i); g++) w->r[(size_t)i * RS + g] = f[nf++];
 }
 
-// z = nearest code of y / (c nrm); the division is taken as a product with the reciprocal of
-// c (per column) and of nrm (a power of two, exact)
-STEPQ_RC void df_encode_codes(dual_work* w, const dual_shape* s) {
-    float inv_c[STEPQ_MAX_DIM];
-    for (int j = 0; j < s->V; j++) inv_c[j] = 1.0f / w->c[j];
-    for (int i = 0; i < s->K; i++) {
-        if (s->bits[i] == STEPQ_PIVOT_BITS) continue;
-        int odd = s->gdn2 && s->bits[i] == 2;
-        float inv_n = 1.0f / w->nrm[i], lev = w->lev[i];
-        const float* y = w->y + (size_t)i * s->V;
-        float* z = w->z + (size_t)i * s->V;
-        if (odd)
-            for (int j = 0; j < s->V; j++) z[j] = stepq_odd2_code(y[j] * inv_c[j] * inv_n);
-        else
-            for (int j = 0; j < s->V; j++) z[j] = stepq_code(y[j] * inv_c[j] * inv_n, lev);
-    }
+// 1/c of every column: the codes divide by c as a product with its reciprocal
+STEPQ_RC void df_inv_columns(float* inv_c, const float* c, int V) {
+    for (int j = 0; j < V; j++) inv_c[j] = 1.0f / c[j];
+}
+
+// z (V) <- the codes of row i: the nearest code of y / (c nrm), taken as y (1/c) (1/nrm) (nrm a
+// power of two, so its reciprocal is exact)
+STEPQ_RC void df_row_codes(float* z, const dual_work* w, const dual_shape* s, const float* inv_c, int i) {
+    const int odd = s->gdn2 && s->bits[i] == 2;
+    const float inv_n = 1.0f / w->nrm[i], lev = w->lev[i];
+    const float* y = w->y + (size_t)i * s->V;
+    if (odd)
+        for (int j = 0; j < s->V; j++) z[j] = stepq_odd2_code(y[j] * inv_c[j] * inv_n);
+    else
+        for (int j = 0; j < s->V; j++) z[j] = stepq_code(y[j] * inv_c[j] * inv_n, lev);
 }
 
 #if defined(STEPQ_RC_AVX512)
+// df_row_codes of 16 values y (ic: their columns' 1/c): (y ic) inv_n clamped to [-lev, lev]
+// (max, min: the scalar comparisons' results for finite values) and rounded as
+// stepq_round_even rounds (so a code of zero is +0); GDN's odd 2-bit codes +-1, +-3
+static inline __m512 df_codes16(__m512 y, __m512 ic, __m512 inv_n, __m512 lev, int odd) {
+    const __m512 t = _mm512_mul_ps(_mm512_mul_ps(y, ic), inv_n);
+    if (odd) {  // stepq_odd2_code: 3 where |t| >= 2, else 1; negative where t < 0
+        const __mmask16 big = _mm512_cmp_ps_mask(_mm512_abs_ps(t), _mm512_set1_ps(2.0f), _CMP_GE_OQ);
+        const __mmask16 neg = _mm512_cmp_ps_mask(t, _mm512_setzero_ps(), _CMP_LT_OQ);
+        const __m512 m = _mm512_mask_blend_ps(big, _mm512_set1_ps(1.0f), _mm512_set1_ps(3.0f));
+        return _mm512_mask_blend_ps(neg, m, _mm512_sub_ps(_mm512_setzero_ps(), m));
+    }
+    const __m512 c = _mm512_min_ps(_mm512_max_ps(t, _mm512_sub_ps(_mm512_setzero_ps(), lev)), lev);
+    const __m512 big = _mm512_set1_ps(12582912.0f);
+    return _mm512_sub_ps(_mm512_add_ps(c, big), big);
+}
+
 // df_refit_columns' sums of 32 columns j0.. (a GDN 2-bit group: one row factor) over every
-// coded row, in registers: each sum meets the same terms in the same order as the row-major
-// loop below (rows in order; v = rn z, then (w^2 x) v and (w^2 v) v in double)
-static inline void df_refit_sums32(double* num, double* den, dual_work* w, const float* X, const dual_shape* s,
-                                   const int* rows, const double* wi2, int nr, int j0) {
+// coded row, in registers, each row's codes taken from y and 1/c (inv_c) on the way, as
+// df_row_codes takes them (so the codes never go through memory): each sum meets the same terms
+// in the same order as the row-major loop below (rows in order; v = rn z, then (w^2 x) v and
+// (w^2 v) v in double). v is formed in float: r (an FP16 value) times nrm (a power of two, at
+// most 64) times a code of magnitude at most 127 has at most 18 significant bits and is zero
+// or in [2^-24, 2^30], so the float product is exact and equals the double one (test_simd).
+static inline void df_refit_sums32(double* num, double* den, const dual_work* w, const float* X,
+                                   const dual_shape* s, const float* inv_c, const int* rows, const double* wi2,
+                                   int nr, int j0) {
     __m512d n[4], d[4];
     for (int q = 0; q < 4; q++) n[q] = d[q] = _mm512_setzero_pd();
+    const __m512 ic[2] = {_mm512_loadu_ps(inv_c + j0), _mm512_loadu_ps(inv_c + j0 + 16)};
     for (int k = 0; k < nr; k++) {
-        const int i = rows[k], g = j0 / (s->V / df_groups_of(s, i));
-        const __m512d rn = _mm512_set1_pd((double)w->r[(size_t)i * DF_RSTRIDE(s->V) + g] * w->nrm[i]);
+        const int i = rows[k], g = j0 / (s->V / df_groups_of(s, i)), odd = s->gdn2 && s->bits[i] == 2;
+        const __m512 rn = _mm512_set1_ps(w->r[(size_t)i * DF_RSTRIDE(s->V) + g] * w->nrm[i]);
+        const __m512 inv_n = _mm512_set1_ps(1.0f / w->nrm[i]), lev = _mm512_set1_ps(w->lev[i]);
         const __m512d wi = _mm512_set1_pd(wi2[k]);
-        const float *x = X + (size_t)i * s->V + j0, *z = w->z + (size_t)i * s->V + j0;
-        for (int q = 0; q < 4; q++) {
-            const __m512d v = _mm512_mul_pd(rn, _mm512_cvtps_pd(_mm256_loadu_ps(z + 8 * q)));
-            n[q] = _mm512_add_pd(n[q], _mm512_mul_pd(_mm512_mul_pd(wi, _mm512_cvtps_pd(_mm256_loadu_ps(x + 8 * q))), v));
-            d[q] = _mm512_add_pd(d[q], _mm512_mul_pd(_mm512_mul_pd(wi, v), v));
+        const float *x = X + (size_t)i * s->V + j0, *y = w->y + (size_t)i * s->V + j0;
+        for (int h = 0; h < 2; h++) {
+            const __m512 v16 = _mm512_mul_ps(rn, df_codes16(_mm512_loadu_ps(y + 16 * h), ic[h], inv_n, lev, odd));
+            for (int e = 0; e < 2; e++) {
+                const int q = 2 * h + e;
+                const __m512d v = _mm512_cvtps_pd(e ? _mm512_extractf32x8_ps(v16, 1) : _mm512_castps512_ps256(v16));
+                n[q] = _mm512_add_pd(n[q], _mm512_mul_pd(_mm512_mul_pd(wi, _mm512_cvtps_pd(_mm256_loadu_ps(x + 8 * q))), v));
+                d[q] = _mm512_add_pd(d[q], _mm512_mul_pd(_mm512_mul_pd(wi, v), v));
+            }
         }
     }
     for (int q = 0; q < 4; q++) _mm512_storeu_pd(num + 8 * q, n[q]), _mm512_storeu_pd(den + 8 * q, d[q]);
 }
 #endif
 
-// c_j <- fp16(sum_i w_i^2 X_ij v_ij / sum_i w_i^2 v_ij^2), v = r nrm z; kept when den = 0.
-// Row after row (contiguous), the sums in double.
+// c_j <- fp16(sum_i w_i^2 X_ij v_ij / sum_i w_i^2 v_ij^2), v = r nrm z with z the codes of the
+// present c; kept when den = 0. Row after row (contiguous), the sums in double.
 STEPQ_RC void df_refit_columns(dual_work* w, const float* X, const dual_shape* s, const float* wr) {
     double num[STEPQ_MAX_DIM], den[STEPQ_MAX_DIM];
+    float inv_c[STEPQ_MAX_DIM];
+    df_inv_columns(inv_c, w->c, s->V);
 #if defined(STEPQ_RC_AVX512)
     // 32 columns at a time, all rows for each, the sums in registers instead of going through
     // memory for every row (STEPQuant@6's step alone 19.4 -> 18.2 us, space6 19.3 -> 18.1, fastest
-    // of 11 and 5 alternating runs)
+    // of 11 and 5 alternating runs); the codes made there too, never stored as floats, and the
+    // FP16 factors converted eight at a time (19.0 -> 17.2 us, DSQ6 12.6 -> 10.4, medians of 7)
     int rows[STEPQ_MAX_DIM], nr = 0;
     double wi2[STEPQ_MAX_DIM];
     for (int i = 0; i < s->K; i++)
         if (s->bits[i] != STEPQ_PIVOT_BITS) rows[nr] = i, wi2[nr++] = wr ? (double)wr[i] * wr[i] : 1.0;
-    for (int j0 = 0; j0 < s->V; j0 += STEPQ_GDN2_GROUP) df_refit_sums32(num + j0, den + j0, w, X, s, rows, wi2, nr, j0);
+    for (int j0 = 0; j0 < s->V; j0 += STEPQ_GDN2_GROUP)
+        df_refit_sums32(num + j0, den + j0, w, X, s, inv_c, rows, wi2, nr, j0);
 #else
+    for (int i = 0; i < s->K; i++)
+        if (s->bits[i] != STEPQ_PIVOT_BITS) df_row_codes(w->z + (size_t)i * s->V, w, s, inv_c, i);
     for (int j = 0; j < s->V; j++) num[j] = den[j] = 0;
     for (int i = 0; i < s->K; i++) {
         if (s->bits[i] == STEPQ_PIVOT_BITS) continue;
@@ -195,11 +254,14 @@ STEPQ_RC void df_refit_columns(dual_work* w, const float* X, const dual_shape* s
         }
     }
 #endif
+    float f[STEPQ_MAX_DIM];
+    for (int j = 0; j < s->V; j++) f[j] = den[j] > 0 ? (float)(num[j] / den[j]) : 1.0f;
+    df_factors16(f, f, s->V);
     for (int j = 0; j < s->V; j++)
-        if (den[j] > 0) w->c[j] = stepq_f16_to_f32(stepq_f16_factor((float)(num[j] / den[j])));
+        if (den[j] > 0) w->c[j] = f[j];
 }
 
-// the fit: r, c, z of every non-pivot row
+// the fit: r, c and y = X / r of every non-pivot row (their codes: df_row_codes)
 STEPQ_RC void df_dual_fit(dual_work* w, const float* X, const dual_shape* s, const stepq_head_plan* hp,
                      int dsq) {
     const float* wr = dsq ? NULL : hp->w;
@@ -224,12 +286,8 @@ STEPQ_RC void df_dual_fit(dual_work* w, const float* X, const dual_shape* s, con
             }
         }
     }
-    for (int j = 0; j < s->V; j++) w->c[j] = stepq_f16_to_f32(stepq_f16_factor(cmax[j]));
-    df_encode_codes(w, s);
-    for (int round = 0; round < (dsq ? 0 : hp->refits); round++) {
-        df_refit_columns(w, X, s, wr);
-        df_encode_codes(w, s);
-    }
+    df_factors16(w->c, cmax, s->V);
+    for (int round = 0; round < (dsq ? 0 : hp->refits); round++) df_refit_columns(w, X, s, wr);
 }
 
 STEPQ_RC dual_work df_carve(float* work, int K, int V) {
@@ -239,14 +297,52 @@ STEPQ_RC dual_work df_carve(float* work, int K, int V) {
     return w;
 }
 
+// an FP16 factor (v holds an FP16 value, so the conversion is exact) to its two bytes, and back
 STEPQ_RC void df_put16(uint8_t* p, float v) {
+#if defined(STEPQ_RC_AVX512) || defined(STEPQ_RC_AVX2)
+    uint16_t h = _cvtss_sh(v, _MM_FROUND_TO_NEAREST_INT);
+#else
     uint16_t h = stepq_f32_to_f16_sat(v);
+#endif
     memcpy(p, &h, 2);
 }
 STEPQ_RC float df_get16(const uint8_t* p) {
     uint16_t h;
     memcpy(&h, p, 2);
-    return stepq_f16_to_f32(h);
+    return rc_f16_to_f32(h);
+}
+
+// n FP16 factors (FP16 values; n a multiple of 8) to their bytes
+STEPQ_RC void df_put16s(uint8_t* P, const float* v, int n) {
+#if defined(STEPQ_RC_AVX512) || defined(STEPQ_RC_AVX2)
+    for (int j = 0; j < n; j += 8)
+        _mm_storeu_si128((__m128i*)(P + 2 * j), _mm256_cvtps_ph(_mm256_loadu_ps(v + j), _MM_FROUND_TO_NEAREST_INT));
+#else
+    for (int j = 0; j < n; j++) df_put16(P + 2 * j, v[j]);
+#endif
+}
+
+// P <- the packed codes of row i (inv_c: the columns' 1/c)
+STEPQ_RC void df_pack_row(uint8_t* P, const dual_work* w, const dual_shape* s, const float* inv_c, int i) {
+    const int b = s->bits[i], V = s->V;
+#if defined(STEPQ_RC_AVX512)
+    if (RC_SIMD_WIDTH(b) && V % 64 == 0) {  // df_codes16's codes as integers, 64 packed at once
+        const __m512 inv_n = _mm512_set1_ps(1.0f / w->nrm[i]), lev = _mm512_set1_ps(w->lev[i]);
+        const float* y = w->y + (size_t)i * V;
+        for (int j = 0; j < V; j += 64) {
+            __m512i z[4];
+            for (int k = 0; k < 4; k++)
+                z[k] = _mm512_cvtps_epi32(df_codes16(_mm512_loadu_ps(y + j + 16 * k), _mm512_loadu_ps(inv_c + j + 16 * k), inv_n, lev, 0));
+            rc_pack64(P + (size_t)j * b / 8, z, b, j + 64 < V);
+        }
+        return;
+    }
+#endif
+    float z[STEPQ_MAX_DIM];
+    df_row_codes(z, w, s, inv_c, i);
+    if (s->gdn2 && b == 2)  // odd levels -3,-1,1,3 -> 0..3
+        for (int j = 0; j < V; j++) z[j] = (float)stepq_odd2_store(z[j]);
+    rc_pack_f32(P, z, b, V);
 }
 
 // P <- the dual layout of X, which is finite (df_encode_head checks it; the fused kernels know it
@@ -258,9 +354,12 @@ STEPQ_RC void df_encode_finite(uint8_t* P, const float* X, const stepq_head_plan
     dual_work w = df_carve(work, K, V);
     int coded = df_any_coded(hp->bits, K);
     if (coded) df_dual_fit(&w, X, &s, hp, dsq);
-    if (coded)
-        for (int j = 0; j < V; j++, P += 2) df_put16(P, w.c[j]);
-    float z[STEPQ_MAX_DIM];
+    float inv_c[STEPQ_MAX_DIM];
+    if (coded) {
+        df_put16s(P, w.c, V);
+        P += 2 * V;
+        df_inv_columns(inv_c, w.c, V);
+    }
     for (int i = 0; i < K; i++) {
         const float* x = X + (size_t)i * V;
         int b = hp->bits[i];
@@ -271,12 +370,7 @@ STEPQ_RC void df_encode_finite(uint8_t* P, const float* X, const stepq_head_plan
         }
         int G = df_groups_of(&s, i);
         for (int g = 0; g < G; g++, P += 2) df_put16(P, w.r[(size_t)i * DF_RSTRIDE(V) + g]);
-        const float* zi = w.z + (size_t)i * V;
-        if (s.gdn2 && b == 2) {  // odd levels -3,-1,1,3 -> 0..3
-            for (int j = 0; j < V; j++) z[j] = (float)stepq_odd2_store(zi[j]);
-            zi = z;
-        }
-        rc_pack_f32(P, zi, b, V);
+        df_pack_row(P, &w, &s, inv_c, i);
         P += (size_t)V * b / 8;
     }
 }
@@ -310,7 +404,7 @@ STEPQ_RC void df_decode_row(float* x, const uint8_t* row, const float* c, const 
 // c (V) <- the column factors of a dual-layout head; returns the bytes before its first row
 STEPQ_RC size_t df_columns(float* c, const uint8_t* P, const stepq_head_plan* hp, int K, int V) {
     if (!df_any_coded(hp->bits, K)) return 0;
-    for (int j = 0; j < V; j++) c[j] = df_get16(P + 2 * j);
+    rc_f16_decode_row(c, P, V);
     return 2u * (size_t)V;
 }
 

@@ -176,31 +176,40 @@ static void check_sum_abs(void) {
     CHECK(bad == 0, "%d of 1000 sums of |x| differ from the eight-lane definition", bad);
 }
 
-// df_refit_sums32 (the refit's double sums of 32 columns in registers) against the row-major
-// loop that defines them, bit for bit: v = r nrm z, num += (w^2 x) v, den += (w^2 v) v, rows in
-// order, FP16 pivot rows skipped, GDN 2-bit rows with a factor per group of 32 columns. The fit
-// rounds c = num / den to FP16, so a reordered sum seldom shows in the bytes test_kernels compares
+// df_refit_sums32 (the refit's double sums of 32 columns in registers, the codes made on the
+// way) against the row-major loops that define them, bit for bit: z = code(y (1/c) (1/nrm)),
+// clamped to the row's level and rounded half to even (GDN's 2-bit rows: odd levels), then
+// v = r nrm z, num += (w^2 x) v, den += (w^2 v) v, rows in order, FP16 pivot rows skipped, GDN
+// 2-bit rows with a factor per group of 32 columns; the row factors FP16 values as the fit's
+// (spread over e^(+-9)), which makes v exact in float. Ties: a fifth of the columns have 1/c = 1
+// and y a half-integer. The fit rounds c = num / den to FP16, so a reordered sum seldom shows in
+// the bytes test_kernels compares
 static void check_refit_sums(void) {
     enum { K = 40, V = 128 };
     gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 17);
-    static float X[K * V], z[K * V], rf[K * V / STEPQ_GDN2_GROUP], nrm[K];
+    static float X[K * V], y[K * V], rf[K * V / STEPQ_GDN2_GROUP], nrm[K], lev[K], inv_c[V];
     uint8_t bits[K];
-    int rows[K], nr = 0, bad = 0;
+    int rows[K], nr = 0, bad = 0, clipped = 0, ties = 0;
     double wi2[K];
     for (int trial = 0; trial < 20; trial++) {
+        const int gdn2 = trial % 2 == 0;
+        for (int i = 0; i < K; i++) bits[i] = i % 7 == 3 ? STEPQ_PIVOT_BITS : i % 5 == 1 ? 2 : i % 3 ? 6 : 4;
+        dual_shape sh = {bits, gdn2, K, V};
+        for (int j = 0; j < V; j++) inv_c[j] = j % 5 == 0 ? 1.0f : (float)exp(gsl_ran_gaussian(r, 1.0));
         for (int i = 0; i < K; i++) {
-            bits[i] = i % 7 == 3 ? STEPQ_PIVOT_BITS : i % 5 == 1 ? 2 : 6;
             nrm[i] = (float)exp2(-(double)(i % 4));
-            for (int g = 0; g < V / STEPQ_GDN2_GROUP; g++) rf[i * (V / STEPQ_GDN2_GROUP) + g] = (float)exp(gsl_ran_gaussian(r, 1.0));
+            lev[i] = df_level_max(&sh, i);
+            for (int g = 0; g < V / STEPQ_GDN2_GROUP; g++)  // FP16 factors, as the fit makes them
+                rf[i * (V / STEPQ_GDN2_GROUP) + g] = stepq_f16_to_f32(stepq_f16_factor((float)exp(gsl_ran_gaussian(r, 3.0))));
             for (int j = 0; j < V; j++) {
                 X[i * V + j] = (float)(gsl_ran_gaussian(r, 1.0) * exp2(j % 9 - 4));
-                z[i * V + j] = (float)((int)gsl_rng_uniform_int(r, 63) - 31);
+                y[i * V + j] = j % 5 == 0 ? (float)((int)gsl_rng_uniform_int(r, 81) - 40) + 0.5f
+                                          : (float)(gsl_ran_gaussian(r, 1.0) * lev[i] * 0.6 / (inv_c[j] / nrm[i]));
             }
         }
-        dual_shape sh = {bits, trial % 2 == 0, K, V};
         dual_work w = {0};
-        w.r = rf, w.z = z, w.nrm = nrm;
+        w.r = rf, w.y = y, w.nrm = nrm, w.lev = lev;
         float wr[K];
         nr = 0;
         for (int i = 0; i < K; i++) {
@@ -208,13 +217,18 @@ static void check_refit_sums(void) {
             if (bits[i] != STEPQ_PIVOT_BITS) rows[nr] = i, wi2[nr++] = (double)wr[i] * wr[i];
         }
         double num[V], den[V], want_n[V] = {0}, want_d[V] = {0};
-        for (int j0 = 0; j0 < V; j0 += STEPQ_GDN2_GROUP) df_refit_sums32(num + j0, den + j0, &w, X, &sh, rows, wi2, nr, j0);
+        for (int j0 = 0; j0 < V; j0 += STEPQ_GDN2_GROUP)
+            df_refit_sums32(num + j0, den + j0, &w, X, &sh, inv_c, rows, wi2, nr, j0);
         for (int i = 0; i < K; i++) {
             if (bits[i] == STEPQ_PIVOT_BITS) continue;
-            const int G = df_groups_of(&sh, i), n = V / G;
+            const int G = df_groups_of(&sh, i), n = V / G, odd = gdn2 && bits[i] == 2;
             const double w2 = (double)wr[i] * wr[i];
             for (int j = 0; j < V; j++) {
-                const double v = (double)rf[i * (V / STEPQ_GDN2_GROUP) + j / n] * nrm[i] * z[i * V + j];
+                const float t = y[i * V + j] * inv_c[j] * (1.0f / nrm[i]);
+                const float z = odd ? stepq_odd2_code(t) : stepq_code(t, lev[i]);
+                clipped += !odd && fabsf(t) > lev[i];
+                ties += !odd && fabsf(t) <= lev[i] && t - floorf(t) == 0.5f;
+                const double v = (double)rf[i * (V / STEPQ_GDN2_GROUP) + j / n] * nrm[i] * z;
                 want_n[j] += w2 * X[i * V + j] * v;
                 want_d[j] += w2 * v * v;
             }
@@ -222,6 +236,7 @@ static void check_refit_sums(void) {
         bad += memcmp(num, want_n, sizeof num) != 0 || memcmp(den, want_d, sizeof den) != 0;
     }
     gsl_rng_free(r);
+    CHECK(clipped > 100 && ties > 100, "the refit sums' codes: %d clipped, %d ties", clipped, ties);
     CHECK(bad == 0, "%d of 20 heads' refit sums differ from the row-major definition", bad);
 }
 
@@ -308,6 +323,30 @@ static void check_row_scales(void) {
     CHECK(bad == 0 && lanes > 100000, "%d of %d row scales or reciprocals differ from stepq_row_scale's", bad, lanes);
 }
 
+// df_factors16 (F16C, eight at a time) against stepq_f16_to_f32(stepq_f16_factor(f)), bit
+// for bit: every FP16 value, the midpoints between neighbours and the floats beside them (ties
+// to even), from the smallest subnormal (below it and at zero the factor is 1) to 65504 and past
+// it (saturating, also at 65520 where a plain conversion turns to infinity), negatives, NaN and
+// infinities; n not a multiple of 8 leaves a tail to the scalar loop
+static void check_factors16(void) {
+    enum { N = 4 * 0x7c00 + 8 + 5 };
+    static float f[N], got[N];
+    int n = 0, bad = 0;
+    for (uint32_t h = 0; h < 0x7c00; h++) {
+        const double v = stepq_f16_to_f32((uint16_t)h), w = h < 0x7bff ? stepq_f16_to_f32((uint16_t)(h + 1)) : 65520.0;
+        const float mid = (float)((v + w) / 2);
+        f[n++] = (float)v, f[n++] = mid, f[n++] = nextafterf(mid, 0), f[n++] = nextafterf(mid, INFINITY);
+    }
+    const float special[] = {0.0f, -0.0f, -1.0f, -65504.0f, NAN, INFINITY, -INFINITY, 1e-30f, 1e30f, 65520.0f, 2.9e-8f, 3.0e-8f, -2e-8f};
+    for (size_t k = 0; k < sizeof special / sizeof *special; k++) f[n++] = special[k];
+    df_factors16(got, f, n);
+    for (int k = 0; k < n; k++) {
+        const float want = stepq_f16_to_f32(stepq_f16_factor(f[k]));
+        bad += stepq_f32_bits(got[k]) != stepq_f32_bits(want);
+    }
+    CHECK(n == N && bad == 0, "%d of %d FP16 factors differ from stepq_f16_factor's", bad, n);
+}
+
 // rc_fwht's vector stages against the transform's definition (stepq_fwht of the reference
 // build: the butterfly loop, stage by stage, then the scale), bit for bit: signed zeros, values
 // whose sums cancel exactly, and magnitudes 2^-40 ... 2^40 side by side, at every width the
@@ -351,6 +390,7 @@ int main(void) {
     check_fwht();
     check_row_scales();
     check_refit_sums();
+    check_factors16();
     return tu_finish("test_simd");
 #else
     printf("test_simd: built without AVX-512: skipped\n");
