@@ -321,11 +321,15 @@ INLINE void rows128_decode(__m512* t, const stepq_qstate* qs, const head_ctx* h,
         return;
     }
     if (fam == STEPQ_FAMILY_DUAL) {
-        const __m512 vr = _mm512_set1_ps(df_get16(P)), vn = _mm512_set1_ps(df_nrm_of(&qs->hp, b));
+        // df_decode_row's (r c_j) (nrm z_j) as ((r nrm) c_j) z_j: nrm is a power of two (at most
+        // 64) and r, c_j FP16 factors (at least 2^-24), so r nrm is exact and (r nrm) c_j is nrm
+        // times the rounded r c_j (no product leaves the normal range): the same value, a
+        // multiply fewer (STEPQuant@6's step 16.5 -> 15.9 us, DSQ6 10.1 -> 9.6, medians of 7)
+        const __m512 vrn = _mm512_set1_ps(df_get16(P) * df_nrm_of(&qs->hp, b));
 #pragma GCC unroll 8
         for (int c = 0; c < R128; c++)
-            t[c] = _mm512_mul_ps(_mm512_mul_ps(vr, _mm512_loadu_ps(h->c + 16 * c)),
-                                 _mm512_mul_ps(vn, _mm512_cvtepi32_ps(rc_unpack16(P + 2 + 2 * b * c, b))));
+            t[c] = _mm512_mul_ps(_mm512_mul_ps(vrn, _mm512_loadu_ps(h->c + 16 * c)),
+                                 _mm512_cvtepi32_ps(rc_unpack16(P + 2 + 2 * b * c, b)));
         return;
     }
     uint16_t sh;
