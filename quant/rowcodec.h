@@ -522,16 +522,21 @@ static inline void rc_nvfp4_pack4(uint8_t* out, const __m512i* z, const uint32_t
 // result, 0 in lanes 8..15: the eight vectors reduced together (their halves, then quarters,
 // then pairs of lanes meet in one max per two blocks) instead of each alone across its lanes;
 // the same maxima, max being exact in any order
+// the first two levels of reducing vectors together (unsigned 32-bit lanes): a's and b's halves
+// met (lanes 0..7: a's, 8..15: b's); then the 128-bit lanes 2L and 2L + 1 of the pair (a, b)
+// met in lane L (a's two in lanes 0, 1, b's in 2, 3)
+static inline __m512i rc_max_halves(__m512i a, __m512i b) {
+    return _mm512_max_epu32(_mm512_shuffle_i32x4(a, b, 0x44), _mm512_shuffle_i32x4(a, b, 0xee));
+}
+static inline __m512i rc_max_quarters(__m512i a, __m512i b) {
+    return _mm512_max_epu32(_mm512_shuffle_i32x4(a, b, 0x88), _mm512_shuffle_i32x4(a, b, 0xdd));
+}
 static inline __m512i rc_absmax8x16(const float* x) {
     __m512i v[8];
     for (int k = 0; k < 8; k++) v[k] = _mm512_and_si512(_mm512_loadu_si512(x + 16 * k), _mm512_set1_epi32(0x7fffffff));
     __m512i h[4], q[2];
-    for (int k = 0; k < 4; k++)  // lanes 0..7: block 2k's halves met, 8..15: block 2k + 1's
-        h[k] = _mm512_max_epu32(_mm512_shuffle_i32x4(v[2 * k], v[2 * k + 1], 0x44),
-                                _mm512_shuffle_i32x4(v[2 * k], v[2 * k + 1], 0xee));
-    for (int k = 0; k < 2; k++)  // 128-bit lane L: block 4k + L's quarters met
-        q[k] = _mm512_max_epu32(_mm512_shuffle_i32x4(h[2 * k], h[2 * k + 1], 0x88),
-                                _mm512_shuffle_i32x4(h[2 * k], h[2 * k + 1], 0xdd));
+    for (int k = 0; k < 4; k++) h[k] = rc_max_halves(v[2 * k], v[2 * k + 1]);  // lanes 0..7: block 2k's, 8..15: 2k + 1's
+    for (int k = 0; k < 2; k++) q[k] = rc_max_quarters(h[2 * k], h[2 * k + 1]);  // 128-bit lane L: block 4k + L's
     // 128-bit lane L: block L's pairs (dwords 0, 1), block 4 + L's (2, 3)
     __m512i m = _mm512_max_epu32(_mm512_unpacklo_epi64(q[0], q[1]), _mm512_unpackhi_epi64(q[0], q[1]));
     m = _mm512_max_epu32(m, _mm512_shuffle_epi32(m, (_MM_PERM_ENUM)0xb1));

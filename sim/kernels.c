@@ -358,12 +358,8 @@ INLINE uint32_t rows128_absmax(const __m512* t) { return _mm512_reduce_max_epu32
 // 5.35, DAMP 12.39 -> 12.07, NVFP4 11.43 -> 11.17, STEPQuant@6 within 1%
 INLINE __m512i max16x16(const __m512i* m) {
     __m512i h[8], q[4], e[2];
-    for (int k = 0; k < 8; k++)  // lanes 0..7: row 2k's halves met, 8..15: row 2k + 1's
-        h[k] = _mm512_max_epu32(_mm512_shuffle_i32x4(m[2 * k], m[2 * k + 1], 0x44),
-                                _mm512_shuffle_i32x4(m[2 * k], m[2 * k + 1], 0xee));
-    for (int k = 0; k < 4; k++)  // 128-bit lane L: row 4k + L's quarters met
-        q[k] = _mm512_max_epu32(_mm512_shuffle_i32x4(h[2 * k], h[2 * k + 1], 0x88),
-                                _mm512_shuffle_i32x4(h[2 * k], h[2 * k + 1], 0xdd));
+    for (int k = 0; k < 8; k++) h[k] = rc_max_halves(m[2 * k], m[2 * k + 1]);  // lanes 0..7: row 2k's, 8..15: 2k + 1's
+    for (int k = 0; k < 4; k++) q[k] = rc_max_quarters(h[2 * k], h[2 * k + 1]);  // 128-bit lane L: row 4k + L's
     for (int k = 0; k < 2; k++)  // 128-bit lane L: row 8k + L's pairs (dwords 0, 1), 8k + 4 + L's (2, 3)
         e[k] = _mm512_max_epu32(_mm512_unpacklo_epi64(q[2 * k], q[2 * k + 1]), _mm512_unpackhi_epi64(q[2 * k], q[2 * k + 1]));
     // 128-bit lane L: rows L, 4 + L, 8 + L, 12 + L
