@@ -10,6 +10,7 @@
 #include "../base/common.h"
 #include "../quant/alloc.h"
 #include "../quant/format.h"
+#include "../sim/kernels.h"
 #include "../sim/runstate.h"
 #include "progress.h"
 
@@ -17,21 +18,32 @@
 // distortions of one head's snapshots
 
 // err (K) <- per-row mean over V of (X - X_hat)^2, X_hat from the dual fit (dual = 1) or per-row
-// absmax (dual = 0) with the given row widths
+// absmax (dual = 0) with the given row widths, through the active kernels' codecs (kn)
 static void row_errors(double* err, const float* X, const uint8_t* rows, const float* w,
-                       const stepq_plan* p, int dual, float* work, uint8_t* packed, float* Xh) {
+                       const stepq_plan* p, int dual, float* work, uint8_t* packed, float* Xh,
+                       const stepq_kernels* kn) {
     const int K = p->K, V = p->V;
     // the two quantizers of the table's families: the dual-axis fit (method 4.2) and per-row
     // absmax (time-b), each at the widths of rows
     if (dual) {
         stepq_head_plan hp = {p->kind, rows, w, (float)p->rho, p->refits};
-        stepq_assert(stepq_dual_encode_head(packed, X, &hp, 0, work, K, V) == STEPQ_OK);
-        stepq_dual_decode_head(Xh, packed, &hp, K, V);
+        stepq_assert(kn->dual_roundtrip(Xh, packed, X, &hp, 0, work, K, V) == STEPQ_OK);
     } else {
-        stepq_assert(stepq_rows_encode(packed, X, rows, 0, K, V) == STEPQ_OK);
-        stepq_rows_decode(Xh, packed, rows, 0, K, V);
+        stepq_assert(kn->rows_roundtrip(Xh, packed, X, rows, K, V) == STEPQ_OK);
     }
-    for (int i = 0; i < K; i++) {
+    // each row's sum in order over j; eight rows side by side (eight independent chains
+    // instead of one at a time: the same sums)
+    int i = 0;
+    for (; i + 8 <= K; i += 8) {
+        double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (int j = 0; j < V; j++)
+            for (int r = 0; r < 8; r++) {
+                double d = (double)X[(size_t)(i + r) * V + j] - Xh[(size_t)(i + r) * V + j];
+                s[r] += d * d;
+            }
+        for (int r = 0; r < 8; r++) err[i + r] = s[r] / V;
+    }
+    for (; i < K; i++) {
         double s = 0;
         for (int j = 0; j < V; j++) {
             double d = (double)X[(size_t)i * V + j] - Xh[(size_t)i * V + j];
@@ -45,6 +57,7 @@ static void row_errors(double* err, const float* X, const uint8_t* rows, const f
 // GDN: mean over (K,V) of w_i^2 err^2, one value per head; KDA: plain mean over V per row.
 static void head_distortions(double* d_dual, double* d_abs, const float* snaps, int n,
                              const stepq_plan* p, int h, const uint8_t* pivot) {
+    const stepq_kernels* kn = stepq_kernels_active();
     const int K = p->K, V = p->V, G = p->G;
     const float* w = p->w + (size_t)h * K;
     float* work = mallocCheck(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
@@ -61,7 +74,7 @@ static void head_distortions(double* d_dual, double* d_abs, const float* snaps, 
             double* d = pass ? d_abs : d_dual;
             if (!d || (pass == 1 && pivot)) continue;
             for (int s = 0; s < n; s++) {
-                row_errors(err, snaps + (size_t)s * K * V, rows, w, p, pass == 0, work, packed, Xh);
+                row_errors(err, snaps + (size_t)s * K * V, rows, w, p, pass == 0, work, packed, Xh, kn);
                 for (int i = 0; i < K; i++) {
                     if (G == 1) d[k] += (double)w[i] * w[i] * err[i] / K;
                     else d[(size_t)i * STEPQ_NW + k] += err[i];

@@ -24,6 +24,19 @@ static int ref_write(stepq_qstate* qs, const stepq_step_in* in, const float* dec
     return STEPQ_OK;
 }
 
+static int ref_dual_roundtrip(float* Xh, uint8_t* P, const float* X, const stepq_head_plan* hp, int dsq,
+                              float* work, int K, int V) {
+    if (stepq_dual_encode_head(P, X, hp, dsq, work, K, V) != STEPQ_OK) return STEPQ_ERR;
+    stepq_dual_decode_head(Xh, P, hp, K, V);
+    return STEPQ_OK;
+}
+
+static int ref_rows_roundtrip(float* Xh, uint8_t* P, const float* X, const uint8_t* bits, int K, int V) {
+    if (stepq_rows_encode(P, X, bits, 0, K, V) != STEPQ_OK) return STEPQ_ERR;
+    stepq_rows_decode(Xh, P, bits, 0, K, V);
+    return STEPQ_OK;
+}
+
 const stepq_kernels stepq_kernels_reference = {
     .name = "reference",
     .level = STEPQ_ISA_BASE,
@@ -31,6 +44,8 @@ const stepq_kernels stepq_kernels_reference = {
     .propagate = stepq_propagate_f32,
     .qstep_read = ref_read,
     .qstep_write = ref_write,
+    .dual_roundtrip = ref_dual_roundtrip,
+    .rows_roundtrip = ref_rows_roundtrip,
 };
 
 #if defined(__x86_64__)

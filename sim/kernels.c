@@ -853,6 +853,27 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
     return STEPQ_OK;
 }
 
+// the calibration's round trips (kernels.h): the codecs of quant/dual.c and quant/rows.c
+// compiled for this table's instruction set (the dual-axis fit with V known for the paper's
+// rows), the same operations, so the same bytes and values (test_kernels)
+static int dual_roundtrip(float* Xh, uint8_t* P, const float* X, const stepq_head_plan* hp, int dsq,
+                          float* work, int K, int V) {
+    if (!rc_all_finite(X, (size_t)K * V)) return STEPQ_ERR;
+    if (V == 128) df_encode_finite128(P, X, hp, dsq, work, K);
+    else df_encode_finite(P, X, hp, dsq, work, K, V);
+    df_decode_head(Xh, P, hp, K, V);
+    return STEPQ_OK;
+}
+
+static int rows_roundtrip(float* Xh, uint8_t* P, const float* X, const uint8_t* bits, int K, int V) {
+    for (int i = 0; i < K; i++) {
+        if (rc_row_encode(P, NULL, X + (size_t)i * V, bits[i], V) != STEPQ_OK) return STEPQ_ERR;
+        rc_row_decode(Xh + (size_t)i * V, P, bits[i], V);
+        P += STEPQ_ROW_BYTES(bits[i], V);
+    }
+    return STEPQ_OK;
+}
+
 const stepq_kernels STEPQ_KERNELS_NAME = {
     .name = STEPQ_KERNELS_LABEL,
     .level = STEPQ_KERNELS_LEVEL,
@@ -860,4 +881,6 @@ const stepq_kernels STEPQ_KERNELS_NAME = {
     .propagate = propagate,
     .qstep_read = qstep_read,
     .qstep_write = qstep_write,
+    .dual_roundtrip = dual_roundtrip,
+    .rows_roundtrip = rows_roundtrip,
 };

@@ -52,6 +52,13 @@ typedef struct {
     int (*qstep_write)(stepq_qstate* qs, const stepq_step_in* in, const float* decay,
                        double scale, int n_gates, const float* S_ref, float* y_hat,
                        stepq_qmeasure* m);
+    // a head's round trip through a codec, Xh (K,V) <- decode(encode(X)) with the packed bytes
+    // in P (the calibration's distortions, method 4.3): the dual-axis fit of hp (DSQ's when dsq;
+    // work: STEPQ_WORK_FLOATS), and per-row absmax at the widths bits; STEPQ_ERR if X is not
+    // finite. The reference is quant/format.h's stepq_dual_* and stepq_rows_*.
+    int (*dual_roundtrip)(float* Xh, uint8_t* P, const float* X, const stepq_head_plan* hp, int dsq,
+                          float* work, int K, int V);
+    int (*rows_roundtrip)(float* Xh, uint8_t* P, const float* X, const uint8_t* bits, int K, int V);
 } stepq_kernels;
 
 enum { STEPQ_ISA_BASE, STEPQ_ISA_AVX2, STEPQ_ISA_AVX512 };

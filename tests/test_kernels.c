@@ -235,6 +235,42 @@ static void check_propagate(const stepq_kernels* k, int kind, int K, gsl_rng* r)
     free(kP); free(w); free(g);
 }
 
+// the calibration's round trips (dual-axis fit, DSQ, per-row absmax) against the reference's
+// codecs, bit for bit: bytes and decoded values at every width of the plans, without and with
+// FP16 pivot rows, and a non-finite head refused by both
+static void check_roundtrips(const stepq_kernels* k, const stepq_plan* plan, const float* S, int K, int V) {
+    const stepq_kernels* ref = &stepq_kernels_reference;
+    const size_t nb = (size_t)K * V * 2 + 2 * (size_t)V + 4;
+    uint8_t *Pa = calloc(nb, 1), *Pb = calloc(nb, 1), rows[STEPQ_MAX_DIM];
+    float *Xa = malloc(sizeof(float) * K * V), *Xb = malloc(sizeof(float) * K * V);
+    float* work = malloc(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
+    float* X = malloc(sizeof(float) * K * V);
+    memcpy(X, S, sizeof(float) * K * V);
+    int bad = 0, n = 0;
+    for (int wi = 0; wi < STEPQ_NW; wi++)
+        for (int piv = 0; piv < 2; piv++) {
+            for (int i = 0; i < K; i++) rows[i] = piv && i % 7 == 2 ? STEPQ_PIVOT_BITS : stepq_plan_widths[wi];
+            stepq_head_plan hp = {plan->kind, rows, plan->w, (float)plan->rho, plan->refits};
+            for (int dsq = 0; dsq < 2; dsq++, n++) {
+                memset(Pa, 0, nb), memset(Pb, 0, nb);
+                int ra = ref->dual_roundtrip(Xa, Pa, X, &hp, dsq, work, K, V);
+                int rb = k->dual_roundtrip(Xb, Pb, X, &hp, dsq, work, K, V);
+                bad += ra != 0 || rb != 0 || memcmp(Pa, Pb, nb) || memcmp(Xa, Xb, sizeof(float) * K * V);
+            }
+            memset(Pa, 0, nb), memset(Pb, 0, nb);
+            int ra = ref->rows_roundtrip(Xa, Pa, X, rows, K, V), rb = k->rows_roundtrip(Xb, Pb, X, rows, K, V);
+            bad += ra != 0 || rb != 0 || memcmp(Pa, Pb, nb) || memcmp(Xa, Xb, sizeof(float) * K * V);
+            n++;
+        }
+    X[K * V / 2] = INFINITY;
+    stepq_head_plan hp = {plan->kind, rows, plan->w, (float)plan->rho, plan->refits};
+    bad += ref->dual_roundtrip(Xa, Pa, X, &hp, 0, work, K, V) == 0 || k->dual_roundtrip(Xb, Pb, X, &hp, 0, work, K, V) == 0 ||
+           ref->rows_roundtrip(Xa, Pa, X, rows, K, V) == 0 || k->rows_roundtrip(Xb, Pb, X, rows, K, V) == 0;
+    CHECK(bad == 0, "%s %s %d x %d: %d of %d round trips differ from the reference's", k->name,
+          stepq_kind_name(plan->kind), K, V, bad, n + 1);
+    free(Pa); free(Pb); free(Xa); free(Xb); free(work); free(X);
+}
+
 static void check_steps(const stepq_kernels* k, gsl_rng* r) {
     // K = 40 with V = 128: the register passes' groups of 16 rows end in a group of 8
     static const int shapes[][2] = {{128, 128}, {40, 128}, {64, 96}, {48, 40}};
@@ -257,6 +293,7 @@ static void check_steps(const stepq_kernels* k, gsl_rng* r) {
             check_propagate(k, kind, K, r);
             stepq_plan plan;
             make_plan(&plan, kind, K, V, r);
+            if (V % STEPQ_GDN2_GROUP == 0) check_roundtrips(k, &plan, S, K, V);
             for (int i = 0; i < stepq_n_formats; i++)
                 if (stepq_family_holds(stepq_formats[i].family, K, V)) compare(&stepq_formats[i], k, &plan, kind, K, V, r, 1.0);
             // updates that take FP16 states past +-65504, where they saturate
