@@ -169,20 +169,24 @@ STEPQ_RC void df_row_codes(float* z, const dual_work* w, const dual_shape* s, co
 }
 
 #if defined(STEPQ_RC_AVX512)
-// df_row_codes of 16 values y (ic: their columns' 1/c): (y ic) inv_n clamped to [-lev, lev]
-// (max, min: the scalar comparisons' results for finite values) and rounded as
-// stepq_round_even rounds (so a code of zero is +0); GDN's odd 2-bit codes +-1, +-3
-static inline __m512 df_codes16(__m512 y, __m512 ic, __m512 inv_n, __m512 lev, int odd) {
+// df_row_codes of 16 values y (ic: their columns' 1/c) before their rounding: (y ic) inv_n
+// clamped to [-lev, lev] (max, min: the scalar comparisons' results for finite values)
+static inline __m512 df_clamped16(__m512 y, __m512 ic, __m512 inv_n, __m512 lev) {
     const __m512 t = _mm512_mul_ps(_mm512_mul_ps(y, ic), inv_n);
+    return _mm512_min_ps(_mm512_max_ps(t, _mm512_sub_ps(_mm512_setzero_ps(), lev)), lev);
+}
+// df_row_codes of 16 values as floats: df_clamped16 rounded as stepq_round_even rounds (so a
+// code of zero is +0); GDN's odd 2-bit codes +-1, +-3
+static inline __m512 df_codes16(__m512 y, __m512 ic, __m512 inv_n, __m512 lev, int odd) {
     if (odd) {  // stepq_odd2_code: 3 where |t| >= 2, else 1; negative where t < 0
+        const __m512 t = _mm512_mul_ps(_mm512_mul_ps(y, ic), inv_n);
         const __mmask16 big = _mm512_cmp_ps_mask(_mm512_abs_ps(t), _mm512_set1_ps(2.0f), _CMP_GE_OQ);
         const __mmask16 neg = _mm512_cmp_ps_mask(t, _mm512_setzero_ps(), _CMP_LT_OQ);
         const __m512 m = _mm512_mask_blend_ps(big, _mm512_set1_ps(1.0f), _mm512_set1_ps(3.0f));
         return _mm512_mask_blend_ps(neg, m, _mm512_sub_ps(_mm512_setzero_ps(), m));
     }
-    const __m512 c = _mm512_min_ps(_mm512_max_ps(t, _mm512_sub_ps(_mm512_setzero_ps(), lev)), lev);
     const __m512 big = _mm512_set1_ps(12582912.0f);
-    return _mm512_sub_ps(_mm512_add_ps(c, big), big);
+    return _mm512_sub_ps(_mm512_add_ps(df_clamped16(y, ic, inv_n, lev), big), big);
 }
 
 // df_refit_columns' sums of 32 columns j0.. (a GDN 2-bit group: one row factor) over every
@@ -326,13 +330,14 @@ STEPQ_RC void df_put16s(uint8_t* P, const float* v, int n) {
 STEPQ_RC void df_pack_row(uint8_t* P, const dual_work* w, const dual_shape* s, const float* inv_c, int i) {
     const int b = s->bits[i], V = s->V;
 #if defined(STEPQ_RC_AVX512)
-    if (RC_SIMD_WIDTH(b) && V % 64 == 0) {  // df_codes16's codes as integers, 64 packed at once
+    if (RC_SIMD_WIDTH(b) && V % 64 == 0) {  // the codes as integers, 64 packed at once: the
+        // conversion rounds half to even as stepq_round_even does, so the clamped values go straight in
         const __m512 inv_n = _mm512_set1_ps(1.0f / w->nrm[i]), lev = _mm512_set1_ps(w->lev[i]);
         const float* y = w->y + (size_t)i * V;
         for (int j = 0; j < V; j += 64) {
             __m512i z[4];
             for (int k = 0; k < 4; k++)
-                z[k] = _mm512_cvtps_epi32(df_codes16(_mm512_loadu_ps(y + j + 16 * k), _mm512_loadu_ps(inv_c + j + 16 * k), inv_n, lev, 0));
+                z[k] = _mm512_cvtps_epi32(df_clamped16(_mm512_loadu_ps(y + j + 16 * k), _mm512_loadu_ps(inv_c + j + 16 * k), inv_n, lev));
             rc_pack64(P + (size_t)j * b / 8, z, b, j + 64 < V);
         }
         return;
