@@ -16,7 +16,7 @@
 #include "../sim/recurrence.h"
 #include "../sim/runstate.h"
 #include "../sim/synth.h"
-#include "progress.h"
+#include "../base/progress.h"
 #include "runner.h"
 
 #define BK 128  // the head benchmarked: 128 x 128, as both of the paper's models
@@ -264,7 +264,7 @@ static double driver_seconds(const char* fmt_name, int heads, const stepq_plan* 
     stepq_assert(stepq_synth_preset(&p, "gdn-qwen-like") == STEPQ_OK &&
                  stepq_synth_open(&src, &p, 0, 1, &layer, 1, hs, heads) == STEPQ_OK);
     const stepq_format* f = stepq_format_find(fmt_name);
-    stepq_run_cfg rc = {&f, 1, 2048, 6144, 64, 0, "bench driver", plan, NULL, 0};
+    stepq_run_cfg rc = {&f, 1, 2048, 6144, 64, 0, "bench driver", plan, NULL, 0, NULL};
     stepq_run_out o;
 #ifdef _OPENMP
     const int t_was = omp_get_max_threads();

@@ -12,7 +12,7 @@
 #include "../quant/format.h"
 #include "../sim/kernels.h"
 #include "../sim/runstate.h"
-#include "progress.h"
+#include "../base/progress.h"
 
 // ---------------------------------------------------------------------------------------------
 // distortions of one head's snapshots

@@ -13,7 +13,7 @@
 #include "../base/h5util.h"
 #include "../base/outfile.h"
 #include "../base/stats.h"
-#include "progress.h"
+#include "../base/progress.h"
 
 #define WINDOW 16  // the repeat rate's window, bytes
 

@@ -9,11 +9,12 @@
 #include "../base/h5util.h"
 #include "../base/outfile.h"
 #include "../base/stats.h"
+#include "../sim/headloop.h"
 #include "../sim/protocol.h"
 #include "../sim/recurrence.h"
 #include "../sim/runout.h"
 #include "../sim/runstate.h"
-#include "progress.h"
+#include "../base/progress.h"
 
 const char* const stepq_halflife_summary_names[HL_N_SUMMARY] = {
     "spearman_acc", "spearman_acc_over_d", "spearman_persistence", "top_quarter_share_acc",
@@ -28,20 +29,19 @@ static const char* const summary_desc[HL_N_SUMMARY] = {
     "mean d of the longest-lived quarter over that of the shortest-lived quarter"};
 
 typedef struct {
-    stepq_runstate rs;
-    stepq_qstate q;
-    double* E;     // (K,V) the single injected error, continued exactly
-    float* Xpre;   // (K,V) X_t before it is encoded
-    double *acc, *d, *pers, *e0;  // (U) (U) (U) (K) per unit of the head
-    float* decay;  // (K)
-} hl_scratch;
-
-typedef struct {
     const stepq_halflife_cfg* c;
     int S, H, G, U;      // U = units per head: 1 (GDN) or K (KDA)
     double *hl, *acc, *d, *pers;  // (S, H * U)
-    int failed;
+    int s;               // the seed being run
 } hl_run;
+
+// one thread's sums of the head in flight (the head loop's observer scratch)
+typedef struct {
+    double* E;     // (K,V) the single injected error, continued exactly
+    double *acc, *d, *pers, *e0;  // (U) (U) (U) (K) per unit of the head
+    double* gsum;  // (G) the sum of each log gate over the run
+    double first;  // GDN: the injected error's read-out at the first decode step
+} hl_sums;
 
 // E <- A_t E; returns ||E^T scale q||^2; rows (K, may be NULL) += ||E_i||^2
 static double propagate_error(double* E, double* rows, const stepq_step_in* in, const float* decay,
@@ -70,10 +70,38 @@ static double propagate_error(double* E, double* rows, const stepq_step_in* in, 
     return s;
 }
 
+static void* hl_thread_init(void* ctx, const stepq_view* v) {
+    const hl_run* r = ctx;
+    hl_sums* x = mallocCheck(sizeof *x);
+    x->E = mallocCheck(sizeof(double) * v->K * v->V);
+    x->acc = mallocCheck(sizeof(double) * r->U);
+    x->d = mallocCheck(sizeof(double) * r->U);
+    x->pers = mallocCheck(sizeof(double) * r->U);
+    x->e0 = mallocCheck(sizeof(double) * v->K);
+    x->gsum = mallocCheck(sizeof(double) * v->G);
+    return x;
+}
+
+static void hl_thread_free(void* tls) {
+    hl_sums* x = tls;
+    free(x->E); free(x->acc); free(x->d); free(x->pers); free(x->e0); free(x->gsum);
+    free(x);
+}
+
+static int hl_init_head(void* ctx, void* tls, const stepq_view* v) {
+    hl_sums* x = tls;
+    for (int i = 0; i < v->G; i++) x->gsum[i] = 0;
+    x->first = -1;
+    return STEPQ_OK;
+}
+
 // the boundary: the format's error E_0 = decode(encode(S)) - S, and each KDA row's size
-static int inject(hl_scratch* x, const float* S, int K, int V, int U) {
-    if (stepq_qstate_load(&x->q, S)) return STEPQ_ERR;
-    for (size_t e = 0; e < (size_t)K * V; e++) x->E[e] = (double)x->q.X[e] - S[e];
+static int hl_boundary(void* ctx, void* tls, const stepq_view* v) {
+    const hl_run* r = ctx;
+    hl_sums* x = tls;
+    const int K = v->K, V = v->V, U = r->U;
+    const float* X = v->f[0].qs->X;
+    for (size_t e = 0; e < (size_t)K * V; e++) x->E[e] = (double)X[e] - v->S[e];
     for (int u = 0; u < U; u++) x->acc[u] = x->d[u] = x->pers[u] = 0;
     for (int i = 0; i < K; i++) {  // KDA: each row's injected error
         double e0 = 0;
@@ -83,96 +111,52 @@ static int inject(hl_scratch* x, const float* S, int K, int V, int U) {
     return STEPQ_OK;
 }
 
+static int hl_step(void* ctx, void* tls, const stepq_view* v) {
+    const hl_run* r = ctx;
+    hl_sums* x = tls;
+    const int K = v->K, V = v->V, U = r->U;
+    for (int i = 0; i < v->G; i++) x->gsum[i] += v->in->g[i];
+    if (!v->decoding) return STEPQ_OK;
+    double ro = propagate_error(x->E, U > 1 ? x->pers : NULL, v->in, v->decay, v->scale, K, V);
+    if (U == 1) {
+        if (x->first < 0) x->first = ro;
+        x->pers[0] += ro;
+    }
+    const stepq_slot_view* q = &v->f[0];
+    if (U == 1)
+        for (int j = 0; j < V; j++) x->acc[0] += ((double)q->y_hat[j] - v->y[j]) * ((double)q->y_hat[j] - v->y[j]);
+    // eps: what this step's encode added (zero between a replay format's re-encodes)
+    for (int i = 0; i < K; i++) {
+        double eps = 0, err = 0;
+        for (int j = 0; j < V; j++) {
+            size_t e = (size_t)i * V + j;
+            double a = (double)q->qs->X[e] - q->X_pre[e], b = (double)q->qs->X[e] - v->S[e];
+            eps += a * a;
+            err += b * b;
+        }
+        x->d[U > 1 ? i : 0] += eps;
+        if (U > 1) x->acc[i] += err;
+    }
+    return STEPQ_OK;
+}
+
 // head h's units into the run's arrays
-static void store(hl_run* r, int s, int h, const hl_scratch* x, double first, int K, int V) {
+static int hl_end_head(void* ctx, void* tls, const stepq_view* v) {
+    const hl_run* r = ctx;
+    const hl_sums* x = tls;
     const stepq_halflife_cfg* c = r->c;
-    const int U = r->U;
+    const int U = r->U, s = r->s, h = v->h, K = v->K, V = v->V;
     const double steps = (double)(c->prefill + c->decode);
     for (int u = 0; u < U; u++) {
         size_t o = (size_t)s * r->H * U + (size_t)h * U + u;
-        double l = (U > 1 ? x->rs.gsum[u] : x->rs.gsum[0]) / steps;
+        double l = (U > 1 ? x->gsum[u] : x->gsum[0]) / steps;
         r->hl[o] = l < 0 ? M_LN2 / -l : INFINITY;
         r->acc[o] = x->acc[u];
         r->d[o] = x->d[u] / (double)c->decode / (U > 1 ? V : (double)K * V);
-        r->pers[o] = U > 1 ? (x->e0[u] > 0 ? x->pers[u] / x->e0[u] : NAN) : (first > 0 ? x->pers[0] / first : NAN);
+        r->pers[o] = U > 1 ? (x->e0[u] > 0 ? x->pers[u] / x->e0[u] : NAN)
+                           : (x->first > 0 ? x->pers[0] / x->first : NAN);
     }
-}
-
-static int one_head(hl_run* r, int s, int h, hl_scratch* x) {
-    const stepq_halflife_cfg* c = r->c;
-    const stepq_source* src = c->srcs[s];
-    const int K = src->K, V = src->V, G = src->n_gates, U = r->U;
-    const size_t KV = (size_t)K * V;
-    stepq_runstate* rs = &x->rs;
-    stepq_runstate_reset(rs, src->S0 ? src->S0 + (size_t)h * KV : NULL);
-    stepq_cursor* cur = src->open(src, h);
-    stepq_step_in in;
-    for (long t = 0; t < c->prefill; t++) {
-        src->next(cur, &in);
-        stepq_runstate_observe(rs, &in, src->scale, 0);
-        stepq_runstate_step(rs, &in, src->scale);
-    }
-    stepq_assert(stepq_qstate_init(&x->q, c->format, NULL, 0, src->kind, K, V) == STEPQ_OK);  // fits: checked
-    int rc = inject(x, rs->S, K, V, U);
-    double first = -1;
-    float y[STEPQ_MAX_DIM];
-    for (long td = 0; td < c->decode && rc == STEPQ_OK; td++) {
-        src->next(cur, &in);
-        stepq_runstate_observe(rs, &in, src->scale, 0);
-        stepq_decays(x->decay, in.g, G, K);
-        double ro = propagate_error(x->E, U > 1 ? x->pers : NULL, &in, x->decay, src->scale, K, V);
-        if (U == 1) {
-            if (first < 0) first = ro;
-            x->pers[0] += ro;
-        }
-        stepq_runstate_step(rs, &in, src->scale);
-        stepq_step_f32(x->q.X, y, rs->work, in.q, in.k, in.v, in.g, in.beta, src->scale, G, K, V);
-        memcpy(x->Xpre, x->q.X, sizeof(float) * KV);
-        rc = stepq_qstate_requantize(&x->q);
-        if (U == 1) for (int j = 0; j < V; j++) x->acc[0] += ((double)y[j] - rs->y[j]) * ((double)y[j] - rs->y[j]);
-        for (int i = 0; i < K; i++) {
-            double eps = 0, err = 0;
-            for (int j = 0; j < V; j++) {
-                size_t e = (size_t)i * V + j;
-                double a = (double)x->q.X[e] - x->Xpre[e], b = (double)x->q.X[e] - rs->S[e];
-                eps += a * a;
-                err += b * b;
-            }
-            x->d[U > 1 ? i : 0] += eps;
-            if (U > 1) x->acc[i] += err;
-        }
-    }
-    src->close(cur);
-    stepq_qstate_free(&x->q);
-    store(r, s, h, x, first, K, V);
-    return rc;
-}
-
-static void run_seed(hl_run* r, int s, stepq_progress* pr) {
-    const stepq_source* src = r->c->srcs[s];
-    const size_t KV = (size_t)src->K * src->V;
-#pragma omp parallel
-    {
-        hl_scratch x;
-        stepq_runstate_init(&x.rs, src->K, src->V, src->n_gates);
-        x.E = mallocCheck(sizeof(double) * KV);
-        x.Xpre = mallocCheck(sizeof(float) * KV);
-        x.acc = mallocCheck(sizeof(double) * r->U);
-        x.d = mallocCheck(sizeof(double) * r->U);
-        x.pers = mallocCheck(sizeof(double) * r->U);
-        x.e0 = mallocCheck(sizeof(double) * src->K);
-        x.decay = mallocCheck(sizeof(float) * src->K);
-#pragma omp for schedule(dynamic, 1)
-        for (int h = 0; h < r->H; h++) {
-            if (one_head(r, s, h, &x) != STEPQ_OK) {
-#pragma omp atomic write
-                r->failed = 1;
-            }
-            stepq_progress_tick(pr);
-        }
-        stepq_runstate_free(&x.rs);
-        free(x.E); free(x.Xpre); free(x.acc); free(x.d); free(x.pers); free(x.e0); free(x.decay);
-    }
+    return STEPQ_OK;
 }
 
 // the summaries of seed s (HL_N_SUMMARY)
@@ -285,22 +269,25 @@ static void print_summary(const stepq_halflife_cfg* c, const hl_run* r, const do
 int stepq_halflife(double* sum, const stepq_halflife_cfg* c) {
     const stepq_source* s0 = c->srcs[0];
     hl_run r = {c, c->n_seeds, s0->n_heads, s0->n_gates, s0->n_gates == 1 ? 1 : s0->K, NULL, NULL, NULL, NULL, 0};
-    if (c->prefill + c->decode > s0->T) {
-        stepq_error("%s has %ld steps; prefill %ld + decode %ld need more", s0->desc, s0->T, c->prefill, c->decode);
-        return STEPQ_ERR;
-    }
     if (stepq_formats_fit(&c->format, 1, s0) != STEPQ_OK) return STEPQ_ERR;
+    const stepq_slot slot = {c->format, STEPQ_PROTO_NORMAL};
+    const stepq_observer obs = {.name = "halflife", .needs = STEPQ_NEED_STATES, .ctx = &r,
+                                .thread_init = hl_thread_init, .thread_free = hl_thread_free,
+                                .init_head = hl_init_head, .on_step = hl_step,
+                                .on_boundary = hl_boundary, .end_head = hl_end_head};
+    stepq_progress pr;
+    stepq_headloop_cfg hc = {.backend = c->backend, .slots = &slot, .n_slots = 1, .prefill = c->prefill,
+                             .decode = c->decode, .obs = &obs, .n_obs = 1, .progress = &pr};
+    if (stepq_headloop_check(&hc, s0->K, s0->V, "halflife") != STEPQ_OK) return STEPQ_ERR;
     size_t n = (size_t)r.S * r.H * r.U;
     r.hl = mallocCheck(sizeof(double) * n);
     r.acc = mallocCheck(sizeof(double) * n);
     r.d = mallocCheck(sizeof(double) * n);
     r.pers = mallocCheck(sizeof(double) * n);
-    stepq_progress pr;
     stepq_progress_start(&pr, "halflife", "heads", (long)r.S * r.H);
-    for (int s = 0; s < r.S && !r.failed; s++) run_seed(&r, s, &pr);
+    int rc = STEPQ_OK;
+    for (r.s = 0; r.s < r.S && rc == STEPQ_OK; r.s++) rc = stepq_headloop_run(c->srcs[r.s], &hc);
     stepq_progress_end(&pr);
-    int rc = r.failed ? STEPQ_ERR : STEPQ_OK;
-    if (r.failed) stepq_error("halflife: %s met a non-finite state (%s)", c->format->name, s0->desc);
     for (int s = 0; s < r.S && !rc; s++) summarise(sum + (size_t)s * HL_N_SUMMARY, &r, s);
     if (!rc && c->output) rc = write_h5(c, &r, sum);
     if (!rc && c->table) rc = write_table(c, &r);

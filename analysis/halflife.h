@@ -21,6 +21,7 @@
 #define STEPQ_HALFLIFE_H
 
 #include "../quant/format.h"
+#include "../sim/headloop.h"
 #include "../sim/stream.h"
 #include "output.h"
 
@@ -32,6 +33,7 @@ typedef struct {
     long prefill, decode;
     const char* output, *table;
     stepq_provenance prov;
+    const stepq_backend* backend;  // sim/headloop.h; NULL: the CPU
 } stepq_halflife_cfg;
 
 // the per-seed summaries, also for the regime sweep

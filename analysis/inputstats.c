@@ -11,7 +11,7 @@
 #include "../base/h5util.h"
 #include "../base/stats.h"
 #include "../sim/runstate.h"
-#include "progress.h"
+#include "../base/progress.h"
 
 // max over median of the RMS of rows (by_row) or columns of S (K,V); work: (max(K,V))
 static double ridge_ratio(const float* S, int K, int V, int by_row, double* work) {

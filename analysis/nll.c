@@ -13,7 +13,7 @@
 #include "../sim/stream.h"
 #include "../sim/sums.h"
 #include "octile.h"
-#include "progress.h"
+#include "../base/progress.h"
 
 #define N_OCT_RUNS (STEPQ_OCT_ORDERS * STEPQ_OCT_GROUPS)
 

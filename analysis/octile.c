@@ -16,7 +16,7 @@
 #include "../sim/recurrence.h"
 #include "../sim/runstate.h"
 #include "../sim/sums.h"
-#include "progress.h"
+#include "../base/progress.h"
 
 enum { O_OMEGA = STEPQ_OCT_OMEGA, O_MAG = STEPQ_OCT_MAGNITUDE, O_RANDOM = STEPQ_OCT_RANDOM,
        N_ORDERS = STEPQ_OCT_ORDERS, N_OCT = STEPQ_OCT_GROUPS };

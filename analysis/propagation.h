@@ -18,6 +18,7 @@
 
 #include "../quant/format.h"
 #include "../sim/stream.h"
+#include "../sim/headloop.h"
 #include "output.h"
 
 typedef struct {
@@ -36,6 +37,7 @@ typedef struct {
     const char* journal_key;    // record completed heads in "<output>.journal" under this key (journal.h), or NULL
     int resume;                 // read back the heads of an interrupted run's journal
     stepq_provenance prov;
+    const stepq_backend* backend;  // sim/headloop.h; NULL: the CPU
 } stepq_propagation_cfg;
 
 int stepq_propagation(const stepq_propagation_cfg* cfg);

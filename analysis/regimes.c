@@ -31,7 +31,7 @@ static int one_point(regime_results* o, const stepq_regimes_cfg* c, int r) {
         for (int k = 0; k < IS_N_SUMMARY; k++)
             o->is[((size_t)r * S + s) * IS_N_SUMMARY + k] = is[(size_t)k * S + s];
     free(is);
-    stepq_halflife_cfg hc = {ev, c->seeds, S, c->halflife_format, c->prefill, c->decode, NULL, NULL, c->prov};
+    stepq_halflife_cfg hc = {ev, c->seeds, S, c->halflife_format, c->prefill, c->decode, NULL, NULL, c->prov, NULL};
     if (!rc) rc = stepq_halflife(o->hl + (size_t)r * S * HL_N_SUMMARY, &hc);
     stepq_calib_cfg cc = c->calib[r];
     cc.output = NULL;

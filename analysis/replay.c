@@ -44,7 +44,7 @@ static int write_replay(const stepq_replay_cfg* c, const stepq_run_out* o) {
 
 int stepq_replay(const stepq_replay_cfg* c) {
     const stepq_format* fmts[1] = {c->format};
-    stepq_run_cfg rc = {fmts, 1, c->prefill, c->src->T - c->prefill, 1, 1, "replay", c->plan, NULL, 0};
+    stepq_run_cfg rc = {fmts, 1, c->prefill, c->src->T - c->prefill, 1, 1, "replay", c->plan, NULL, 0, NULL};
     stepq_run_out o;
     if (stepq_run_heads(&o, c->src, &rc) != STEPQ_OK) return STEPQ_ERR;
     int r = write_replay(c, &o);

@@ -11,47 +11,57 @@
 #ifdef STEPQ_WITH_CUDA
 #include "../sim/cuda/engine.h"
 #endif
+#include "../sim/headloop.h"
 #include "../sim/kernels.h"
 #include "../sim/protocol.h"
 #include "../sim/recurrence.h"
 #include "../sim/runstate.h"
 #include "../sim/sums.h"
-#include "progress.h"
+#include "../base/progress.h"
 
-// per-thread scratch, reused head after head (never allocated per step)
+// The run's observer: measure() of every decode step into stepq_run_out (method 3, P1).
 typedef struct {
-    stepq_runstate rs;   // the reference: S, y (= y_ref), y_hat, work, grad
-    float* pred;         // (F,V) P1's prediction of each format's read-out error
-    double* acc_sq;      // (F) the head's accumulated read-out error and largest P1 residual of
-    double* p1_resid;    // each format, and acc_ref, its reference's: summed here and stored in
-    double acc_ref;      // the run's arrays when the head ends. Written there every step, their
-                         // cache lines went back and forth between the threads stepping
-                         // neighbouring heads: the 96-head format table took 297 s of CPU time on
-                         // 2 threads (151 s wall) against 258 s on one; now 252 s (128 s wall)
-    float* decay;        // (K) the step's decay of each key row
-    stepq_qstate* qs;    // (F), set up per head (widths depend on the head)
-    const int* plan_index;  // (H) the plan's index of each source head
-    const stepq_kernels* k;  // the decode step's implementation (sim/kernels.h)
-} head_scratch;
+    stepq_run_out* o;
+    const stepq_run_cfg* cfg;
+    int journal_failed;
+} run_ctx;
 
-static void scratch_init(head_scratch* s, const stepq_run_cfg* cfg, const stepq_source* src) {
-    stepq_runstate_init(&s->rs, src->K, src->V, src->n_gates);
-    s->pred = mallocCheck(sizeof(float) * src->V * cfg->n_formats);
-    s->acc_sq = mallocCheck(sizeof(double) * cfg->n_formats);
-    s->p1_resid = mallocCheck(sizeof(double) * cfg->n_formats);
-    s->decay = mallocCheck(sizeof(float) * src->K);
-    s->qs = callocCheck((size_t)cfg->n_formats, sizeof(stepq_qstate));
-    s->k = stepq_kernels_active();
-    s->rs.step = s->k->step_f32;
+// per-thread sums of the head in flight, stored in the run's arrays when the head ends. Written
+// there every step, their cache lines went back and forth between the threads stepping
+// neighbouring heads: the 96-head format table took 297 s of CPU time on 2 threads (151 s wall)
+// against 258 s on one; with the sums here 252 s (128 s wall)
+typedef struct {
+    double* acc_sq;    // (F) the head's accumulated read-out error of each format
+    double* p1_resid;  // (F) and its largest P1 residual
+    double acc_ref;    // the reference's accumulated ||y||^2
+    double gate_sum;   // sum over steps of the mean log gate
+} run_sums;
+
+static void* sums_init(void* ctx, const stepq_view* shape) {
+    run_sums* s = callocCheck(1, sizeof *s);
+    s->acc_sq = callocCheck((size_t)shape->F + 1, sizeof(double));
+    s->p1_resid = callocCheck((size_t)shape->F + 1, sizeof(double));
+    return s;
 }
 
-static void scratch_free(head_scratch* s) {
-    stepq_runstate_free(&s->rs);
-    free(s->qs);
-    free(s->pred);
+static void sums_free(void* tls) {
+    run_sums* s = tls;
     free(s->acc_sq);
     free(s->p1_resid);
-    free(s->decay);
+    free(s);
+}
+
+static int run_init_head(void* ctx, void* tls, const stepq_view* v) {
+    run_sums* s = tls;
+    s->acc_ref = s->gate_sum = 0;
+    for (int f = 0; f < v->F; f++) s->acc_sq[f] = 0, s->p1_resid[f] = 0;
+    return STEPQ_OK;
+}
+
+static int run_boundary(void* ctx, void* tls, const stepq_view* v) {
+    run_ctx* r = ctx;
+    for (int f = 0; f < v->F; f++) r->o->bytes[(size_t)f * r->o->H + v->h] = (double)v->f[f].qs->bytes;
+    return STEPQ_OK;
 }
 
 static double mean_gate(const stepq_step_in* in, int n_gates) {
@@ -60,224 +70,134 @@ static double mean_gate(const stepq_step_in* in, int n_gates) {
     return s / n_gates;
 }
 
-
-typedef struct {
-    long t;
-    int f, h;
-    int failed;
-    int reference;  // 1: the float32 reference went non-finite, 0: format f's quantized path
-} run_failure;
-
-// the native prefill of head h: the reference steps, and every format reads its read-out
-static double prefill(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg, int h,
-                      stepq_cursor* c, stepq_runstate* rs) {
-    const int V = src->V, H = src->n_heads;
-    stepq_step_in in;
-    double gate_sum = 0;
-    for (long t = 0; t < cfg->prefill; t++) {
-        src->next(c, &in);
-        gate_sum += mean_gate(&in, src->n_gates);
-        stepq_runstate_step(rs, &in, src->scale);
-        if (!cfg->keep_y) continue;
-        memcpy(o->y_ref + ((size_t)t * H + h) * V, rs->y, sizeof(float) * V);
-        for (int f = 0; f < cfg->n_formats; f++)
-            memcpy(o->y + (((size_t)f * o->T + t) * H + h) * V, rs->y, sizeof(float) * V);
-    }
-    return gate_sum;
-}
-
-// the errors of format f's step t (bin b) against the reference of the same step: ny2 = ||y||^2,
-// nS2 = ||S||_F^2, m: the state's sums (eS2 = ||S_hat - S||_F^2); s: the head's scratch (the
-// reference's read-out, format f's y_hat and P1's prediction of its error, the running sums)
-static void measure(stepq_run_out* o, const stepq_run_cfg* cfg, int f, int h, long t, long b,
-                    head_scratch* s, double ny2, double nS2, const stepq_qmeasure* m) {
+// the errors of format f's decode step against the reference of the same step (v->ny2 = ||y||^2,
+// v->nS2 = ||S||_F^2; the slot's measure m: eS2 = ||S_hat - S||_F^2), into bin b
+static void measure(stepq_run_out* o, const stepq_run_cfg* cfg, run_sums* s, const stepq_view* v, int f,
+                    long b) {
     const int V = o->V, H = o->H;
-    const stepq_runstate* rs = &s->rs;
+    const stepq_slot_view* sv = &v->f[f];
+    const long t = v->t - 1;
     double dy2, res2;
-    stepq_readout_sums(&dy2, &res2, rs->y_hat, rs->y, s->pred + (size_t)f * V, V);
-    size_t fh = (size_t)f * H + h;
-    if (m->hat2 > 100 * nS2 && nS2 > 0) o->diverged[fh] = t - cfg->prefill;  // ||S_hat|| > 10 ||S||
-    o->err_y[fh * o->n_bins + b] += (float)stepq_rel(dy2, ny2);
-    o->err_S[fh * o->n_bins + b] += (float)stepq_rel(m->err2, nS2);
+    stepq_readout_sums(&dy2, &res2, sv->y_hat, v->y, sv->pred, V);
+    size_t fh = (size_t)f * H + v->h;
+    if (sv->m.hat2 > 100 * v->nS2 && v->nS2 > 0) {  // ||S_hat|| > 10 ||S||: the format stops here
+        o->diverged[fh] = t - cfg->prefill;
+        stepq_view_stop(v, f);
+    }
+    o->err_y[fh * o->n_bins + b] += (float)stepq_rel(dy2, v->ny2);
+    o->err_S[fh * o->n_bins + b] += (float)stepq_rel(sv->m.err2, v->nS2);
     s->acc_sq[f] += dy2;
-    s->p1_resid[f] = fmax(s->p1_resid[f], stepq_rel(res2, ny2));
-    if (cfg->keep_y) memcpy(o->y + (((size_t)f * o->T + t) * H + h) * V, rs->y_hat, sizeof(float) * V);
+    s->p1_resid[f] = fmax(s->p1_resid[f], stepq_rel(res2, v->ny2));
+    if (cfg->keep_y) memcpy(o->y + (((size_t)f * o->T + t) * H + v->h) * V, sv->y_hat, sizeof(float) * V);
 }
 
-// The boundary of head h: every format encodes the native state after the prefill.
-static int boundary(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg, int h, head_scratch* s,
-                    run_failure* fail) {
-    const int K = src->K, V = src->V, H = src->n_heads;
-    int rc = STEPQ_OK;
-    if (!isfinite(stepq_sq_norm(s->rs.S, K, V))) {
-        *fail = (run_failure){cfg->prefill - 1, 0, h, 1, 1};
-        rc = STEPQ_ERR;
+static int run_step(void* ctx, void* tls, const stepq_view* v) {
+    run_ctx* r = ctx;
+    run_sums* s = tls;
+    stepq_run_out* o = r->o;
+    const int V = o->V, H = o->H;
+    const long t = v->t - 1;
+    s->gate_sum += mean_gate(v->in, v->G);
+    if (!v->decoding) {  // the prefill: every format reads the reference's read-out
+        if (!r->cfg->keep_y) return STEPQ_OK;
+        memcpy(o->y_ref + ((size_t)t * H + v->h) * V, v->y, sizeof(float) * V);
+        for (int f = 0; f < v->F; f++)
+            memcpy(o->y + (((size_t)f * o->T + t) * H + v->h) * V, v->y, sizeof(float) * V);
+        return STEPQ_OK;
     }
-    for (int f = 0; f < cfg->n_formats; f++) {  // checked by stepq_plan_match before any head runs
-        stepq_assert(stepq_qstate_init(&s->qs[f], cfg->formats[f], cfg->plan, s->plan_index[h],
-                                       src->kind, K, V) == STEPQ_OK);
-        o->bytes[(size_t)f * H + h] = (double)s->qs[f].bytes;
-        if (rc == STEPQ_OK && stepq_qstate_load(&s->qs[f], s->rs.S) != STEPQ_OK) {
-            *fail = (run_failure){cfg->prefill, f, h, 1, 0};
-            rc = STEPQ_ERR;
-        }
-    }
-    return rc;
+    s->acc_ref += v->ny2;
+    if (r->cfg->keep_y) memcpy(o->y_ref + ((size_t)t * H + v->h) * V, v->y, sizeof(float) * V);
+    for (int f = 0; f < v->F; f++)
+        if (v->f[f].live) measure(o, r->cfg, s, v, f, (v->td - 1) / r->cfg->bin);
+    return STEPQ_OK;
 }
 
-// One head end to end. Returns STEPQ_ERR with *fail filled when a format fails.
-static int run_head(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg, int h,
-                    head_scratch* s, run_failure* fail) {
-    const int K = src->K, V = src->V, F = cfg->n_formats, G = src->n_gates, H = src->n_heads;
-    const size_t KV = (size_t)K * V;
-    stepq_runstate* rs = &s->rs;
-    stepq_runstate_reset(rs, src->S0 ? src->S0 + (size_t)h * KV : NULL);
-    stepq_cursor* c = src->open(src, h);
-    stepq_step_in in;
-    double gate_sum = prefill(o, src, cfg, h, c, rs);
-    int rc = boundary(o, src, cfg, h, s, fail);
-    s->acc_ref = 0;
-    for (int f = 0; f < F; f++) s->acc_sq[f] = 0, s->p1_resid[f] = 0;
-    for (long td = 0; td < cfg->decode && rc == STEPQ_OK; td++) {
-        long t = cfg->prefill + td;
-        src->next(c, &in);
-        gate_sum += mean_gate(&in, G);
-        // each format's read pass sees S_{t-1}, so P1's prediction of its read-out error,
-        // E_{t-1}^T A_t^T (scale q_t), is taken before the reference steps
-        stepq_readout_weights(rs->grad, in.q, in.k, in.g, in.beta, src->scale, G, K);
-        stepq_decays(s->decay, in.g, G, K);
-        for (int f = 0; f < F; f++)
-            if (o->diverged[(size_t)f * H + h] < 0)
-                s->k->qstep_read(&s->qs[f], &in, s->decay, rs->grad, rs->S, s->pred + (size_t)f * V);
-        stepq_runstate_step(rs, &in, src->scale);
-        double ny2 = stepq_sq_norm_row(rs->y, V), nS2 = stepq_sq_norm(rs->S, K, V);
-        if (!isfinite(ny2) || !isfinite(nS2)) {
-            *fail = (run_failure){t, 0, h, 1, 1};
-            rc = STEPQ_ERR;
-            break;
-        }
-        s->acc_ref += ny2;
-        if (cfg->keep_y) memcpy(o->y_ref + ((size_t)t * H + h) * V, rs->y, sizeof(float) * V);
-        for (int f = 0; f < F && rc == STEPQ_OK; f++) {
-            stepq_qmeasure m;
-            if (o->diverged[(size_t)f * H + h] >= 0) continue;  // stopped
-            if (s->k->qstep_write(&s->qs[f], &in, s->decay, src->scale, G, rs->S, rs->y_hat, &m) != STEPQ_OK) {
-                *fail = (run_failure){t, f, h, 1, 0};
-                rc = STEPQ_ERR;
-            } else {
-                measure(o, cfg, f, h, t, td / cfg->bin, s, ny2, nS2, &m);
-            }
-        }
-    }
-    src->close(c);
+static int run_end_head(void* ctx, void* tls, const stepq_view* v) {
+    run_ctx* r = ctx;
+    run_sums* s = tls;
+    stepq_run_out* o = r->o;
+    const int F = v->F, H = o->H, h = v->h;
+    const size_t KV = (size_t)o->K * o->V;
     o->acc_ref[h] = s->acc_ref;
     for (int f = 0; f < F; f++) {
         o->acc_sq[(size_t)f * H + h] = s->acc_sq[f];
         o->p1_resid[(size_t)f * H + h] = s->p1_resid[f];
     }
-    if (cfg->keep_y) {
-        memcpy(o->S_ref_final + (size_t)h * KV, rs->S, sizeof(float) * KV);
-        for (int f = 0; f < F; f++) stepq_qstate_decode(&s->qs[f], o->S_final + ((size_t)f * H + h) * KV);
+    if (r->cfg->keep_y) {
+        memcpy(o->S_ref_final + (size_t)h * KV, v->S, sizeof(float) * KV);
+        for (int f = 0; f < F; f++) stepq_qstate_decode(v->f[f].qs, o->S_final + ((size_t)f * H + h) * KV);
     }
-    for (int f = 0; f < F; f++) stepq_qstate_free(&s->qs[f]);
-    o->mean_log_gate[h] = gate_sum / (double)(cfg->prefill + cfg->decode);
+    o->mean_log_gate[h] = s->gate_sum / (double)(r->cfg->prefill + r->cfg->decode);
     o->half_life[h] = M_LN2 / -o->mean_log_gate[h];
-    return rc;
-}
-
-static int backend = STEPQ_BACKEND_CPU;
-
-int stepq_backend_parse(const char* name) {
-    return !strcmp(name, "cpu") ? STEPQ_BACKEND_CPU : !strcmp(name, "cuda") ? STEPQ_BACKEND_CUDA : -1;
-}
-const char* stepq_backend_name(int b) { return b == STEPQ_BACKEND_CUDA ? "cuda" : "cpu"; }
-int stepq_backend(void) { return backend; }
-
-int stepq_set_backend(int b) {
-    if (b == STEPQ_BACKEND_CUDA) {
-#ifdef STEPQ_WITH_CUDA
-        if (!stepq_cuda_available()) {
-            stepq_error("backend cuda: no CUDA device of compute capability 8.0 or newer is present "
-                        "(run with backend = \"cpu\")");
-            return STEPQ_ERR;
-        }
-#else
-        stepq_error("backend cuda: this stepq was built without CUDA (no nvcc when it was configured)");
+    if (r->cfg->journal && stepq_journal_add(r->cfg->journal, r->cfg->journal_seed, h, o) != STEPQ_OK) {
+        r->journal_failed = 1;  // stepq_journal_add printed why
         return STEPQ_ERR;
-#endif
     }
-    backend = b;
     return STEPQ_OK;
 }
 
-static int run_heads_cpu(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg);
+// a head the journal already holds: its figures are read back instead
+static int journal_skip(void* ctx, int h) {
+    run_ctx* r = ctx;
+    return r->cfg->journal && stepq_journal_fill(r->cfg->journal, r->cfg->journal_seed, h, r->o);
+}
+
+static const stepq_backend* cuda_backend(void);
+
+const stepq_backend* stepq_backend_named(const char* name) {
+    if (!strcmp(name, "cpu")) return stepq_backend_cpu();
+    if (!strcmp(name, "reference")) return &stepq_backend_reference;
+    if (!strcmp(name, "cuda")) return cuda_backend();
+    stepq_error("backend %s: not one of cpu, reference, cuda", name);
+    return NULL;
+}
+
+#ifdef STEPQ_WITH_CUDA
+static const stepq_backend cuda = {.name = "cuda", .run_heads = stepq_cuda_run_heads};
+static const stepq_backend* cuda_backend(void) {
+    if (!stepq_cuda_available()) {
+        stepq_error("backend cuda: no CUDA device of compute capability 8.0 or newer is present "
+                    "(run with backend = \"cpu\")");
+        return NULL;
+    }
+    return &cuda;
+}
+#else
+static const stepq_backend* cuda_backend(void) {
+    stepq_error("backend cuda: this stepq was built without CUDA (no nvcc when it was configured)");
+    return NULL;
+}
+#endif
 
 int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg) {
-#ifdef STEPQ_WITH_CUDA
-    if (backend == STEPQ_BACKEND_CUDA) return stepq_cuda_run_heads(o, src, cfg);
-#endif
-    return run_heads_cpu(o, src, cfg);
-}
-
-// the message of a run that met a non-finite value: which path, head and step
-static void report_failure(const run_failure* f, const stepq_source* src, const stepq_run_cfg* cfg) {
-    if (f->reference)
-        stepq_error("%s: the float32 reference met a non-finite state or read-out at head %d (layer %d, "
-                    "head %d), step %ld: the inputs overflow the recurrence; nothing was written",
-                    src->desc, f->h, src->layer[f->h], src->head[f->h], f->t);
-    else
-        stepq_error("%s: the quantized path of format %s met a non-finite state at head %d (layer %d, "
-                    "head %d), step %ld; the format overflowed; nothing was written",
-                    src->desc, cfg->formats[f->f]->name, f->h, src->layer[f->h], src->head[f->h], f->t);
-}
-
-static int run_heads_cpu(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg) {
+    const stepq_backend* be = cfg->backend ? cfg->backend : stepq_backend_cpu();
+    if (be->run_heads && !be->write) return be->run_heads(o, src, cfg);
     int* plan_index = callocCheck((size_t)src->n_heads, sizeof(int));
     if (stepq_run_prepare(plan_index, src, cfg) != STEPQ_OK) {
         free(plan_index);
         return STEPQ_ERR;
     }
-    stepq_run_out_alloc(o, src, cfg);
-    run_failure fail = {0, 0, 0, 0, 0};
-    int journal_failed = 0;
     stepq_assert(!(cfg->journal && cfg->keep_y));
+    const int F = cfg->n_formats;
+    stepq_slot* slots = mallocCheck(sizeof(stepq_slot) * (F ? F : 1));
+    for (int f = 0; f < F; f++) slots[f] = (stepq_slot){cfg->formats[f], STEPQ_PROTO_NORMAL};
+    stepq_run_out_alloc(o, src, cfg);
+    run_ctx r = {o, cfg, 0};
+    stepq_observer obs = {.name = cfg->label ? cfg->label : "run", .needs = STEPQ_NEED_PRED | STEPQ_NEED_MEASURE,
+                          .ctx = &r, .thread_init = sums_init, .thread_free = sums_free,
+                          .init_head = run_init_head, .on_step = run_step, .on_boundary = run_boundary,
+                          .end_head = run_end_head};
     stepq_progress pr;
     stepq_progress_start(&pr, cfg->label ? cfg->label : "run", "heads", src->n_heads);
-#pragma omp parallel
-    {
-        head_scratch s;
-        scratch_init(&s, cfg, src);
-        s.plan_index = plan_index;
-#pragma omp for schedule(dynamic, 1)
-        for (int h = 0; h < src->n_heads; h++) {
-            run_failure mine = {0, 0, 0, 0, 0};
-            int skip;
-#pragma omp atomic read
-            skip = fail.failed;
-            if (skip) continue;
-            if (cfg->journal && stepq_journal_fill(cfg->journal, cfg->journal_seed, h, o)) {
-                stepq_progress_tick(&pr);
-                continue;
-            }
-            if (run_head(o, src, cfg, h, &s, &mine) != STEPQ_OK) {
-#pragma omp critical(stepq_run_fail)
-                if (!fail.failed || h < fail.h) fail = mine;
-            } else if (cfg->journal && stepq_journal_add(cfg->journal, cfg->journal_seed, h, o) != STEPQ_OK) {
-#pragma omp atomic write
-                journal_failed = 1;
-            }
-            stepq_progress_tick(&pr);
-        }
-        scratch_free(&s);
-    }
+    stepq_headloop_cfg hc = {.backend = be, .slots = slots, .n_slots = F, .plan = cfg->plan,
+                             .plan_index = plan_index, .prefill = cfg->prefill, .decode = cfg->decode,
+                             .obs = &obs, .n_obs = 1, .progress = &pr, .skip = journal_skip, .skip_ctx = &r};
+    int rc = stepq_headloop_check(&hc, src->K, src->V, obs.name);
+    if (rc == STEPQ_OK) rc = stepq_headloop_run(src, &hc);
     stepq_progress_end(&pr);
     free(plan_index);
-    if (journal_failed) {
-        stepq_run_out_free(o);
-        return STEPQ_ERR;
-    }
-    if (fail.failed) {
-        report_failure(&fail, src, cfg);
+    free(slots);
+    if (rc != STEPQ_OK) {
         stepq_run_out_free(o);
         return STEPQ_ERR;
     }

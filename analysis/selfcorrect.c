@@ -13,7 +13,7 @@
 #include "../sim/recurrence.h"
 #include "../sim/runout.h"
 #include "../sim/runstate.h"
-#include "progress.h"
+#include "../base/progress.h"
 
 enum { LIN_N, LIN_C, NL_N, NL_C, N_SERIES };  // linear normal, cut; nonlinear normal, cut
 static const char* const series_group[2] = {"linear", "nonlinear"};

@@ -34,20 +34,19 @@ const char* stepq_data_path(char* buf, size_t n, const char* path) {
     return buf;
 }
 
-int stepq_backend_from_cfg(const stepq_cfgfile* cf, int has_key) {
+const stepq_backend* stepq_backend_from_cfg(const stepq_cfgfile* cf, int has_key) {
     const char* name = "cpu";
-    if (has_key && cfg_str(cf, NULL, "backend", &name, 0, "cpu")) return STEPQ_ERR;
+    if (has_key && cfg_str(cf, NULL, "backend", &name, 0, "cpu")) return NULL;
     if (stepq_backend_override) name = stepq_backend_override;
-    int b = stepq_backend_parse(name);
-    if (b < 0) {
+    if (strcmp(name, "cpu") && strcmp(name, "cuda")) {
         const config_setting_t* s = config_lookup(&cf->cfg, "backend");
         if (s && !stepq_backend_override)
             stepq_error("%s:%d: backend '%s' is not \"cpu\" or \"cuda\"", cf->path, config_setting_source_line(s), name);
         else
             stepq_error("--backend %s is not cpu or cuda", name);
-        return STEPQ_ERR;
+        return NULL;
     }
-    return stepq_set_backend(b);
+    return stepq_backend_named(name);
 }
 
 void stepq_set_threads(long long n) {

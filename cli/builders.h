@@ -7,6 +7,7 @@
 
 #include "../analysis/calibrate.h"
 #include "../quant/format.h"
+#include "../sim/headloop.h"
 #include "../sim/stream.h"
 #include "config.h"
 
@@ -46,10 +47,10 @@ extern const char* const stepq_keys_calibrate[];
 void stepq_set_threads(long long config_threads);
 extern long long stepq_threads_override;  // --threads, or -1
 extern const char* stepq_backend_override;  // --backend, or NULL
-// The runner's backend: --backend, else the config's `backend` key (where it takes one, else
-// "cpu"); STEPQ_ERR with the key's line for an unknown name or a backend this build or machine
-// lacks.
-int stepq_backend_from_cfg(const stepq_cfgfile* cf, int has_key);
+// The head loop's backend (sim/headloop.h): --backend, else the config's `backend` key (where
+// it takes one, else "cpu"); NULL with the key's line for an unknown name or a backend this
+// build or machine lacks.
+const stepq_backend* stepq_backend_from_cfg(const stepq_cfgfile* cf, int has_key);
 // A path of the repository's own data (data/lm/...) as a config names it: as given when it
 // exists from the working directory, else under the source tree stepq was built from (so a
 // config runs from any directory); returns buf.

@@ -10,7 +10,7 @@
 #include "../analysis/calibrate.h"
 #include "../analysis/inputstats.h"
 #include "../analysis/output.h"
-#include "../analysis/progress.h"
+#include "../base/progress.h"
 #include "../analysis/propagation.h"
 #include "../analysis/runner.h"
 #include "../base/common.h"
@@ -157,14 +157,14 @@ void stepq_cfg_plot_vars(char* vars, size_t n, const stepq_format* const* fmts, 
 }
 
 // what a propagation config must also satisfy once its keys are read
-static int propagation_checks(const stepq_cfgfile* cf, const config_setting_t* calib, const char* plan_path,
-                              long long bin, long long decode) {
+static int propagation_checks(const stepq_backend** be, const stepq_cfgfile* cf, const config_setting_t* calib,
+                              const char* plan_path, long long bin, long long decode) {
     if (calib && !plan_path) {
         stepq_error("%s: a 'calibrate' group needs 'plan', the file it writes", cf->path);
         return STEPQ_ERR;
     }
-    if (stepq_backend_from_cfg(cf, 1)) return STEPQ_ERR;
-    if (cf->resume && stepq_backend() == STEPQ_BACKEND_CUDA) {
+    if (!(*be = stepq_backend_from_cfg(cf, 1))) return STEPQ_ERR;
+    if (cf->resume && (*be)->run_heads) {
         stepq_error("%s: --resume continues CPU runs; a run on the GPU is not journaled", cf->path);
         return STEPQ_ERR;
     }
@@ -205,7 +205,8 @@ static int run_propagation(const stepq_cfgfile* cf) {
         return STEPQ_ERR;
     }
     stepq_set_threads(threads);
-    if (propagation_checks(cf, calib, plan_path, bin, decode)) {
+    const stepq_backend* be;
+    if (propagation_checks(&be, cf, calib, plan_path, bin, decode)) {
         free(fmts);
         free(seeds);
         return STEPQ_ERR;
@@ -227,7 +228,8 @@ static int run_propagation(const stepq_cfgfile* cf) {
         journal_key(key, sizeof key, cf);
         stepq_propagation_cfg pc = {srcs, seeds, S, fmts, nf, prefill, decode, (int)bin, pp, output,
                                     plot ? table : NULL, report, report ? ftable : NULL, key, cf->resume,
-                                    {"propagation", cf->path, cf->text, seeds[0], srcs[0]->desc}};
+                                    {"propagation", cf->path, cf->text, seeds[0], srcs[0]->desc},
+                                    be};
         rc = stepq_make_parent(output) || (report && stepq_make_parent(report)) || stepq_propagation(&pc);
         if (!rc) printf("wrote %s%s%s\n", output, report ? " and " : "", report ? report : "");
         if (!rc && plot) {
@@ -375,7 +377,7 @@ int stepq_run_config(const char* path, const char* only, int quick, int resume) 
     stepq_cfgfile cf;
     if (cfg_load(&cf, path, quick)) return 1;
     cf.resume = resume;
-    if (stepq_backend_override && stepq_backend_from_cfg(&cf, 0)) {
+    if (stepq_backend_override && !stepq_backend_from_cfg(&cf, 0)) {
         cfg_free(&cf);
         return 1;
     }

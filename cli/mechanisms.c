@@ -134,8 +134,9 @@ int stepq_run_halflife(const stepq_cfgfile* cf) {
     double* sum = mallocCheck(sizeof(double) * S * HL_N_SUMMARY);
     if (!rc) {
         stepq_halflife_cfg hc = {srcs, seeds, S, fmt, prefill, decode, output, plot ? table : NULL,
-                                 {"halflife", cf->path, cf->text, seeds[0], srcs[0]->desc}};
-        rc = stepq_make_parent(output) || stepq_halflife(sum, &hc);
+                                 {"halflife", cf->path, cf->text, seeds[0], srcs[0]->desc},
+                                 stepq_backend_from_cfg(cf, 0)};
+        rc = !hc.backend || stepq_make_parent(output) || stepq_halflife(sum, &hc);
         if (!rc) printf("wrote %s\n", output);
     }
     if (!rc && plot) {
@@ -571,8 +572,9 @@ static int nll_checks(const stepq_cfgfile* cf, int nd, long long bin, long long 
         stepq_error("%s: a 'calibrate' group needs 'plan', the file it writes", cf->path);
         return STEPQ_ERR;
     }
-    if (stepq_backend_from_cfg(cf, 1)) return STEPQ_ERR;
-    if (stepq_backend() != STEPQ_BACKEND_CPU) {
+    const stepq_backend* be = stepq_backend_from_cfg(cf, 1);
+    if (!be) return STEPQ_ERR;
+    if (be->run_heads) {
         stepq_error("%s: the language model runs on the CPU backend only", cf->path);
         return STEPQ_ERR;
     }

@@ -63,14 +63,51 @@ int stepq_qstate_load(stepq_qstate* st, const float* S) {
     return encode_decode(st, S);
 }
 
-int stepq_qstate_step(stepq_qstate* st, float* y, float* work, const stepq_step_in* in,
-                      double scale, int n_gates) {
-    stepq_step_f32(st->X, y, work, in->q, in->k, in->v, in->g, in->beta, scale, n_gates, st->K,
-                   st->V);
-    // a replay format keeps the exact state between re-encodes (it replays its input ring)
+// the encode that ends a step: a replay format keeps the exact state between re-encodes (it
+// replays its input ring) and encodes every fmt->replay steps
+static int end_step(stepq_qstate* st) {
     if (st->fmt->replay > 0 && ++st->count % st->fmt->replay != 0) {
         if (!stepq_all_finite(st->X, (size_t)st->K * st->V)) return STEPQ_ERR;
         return STEPQ_OK;
     }
     return encode_decode(st, st->X);
+}
+
+int stepq_qstate_step(stepq_qstate* st, float* y, float* work, const stepq_step_in* in,
+                      double scale, int n_gates) {
+    return stepq_qstate_step_keep(st, y, work, in, scale, n_gates, NULL);
+}
+
+int stepq_qstate_step_keep(stepq_qstate* st, float* y, float* work, const stepq_step_in* in,
+                           double scale, int n_gates, float* X_pre) {
+    stepq_step_f32(st->X, y, work, in->q, in->k, in->v, in->g, in->beta, scale, n_gates, st->K,
+                   st->V);
+    if (X_pre) memcpy(X_pre, st->X, sizeof(float) * st->K * st->V);
+    return end_step(st);
+}
+
+void stepq_delta_write(float* u, const float* S, const stepq_step_in* in, const float* decay,
+                       int K, int V) {
+    for (int j = 0; j < V; j++) u[j] = 0;
+    for (int i = 0; i < K; i++) {
+        float d = decay[i], ki = in->k[i];
+        for (int j = 0; j < V; j++) u[j] += ki * (S[(size_t)i * V + j] * d);
+    }
+    for (int j = 0; j < V; j++) u[j] = in->beta * (in->v[j] - u[j]);
+}
+
+int stepq_qstate_step_cut(stepq_qstate* st, float* y, const float* u_ref, const stepq_step_in* in,
+                          const float* decay, double scale) {
+    const int K = st->K, V = st->V;
+    for (int j = 0; j < V; j++) y[j] = 0;
+    for (int i = 0; i < K; i++) {
+        float d = decay[i], ki = in->k[i], qi = (float)scale * in->q[i];
+        float* row = st->X + (size_t)i * V;
+        for (int j = 0; j < V; j++) {
+            row[j] *= d;
+            row[j] += ki * u_ref[j];
+            y[j] += qi * row[j];
+        }
+    }
+    return end_step(st);
 }

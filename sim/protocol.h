@@ -43,6 +43,18 @@ int stepq_qstate_load(stepq_qstate* st, const float* S);
 // One decode step: y (V) <- read-out; work: (V) scratch. STEPQ_ERR if X_t is not finite.
 int stepq_qstate_step(stepq_qstate* st, float* y, float* work, const stepq_step_in* in,
                       double scale, int n_gates);
+// stepq_qstate_step that also keeps X_t, the state before its encode, in X_pre (K,V).
+int stepq_qstate_step_keep(stepq_qstate* st, float* y, float* work, const stepq_step_in* in,
+                           double scale, int n_gates, float* X_pre);
+// u (V) <- beta (v - (D_t S)^T k): the delta write read on S (the reference state, for the cut
+// protocol of method 3); decay (K) the step's decays
+void stepq_delta_write(float* u, const float* S, const stepq_step_in* in, const float* decay,
+                       int K, int V);
+// The cut protocol (method 3): X_t = D_t S_hat_{t-1} + k u_ref^T, the delta write read on the
+// reference state instead of the stored one; y <- X_t^T (scale q); then encoded as
+// stepq_qstate_step encodes (a replay format every fmt->replay steps). STEPQ_ERR if not finite.
+int stepq_qstate_step_cut(stepq_qstate* st, float* y, const float* u_ref, const stepq_step_in* in,
+                          const float* decay, double scale);
 // P <- encode(X), X <- decode(P): the state X was changed in place (a driver's own step).
 // STEPQ_ERR if X is not finite.
 int stepq_qstate_requantize(stepq_qstate* st);

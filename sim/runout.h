@@ -22,6 +22,7 @@ typedef struct {
     const stepq_plan* plan;  // calibration plan for the formats that need one, or NULL
     struct stepq_journal* journal;  // heads done are read from it and new ones added (journal.h), or NULL
     int journal_seed;               // this run's seed index in the journal
+    const struct stepq_backend* backend;  // who steps the heads (sim/headloop.h); NULL: the CPU
 } stepq_run_cfg;
 
 typedef struct {

@@ -1,0 +1,352 @@
+// headloop.c: the head loop; see headloop.h.
+#include "headloop.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/common.h"
+#include "recurrence.h"
+#include "sums.h"
+
+// ---------------------------------------------------------------------------------------------
+// backends
+
+static int keep_write(stepq_qstate* qs, const stepq_step_in* in, double scale, int n_gates,
+                      float* y_hat, float* X_pre) {
+    return stepq_qstate_step_keep(qs, y_hat, qs->u, in, scale, n_gates, X_pre);
+}
+
+static int cut_write(stepq_qstate* qs, const stepq_step_in* in, const float* decay,
+                     const float* u_ref, double scale, float* y_hat) {
+    return stepq_qstate_step_cut(qs, y_hat, u_ref, in, decay, scale);
+}
+
+static stepq_backend of_kernels(const char* name, const stepq_kernels* k) {
+    return (stepq_backend){.name = name, .step = k->step_f32, .read = k->qstep_read,
+                           .write = k->qstep_write, .write_keep = keep_write,
+                           .write_cut = cut_write, .run_heads = NULL};
+}
+
+const stepq_backend stepq_backend_reference = {
+    .name = "reference", .step = stepq_step_f32, .read = NULL /* set below */, .write = NULL,
+    .write_keep = keep_write, .write_cut = cut_write, .run_heads = NULL};
+
+static stepq_backend cpu, reference;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static void make_backends(void) {
+    cpu = of_kernels("cpu", stepq_kernels_active());
+    reference = of_kernels("reference", &stepq_kernels_reference);
+}
+
+const stepq_backend* stepq_backend_cpu(void) {
+    pthread_once(&once, make_backends);
+    return &cpu;
+}
+
+// the reference backend with its halves (stepq_kernels_reference's, which a constant
+// initialiser cannot take from another file's table)
+static const stepq_backend* resolve(const stepq_backend* b) {
+    pthread_once(&once, make_backends);
+    if (!b) return &cpu;
+    return b == &stepq_backend_reference ? &reference : b;
+}
+
+// ---------------------------------------------------------------------------------------------
+// checks before any work
+
+static unsigned all_needs(const stepq_headloop_cfg* cfg) {
+    unsigned n = 0;
+    for (int o = 0; o < cfg->n_obs; o++) n |= cfg->obs[o].needs;
+    return n;
+}
+
+int stepq_headloop_check(const stepq_headloop_cfg* cfg, int K, int V, const char* what) {
+    const stepq_backend* be = resolve(cfg->backend);
+    if (!be->step || !be->read || !be->write) {
+        stepq_error("%s: backend %s does not step heads one at a time (it runs whole propagation "
+                    "runs only); run it with backend \"cpu\"", what, be->name);
+        return STEPQ_ERR;
+    }
+    if ((all_needs(cfg) & STEPQ_NEED_STATES) && !be->write_keep) {
+        stepq_error("%s: backend %s does not keep the state before its encode, which %s reads",
+                    what, be->name, what);
+        return STEPQ_ERR;
+    }
+    for (int f = 0; f < cfg->n_slots; f++)
+        if (cfg->slots[f].proto == STEPQ_PROTO_CUT && !be->write_cut) {
+            stepq_error("%s: backend %s does not run the cut protocol (method 3)", what, be->name);
+            return STEPQ_ERR;
+        }
+    (void)K, (void)V;
+    return STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// one head's engine
+
+void stepq_head_init(stepq_head* e, const stepq_headloop_cfg* cfg, const stepq_source* shape) {
+    memset(e, 0, sizeof *e);
+    e->cfg = cfg;
+    e->be = resolve(cfg->backend);
+    e->F = cfg->n_slots;
+    e->K = shape->K;
+    e->V = shape->V;
+    e->G = shape->n_gates;
+    e->kind = shape->kind;
+    e->scale = shape->scale;
+    e->needs = all_needs(cfg);
+    const size_t F = (size_t)e->F, K = (size_t)e->K, V = (size_t)e->V;
+    stepq_runstate_init(&e->rs, e->K, e->V, e->G);
+    e->rs.step = e->be->step;
+    e->qs = callocCheck(F ? F : 1, sizeof(stepq_qstate));
+    e->y_hat = mallocCheck(sizeof(float) * (F ? F : 1) * V);
+    e->pred = e->needs & STEPQ_NEED_PRED ? mallocCheck(sizeof(float) * (F ? F : 1) * V) : NULL;
+    e->X_pre = e->needs & STEPQ_NEED_STATES ? mallocCheck(sizeof(float) * (F ? F : 1) * K * V) : NULL;
+    e->decay = mallocCheck(sizeof(float) * K);
+    e->u_ref = mallocCheck(sizeof(float) * V);
+    e->stopped = callocCheck(F ? F : 1, 1);
+    e->sv = callocCheck(F ? F : 1, sizeof(stepq_slot_view));
+    e->tls = callocCheck((size_t)(cfg->n_obs ? cfg->n_obs : 1), sizeof(void*));
+    stepq_view shape_view = {.F = e->F, .K = e->K, .V = e->V, .G = e->G, .kind = e->kind,
+                             .scale = e->scale};
+    for (int o = 0; o < cfg->n_obs; o++)
+        if (cfg->obs[o].thread_init) e->tls[o] = cfg->obs[o].thread_init(cfg->obs[o].ctx, &shape_view);
+}
+
+void stepq_head_free(stepq_head* e) {
+    for (int o = 0; o < e->cfg->n_obs; o++)
+        if (e->cfg->obs[o].thread_free) e->cfg->obs[o].thread_free(e->tls[o]);
+    if (e->loaded)
+        for (int f = 0; f < e->F; f++) stepq_qstate_free(&e->qs[f]);
+    stepq_runstate_free(&e->rs);
+    free(e->qs); free(e->y_hat); free(e->pred); free(e->X_pre); free(e->decay); free(e->u_ref);
+    free(e->stopped); free(e->sv); free(e->tls);
+    memset(e, 0, sizeof *e);
+}
+
+// the view of the engine's present state
+static stepq_view view_of(const stepq_head* e, const stepq_step_in* in, int decoding) {
+    return (stepq_view){.h = e->h, .t = e->t, .td = e->t > e->cfg->prefill ? e->t - e->cfg->prefill : 0,
+                        .decoding = decoding, .in = in, .decay = e->decay, .grad = e->rs.grad,
+                        .S = e->rs.S, .y = e->rs.y, .ny2 = 0, .nS2 = 0, .scale = e->scale,
+                        .F = e->F, .K = e->K, .V = e->V, .G = e->G, .kind = e->kind, .f = e->sv,
+                        .stopped = e->stopped};
+}
+
+typedef int (*obs_fn)(void*, void*, const stepq_view*);
+
+static int notify(stepq_head* e, const stepq_view* v, size_t member) {
+    for (int o = 0; o < e->cfg->n_obs; o++) {
+        const stepq_observer* ob = &e->cfg->obs[o];
+        obs_fn fn = *(const obs_fn*)((const char*)ob + member);
+        if (fn && fn(ob->ctx, e->tls[o], v) != STEPQ_OK) {
+            e->fail_obs = 1;
+            return STEPQ_ERR;
+        }
+    }
+    return STEPQ_OK;
+}
+#define NOTIFY(e, v, hook) notify((e), (v), offsetof(stepq_observer, hook))
+
+int stepq_head_begin(stepq_head* e, int h, int ph, const float* S0) {
+    stepq_assert(!e->loaded);
+    e->h = h;
+    e->t = 0;
+    e->fail_t = -1;
+    e->fail_f = -1;
+    e->fail_obs = 0;
+    stepq_runstate_reset(&e->rs, S0);
+    for (int f = 0; f < e->F; f++) {
+        e->stopped[f] = 0;
+        // the formats fit and their plan covers the head: checked before any head runs
+        stepq_assert(stepq_qstate_init(&e->qs[f], e->cfg->slots[f].fmt, e->cfg->plan, ph, e->kind,
+                                       e->K, e->V) == STEPQ_OK);
+    }
+    e->loaded = 1;
+    stepq_view v = view_of(e, NULL, 0);
+    return NOTIFY(e, &v, init_head);
+}
+
+// the boundary: the native state checked, then encoded by every slot
+static int boundary(stepq_head* e) {
+    const size_t V = (size_t)e->V, KV = (size_t)e->K * e->V;
+    if (!isfinite(stepq_sq_norm(e->rs.S, e->K, e->V))) {
+        e->fail_t = e->t - 1;
+        return STEPQ_ERR;
+    }
+    for (int f = 0; f < e->F; f++) {
+        if (stepq_qstate_load(&e->qs[f], e->rs.S) != STEPQ_OK) {
+            e->fail_t = e->t;
+            e->fail_f = f;
+            return STEPQ_ERR;
+        }
+        e->sv[f] = (stepq_slot_view){.qs = &e->qs[f], .y_hat = e->y_hat + f * V,
+                                     .X_pre = e->X_pre ? e->X_pre + f * KV : NULL,
+                                     .pred = e->pred ? e->pred + f * V : NULL, .live = 1};
+    }
+    stepq_view v = view_of(e, NULL, 0);
+    return NOTIFY(e, &v, on_boundary);
+}
+
+static int decode_step(stepq_head* e, const stepq_step_in* in) {
+    const stepq_backend* be = e->be;
+    const int K = e->K, V = e->V, G = e->G;
+    const unsigned needs = e->needs;
+    stepq_runstate* rs = &e->rs;
+    int any_cut = 0;
+    // each slot's read half sees S_{t-1}, so P1's prediction of its read-out error,
+    // E_{t-1}^T A_t^T (scale q_t), is taken before the reference steps
+    if (needs & STEPQ_NEED_PRED) stepq_readout_weights(rs->grad, in->q, in->k, in->g, in->beta, e->scale, G, K);
+    stepq_decays(e->decay, in->g, G, K);
+    for (int f = 0; f < e->F; f++) {
+        if (e->stopped[f]) continue;
+        if (e->cfg->slots[f].proto == STEPQ_PROTO_CUT) {
+            any_cut = 1;
+            continue;
+        }
+        if (needs & STEPQ_NEED_STATES) {
+            if (e->pred) stepq_p1_predict(e->pred + (size_t)f * V, e->qs[f].X, rs->S, rs->grad, K, V);
+        } else {
+            be->read(&e->qs[f], in, e->decay, e->pred ? rs->grad : NULL, e->pred ? rs->S : NULL,
+                     e->pred ? e->pred + (size_t)f * V : NULL);
+        }
+    }
+    if (any_cut) stepq_delta_write(e->u_ref, rs->S, in, e->decay, K, V);
+    stepq_runstate_step(rs, in, e->scale);
+    e->t++;
+    stepq_view v = view_of(e, in, 1);
+    v.ny2 = stepq_sq_norm_row(rs->y, V);
+    v.nS2 = stepq_sq_norm(rs->S, K, V);
+    if (!isfinite(v.ny2) || !isfinite(v.nS2)) {
+        e->fail_t = e->t - 1;
+        return STEPQ_ERR;
+    }
+    const float* S_ref = needs & STEPQ_NEED_MEASURE ? rs->S : NULL;
+    for (int f = 0; f < e->F; f++) {
+        stepq_slot_view* s = &e->sv[f];
+        s->live = !e->stopped[f];
+        if (!s->live) continue;
+        stepq_qstate* qs = &e->qs[f];
+        float* y_hat = e->y_hat + (size_t)f * V;
+        int rc;
+        if (e->cfg->slots[f].proto == STEPQ_PROTO_CUT)
+            rc = be->write_cut(qs, in, e->decay, e->u_ref, e->scale, y_hat);
+        else if (needs & STEPQ_NEED_STATES)
+            rc = be->write_keep(qs, in, e->scale, G, y_hat, e->X_pre + (size_t)f * K * V);
+        else
+            rc = be->write(qs, in, e->decay, e->scale, G, S_ref, y_hat, &s->m);
+        if (rc != STEPQ_OK) {
+            e->fail_t = e->t - 1;
+            e->fail_f = f;
+            return STEPQ_ERR;
+        }
+        if (S_ref && (needs & STEPQ_NEED_STATES || e->cfg->slots[f].proto == STEPQ_PROTO_CUT)) {
+            s->m.err2 = stepq_sq_dist(qs->X, S_ref, K, V);  // the reference write's measure
+            s->m.hat2 = stepq_sq_norm(qs->X, K, V);
+        }
+    }
+    return NOTIFY(e, &v, on_step);
+}
+
+int stepq_head_step(stepq_head* e, const stepq_step_in* in) {
+    const long prefill = e->cfg->prefill;
+    if (e->t < prefill) {  // native prefill: the reference alone
+        stepq_runstate_step(&e->rs, in, e->scale);
+        e->t++;
+        stepq_view v = view_of(e, in, 0);
+        if (NOTIFY(e, &v, on_step) != STEPQ_OK) return STEPQ_ERR;
+        return e->t == prefill && e->cfg->decode > 0 ? boundary(e) : STEPQ_OK;
+    }
+    if (e->t == 0 && prefill == 0 && boundary(e) != STEPQ_OK) return STEPQ_ERR;
+    return decode_step(e, in);
+}
+
+int stepq_head_end(stepq_head* e) {
+    stepq_view v = view_of(e, NULL, 0);
+    int rc = NOTIFY(e, &v, end_head);
+    for (int f = 0; f < e->F; f++) stepq_qstate_free(&e->qs[f]);
+    e->loaded = 0;
+    return rc;
+}
+
+// ---------------------------------------------------------------------------------------------
+// every head of a source
+
+typedef struct {
+    int failed, h, f;  // the first failing head in head order: its slot (-1: the reference)
+    long t;
+    int observer;      // 1: an observer failed (it printed its message)
+} loop_failure;
+
+static void report(const loop_failure* x, const stepq_source* src, const stepq_headloop_cfg* cfg) {
+    if (x->observer) return;
+    if (x->f < 0)
+        stepq_error("%s: the float32 reference met a non-finite state or read-out at head %d (layer %d, "
+                    "head %d), step %ld: the inputs overflow the recurrence; nothing was written",
+                    src->desc, x->h, src->layer[x->h], src->head[x->h], x->t);
+    else
+        stepq_error("%s: the quantized path of format %s%s met a non-finite state at head %d (layer %d, "
+                    "head %d), step %ld; the format overflowed; nothing was written", src->desc,
+                    cfg->slots[x->f].fmt->name, cfg->slots[x->f].proto == STEPQ_PROTO_CUT ? " (cut protocol)" : "",
+                    x->h, src->layer[x->h], src->head[x->h], x->t);
+}
+
+// the slots' states of a head that failed (no end_head: its figures are not kept)
+static void drop(stepq_head* e) {
+    for (int f = 0; f < e->F; f++) stepq_qstate_free(&e->qs[f]);
+    e->loaded = 0;
+}
+
+// one head from its cursor to its end
+static int run_one(stepq_head* e, const stepq_source* src, const stepq_headloop_cfg* cfg, int h,
+                   loop_failure* mine) {
+    const size_t KV = (size_t)src->K * src->V;
+    const int ph = cfg->plan_index ? cfg->plan_index[h] : 0;
+    int rc = stepq_head_begin(e, h, ph, src->S0 ? src->S0 + (size_t)h * KV : NULL);
+    if (rc == STEPQ_OK) {
+        stepq_cursor* c = src->open(src, h);
+        stepq_step_in in;
+        for (long t = 0; t < cfg->prefill + cfg->decode && rc == STEPQ_OK; t++) {
+            src->next(c, &in);
+            rc = stepq_head_step(e, &in);
+        }
+        src->close(c);
+    }
+    if (rc == STEPQ_OK) rc = stepq_head_end(e);
+    else drop(e);
+    *mine = (loop_failure){rc != STEPQ_OK, h, e->fail_f, e->fail_t, e->fail_obs};
+    return rc;
+}
+
+int stepq_headloop_run(const stepq_source* src, const stepq_headloop_cfg* cfg) {
+    if (cfg->prefill + cfg->decode > src->T) {
+        stepq_error("%s has %ld steps; prefill %ld + decode %ld need %ld", src->desc, src->T,
+                    cfg->prefill, cfg->decode, cfg->prefill + cfg->decode);
+        return STEPQ_ERR;
+    }
+    loop_failure first = {0, 0, -1, 0, 0};
+#pragma omp parallel
+    {
+        stepq_head e;
+        stepq_head_init(&e, cfg, src);
+#pragma omp for schedule(dynamic, 1)
+        for (int h = 0; h < src->n_heads; h++) {
+            int stop;
+#pragma omp atomic read
+            stop = first.failed;
+            if (stop) continue;
+            loop_failure mine;
+            if (!(cfg->skip && cfg->skip(cfg->skip_ctx, h)) && run_one(&e, src, cfg, h, &mine) != STEPQ_OK) {
+#pragma omp critical(stepq_headloop_fail)
+                if (!first.failed || h < first.h) first = mine;
+            }
+            if (cfg->progress) stepq_progress_tick(cfg->progress);
+        }
+        stepq_head_free(&e);
+    }
+    if (!first.failed) return STEPQ_OK;
+    report(&first, src, cfg);
+    return STEPQ_ERR;
+}

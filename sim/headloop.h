@@ -1,0 +1,178 @@
+// headloop.h: the head loop (method 6.2), the one place where a head's inputs are read, its
+// native prefill is run, its boundary state is encoded and its reference and quantized states
+// are stepped through the decode-step protocol of method 2. Every driver runs on it.
+//
+// Three parts, each a value:
+//   - a backend: how the quantized states are stepped ({read, write, ...} with NULL for what a
+//     backend does not do, as zfp's execution policies): the reference protocol, the fused CPU
+//     kernels of this machine (sim/kernels.h), the CUDA engine (whole runs only);
+//   - slots: the quantized states a head carries, each a format and a protocol variant (the
+//     normal protocol, or "cut": the delta write read on the reference state, method 3);
+//   - observers: what a driver measures, called at the start of a head, after every step (the
+//     view below), at the boundary and at the end of the head. The observers declare what they
+//     read (STEPQ_NEED_*); a backend that cannot provide it is refused by name before any work.
+//
+// One head's engine (stepq_head) is stepped either by stepq_headloop_run, which reads every head
+// of a source in parallel (OpenMP; each thread its own engine and observer scratch, so results
+// do not depend on the thread count), or by a caller step by step (sim/session.h).
+//
+// Legend: F slots, K = d_k, V = d_v, G gates per step (1 GDN, K KDA).
+#ifndef STEPQ_HEADLOOP_H
+#define STEPQ_HEADLOOP_H
+
+#include "../base/progress.h"
+#include "kernels.h"
+#include "protocol.h"
+#include "runout.h"
+#include "runstate.h"
+#include "stream.h"
+
+// the quantized path of a slot: method 2, or method 3's cut protocol
+enum { STEPQ_PROTO_NORMAL = 0, STEPQ_PROTO_CUT = 1 };
+
+// what observers read beyond the inputs and the reference (a bit set)
+enum {
+    STEPQ_NEED_PRED = 1u << 0,     // P1's prediction E_{t-1}^T A_t^T (scale q_t) of each slot's
+                                   // read-out error, and the step's read-out weights grad
+    STEPQ_NEED_MEASURE = 1u << 1,  // ||S_hat_t - S_t||_F^2 and ||S_hat_t||_F^2 of each slot
+    STEPQ_NEED_STATES = 1u << 2,   // each slot's X_t before its encode and S_hat_t after it
+};
+
+struct stepq_backend {
+    const char* name;        // "reference", "cpu", "cuda": what refusals name
+    // the stepped protocol (sim/kernels.h's halves), or NULL: the backend runs whole runs only
+    stepq_step_fn step;      // the float32 reference step
+    void (*read)(stepq_qstate* qs, const stepq_step_in* in, const float* decay, const double* grad,
+                 const float* S_prev, float* pred);
+    int (*write)(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
+                 int n_gates, const float* S_ref, float* y_hat, stepq_qmeasure* m);
+    // the write half keeping X_t before its encode in X_pre (K,V) and S_hat_t in qs->X
+    // (STEPQ_NEED_STATES), or NULL where the state is never materialised
+    int (*write_keep)(stepq_qstate* qs, const stepq_step_in* in, double scale, int n_gates,
+                      float* y_hat, float* X_pre);
+    // the cut protocol's step (stepq_qstate_step_cut), or NULL
+    int (*write_cut)(stepq_qstate* qs, const stepq_step_in* in, const float* decay,
+                     const float* u_ref, double scale, float* y_hat);
+    // a whole run of every head measured as stepq_run_out (the CUDA engine), or NULL
+    int (*run_heads)(stepq_run_out* out, const stepq_source* src, const stepq_run_cfg* cfg);
+};
+typedef struct stepq_backend stepq_backend;
+
+// the reference protocol (sim/protocol.h with sim/recurrence.h's step and quant/'s codecs)
+extern const stepq_backend stepq_backend_reference;
+// the fused kernels this process uses (stepq_kernels_active), with the reference protocol for
+// write_keep and write_cut (the same numbers, tests/test_kernels.c)
+const stepq_backend* stepq_backend_cpu(void);
+
+typedef struct {
+    const stepq_format* fmt;
+    int proto;  // STEPQ_PROTO_*
+} stepq_slot;
+
+// one slot's part of a decode step's view
+typedef struct {
+    const stepq_qstate* qs;  // the stored state (qs->X is S_hat_t with STEPQ_NEED_STATES)
+    const float* y_hat;      // (V) the read-out of X_t
+    const float* X_pre;      // (K,V) X_t before its encode (STEPQ_NEED_STATES), else NULL
+    const float* pred;       // (V) P1's prediction (STEPQ_NEED_PRED), else NULL
+    stepq_qmeasure m;        // STEPQ_NEED_MEASURE
+    int live;                // 0: stopped on this head (an observer's stepq_view_stop)
+} stepq_slot_view;
+
+// What observers see of a head: at its start (t = 0, no slots yet), at the boundary (the
+// native state S after the prefill and every slot just loaded from it), after every step, and
+// at its end.
+typedef struct {
+    int h;                   // the head's index in the source (or session)
+    long t;                  // steps taken so far (the step just taken is t - 1)
+    long td;                 // decode steps taken so far; 0 in the prefill and at the boundary
+    int decoding;            // 1: the step just taken was a decode step
+    const stepq_step_in* in; // the step's inputs (NULL at the start, boundary and end)
+    const float* decay;      // (K) the step's decays (decode steps)
+    const double* grad;      // (K) the step's read-out weights (decode steps, STEPQ_NEED_PRED)
+    const float* S;          // (K,V) the reference state S_t
+    const float* y;          // (V) its read-out (after a step)
+    double ny2, nS2;         // ||y||^2, ||S||_F^2 (decode steps)
+    double scale;            // the read-out scale
+    int F, K, V, G, kind;
+    stepq_slot_view* f;      // (F) the slots (decode steps and the boundary)
+    unsigned char* stopped;  // (F) the engine's: an observer stops a slot with stepq_view_stop
+} stepq_view;
+
+static inline void stepq_view_stop(const stepq_view* v, int f) { v->stopped[f] = 1; }
+
+typedef struct stepq_observer {
+    const char* name;  // the driver's name, in refusals
+    unsigned needs;    // STEPQ_NEED_*
+    void* ctx;         // the driver's, shared by every thread
+    // per-thread scratch from ctx (NULL: none), freed with thread_free
+    void* (*thread_init)(void* ctx, const stepq_view* shape);
+    void (*thread_free)(void* tls);
+    // any of these may be NULL; STEPQ_ERR stops the run (with the observer's own message)
+    int (*init_head)(void* ctx, void* tls, const stepq_view* v);
+    int (*on_step)(void* ctx, void* tls, const stepq_view* v);
+    int (*on_boundary)(void* ctx, void* tls, const stepq_view* v);
+    int (*end_head)(void* ctx, void* tls, const stepq_view* v);
+} stepq_observer;
+
+typedef struct {
+    const stepq_backend* backend;  // NULL: stepq_backend_cpu()
+    const stepq_slot* slots;       // (F)
+    int n_slots;
+    const stepq_plan* plan;        // for the formats that need one, or NULL
+    const int* plan_index;         // (H) the plan's index of each head (stepq_plan_match), or NULL
+    long prefill, decode;          // native steps, then decode steps (decode 0: a native run)
+    const stepq_observer* obs;     // (n_obs)
+    int n_obs;
+    stepq_progress* progress;         // ticked once a head (base/progress.h), or NULL
+    // per head: 1 to skip it (done by a journal, say), or NULL
+    int (*skip)(void* ctx, int h);
+    void* skip_ctx;
+} stepq_headloop_cfg;
+
+// STEPQ_OK, or STEPQ_ERR (message) when the backend cannot provide what an observer or a slot
+// needs; `what` names the driver
+int stepq_headloop_check(const stepq_headloop_cfg* cfg, int K, int V, const char* what);
+
+// One head's engine: the reference state and every slot's stored state, with its scratch.
+typedef struct {
+    const stepq_headloop_cfg* cfg;
+    const stepq_backend* be;
+    int F, K, V, G, kind;
+    double scale;
+    stepq_runstate rs;         // the reference: S, y, work, grad
+    stepq_qstate* qs;          // (F)
+    float *y_hat, *pred, *X_pre;  // (F,V) (F,V) (F,K,V): pred and X_pre only where needed
+    float* decay;              // (K)
+    float* u_ref;              // (V) the reference's delta write (cut slots)
+    unsigned char* stopped;    // (F)
+    stepq_slot_view* sv;       // (F)
+    void** tls;                // (n_obs) each observer's scratch in this engine's thread
+    unsigned needs;
+    int h;
+    long t;
+    int loaded;                // the boundary was encoded
+    // where a run failed: the step, the slot (-1: the reference), and which part
+    long fail_t;
+    int fail_f;
+    int fail_obs;              // 1: an observer failed (and printed why)
+} stepq_head;
+
+void stepq_head_init(stepq_head* e, const stepq_headloop_cfg* cfg, const stepq_source* shape);
+void stepq_head_free(stepq_head* e);
+// start head h (plan index ph) from S0 (K,V; NULL: zeros)
+int stepq_head_begin(stepq_head* e, int h, int ph, const float* S0);
+// the next step of the head: native in the prefill, then the boundary, then decode steps.
+// STEPQ_ERR where the reference or a slot met a non-finite value (fail_t, fail_f say where) or an
+// observer failed
+int stepq_head_step(stepq_head* e, const stepq_step_in* in);
+// ends the head (end_head of every observer); the slots' states are freed
+int stepq_head_end(stepq_head* e);
+
+// Every head of src through the loop (heads in parallel; cfg->skip may pass some over).
+// STEPQ_ERR with a message naming the head, step and slot when one fails (the first head's
+// failure in head order is reported; the others stop early), the source runs short, or an
+// observer fails.
+int stepq_headloop_run(const stepq_source* src, const stepq_headloop_cfg* cfg);
+
+#endif
