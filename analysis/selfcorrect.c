@@ -9,6 +9,7 @@
 #include "../base/h5util.h"
 #include "../base/outfile.h"
 #include "../base/stats.h"
+#include "../sim/headloop.h"
 #include "../sim/protocol.h"
 #include "../sim/recurrence.h"
 #include "../sim/runout.h"
@@ -18,13 +19,13 @@
 enum { LIN_N, LIN_C, NL_N, NL_C, N_SERIES };  // linear normal, cut; nonlinear normal, cut
 static const char* const series_group[2] = {"linear", "nonlinear"};
 
+// one thread's sums of the head in flight (the head loop's observer scratch)
 typedef struct {
-    stepq_runstate rs;       // the reference
-    double* E;               // (F, 2, K, V) linear errors: normal, cut
-    stepq_qstate *qn, *qc;   // (F) protocol states: normal, cut
-    float *decay, *u_ref, *y;  // (K) (V) (V)
-    double* acc;             // (F, N_SERIES) running sums
-} sc_scratch;
+    double* E;     // (F, 2, K, V) linear errors: normal, cut
+    double* acc;   // (F, N_SERIES) running sums
+    double gsum;   // the sum of the mean log gates
+    long w;        // the next window to record
+} sc_sums;
 
 // E (K,V) <- A_t E (normal) or D_t E (cut); returns ||E^T (scale q)||^2 of the result
 static double linear_step(double* E, const stepq_step_in* in, const float* decay, double scale,
@@ -52,32 +53,6 @@ static double linear_step(double* E, const stepq_step_in* in, const float* decay
     return r;
 }
 
-// u_ref (V) <- beta (v - (D S)^T k): the reference's delta write, read on the error-free state
-static void reference_write(float* u, const float* S, const stepq_step_in* in, const float* decay,
-                            int K, int V) {
-    for (int j = 0; j < V; j++) u[j] = 0;
-    for (int i = 0; i < K; i++) {
-        float d = decay[i], ki = in->k[i];
-        for (int j = 0; j < V; j++) u[j] += ki * (S[(size_t)i * V + j] * d);
-    }
-    for (int j = 0; j < V; j++) u[j] = in->beta * (in->v[j] - u[j]);
-}
-
-// the cut protocol: X <- D X + k u_ref^T, y <- X^T (scale q)
-static void cut_step(float* X, float* y, const float* u_ref, const stepq_step_in* in,
-                     const float* decay, double scale, int K, int V) {
-    for (int j = 0; j < V; j++) y[j] = 0;
-    for (int i = 0; i < K; i++) {
-        float d = decay[i], ki = in->k[i], qi = (float)scale * in->q[i];
-        float* row = X + (size_t)i * V;
-        for (int j = 0; j < V; j++) {
-            row[j] *= d;
-            row[j] += ki * u_ref[j];
-            y[j] += qi * row[j];
-        }
-    }
-}
-
 static double sq_diff(const float* a, const float* b, int n) {
     double s = 0;
     for (int j = 0; j < n; j++) s += ((double)a[j] - b[j]) * ((double)a[j] - b[j]);
@@ -89,93 +64,80 @@ typedef struct {
     double* out;     // (S, F, N_SERIES, H, W)
     double* hl;      // (S, H)
     int S, F, H, W;
-    int failed;
+    int s;           // the seed being run
 } sc_run;
 
 static size_t at(const sc_run* r, int s, int f, int k, int h, int w) {
     return ((((size_t)s * r->F + f) * N_SERIES + k) * r->H + h) * r->W + w;
 }
 
-static int one_head(sc_run* r, int s, int h, sc_scratch* x) {
-    const stepq_selfcorrect_cfg* c = r->c;
-    const stepq_source* src = c->srcs[s];
-    const int K = src->K, V = src->V, G = src->n_gates, F = r->F;
-    const size_t KV = (size_t)K * V;
-    stepq_runstate* rs = &x->rs;
-    stepq_runstate_reset(rs, src->S0 ? src->S0 + (size_t)h * KV : NULL);
-    stepq_cursor* cur = src->open(src, h);
-    stepq_step_in in;
-    double gsum = 0, cbuf[STEPQ_MAX_DIM];
-    for (long t = 0; t < c->prefill; t++) {
-        src->next(cur, &in);
-        for (int i = 0; i < G; i++) gsum += in.g[i] / G;
-        stepq_runstate_step(rs, &in, src->scale);
-    }
-    for (int f = 0; f < F; f++) {  // the error injected at the boundary
-        // the formats fit the heads (checked before the run) and need no plan
-        stepq_assert(stepq_qstate_init(&x->qn[f], c->formats[f], NULL, 0, src->kind, K, V) == STEPQ_OK &&
-                     stepq_qstate_init(&x->qc[f], c->formats[f], NULL, 0, src->kind, K, V) == STEPQ_OK);
-        if (stepq_qstate_load(&x->qn[f], rs->S) || stepq_qstate_load(&x->qc[f], rs->S)) return STEPQ_ERR;
-        double* E = x->E + (size_t)f * 2 * KV;
-        for (size_t e = 0; e < KV; e++) E[e] = E[KV + e] = (double)x->qn[f].X[e] - rs->S[e];
-        for (int k = 0; k < N_SERIES; k++) x->acc[f * N_SERIES + k] = 0;
-    }
-    int rc = STEPQ_OK;
-    for (long td = 0, w = 0; td < c->decode && rc == STEPQ_OK; td++) {
-        src->next(cur, &in);
-        for (int i = 0; i < G; i++) gsum += in.g[i] / G;
-        stepq_decays(x->decay, in.g, G, K);
-        reference_write(x->u_ref, rs->S, &in, x->decay, K, V);
-        stepq_runstate_step(rs, &in, src->scale);  // rs->y: the reference read-out
-        for (int f = 0; f < F && rc == STEPQ_OK; f++) {
-            double* E = x->E + (size_t)f * 2 * KV;
-            double* acc = x->acc + f * N_SERIES;
-            acc[LIN_N] += linear_step(E, &in, x->decay, src->scale, 0, K, V, cbuf);
-            acc[LIN_C] += linear_step(E + KV, &in, x->decay, src->scale, 1, K, V, cbuf);
-            rc = stepq_qstate_step(&x->qn[f], x->y, rs->work, &in, src->scale, G);
-            acc[NL_N] += sq_diff(x->y, rs->y, V);
-            cut_step(x->qc[f].X, x->y, x->u_ref, &in, x->decay, src->scale, K, V);
-            acc[NL_C] += sq_diff(x->y, rs->y, V);
-            if (rc == STEPQ_OK) rc = stepq_qstate_requantize(&x->qc[f]);
-        }
-        if (w < r->W && td + 1 == c->windows[w]) {
-            for (int f = 0; f < F; f++)
-                for (int k = 0; k < N_SERIES; k++) r->out[at(r, s, f, k, h, (int)w)] = x->acc[f * N_SERIES + k];
-            w++;
-        }
-    }
-    src->close(cur);
-    for (int f = 0; f < F; f++) stepq_qstate_free(&x->qn[f]), stepq_qstate_free(&x->qc[f]);
-    double l = gsum / (double)(c->prefill + c->decode);
-    r->hl[(size_t)s * r->H + h] = l < 0 ? M_LN2 / -l : INFINITY;
-    return rc;
+static void* sc_thread_init(void* ctx, const stepq_view* v) {
+    const sc_run* r = ctx;
+    sc_sums* x = mallocCheck(sizeof *x);
+    x->E = mallocCheck(sizeof(double) * (size_t)r->F * 2 * v->K * v->V);
+    x->acc = mallocCheck(sizeof(double) * r->F * N_SERIES);
+    return x;
 }
 
-static void run_seed(sc_run* r, int s, stepq_progress* pr) {
-    const stepq_source* src = r->c->srcs[s];
-    const int F = r->F;
-#pragma omp parallel
-    {
-        sc_scratch x;
-        stepq_runstate_init(&x.rs, src->K, src->V, src->n_gates);
-        x.E = mallocCheck(sizeof(double) * (size_t)F * 2 * src->K * src->V);
-        x.qn = callocCheck((size_t)F, sizeof(stepq_qstate));
-        x.qc = callocCheck((size_t)F, sizeof(stepq_qstate));
-        x.decay = mallocCheck(sizeof(float) * src->K);
-        x.u_ref = mallocCheck(sizeof(float) * src->V);
-        x.y = mallocCheck(sizeof(float) * src->V);
-        x.acc = mallocCheck(sizeof(double) * F * N_SERIES);
-#pragma omp for schedule(dynamic, 1)
-        for (int h = 0; h < r->H; h++) {
-            if (one_head(r, s, h, &x) != STEPQ_OK) {
-#pragma omp atomic write
-                r->failed = 1;
-            }
-            stepq_progress_tick(pr);
-        }
-        stepq_runstate_free(&x.rs);
-        free(x.E); free(x.qn); free(x.qc); free(x.decay); free(x.u_ref); free(x.y); free(x.acc);
+static void sc_thread_free(void* tls) {
+    sc_sums* x = tls;
+    free(x->E);
+    free(x->acc);
+    free(x);
+}
+
+static int sc_init_head(void* ctx, void* tls, const stepq_view* v) {
+    sc_sums* x = tls;
+    x->gsum = 0;
+    x->w = 0;
+    return STEPQ_OK;
+}
+
+// the error injected at the boundary, the same for the normal and the cut continuation
+static int sc_boundary(void* ctx, void* tls, const stepq_view* v) {
+    const sc_run* r = ctx;
+    sc_sums* x = tls;
+    const size_t KV = (size_t)v->K * v->V;
+    for (int f = 0; f < r->F; f++) {
+        double* E = x->E + (size_t)f * 2 * KV;
+        const float* X = v->f[f].qs->X;
+        for (size_t e = 0; e < KV; e++) E[e] = E[KV + e] = (double)X[e] - v->S[e];
+        for (int k = 0; k < N_SERIES; k++) x->acc[f * N_SERIES + k] = 0;
     }
+    return STEPQ_OK;
+}
+
+// slots f (the normal protocol) and F + f (the cut one) of format f
+static int sc_step(void* ctx, void* tls, const stepq_view* v) {
+    sc_run* r = ctx;
+    sc_sums* x = tls;
+    const int F = r->F, V = v->V;
+    const size_t KV = (size_t)v->K * V;
+    for (int i = 0; i < v->G; i++) x->gsum += v->in->g[i] / v->G;
+    if (!v->decoding) return STEPQ_OK;
+    double cbuf[STEPQ_MAX_DIM];
+    for (int f = 0; f < F; f++) {
+        double* E = x->E + (size_t)f * 2 * KV;
+        double* acc = x->acc + f * N_SERIES;
+        acc[LIN_N] += linear_step(E, v->in, v->decay, v->scale, 0, v->K, V, cbuf);
+        acc[LIN_C] += linear_step(E + KV, v->in, v->decay, v->scale, 1, v->K, V, cbuf);
+        acc[NL_N] += sq_diff(v->f[f].y_hat, v->y, V);
+        acc[NL_C] += sq_diff(v->f[F + f].y_hat, v->y, V);
+    }
+    if (x->w < r->W && v->td == r->c->windows[x->w]) {
+        for (int f = 0; f < F; f++)
+            for (int k = 0; k < N_SERIES; k++) r->out[at(r, r->s, f, k, v->h, (int)x->w)] = x->acc[f * N_SERIES + k];
+        x->w++;
+    }
+    return STEPQ_OK;
+}
+
+static int sc_end_head(void* ctx, void* tls, const stepq_view* v) {
+    sc_run* r = ctx;
+    const sc_sums* x = tls;
+    double l = x->gsum / (double)(r->c->prefill + r->c->decode);
+    r->hl[(size_t)r->s * r->H + v->h] = l < 0 ? M_LN2 / -l : INFINITY;
+    return STEPQ_OK;
 }
 
 // ratio (S, F, 2, W): sum over heads of cut / normal, linear and nonlinear; quart (S, F, 2, 4, W)
@@ -311,23 +273,29 @@ static void summary(const stepq_selfcorrect_cfg* c, const sc_run* r, const doubl
 
 int stepq_selfcorrect(const stepq_selfcorrect_cfg* c) {
     sc_run r = {c, NULL, NULL, c->n_seeds, c->n_formats, c->srcs[0]->n_heads, c->n_windows, 0};
-    if (c->prefill + c->decode > c->srcs[0]->T) {
-        stepq_error("%s has %ld steps; prefill %ld + decode %ld need more", c->srcs[0]->desc,
-                    c->srcs[0]->T, c->prefill, c->decode);
+    if (stepq_formats_fit(c->formats, c->n_formats, c->srcs[0]) != STEPQ_OK) return STEPQ_ERR;
+    stepq_slot* slots = mallocCheck(sizeof(stepq_slot) * 2 * r.F);
+    for (int f = 0; f < r.F; f++) {
+        slots[f] = (stepq_slot){c->formats[f], STEPQ_PROTO_NORMAL};
+        slots[r.F + f] = (stepq_slot){c->formats[f], STEPQ_PROTO_CUT};
+    }
+    const stepq_observer obs = {.name = "selfcorrect", .ctx = &r, .thread_init = sc_thread_init,
+                                .thread_free = sc_thread_free, .init_head = sc_init_head,
+                                .on_step = sc_step, .on_boundary = sc_boundary, .end_head = sc_end_head};
+    stepq_progress pr;
+    stepq_headloop_cfg hc = {.backend = c->backend, .slots = slots, .n_slots = 2 * r.F, .prefill = c->prefill,
+                             .decode = c->decode, .obs = &obs, .n_obs = 1, .progress = &pr};
+    if (stepq_headloop_check(&hc, c->srcs[0]->K, c->srcs[0]->V, "selfcorrect") != STEPQ_OK) {
+        free(slots);
         return STEPQ_ERR;
     }
-    if (stepq_formats_fit(c->formats, c->n_formats, c->srcs[0]) != STEPQ_OK) return STEPQ_ERR;
     r.out = callocCheck((size_t)r.S * r.F * N_SERIES * r.H * r.W, sizeof(double));
     r.hl = callocCheck((size_t)r.S * r.H, sizeof(double));
-    stepq_progress pr;
     stepq_progress_start(&pr, "selfcorrect", "heads", (long)r.S * r.H);
-    for (int s = 0; s < r.S && !r.failed; s++) run_seed(&r, s, &pr);
-    stepq_progress_end(&pr);
     int rc = STEPQ_OK;
-    if (r.failed) {
-        stepq_error("selfcorrect: a format met a non-finite state (%s)", c->srcs[0]->desc);
-        rc = STEPQ_ERR;
-    }
+    for (r.s = 0; r.s < r.S && rc == STEPQ_OK; r.s++) rc = stepq_headloop_run(c->srcs[r.s], &hc);
+    stepq_progress_end(&pr);
+    free(slots);
     if (rc == STEPQ_OK) {
         size_t nr = (size_t)r.S * r.F * 2 * r.W;
         double* ratio = mallocCheck(sizeof(double) * nr);

@@ -22,6 +22,7 @@
 #define STEPQ_SELFCORRECT_H
 
 #include "../quant/format.h"
+#include "../sim/headloop.h"
 #include "../sim/stream.h"
 #include "output.h"
 
@@ -37,6 +38,7 @@ typedef struct {
     const char* output;   // .h5
     const char* table;    // .tsv for the plot, or NULL
     stepq_provenance prov;
+    const stepq_backend* backend;  // sim/headloop.h; NULL: the CPU
 } stepq_selfcorrect_cfg;
 
 int stepq_selfcorrect(const stepq_selfcorrect_cfg* cfg);

@@ -82,8 +82,9 @@ int stepq_run_selfcorrect(const stepq_cfgfile* cf) {
     if (!rc) {
         stepq_selfcorrect_cfg sc = {srcs, seeds, S, fmts, nf, prefill, decode, windows, nw, output,
                                     plot ? table : NULL,
-                                    {"selfcorrect", cf->path, cf->text, seeds[0], srcs[0]->desc}};
-        rc = stepq_make_parent(output) || stepq_selfcorrect(&sc);
+                                    {"selfcorrect", cf->path, cf->text, seeds[0], srcs[0]->desc},
+                                    stepq_backend_from_cfg(cf, 0)};
+        rc = !sc.backend || stepq_make_parent(output) || stepq_selfcorrect(&sc);
         if (!rc) printf("wrote %s\n", output);
     }
     if (!rc && plot) {
