@@ -10,6 +10,7 @@
 #include "../base/common.h"
 #include "../base/h5util.h"
 #include "../base/stats.h"
+#include "../sim/headloop.h"
 #include "../sim/runstate.h"
 #include "../base/progress.h"
 
@@ -47,39 +48,81 @@ typedef struct {
     double *key_pr;        // (H)
 } seed_stats;
 
-// one head's native run; rs: this thread's scratch, tmp: (max(K, V)), C: (K, K)
-static void one_head(seed_stats* st, const stepq_source* src, const stepq_inputstats_cfg* c, int h,
-                     stepq_runstate* rs, double* tmp, double* C) {
-    const int K = src->K, V = src->V, G = src->n_gates;
-    stepq_runstate_reset(rs, src->S0 ? src->S0 + (size_t)h * K * V : NULL);
-    stepq_cursor* cur = src->open(src, h);
-    stepq_step_in in;
-    int ns = 0;
-    memset(C, 0, sizeof(double) * K * K);
-    for (long t = 0; t < c->steps; t++) {
-        src->next(cur, &in);
-        if (t >= c->warmup)  // upper triangle; the lower one is its mirror
-            for (int i = 0; i < K; i++)
-                for (int j = i; j < K; j++) C[(size_t)i * K + j] += (double)in.k[i] * in.k[j];
-        // gate sums every step; omega_i = E[(A_t^T scale q_t)_i^2] (method 3, P4) after warm-up
-        stepq_runstate_observe(rs, &in, src->scale, t >= c->warmup);
-        stepq_runstate_step(rs, &in, src->scale);
-        if (t + 1 >= c->warmup && (t + 1 - c->warmup) % c->sample_every == 0 && ns < st->NS) {
-            st->row[(size_t)h * st->NS + ns] = ridge_ratio(rs->S, K, V, 1, tmp);
-            st->col[(size_t)h * st->NS + ns] = ridge_ratio(rs->S, K, V, 0, tmp);
-            ns++;
-        }
+// one thread's sums of the head in flight (the head loop's observer scratch)
+typedef struct {
+    double *omega, *grad, *gsum;  // (K) (K) (G)
+    double* tmp;   // (max(K, V))
+    double* C;     // (K, K) the keys' second moment after the warm-up
+    int ns;        // states sampled so far
+} is_sums;
+
+typedef struct {
+    seed_stats* st;
+    const stepq_inputstats_cfg* c;
+} is_run;
+
+static void* is_thread_init(void* ctx, const stepq_view* v) {
+    is_sums* x = mallocCheck(sizeof *x);
+    x->omega = mallocCheck(sizeof(double) * v->K);
+    x->grad = mallocCheck(sizeof(double) * v->K);
+    x->gsum = mallocCheck(sizeof(double) * v->G);
+    x->tmp = mallocCheck(sizeof(double) * (v->K > v->V ? v->K : v->V));
+    x->C = mallocCheck(sizeof(double) * v->K * v->K);
+    return x;
+}
+
+static void is_thread_free(void* tls) {
+    is_sums* x = tls;
+    free(x->omega); free(x->grad); free(x->gsum); free(x->tmp); free(x->C);
+    free(x);
+}
+
+static int is_init_head(void* ctx, void* tls, const stepq_view* v) {
+    is_sums* x = tls;
+    memset(x->omega, 0, sizeof(double) * v->K);
+    memset(x->gsum, 0, sizeof(double) * v->G);
+    memset(x->C, 0, sizeof(double) * v->K * v->K);
+    x->ns = 0;
+    return STEPQ_OK;
+}
+
+static int is_step(void* ctx, void* tls, const stepq_view* v) {
+    const is_run* r = ctx;
+    const stepq_inputstats_cfg* c = r->c;
+    seed_stats* st = r->st;
+    is_sums* x = tls;
+    const int K = v->K, V = v->V, h = v->h;
+    const long t = v->t - 1;
+    const stepq_step_in* in = v->in;
+    if (t >= c->warmup)  // upper triangle; the lower one is its mirror
+        for (int i = 0; i < K; i++)
+            for (int j = i; j < K; j++) x->C[(size_t)i * K + j] += (double)in->k[i] * in->k[j];
+    // gate sums every step; omega_i = E[(A_t^T scale q_t)_i^2] (method 3, P4) after warm-up
+    stepq_observe_sums(x->gsum, x->omega, x->grad, in, v->scale, v->G, K, t >= c->warmup);
+    if (t + 1 >= c->warmup && (t + 1 - c->warmup) % c->sample_every == 0 && x->ns < st->NS) {
+        st->row[(size_t)h * st->NS + x->ns] = ridge_ratio(v->S, K, V, 1, x->tmp);
+        st->col[(size_t)h * st->NS + x->ns] = ridge_ratio(v->S, K, V, 0, x->tmp);
+        x->ns++;
     }
-    src->close(cur);
-    double* omega = rs->omega;  // sorted in place: the sums are reset for the next head
+    return STEPQ_OK;
+}
+
+static int is_end_head(void* ctx, void* tls, const stepq_view* v) {
+    const is_run* r = ctx;
+    seed_stats* st = r->st;
+    is_sums* x = tls;
+    const int K = v->K, G = v->G, h = v->h;
+    double* omega = x->omega;  // sorted in place: the sums are reset for the next head
     gsl_sort(omega, 1, (size_t)K);
     double p10 = gsl_stats_quantile_from_sorted_data(omega, 1, (size_t)K, 0.10);
     double p90 = gsl_stats_quantile_from_sorted_data(omega, 1, (size_t)K, 0.90);
     st->omega_ratio[h] = p10 > 0 ? p90 / p10 : INFINITY;
+    double* C = x->C;
     for (int i = 0; i < K; i++)
         for (int j = 0; j < i; j++) C[(size_t)i * K + j] = C[(size_t)j * K + i];
     st->key_pr[h] = participation(C, K);
-    for (int i = 0; i < G; i++) st->unit_hl[(size_t)h * G + i] = M_LN2 / -(rs->gsum[i] / c->steps);
+    for (int i = 0; i < G; i++) st->unit_hl[(size_t)h * G + i] = M_LN2 / -(x->gsum[i] / r->c->steps);
+    return STEPQ_OK;
 }
 
 const char* const stepq_inputstats_summary_names[IS_N_SUMMARY] = {
@@ -120,24 +163,15 @@ static void summarise(double* out, const seed_stats* st) {
     free(tmp);
 }
 
-// every head of one seed's source, in parallel (each thread its own scratch)
-static void run_seed(seed_stats* st, const stepq_source* src, const stepq_inputstats_cfg* c,
-                     stepq_progress* pr) {
-#pragma omp parallel
-    {
-        stepq_runstate rs;
-        stepq_runstate_init(&rs, src->K, src->V, src->n_gates);
-        double* tmp = mallocCheck(sizeof(double) * (src->K > src->V ? src->K : src->V));
-        double* C = mallocCheck(sizeof(double) * src->K * src->K);
-#pragma omp for schedule(dynamic, 1)
-        for (int h = 0; h < st->H; h++) {
-            one_head(st, src, c, h, &rs, tmp, C);
-            stepq_progress_tick(pr);
-        }
-        stepq_runstate_free(&rs);
-        free(tmp);
-        free(C);
-    }
+// every head of one seed's source: a native run on the head loop
+static int run_seed(seed_stats* st, const stepq_source* src, const stepq_inputstats_cfg* c,
+                    stepq_progress* pr) {
+    is_run r = {st, c};
+    const stepq_observer obs = {.name = "inputstats", .ctx = &r, .thread_init = is_thread_init,
+                                .thread_free = is_thread_free, .init_head = is_init_head,
+                                .on_step = is_step, .end_head = is_end_head};
+    const stepq_headloop_cfg hc = {.prefill = c->steps, .decode = 0, .obs = &obs, .n_obs = 1, .progress = pr};
+    return stepq_headloop_run(src, &hc);
 }
 
 // the summaries (N_SUM, S) with their mean, CI and the paper's value, on stdout and in f
@@ -178,7 +212,10 @@ static int measure(double* row, double* col, double* om, double* hl, double* pr,
     for (int si = 0; si < S; si++) {
         seed_stats st = {H, NS, G, row + (size_t)si * H * NS, col + (size_t)si * H * NS,
                          om + (size_t)si * H, hl + (size_t)si * H * G, pr + (size_t)si * H};
-        run_seed(&st, c->srcs[si], c, &p);
+        if (run_seed(&st, c->srcs[si], c, &p) != STEPQ_OK) {
+            stepq_progress_end(&p);
+            return STEPQ_ERR;
+        }
         double out[N_SUM];
         summarise(out, &st);
         for (int k = 0; k < N_SUM; k++) sum[(size_t)k * S + si] = out[k];
@@ -205,7 +242,10 @@ int stepq_inputstats(double* summary, const stepq_inputstats_cfg* c) {
     double* hl = callocCheck((size_t)S * H * G, sizeof(double));
     double* pr = callocCheck((size_t)S * H, sizeof(double));
     double* sum = callocCheck((size_t)N_SUM * S, sizeof(double));  // (N_SUM, S)
-    measure(row, col, om, hl, pr, sum, c, NS);
+    if (measure(row, col, om, hl, pr, sum, c, NS) != STEPQ_OK) {
+        free(row); free(col); free(om); free(hl); free(pr); free(sum);
+        return STEPQ_ERR;
+    }
     if (summary) memcpy(summary, sum, sizeof(double) * N_SUM * S);
     if (!c->output) {
         free(row); free(col); free(om); free(hl); free(pr); free(sum);

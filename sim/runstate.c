@@ -34,11 +34,16 @@ void stepq_runstate_reset(stepq_runstate* s, const float* S0) {
     memset(s->gsum, 0, sizeof(double) * s->G);
 }
 
-void stepq_runstate_observe(stepq_runstate* s, const stepq_step_in* in, double scale, int with_omega) {
-    for (int i = 0; i < s->G; i++) s->gsum[i] += in->g[i];
+void stepq_observe_sums(double* gsum, double* omega, double* grad, const stepq_step_in* in,
+                        double scale, int G, int K, int with_omega) {
+    for (int i = 0; i < G; i++) gsum[i] += in->g[i];
     if (!with_omega) return;
-    stepq_readout_weights(s->grad, in->q, in->k, in->g, in->beta, scale, s->G, s->K);
-    for (int i = 0; i < s->K; i++) s->omega[i] += s->grad[i] * s->grad[i];
+    stepq_readout_weights(grad, in->q, in->k, in->g, in->beta, scale, G, K);
+    for (int i = 0; i < K; i++) omega[i] += grad[i] * grad[i];
+}
+
+void stepq_runstate_observe(stepq_runstate* s, const stepq_step_in* in, double scale, int with_omega) {
+    stepq_observe_sums(s->gsum, s->omega, s->grad, in, scale, s->G, s->K, with_omega);
 }
 
 void stepq_runstate_step(stepq_runstate* s, const stepq_step_in* in, double scale) {

@@ -29,6 +29,10 @@ void stepq_runstate_reset(stepq_runstate* s, const float* S0);
 // gsum += the step's log gates; with_omega: grad <- A_t^T (scale q_t) and omega += grad^2
 // (sums in double, method 4.1)
 void stepq_runstate_observe(stepq_runstate* s, const stepq_step_in* in, double scale, int with_omega);
+// the same sums in a caller's arrays: gsum (G) += the log gates; with_omega: grad (K) <- A_t^T
+// (scale q_t), omega (K) += grad^2
+void stepq_observe_sums(double* gsum, double* omega, double* grad, const stepq_step_in* in,
+                        double scale, int G, int K, int with_omega);
 // one native float32 step of S on `in`; y <- its read-out
 void stepq_runstate_step(stepq_runstate* s, const stepq_step_in* in, double scale);
 
