@@ -86,7 +86,7 @@ int stepq_headloop_check(const stepq_headloop_cfg* cfg, int K, int V, const char
 // ---------------------------------------------------------------------------------------------
 // one head's engine
 
-void stepq_head_init(stepq_head* e, const stepq_headloop_cfg* cfg, const stepq_source* shape) {
+void stepq_head_init(stepq_head* e, const stepq_headloop_cfg* cfg, const stepq_head_shape* shape) {
     memset(e, 0, sizeof *e);
     e->cfg = cfg;
     e->be = resolve(cfg->backend);
@@ -330,7 +330,8 @@ int stepq_headloop_run(const stepq_source* src, const stepq_headloop_cfg* cfg) {
 #pragma omp parallel
     {
         stepq_head e;
-        stepq_head_init(&e, cfg, src);
+        const stepq_head_shape shape = stepq_shape_of(src);
+        stepq_head_init(&e, cfg, &shape);
 #pragma omp for schedule(dynamic, 1)
         for (int h = 0; h < src->n_heads; h++) {
             int stop;

@@ -158,7 +158,17 @@ typedef struct {
     int fail_obs;              // 1: an observer failed (and printed why)
 } stepq_head;
 
-void stepq_head_init(stepq_head* e, const stepq_headloop_cfg* cfg, const stepq_source* shape);
+// the shape of the heads an engine steps (a source's, or a session's)
+typedef struct {
+    int kind, K, V, n_gates;
+    double scale;  // the read-out scale
+} stepq_head_shape;
+
+static inline stepq_head_shape stepq_shape_of(const stepq_source* src) {
+    return (stepq_head_shape){src->kind, src->K, src->V, src->n_gates, src->scale};
+}
+
+void stepq_head_init(stepq_head* e, const stepq_headloop_cfg* cfg, const stepq_head_shape* shape);
 void stepq_head_free(stepq_head* e);
 // start head h (plan index ph) from S0 (K,V; NULL: zeros)
 int stepq_head_begin(stepq_head* e, int h, int ph, const float* S0);
