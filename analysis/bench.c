@@ -264,7 +264,7 @@ static double driver_seconds(const char* fmt_name, int heads, const stepq_plan* 
     stepq_assert(stepq_synth_preset(&p, "gdn-qwen-like") == STEPQ_OK &&
                  stepq_synth_open(&src, &p, 0, 1, &layer, 1, hs, heads) == STEPQ_OK);
     const stepq_format* f = stepq_format_find(fmt_name);
-    stepq_run_cfg rc = {&f, 1, 2048, 6144, 64, 0, "bench driver", plan, NULL, 0, NULL};
+    stepq_run_cfg rc = {&f, 1, 2048, 6144, 64, 0, "bench driver", plan, NULL, 0, NULL, NULL, 0};
     stepq_run_out o;
 #ifdef _OPENMP
     const int t_was = omp_get_max_threads();
@@ -469,7 +469,7 @@ int stepq_bench_stream(const stepq_source* src, long steps, int repeats) {
             stepq_step_in in;
             double t0 = stepq_now();
             for (long t = 0; t < steps; t++) {
-                src->next(c, &in);
+                stepq_assert(src->next(c, &in) == STEPQ_OK);  // synthetic
                 memcpy(q + t * K, in.q, sizeof(float) * K);
                 memcpy(k + t * K, in.k, sizeof(float) * K);
                 memcpy(v + t * V, in.v, sizeof(float) * V);

@@ -127,7 +127,8 @@ static void calib_scratch_free(calib_scratch* cs) {
     free(cs->m); free(cs->rl); free(cs->w); free(cs->P); free(cs->kP); free(cs->snaps);
 }
 
-static void calib_head(calib_ctx* x, int h, calib_scratch* cs) {
+// STEPQ_ERR (the source said why) where a segment ends early or fails its checks
+static int calib_head(calib_ctx* x, int h, calib_scratch* cs) {
     const stepq_calib_cfg* c = x->c;
     stepq_plan* p = x->p;
     const stepq_source* s0 = c->segments[0];
@@ -152,7 +153,11 @@ static void calib_head(calib_ctx* x, int h, calib_scratch* cs) {
         stepq_step_in in;
         int live = 1;  // the propagated error is still above 1e-12
         for (long t = 0; t < c->steps; t++) {
-            src->next(cur, &in);
+            if (stepq_next_step(cur, &in) != STEPQ_OK) {
+                src->close(cur);
+                gsl_rng_free(rng);
+                return STEPQ_ERR;
+            }
             stepq_runstate_observe(rs, &in, src->scale, 1);
             stepq_runstate_step(rs, &in, src->scale);
             if (live && t + 1 < hz)  // rs->grad: this step's read-out weights (observe above)
@@ -182,6 +187,7 @@ static void calib_head(calib_ctx* x, int h, calib_scratch* cs) {
     head_distortions(p->d_dual + (size_t)h * G * STEPQ_NW, p->d_abs + (size_t)h * G * STEPQ_NW,
                      snaps, n, p, h, NULL);
     gsl_rng_free(rng);
+    return STEPQ_OK;
 }
 
 // KDA: distortions again with each head's pivot rows out of the column fit
@@ -388,18 +394,31 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
     }
     stepq_progress pr;
     stepq_progress_start(&pr, "calibrate", "heads", p.H);
+    int failed = 0;
 #pragma omp parallel
     {
         calib_scratch cs;
         calib_scratch_init(&cs, &x);
 #pragma omp for schedule(dynamic, 1)
         for (int h = 0; h < p.H; h++) {
-            calib_head(&x, h, &cs);
+            int skip;
+#pragma omp atomic read
+            skip = failed;
+            if (!skip && calib_head(&x, h, &cs) != STEPQ_OK) {
+#pragma omp atomic write
+                failed = 1;
+            }
             stepq_progress_tick(&pr);
         }
         calib_scratch_free(&cs);
     }
     stepq_progress_end(&pr);
+    if (failed) {
+        free(x.reservoirs);
+        free(x.n_snap);
+        stepq_plan_free(&p);
+        return STEPQ_ERR;
+    }
     if (!getenv("STEPQ_QUIET"))
         fprintf(stderr, "calibrate: pivots and allocations of %d units (%s)\n", p.H * p.G,
                 p.kind == STEPQ_GDN ? "exact DP" : "Lagrangian + repair, pivots refitted");

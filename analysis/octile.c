@@ -56,7 +56,7 @@ void stepq_octile_random(int* group, int K, unsigned long seed) {
 }
 
 // the ranking statistics of head h on the calibration stream: omega and row magnitude
-static void rank_rows(oct_scratch* x, const stepq_octile_cfg* c, int s, int h) {
+static int rank_rows(oct_scratch* x, const stepq_octile_cfg* c, int s, int h) {
     const stepq_source* src = c->calib[s];
     const int K = src->K, V = src->V;
     stepq_runstate_reset(&x->rs, NULL);
@@ -64,7 +64,10 @@ static void rank_rows(oct_scratch* x, const stepq_octile_cfg* c, int s, int h) {
     stepq_cursor* cur = src->open(src, h);
     stepq_step_in in;
     for (long t = 0; t < c->calib_steps; t++) {
-        src->next(cur, &in);
+        if (stepq_next_step(cur, &in) != STEPQ_OK) {
+            src->close(cur);
+            return STEPQ_ERR;
+        }
         stepq_runstate_observe(&x->rs, &in, src->scale, 1);
         stepq_runstate_step(&x->rs, &in, src->scale);
         if (2 * t >= c->calib_steps)
@@ -75,6 +78,7 @@ static void rank_rows(oct_scratch* x, const stepq_octile_cfg* c, int s, int h) {
     stepq_octile_groups(x->group + O_MAG * K, x->mag, x->order, K);
     stepq_octile_random(x->group + O_RANDOM * K, K,
                         stepq_head_seed(c->seeds[s] ^ 0x6f6374696c65ull, src->layer[h], src->head[h]));
+    return STEPQ_OK;
 }
 
 static int one_head(oct_run* r, int s, int h, oct_scratch* x) {
@@ -82,7 +86,7 @@ static int one_head(oct_run* r, int s, int h, oct_scratch* x) {
     const stepq_source* src = c->srcs[s];
     const int K = src->K, V = src->V, G = src->n_gates;
     const size_t KV = (size_t)K * V;
-    rank_rows(x, c, s, h);
+    if (rank_rows(x, c, s, h) != STEPQ_OK) return STEPQ_ERR;
     for (int i = 0; i < K; i++) {
         r->omega[((size_t)s * r->H + h) * K + i] = x->rs.omega[i];
         r->mag[((size_t)s * r->H + h) * K + i] = x->mag[i];
@@ -93,17 +97,17 @@ static int one_head(oct_run* r, int s, int h, oct_scratch* x) {
     stepq_runstate_reset(rs, src->S0 ? src->S0 + (size_t)h * KV : NULL);
     stepq_cursor* cur = src->open(src, h);
     stepq_step_in in;
-    for (long t = 0; t < c->prefill; t++) {
-        src->next(cur, &in);
-        stepq_runstate_step(rs, &in, src->scale);
+    int rc = STEPQ_OK;
+    for (long t = 0; t < c->prefill && rc == STEPQ_OK; t++) {
+        rc = stepq_next_step(cur, &in);
+        if (rc == STEPQ_OK) stepq_runstate_step(rs, &in, src->scale);
     }
     for (int k = 0; k < N_RUNS; k++) memcpy(x->X + k * KV, rs->S, sizeof(float) * KV);
     double acc[N_RUNS] = {0}, ref = 0;
     uint8_t packed[2 + STEPQ_MAX_DIM];
     float xq[STEPQ_MAX_DIM];
-    int rc = STEPQ_OK;
     for (long td = 0; td < c->decode && rc == STEPQ_OK; td++) {
-        src->next(cur, &in);
+        if ((rc = stepq_next_step(cur, &in)) != STEPQ_OK) break;
         stepq_runstate_step(rs, &in, src->scale);
         ref += stepq_sq_norm_row(rs->y, V);
         for (int k = 0; k < N_RUNS && rc == STEPQ_OK; k++) {
@@ -118,6 +122,9 @@ static int one_head(oct_run* r, int s, int h, oct_scratch* x) {
                 rc = rc_rows_encode_row(packed, xq, X + (size_t)i * V, c->width, V);
                 memcpy(X + (size_t)i * V, xq, sizeof(float) * V);
             }
+            if (rc != STEPQ_OK)
+                stepq_error("octile: a state turned non-finite at head %d (layer %d, head %d), decode step %ld "
+                            "(%s)", h, src->layer[h], src->head[h], td, src->desc);
         }
     }
     src->close(cur);
@@ -240,7 +247,6 @@ int stepq_octile(const stepq_octile_cfg* c) {
     for (int s = 0; s < r.S && !r.failed; s++) run_seed(&r, s, &pr);
     stepq_progress_end(&pr);
     int rc = r.failed ? STEPQ_ERR : STEPQ_OK;
-    if (r.failed) stepq_error("octile: a state turned non-finite (%s)", s0->desc);
     if (!rc) {
         const int S = r.S;
         double* rel = mallocCheck(sizeof(double) * S * N_RUNS);

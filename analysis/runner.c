@@ -171,7 +171,14 @@ static const stepq_backend* cuda_backend(void) {
 
 int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg) {
     const stepq_backend* be = cfg->backend ? cfg->backend : stepq_backend_cpu();
-    if (be->run_heads && !be->write) return be->run_heads(o, src, cfg);
+    if (be->run_heads && !be->write) {
+        if (cfg->n_extra) {
+            stepq_error("%s: backend %s runs whole runs only; %s observes every step on a backend that steps "
+                        "heads (cpu)", src->desc, be->name, cfg->extra[0].name);
+            return STEPQ_ERR;
+        }
+        return be->run_heads(o, src, cfg);
+    }
     int* plan_index = callocCheck((size_t)src->n_heads, sizeof(int));
     if (stepq_run_prepare(plan_index, src, cfg) != STEPQ_OK) {
         free(plan_index);
@@ -183,20 +190,24 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
     for (int f = 0; f < F; f++) slots[f] = (stepq_slot){cfg->formats[f], STEPQ_PROTO_NORMAL};
     stepq_run_out_alloc(o, src, cfg);
     run_ctx r = {o, cfg, 0};
-    stepq_observer obs = {.name = cfg->label ? cfg->label : "run", .needs = STEPQ_NEED_PRED | STEPQ_NEED_MEASURE,
-                          .ctx = &r, .thread_init = sums_init, .thread_free = sums_free,
-                          .init_head = run_init_head, .on_step = run_step, .on_boundary = run_boundary,
-                          .end_head = run_end_head};
+    stepq_observer* obs = mallocCheck(sizeof(stepq_observer) * (1 + (size_t)cfg->n_extra));
+    obs[0] = (stepq_observer){.name = cfg->label ? cfg->label : "run", .needs = STEPQ_NEED_PRED | STEPQ_NEED_MEASURE,
+                              .ctx = &r, .thread_init = sums_init, .thread_free = sums_free,
+                              .init_head = run_init_head, .on_step = run_step, .on_boundary = run_boundary,
+                              .end_head = run_end_head};
+    for (int i = 0; i < cfg->n_extra; i++) obs[1 + i] = cfg->extra[i];
     stepq_progress pr;
     stepq_progress_start(&pr, cfg->label ? cfg->label : "run", "heads", src->n_heads);
     stepq_headloop_cfg hc = {.backend = be, .slots = slots, .n_slots = F, .plan = cfg->plan,
                              .plan_index = plan_index, .prefill = cfg->prefill, .decode = cfg->decode,
-                             .obs = &obs, .n_obs = 1, .progress = &pr, .skip = journal_skip, .skip_ctx = &r};
-    int rc = stepq_headloop_check(&hc, src->K, src->V, obs.name);
+                             .obs = obs, .n_obs = 1 + cfg->n_extra, .progress = &pr, .skip = journal_skip,
+                             .skip_ctx = &r};
+    int rc = stepq_headloop_check(&hc, src->K, src->V, obs[0].name);
     if (rc == STEPQ_OK) rc = stepq_headloop_run(src, &hc);
     stepq_progress_end(&pr);
     free(plan_index);
     free(slots);
+    free(obs);
     if (rc != STEPQ_OK) {
         stepq_run_out_free(o);
         return STEPQ_ERR;

@@ -74,6 +74,36 @@ static int write_impl(hid_t loc, const char* name, hid_t memtype, const void* da
     return rc;
 }
 
+hid_t h5u_create_chunked(hid_t loc, const char* name, hid_t type, int rank, const hsize_t* dims,
+                         const hsize_t* chunk, const char* units, const char* description) {
+    hid_t sp = H5Screate_simple(rank, dims, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hsize_t ck[4];
+    for (int i = 0; i < rank; i++) ck[i] = chunk[i] < 1 ? 1 : chunk[i] > dims[i] && dims[i] > 0 ? dims[i] : chunk[i];
+    H5Pset_chunk(dcpl, rank, ck);
+    hid_t d = H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    if (d >= 0 && ((units && h5u_attr_str(d, "units", units)) ||
+                   (description && h5u_attr_str(d, "description", description)))) {
+        H5Dclose(d);
+        d = -1;
+    }
+    if (d < 0) stepq_error("HDF5: cannot create dataset '%s'", name);
+    return d;
+}
+
+int h5u_slab(hid_t d, int write, hid_t memtype, void* data, int rank, const hsize_t* start,
+             const hsize_t* count) {
+    hid_t fs = H5Dget_space(d), ms = H5Screate_simple(rank, count, NULL);
+    herr_t st = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    if (st >= 0)
+        st = write ? H5Dwrite(d, memtype, ms, fs, H5P_DEFAULT, data) : H5Dread(d, memtype, ms, fs, H5P_DEFAULT, data);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    return st < 0 ? STEPQ_ERR : STEPQ_OK;
+}
+
 int h5u_write(hid_t loc, const char* name, hid_t memtype, const void* data, int rank,
               const hsize_t* dims, const char* units, const char* description) {
     return write_impl(loc, name, memtype, data, rank, dims, units, description, 0);
@@ -121,15 +151,15 @@ int h5u_write_strings(hid_t loc, const char* name, const char* const* strs, int 
     return rc;
 }
 
-int h5u_read_f32(float** data, hsize_t* dims, hid_t file, const char* fname, const char* name,
-                 int rank, int required) {
-    *data = NULL;
+int h5u_open_f32(hid_t* out, hsize_t* dims, hid_t file, const char* fname, const char* name,
+                 int rank, int required, hid_t dapl) {
+    *out = -1;
     if (H5Lexists(file, name, H5P_DEFAULT) <= 0) {
         if (!required) return STEPQ_OK;
         stepq_error("%s: missing dataset '%s'", fname, name);
         return STEPQ_ERR;
     }
-    hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+    hid_t d = H5Dopen2(file, name, dapl);
     if (d < 0) {
         stepq_error("%s: '%s' is not a dataset", fname, name);
         return STEPQ_ERR;
@@ -140,21 +170,33 @@ int h5u_read_f32(float** data, hsize_t* dims, hid_t file, const char* fname, con
     if (H5Tget_class(t) != H5T_FLOAT) {
         stepq_error("%s: dataset '%s' is not floating point", fname, name);
         rc = STEPQ_ERR;
-    } else if (r != rank) {
+    } else if (r != rank || rank > 4) {
         stepq_error("%s: dataset '%s' has rank %d, expected %d", fname, name, r, rank);
         rc = STEPQ_ERR;
     } else {
         H5Sget_simple_extent_dims(sp, dims, NULL);
-        double n = 1;
-        for (int i = 0; i < rank; i++) n *= (double)dims[i];
-        char what[512];
-        snprintf(what, sizeof what, "%s: dataset '%s'", fname, name);
-        if (stepq_check_memory(n * sizeof(float), what)) {
-            H5Tclose(t);
-            H5Sclose(sp);
-            H5Dclose(d);
-            return STEPQ_ERR;
-        }
+    }
+    H5Tclose(t);
+    H5Sclose(sp);
+    if (rc == STEPQ_OK) *out = d;
+    else H5Dclose(d);
+    return rc;
+}
+
+int h5u_read_f32(float** data, hsize_t* dims, hid_t file, const char* fname, const char* name,
+                 int rank, int required) {
+    *data = NULL;
+    hid_t d;
+    if (h5u_open_f32(&d, dims, file, fname, name, rank, required, H5P_DEFAULT) != STEPQ_OK) return STEPQ_ERR;
+    if (d < 0) return STEPQ_OK;
+    int rc = STEPQ_OK;
+    double n = 1;
+    for (int i = 0; i < rank; i++) n *= (double)dims[i];
+    char what[512];
+    snprintf(what, sizeof what, "%s: dataset '%s'", fname, name);
+    if (stepq_check_memory(n * sizeof(float), what)) {
+        rc = STEPQ_ERR;
+    } else {
         *data = mallocCheck((size_t)n * sizeof(float));
         if (H5Dread(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, *data) < 0) {
             stepq_error("%s: cannot read dataset '%s'", fname, name);
@@ -163,8 +205,6 @@ int h5u_read_f32(float** data, hsize_t* dims, hid_t file, const char* fname, con
             rc = STEPQ_ERR;
         }
     }
-    H5Tclose(t);
-    H5Sclose(sp);
     H5Dclose(d);
     return rc;
 }

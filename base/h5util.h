@@ -36,6 +36,20 @@ int h5u_attr_i64(hid_t loc, const char* name, long long value);
 // a floating-point type. *data is NULL and the return STEPQ_OK if optional and absent.
 int h5u_read_f32(float** data, hsize_t* dims, hid_t file, const char* file_name,
                  const char* name, int rank, int required);
+// Opens a float dataset of the expected rank (<= 4) with the access properties dapl (a chunk
+// cache; H5P_DEFAULT): *d the dataset (H5Dclose it), dims its shape. STEPQ_ERR with the message
+// of h5u_read_f32; STEPQ_OK and *d = -1 when optional and absent.
+int h5u_open_f32(hid_t* d, hsize_t* dims, hid_t file, const char* file_name, const char* name,
+                 int rank, int required, hid_t dapl);
+// Creates a chunked dataset of type (chunk: per dimension, clipped to dims) with "units" and
+// "description" attributes (skipped when NULL), to be written a hyperslab at a time; -1 with a
+// message on failure.
+hid_t h5u_create_chunked(hid_t loc, const char* name, hid_t type, int rank, const hsize_t* dims,
+                         const hsize_t* chunk, const char* units, const char* description);
+// The hyperslab [start, start + count) of dataset d written from (write) or read into data
+// (contiguous, memtype, count's shape). STEPQ_ERR (no message) when HDF5 fails.
+int h5u_slab(hid_t d, int write, hid_t memtype, void* data, int rank, const hsize_t* start,
+             const hsize_t* count);
 // Reads a string attribute of the root; *out malloc'd. STEPQ_ERR if absent and required.
 int h5u_read_attr_str(char** out, hid_t file, const char* file_name, const char* name,
                       int required);

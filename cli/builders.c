@@ -236,10 +236,7 @@ int stepq_source_from_cfg(stepq_source** out, const stepq_cfgfile* cf, uint64_t 
     if (cfg_check_keys(cf, g, keys_source_trace) || cfg_str(cf, g, "path", &path, 1, NULL) ||
         cfg_bool(cf, g, "normalize", &normalize, 0) || (desc && describe_trace(desc, desc_n, path, normalize)))
         return STEPQ_ERR;
-    stepq_trace tr;
-    if (stepq_trace_read(&tr, path, normalize)) return STEPQ_ERR;
-    *out = stepq_trace_source(&tr, path);
-    return STEPQ_OK;
+    return stepq_trace_open(out, path, normalize);  // streamed: checked as it is read
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -336,11 +333,9 @@ static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, cons
                 return STEPQ_ERR;
             o += (size_t)snprintf(text + o, text_n - o, "segment: %s\n", desc);
         } else {
-            stepq_trace tr;
             if (describe_trace(desc, sizeof desc, traces[i], normalize) ||
-                stepq_trace_read(&tr, traces[i], normalize))
+                stepq_trace_open(&b->c.segments[i], traces[i], normalize))
                 return STEPQ_ERR;
-            b->c.segments[i] = stepq_trace_source(&tr, traces[i]);
             o += (size_t)snprintf(text + o, text_n - o, "segment: %s\n", desc);
         }
         if (o >= text_n) return STEPQ_ERR;

@@ -153,19 +153,18 @@ int stepq_cmd_replay(int argc, char** argv) {
                     "`stepq calibrate` for the trace's heads)", fmt->name);
         return 2;
     }
-    stepq_trace tr;
-    if (stepq_trace_read(&tr, in, normalize)) return 1;
-    if (prefill >= tr.T) {
-        stepq_error("replay: --prefill %lld must be below the %ld steps of %s", prefill, tr.T, in);
-        stepq_trace_free(&tr);
+    stepq_source* src;  // streamed: its values are checked as they are read
+    if (stepq_trace_open(&src, in, normalize)) return 1;
+    if (prefill >= src->T) {
+        stepq_error("replay: --prefill %lld must be below the %ld steps of %s", prefill, src->T, in);
+        stepq_source_free(src);
         return 2;
     }
     stepq_plan plan, *pp;
     if (read_plan(&pp, &plan, plan_path)) {
-        stepq_trace_free(&tr);
+        stepq_source_free(src);
         return 1;
     }
-    stepq_source* src = stepq_trace_source(&tr, in);
     char cmdline[4096];
     snprintf(cmdline, sizeof cmdline, "stepq replay --trace %s --format %s --out %s --prefill %lld%s",
              in, fmt_name, out, prefill, normalize ? " --normalize" : "");
@@ -264,11 +263,8 @@ int stepq_cmd_trace(int argc, char** argv) {
     free(layers);
     free(heads);
     if (rc) return 2;
-    stepq_trace tr;
-    stepq_trace_capture(&tr, src, (long)steps);
-    rc = stepq_make_parent(out) || stepq_trace_write(out, &tr, src->desc);
+    rc = stepq_make_parent(out) || stepq_trace_write_source(out, src, (long)steps, src->desc);
     if (!rc) printf("wrote %s: %s, %lld steps\n", out, src->desc, steps);
-    stepq_trace_free(&tr);
     stepq_source_free(src);
     return rc ? 1 : 0;
 }

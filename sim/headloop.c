@@ -309,7 +309,11 @@ static int run_one(stepq_head* e, const stepq_source* src, const stepq_headloop_
         stepq_cursor* c = src->open(src, h);
         stepq_step_in in;
         for (long t = 0; t < cfg->prefill + cfg->decode && rc == STEPQ_OK; t++) {
-            src->next(c, &in);
+            if (stepq_next_step(c, &in) != STEPQ_OK) {  // the source said why
+                e->fail_obs = 1;
+                rc = STEPQ_ERR;
+                break;
+            }
             rc = stepq_head_step(e, &in);
         }
         src->close(c);

@@ -155,7 +155,7 @@ typedef struct {
     // where a run failed: the step, the slot (-1: the reference), and which part
     long fail_t;
     int fail_f;
-    int fail_obs;              // 1: an observer failed (and printed why)
+    int fail_obs;              // 1: an observer or the source failed (and printed why)
 } stepq_head;
 
 // the shape of the heads an engine steps (a source's, or a session's)

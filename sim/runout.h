@@ -23,6 +23,10 @@ typedef struct {
     struct stepq_journal* journal;  // heads done are read from it and new ones added (journal.h), or NULL
     int journal_seed;               // this run's seed index in the journal
     const struct stepq_backend* backend;  // who steps the heads (sim/headloop.h); NULL: the CPU
+    // more observers of every step after measure() (sim/headloop.h: a driver's streamed
+    // outputs); a backend that runs whole runs only refuses them
+    const struct stepq_observer* extra;
+    int n_extra;
 } stepq_run_cfg;
 
 typedef struct {

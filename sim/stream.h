@@ -18,6 +18,9 @@ typedef struct {
 
 typedef struct stepq_source stepq_source;
 
+// what next() returns beside STEPQ_OK and STEPQ_ERR: the head has no more steps
+enum { STEPQ_END = 1 };
+
 // Base of every source's cursor (each source embeds it first and adds its own state).
 typedef struct stepq_cursor {
     const stepq_source* src;
@@ -30,7 +33,9 @@ struct stepq_source {
     int n_heads;         // value heads served
     int K, V;
     int n_gates;         // 1 (GDN) or K (KDA)
-    long T;              // steps available; synthetic sources: unlimited (LONG_MAX)
+    long T;              // steps available; synthetic sources: unlimited (LONG_MAX); a source
+                         // that does not know its length ahead (a model stepped as it is read)
+                         // says LONG_MAX too and ends with STEPQ_END
     double scale;        // read-out scale, 1/sqrt(K) unless the trace says otherwise
     const float* S0;     // (n_heads, K, V) initial states, or NULL for zeros
     int* layer;          // (n_heads) label of each head: model layer
@@ -38,13 +43,18 @@ struct stepq_source {
     char desc[512];      // one line naming the source, stored in output attributes
 
     stepq_cursor* (*open)(const stepq_source* src, int h);  // reader of head h from step 0
-    void (*next)(stepq_cursor* cur, stepq_step_in* out);    // the next step of that head
+    // the next step of that head: STEPQ_OK, STEPQ_END after its last step, or STEPQ_ERR with a
+    // message naming the input and the index (a streamed trace checks its values as it reads)
+    int (*next)(stepq_cursor* cur, stepq_step_in* out);
     void (*close)(stepq_cursor* cur);
     void (*destroy)(stepq_source* src);
     void* impl;
 };
 
 void stepq_source_free(stepq_source* src);
+// src->next where the caller needs the step: STEPQ_END becomes STEPQ_ERR with a message naming
+// the source, the head and the step
+int stepq_next_step(stepq_cursor* cur, stepq_step_in* out);
 
 // splitmix64's finaliser: a well-mixed 64-bit function of x
 static inline uint64_t stepq_splitmix64(uint64_t x) {

@@ -211,7 +211,7 @@ static stepq_cursor* synth_open(const stepq_source* src, int h) {
     return &c->base;
 }
 
-static void synth_next(stepq_cursor* base, stepq_step_in* out) {
+static int synth_next(stepq_cursor* base, stepq_step_in* out) {
     synth_cursor* c = (synth_cursor*)base;
     const stepq_synth_params* p = &((const synth_impl*)base->src->impl)->p;
     gsl_rng* r = c->rng;
@@ -256,6 +256,7 @@ static void synth_next(stepq_cursor* base, stepq_step_in* out) {
     out->v = c->v;
     out->g = c->g;
     base->t++;
+    return STEPQ_OK;
 }
 
 static void synth_close(stepq_cursor* base) {
@@ -339,7 +340,7 @@ int stepq_synth_record(const char* preset, int layer, int head, int T, int K, in
     stepq_runstate_init(&rs, K, V, 1);
     for (int t = 0; t < T; t++) {
         stepq_step_in st;
-        src->next(c, &st);
+        stepq_assert(src->next(c, &st) == STEPQ_OK);  // a synthetic stream never ends
         memcpy(q + (size_t)t * K, st.q, sizeof(float) * (size_t)K);
         memcpy(k + (size_t)t * K, st.k, sizeof(float) * (size_t)K);
         memcpy(v + (size_t)t * V, st.v, sizeof(float) * (size_t)V);

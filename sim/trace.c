@@ -117,24 +117,12 @@ static int read_labels(stepq_trace* tr, hid_t f, const char* path) {
     return STEPQ_OK;
 }
 
-static int read_all(stepq_trace* tr, hid_t f, const char* path, int normalize) {
-    hsize_t dq[3], dk[3], dv[3], dg[3], db[2], ds[3];
-    if (read_kind(&tr->kind, f, path)) return STEPQ_ERR;
-    int g_rank = tr->kind == STEPQ_KDA ? 3 : 2;
-    if (h5u_read_f32(&tr->q, dq, f, path, "q", 3, 1) || h5u_read_f32(&tr->k, dk, f, path, "k", 3, 1) ||
-        h5u_read_f32(&tr->v, dv, f, path, "v", 3, 1) ||
-        h5u_read_f32(&tr->g, dg, f, path, "g", g_rank, 1) ||
-        h5u_read_f32(&tr->beta, db, f, path, "beta", 2, 1) ||
-        h5u_read_f32(&tr->S0, ds, f, path, "S0", 3, 0))
-        return STEPQ_ERR;
-    tr->T = (long)dq[0];
-    tr->H = (int)dq[1];
-    tr->K = (int)dq[2];
-    tr->HV = (int)dv[1];
-    tr->V = (int)dv[2];
+// the shapes of the datasets against each other and the limits (tr: T, H, K, HV, V set from them)
+static int check_shapes(const stepq_trace* tr, const char* path, const hsize_t* dq, const hsize_t* dk,
+                        const hsize_t* dv, const hsize_t* dg, const hsize_t* db, const hsize_t* ds, int g_rank) {
     char want[128];
     snprintf(want, sizeof want, "[T=%ld, H=%d, K=%d] like q", tr->T, tr->H, tr->K);
-    if (memcmp(dk, dq, sizeof dq) != 0) return shape_error(path, "k", dk, 3, want);
+    if (memcmp(dk, dq, sizeof(hsize_t) * 3) != 0) return shape_error(path, "k", dk, 3, want);
     snprintf(want, sizeof want, "[T=%ld, HV, V] with HV a multiple of H=%d", tr->T, tr->H);
     if (dv[0] != dq[0] || tr->H == 0 || tr->HV % tr->H != 0) return shape_error(path, "v", dv, 3, want);
     if (tr->K > STEPQ_MAX_DIM || tr->V > STEPQ_MAX_DIM) {
@@ -157,7 +145,11 @@ static int read_all(stepq_trace* tr, hid_t f, const char* path, int normalize) {
         if (ds[0] != dv[1] || ds[1] != dq[2] || ds[2] != dv[2])
             return shape_error(path, "S0", ds, 3, want);
     }
-    if (read_labels(tr, f, path)) return STEPQ_ERR;
+    return STEPQ_OK;
+}
+
+// the optional root attribute 'scale' (absent: 1/sqrt(K))
+static int read_scale(stepq_trace* tr, hid_t f, const char* path) {
     double sc = 1.0 / sqrt((double)tr->K);
     int has = h5u_read_attr_f64(&sc, f, path, "scale");
     if (has == STEPQ_ERR) return STEPQ_ERR;
@@ -166,6 +158,27 @@ static int read_all(stepq_trace* tr, hid_t f, const char* path, int normalize) {
         return STEPQ_ERR;
     }
     tr->scale = sc;
+    return STEPQ_OK;
+}
+
+static int read_all(stepq_trace* tr, hid_t f, const char* path, int normalize) {
+    hsize_t dq[3], dk[3], dv[3], dg[3], db[2], ds[3];
+    if (read_kind(&tr->kind, f, path)) return STEPQ_ERR;
+    int g_rank = tr->kind == STEPQ_KDA ? 3 : 2;
+    if (h5u_read_f32(&tr->q, dq, f, path, "q", 3, 1) || h5u_read_f32(&tr->k, dk, f, path, "k", 3, 1) ||
+        h5u_read_f32(&tr->v, dv, f, path, "v", 3, 1) ||
+        h5u_read_f32(&tr->g, dg, f, path, "g", g_rank, 1) ||
+        h5u_read_f32(&tr->beta, db, f, path, "beta", 2, 1) ||
+        h5u_read_f32(&tr->S0, ds, f, path, "S0", 3, 0))
+        return STEPQ_ERR;
+    tr->T = (long)dq[0];
+    tr->H = (int)dq[1];
+    tr->K = (int)dq[2];
+    tr->HV = (int)dv[1];
+    tr->V = (int)dv[2];
+    if (check_shapes(tr, path, dq, dk, dv, dg, db, ds, g_rank) || read_labels(tr, f, path) ||
+        read_scale(tr, f, path))
+        return STEPQ_ERR;
     if (check_values(path, "q", tr->q, dq, 3, -INFINITY, INFINITY) ||
         check_values(path, "k", tr->k, dk, 3, -INFINITY, INFINITY) ||
         check_values(path, "v", tr->v, dv, 3, -INFINITY, INFINITY) ||
@@ -232,9 +245,9 @@ static stepq_cursor* trace_open(const stepq_source* src, int h) {
     return c;
 }
 
-static void trace_next(stepq_cursor* c, stepq_step_in* out) {
+static int trace_next(stepq_cursor* c, stepq_step_in* out) {
     const stepq_trace* tr = &((const trace_impl*)c->src->impl)->tr;
-    stepq_assert(c->t < tr->T);
+    if (c->t >= tr->T) return STEPQ_END;
     size_t t = (size_t)c->t, hv = (size_t)c->h, hk = hv / (size_t)(tr->HV / tr->H);
     out->q = tr->q + (t * tr->H + hk) * tr->K;
     out->k = tr->k + (t * tr->H + hk) * tr->K;
@@ -242,6 +255,7 @@ static void trace_next(stepq_cursor* c, stepq_step_in* out) {
     out->g = tr->kind == STEPQ_KDA ? tr->g + (t * tr->HV + hv) * tr->K : tr->g + t * tr->HV + hv;
     out->beta = tr->beta[t * tr->HV + hv];
     c->t++;
+    return STEPQ_OK;
 }
 
 static void trace_close(stepq_cursor* c) { free(c); }
@@ -312,7 +326,7 @@ void stepq_trace_capture(stepq_trace* tr, const stepq_source* src, long T) {
         stepq_cursor* c = src->open(src, h);
         stepq_step_in in;
         for (long t = 0; t < T; t++) {
-            src->next(c, &in);
+            stepq_assert(src->next(c, &in) == STEPQ_OK);  // the callers capture what they checked
             size_t o = (size_t)t * HV + h;
             memcpy(tr->q + o * K, in.q, sizeof(float) * K);
             memcpy(tr->k + o * K, in.k, sizeof(float) * K);
@@ -322,4 +336,342 @@ void stepq_trace_capture(stepq_trace* tr, const stepq_source* src, long T) {
         }
         src->close(c);
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// the streamed trace source: each head's cursor reads chunks of steps (hyperslabs) and checks
+// them as it reads; memory holds one chunk per cursor, whatever T
+
+static long chunks_read;  // every streamed source's chunk reads, for the tests
+
+long stepq_trace_chunks_read(void) {
+    long n;
+#pragma omp atomic read
+    n = chunks_read;
+    return n;
+}
+
+long stepq_trace_chunk_steps(void) {
+    const char* e = getenv("STEPQ_TRACE_CHUNK");
+    char* end;
+    long n = e && *e ? strtol(e, &end, 10) : 0;
+    return e && *e && *end == '\0' && n >= 1 && n <= (1L << 24) ? n : STEPQ_TRACE_CHUNK_DEFAULT;
+}
+
+enum { DS_Q, DS_K, DS_V, DS_G, DS_BETA, N_DS };
+static const char* const ds_name[N_DS] = {"q", "k", "v", "g", "beta"};
+
+typedef struct {
+    char path[4096];
+    hid_t f, d[N_DS];
+    int kind, H, HV, K, V, G, normalize;
+    long T, chunk;
+    stepq_trace meta;  // S0 and the labels (no step data)
+} stream_impl;
+
+typedef struct {
+    stepq_cursor base;
+    long t0, n;                   // the chunk held: steps [t0, t0 + n)
+    float *q, *k, *v, *g, *beta;  // (chunk, K) (chunk, K) (chunk, V) (chunk, G) (chunk)
+} stream_cursor;
+
+static stepq_cursor* stream_open(const stepq_source* src, int h) {
+    const stream_impl* im = src->impl;
+    stream_cursor* c = callocCheck(1, sizeof *c);
+    c->base.src = src;
+    c->base.h = h;
+    const size_t C = (size_t)im->chunk;
+    c->q = mallocCheck(sizeof(float) * C * im->K);
+    c->k = mallocCheck(sizeof(float) * C * im->K);
+    c->v = mallocCheck(sizeof(float) * C * im->V);
+    c->g = mallocCheck(sizeof(float) * C * im->G);
+    c->beta = mallocCheck(sizeof(float) * C);
+    return &c->base;
+}
+
+static void stream_close(stepq_cursor* base) {
+    stream_cursor* c = (stream_cursor*)base;
+    free(c->q); free(c->k); free(c->v); free(c->g); free(c->beta);
+    free(c);
+}
+
+// every value of a chunk finite and within [lo, hi]; x (n, w): steps t0.. of head h of dataset
+// `name`, reported as its index in the file ([t, h] or [t, h, i])
+static int check_chunk(const stream_impl* im, int ds, const float* x, long t0, long n, int h, int w,
+                       float lo, float hi) {
+    for (size_t e = 0; e < (size_t)n * w; e++) {
+        if (isfinite(x[e]) && x[e] >= lo && x[e] <= hi) continue;
+        char ib[96];
+        long t = t0 + (long)(e / w);
+        if (ds == DS_BETA || (ds == DS_G && im->G == 1)) snprintf(ib, sizeof ib, "[%ld, %d]", t, h);
+        else snprintf(ib, sizeof ib, "[%ld, %d, %zu]", t, h, e % w);
+        if (!isfinite(x[e]))
+            stepq_error("%s: dataset '%s' holds %s at index %s", im->path, ds_name[ds], isnan(x[e]) ? "NaN" : "Inf", ib);
+        else
+            stepq_error("%s: dataset '%s' holds %.9g at index %s, outside [%g, %g]", im->path, ds_name[ds],
+                        (double)x[e], ib, (double)lo, (double)hi);
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
+// steps [t0, t0 + n) of value head hv (q/k head hk) into the cursor, checked (method 6.1)
+static int read_chunk(stream_cursor* c, const stream_impl* im, long t0, long n) {
+    const int hv = c->base.h, hk = hv / (im->HV / im->H);
+    const hsize_t T0 = (hsize_t)t0, N = (hsize_t)n;
+    hsize_t sq[3] = {T0, (hsize_t)hk, 0}, cq[3] = {N, 1, (hsize_t)im->K};
+    hsize_t sv[3] = {T0, (hsize_t)hv, 0}, cv[3] = {N, 1, (hsize_t)im->V};
+    hsize_t cg[3] = {N, 1, (hsize_t)im->K}, cb[2] = {N, 1};
+    const hid_t F = H5T_NATIVE_FLOAT;
+    int rc;
+#pragma omp critical(stepq_hdf5)
+    rc = h5u_slab(im->d[DS_Q], 0, F, c->q, 3, sq, cq) || h5u_slab(im->d[DS_K], 0, F, c->k, 3, sq, cq) ||
+         h5u_slab(im->d[DS_V], 0, F, c->v, 3, sv, cv) ||
+         h5u_slab(im->d[DS_G], 0, F, c->g, im->G > 1 ? 3 : 2, sv, im->G > 1 ? cg : cb) ||
+         h5u_slab(im->d[DS_BETA], 0, F, c->beta, 2, sv, cb);
+    if (rc) {
+        stepq_error("%s: cannot read steps %ld-%ld of head %d", im->path, t0, t0 + n - 1, hv);
+        return STEPQ_ERR;
+    }
+#pragma omp atomic
+    chunks_read++;
+    c->t0 = t0;
+    c->n = n;
+    if (check_chunk(im, DS_Q, c->q, t0, n, hk, im->K, -INFINITY, INFINITY) ||
+        check_chunk(im, DS_K, c->k, t0, n, hk, im->K, -INFINITY, INFINITY) ||
+        check_chunk(im, DS_V, c->v, t0, n, hv, im->V, -INFINITY, INFINITY) ||
+        check_chunk(im, DS_G, c->g, t0, n, hv, im->G, -INFINITY, 0.0f) ||
+        check_chunk(im, DS_BETA, c->beta, t0, n, hv, 1, 0.0f, 1.0f))
+        return STEPQ_ERR;
+    // q and k L2-normalised per head and step, or normalised here (source.normalize)
+    for (int w = 0; w < 2; w++) {
+        float* x = w ? c->k : c->q;
+        for (long t = 0; t < n; t++) {
+            float* row = x + (size_t)t * im->K;
+            double n2 = 0;
+            for (int i = 0; i < im->K; i++) n2 += (double)row[i] * row[i];
+            double nr = sqrt(n2);
+            if (im->normalize) {
+                for (int i = 0; nr > 0 && i < im->K; i++) row[i] = (float)(row[i] / nr);
+                continue;
+            }
+            if (fabs(nr - 1.0) <= STEPQ_TRACE_NORM_TOL) continue;
+            stepq_error("%s: dataset '%s' is not L2-normalised: step %ld, head %d has norm %.6g (tolerance "
+                        "%g). The recurrence reads q and k normalised per head and step, as fla feeds them: "
+                        "capture them after the normalisation, or normalise on reading (source.normalize = "
+                        "true; replay --normalize)", im->path, ds_name[w ? DS_K : DS_Q], t0 + t, hk, nr,
+                        STEPQ_TRACE_NORM_TOL);
+            return STEPQ_ERR;
+        }
+    }
+    return STEPQ_OK;
+}
+
+static int stream_next(stepq_cursor* base, stepq_step_in* out) {
+    stream_cursor* c = (stream_cursor*)base;
+    const stream_impl* im = base->src->impl;
+    const long t = base->t;
+    if (t >= im->T) return STEPQ_END;
+    if (t < c->t0 || t >= c->t0 + c->n) {
+        long n = im->T - t < im->chunk ? im->T - t : im->chunk;
+        if (read_chunk(c, im, t, n) != STEPQ_OK) return STEPQ_ERR;
+    }
+    const size_t i = (size_t)(t - c->t0);
+    out->q = c->q + i * im->K;
+    out->k = c->k + i * im->K;
+    out->v = c->v + i * im->V;
+    out->g = c->g + i * im->G;
+    out->beta = c->beta[i];
+    base->t++;
+    return STEPQ_OK;
+}
+
+static void impl_free(stream_impl* im) {
+    for (int d = 0; d < N_DS; d++)
+        if (im->d[d] >= 0) H5Dclose(im->d[d]);
+    if (im->f >= 0) H5Fclose(im->f);
+    stepq_trace_free(&im->meta);
+    free(im);
+}
+
+static void stream_destroy(stepq_source* src) {
+    impl_free(src->impl);
+    free(src->layer);
+    free(src->head);
+    free(src);
+}
+
+// the shapes, kind, scale, S0 and labels of the trace at path, the datasets left open in im
+static int stream_meta(stream_impl* im, const char* path) {
+    stepq_trace* tr = &im->meta;
+    hid_t f = im->f;
+    hsize_t dq[3], dk[3], dv[3], dg[3], db[2], ds[3];
+    if (read_kind(&tr->kind, f, path)) return STEPQ_ERR;
+    const int g_rank = tr->kind == STEPQ_KDA ? 3 : 2;
+    // a chunk cache per dataset sized for one read of every head's chunk of steps
+    hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+    H5Pset_chunk_cache(dapl, 12421, (size_t)64 << 20, 1.0);
+    int rc = h5u_open_f32(&im->d[DS_Q], dq, f, path, "q", 3, 1, dapl) ||
+             h5u_open_f32(&im->d[DS_K], dk, f, path, "k", 3, 1, dapl) ||
+             h5u_open_f32(&im->d[DS_V], dv, f, path, "v", 3, 1, dapl) ||
+             h5u_open_f32(&im->d[DS_G], dg, f, path, "g", g_rank, 1, dapl) ||
+             h5u_open_f32(&im->d[DS_BETA], db, f, path, "beta", 2, 1, dapl) ||
+             h5u_read_f32(&tr->S0, ds, f, path, "S0", 3, 0);
+    H5Pclose(dapl);
+    if (rc) return STEPQ_ERR;
+    tr->T = (long)dq[0];
+    tr->H = (int)dq[1];
+    tr->K = (int)dq[2];
+    tr->HV = (int)dv[1];
+    tr->V = (int)dv[2];
+    if (check_shapes(tr, path, dq, dk, dv, dg, db, ds, g_rank) || read_labels(tr, f, path) ||
+        read_scale(tr, f, path) ||
+        (tr->S0 && check_values(path, "S0", tr->S0, ds, 3, -INFINITY, INFINITY)))
+        return STEPQ_ERR;
+    return STEPQ_OK;
+}
+
+int stepq_trace_open(stepq_source** out, const char* path, int normalize) {
+    *out = NULL;
+    stream_impl* im = callocCheck(1, sizeof *im);
+    for (int d = 0; d < N_DS; d++) im->d[d] = -1;
+    snprintf(im->path, sizeof im->path, "%s", path);
+    im->f = h5u_open_read(path, "trace", "");
+    if (im->f < 0 || stream_meta(im, path) != STEPQ_OK) {
+        impl_free(im);
+        return STEPQ_ERR;
+    }
+    const stepq_trace* t = &im->meta;
+    im->kind = t->kind;
+    im->T = t->T;
+    im->H = t->H;
+    im->HV = t->HV;
+    im->K = t->K;
+    im->V = t->V;
+    im->G = t->kind == STEPQ_KDA ? t->K : 1;
+    im->normalize = normalize;
+    im->chunk = stepq_trace_chunk_steps();
+    stepq_source* s = callocCheck(1, sizeof *s);
+    s->kind = t->kind;
+    s->n_heads = t->HV;
+    s->K = t->K;
+    s->V = t->V;
+    s->n_gates = im->G;
+    s->T = t->T;
+    s->scale = t->scale;
+    s->S0 = t->S0;
+    s->layer = callocCheck((size_t)t->HV, sizeof(int));
+    s->head = mallocCheck(sizeof(int) * (size_t)t->HV);
+    for (int h = 0; h < t->HV; h++) {
+        s->layer[h] = t->layer ? t->layer[h] : 0;
+        s->head[h] = t->head ? t->head[h] : h;
+    }
+    snprintf(s->desc, sizeof s->desc, "trace %s (%s, T=%ld, H=%d, HV=%d)", path, stepq_kind_name(t->kind),
+             t->T, t->H, t->HV);
+    s->open = stream_open;
+    s->next = stream_next;
+    s->close = stream_close;
+    s->destroy = stream_destroy;
+    s->impl = im;
+    *out = s;
+    return STEPQ_OK;
+}
+
+// ---------------------------------------------------------------------------------------------
+// writing a source as it is read: each head's steps a chunk at a time into chunked datasets
+// (one chunk = stepq_trace_chunk_steps() steps of one head, the unit the streamed reader reads)
+
+typedef struct {
+    hid_t d[N_DS];
+    int failed;
+} stream_out;
+
+// steps [t0, t0 + n) of head h from the buffers (n, K) (n, K) (n, V) (n, G) (n)
+static void write_chunk(stream_out* w, int h, long t0, long n, const float* q, const float* k, const float* v,
+                        const float* g, const float* beta, int K, int V, int G) {
+    hsize_t s3[3] = {(hsize_t)t0, (hsize_t)h, 0}, cq[3] = {(hsize_t)n, 1, (hsize_t)K};
+    hsize_t cv[3] = {(hsize_t)n, 1, (hsize_t)V}, cg[3] = {(hsize_t)n, 1, (hsize_t)G}, cb[2] = {(hsize_t)n, 1};
+    const hid_t F = H5T_NATIVE_FLOAT;
+    int rc;
+#pragma omp critical(stepq_hdf5)
+    rc = h5u_slab(w->d[DS_Q], 1, F, (float*)q, 3, s3, cq) || h5u_slab(w->d[DS_K], 1, F, (float*)k, 3, s3, cq) ||
+         h5u_slab(w->d[DS_V], 1, F, (float*)v, 3, s3, cv) ||
+         h5u_slab(w->d[DS_G], 1, F, (float*)g, G > 1 ? 3 : 2, s3, G > 1 ? cg : cb) ||
+         h5u_slab(w->d[DS_BETA], 1, F, (float*)beta, 2, s3, cb);
+    if (rc) {
+#pragma omp atomic write
+        w->failed = 1;
+    }
+}
+
+int stepq_trace_write_source(const char* path, const stepq_source* src, long T, const char* note) {
+    h5u_quiet();
+    if (T > src->T) {
+        stepq_error("%s has %ld steps; %ld were asked for", src->desc, src->T, T);
+        return STEPQ_ERR;
+    }
+    hid_t f = h5u_create(path);
+    if (f < 0) return STEPQ_ERR;
+    const int HV = src->n_heads, K = src->K, V = src->V, G = src->n_gates, kda = src->kind == STEPQ_KDA;
+    const long C = stepq_trace_chunk_steps();
+    hsize_t dqk[3] = {(hsize_t)T, (hsize_t)HV, (hsize_t)K}, dv[3] = {(hsize_t)T, (hsize_t)HV, (hsize_t)V};
+    hsize_t ds[3] = {(hsize_t)HV, (hsize_t)K, (hsize_t)V}, cqk[3] = {(hsize_t)C, 1, (hsize_t)K};
+    hsize_t cv[3] = {(hsize_t)C, 1, (hsize_t)V}, cb[3] = {(hsize_t)C, 1, (hsize_t)K};
+    const hid_t F = H5T_NATIVE_FLOAT;
+    stream_out w = {{-1, -1, -1, -1, -1}, 0};
+    w.d[DS_Q] = h5u_create_chunked(f, "q", F, 3, dqk, cqk, "1", "query, L2-normalised, unscaled [T,H,K]");
+    w.d[DS_K] = h5u_create_chunked(f, "k", F, 3, dqk, cqk, "1", "key, L2-normalised [T,H,K]");
+    w.d[DS_V] = h5u_create_chunked(f, "v", F, 3, dv, cv, "1", "value [T,HV,V]");
+    w.d[DS_G] = h5u_create_chunked(f, "g", F, kda ? 3 : 2, dqk, cb, "nats per step",
+                                   kda ? "log gate per key channel [T,HV,K]" : "log gate [T,HV]");
+    w.d[DS_BETA] = h5u_create_chunked(f, "beta", F, 2, dqk, cb, "1", "write strength [T,HV]");
+    int rc = h5u_attr_str(f, "kind", stepq_kind_name(src->kind)) || h5u_attr_f64(f, "scale", src->scale) ||
+             (note && h5u_attr_str(f, "note", note)) ||
+             (src->S0 && h5u_write(f, "S0", F, src->S0, 3, ds, "1", "initial state, K-first [HV,K,V]")) ||
+             h5u_write(f, "layer", H5T_NATIVE_INT, src->layer, 1, ds, NULL, "the model's layer of each value head [HV]") ||
+             h5u_write(f, "head", H5T_NATIVE_INT, src->head, 1, ds, NULL, "the model's head of each value head [HV]");
+    for (int d = 0; d < N_DS; d++) rc = rc || w.d[d] < 0;
+    int source_failed = 0;
+    if (!rc) {
+#pragma omp parallel
+        {
+            float* q = mallocCheck(sizeof(float) * C * K);
+            float* k = mallocCheck(sizeof(float) * C * K);
+            float* v = mallocCheck(sizeof(float) * C * V);
+            float* g = mallocCheck(sizeof(float) * C * G);
+            float* beta = mallocCheck(sizeof(float) * C);
+#pragma omp for schedule(dynamic, 1)
+            for (int h = 0; h < HV; h++) {
+                stepq_cursor* c = src->open(src, h);
+                for (long t0 = 0; t0 < T && !w.failed && !source_failed; t0 += C) {
+                    const long n = T - t0 < C ? T - t0 : C;
+                    for (long i = 0; i < n; i++) {
+                        stepq_step_in in;
+                        if (stepq_next_step(c, &in) != STEPQ_OK) {
+#pragma omp atomic write
+                            source_failed = 1;
+                            break;
+                        }
+                        memcpy(q + i * K, in.q, sizeof(float) * K);
+                        memcpy(k + i * K, in.k, sizeof(float) * K);
+                        memcpy(v + i * V, in.v, sizeof(float) * V);
+                        memcpy(g + i * G, in.g, sizeof(float) * G);
+                        beta[i] = in.beta;
+                    }
+                    if (!source_failed) write_chunk(&w, h, t0, n, q, k, v, g, beta, K, V, G);
+                }
+                src->close(c);
+            }
+            free(q); free(k); free(v); free(g); free(beta);
+        }
+        if (w.failed) stepq_error("%s: cannot write the trace (HDF5)", path);
+        rc = w.failed || source_failed;
+    }
+    for (int d = 0; d < N_DS; d++)
+        if (w.d[d] >= 0) H5Dclose(w.d[d]);
+    if (rc) {
+        h5u_abandon(f, path);
+        return STEPQ_ERR;
+    }
+    return h5u_commit(f, path);
 }

@@ -36,6 +36,18 @@ typedef struct {
 // refusing them (the user asked for it: source.normalize, replay --normalize).
 #define STEPQ_TRACE_NORM_TOL 1e-3
 int stepq_trace_read(stepq_trace* tr, const char* path, int normalize);
+// A source that streams the trace at path (method 6.1): its shapes, kind, scale, S0 and labels
+// are read and checked here (the messages of stepq_trace_read); each head's cursor reads q, k,
+// v, g and beta in chunks of steps (hyperslabs) and checks every chunk as it reads it, so that
+// next() fails naming the dataset and index of the first bad value (STEPQ_ERR), and memory holds
+// a chunk per cursor whatever T. The chunk is stepq_trace_chunk_steps() steps.
+int stepq_trace_open(stepq_source** out, const char* path, int normalize);
+// steps per chunk: STEPQ_TRACE_CHUNK from the environment (1 to 2^24), else the default
+#define STEPQ_TRACE_CHUNK_DEFAULT 1024
+long stepq_trace_chunk_steps(void);
+// chunks read by the streamed sources of this process so far (tests)
+long stepq_trace_chunks_read(void);
+
 // Writes atomically (a failed write leaves nothing at path). note: free text, may be NULL.
 int stepq_trace_write(const char* path, const stepq_trace* tr, const char* note);
 void stepq_trace_free(stepq_trace* tr);
@@ -43,6 +55,11 @@ void stepq_trace_free(stepq_trace* tr);
 // A source over the trace's HV value heads (layer label 0, head label = value head). The
 // source owns the trace from here on.
 stepq_source* stepq_trace_source(stepq_trace* tr, const char* path);
+
+// Writes steps [0, T) of every head of src as a trace at path (H = HV = src->n_heads, the
+// source's labels and S0), a chunk of steps per head at a time: memory holds a chunk per thread,
+// whatever T. Atomic like stepq_trace_write; STEPQ_ERR with a message.
+int stepq_trace_write_source(const char* path, const stepq_source* src, long T, const char* note);
 
 // Captures steps [0, T) of every head of a source into a trace (H = HV = src->n_heads).
 void stepq_trace_capture(stepq_trace* tr, const stepq_source* src, long T);

@@ -185,7 +185,7 @@ static void check_omega(void) {
     for (int i = 0; i < K * V; i++) S[i] = 0;
     for (int t = 0; t < T; t++) {
         stepq_step_in in;
-        src->next(c, &in);
+        CHECK(src->next(c, &in) == STEPQ_OK, "next");
         stepq_readout_weights(grad, in.q, in.k, in.g, in.beta, src->scale, K, K);
         for (int i = 0; i < K; i++) {
             omega[i] += grad[i] * grad[i] / T;

@@ -59,7 +59,7 @@ static void check_preset(const char* preset) {
     double worst = 0;
     for (long t = 0; t < PREFILL + DECODE; t++) {
         stepq_step_in in[H];
-        for (int h = 0; h < H; h++) src->next(cur[h], &in[h]);
+        for (int h = 0; h < H; h++) CHECK(src->next(cur[h], &in[h]) == STEPQ_OK, "next");
         CHECK(stepq_session_step(s, in) == STEPQ_OK, "%s: step %ld", preset, t);
         for (int h = 0; h < H; h++) {
             const stepq_view* v = stepq_session_view(s, h);
@@ -103,7 +103,7 @@ static void check_preset(const char* preset) {
     stepq_step_in bad[H];
     float vnan[4096];
     for (int h = 0; h < H; h++) {
-        src->next(cur[h], &bad[h]);
+        CHECK(src->next(cur[h], &bad[h]) == STEPQ_OK, "next");
         if (h == 1) {
             memcpy(vnan, bad[h].v, sizeof(float) * V);
             vnan[0] = NAN;

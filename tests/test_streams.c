@@ -88,7 +88,7 @@ static void check_threads(const char* preset) {
     CHECK(bad == 0, "%s: %d inadmissible steps", preset, bad);
     // the propagation runner: same numbers at 1 and 2 threads
     const stepq_format* f[2] = {stepq_format_find("fp32"), stepq_format_find("int4")};
-    stepq_run_cfg rc = {f, 2, 10, 30, 7, 0, "test", NULL, NULL, 0, NULL};
+    stepq_run_cfg rc = {f, 2, 10, 30, 7, 0, "test", NULL, NULL, 0, NULL, NULL, 0};
     stepq_run_out o1, o2;
     setenv("STEPQ_QUIET", "1", 1);
     omp_set_num_threads(1);
@@ -131,7 +131,7 @@ static void mean_gates(double* l, const char* preset, uint64_t model, uint64_t s
         stepq_step_in in;
         l[h] = 0;
         for (int t = 0; t < 4000; t++) {
-            s->next(c, &in);
+            CHECK(s->next(c, &in) == STEPQ_OK, "next");
             for (int i = 0; i < s->n_gates; i++) l[h] += in.g[i] / (4000.0 * s->n_gates);
         }
         s->close(c);

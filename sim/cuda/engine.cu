@@ -466,6 +466,7 @@ static void gather_y(const eng_run* r, const eng_dev* d, int h0, int Hb, long t0
 typedef struct {
     int h, f, reference;
     long t;
+    int source;  // 1: the source failed reading its inputs (it said why)
 } eng_fail;
 
 static eng_fail gather(const eng_run* r, const eng_dev* d, int h0, int Hb) {
@@ -477,7 +478,7 @@ static eng_fail gather(const eng_run* r, const eng_dev* d, int h0, int Hb) {
     double* db = (double*)mallocCheck(FH * 8);
     long long* code = (long long*)mallocCheck(FH * sizeof(long long));
     bk_d2h(r->emu, code, d->fail, FH * sizeof(long long));
-    eng_fail first = {-1, 0, 0, 0};
+    eng_fail first = {-1, 0, 0, 0, 0};
     for (int hb = 0; hb < Hb && first.h < 0; hb++) {  // the CPU stops a head at its first failure
         long long best = ENG_NONE;
         int bf = 0;
@@ -537,11 +538,16 @@ static eng_fail run_batch(const eng_run* r, eng_dev* d, double* gate_sum, int h0
     // a blocking stream: it waits for the synchronous copies of the plans and states (legacy stream)
     if (!r->emu) cudaCheck(cudaStreamCreate(&st));
     long c = 0;
-    for (long t0 = 0; t0 < r->T; t0 += r->TC, c++) {
+    int source_failed = 0;
+    for (long t0 = 0; t0 < r->T && !source_failed; t0 += r->TC, c++) {
         const long t1 = t0 + r->TC < r->T ? t0 + r->TC : r->T;
         const int b = (int)(c % 2);
         if (!r->emu && c >= 2) cudaCheck(cudaEventSynchronize(done[b]));  // buffer b is free again
-        stepq_cuda_prep(host_in[b], gate_sum + h0, cur, Hb, src, t0, t1, r->cfg->prefill, r->TC, r->R);
+        if (stepq_cuda_prep(host_in[b], gate_sum + h0, cur, Hb, src, t0, t1, r->cfg->prefill, r->TC, r->R) !=
+            STEPQ_OK) {
+            source_failed = 1;
+            break;
+        }
         if (r->emu) memcpy(d->in[b], host_in[b], in_bytes);
         else cudaCheck(cudaMemcpyAsync(d->in[b], host_in[b], in_bytes, cudaMemcpyHostToDevice, st));
         if (r->cfg->keep_y) {  // a stopped format's read-outs stay zero, as the CPU leaves them
@@ -560,6 +566,7 @@ static eng_fail run_batch(const eng_run* r, eng_dev* d, double* gate_sum, int h0
     }
     if (!r->emu) cudaCheck(cudaStreamSynchronize(st));
     eng_fail first = gather(r, d, h0, Hb);
+    if (source_failed) first = (eng_fail){h0, 0, 0, 0, 1};
     for (int b = 0; b < 2; b++) {
         if (r->emu) free(host_in[b]);
         else {
@@ -662,7 +669,7 @@ extern "C" int stepq_cuda_run_heads_on(stepq_run_out* out, const stepq_source* s
     while (r.TC > 16 && 2 * (size_t)Hb * r.TC * r.R * 4 > (1u << 30)) r.TC /= 2;
     eng_dev d;
     dev_alloc(&d, &r, Hb);
-    eng_fail fail = {-1, 0, 0, 0};
+    eng_fail fail = {-1, 0, 0, 0, 0};
     for (int h0 = 0; h0 < src->n_heads && fail.h < 0; h0 += Hb) {
         const int n = src->n_heads - h0 < Hb ? src->n_heads - h0 : Hb;
         if (h0 > 0) {  // a fresh batch: its accumulators start from zero
@@ -680,8 +687,10 @@ extern "C" int stepq_cuda_run_heads_on(stepq_run_out* out, const stepq_source* s
     free(gate_sum);
     free(r.fm);
     free(plan_index);
-    if (fail.h >= 0) {  // analysis/runner.c's messages
-        if (fail.reference)
+    if (fail.h >= 0) {  // the head loop's messages (sim/headloop.c)
+        if (fail.source)
+            ;  // the source said why
+        else if (fail.reference)
             stepq_error("%s: the float32 reference met a non-finite state or read-out at head %d (layer %d, "
                         "head %d), step %ld: the inputs overflow the recurrence; nothing was written",
                         src->desc, fail.h, src->layer[fail.h], src->head[fail.h], fail.t);

@@ -13,13 +13,13 @@ static double mean_gate(const stepq_step_in* in, int n_gates) {
     return s / n_gates;
 }
 
-static void prep_head(float* rec, double* gate_sum, stepq_cursor* c, const stepq_source* src,
-                      long t0, long t1, long prefill, int R) {
+static int prep_head(float* rec, double* gate_sum, stepq_cursor* c, const stepq_source* src,
+                     long t0, long t1, long prefill, int R) {
     const int K = src->K, V = src->V, G = src->n_gates;
     double grad[STEPQ_MAX_DIM];
     for (long t = t0; t < t1; t++, rec += R) {
         stepq_step_in in;
-        src->next(c, &in);
+        if (stepq_next_step(c, &in) != STEPQ_OK) return STEPQ_ERR;
         *gate_sum += mean_gate(&in, G);
         memset(rec, 0, sizeof(float) * (size_t)R);
         memcpy(rec, in.q, sizeof(float) * K);
@@ -32,12 +32,18 @@ static void prep_head(float* rec, double* gate_sum, stepq_cursor* c, const stepq
         stepq_decays(rec + 3 * K + V, in.g, G, K);
         rec[4 * K + V] = in.beta;
     }
+    return STEPQ_OK;
 }
 
-void stepq_cuda_prep(float* rec, double* gate_sum, stepq_cursor* const* cur, int nh,
-                     const stepq_source* src, long t0, long t1, long prefill, int TC, int R) {
+int stepq_cuda_prep(float* rec, double* gate_sum, stepq_cursor* const* cur, int nh,
+                    const stepq_source* src, long t0, long t1, long prefill, int TC, int R) {
     stepq_assert(t1 - t0 <= TC && src->K <= STEPQ_MAX_DIM);
+    int failed = 0;
 #pragma omp parallel for schedule(dynamic, 1)
     for (int h = 0; h < nh; h++)
-        prep_head(rec + (size_t)h * TC * R, &gate_sum[h], cur[h], src, t0, t1, prefill, R);
+        if (prep_head(rec + (size_t)h * TC * R, &gate_sum[h], cur[h], src, t0, t1, prefill, R) != STEPQ_OK) {
+#pragma omp atomic write
+            failed = 1;
+        }
+    return failed ? STEPQ_ERR : STEPQ_OK;
 }
