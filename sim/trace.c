@@ -508,9 +508,12 @@ static int stream_meta(stream_impl* im, const char* path) {
     hsize_t dq[3], dk[3], dv[3], dg[3], db[2], ds[3];
     if (read_kind(&tr->kind, f, path)) return STEPQ_ERR;
     const int g_rank = tr->kind == STEPQ_KDA ? 3 : 2;
-    // a chunk cache per dataset sized for one read of every head's chunk of steps
+    // HDF5's chunk cache, per dataset: the traces stepq writes hold one head's chunk of steps per
+    // HDF5 chunk, which a cursor reads whole and once (no cache needed); a file chunked across
+    // heads is read again for each head, through 4 MiB of cache per dataset, so that memory stays
+    // a few chunks whatever the file
     hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
-    H5Pset_chunk_cache(dapl, 12421, (size_t)64 << 20, 1.0);
+    H5Pset_chunk_cache(dapl, 521, (size_t)4 << 20, 1.0);
     int rc = h5u_open_f32(&im->d[DS_Q], dq, f, path, "q", 3, 1, dapl) ||
              h5u_open_f32(&im->d[DS_K], dk, f, path, "k", 3, 1, dapl) ||
              h5u_open_f32(&im->d[DS_V], dv, f, path, "v", 3, 1, dapl) ||
