@@ -10,6 +10,7 @@
 #include "../base/common.h"
 #include "../quant/alloc.h"
 #include "../quant/format.h"
+#include "../sim/headloop.h"
 #include "../sim/kernels.h"
 #include "../sim/runstate.h"
 #include "../base/progress.h"
@@ -97,96 +98,112 @@ typedef struct {
 } calib_ctx;
 
 
-// one thread's scratch for calib_head, reused head after head
+// one thread's sums of the head in flight over the segments (the head loop's observer scratch)
 typedef struct {
-    stepq_runstate rs;  // S, y, work, grad; omega and gsum summed over the segments
+    double *omega, *gsum, *grad;  // (K) (G) (K) summed over the segments (method 4.1)
     double* m;          // (K) measured lifetime sums
     double* rl;         // (K) read-out lifetime sums
     double* w;          // (K) scratch of the propagation
     float* P;           // (K,K) products of A_t applied to unit errors
     float* kP;          // (2K) k^T P and the step's column norms
     float* snaps;       // (R,K,V) the reservoir when no KDA reservoirs are kept
+    float* res;         // the reservoir of the head in flight
+    gsl_rng* rng;       // its reservoir sampling
+    long seen;          // snapshots offered to the reservoir so far
+    int live;           // the propagated error is still above 1e-12 in this segment
     stepq_propagate_fn propagate;  // the active kernels' (sim/kernels.h)
 } calib_scratch;
 
-static void calib_scratch_init(calib_scratch* cs, const calib_ctx* x) {
-    const stepq_plan* p = x->p;
-    const int K = p->K, V = p->V, R = x->c->reservoir;
-    stepq_runstate_init(&cs->rs, K, V, p->G);
+static void* calib_thread_init(void* ctx, const stepq_view* v) {
+    const calib_ctx* x = ctx;
+    const int K = v->K, V = v->V, R = x->c->reservoir;
+    calib_scratch* cs = callocCheck(1, sizeof *cs);
+    cs->omega = callocCheck((size_t)K, sizeof(double));
+    cs->gsum = callocCheck((size_t)v->G, sizeof(double));
+    cs->grad = callocCheck((size_t)K, sizeof(double));
     cs->m = callocCheck((size_t)K, sizeof(double));
     cs->rl = callocCheck((size_t)K, sizeof(double));
     cs->w = callocCheck((size_t)K, sizeof(double));
     cs->P = mallocCheck(sizeof(float) * K * K);
     cs->kP = mallocCheck(sizeof(float) * 2 * K);
     cs->snaps = x->reservoirs ? NULL : mallocCheck(sizeof(float) * R * K * V);
+    cs->rng = gsl_rng_alloc(gsl_rng_taus2);
     cs->propagate = stepq_kernels_active()->propagate;
+    return cs;
 }
 
-static void calib_scratch_free(calib_scratch* cs) {
-    stepq_runstate_free(&cs->rs);
+static void calib_thread_free(void* tls) {
+    calib_scratch* cs = tls;
+    free(cs->omega); free(cs->gsum); free(cs->grad);
     free(cs->m); free(cs->rl); free(cs->w); free(cs->P); free(cs->kP); free(cs->snaps);
+    gsl_rng_free(cs->rng);
+    free(cs);
 }
 
-// STEPQ_ERR (the source said why) where a segment ends early or fails its checks
-static int calib_head(calib_ctx* x, int h, calib_scratch* cs) {
-    const stepq_calib_cfg* c = x->c;
-    stepq_plan* p = x->p;
-    const stepq_source* s0 = c->segments[0];
-    const int K = p->K, V = p->V, G = p->G, R = c->reservoir;
-    stepq_runstate* rs = &cs->rs;
-    double *m = cs->m, *rl = cs->rl;
-    float* P = cs->P;
-    float* snaps = x->reservoirs ? x->reservoirs + (size_t)h * R * K * V : cs->snaps;
-    stepq_runstate_reset(rs, NULL);
-    memset(m, 0, sizeof(double) * K);
-    memset(rl, 0, sizeof(double) * K);
-    gsl_rng* rng = gsl_rng_alloc(gsl_rng_taus2);
-    gsl_rng_set(rng, stepq_head_seed(c->seed, s0->layer[h], s0->head[h]));
-    long seen = 0, nsteps = 0;
-    long hz = (long)fmin(c->horizon, (double)c->steps);
-    for (int seg = 0; seg < c->n_segments; seg++) {
-        const stepq_source* src = c->segments[seg];
-        memset(rs->S, 0, sizeof(float) * K * V);  // each segment starts from a zero state (method 4.1)
-        memset(P, 0, sizeof(float) * K * K);
-        for (int i = 0; i < K; i++) P[(size_t)i * K + i] = 1, m[i] += 1;  // j = 0 term
-        stepq_cursor* cur = src->open(src, h);
-        stepq_step_in in;
-        int live = 1;  // the propagated error is still above 1e-12
-        for (long t = 0; t < c->steps; t++) {
-            if (stepq_next_step(cur, &in) != STEPQ_OK) {
-                src->close(cur);
-                gsl_rng_free(rng);
-                return STEPQ_ERR;
-            }
-            stepq_runstate_observe(rs, &in, src->scale, 1);
-            stepq_runstate_step(rs, &in, src->scale);
-            if (live && t + 1 < hz)  // rs->grad: this step's read-out weights (observe above)
-                live = cs->propagate(P, m, rl, cs->w, cs->kP, cs->kP + K, rs->grad, &in, G, K) >= 1e-12f;
-            if ((t + 1) % c->snapshot_every == 0) {  // reservoir sampling (algorithm R)
-                long slot = seen < R ? seen : (long)gsl_rng_uniform_int(rng, (unsigned long)seen + 1);
-                if (slot < R) memcpy(snaps + (size_t)slot * K * V, rs->S, sizeof(float) * K * V);
-                seen++;
-            }
-        }
-        src->close(cur);
-        nsteps += c->steps;
+// a segment of head h starts from a zero state (the loop's from_zero); the sums start with the
+// first segment
+static int calib_init_head(void* ctx, void* tls, const stepq_view* v) {
+    const calib_ctx* x = ctx;
+    calib_scratch* cs = tls;
+    const int K = v->K, h = v->h;
+    if (v->segment == 0) {
+        memset(cs->omega, 0, sizeof(double) * K);
+        memset(cs->gsum, 0, sizeof(double) * v->G);
+        memset(cs->m, 0, sizeof(double) * K);
+        memset(cs->rl, 0, sizeof(double) * K);
+        const stepq_source* s0 = x->c->segments[0];
+        gsl_rng_set(cs->rng, stepq_head_seed(x->c->seed, s0->layer[h], s0->head[h]));
+        cs->seen = 0;
+        cs->res = x->reservoirs ? x->reservoirs + (size_t)h * x->c->reservoir * K * v->V : cs->snaps;
     }
-    int n = seen < R ? (int)seen : R;
+    memset(cs->P, 0, sizeof(float) * K * K);
+    for (int i = 0; i < K; i++) cs->P[(size_t)i * K + i] = 1, cs->m[i] += 1;  // j = 0 term
+    cs->live = 1;
+    return STEPQ_OK;
+}
+
+static int calib_step(void* ctx, void* tls, const stepq_view* v) {
+    const calib_ctx* x = ctx;
+    const stepq_calib_cfg* c = x->c;
+    calib_scratch* cs = tls;
+    const int K = v->K, V = v->V, R = c->reservoir;
+    const long t = v->t - 1;
+    const long hz = (long)fmin(c->horizon, (double)c->steps);
+    stepq_observe_sums(cs->gsum, cs->omega, cs->grad, v->in, v->scale, v->G, K, 1);
+    if (cs->live && t + 1 < hz)  // cs->grad: this step's read-out weights
+        cs->live = cs->propagate(cs->P, cs->m, cs->rl, cs->w, cs->kP, cs->kP + K, cs->grad, v->in, v->G, K) >= 1e-12f;
+    if ((t + 1) % c->snapshot_every == 0) {  // reservoir sampling (algorithm R)
+        long slot = cs->seen < R ? cs->seen : (long)gsl_rng_uniform_int(cs->rng, (unsigned long)cs->seen + 1);
+        if (slot < R) memcpy(cs->res + (size_t)slot * K * V, v->S, sizeof(float) * K * V);
+        cs->seen++;
+    }
+    return STEPQ_OK;
+}
+
+// after the last segment: the head's lifetimes, row influence and distortions into the plan
+static int calib_end_head(void* ctx, void* tls, const stepq_view* v) {
+    calib_ctx* x = ctx;
+    const stepq_calib_cfg* c = x->c;
+    calib_scratch* cs = tls;
+    if (v->segment < c->n_segments - 1) return STEPQ_OK;
+    stepq_plan* p = x->p;
+    const int K = p->K, G = p->G, R = c->reservoir, h = v->h;
+    const long nsteps = c->steps * c->n_segments;
+    int n = cs->seen < R ? (int)cs->seen : R;
     x->n_snap[h] = n;
-    for (int i = 0; i < K; i++) p->omega[(size_t)h * K + i] = rs->omega[i] / (double)nsteps;
+    for (int i = 0; i < K; i++) p->omega[(size_t)h * K + i] = cs->omega[i] / (double)nsteps;
     stepq_row_influence(p->w + (size_t)h * K, p->omega + (size_t)h * K, p->gamma, K);
     double mall = 0, rall = 0;
-    for (int i = 0; i < K; i++) mall += m[i] / c->n_segments, rall += rl[i] / c->n_segments;
+    for (int i = 0; i < K; i++) mall += cs->m[i] / c->n_segments, rall += cs->rl[i] / c->n_segments;
     for (int u = 0; u < G; u++) {
         size_t hu = (size_t)h * G + u;
-        p->l[hu] = fmin(rs->gsum[u] / (double)nsteps, 0.0);
+        p->l[hu] = fmin(cs->gsum[u] / (double)nsteps, 0.0);
         p->L[hu] = stepq_lifetime_weight(p->l[hu], c->horizon);
-        p->M[hu] = G == 1 ? mall / K : m[u] / c->n_segments;
-        p->R[hu] = G == 1 ? rall / K : rl[u] / c->n_segments;
+        p->M[hu] = G == 1 ? mall / K : cs->m[u] / c->n_segments;
+        p->R[hu] = G == 1 ? rall / K : cs->rl[u] / c->n_segments;
     }
     head_distortions(p->d_dual + (size_t)h * G * STEPQ_NW, p->d_abs + (size_t)h * G * STEPQ_NW,
-                     snaps, n, p, h, NULL);
-    gsl_rng_free(rng);
+                     cs->res, n, p, h, NULL);
     return STEPQ_OK;
 }
 
@@ -394,24 +411,13 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
     }
     stepq_progress pr;
     stepq_progress_start(&pr, "calibrate", "heads", p.H);
-    int failed = 0;
-#pragma omp parallel
-    {
-        calib_scratch cs;
-        calib_scratch_init(&cs, &x);
-#pragma omp for schedule(dynamic, 1)
-        for (int h = 0; h < p.H; h++) {
-            int skip;
-#pragma omp atomic read
-            skip = failed;
-            if (!skip && calib_head(&x, h, &cs) != STEPQ_OK) {
-#pragma omp atomic write
-                failed = 1;
-            }
-            stepq_progress_tick(&pr);
-        }
-        calib_scratch_free(&cs);
-    }
+    // every head's native runs through the segments, each from a zero state (method 4.1)
+    const stepq_observer obs = {.name = "calibrate", .ctx = &x, .thread_init = calib_thread_init,
+                                .thread_free = calib_thread_free, .init_head = calib_init_head,
+                                .on_step = calib_step, .end_head = calib_end_head};
+    const stepq_headloop_cfg hc = {.prefill = c->steps, .decode = 0, .obs = &obs, .n_obs = 1, .progress = &pr,
+                                   .from_zero = 1};
+    int failed = stepq_headloop_run_segments((const stepq_source* const*)c->segments, c->n_segments, &hc);
     stepq_progress_end(&pr);
     if (failed) {
         free(x.reservoirs);

@@ -128,7 +128,7 @@ void stepq_head_free(stepq_head* e) {
 
 // the view of the engine's present state
 static stepq_view view_of(const stepq_head* e, const stepq_step_in* in, int decoding) {
-    return (stepq_view){.h = e->h, .t = e->t, .td = e->t > e->cfg->prefill ? e->t - e->cfg->prefill : 0,
+    return (stepq_view){.h = e->h, .segment = e->segment, .t = e->t, .td = e->t > e->cfg->prefill ? e->t - e->cfg->prefill : 0,
                         .decoding = decoding, .in = in, .decay = e->decay, .grad = e->rs.grad,
                         .S = e->rs.S, .y = e->rs.y, .ny2 = 0, .nS2 = 0, .scale = e->scale,
                         .F = e->F, .K = e->K, .V = e->V, .G = e->G, .kind = e->kind, .f = e->sv,
@@ -277,7 +277,8 @@ int stepq_head_end(stepq_head* e) {
 typedef struct {
     int failed, h, f;  // the first failing head in head order: its slot (-1: the reference)
     long t;
-    int observer;      // 1: an observer failed (it printed its message)
+    int observer;      // 1: an observer or the source failed (it printed its message)
+    int seg;           // in which source
 } loop_failure;
 
 static void report(const loop_failure* x, const stepq_source* src, const stepq_headloop_cfg* cfg) {
@@ -299,38 +300,45 @@ static void drop(stepq_head* e) {
     e->loaded = 0;
 }
 
-// one head from its cursor to its end
-static int run_one(stepq_head* e, const stepq_source* src, const stepq_headloop_cfg* cfg, int h,
+// one head from its cursor to its end, in each source in turn
+static int run_one(stepq_head* e, const stepq_source* const* srcs, int n, const stepq_headloop_cfg* cfg, int h,
                    loop_failure* mine) {
-    const size_t KV = (size_t)src->K * src->V;
+    int rc = STEPQ_OK;
     const int ph = cfg->plan_index ? cfg->plan_index[h] : 0;
-    int rc = stepq_head_begin(e, h, ph, src->S0 ? src->S0 + (size_t)h * KV : NULL);
-    if (rc == STEPQ_OK) {
-        stepq_cursor* c = src->open(src, h);
-        stepq_step_in in;
-        for (long t = 0; t < cfg->prefill + cfg->decode && rc == STEPQ_OK; t++) {
-            if (stepq_next_step(c, &in) != STEPQ_OK) {  // the source said why
-                e->fail_obs = 1;
-                rc = STEPQ_ERR;
-                break;
+    for (int seg = 0; seg < n && rc == STEPQ_OK; seg++) {
+        const stepq_source* src = srcs[seg];
+        const size_t KV = (size_t)src->K * src->V;
+        e->segment = seg;
+        rc = stepq_head_begin(e, h, ph, src->S0 && !cfg->from_zero ? src->S0 + (size_t)h * KV : NULL);
+        if (rc == STEPQ_OK) {
+            stepq_cursor* c = src->open(src, h);
+            stepq_step_in in;
+            for (long t = 0; t < cfg->prefill + cfg->decode && rc == STEPQ_OK; t++) {
+                if (stepq_next_step(c, &in) != STEPQ_OK) {  // the source said why
+                    e->fail_obs = 1;
+                    rc = STEPQ_ERR;
+                    break;
+                }
+                rc = stepq_head_step(e, &in);
             }
-            rc = stepq_head_step(e, &in);
+            src->close(c);
         }
-        src->close(c);
+        if (rc == STEPQ_OK) rc = stepq_head_end(e);
+        else drop(e);
     }
-    if (rc == STEPQ_OK) rc = stepq_head_end(e);
-    else drop(e);
-    *mine = (loop_failure){rc != STEPQ_OK, h, e->fail_f, e->fail_t, e->fail_obs};
+    *mine = (loop_failure){rc != STEPQ_OK, h, e->fail_f, e->fail_t, e->fail_obs, e->segment};
     return rc;
 }
 
-int stepq_headloop_run(const stepq_source* src, const stepq_headloop_cfg* cfg) {
-    if (cfg->prefill + cfg->decode > src->T) {
-        stepq_error("%s has %ld steps; prefill %ld + decode %ld need %ld", src->desc, src->T,
-                    cfg->prefill, cfg->decode, cfg->prefill + cfg->decode);
-        return STEPQ_ERR;
-    }
-    loop_failure first = {0, 0, -1, 0, 0};
+int stepq_headloop_run_segments(const stepq_source* const* srcs, int n, const stepq_headloop_cfg* cfg) {
+    const stepq_source* src = srcs[0];
+    for (int seg = 0; seg < n; seg++)
+        if (cfg->prefill + cfg->decode > srcs[seg]->T) {
+            stepq_error("%s has %ld steps; prefill %ld + decode %ld need %ld", srcs[seg]->desc, srcs[seg]->T,
+                        cfg->prefill, cfg->decode, cfg->prefill + cfg->decode);
+            return STEPQ_ERR;
+        }
+    loop_failure first = {0, 0, -1, 0, 0, 0};
 #pragma omp parallel
     {
         stepq_head e;
@@ -343,7 +351,7 @@ int stepq_headloop_run(const stepq_source* src, const stepq_headloop_cfg* cfg) {
             stop = first.failed;
             if (stop) continue;
             loop_failure mine;
-            if (!(cfg->skip && cfg->skip(cfg->skip_ctx, h)) && run_one(&e, src, cfg, h, &mine) != STEPQ_OK) {
+            if (!(cfg->skip && cfg->skip(cfg->skip_ctx, h)) && run_one(&e, srcs, n, cfg, h, &mine) != STEPQ_OK) {
 #pragma omp critical(stepq_headloop_fail)
                 if (!first.failed || h < first.h) first = mine;
             }
@@ -352,6 +360,10 @@ int stepq_headloop_run(const stepq_source* src, const stepq_headloop_cfg* cfg) {
         stepq_head_free(&e);
     }
     if (!first.failed) return STEPQ_OK;
-    report(&first, src, cfg);
+    report(&first, srcs[first.seg], cfg);
     return STEPQ_ERR;
+}
+
+int stepq_headloop_run(const stepq_source* src, const stepq_headloop_cfg* cfg) {
+    return stepq_headloop_run_segments(&src, 1, cfg);
 }

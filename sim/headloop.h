@@ -84,7 +84,8 @@ typedef struct {
 // at its end.
 typedef struct {
     int h;                   // the head's index in the source (or session)
-    long t;                  // steps taken so far (the step just taken is t - 1)
+    int segment;             // which of the run's sources (stepq_headloop_run_segments), else 0
+    long t;                  // steps taken so far in it (the step just taken is t - 1)
     long td;                 // decode steps taken so far; 0 in the prefill and at the boundary
     int decoding;            // 1: the step just taken was a decode step
     const stepq_step_in* in; // the step's inputs (NULL at the start, boundary and end)
@@ -128,6 +129,7 @@ typedef struct {
     // per head: 1 to skip it (done by a journal, say), or NULL
     int (*skip)(void* ctx, int h);
     void* skip_ctx;
+    int from_zero;                 // 1: every head starts from a zero state, whatever the source's S0
 } stepq_headloop_cfg;
 
 // STEPQ_OK, or STEPQ_ERR (message) when the backend cannot provide what an observer or a slot
@@ -149,7 +151,7 @@ typedef struct {
     stepq_slot_view* sv;       // (F)
     void** tls;                // (n_obs) each observer's scratch in this engine's thread
     unsigned needs;
-    int h;
+    int h, segment;
     long t;
     int loaded;                // the boundary was encoded
     // where a run failed: the step, the slot (-1: the reference), and which part
@@ -184,5 +186,9 @@ int stepq_head_end(stepq_head* e);
 // failure in head order is reported; the others stop early), the source runs short, or an
 // observer fails.
 int stepq_headloop_run(const stepq_source* src, const stepq_headloop_cfg* cfg);
+// The same over n sources of the same heads (calibration segments, method 4.1): each head runs
+// through every source in order, in one thread, so that observers sum a head over the segments
+// (view->segment says which; init_head and end_head come once per segment).
+int stepq_headloop_run_segments(const stepq_source* const* srcs, int n, const stepq_headloop_cfg* cfg);
 
 #endif
