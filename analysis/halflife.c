@@ -270,7 +270,7 @@ int stepq_halflife(double* sum, const stepq_halflife_cfg* c) {
     const stepq_source* s0 = c->srcs[0];
     hl_run r = {c, c->n_seeds, s0->n_heads, s0->n_gates, s0->n_gates == 1 ? 1 : s0->K, NULL, NULL, NULL, NULL, 0};
     if (stepq_formats_fit(&c->format, 1, s0) != STEPQ_OK) return STEPQ_ERR;
-    const stepq_slot slot = {c->format, STEPQ_PROTO_NORMAL};
+    const stepq_slot slot = {.fmt = c->format, .proto = STEPQ_PROTO_NORMAL};
     const stepq_observer obs = {.name = "halflife", .needs = STEPQ_NEED_STATES, .ctx = &r,
                                 .thread_init = hl_thread_init, .thread_free = hl_thread_free,
                                 .init_head = hl_init_head, .on_step = hl_step,

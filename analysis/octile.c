@@ -13,6 +13,7 @@
 #include "../base/outfile.h"
 #include "../base/stats.h"
 #include "../quant/rowcodec.h"
+#include "../sim/headloop.h"
 #include "../sim/recurrence.h"
 #include "../sim/runstate.h"
 #include "../sim/sums.h"
@@ -30,17 +31,16 @@ typedef struct {
     double *acc, *ref;  // (S, N_ORDERS, N_OCT, H), (S, H)
     double *omega, *mag;  // (S, H, K) the rows' ranking statistics
     int8_t* group;      // (S, N_ORDERS, H, K) octile of each row in each order
-    int failed;
 } oct_run;
 
+// one thread's sums of the head in flight (the head loop's observer scratch)
 typedef struct {
-    stepq_runstate rs;
-    float* X;          // (N_RUNS, K, V) the states of every order and octile
+    double *omega, *gsum, *grad;  // (K) (G) (K) the ranking run's sums
     double* mag;       // (K) sum of row RMS over the calibration run's second half
     size_t* order;     // (K)
     int* group;        // (N_ORDERS, K) octile of each row in each order
-    float* y;          // (V)
-} oct_scratch;
+    double acc[N_RUNS], ref;  // the decode run's accumulated read-out errors and ||y||^2
+} oct_sums;
 
 void stepq_octile_groups(int* group, const double* key, size_t* order, int K) {
     gsl_sort_index(order, key, 1, (size_t)K);
@@ -55,107 +55,117 @@ void stepq_octile_random(int* group, int K, unsigned long seed) {
     gsl_rng_free(rng);
 }
 
-// the ranking statistics of head h on the calibration stream: omega and row magnitude
-static int rank_rows(oct_scratch* x, const stepq_octile_cfg* c, int s, int h) {
-    const stepq_source* src = c->calib[s];
-    const int K = src->K, V = src->V;
-    stepq_runstate_reset(&x->rs, NULL);
-    memset(x->mag, 0, sizeof(double) * K);
-    stepq_cursor* cur = src->open(src, h);
-    stepq_step_in in;
-    for (long t = 0; t < c->calib_steps; t++) {
-        if (stepq_next_step(cur, &in) != STEPQ_OK) {
-            src->close(cur);
-            return STEPQ_ERR;
-        }
-        stepq_runstate_observe(&x->rs, &in, src->scale, 1);
-        stepq_runstate_step(&x->rs, &in, src->scale);
-        if (2 * t >= c->calib_steps)
-            for (int i = 0; i < K; i++) x->mag[i] += sqrt(stepq_sq_norm_row(x->rs.S + (size_t)i * V, V) / V);
-    }
-    src->close(cur);
-    stepq_octile_groups(x->group + O_OMEGA * K, x->rs.omega, x->order, K);
-    stepq_octile_groups(x->group + O_MAG * K, x->mag, x->order, K);
-    stepq_octile_random(x->group + O_RANDOM * K, K,
-                        stepq_head_seed(c->seeds[s] ^ 0x6f6374696c65ull, src->layer[h], src->head[h]));
+typedef struct {
+    oct_run* r;
+    int s;  // the seed being run
+} oct_ctx;
+
+static void* oct_thread_init(void* ctx, const stepq_view* v) {
+    oct_sums* x = callocCheck(1, sizeof *x);
+    x->omega = mallocCheck(sizeof(double) * v->K);
+    x->gsum = mallocCheck(sizeof(double) * v->G);
+    x->grad = mallocCheck(sizeof(double) * v->K);
+    x->mag = mallocCheck(sizeof(double) * v->K);
+    x->order = mallocCheck(sizeof(size_t) * v->K);
+    x->group = mallocCheck(sizeof(int) * N_ORDERS * v->K);
+    return x;
+}
+
+static void oct_thread_free(void* tls) {
+    oct_sums* x = tls;
+    free(x->omega); free(x->gsum); free(x->grad); free(x->mag); free(x->order); free(x->group);
+    free(x);
+}
+
+// the ranking run: a native run of the calibration stream from a zero state
+static int rank_init(void* ctx, void* tls, const stepq_view* v) {
+    oct_sums* x = tls;
+    memset(x->omega, 0, sizeof(double) * v->K);
+    memset(x->gsum, 0, sizeof(double) * v->G);
+    memset(x->mag, 0, sizeof(double) * v->K);
     return STEPQ_OK;
 }
 
-static int one_head(oct_run* r, int s, int h, oct_scratch* x) {
-    const stepq_octile_cfg* c = r->c;
-    const stepq_source* src = c->srcs[s];
-    const int K = src->K, V = src->V, G = src->n_gates;
-    const size_t KV = (size_t)K * V;
-    if (rank_rows(x, c, s, h) != STEPQ_OK) return STEPQ_ERR;
-    for (int i = 0; i < K; i++) {
-        r->omega[((size_t)s * r->H + h) * K + i] = x->rs.omega[i];
-        r->mag[((size_t)s * r->H + h) * K + i] = x->mag[i];
-        for (int o = 0; o < N_ORDERS; o++)
-            r->group[(((size_t)s * N_ORDERS + o) * r->H + h) * K + i] = (int8_t)x->group[o * K + i];
-    }
-    stepq_runstate* rs = &x->rs;
-    stepq_runstate_reset(rs, src->S0 ? src->S0 + (size_t)h * KV : NULL);
-    stepq_cursor* cur = src->open(src, h);
-    stepq_step_in in;
-    int rc = STEPQ_OK;
-    for (long t = 0; t < c->prefill && rc == STEPQ_OK; t++) {
-        rc = stepq_next_step(cur, &in);
-        if (rc == STEPQ_OK) stepq_runstate_step(rs, &in, src->scale);
-    }
-    for (int k = 0; k < N_RUNS; k++) memcpy(x->X + k * KV, rs->S, sizeof(float) * KV);
-    double acc[N_RUNS] = {0}, ref = 0;
-    uint8_t packed[2 + STEPQ_MAX_DIM];
-    float xq[STEPQ_MAX_DIM];
-    for (long td = 0; td < c->decode && rc == STEPQ_OK; td++) {
-        if ((rc = stepq_next_step(cur, &in)) != STEPQ_OK) break;
-        stepq_runstate_step(rs, &in, src->scale);
-        ref += stepq_sq_norm_row(rs->y, V);
-        for (int k = 0; k < N_RUNS && rc == STEPQ_OK; k++) {
-            float* X = x->X + k * KV;
-            const int* group = x->group + (k / N_OCT) * K;
-            // the protocol: the update on the stored state, the read-out, then the octile's rows
-            // re-encoded (the others are stored exactly)
-            stepq_step_f32(X, x->y, rs->work, in.q, in.k, in.v, in.g, in.beta, src->scale, G, K, V);
-            for (int j = 0; j < V; j++) acc[k] += ((double)x->y[j] - rs->y[j]) * ((double)x->y[j] - rs->y[j]);
-            for (int i = 0; i < K && rc == STEPQ_OK; i++) {
-                if (group[i] != k % N_OCT) continue;
-                rc = rc_rows_encode_row(packed, xq, X + (size_t)i * V, c->width, V);
-                memcpy(X + (size_t)i * V, xq, sizeof(float) * V);
-            }
-            if (rc != STEPQ_OK)
-                stepq_error("octile: a state turned non-finite at head %d (layer %d, head %d), decode step %ld "
-                            "(%s)", h, src->layer[h], src->head[h], td, src->desc);
-        }
-    }
-    src->close(cur);
-    for (int k = 0; k < N_RUNS; k++) r->acc[((size_t)s * N_RUNS + k) * r->H + h] = acc[k];
-    r->ref[(size_t)s * r->H + h] = ref;
-    return rc;
+static int rank_step(void* ctx, void* tls, const stepq_view* v) {
+    const oct_ctx* o = ctx;
+    oct_sums* x = tls;
+    const int K = v->K, V = v->V;
+    const long t = v->t - 1;
+    stepq_observe_sums(x->gsum, x->omega, x->grad, v->in, v->scale, v->G, K, 1);
+    if (2 * t >= o->r->c->calib_steps)
+        for (int i = 0; i < K; i++) x->mag[i] += sqrt(stepq_sq_norm_row(v->S + (size_t)i * V, V) / V);
+    return STEPQ_OK;
 }
 
-static void run_seed(oct_run* r, int s, stepq_progress* pr) {
-    const stepq_source* src = r->c->srcs[s];
-    const int K = src->K, V = src->V;
-#pragma omp parallel
-    {
-        oct_scratch x;
-        stepq_runstate_init(&x.rs, K, V, src->n_gates);
-        x.X = mallocCheck(sizeof(float) * N_RUNS * K * V);
-        x.mag = mallocCheck(sizeof(double) * K);
-        x.order = mallocCheck(sizeof(size_t) * K);
-        x.group = mallocCheck(sizeof(int) * N_ORDERS * K);
-        x.y = mallocCheck(sizeof(float) * V);
-#pragma omp for schedule(dynamic, 1)
-        for (int h = 0; h < r->H; h++) {
-            if (one_head(r, s, h, &x) != STEPQ_OK) {
-#pragma omp atomic write
-                r->failed = 1;
-            }
-            stepq_progress_tick(pr);
-        }
-        stepq_runstate_free(&x.rs);
-        free(x.X); free(x.mag); free(x.order); free(x.group); free(x.y);
+// the head's rows ranked by omega, by magnitude and at random, into octiles
+static int rank_end(void* ctx, void* tls, const stepq_view* v) {
+    const oct_ctx* o = ctx;
+    oct_run* r = o->r;
+    const stepq_octile_cfg* c = r->c;
+    oct_sums* x = tls;
+    const int K = v->K, s = o->s, h = v->h;
+    const stepq_source* src = c->calib[s];
+    stepq_octile_groups(x->group + O_OMEGA * K, x->omega, x->order, K);
+    stepq_octile_groups(x->group + O_MAG * K, x->mag, x->order, K);
+    stepq_octile_random(x->group + O_RANDOM * K, K,
+                        stepq_head_seed(c->seeds[s] ^ 0x6f6374696c65ull, src->layer[h], src->head[h]));
+    for (int i = 0; i < K; i++) {
+        r->omega[((size_t)s * r->H + h) * K + i] = x->omega[i];
+        r->mag[((size_t)s * r->H + h) * K + i] = x->mag[i];
+        for (int k = 0; k < N_ORDERS; k++)
+            r->group[(((size_t)s * N_ORDERS + k) * r->H + h) * K + i] = (int8_t)x->group[k * K + i];
     }
+    return STEPQ_OK;
+}
+
+// the decode run: every order's octiles as slots of the row-subset protocol
+static int oct_init(void* ctx, void* tls, const stepq_view* v) {
+    oct_sums* x = tls;
+    for (int k = 0; k < N_RUNS; k++) x->acc[k] = 0;
+    x->ref = 0;
+    return STEPQ_OK;
+}
+
+static int oct_step(void* ctx, void* tls, const stepq_view* v) {
+    oct_sums* x = tls;
+    if (!v->decoding) return STEPQ_OK;
+    x->ref += stepq_sq_norm_row(v->y, v->V);
+    for (int k = 0; k < N_RUNS; k++) {
+        const float* y = v->f[k].y_hat;
+        for (int j = 0; j < v->V; j++) x->acc[k] += ((double)y[j] - v->y[j]) * ((double)y[j] - v->y[j]);
+    }
+    return STEPQ_OK;
+}
+
+static int oct_end(void* ctx, void* tls, const stepq_view* v) {
+    const oct_ctx* o = ctx;
+    oct_run* r = o->r;
+    const oct_sums* x = tls;
+    for (int k = 0; k < N_RUNS; k++) r->acc[((size_t)o->s * N_RUNS + k) * r->H + v->h] = x->acc[k];
+    r->ref[(size_t)o->s * r->H + v->h] = x->ref;
+    return STEPQ_OK;
+}
+
+// seed s: the ranking run on its calibration stream, then the decode run
+static int run_seed(oct_run* r, int s, const stepq_format* fmt, stepq_progress* pr) {
+    const stepq_octile_cfg* c = r->c;
+    const int K = c->srcs[s]->K;
+    oct_ctx o = {r, s};
+    const stepq_observer rank = {.name = "octile", .ctx = &o, .thread_init = oct_thread_init,
+                                 .thread_free = oct_thread_free, .init_head = rank_init,
+                                 .on_step = rank_step, .end_head = rank_end};
+    const stepq_headloop_cfg rc = {.prefill = c->calib_steps, .obs = &rank, .n_obs = 1, .from_zero = 1};
+    if (stepq_headloop_run(c->calib[s], &rc) != STEPQ_OK) return STEPQ_ERR;
+    stepq_slot slots[N_RUNS];
+    for (int k = 0; k < N_RUNS; k++)
+        slots[k] = (stepq_slot){fmt, STEPQ_PROTO_ROWS, r->group + ((size_t)s * N_ORDERS + k / N_OCT) * r->H * K,
+                                (size_t)K, k % N_OCT};
+    const stepq_observer obs = {.name = "octile", .ctx = &o, .thread_init = oct_thread_init,
+                                .thread_free = oct_thread_free, .init_head = oct_init,
+                                .on_step = oct_step, .end_head = oct_end};
+    const stepq_headloop_cfg dc = {.slots = slots, .n_slots = N_RUNS, .prefill = c->prefill, .decode = c->decode,
+                                   .obs = &obs, .n_obs = 1, .progress = pr};
+    return stepq_headloop_run(c->srcs[s], &dc);
 }
 
 // rel (S, N_ORDERS, N_OCT) pooled relative read-out error; sp, tb (S, N_ORDERS) the Spearman of
@@ -231,7 +241,7 @@ static int write_out(const stepq_octile_cfg* c, const oct_run* r, const double* 
 
 int stepq_octile(const stepq_octile_cfg* c) {
     const stepq_source* s0 = c->srcs[0];
-    oct_run r = {c, c->n_seeds, s0->n_heads, NULL, NULL, NULL, NULL, NULL, 0};
+    oct_run r = {c, c->n_seeds, s0->n_heads, NULL, NULL, NULL, NULL, NULL};
     if (s0->K % N_OCT || c->prefill + c->decode > s0->T || c->calib_steps > c->calib[0]->T) {
         stepq_error("octile needs K a multiple of 8 and streams long enough (%s)", s0->desc);
         return STEPQ_ERR;
@@ -244,9 +254,13 @@ int stepq_octile(const stepq_octile_cfg* c) {
     r.group = callocCheck((size_t)r.S * N_ORDERS * r.H * s0->K, 1);
     stepq_progress pr;
     stepq_progress_start(&pr, "octile", "heads", (long)r.S * r.H);
-    for (int s = 0; s < r.S && !r.failed; s++) run_seed(&r, s, &pr);
+    char name[16];
+    snprintf(name, sizeof name, "int%d", c->width);
+    const stepq_format* fmt = stepq_format_find(name);  // the rows' codec: per-row absmax at the width
+    int rc = fmt && fmt->family == &stepq_family_rows ? STEPQ_OK : STEPQ_ERR;
+    if (rc) stepq_error("octile: width %d has no per-row absmax format (int4, int6, int8)", c->width);
+    for (int s = 0; s < r.S && rc == STEPQ_OK; s++) rc = run_seed(&r, s, fmt, &pr);
     stepq_progress_end(&pr);
-    int rc = r.failed ? STEPQ_ERR : STEPQ_OK;
     if (!rc) {
         const int S = r.S;
         double* rel = mallocCheck(sizeof(double) * S * N_RUNS);

@@ -187,7 +187,7 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
     stepq_assert(!(cfg->journal && cfg->keep_y));
     const int F = cfg->n_formats;
     stepq_slot* slots = mallocCheck(sizeof(stepq_slot) * (F ? F : 1));
-    for (int f = 0; f < F; f++) slots[f] = (stepq_slot){cfg->formats[f], STEPQ_PROTO_NORMAL};
+    for (int f = 0; f < F; f++) slots[f] = (stepq_slot){.fmt = cfg->formats[f], .proto = STEPQ_PROTO_NORMAL};
     stepq_run_out_alloc(o, src, cfg);
     run_ctx r = {o, cfg, 0};
     stepq_observer* obs = mallocCheck(sizeof(stepq_observer) * (1 + (size_t)cfg->n_extra));

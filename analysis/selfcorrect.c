@@ -276,8 +276,8 @@ int stepq_selfcorrect(const stepq_selfcorrect_cfg* c) {
     if (stepq_formats_fit(c->formats, c->n_formats, c->srcs[0]) != STEPQ_OK) return STEPQ_ERR;
     stepq_slot* slots = mallocCheck(sizeof(stepq_slot) * 2 * r.F);
     for (int f = 0; f < r.F; f++) {
-        slots[f] = (stepq_slot){c->formats[f], STEPQ_PROTO_NORMAL};
-        slots[r.F + f] = (stepq_slot){c->formats[f], STEPQ_PROTO_CUT};
+        slots[f] = (stepq_slot){.fmt = c->formats[f], .proto = STEPQ_PROTO_NORMAL};
+        slots[r.F + f] = (stepq_slot){.fmt = c->formats[f], .proto = STEPQ_PROTO_CUT};
     }
     const stepq_observer obs = {.name = "selfcorrect", .ctx = &r, .thread_init = sc_thread_init,
                                 .thread_free = sc_thread_free, .init_head = sc_init_head,

@@ -23,15 +23,20 @@ static int cut_write(stepq_qstate* qs, const stepq_step_in* in, const float* dec
     return stepq_qstate_step_cut(qs, y_hat, u_ref, in, decay, scale);
 }
 
+static int rows_write(stepq_qstate* qs, const stepq_step_in* in, double scale, int n_gates, float* y_hat,
+                      const int8_t* sel, int value, int b) {
+    return stepq_qstate_step_rows(qs, y_hat, qs->u, in, scale, n_gates, sel, value, b);
+}
+
 static stepq_backend of_kernels(const char* name, const stepq_kernels* k) {
     return (stepq_backend){.name = name, .step = k->step_f32, .read = k->qstep_read,
                            .write = k->qstep_write, .write_keep = keep_write,
-                           .write_cut = cut_write, .run_heads = NULL};
+                           .write_cut = cut_write, .write_rows = rows_write, .run_heads = NULL};
 }
 
 const stepq_backend stepq_backend_reference = {
     .name = "reference", .step = stepq_step_f32, .read = NULL /* set below */, .write = NULL,
-    .write_keep = keep_write, .write_cut = cut_write, .run_heads = NULL};
+    .write_keep = keep_write, .write_cut = cut_write, .write_rows = rows_write, .run_heads = NULL};
 
 static stepq_backend cpu, reference;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -75,8 +80,10 @@ int stepq_headloop_check(const stepq_headloop_cfg* cfg, int K, int V, const char
         return STEPQ_ERR;
     }
     for (int f = 0; f < cfg->n_slots; f++)
-        if (cfg->slots[f].proto == STEPQ_PROTO_CUT && !be->write_cut) {
-            stepq_error("%s: backend %s does not run the cut protocol (method 3)", what, be->name);
+        if ((cfg->slots[f].proto == STEPQ_PROTO_CUT && !be->write_cut) ||
+            (cfg->slots[f].proto == STEPQ_PROTO_ROWS && !be->write_rows)) {
+            stepq_error("%s: backend %s does not run the %s protocol (method 3)", what, be->name,
+                        cfg->slots[f].proto == STEPQ_PROTO_CUT ? "cut" : "row-subset");
             return STEPQ_ERR;
         }
     (void)K, (void)V;
@@ -177,7 +184,9 @@ static int boundary(stepq_head* e) {
         return STEPQ_ERR;
     }
     for (int f = 0; f < e->F; f++) {
-        if (stepq_qstate_load(&e->qs[f], e->rs.S) != STEPQ_OK) {
+        if (e->cfg->slots[f].proto == STEPQ_PROTO_ROWS) {  // from the exact state
+            memcpy(e->qs[f].X, e->rs.S, sizeof(float) * KV);
+        } else if (stepq_qstate_load(&e->qs[f], e->rs.S) != STEPQ_OK) {
             e->fail_t = e->t;
             e->fail_f = f;
             return STEPQ_ERR;
@@ -206,6 +215,7 @@ static int decode_step(stepq_head* e, const stepq_step_in* in) {
             any_cut = 1;
             continue;
         }
+        if (e->cfg->slots[f].proto == STEPQ_PROTO_ROWS) continue;
         if (needs & STEPQ_NEED_STATES) {
             if (e->pred) stepq_p1_predict(e->pred + (size_t)f * V, e->qs[f].X, rs->S, rs->grad, K, V);
         } else {
@@ -231,8 +241,12 @@ static int decode_step(stepq_head* e, const stepq_step_in* in) {
         stepq_qstate* qs = &e->qs[f];
         float* y_hat = e->y_hat + (size_t)f * V;
         int rc;
-        if (e->cfg->slots[f].proto == STEPQ_PROTO_CUT)
+        const stepq_slot* sl = &e->cfg->slots[f];
+        if (sl->proto == STEPQ_PROTO_CUT)
             rc = be->write_cut(qs, in, e->decay, e->u_ref, e->scale, y_hat);
+        else if (sl->proto == STEPQ_PROTO_ROWS)
+            rc = be->write_rows(qs, in, e->scale, G, y_hat, sl->rows + (size_t)e->h * sl->rows_stride,
+                                sl->rows_value, sl->fmt->width);
         else if (needs & STEPQ_NEED_STATES)
             rc = be->write_keep(qs, in, e->scale, G, y_hat, e->X_pre + (size_t)f * K * V);
         else
@@ -242,7 +256,7 @@ static int decode_step(stepq_head* e, const stepq_step_in* in) {
             e->fail_f = f;
             return STEPQ_ERR;
         }
-        if (S_ref && (needs & STEPQ_NEED_STATES || e->cfg->slots[f].proto == STEPQ_PROTO_CUT)) {
+        if (S_ref && (needs & STEPQ_NEED_STATES || sl->proto != STEPQ_PROTO_NORMAL)) {
             s->m.err2 = stepq_sq_dist(qs->X, S_ref, K, V);  // the reference write's measure
             s->m.hat2 = stepq_sq_norm(qs->X, K, V);
         }

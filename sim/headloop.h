@@ -27,8 +27,10 @@
 #include "runstate.h"
 #include "stream.h"
 
-// the quantized path of a slot: method 2, or method 3's cut protocol
-enum { STEPQ_PROTO_NORMAL = 0, STEPQ_PROTO_CUT = 1 };
+// the quantized path of a slot: method 2, method 3's cut protocol, or the row-subset protocol of
+// the octile sweep (stepq_qstate_step_rows: the exact state with some rows re-encoded, from the
+// exact boundary state)
+enum { STEPQ_PROTO_NORMAL = 0, STEPQ_PROTO_CUT = 1, STEPQ_PROTO_ROWS = 2 };
 
 // what observers read beyond the inputs and the reference (a bit set)
 enum {
@@ -53,6 +55,9 @@ struct stepq_backend {
     // the cut protocol's step (stepq_qstate_step_cut), or NULL
     int (*write_cut)(stepq_qstate* qs, const stepq_step_in* in, const float* decay,
                      const float* u_ref, double scale, float* y_hat);
+    // the row-subset protocol's step (stepq_qstate_step_rows), or NULL
+    int (*write_rows)(stepq_qstate* qs, const stepq_step_in* in, double scale, int n_gates,
+                      float* y_hat, const int8_t* sel, int value, int b);
     // a whole run of every head measured as stepq_run_out (the CUDA engine), or NULL
     int (*run_heads)(stepq_run_out* out, const stepq_source* src, const stepq_run_cfg* cfg);
 };
@@ -67,6 +72,11 @@ const stepq_backend* stepq_backend_cpu(void);
 typedef struct {
     const stepq_format* fmt;
     int proto;  // STEPQ_PROTO_*
+    // STEPQ_PROTO_ROWS: head h re-encodes its rows i with rows[h * rows_stride + i] == rows_value
+    // at fmt's width (fmt: a per-row absmax format, stepq_family_rows)
+    const int8_t* rows;
+    size_t rows_stride;
+    int rows_value;
 } stepq_slot;
 
 // one slot's part of a decode step's view

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../base/common.h"
+#include "../quant/rowcodec.h"
 #include "recurrence.h"
 
 int stepq_qstate_init(stepq_qstate* st, const stepq_format* fmt, const stepq_plan* plan, int ph,
@@ -84,6 +85,20 @@ int stepq_qstate_step_keep(stepq_qstate* st, float* y, float* work, const stepq_
                    st->V);
     if (X_pre) memcpy(X_pre, st->X, sizeof(float) * st->K * st->V);
     return end_step(st);
+}
+
+int stepq_qstate_step_rows(stepq_qstate* st, float* y, float* work, const stepq_step_in* in,
+                           double scale, int n_gates, const int8_t* sel, int value, int b) {
+    const int K = st->K, V = st->V;
+    stepq_step_f32(st->X, y, work, in->q, in->k, in->v, in->g, in->beta, scale, n_gates, K, V);
+    uint8_t packed[2 + STEPQ_MAX_DIM];
+    float xq[STEPQ_MAX_DIM];
+    for (int i = 0; i < K; i++) {
+        if (sel[i] != value) continue;
+        if (rc_rows_encode_row(packed, xq, st->X + (size_t)i * V, b, V) != STEPQ_OK) return STEPQ_ERR;
+        memcpy(st->X + (size_t)i * V, xq, sizeof(float) * V);
+    }
+    return STEPQ_OK;
 }
 
 void stepq_delta_write(float* u, const float* S, const stepq_step_in* in, const float* decay,

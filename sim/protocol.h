@@ -55,6 +55,12 @@ void stepq_delta_write(float* u, const float* S, const stepq_step_in* in, const 
 // stepq_qstate_step encodes (a replay format every fmt->replay steps). STEPQ_ERR if not finite.
 int stepq_qstate_step_cut(stepq_qstate* st, float* y, const float* u_ref, const stepq_step_in* in,
                           const float* decay, double scale);
+// The row-subset protocol (the octile sweep, method 3 P4): X_t = A_t X_{t-1} + B_t on the
+// exact float32 state X, y <- its read-out, then only the key rows i with sel[i] == value are
+// re-encoded (per-row absmax at b bits; the others are kept exactly). STEPQ_ERR if a re-encoded
+// row is not finite.
+int stepq_qstate_step_rows(stepq_qstate* st, float* y, float* work, const stepq_step_in* in,
+                           double scale, int n_gates, const int8_t* sel, int value, int b);
 // P <- encode(X), X <- decode(P): the state X was changed in place (a driver's own step).
 // STEPQ_ERR if X is not finite.
 int stepq_qstate_requantize(stepq_qstate* st);

@@ -35,7 +35,7 @@ static void check_preset(const char* preset) {
     enum { F = 4 };
     stepq_slot slots[F];
     for (int f = 0; f < F; f++) {
-        slots[f] = (stepq_slot){stepq_format_find(names[f]), STEPQ_PROTO_NORMAL};
+        slots[f] = (stepq_slot){.fmt = stepq_format_find(names[f]), .proto = STEPQ_PROTO_NORMAL};
         CHECK(slots[f].fmt != NULL, "format %s", names[f]);
     }
     stepq_session_cfg sc = {.shape = stepq_shape_of(src), .n_heads = H, .slots = slots, .n_slots = F,
@@ -125,7 +125,7 @@ static void check_preset(const char* preset) {
 // what a backend lacks is refused by name before any work
 static void check_refusals(void) {
     stepq_source* src = small_source("gdn-qwen-like");
-    stepq_slot cut = {stepq_format_find("int6"), STEPQ_PROTO_CUT};
+    stepq_slot cut = {.fmt = stepq_format_find("int6"), .proto = STEPQ_PROTO_CUT};
     stepq_backend whole = {.name = "whole-runs-only"};
     stepq_session_cfg sc = {.shape = stepq_shape_of(src), .n_heads = 1, .slots = &cut, .n_slots = 1,
                             .backend = &whole};
@@ -134,7 +134,7 @@ static void check_refusals(void) {
     nocut.write_cut = NULL;
     sc.backend = &nocut;
     CHECK(stepq_session_open(&sc) == NULL, "a backend without the cut protocol ran it");
-    stepq_slot planned = {stepq_format_find("stepquant6"), STEPQ_PROTO_NORMAL};
+    stepq_slot planned = {.fmt = stepq_format_find("stepquant6"), .proto = STEPQ_PROTO_NORMAL};
     sc = (stepq_session_cfg){.shape = stepq_shape_of(src), .n_heads = 1, .slots = &planned, .n_slots = 1};
     CHECK(stepq_session_open(&sc) == NULL, "a planned format ran without a plan");
     stepq_source_free(src);
