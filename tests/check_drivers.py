@@ -180,10 +180,11 @@ def check_selfcorrect():
             h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
         check(f.attrs["inputs"] == f"{trace} fnv1a={h:016x}", f"provenance names the trace and its checksum: {f.attrs['inputs']}")
         for m in ("linear", "nonlinear"):
-            cut, normal = f[m + "/cut"][:, 1], f[m + "/normal"][:, 1]
-            check(np.all(normal > 0) and close(cut, normal, rtol=1e-6),
-                  f"selfcorrect: cut = normal when beta = 0 during decode ({m}; max rel diff "
-                  f"{np.max(np.abs(cut - normal) / normal):.2e})")
+            for fi in (1, 2):  # int6, and int6-replay16 (a replay format through both protocols)
+                cut, normal = f[m + "/cut"][:, fi], f[m + "/normal"][:, fi]
+                check(np.all(normal > 0) and close(cut, normal, rtol=1e-6),
+                      f"selfcorrect: cut = normal when beta = 0 during decode ({m}, format {fi}; max rel diff "
+                      f"{np.max(np.abs(cut - normal) / normal):.2e})")
 
 
 def check_halflife():
@@ -218,6 +219,16 @@ def check_halflife():
             m, ci = mean_ci(f["spearman_acc"][()])
             check(close(f["spearman_acc"].attrs["mean"], m) and close(f["spearman_acc"].attrs["ci95_half_width"], ci, rtol=1e-4),
                   f"halflife {tag}: mean and CI attributes")
+    # a replay format through the protocol: in 15 decode steps int6-replay16 never re-encodes, so
+    # the distortion its encodes add is exactly zero, while its boundary encode's error still
+    # reaches the read-out; INT6 adds distortion at every step
+    paths = [os.path.join(quick, "halflife", f"replay_{fm}.h5") for fm in ("int6", "int6-replay16")]
+    with h5py.File(paths[0], "r") as a, h5py.File(paths[1], "r") as b:
+        check(b.attrs["format"] == "int6-replay16", "halflife replay: the format recorded")
+        check(np.all(a["units/d"][()] > 0), "halflife replay: int6 adds a distortion every step")
+        check(np.all(b["units/d"][()] == 0), f"halflife replay: int6-replay16 re-encoded within 15 steps "
+              f"(d up to {b['units/d'][()].max():.3g})")
+        check(np.all(b["units/acc"][()] > 0), "halflife replay: the boundary encode's error reaches the read-out")
 
 
 def check_octile():

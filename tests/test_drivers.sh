@@ -65,10 +65,28 @@ $srcline
 prefill = 32;
 decode = 64;
 windows = [16, 64];
-formats = ["fp32", "int6"];
+formats = ["fp32", "int6", "int6-replay16"];
 output = "$dir/results/quick/selfcorrect/$x.h5";
 CFG
         run "$dir/$x.cfg"
+    done
+    ;;
+halflife)
+    for cfg in "$src/experiments/halflife_gdn.cfg" "$src/experiments/halflife_kda.cfg"; do run "$cfg"; done
+    # a replay format re-encodes every 16 steps: over 15 decode steps it never re-encodes, so the
+    # distortion d its encodes add is exactly zero while INT6's is not (check_drivers.py); a
+    # driver that ignored `replay` would measure INT6 itself
+    for fm in int6 int6-replay16; do
+        cat >"$dir/hl_$fm.cfg" <<CFG
+experiment = "halflife";
+seed = 1;
+source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0, 1, 2, 3, 4, 5, 6, 7]; };
+prefill = 128;
+decode = 15;
+format = "$fm";
+output = "$dir/results/quick/halflife/replay_$fm.h5";
+CFG
+        run "$dir/hl_$fm.cfg"
     done
     ;;
 *)
