@@ -1,4 +1,4 @@
-// replay.c: the replay driver; see replay.h for the output layout.
+// replay.c: the replay driver (method 6.10); see replay.h for the output layout.
 //
 // The read-outs and the final states are streamed into the output's temporary file as the heads
 // run (an observer of the head loop after measure(): each head's y and y_ref a chunk of steps at

@@ -1,4 +1,4 @@
-// headloop.h: the head loop (method 6.2), the one place where a head's inputs are read, its
+// headloop.h: the head loop (method 6.10), the one place where a head's inputs are read, its
 // native prefill is run, its boundary state is encoded and its reference and quantized states
 // are stepped through the decode-step protocol of method 2. Every driver runs on it.
 //

@@ -1,4 +1,4 @@
-// session.h: the head loop driven step by step from outside (method 6.2). A caller (the
+// session.h: the head loop driven step by step from outside (method 6.10). A caller (the
 // library's users, a Python hook inside a model's forward) owns the inputs: it feeds one step of
 // q, k, v, g, beta for each of a set of heads and reads back, per head, the float32 reference's
 // read-out and state and every slot's y_hat, stored state and errors: the same engine

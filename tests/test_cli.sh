@@ -136,7 +136,7 @@ reservoir = 1000000;
 output = "$dir/bigcal/plan.h5";
 CFG
 expect_error bigcal "calibrate: keeping the KDA snapshots .* needs 39062.5 GiB of memory; this machine has" "$dir/bigcal/plan.h5" -- "$stepq" calibrate "$dir/bigcal.cfg"
-# replay streams its trace and its read-outs (method 6.2): with 100 kB of "memory", less than a
+# replay streams its trace and its read-outs (method 6.10): with 100 kB of "memory", less than a
 # whole read of the trace and its read-outs (2 heads x (20 steps x 128 + 128 x 128) floats x 2 =
 # 303104 bytes), and chunks of 3 steps, it runs, and its file equals the run without the limit
 "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/o11.h5" >/dev/null 2>&1 || bad "replay of good.h5"
