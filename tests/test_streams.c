@@ -14,6 +14,7 @@ static void omp_set_num_threads(int n) { (void)n; }
 #include "../analysis/runner.h"
 #include "../sim/recurrence.h"
 #include "../sim/synth.h"
+#include "../base/h5util.h"
 #include "../sim/trace.h"
 #include "testutil.h"
 
@@ -153,6 +154,63 @@ static void check_model_seed(const char* preset) {
     CHECK(other >= 12, "%s: another model seed changed the gates of only %d of 16 heads", preset, other);
 }
 
+// A trace streams (method 6.1): written a chunk of steps per head at a time and read back the
+// same way, with 5 steps a chunk forced through STEPQ_TRACE_CHUNK, it holds the source's steps
+// bit for bit, gives the run the whole-read trace gives, and is read in exactly
+// heads x ceil(T / 5) chunks (the counter, not a timing); with "memory" too small for a whole
+// read (STEPQ_MEMORY_BYTES) the whole read is refused and the streamed run still goes through;
+// a NaN at step t is reported by the run with nothing else changed.
+static void check_streamed(const char* dir, const char* preset) {
+    int heads[] = {0, 3, 7};
+    const long T = 47;  // not a multiple of the chunk
+    stepq_source* s = small_source(preset, 0, 9, 2, heads, 3);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/streamed_%s.h5", dir, preset);
+    setenv("STEPQ_TRACE_CHUNK", "5", 1);
+    CHECK(stepq_trace_write_source(path, s, T, "test") == STEPQ_OK, "write_source %s", path);
+    stepq_trace a, b;
+    stepq_trace_capture(&a, s, T);
+    CHECK(stepq_trace_read(&b, path, 0) == STEPQ_OK, "read %s", path);
+    CHECK(same_trace(&a, &b), "%s: the streamed writer's trace differs from the source", preset);
+    const stepq_format* f[2] = {stepq_format_find("int4"), stepq_format_find("int6-replay16")};
+    stepq_run_cfg rc = {f, 2, 10, 37, 37, 0, "test", NULL, NULL, 0, NULL, NULL, 0};
+    stepq_source* whole = stepq_trace_source(&b, "whole");
+    stepq_run_out o1, o2;
+    CHECK(stepq_run_heads(&o1, whole, &rc) == STEPQ_OK, "run on the whole read");
+    setenv("STEPQ_MEMORY_BYTES", "20000", 1);  // the trace's q alone is 3 x 47 x 128 floats
+    stepq_trace c;
+    CHECK(stepq_trace_read(&c, path, 0) == STEPQ_ERR, "%s: a whole read past the memory limit", preset);
+    stepq_source* st = NULL;
+    CHECK(stepq_trace_open(&st, path, 0) == STEPQ_OK, "open %s streamed", path);
+    long before = stepq_trace_chunks_read();
+    CHECK(st && stepq_run_heads(&o2, st, &rc) == STEPQ_OK, "%s: the streamed run", preset);
+    unsetenv("STEPQ_MEMORY_BYTES");
+    long chunks = stepq_trace_chunks_read() - before;
+    CHECK(chunks == 3 * ((T + 4) / 5), "%s: %ld chunks read, expected %ld", preset, chunks, 3 * ((T + 4) / 5));
+    size_t n = (size_t)o1.F * o1.H * o1.n_bins;
+    CHECK(!memcmp(o1.err_y, o2.err_y, n * 4) && !memcmp(o1.acc_sq, o2.acc_sq, (size_t)o1.F * o1.H * 8) &&
+              !memcmp(o1.p1_resid, o2.p1_resid, (size_t)o1.F * o1.H * 8),
+          "%s: the streamed trace runs to other numbers", preset);
+    stepq_run_out_free(&o1);
+    stepq_run_out_free(&o2);
+    stepq_source_free(st);
+    // a NaN in v at step 33 of value head 1: the run fails there, naming it
+    hid_t fh = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t d = H5Dopen2(fh, "v", H5P_DEFAULT);
+    float nan_v = NAN;
+    hsize_t start[3] = {33, 1, 4}, one[3] = {1, 1, 1};
+    CHECK(h5u_slab(d, 1, H5T_NATIVE_FLOAT, &nan_v, 3, start, one) == STEPQ_OK, "poke a NaN");
+    H5Dclose(d);
+    H5Fclose(fh);
+    CHECK(stepq_trace_open(&st, path, 0) == STEPQ_OK, "open %s again", path);
+    CHECK(stepq_run_heads(&o2, st, &rc) == STEPQ_ERR, "%s: a NaN at step 33 ran through", preset);
+    stepq_source_free(st);
+    unsetenv("STEPQ_TRACE_CHUNK");
+    stepq_trace_free(&a);
+    stepq_source_free(whole);
+    stepq_source_free(s);
+}
+
 int main(int argc, char** argv) {
     const char* dir = argc > 1 ? argv[1] : ".";
     check_trace_round_trip(dir, "gdn-qwen-like");
@@ -161,5 +219,7 @@ int main(int argc, char** argv) {
     check_threads("kda-kimi-like");
     check_model_seed("gdn-qwen-like");
     check_model_seed("kda-kimi-like");
+    check_streamed(dir, "gdn-qwen-like");
+    check_streamed(dir, "kda-kimi-like");
     return tu_finish("test_streams");
 }
