@@ -1,7 +1,7 @@
 // output.h: what every result file carries so it can be read without documentation and
 // reproduced: experiment name, the full config text, its path, the git revision, the compiler
-// and build flags, the seed, the source, and the path and FNV-1a checksum of every input file
-// read (traces, plans), as root attributes.
+// and build flags, the seed, the source, and the path and XXH3 64 checksum of every input file
+// read (traces, plans), as root attributes ("PATH xxh3=HEX" per line).
 #ifndef STEPQ_OUTPUT_H
 #define STEPQ_OUTPUT_H
 

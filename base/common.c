@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 void stepq_error(const char* fmt, ...) {
     va_list ap;
@@ -71,24 +72,26 @@ int stepq_kind_parse(const char* name) {
     return -1;
 }
 
-uint64_t stepq_fnv1a(uint64_t h, const void* data, size_t n) {
-    const unsigned char* p = data;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
-}
+uint64_t stepq_xxh3(uint64_t seed, const void* data, size_t n) { return XXH3_64bits_withSeed(data, n, seed); }
 
-int stepq_file_fnv1a(uint64_t* out, const char* path) {
+int stepq_file_xxh3(uint64_t* out, const char* path) {
     FILE* fp = fopen(path, "rb");
     if (!fp) {
         stepq_error("%s: cannot open to checksum it", path);
         return STEPQ_ERR;
     }
-    unsigned char buf[1 << 16];
-    uint64_t h = STEPQ_FNV1A_INIT;
+    enum { BLOCK = 1 << 20 };
+    unsigned char* buf = mallocCheck(BLOCK);
+    XXH3_state_t* st = XXH3_createState();  // reset and update fail only on a NULL state
+    stepq_assert(st);
+    XXH3_64bits_reset(st);
     size_t got;
-    while ((got = fread(buf, 1, sizeof buf, fp)) > 0) h = stepq_fnv1a(h, buf, got);
+    while ((got = fread(buf, 1, BLOCK, fp)) > 0) XXH3_64bits_update(st, buf, got);
     int bad = ferror(fp);
     fclose(fp);
+    free(buf);
+    uint64_t h = XXH3_64bits_digest(st);
+    XXH3_freeState(st);
     if (bad) {
         stepq_error("%s: read error while checksumming it", path);
         return STEPQ_ERR;

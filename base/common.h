@@ -30,12 +30,13 @@ const char* stepq_kind_name(int kind);
 // STEPQ_GDN or STEPQ_KDA for "gdn" or "kda", -1 for anything else
 int stepq_kind_parse(const char* name);
 
-// FNV-1a, 64 bits, continuing from h (start from STEPQ_FNV1A_INIT): the key of a calibration's
-// inputs and the checksum of input files. Not cryptographic; it tells files apart.
-#define STEPQ_FNV1A_INIT 0xcbf29ce484222325ull
-uint64_t stepq_fnv1a(uint64_t h, const void* data, size_t n);
-// the FNV-1a of a whole file; STEPQ_ERR (message naming it) if it cannot be read
-int stepq_file_fnv1a(uint64_t* out, const char* path);
+// XXH3, 64 bits (xxHash, libxxhash), of n bytes with a seed: the keys of a calibration's inputs
+// and of a journal (chain parts by passing one hash as the next one's seed; start from 0).
+// Not cryptographic; it tells inputs apart.
+uint64_t stepq_xxh3(uint64_t seed, const void* data, size_t n);
+// the XXH3 64 of a whole file (seed 0: what `xxhsum -H3` prints), read in blocks of 1 MiB;
+// STEPQ_ERR (message naming it) if it cannot be read
+int stepq_file_xxh3(uint64_t* out, const char* path);
 
 // prints "stepq: error: <message>\n" on stderr; printf-style
 void stepq_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));

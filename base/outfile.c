@@ -15,7 +15,7 @@
 #define MAX_PENDING 16
 #define MAX_INPUTS 64
 static char* pending[MAX_PENDING];
-static struct { dev_t dev; ino_t ino; uint64_t fnv; char path[256]; } inputs[MAX_INPUTS];
+static struct { dev_t dev; ino_t ino; uint64_t xxh3; char path[256]; } inputs[MAX_INPUTS];
 static int n_inputs;
 
 void stepq_note_input(const char* path) {
@@ -25,7 +25,7 @@ void stepq_note_input(const char* path) {
         if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) return;
     inputs[n_inputs].dev = st.st_dev;
     inputs[n_inputs].ino = st.st_ino;
-    if (stepq_file_fnv1a(&inputs[n_inputs].fnv, path) != STEPQ_OK) inputs[n_inputs].fnv = 0;
+    if (stepq_file_xxh3(&inputs[n_inputs].xxh3, path) != STEPQ_OK) inputs[n_inputs].xxh3 = 0;
     snprintf(inputs[n_inputs].path, sizeof inputs[n_inputs].path, "%s", path);
     n_inputs++;
 }
@@ -41,7 +41,7 @@ void stepq_inputs_describe(char* buf, size_t n) {
     size_t o = 0;
     buf[0] = 0;
     for (int i = 0; i < n_inputs && o < n; i++)
-        o += (size_t)snprintf(buf + o, n - o, "%s%s fnv1a=%016" PRIx64, i ? "\n" : "", inputs[i].path, inputs[i].fnv);
+        o += (size_t)snprintf(buf + o, n - o, "%s%s xxh3=%016" PRIx64, i ? "\n" : "", inputs[i].path, inputs[i].xxh3);
 }
 
 static void remove_pending(void) {

@@ -15,7 +15,8 @@
 // to be compared (a plan about to be remade) and may be replaced.
 void stepq_note_input(const char* path);
 void stepq_forget_input(const char* path);
-// buf <- one line per input read so far: its path and the FNV-1a 64 checksum of its bytes
+// buf <- one line per input read so far: "PATH xxh3=HEX", the XXH3 64 checksum of its bytes
+// (stepq_file_xxh3; 0 when it could not be read)
 void stepq_inputs_describe(char* buf, size_t n);
 
 // Checks path and registers "<path>.tmp" for clean-up; *tmp (malloc'd) is the name to write.

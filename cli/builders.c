@@ -105,7 +105,7 @@ static int model_source(stepq_source** out, const char* dir, const char* text, l
     uint64_t h = 0;
     char sub[4096];
     snprintf(sub, sizeof sub, "%s/model.safetensors", dir);
-    rc = rc || stepq_file_fnv1a(&h, sub) ||
+    rc = rc || stepq_file_xxh3(&h, sub) ||
          stepq_check_memory(4.0 * length * m.layers * m.heads * (3.0 * m.K + 2 + (m.kind == STEPQ_KDA ? m.K : 1)),
                             "the model's stream (length x layers x heads x q, k, v, g, beta)");
     stepq_trace tr;
@@ -114,7 +114,7 @@ static int model_source(stepq_source** out, const char* dir, const char* text, l
         char name[4096];
         snprintf(name, sizeof name, "%s on %s [%lld, %lld)", dir, text, offset, offset + length);
         *out = stepq_trace_source(&tr, name);
-        snprintf((*out)->desc, sizeof (*out)->desc, "model %.120s (%s, %d x %d heads), fnv1a %016" PRIx64
+        snprintf((*out)->desc, sizeof (*out)->desc, "model %.120s (%s, %d x %d heads), xxh3 %016" PRIx64
                  ", on %.200s bytes [%lld, %lld)", dir, stepq_kind_name(m.kind), m.layers, m.heads, h, text, offset,
                  offset + length);
         if (desc) snprintf(desc, desc_n, "%s", (*out)->desc);
@@ -160,11 +160,11 @@ static int knobs_from_cfg(stepq_synth_params* p, const stepq_cfgfile* cf, const 
     return STEPQ_OK;
 }
 
-// "trace PATH fnv1a HEX" of a trace file
+// "trace PATH xxh3 HEX" of a trace file
 static int describe_trace(char* desc, size_t n, const char* path, int normalize) {
     uint64_t h;
-    if (stepq_file_fnv1a(&h, path) != STEPQ_OK) return STEPQ_ERR;
-    snprintf(desc, n, "trace %s fnv1a %016" PRIx64 "%s", path, h, normalize ? ", q and k normalised on reading" : "");
+    if (stepq_file_xxh3(&h, path) != STEPQ_OK) return STEPQ_ERR;
+    snprintf(desc, n, "trace %s xxh3 %016" PRIx64 "%s", path, h, normalize ? ", q and k normalised on reading" : "");
     return STEPQ_OK;
 }
 
@@ -401,7 +401,7 @@ int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const co
                  "reservoir=%lld pivots=%lld damp_fraction=%.17g seed=%lld\n",
                  steps, horizon, gamma, rho, refits, every, reservoir, pivots, dfrac, seed);
         snprintf(b->key, sizeof b->key, "%016" PRIx64,
-                 stepq_fnv1a(STEPQ_FNV1A_INIT, text, strlen(text)));
+                 stepq_xxh3(0, text, strlen(text)));
         b->c.key = b->key;
     }
     free(seeds);

@@ -178,8 +178,8 @@ static int propagation_checks(const stepq_backend** be, const stepq_cfgfile* cf,
 
 // the journal's key: this config's text (with its sources and plan) at this revision
 static void journal_key(char* key, size_t n, const stepq_cfgfile* cf) {
-    uint64_t k = stepq_fnv1a(STEPQ_FNV1A_INIT, cf->text, strlen(cf->text));
-    k = stepq_fnv1a(k, stepq_git_revision(), strlen(stepq_git_revision()));
+    uint64_t k = stepq_xxh3(0, cf->text, strlen(cf->text));
+    k = stepq_xxh3(k, stepq_git_revision(), strlen(stepq_git_revision()));
     snprintf(key, n, "%016" PRIx64, k);
 }
 

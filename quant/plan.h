@@ -58,7 +58,7 @@ typedef struct {
     double gamma, rho, horizon, damp_fraction;
     int refits, pivots;
     char file[1024];            // where it was read from or written to, for messages
-    char calibration_key[40];   // what it was made from (hex FNV-1a of the calibration's
+    char calibration_key[40];   // what it was made from (hex XXH3 64 of the calibration's
                                 // config, inputs and stepq revision), "" if not recorded
     double achieved[STEPQ_N_ALLOC][STEPQ_N_BUDGETS];  // sum n_u b_u / sum n_u of each table
     double objective[STEPQ_N_ALLOC][STEPQ_N_BUDGETS]; // sum L_u d_u(b_u) of each table
