@@ -238,6 +238,26 @@ typedef struct {
     stepq_trace tr;
 } trace_impl;
 
+// a source's shape, labels, S0 and description from a trace (t's arrays stay t's)
+static void describe_source(stepq_source* s, const stepq_trace* t, const char* path) {
+    s->kind = t->kind;
+    s->n_heads = t->HV;
+    s->K = t->K;
+    s->V = t->V;
+    s->n_gates = t->kind == STEPQ_KDA ? t->K : 1;
+    s->T = t->T;
+    s->scale = t->scale;
+    s->S0 = t->S0;
+    s->layer = callocCheck((size_t)t->HV, sizeof(int));
+    s->head = mallocCheck(sizeof(int) * (size_t)t->HV);
+    for (int h = 0; h < t->HV; h++) {
+        s->layer[h] = t->layer ? t->layer[h] : 0;
+        s->head[h] = t->head ? t->head[h] : h;
+    }
+    snprintf(s->desc, sizeof s->desc, "trace %s (%s, T=%ld, H=%d, HV=%d)", path,
+             stepq_kind_name(t->kind), t->T, t->H, t->HV);
+}
+
 static stepq_cursor* trace_open(const stepq_source* src, int h) {
     stepq_cursor* c = callocCheck(1, sizeof *c);
     c->src = src;
@@ -275,22 +295,7 @@ stepq_source* stepq_trace_source(stepq_trace* tr, const char* path) {
     im->tr = *tr;
     memset(tr, 0, sizeof *tr);
     const stepq_trace* t = &im->tr;
-    s->kind = t->kind;
-    s->n_heads = t->HV;
-    s->K = t->K;
-    s->V = t->V;
-    s->n_gates = t->kind == STEPQ_KDA ? t->K : 1;
-    s->T = t->T;
-    s->scale = t->scale;
-    s->S0 = t->S0;
-    s->layer = callocCheck((size_t)t->HV, sizeof(int));
-    s->head = mallocCheck(sizeof(int) * (size_t)t->HV);
-    for (int h = 0; h < t->HV; h++) {
-        s->layer[h] = t->layer ? t->layer[h] : 0;
-        s->head[h] = t->head ? t->head[h] : h;
-    }
-    snprintf(s->desc, sizeof s->desc, "trace %s (%s, T=%ld, H=%d, HV=%d)", path,
-             stepq_kind_name(t->kind), t->T, t->H, t->HV);
+    describe_source(s, t, path);
     s->open = trace_open;
     s->next = trace_next;
     s->close = trace_close;
@@ -555,22 +560,7 @@ int stepq_trace_open(stepq_source** out, const char* path, int normalize) {
     im->normalize = normalize;
     im->chunk = stepq_trace_chunk_steps();
     stepq_source* s = callocCheck(1, sizeof *s);
-    s->kind = t->kind;
-    s->n_heads = t->HV;
-    s->K = t->K;
-    s->V = t->V;
-    s->n_gates = im->G;
-    s->T = t->T;
-    s->scale = t->scale;
-    s->S0 = t->S0;
-    s->layer = callocCheck((size_t)t->HV, sizeof(int));
-    s->head = mallocCheck(sizeof(int) * (size_t)t->HV);
-    for (int h = 0; h < t->HV; h++) {
-        s->layer[h] = t->layer ? t->layer[h] : 0;
-        s->head[h] = t->head ? t->head[h] : h;
-    }
-    snprintf(s->desc, sizeof s->desc, "trace %s (%s, T=%ld, H=%d, HV=%d)", path, stepq_kind_name(t->kind),
-             t->T, t->H, t->HV);
+    describe_source(s, t, path);
     s->open = stream_open;
     s->next = stream_next;
     s->close = stream_close;
