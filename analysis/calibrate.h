@@ -15,14 +15,10 @@
 #include "../sim/stream.h"
 #include "output.h"
 
-// The paper's pivot shares (method 4.3): 32 of 2304 GDN heads, 512 of 81920 KDA key rows. A
+// The paper's pivot share of the kind's units (method 4.3; the kind's traits row): a
 // calibration that names no pivot count keeps this share of its units; the memory model
 // prices the paper's plans with it.
-#define STEPQ_PIVOT_SHARE_GDN (32.0 / 2304)
-#define STEPQ_PIVOT_SHARE_KDA (512.0 / 81920)
-static inline double stepq_pivot_share(int kind) {
-    return kind == STEPQ_KDA ? STEPQ_PIVOT_SHARE_KDA : STEPQ_PIVOT_SHARE_GDN;
-}
+static inline double stepq_pivot_share(int kind) { return stepq_kind_of(kind)->pivot_share; }
 
 typedef struct {
     stepq_source** segments;  // (S) sources over the same heads; each a native run from zero

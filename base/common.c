@@ -64,11 +64,32 @@ void* stepq_calloc_check(size_t count, size_t size, const char* file, int line) 
     return p;
 }
 
-const char* stepq_kind_name(int kind) { return kind == STEPQ_KDA ? "kda" : "gdn"; }
+const stepq_kind_traits stepq_kind_table[STEPQ_N_KINDS] = {
+    [STEPQ_GDN] = {.name = "gdn", .model_type = "gated_deltanet", .unit = "head", .gate_per_key = 0,
+                   .dual_nrm8 = 0, .dual_odd2 = 1, .pivot_share = 32.0 / 2304},
+    [STEPQ_KDA] = {.name = "kda", .model_type = "kda", .unit = "key row", .gate_per_key = 1,
+                   .dual_nrm8 = 1, .dual_odd2 = 0, .pivot_share = 512.0 / 81920},
+};
 
-int stepq_kind_parse(const char* name) {
-    if (!strcmp(name, "gdn")) return STEPQ_GDN;
-    if (!strcmp(name, "kda")) return STEPQ_KDA;
+void stepq_kind_unknown(int kind) {
+    fprintf(stderr, "stepq: internal error: unknown model kind %d\n", kind);
+    exit(1);
+}
+
+const char* stepq_kind_name(int kind) { return stepq_kind_valid(kind) ? stepq_kind_table[kind].name : "unknown"; }
+
+int stepq_kind_parse(const char* s, int model_type, const char* file, const char* what) {
+    for (int k = 0; k < STEPQ_N_KINDS; k++)
+        if (!strcmp(s, model_type ? stepq_kind_table[k].model_type : stepq_kind_table[k].name)) return k;
+    if (file && what) {
+        char expected[256];
+        size_t o = 0;
+        for (int k = 0; k < STEPQ_N_KINDS; k++)
+            o += (size_t)snprintf(expected + o, sizeof expected - o, "%s\"%s\"",
+                                  k == 0 ? "" : k + 1 < STEPQ_N_KINDS ? ", " : " or ",
+                                  model_type ? stepq_kind_table[k].model_type : stepq_kind_table[k].name);
+        stepq_error("%s: %s is '%s', expected %s", file, what, s, expected);
+    }
     return -1;
 }
 

@@ -23,12 +23,46 @@ enum { STEPQ_OK = 0, STEPQ_ERR = -1 };
 
 // The two delta-rule models (method 1): one gate per head and step (Gated DeltaNet) or one
 // per key channel (Kimi Delta Attention). The values are stored in plans and traces by name.
-typedef enum { STEPQ_GDN = 0, STEPQ_KDA = 1 } stepq_kind;
+typedef enum { STEPQ_GDN = 0, STEPQ_KDA = 1, STEPQ_N_KINDS } stepq_kind;
 
-// "gdn" or "kda"
+// What follows from a model's kind, in one row per kind (base/common.c). Code asks the row
+// (stepq_kind_of, stepq_kind_gates, ...) instead of testing for a kind.
+typedef struct {
+    const char* name;        // in traces, plans and messages: "gdn", "kda"
+    const char* model_type;  // a checkpoint's config.json model_type (fla): "gated_deltanet", "kda"
+    const char* unit;        // the unit of bit allocation (method 4.1): "head", "key row"
+    int gate_per_key;        // 1: a gate per key channel, G = K gates per head; 0: one per head
+    int dual_nrm8;           // dual fit (4.2): nrm(b) = 2^(8-b), one code range for rows of any
+                             // width in a head; 0: nrm = 1 (one width per head)
+    int dual_odd2;           // dual fit: 2-bit units take the odd levels {-3, -1, 1, 3} with a
+                             // row factor per 32 values; 0: ternary rows (qmax 1)
+    double pivot_share;      // the paper's share of pivot units (4.3): 32 of 2304 GDN heads,
+                             // 512 of 81920 KDA key rows
+} stepq_kind_traits;
+
+extern const stepq_kind_traits stepq_kind_table[STEPQ_N_KINDS];
+
+// 1 when kind is a known kind
+static inline int stepq_kind_valid(int kind) { return kind >= 0 && kind < STEPQ_N_KINDS; }
+// prints "internal error: unknown model kind" and exits (out of line: the accessors stay small)
+void stepq_kind_unknown(int kind) __attribute__((noreturn, cold));
+// the row of kind; an unknown kind is an internal error here (kinds are checked where read)
+static inline const stepq_kind_traits* stepq_kind_of(int kind) {
+    if (!stepq_kind_valid(kind)) stepq_kind_unknown(kind);
+    return &stepq_kind_table[kind];
+}
+// gates per head and step of a head with K key rows: 1 (GDN) or K (KDA)
+static inline int stepq_kind_gates(int kind, int K) { return stepq_kind_of(kind)->gate_per_key ? K : 1; }
+// allocation units per head (method 4.1: a unit is what shares one gate, hence one lifetime):
+// 1 (GDN, the head) or K (KDA, each key row)
+static inline int stepq_kind_units(int kind, int K) { return stepq_kind_gates(kind, K); }
+
+// "gdn" or "kda"; "unknown" for a value that is no kind (never a kind's name)
 const char* stepq_kind_name(int kind);
-// STEPQ_GDN or STEPQ_KDA for "gdn" or "kda", -1 for anything else
-int stepq_kind_parse(const char* name);
+// The kind whose name is s (with model_type: whose checkpoint model_type is s); -1 for anything
+// else. With file and what not NULL an unknown s is also reported, naming both:
+// "FILE: WHAT is 'S', expected "gdn" or "kda"".
+int stepq_kind_parse(const char* s, int model_type, const char* file, const char* what);
 
 // XXH3, 64 bits (xxHash, libxxhash), of n bytes with a seed: the keys of a calibration's inputs
 // and of a journal (chain parts by passing one hash as the next one's seed; start from 0).

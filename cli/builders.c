@@ -106,7 +106,7 @@ static int model_source(stepq_source** out, const char* dir, const char* text, l
     char sub[4096];
     snprintf(sub, sizeof sub, "%s/model.safetensors", dir);
     rc = rc || stepq_file_xxh3(&h, sub) ||
-         stepq_check_memory(4.0 * length * m.layers * m.heads * (3.0 * m.K + 2 + (m.kind == STEPQ_KDA ? m.K : 1)),
+         stepq_check_memory(4.0 * length * m.layers * m.heads * (3.0 * m.K + 2 + stepq_kind_gates(m.kind, m.K)),
                             "the model's stream (length x layers x heads x q, k, v, g, beta)");
     stepq_trace tr;
     if (!rc) rc = stepq_lm_capture(&tr, &m, bytes + offset, (long)length);
@@ -378,7 +378,7 @@ int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const co
     rc = rc || segments_from_cfg(b, cf, seeds, ns, traces, nt, texts, nx, steps, normalize, extra, text, sizeof text);
     if (!rc) {
         const stepq_source* s0 = b->c.segments[0];
-        int units = s0->n_heads * (s0->kind == STEPQ_KDA ? s0->K : 1);
+        int units = s0->n_heads * stepq_kind_units(s0->kind, s0->K);
         if (pfrac < 0) pfrac = stepq_pivot_share(s0->kind);
         if (pivots < 0) pivots = (long long)lround(pfrac * units);
         snprintf(b->desc, sizeof b->desc, "%s; %d segments of %lld steps", s0->desc,

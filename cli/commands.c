@@ -203,7 +203,7 @@ static int trace_model(const char* out, const char* dir, const char* text, long 
     stepq_trace tr;
     char note[1024];
     snprintf(note, sizeof note, "%s on %s bytes [%lld, %lld)", m.desc, text, offset, offset + T);
-    rc = rc || stepq_check_memory(4.0 * T * m.layers * m.heads * (3.0 * m.K + 2 + (m.kind == STEPQ_KDA ? m.K : 1)),
+    rc = rc || stepq_check_memory(4.0 * T * m.layers * m.heads * (3.0 * m.K + 2 + stepq_kind_gates(m.kind, m.K)),
                                   "trace: the model's stream") ||
          stepq_lm_capture(&tr, &m, bytes + offset, T);
     if (!rc) {
@@ -333,12 +333,12 @@ int stepq_cmd_memory(int argc, char** argv) {
     if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
     stepq_plan plan, *pp;
     if (read_plan(&pp, &plan, plan_path)) return 1;
-    if (pp && !preset) preset = pp->kind == STEPQ_KDA ? "kda-kimi-like" : "gdn-qwen-like";
     int rc = 0, any = 0;
     for (const char* const* name = stepq_synth_preset_names; *name; name++) {
         if (preset && strcmp(preset, *name)) continue;
         stepq_memory_model m;
         stepq_assert(stepq_memory_paper_model(&m, *name) == STEPQ_OK);
+        if (pp && !preset && m.kind != pp->kind) continue;  // a plan alone: the preset of its kind
         if (any) putchar('\n');
         any = 1;
         if (requests > 0) m.requests = (int)requests;
@@ -346,7 +346,10 @@ int stepq_cmd_memory(int argc, char** argv) {
         if (weights >= 0) m.weights_gb = weights;
         rc |= stepq_memory_report(&m, pp) != STEPQ_OK;
     }
-    if (!any) {
+    if (!any && !preset) {
+        stepq_error("memory: no preset is a %s model like the plan %s", stepq_kind_name(pp->kind), plan_path);
+        rc = 2;
+    } else if (!any) {
         stepq_error("memory: unknown preset '%s' (gdn-qwen-like, kda-kimi-like)", preset);
         rc = 2;
     }

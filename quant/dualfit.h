@@ -31,18 +31,25 @@
 // the fit's view of one head: per-row level bound and normalisation, GDN 2-bit rows grouped
 typedef struct {
     const uint8_t* bits;
-    int gdn2;  // GDN head at 2 bits: odd levels, group row factors
+    int odd2;  // 2-bit rows take odd levels and group row factors (the kind's dual_odd2: GDN)
     int K, V;
 } dual_shape;
 
+// the fit's view of head plan hp (the kind's traits, method 4.2)
+STEPQ_RC dual_shape df_shape_of(const stepq_head_plan* hp, int K, int V) {
+    return (dual_shape){hp->bits, stepq_kind_of(hp->kind)->dual_odd2, K, V};
+}
+
 STEPQ_RC int df_groups_of(const dual_shape* s, int i) {
-    return s->gdn2 && s->bits[i] == 2 ? s->V / STEPQ_GDN2_GROUP : 1;
+    return s->odd2 && s->bits[i] == 2 ? s->V / STEPQ_GDN2_GROUP : 1;
 }
 STEPQ_RC float df_level_max(const dual_shape* s, int i) {  // largest code magnitude of row i
-    return s->gdn2 && s->bits[i] == 2 ? 3.0f : (float)STEPQ_QMAX(s->bits[i]);
+    return s->odd2 && s->bits[i] == 2 ? 3.0f : (float)STEPQ_QMAX(s->bits[i]);
 }
+// nrm(b) of a row of width b (method 4.2), nrm8 the kind's dual_nrm8
+STEPQ_RC float df_nrm_for(int nrm8, int b) { return nrm8 ? (float)(1 << (8 - b)) : 1.0f; }
 STEPQ_RC float df_nrm_of(const stepq_head_plan* hp, int b) {
-    return hp->kind == STEPQ_KDA ? (float)(1 << (8 - b)) : 1.0f;
+    return df_nrm_for(stepq_kind_of(hp->kind)->dual_nrm8, b);
 }
 
 STEPQ_RC size_t df_row_bytes(const dual_shape* s, int i) {
@@ -58,7 +65,7 @@ STEPQ_RC int df_any_coded(const uint8_t* bits, int K) {
 }
 
 STEPQ_RC size_t df_bytes_head(const stepq_head_plan* hp, int K, int V) {
-    dual_shape s = {hp->bits, hp->kind == STEPQ_GDN, K, V};
+    dual_shape s = df_shape_of(hp, K, V);
     size_t n = df_any_coded(hp->bits, K) ? 2u * (size_t)V : 0;
     for (int i = 0; i < K; i++) n += df_row_bytes(&s, i);
     return n;
@@ -159,7 +166,7 @@ STEPQ_RC void df_inv_columns(float* inv_c, const float* c, int V) {
 // z (V) <- the codes of row i: the nearest code of y / (c nrm), taken as y (1/c) (1/nrm) (nrm a
 // power of two, so its reciprocal is exact)
 STEPQ_RC void df_row_codes(float* z, const dual_work* w, const dual_shape* s, const float* inv_c, int i) {
-    const int odd = s->gdn2 && s->bits[i] == 2;
+    const int odd = s->odd2 && s->bits[i] == 2;
     const float inv_n = 1.0f / w->nrm[i], lev = w->lev[i];
     const float* y = w->y + (size_t)i * s->V;
     if (odd)
@@ -203,7 +210,7 @@ static inline void df_refit_sums32(double* num, double* den, const dual_work* w,
     for (int q = 0; q < 4; q++) n[q] = d[q] = _mm512_setzero_pd();
     const __m512 ic[2] = {_mm512_loadu_ps(inv_c + j0), _mm512_loadu_ps(inv_c + j0 + 16)};
     for (int k = 0; k < nr; k++) {
-        const int i = rows[k], g = j0 / (s->V / df_groups_of(s, i)), odd = s->gdn2 && s->bits[i] == 2;
+        const int i = rows[k], g = j0 / (s->V / df_groups_of(s, i)), odd = s->odd2 && s->bits[i] == 2;
         const __m512 rn = _mm512_set1_ps(w->r[(size_t)i * DF_RSTRIDE(s->V) + g] * w->nrm[i]);
         const __m512 inv_n = _mm512_set1_ps(1.0f / w->nrm[i]), lev = _mm512_set1_ps(w->lev[i]);
         const __m512d wi = _mm512_set1_pd(wi2[k]);
@@ -272,8 +279,9 @@ STEPQ_RC void df_dual_fit(dual_work* w, const float* X, const dual_shape* s, con
     df_row_factors(w, X, s, wr, hp->rho, dsq);
     float cmax[STEPQ_MAX_DIM];
     for (int j = 0; j < s->V; j++) cmax[j] = 0;
+    const int nrm8 = stepq_kind_of(hp->kind)->dual_nrm8;
     for (int i = 0; i < s->K; i++) {
-        w->nrm[i] = df_nrm_of(hp, s->bits[i] == STEPQ_PIVOT_BITS ? 8 : s->bits[i]);
+        w->nrm[i] = df_nrm_for(nrm8, s->bits[i] == STEPQ_PIVOT_BITS ? 8 : s->bits[i]);
         w->lev[i] = df_level_max(s, i);
         if (s->bits[i] == STEPQ_PIVOT_BITS) continue;
         // y = X / r; the column factor starts from max_i |y_ij| / (qmax nrm): nothing clips
@@ -345,7 +353,7 @@ STEPQ_RC void df_pack_row(uint8_t* P, const dual_work* w, const dual_shape* s, c
 #endif
     float z[STEPQ_MAX_DIM];
     df_row_codes(z, w, s, inv_c, i);
-    if (s->gdn2 && b == 2)  // odd levels -3,-1,1,3 -> 0..3
+    if (s->odd2 && b == 2)  // odd levels -3,-1,1,3 -> 0..3
         for (int j = 0; j < V; j++) z[j] = (float)stepq_odd2_store(z[j]);
     rc_pack_f32(P, z, b, V);
 }
@@ -355,7 +363,7 @@ STEPQ_RC void df_pack_row(uint8_t* P, const dual_work* w, const dual_shape* s, c
 STEPQ_RC void df_encode_finite(uint8_t* P, const float* X, const stepq_head_plan* hp, int dsq,
                                float* work, int K, int V) {
     stepq_assert(V % STEPQ_GDN2_GROUP == 0 && V <= STEPQ_MAX_DIM);
-    dual_shape s = {hp->bits, hp->kind == STEPQ_GDN, K, V};
+    dual_shape s = df_shape_of(hp, K, V);
     dual_work w = df_carve(work, K, V);
     int coded = df_any_coded(hp->bits, K);
     if (coded) df_dual_fit(&w, X, &s, hp, dsq);
@@ -395,8 +403,9 @@ STEPQ_RC void df_decode_row(float* x, const uint8_t* row, const float* c, const 
         rc_f16_decode_row(x, row, V);
         return;
     }
-    const int odd = hp->kind == STEPQ_GDN && b == 2, G = odd ? V / STEPQ_GDN2_GROUP : 1, n = V / G;
-    const float nrm = df_nrm_of(hp, b);
+    const stepq_kind_traits* kt = stepq_kind_of(hp->kind);
+    const int odd = kt->dual_odd2 && b == 2, G = odd ? V / STEPQ_GDN2_GROUP : 1, n = V / G;
+    const float nrm = df_nrm_for(kt->dual_nrm8, b);
     rc_unpack_f32(x, row + 2 * G, b, V);
     if (odd)  // stored 0..3 as two's complement -2..1 -> -3, -1, 1, 3
         for (int j = 0; j < V; j++) x[j] = stepq_odd2_load((int8_t)x[j]);
@@ -414,7 +423,7 @@ STEPQ_RC size_t df_columns(float* c, const uint8_t* P, const stepq_head_plan* hp
 }
 
 STEPQ_RC void df_decode_head(float* X, const uint8_t* P, const stepq_head_plan* hp, int K, int V) {
-    dual_shape s = {hp->bits, hp->kind == STEPQ_GDN, K, V};
+    dual_shape s = df_shape_of(hp, K, V);
     float c[STEPQ_MAX_DIM];
     P += df_columns(c, P, hp, K, V);
     for (int i = 0; i < K; i++) {

@@ -144,7 +144,7 @@ int stepq_family_fits(const stepq_family* fam, const char* what, int K, int V);
 
 // bytes of a replay format's ring: `replay` steps of BF16 inputs q, k (K), v (V), g (1 or K), beta
 static inline size_t stepq_ring_bytes(const stepq_format* f, const stepq_head_plan* hp, int K, int V) {
-    return (size_t)f->replay * 2u * (2u * K + V + (hp->kind == STEPQ_KDA ? K : 1) + 1);
+    return (size_t)f->replay * 2u * (2u * K + V + (size_t)stepq_kind_gates(hp->kind, K) + 1);
 }
 static inline size_t stepq_format_bytes(const stepq_format* f, const stepq_head_plan* hp, int K,
                                         int V) {

@@ -26,7 +26,7 @@ void stepq_plan_alloc(stepq_plan* p, int kind, int K, int V, int H) {
     p->K = K;
     p->V = V;
     p->H = H;
-    p->G = kind == STEPQ_KDA ? K : 1;
+    p->G = stepq_kind_units(kind, K);
     size_t HG = (size_t)H * p->G, HK = (size_t)H * K;
     p->layer = callocCheck((size_t)H, sizeof(int));
     p->head = callocCheck((size_t)H, sizeof(int));
@@ -228,12 +228,9 @@ static int read_body(stepq_plan* p, hid_t f, const char* path) {
     char* kind = NULL;
     long long K, V, H, refits, pivots;
     if (h5u_read_attr_str(&kind, f, path, "kind", 1)) return STEPQ_ERR;
-    int k = stepq_kind_parse(kind);
+    int k = stepq_kind_parse(kind, 0, path, "attribute 'kind'");
     free(kind);
-    if (k < 0) {
-        stepq_error("%s: attribute 'kind' is not \"gdn\" or \"kda\"", path);
-        return STEPQ_ERR;
-    }
+    if (k < 0) return STEPQ_ERR;
     if (read_int_attr(&K, f, path, "K", 1, STEPQ_MAX_DIM) || read_int_attr(&V, f, path, "V", 8, STEPQ_MAX_DIM) ||
         read_int_attr(&H, f, path, "H", 1, 1 << 24) || read_int_attr(&refits, f, path, "refits", 0, 100) ||
         read_int_attr(&pivots, f, path, "pivots", 0, 1 << 30))

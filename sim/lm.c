@@ -80,12 +80,10 @@ static int read_config(stepq_lm* m, const char* path) {
     }
     const cJSON* mt = cJSON_GetObjectItemCaseSensitive(c, "model_type");
     int rc = STEPQ_OK;
-    if (!cJSON_IsString(mt) || (strcmp(mt->valuestring, "gated_deltanet") && strcmp(mt->valuestring, "kda"))) {
-        stepq_error("%s: 'model_type' must be \"gated_deltanet\" or \"kda\"", path);
-        rc = STEPQ_ERR;
-    } else {
-        m->kind = strcmp(mt->valuestring, "kda") ? STEPQ_GDN : STEPQ_KDA;
-    }
+    const int kind = cJSON_IsString(mt) ? stepq_kind_parse(mt->valuestring, 1, path, "'model_type'") : -1;
+    if (!cJSON_IsString(mt)) stepq_error("%s: 'model_type' must be a string", path);
+    if (kind < 0) rc = STEPQ_ERR;
+    else m->kind = kind;
     double eps = 0;
     rc = rc || cfg_intkey(&m->layers, c, path, "num_hidden_layers", 1, 1024) ||
          cfg_intkey(&m->heads, c, path, "num_heads", 1, 1024) ||
@@ -218,7 +216,7 @@ void stepq_lm_free(stepq_lm* m) {
 }
 
 void stepq_lm_inputs_alloc(stepq_lm_inputs* in, const stepq_lm* m) {
-    const size_t LH = (size_t)m->layers * m->heads, G = m->kind == STEPQ_KDA ? m->K : 1;
+    const size_t LH = (size_t)m->layers * m->heads, G = (size_t)stepq_kind_gates(m->kind, m->K);
     in->q = mallocCheck(sizeof(float) * LH * m->K);
     in->k = mallocCheck(sizeof(float) * LH * m->K);
     in->v = mallocCheck(sizeof(float) * LH * m->V);
@@ -447,7 +445,7 @@ double stepq_lm_nll(const float* logits, int vocab, int next) {
 // the model as a stream
 
 int stepq_lm_capture(stepq_trace* tr, const stepq_lm* m, const uint8_t* bytes, long T) {
-    const int LH = m->layers * m->heads, K = m->K, V = m->V, G = m->kind == STEPQ_KDA ? K : 1;
+    const int LH = m->layers * m->heads, K = m->K, V = m->V, G = stepq_kind_gates(m->kind, K);
     memset(tr, 0, sizeof *tr);
     tr->kind = m->kind;
     tr->T = T;

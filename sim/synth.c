@@ -302,7 +302,7 @@ int stepq_synth_open(stepq_source** out, const stepq_synth_params* p, uint64_t m
     s->n_heads = nl * nh;
     s->K = p->K;
     s->V = p->V;
-    s->n_gates = p->kind == STEPQ_KDA ? p->K : 1;
+    s->n_gates = stepq_kind_gates(p->kind, p->K);
     s->T = LONG_MAX;
     s->scale = 1.0 / sqrt((double)p->K);
     s->layer = mallocCheck(sizeof(int) * s->n_heads);

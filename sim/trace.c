@@ -87,8 +87,7 @@ static int shape_error(const char* path, const char* name, const hsize_t* d, int
 static int read_kind(int* out, hid_t f, const char* path) {
     char* kind = NULL;
     if (h5u_read_attr_str(&kind, f, path, "kind", 1)) return STEPQ_ERR;
-    *out = stepq_kind_parse(kind);
-    if (*out < 0) stepq_error("%s: attribute 'kind' is '%s', expected \"gdn\" or \"kda\"", path, kind);
+    *out = stepq_kind_parse(kind, 0, path, "attribute 'kind'");
     free(kind);
     return *out < 0 ? STEPQ_ERR : STEPQ_OK;
 }
@@ -134,8 +133,8 @@ static int check_shapes(const stepq_trace* tr, const char* path, const hsize_t* 
         stepq_error("%s: value dimension V=%d must be a multiple of 8 (bit packing)", path, tr->V);
         return STEPQ_ERR;
     }
-    if (g_rank == 2) snprintf(want, sizeof want, "[T=%ld, HV=%d] (gdn)", tr->T, tr->HV);
-    else snprintf(want, sizeof want, "[T=%ld, HV=%d, K=%d] (kda)", tr->T, tr->HV, tr->K);
+    if (g_rank == 2) snprintf(want, sizeof want, "[T=%ld, HV=%d] (%s)", tr->T, tr->HV, stepq_kind_name(tr->kind));
+    else snprintf(want, sizeof want, "[T=%ld, HV=%d, K=%d] (%s)", tr->T, tr->HV, tr->K, stepq_kind_name(tr->kind));
     if (dg[0] != dq[0] || dg[1] != dv[1] || (g_rank == 3 && dg[2] != dq[2]))
         return shape_error(path, "g", dg, g_rank, want);
     snprintf(want, sizeof want, "[T=%ld, HV=%d]", tr->T, tr->HV);
@@ -164,7 +163,7 @@ static int read_scale(stepq_trace* tr, hid_t f, const char* path) {
 static int read_all(stepq_trace* tr, hid_t f, const char* path, int normalize) {
     hsize_t dq[3], dk[3], dv[3], dg[3], db[2], ds[3];
     if (read_kind(&tr->kind, f, path)) return STEPQ_ERR;
-    int g_rank = tr->kind == STEPQ_KDA ? 3 : 2;
+    int g_rank = stepq_kind_of(tr->kind)->gate_per_key ? 3 : 2;
     if (h5u_read_f32(&tr->q, dq, f, path, "q", 3, 1) || h5u_read_f32(&tr->k, dk, f, path, "k", 3, 1) ||
         h5u_read_f32(&tr->v, dv, f, path, "v", 3, 1) ||
         h5u_read_f32(&tr->g, dg, f, path, "g", g_rank, 1) ||
@@ -209,15 +208,15 @@ int stepq_trace_write(const char* path, const stepq_trace* tr, const char* note)
     hsize_t dv[3] = {(hsize_t)tr->T, (hsize_t)tr->HV, (hsize_t)tr->V};
     hsize_t dg[3] = {(hsize_t)tr->T, (hsize_t)tr->HV, (hsize_t)tr->K};
     hsize_t ds[3] = {(hsize_t)tr->HV, (hsize_t)tr->K, (hsize_t)tr->V};
-    int kda = tr->kind == STEPQ_KDA;
+    int per_key = stepq_kind_of(tr->kind)->gate_per_key;
     hid_t F = H5T_NATIVE_FLOAT;
     int rc = h5u_attr_str(f, "kind", stepq_kind_name(tr->kind)) || h5u_attr_f64(f, "scale", tr->scale) ||
              (note && h5u_attr_str(f, "note", note)) ||
              h5u_write(f, "q", F, tr->q, 3, dqk, "1", "query, L2-normalised, unscaled [T,H,K]") ||
              h5u_write(f, "k", F, tr->k, 3, dqk, "1", "key, L2-normalised [T,H,K]") ||
              h5u_write(f, "v", F, tr->v, 3, dv, "1", "value [T,HV,V]") ||
-             h5u_write(f, "g", F, tr->g, kda ? 3 : 2, dg, "nats per step",
-                       kda ? "log gate per key channel [T,HV,K]" : "log gate [T,HV]") ||
+             h5u_write(f, "g", F, tr->g, per_key ? 3 : 2, dg, "nats per step",
+                       per_key ? "log gate per key channel [T,HV,K]" : "log gate [T,HV]") ||
              h5u_write(f, "beta", F, tr->beta, 2, dg, "1", "write strength [T,HV]") ||
              (tr->S0 && h5u_write(f, "S0", F, tr->S0, 3, ds, "1", "initial state, K-first [HV,K,V]")) ||
              (tr->layer && h5u_write(f, "layer", H5T_NATIVE_INT, tr->layer, 1, ds, NULL,
@@ -244,7 +243,7 @@ static void describe_source(stepq_source* s, const stepq_trace* t, const char* p
     s->n_heads = t->HV;
     s->K = t->K;
     s->V = t->V;
-    s->n_gates = t->kind == STEPQ_KDA ? t->K : 1;
+    s->n_gates = stepq_kind_gates(t->kind, t->K);
     s->T = t->T;
     s->scale = t->scale;
     s->S0 = t->S0;
@@ -272,7 +271,7 @@ static int trace_next(stepq_cursor* c, stepq_step_in* out) {
     out->q = tr->q + (t * tr->H + hk) * tr->K;
     out->k = tr->k + (t * tr->H + hk) * tr->K;
     out->v = tr->v + (t * tr->HV + hv) * tr->V;
-    out->g = tr->kind == STEPQ_KDA ? tr->g + (t * tr->HV + hv) * tr->K : tr->g + t * tr->HV + hv;
+    out->g = tr->g + (t * tr->HV + hv) * (size_t)c->src->n_gates;
     out->beta = tr->beta[t * tr->HV + hv];
     c->t++;
     return STEPQ_OK;
@@ -512,7 +511,7 @@ static int stream_meta(stream_impl* im, const char* path) {
     hid_t f = im->f;
     hsize_t dq[3], dk[3], dv[3], dg[3], db[2], ds[3];
     if (read_kind(&tr->kind, f, path)) return STEPQ_ERR;
-    const int g_rank = tr->kind == STEPQ_KDA ? 3 : 2;
+    const int g_rank = stepq_kind_of(tr->kind)->gate_per_key ? 3 : 2;
     // HDF5's chunk cache, per dataset: the traces stepq writes hold one head's chunk of steps per
     // HDF5 chunk, which a cursor reads whole and once (no cache needed); a file chunked across
     // heads is read again for each head, through 4 MiB of cache per dataset, so that memory stays
@@ -556,7 +555,7 @@ int stepq_trace_open(stepq_source** out, const char* path, int normalize) {
     im->HV = t->HV;
     im->K = t->K;
     im->V = t->V;
-    im->G = t->kind == STEPQ_KDA ? t->K : 1;
+    im->G = stepq_kind_gates(t->kind, t->K);
     im->normalize = normalize;
     im->chunk = stepq_trace_chunk_steps();
     stepq_source* s = callocCheck(1, sizeof *s);
@@ -605,7 +604,7 @@ int stepq_trace_write_source(const char* path, const stepq_source* src, long T, 
     }
     hid_t f = h5u_create(path);
     if (f < 0) return STEPQ_ERR;
-    const int HV = src->n_heads, K = src->K, V = src->V, G = src->n_gates, kda = src->kind == STEPQ_KDA;
+    const int HV = src->n_heads, K = src->K, V = src->V, G = src->n_gates, kda = stepq_kind_of(src->kind)->gate_per_key;
     const long C = stepq_trace_chunk_steps();
     hsize_t dqk[3] = {(hsize_t)T, (hsize_t)HV, (hsize_t)K}, dv[3] = {(hsize_t)T, (hsize_t)HV, (hsize_t)V};
     hsize_t ds[3] = {(hsize_t)HV, (hsize_t)K, (hsize_t)V}, cqk[3] = {(hsize_t)C, 1, (hsize_t)K};

@@ -1,7 +1,10 @@
 // mkbad: writes the broken trace files tests/test_cli.sh feeds to stepq: a good one, then one
 // each with a missing dataset, mismatched shapes, a NaN and an Inf at known indices, a key that
-// is not L2-normalised (step 4, head 1, norm 2), a scale of 0, and value heads 40 wide.
+// is not L2-normalised (step 4, head 1, norm 2), a scale of 0, and value heads 40 wide. With
+// --kind: rewrites the root attribute 'kind' of a trace or plan FILE to VALUE, a string, or an
+// integer when VALUE is a number (a model kind stepq does not know).
 //   mkbad DIR
+//   mkbad --kind FILE VALUE
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,8 +18,27 @@
 
 static void path(char* buf, const char* dir, const char* name) { snprintf(buf, 1024, "%s/%s", dir, name); }
 
+// FILE's root attribute 'kind' <- value (an integer when it reads as one)
+static int set_kind(const char* file, const char* value) {
+    hid_t h = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (h < 0) return 1;
+    if (H5Aexists(h, "kind") > 0) H5Adelete(h, "kind");
+    char* end;
+    long n = strtol(value, &end, 10);
+    const int number = *value && !*end;
+    hid_t sp = H5Screate(H5S_SCALAR), t = H5Tcopy(number ? H5T_NATIVE_LONG : H5T_C_S1);
+    if (!number) H5Tset_size(t, strlen(value) + 1);
+    hid_t a = H5Acreate2(h, "kind", t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, t, number ? (const void*)&n : (const void*)value);
+    if (a >= 0) H5Aclose(a);
+    H5Tclose(t);
+    H5Sclose(sp);
+    return H5Fclose(h) < 0 || rc < 0;
+}
+
 int main(int argc, char** argv) {
-    if (argc != 2) { fprintf(stderr, "usage: mkbad DIR\n"); return 2; }
+    if (argc == 4 && !strcmp(argv[1], "--kind")) return set_kind(argv[2], argv[3]);
+    if (argc != 2) { fprintf(stderr, "usage: mkbad DIR | mkbad --kind FILE VALUE\n"); return 2; }
     const char* dir = argv[1];
     stepq_synth_params p;
     stepq_synth_preset(&p, "gdn-qwen-like");

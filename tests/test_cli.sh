@@ -175,6 +175,11 @@ expect_error zscale "zero_scale.h5: attribute 'scale' is 0; it must be finite an
 expect_error overflow "the float32 reference met a non-finite state or read-out at head 0 \(layer 0, head 0\), step 3" "$dir/o10.h5" -- "$stepq" replay --trace "$dir/overflow.h5" --format int8 --out "$dir/o10.h5"
 expect_error nofile "nosuch.h5: cannot open" "$dir/o5.h5" -- "$stepq" replay --trace "$dir/nosuch.h5" --format int8 --out "$dir/o5.h5"
 expect_error badfmt "unknown format 'int5'" "$dir/o6.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int5 --out "$dir/o6.h5"
+# --- a model kind stepq does not know (a string, an integer): refused, naming file, attribute and value
+cp "$dir/good.h5" "$dir/kind_mamba.h5" && "$mkbad" --kind "$dir/kind_mamba.h5" mamba && ok || bad "mkbad --kind mamba"
+expect_error kind_mamba "kind_mamba.h5: attribute 'kind' is 'mamba', expected \"gdn\" or \"kda\"" "$dir/o13.h5" -- "$stepq" replay --trace "$dir/kind_mamba.h5" --format int8 --out "$dir/o13.h5"
+cp "$dir/good.h5" "$dir/kind_2.h5" && "$mkbad" --kind "$dir/kind_2.h5" 2 && ok || bad "mkbad --kind 2"
+expect_error kind_2 "kind_2.h5: attribute 'kind' is not a string" "$dir/o14.h5" -- "$stepq" replay --trace "$dir/kind_2.h5" --format int8 --out "$dir/o14.h5"
 # --- a shape a format cannot hold: value heads 40 wide (NVFP4's blocks are 16, the dual-axis
 # fit's groups 32), refused before any work with the format, the source and what it needs;
 # INT6 (groups of 4) runs
@@ -222,6 +227,10 @@ expect_error otherheads "plan.h5 has no head \(layer 0, head 2\)" "$dir/otherhea
 sed -e 's/gdn-qwen-like/kda-kimi-like/' -e "s|noplan/out.h5|otherkind/out.h5|" "$dir/noplan.cfg" >"$dir/otherkind.cfg"
 echo "plan = \"$dir/plan.h5\";" >>"$dir/otherkind.cfg"
 expect_error otherkind "plan.h5 was made for a gdn model" "$dir/otherkind/out.h5" -- "$stepq" run "$dir/otherkind.cfg"
+cp "$dir/plan.h5" "$dir/plan_mamba.h5" && "$mkbad" --kind "$dir/plan_mamba.h5" mamba && ok || bad "mkbad --kind on a plan"
+expect_error kind_plan "plan_mamba.h5: attribute 'kind' is 'mamba', expected \"gdn\" or \"kda\"" "" -- "$stepq" formats --plan "$dir/plan_mamba.h5"
+cp "$dir/plan.h5" "$dir/plan_kind2.h5" && "$mkbad" --kind "$dir/plan_kind2.h5" 2 && ok || bad "mkbad --kind 2 on a plan"
+expect_error kind_plan_2 "plan_kind2.h5: attribute 'kind' is not a string" "" -- "$stepq" memory --plan "$dir/plan_kind2.h5"
 head -c 2000 "$dir/plan.h5" >"$dir/cut.h5"
 expect_error cutplan "cut.h5: not an HDF5 file \(a truncated or corrupted plan\?\)" "" -- "$stepq" formats --plan "$dir/cut.h5"
 

@@ -114,9 +114,9 @@ static int check_bounds(const stepq_format* f, const stepq_head_plan* hp, const 
             } else if (dual) {
                 // nearest code in range: within half a step (a full step for the odd levels), or
                 // clipped at the largest code on the same side
-                int gdn2 = hp->kind == STEPQ_GDN && b == 2;
+                int gdn2 = stepq_kind_of(hp->kind)->dual_odd2 && b == 2;
                 float r = get16(row + (gdn2 ? 2 * (j / 32) : 0)), c = get16(cfac + 2 * j);
-                double nrm = hp->kind == STEPQ_KDA ? (double)(1 << (8 - b)) : 1.0;
+                double nrm = stepq_kind_of(hp->kind)->dual_nrm8 ? (double)(1 << (8 - b)) : 1.0;
                 double step = (double)r * c * nrm, top = step * (gdn2 ? 3 : STEPQ_QMAX(b));
                 int clipped = fabs(fabs((double)y[j]) - top) <= 1e-6 * top && ax >= fabs((double)y[j]) &&
                               (x[j] >= 0) == (y[j] >= 0);
@@ -140,7 +140,7 @@ static int check_bounds(const stepq_format* f, const stepq_head_plan* hp, const 
             }
         }
         if (dual) {
-            int gdn2 = hp->kind == STEPQ_GDN && b == 2;
+            int gdn2 = stepq_kind_of(hp->kind)->dual_odd2 && b == 2;
             row += b == 16 ? 2 * V : 2 * (gdn2 ? V / 32 : 1) + V * b / 8;
         }
     }

@@ -58,7 +58,7 @@ static void random_step(step_inputs* s, int K, int V, int G, gsl_rng* r, double 
 // end), the inputs v of the standard deviation vscale
 static void compare(const stepq_format* f, const stepq_kernels* k, const stepq_plan* plan, int kind,
                     int K, int V, gsl_rng* r, double vscale) {
-    const int G = kind == STEPQ_KDA ? K : 1;
+    const int G = stepq_kind_gates(kind, K);
     const double scale = 1.0 / sqrt((double)K);
     stepq_qstate a, b;
     float* S = malloc(sizeof(float) * K * V);
@@ -209,7 +209,7 @@ static void check_freeze(const stepq_kernels* k, gsl_rng* r) {
 
 // returned norm after a few steps from P = I, K x K (the fast table specialises K = 128)
 static void check_propagate(const stepq_kernels* k, int kind, int K, gsl_rng* r) {
-    const int G = kind == STEPQ_KDA ? K : 1;
+    const int G = stepq_kind_gates(kind, K);
     float *P[2], *kP = malloc(sizeof(float) * 2 * K);
     double *m[2], *rl[2], *w = malloc(sizeof(double) * K), *g = malloc(sizeof(double) * K);
     float top[2] = {0, 0};
@@ -278,7 +278,7 @@ static void check_steps(const stepq_kernels* k, gsl_rng* r) {
     for (int s = 0; s < 4; s++) {
         const int K = shapes[s][0], V = shapes[s][1];
         for (int kind = 0; kind < 2; kind++) {
-            const int G = kind == STEPQ_KDA ? K : 1;
+            const int G = stepq_kind_gates(kind, K);
             random_state(S, K, V, r);
             memcpy(S2, S, sizeof(float) * K * V);
             step_inputs in;

@@ -116,7 +116,7 @@ static void check_model(const char* which) {
     H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, ref64);
     H5Dclose(d);
     // the float32 forward, capturing layer 0's inputs
-    const int H = m.heads, K = m.K, V = m.V, G = m.kind == STEPQ_KDA ? K : 1, D = m.D;
+    const int H = m.heads, K = m.K, V = m.V, G = stepq_kind_gates(m.kind, K), D = m.D;
     float* logits = malloc(sizeof(float) * (size_t)T * m.vocab);
     float *q0 = malloc(sizeof(float) * T * D), *k0 = malloc(sizeof(float) * T * D), *v0 = malloc(sizeof(float) * T * D);
     float *g0 = malloc(sizeof(float) * T * H * G), *b0 = malloc(sizeof(float) * T * H);

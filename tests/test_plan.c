@@ -5,7 +5,9 @@
 // - w has geometric mean 1 per head; L_u matches its sum; omega_i is the diagonal of the
 //   one-step read-out error Gram matrix by direct perturbation (P4); the half-life from l_u
 //   matches a measured decay on a gate-only stream (P5);
-// - plan files: round trip; a plan for another shape, and a corrupted plan, are refused.
+// - plan files: round trip; a plan for another shape, and a corrupted plan, are refused;
+// - the model kinds' traits are those of the method (4.1, 4.2, 4.3, 7.1), and a kind stepq does
+//   not know is refused: never named "gdn", and an error when a plan names it.
 #include <hdf5.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "../analysis/runner.h"
 #include "../quant/alloc.h"
 #include "../base/common.h"
+#include "../base/h5util.h"
 #include "../quant/format.h"
 #include "../quant/numerics.h"
 #include "../quant/plan.h"
@@ -323,6 +326,50 @@ static void check_plan_files(const char* dir, gsl_rng* r) {
     stepq_plan_free(&p);
 }
 
+static void check_kinds(const char* dir) {
+    // method 4.1: a unit is a whole head for GDN (one gate), a key row for KDA (a gate each)
+    CHECK(stepq_kind_gates(STEPQ_GDN, 128) == 1 && stepq_kind_units(STEPQ_GDN, 128) == 1, "GDN: one gate, one unit");
+    CHECK(stepq_kind_gates(STEPQ_KDA, 96) == 96 && stepq_kind_units(STEPQ_KDA, 96) == 96, "KDA: K gates, K units");
+    CHECK(!strcmp(stepq_kind_of(STEPQ_GDN)->unit, "head") && !strcmp(stepq_kind_of(STEPQ_KDA)->unit, "key row"),
+          "allocation units");
+    // method 4.2: nrm(b) = 2^(8-b) for KDA, 1 for GDN; GDN 2-bit rows on the odd levels
+    CHECK(!stepq_kind_of(STEPQ_GDN)->dual_nrm8 && stepq_kind_of(STEPQ_KDA)->dual_nrm8, "codebook normalisation");
+    CHECK(stepq_kind_of(STEPQ_GDN)->dual_odd2 && !stepq_kind_of(STEPQ_KDA)->dual_odd2, "2-bit levels");
+    // method 4.3: the paper's pivots, 32 of 2304 GDN heads and 512 of 81920 KDA key rows
+    CHECK(stepq_kind_of(STEPQ_GDN)->pivot_share * 2304 == 32 && stepq_kind_of(STEPQ_KDA)->pivot_share * 81920 == 512,
+          "pivot shares");
+    for (int k = 0; k < STEPQ_N_KINDS; k++)
+        CHECK(stepq_kind_parse(stepq_kind_name(k), 0, NULL, NULL) == k &&
+              stepq_kind_parse(stepq_kind_of(k)->model_type, 1, NULL, NULL) == k, "kind %d does not parse back", k);
+    CHECK(!strcmp(stepq_kind_name(STEPQ_GDN), "gdn") && !strcmp(stepq_kind_name(STEPQ_KDA), "kda") &&
+          stepq_kind_parse("gated_deltanet", 1, NULL, NULL) == STEPQ_GDN, "names");
+    // unknown kinds
+    const int unknown[] = {-1, STEPQ_N_KINDS, 2, 1000};
+    for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++) {
+        const char* n = stepq_kind_name(unknown[i]);
+        CHECK(!stepq_kind_valid(unknown[i]) && strcmp(n, "gdn") && strcmp(n, "kda"), "kind %d is named %s", unknown[i], n);
+    }
+    CHECK(stepq_kind_parse("mamba", 0, NULL, NULL) == -1 && stepq_kind_parse("GDN", 0, NULL, NULL) == -1 &&
+          stepq_kind_parse("", 0, NULL, NULL) == -1 && stepq_kind_parse("gdn", 1, NULL, NULL) == -1,
+          "an unknown name parsed");
+    // a plan whose kind is "mamba" is refused (the message names file and attribute: test_cli)
+    stepq_plan p, q;
+    stepq_plan_alloc(&p, STEPQ_GDN, 16, 8, 1);
+    for (int a = 0; a < STEPQ_N_ALLOC; a++)
+        for (int b = 0; b < STEPQ_N_BUDGETS; b++) p.bits[a][b][0] = 4;
+    for (int i = 0; i < 16; i++) p.w[i] = 1;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/plan_kind.h5", dir);
+    CHECK(stepq_plan_write(path, &p, "cfg", "src") == 0 && stepq_plan_read(&q, path) == 0, "a GDN plan");
+    if (q.H) stepq_plan_free(&q);
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    CHECK(f >= 0 && H5Adelete(f, "kind") >= 0 && h5u_attr_str(f, "kind", "mamba") == 0 && H5Fclose(f) >= 0,
+          "rewriting the kind");
+    fprintf(stderr, "(an error naming %s and its attribute 'kind' is expected next)\n", path);
+    CHECK(stepq_plan_read(&q, path) == STEPQ_ERR, "a plan of kind \"mamba\" accepted");
+    stepq_plan_free(&p);
+}
+
 int main(int argc, char** argv) {
     gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 17);
@@ -332,6 +379,7 @@ int main(int argc, char** argv) {
     check_omega();
     check_half_life(r);
     check_plan_files(argc > 1 ? argv[1] : ".", r);
+    check_kinds(argc > 1 ? argv[1] : ".");
     gsl_rng_free(r);
     return tu_finish("test_plan");
 }

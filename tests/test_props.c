@@ -37,7 +37,7 @@ static void check_p1(int kda) {
     const stepq_format* f = stepq_format_find("int6");
     gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 21 + kda);
-    const int G = kda ? K : 1, T = 60, prefill = 20;
+    const int kind = kda ? STEPQ_KDA : STEPQ_GDN, G = stepq_kind_gates(kind, K), T = 60, prefill = 20;
     const double scale = 1.0 / sqrt(K);
     double *S = calloc(K * V, sizeof(double)), *Sh = calloc(K * V, sizeof(double));
     double *E = malloc(sizeof(double) * K * V), *AE = malloc(sizeof(double) * K * V);
@@ -45,7 +45,7 @@ static void check_p1(int kda) {
     float q[K], k[K], v[V], g[K], Xf[K * V], Xq[K * V];
     uint8_t rows[K];
     stepq_head_plan hp;
-    stepq_head_plan_uniform(&hp, rows, 6, kda, K);
+    stepq_head_plan_uniform(&hp, rows, 6, kind, K);
     uint8_t* P = malloc(stepq_format_bytes(f, &hp, K, V));
     double worst_E = 0, worst_y = 0, typical_E = 0;
     for (int t = 0; t < T; t++) {

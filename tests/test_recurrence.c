@@ -40,7 +40,7 @@ static void explicit_step(double* S, double* y, const float* q, const float* k, 
 static void check_random(int kda, int H, int HV, int T, int K, int V, unsigned long seed) {
     gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, seed);
-    int G = kda ? K : 1;
+    int G = stepq_kind_gates(kda ? STEPQ_KDA : STEPQ_GDN, K);
     float scale = 1.0f / sqrtf((float)K);
     float *q = malloc(sizeof(float) * T * H * K), *k = malloc(sizeof(float) * T * H * K);
     float *v = malloc(sizeof(float) * T * HV * V), *g = malloc(sizeof(float) * T * HV * G);
@@ -112,7 +112,7 @@ static void check_fixture(const char* path) {
     if (tu_failures) return;
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     long T = tr.T;
-    int HV = tr.HV, H = tr.H, K = tr.K, V = tr.V, G = tr.kind == STEPQ_KDA ? K : 1;
+    int HV = tr.HV, H = tr.H, K = tr.K, V = tr.V, G = stepq_kind_gates(tr.kind, K);
     double* y_ref = malloc(sizeof(double) * T * HV * V);
     double* S_ref = malloc(sizeof(double) * HV * K * V);
     hid_t d = H5Dopen2(f, "y_ref", H5P_DEFAULT);

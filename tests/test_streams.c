@@ -29,7 +29,7 @@ static stepq_source* small_source(const char* preset, uint64_t model, uint64_t s
 
 static int same_trace(const stepq_trace* a, const stepq_trace* b) {
     size_t nqk = (size_t)a->T * a->H * a->K, nv = (size_t)a->T * a->HV * a->V;
-    size_t ng = (size_t)a->T * a->HV * (a->kind == STEPQ_KDA ? a->K : 1), nb = (size_t)a->T * a->HV;
+    size_t ng = (size_t)a->T * a->HV * stepq_kind_gates(a->kind, a->K), nb = (size_t)a->T * a->HV;
     return a->kind == b->kind && a->T == b->T && a->H == b->H && a->HV == b->HV && a->K == b->K &&
            a->V == b->V && a->scale == b->scale && !memcmp(a->q, b->q, nqk * 4) &&
            !memcmp(a->k, b->k, nqk * 4) && !memcmp(a->v, b->v, nv * 4) &&
@@ -71,7 +71,7 @@ static void check_threads(const char* preset) {
     stepq_source* s1 = small_source(preset, 0, 4, 1, &one, 1);
     stepq_trace c;
     stepq_trace_capture(&c, s1, 40);
-    int K = a.K, V = a.V, G = a.kind == STEPQ_KDA ? K : 1, H = a.HV, ok = 1;
+    int K = a.K, V = a.V, G = stepq_kind_gates(a.kind, K), H = a.HV, ok = 1;
     for (int t = 0; t < 40; t++) {
         ok &= !memcmp(c.k + (size_t)t * K, a.k + ((size_t)t * H + 5) * K, 4 * K);
         ok &= !memcmp(c.v + (size_t)t * V, a.v + ((size_t)t * H + 5) * V, 4 * V);

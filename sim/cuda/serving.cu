@@ -295,7 +295,7 @@ extern "C" int stepq_serving_create(stepq_serving** out, const stepq_format* f, 
     s->K = K;
     s->V = V;
     s->R = bp_rec_floats(K, V);
-    s->n_gates = kind == STEPQ_KDA ? K : 1;
+    s->n_gates = stepq_kind_gates(kind, K);
     size_t bytes = 0;
     for (int h = 0; h < n_plans; h++) {
         size_t b = stepq_format_bytes(f, &hps[h], K, V);
@@ -497,7 +497,7 @@ static void chk_finish(stepq_serving_report* rep, const stepq_qstate* qs, const 
 extern "C" int stepq_serving_check(stepq_serving_report* rep, const stepq_format* f, const stepq_plan* plan,
                                    int kind, int n, int K, int V, int mode, int nsplit, int steps, int where) {
     memset(rep, 0, sizeof *rep);
-    const int G = kind == STEPQ_KDA ? K : 1;
+    const int G = stepq_kind_gates(kind, K);
     const size_t KV = (size_t)K * V;
     const double scale = 1.0 / sqrt((double)K);
     chk_rng r = {0x5eed0000ull + (uint64_t)n * 131 + (uint64_t)K};

@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const uint8_t sel = fz_u8(&b);
     const stepq_plan* p = &plans[sel & 1];
     const stepq_format* fmt = &stepq_formats[fz_u8(&b) % stepq_n_formats];
-    const int h = (sel >> 1) % p->H, K = p->K, V = p->V, G = p->kind == STEPQ_KDA ? K : 1;
+    const int h = (sel >> 1) % p->H, K = p->K, V = p->V, G = stepq_kind_gates(p->kind, K);
     stepq_qstate qs;
     if (stepq_qstate_init(&qs, fmt, p, h, p->kind, K, V) != STEPQ_OK) return 0;
     for (size_t i = 0; i < qs.bytes; i++) qs.packed[i] = b.at < b.n ? fz_u8(&b) : (uint8_t)(i * 131);

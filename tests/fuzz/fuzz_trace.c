@@ -37,10 +37,10 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fz_bytes b = {data, size, 0};
     h5u_quiet();
     const uint8_t shape = fz_u8(&b), flags = fz_u8(&b), attrs = fz_u8(&b), mode = fz_u8(&b);
-    const int kda = shape & 1, T = 1 + (shape >> 1) % 8, H = 1 + (shape >> 4) % 2, HV = H * (1 + (shape >> 5) % 2);
+    const int kind = shape & 1 ? STEPQ_KDA : STEPQ_GDN, T = 1 + (shape >> 1) % 8, H = 1 + (shape >> 4) % 2, HV = H * (1 + (shape >> 5) % 2);
     const int K = 8 * (1 + (shape >> 6) % 2), V = 8 * (1 + (shape >> 7));
     hsize_t dims[N_D][3] = {{T, H, K}, {T, H, K}, {T, HV, V}, {T, HV, K}, {T, HV, 0}, {HV, K, V}};
-    const int rank[N_D] = {3, 3, 3, kda ? 3 : 2, 2, 3};
+    const int rank[N_D] = {3, 3, 3, stepq_kind_of(kind)->gate_per_key ? 3 : 2, 2, 3};
     if (flags & 0x40) dims[fz_u8(&b) % N_D][0] -= 1;  // one dataset a step short (S0: a head short)
     char path[256];
     fz_tmp(path, sizeof path, "trace", "h5");
@@ -66,7 +66,10 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         put(f, names[d], x, rank[d], dims[d]);
         free(x);
     }
-    if ((attrs & 3) != 3) h5u_attr_str(f, "kind", (attrs & 3) == 0 ? (kda ? "kda" : "gdn") : (attrs & 3) == 1 ? (kda ? "gdn" : "kda") : "rwkv");
+    // the trace's kind, the other kind (g of the wrong rank), or one stepq does not know
+    const int other = kind == STEPQ_KDA ? STEPQ_GDN : STEPQ_KDA;
+    if ((attrs & 3) != 3)
+        h5u_attr_str(f, "kind", (attrs & 3) == 0 ? stepq_kind_name(kind) : (attrs & 3) == 1 ? stepq_kind_name(other) : "rwkv");
     if (attrs & 4) h5u_attr_f64(f, "scale", attrs & 8 ? fz_f64(&b) : 1.0 / sqrt(K));
     H5Fclose(f);
     stepq_trace tr;

@@ -22,7 +22,7 @@ static inline void gt_trace_data(stepq_trace* out, int kind, long T, int H, int 
                           int with_S0, double beta_scale, gsl_rng* r) {
     stepq_trace tr;
     memset(&tr, 0, sizeof tr);
-    const int HV = H * groups, G = kind == STEPQ_KDA ? K : 1;
+    const int HV = H * groups, G = stepq_kind_gates(kind, K);
     tr.kind = kind;
     tr.T = T;
     tr.H = H;
