@@ -268,7 +268,7 @@ static void print_summary(const stepq_halflife_cfg* c, const hl_run* r, const do
 
 int stepq_halflife(double* sum, const stepq_halflife_cfg* c) {
     const stepq_source* s0 = c->srcs[0];
-    hl_run r = {c, c->n_seeds, s0->n_heads, s0->n_gates, s0->n_gates == 1 ? 1 : s0->K, NULL, NULL, NULL, NULL, 0};
+    hl_run r = {c, c->n_seeds, s0->n_heads, s0->n_gates, stepq_kind_units(s0->kind, s0->K), NULL, NULL, NULL, NULL, 0};
     if (stepq_formats_fit(&c->format, 1, s0) != STEPQ_OK) return STEPQ_ERR;
     const stepq_slot slot = {.fmt = c->format, .proto = STEPQ_PROTO_NORMAL};
     const stepq_observer obs = {.name = "halflife", .needs = STEPQ_NEED_STATES, .ctx = &r,

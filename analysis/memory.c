@@ -131,7 +131,7 @@ int stepq_memory_report(const stepq_memory_model* m, const stepq_plan* p) {
 
 double stepq_memory_format_bits(const stepq_memory_model* m, const stepq_format* f) {
     if (f->needs == STEPQ_NEEDS_TABLE && f->alloc == STEPQ_ALLOC_STEPQ) {
-        const long units = (long)m->layers * m->heads * (m->kind == STEPQ_GDN ? 1 : m->K);
+        const long units = (long)m->layers * m->heads * stepq_kind_units(m->kind, m->K);
         return stepq_bits_reference(m, f->budget, lround(stepq_pivot_share(m->kind) * (double)units));
     }
     double b = stepq_format_plan_bits(NULL, f, NULL, m->K, m->V);

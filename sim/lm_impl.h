@@ -110,7 +110,7 @@ static int LM_CAT(block_, REAL)(const stepq_lm* m, int l, REAL* x, REAL* conv, R
                                 LM_CAT(scratch_, REAL) * w, stepq_lm_inputs* cap) {
     const stepq_lm_layer* L = &m->L[l];
     const int H = m->heads, K = m->K, V = m->V, D = m->D, hid = m->hidden, W = m->conv;
-    const int kda = m->kind == STEPQ_KDA, G = kda ? K : 1;
+    const int kda = stepq_kind_of(m->kind)->gate_per_key, G = stepq_kind_gates(m->kind, K);
     LM_CAT(rmsnorm_, REAL)(w->a, x, L->attn_norm, hid, m->eps);
     LM_CAT(matvec_, REAL)(w->pq, L->q_proj, w->a, D, hid);
     LM_CAT(matvec_, REAL)(w->pk, L->k_proj, w->a, D, hid);

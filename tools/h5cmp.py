@@ -17,7 +17,8 @@ import h5py
 import numpy as np
 
 PROVENANCE = ["git_revision", "build", "created", "host", "inputs", "config_text", "config_path",
-              "calibration_key", "kernels", "threads", "command", "source", "source_desc"]
+              "calibration_key", "calibration_source", "kernels", "threads", "command", "source",
+              "source_desc"]  # the inputs named with their checksums, the revision, the machine
 
 
 def same(a, b):
