@@ -235,15 +235,13 @@ static bp_dims dims_of(const stepq_format* f, int K, int V, int with_S, int with
 }
 
 // STEPQ_ERR (message) when the block programs cannot take format f at this shape: they work
-// on groups of 8 values (V a multiple of 8), and the families' own constraints
+// on groups of 8 values (V a multiple of 8), and the family's own shape rules (the format
+// table's, quant/format.h)
 static int shape_ok(const stepq_format* f, int K, int V) {
     const char* why = NULL;
     if (!bp_family_known(f->family->id)) why = "an encoder for its family (sim/cuda/blockprog.cuh has none yet)";
-    else if (V % 8 || K < 1 || K > STEPQ_MAX_DIM || V > STEPQ_MAX_DIM) why = "V a multiple of 8, K and V at most STEPQ_MAX_DIM";
-    else if (f->family->id == STEPQ_FAMILY_DUAL && V % STEPQ_GDN2_GROUP) why = "V a multiple of 32";
-    else if (f->family->id == STEPQ_FAMILY_NVFP4 && V % STEPQ_NVFP4_BLOCK) why = "V a multiple of 16";
-    else if (f->family->id == STEPQ_FAMILY_DAMP && (V & (V - 1))) why = "V a power of 2";
-    if (!why) return STEPQ_OK;
+    else if (V % 8) why = "V a multiple of 8";
+    if (!why) return stepq_format_fits(f, K, V);
     stepq_error("format %s on %d x %d heads: the CUDA engine needs %s", f->name, K, V, why);
     return STEPQ_ERR;
 }

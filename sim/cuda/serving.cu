@@ -130,13 +130,10 @@ struct stepq_serving {
 static int serve_shape_ok(const stepq_format* f, int K, int V) {
     const char* why = NULL;
     if (!bp_family_known(f->family->id)) why = "an encoder for its family (sim/cuda/blockprog.cuh has none yet)";
-    else if (V % 8 || K > STEPQ_MAX_DIM || V > STEPQ_MAX_DIM) why = "V a multiple of 8";
-    else if (f->family->id == STEPQ_FAMILY_DUAL && V % STEPQ_GDN2_GROUP) why = "V a multiple of 32";
-    else if (f->family->id == STEPQ_FAMILY_NVFP4 && V % STEPQ_NVFP4_BLOCK) why = "V a multiple of 16";
-    else if (f->family->id == STEPQ_FAMILY_DAMP && (V & (V - 1))) why = "V a power of 2";
+    else if (V % 8) why = "V a multiple of 8";
     else if (f->family->id == STEPQ_FAMILY_LEAP && f->leap.tau > 0) why = "no freeze gate (LeapQuant's tau > 0)";
     else if (f->replay > 0) why = "a state re-encoded at every step (not a replay format)";
-    if (!why) return STEPQ_OK;
+    if (!why) return stepq_format_fits(f, K, V);  // the family's shape rules, from the table
     stepq_error("format %s on %d x %d heads: the serving kernels need %s", f->name, K, V, why);
     return STEPQ_ERR;
 }

@@ -93,15 +93,9 @@ static inline void gt_state(float* S, int K, int V, gsl_rng* r) {
     for (int j = 0; j < V; j++) S[5 * V + j] = (float)gsl_ran_gaussian(r, 1e-40);
 }
 
-// a format's constraints on V (the dual fit's groups, NVFP4's blocks, DAMP's power of 2)
-static inline int gt_fits(const stepq_format* f, int V) {
-    switch (f->family->id) {
-    case STEPQ_FAMILY_DUAL: return V % STEPQ_GDN2_GROUP == 0;
-    case STEPQ_FAMILY_NVFP4: return V % STEPQ_NVFP4_BLOCK == 0;
-    case STEPQ_FAMILY_DAMP: return (V & (V - 1)) == 0;
-    default: return 1;
-    }
-}
+// a format's constraints on V (the dual fit's groups, NVFP4's blocks, DAMP's power of 2), from
+// the format table
+static inline int gt_fits(const stepq_format* f, int V) { return stepq_family_holds(f->family, 1, V); }
 
 // 1 when n floats are equal bit for bit (or both NaN); *first <- the first index that is not
 static inline int gt_same_f(const float* a, const float* b, size_t n, size_t* first) {
