@@ -172,6 +172,11 @@ static const stepq_backend* cuda_backend(void) {
 int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg) {
     const stepq_backend* be = cfg->backend ? cfg->backend : stepq_backend_cpu();
     if (be->run_heads && !be->write) {
+        if (src->lockstep) {
+            stepq_error("%s: backend %s reads each head through a cursor of its own; this source steps its "
+                        "heads together (a model): run it on backend cpu", src->desc, be->name);
+            return STEPQ_ERR;
+        }
         if (cfg->n_extra) {
             stepq_error("%s: backend %s runs whole runs only; %s observes every step on a backend that steps "
                         "heads (cpu)", src->desc, be->name, cfg->extra[0].name);

@@ -105,17 +105,12 @@ static int model_source(stepq_source** out, const char* dir, const char* text, l
     uint64_t h = 0;
     char sub[4096];
     snprintf(sub, sizeof sub, "%s/model.safetensors", dir);
-    rc = rc || stepq_file_xxh3(&h, sub) ||
-         stepq_check_memory(4.0 * length * m.layers * m.heads * (3.0 * m.K + 2 + stepq_kind_gates(m.kind, m.K)),
-                            "the model's stream (length x layers x heads x q, k, v, g, beta)");
-    stepq_trace tr;
-    if (!rc) rc = stepq_lm_capture(&tr, &m, bytes + offset, (long)length);
-    if (!rc) {
-        char name[4096];
-        snprintf(name, sizeof name, "%s on %s [%lld, %lld)", dir, text, offset, offset + length);
-        *out = stepq_trace_source(&tr, name);
+    rc = rc || stepq_file_xxh3(&h, sub);
+    if (!rc) {  // the forward stepped as the heads read it (a lockstep source): no capture
+        const int kind = m.kind, layers = m.layers, heads = m.heads;
+        *out = stepq_lm_source(&m, bytes + offset, (long)length);
         snprintf((*out)->desc, sizeof (*out)->desc, "model %.120s (%s, %d x %d heads), xxh3 %016" PRIx64
-                 ", on %.200s bytes [%lld, %lld)", dir, stepq_kind_name(m.kind), m.layers, m.heads, h, text, offset,
+                 ", on %.200s bytes [%lld, %lld)", dir, stepq_kind_name(kind), layers, heads, h, text, offset,
                  offset + length);
         if (desc) snprintf(desc, desc_n, "%s", (*out)->desc);
     }

@@ -344,6 +344,64 @@ static int run_one(stepq_head* e, const stepq_source* const* srcs, int n, const 
     return rc;
 }
 
+// A lockstep source: every head in flight at once, one engine each (heads in parallel within a
+// step), the source's steps read once for all of them
+static int run_lockstep(const stepq_source* const* srcs, int n, const stepq_headloop_cfg* cfg) {
+    const stepq_source* src = srcs[0];
+    const int H = src->n_heads;
+    const stepq_head_shape shape = stepq_shape_of(src);
+    stepq_head* e = callocCheck((size_t)H, sizeof(stepq_head));
+    stepq_step_in* in = callocCheck((size_t)H, sizeof(stepq_step_in));
+    int* skip = callocCheck((size_t)H, sizeof(int));
+    for (int h = 0; h < H; h++) {
+        stepq_head_init(&e[h], cfg, &shape);
+        skip[h] = cfg->skip && cfg->skip(cfg->skip_ctx, h);
+    }
+    loop_failure first = {0, 0, -1, 0, 0, 0};
+    for (int seg = 0; seg < n && !first.failed; seg++) {
+        const stepq_source* s = srcs[seg];
+        const size_t KV = (size_t)s->K * s->V;
+        for (int h = 0; h < H && !first.failed; h++) {
+            if (skip[h]) continue;
+            e[h].segment = seg;
+            if (stepq_head_begin(&e[h], h, cfg->plan_index ? cfg->plan_index[h] : 0,
+                                 s->S0 && !cfg->from_zero ? s->S0 + (size_t)h * KV : NULL) != STEPQ_OK)
+                first = (loop_failure){1, h, -1, 0, 1, seg};
+        }
+        stepq_cursor* c = s->open(s, -1);
+        for (long t = 0; t < cfg->prefill + cfg->decode && !first.failed; t++) {
+            if (stepq_next_step(c, in) != STEPQ_OK) {  // the source said why
+                first = (loop_failure){1, 0, -1, t, 1, seg};
+                break;
+            }
+            int bad = H;
+#pragma omp parallel for schedule(static)
+            for (int h = 0; h < H; h++)
+                if (!skip[h] && stepq_head_step(&e[h], &in[h]) != STEPQ_OK) {
+#pragma omp critical(stepq_headloop_fail)
+                    if (h < bad) bad = h;
+                }
+            if (bad < H) first = (loop_failure){1, bad, e[bad].fail_f, e[bad].fail_t, e[bad].fail_obs, seg};
+        }
+        s->close(c);
+        for (int h = 0; h < H; h++) {
+            if (skip[h] || !e[h].loaded) continue;
+            if (first.failed) drop(&e[h]);
+            else if (stepq_head_end(&e[h]) != STEPQ_OK && !first.failed) first = (loop_failure){1, h, -1, 0, 1, seg};
+        }
+    }
+    for (int h = 0; h < H; h++) {
+        if (cfg->progress && !first.failed) stepq_progress_tick(cfg->progress);
+        stepq_head_free(&e[h]);
+    }
+    free(e);
+    free(in);
+    free(skip);
+    if (!first.failed) return STEPQ_OK;
+    report(&first, srcs[first.seg], cfg);
+    return STEPQ_ERR;
+}
+
 int stepq_headloop_run_segments(const stepq_source* const* srcs, int n, const stepq_headloop_cfg* cfg) {
     const stepq_source* src = srcs[0];
     for (int seg = 0; seg < n; seg++)
@@ -352,6 +410,7 @@ int stepq_headloop_run_segments(const stepq_source* const* srcs, int n, const st
                         cfg->prefill, cfg->decode, cfg->prefill + cfg->decode);
             return STEPQ_ERR;
         }
+    if (src->lockstep) return run_lockstep(srcs, n, cfg);
     loop_failure first = {0, 0, -1, 0, 0, 0};
 #pragma omp parallel
     {

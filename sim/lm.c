@@ -505,3 +505,95 @@ int stepq_lm_read_text(uint8_t** bytes, long* n, const char* path) {
     stepq_note_input(path);
     return STEPQ_OK;
 }
+
+// ---------------------------------------------------------------------------------------------
+// the model as a lockstep source: the forward stepped as the heads read it
+
+typedef struct {
+    stepq_lm m;
+    uint8_t* bytes;  // (T) the text read
+} lm_impl;
+
+typedef struct {
+    stepq_cursor base;
+    stepq_lm_seq seq;
+    stepq_lm_inputs in;
+    float* logits;
+} lm_cursor;
+
+static stepq_cursor* lm_open(const stepq_source* src, int h) {
+    stepq_assert(h < 0);  // one cursor for every head (a lockstep source)
+    const lm_impl* im = src->impl;
+    lm_cursor* c = callocCheck(1, sizeof *c);
+    c->base.src = src;
+    c->base.h = -1;
+    stepq_lm_seq_init(&c->seq, &im->m);
+    stepq_lm_inputs_alloc(&c->in, &im->m);
+    c->logits = mallocCheck(sizeof(float) * im->m.vocab);
+    return &c->base;
+}
+
+// one token: every layer's recurrence inputs, value head l * H + h (the layout of the capture)
+static int lm_next(stepq_cursor* base, stepq_step_in* out) {
+    lm_cursor* c = (lm_cursor*)base;
+    const stepq_source* src = base->src;
+    const lm_impl* im = src->impl;
+    if (base->t >= src->T) return STEPQ_END;
+    if (stepq_lm_step(&c->seq, im->bytes[base->t], c->logits, &c->in) != STEPQ_OK) {
+        stepq_error("%s: a state went non-finite at token %ld", im->m.desc, base->t);
+        return STEPQ_ERR;
+    }
+    const int K = src->K, V = src->V, G = src->n_gates;
+    for (int i = 0; i < src->n_heads; i++)
+        out[i] = (stepq_step_in){c->in.q + (size_t)i * K, c->in.k + (size_t)i * K, c->in.v + (size_t)i * V,
+                                 c->in.g + (size_t)i * G, c->in.beta[i]};
+    base->t++;
+    return STEPQ_OK;
+}
+
+static void lm_close(stepq_cursor* base) {
+    lm_cursor* c = (lm_cursor*)base;
+    stepq_lm_seq_free(&c->seq);
+    stepq_lm_inputs_free(&c->in);
+    free(c->logits);
+    free(c);
+}
+
+static void lm_destroy(stepq_source* src) {
+    lm_impl* im = src->impl;
+    stepq_lm_free(&im->m);
+    free(im->bytes);
+    free(im);
+    free(src->layer);
+    free(src->head);
+    free(src);
+}
+
+stepq_source* stepq_lm_source(stepq_lm* m, const uint8_t* bytes, long T) {
+    stepq_source* s = callocCheck(1, sizeof *s);
+    lm_impl* im = callocCheck(1, sizeof *im);
+    im->m = *m;
+    memset(m, 0, sizeof *m);
+    im->bytes = mallocCheck((size_t)(T > 0 ? T : 1));
+    memcpy(im->bytes, bytes, (size_t)T);
+    const stepq_lm* mm = &im->m;
+    const int LH = mm->layers * mm->heads;
+    s->kind = mm->kind;
+    s->n_heads = LH;
+    s->K = mm->K;
+    s->V = mm->V;
+    s->n_gates = stepq_kind_gates(mm->kind, mm->K);
+    s->T = T;
+    s->scale = 1.0 / sqrt((double)mm->K);
+    s->layer = mallocCheck(sizeof(int) * LH);
+    s->head = mallocCheck(sizeof(int) * LH);
+    for (int i = 0; i < LH; i++) s->layer[i] = i / mm->heads, s->head[i] = i % mm->heads;
+    snprintf(s->desc, sizeof s->desc, "%s", mm->desc);
+    s->lockstep = 1;
+    s->open = lm_open;
+    s->next = lm_next;
+    s->close = lm_close;
+    s->destroy = lm_destroy;
+    s->impl = im;
+    return s;
+}

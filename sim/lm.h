@@ -94,6 +94,11 @@ double stepq_lm_nll(const float* logits, int vocab, int next);
 // and captures what every layer's recurrence sees into a trace whose value heads are the
 // model's (layer, head) pairs, labelled so. STEPQ_ERR if a state goes non-finite.
 int stepq_lm_capture(stepq_trace* tr, const stepq_lm* m, const uint8_t* bytes, long T);
+// The model as a lockstep stream source (sim/stream.h): its forward runs natively over bytes
+// (T, copied) from a zero state as the heads read it, one token for every head at a time, so
+// memory holds one token's inputs whatever T; value head l * H + h is layer l's head h,
+// labelled so. The source takes m over (m is emptied). A state that goes non-finite fails next.
+stepq_source* stepq_lm_source(stepq_lm* m, const uint8_t* bytes, long T);
 // Reads a text file whole (bytes, n); STEPQ_ERR naming it when missing or empty.
 int stepq_lm_read_text(uint8_t** bytes, long* n, const char* path);
 

@@ -41,6 +41,10 @@ struct stepq_source {
     int* layer;          // (n_heads) label of each head: model layer
     int* head;           // (n_heads) label of each head: head within the layer
     char desc[512];      // one line naming the source, stored in output attributes
+    // 0: every head has a cursor of its own (open(src, h)); 1: the heads come in lockstep (a
+    // model's layers, stepped token by token): one cursor for all of them, open(src, -1), whose
+    // next fills out[0 .. n_heads) with one step of every head
+    int lockstep;
 
     stepq_cursor* (*open)(const stepq_source* src, int h);  // reader of head h from step 0
     // the next step of that head: STEPQ_OK, STEPQ_END after its last step, or STEPQ_ERR with a

@@ -602,6 +602,7 @@ int stepq_trace_write_source(const char* path, const stepq_source* src, long T, 
         stepq_error("%s has %ld steps; %ld were asked for", src->desc, src->T, T);
         return STEPQ_ERR;
     }
+    stepq_assert(!src->lockstep);  // the callers write synthetic sources (a model is captured)
     hid_t f = h5u_create(path);
     if (f < 0) return STEPQ_ERR;
     const int HV = src->n_heads, K = src->K, V = src->V, G = src->n_gates, kda = stepq_kind_of(src->kind)->gate_per_key;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../base/h5util.h"
+#include "../analysis/runner.h"
 #include "../sim/lm.h"
 #include "../sim/safetensors.h"
 #include "testutil.h"
@@ -314,6 +315,56 @@ static void check_config(void) {
     }
 }
 
+// The model as a lockstep source (stepq_lm_source) gives the captured trace's steps bit for bit,
+// and the head loop's run on it (every head in flight, a token at a time) the run on the
+// capture (each head through its own cursor)
+static void check_lm_source(const char* which) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/data/lm/%s", src_dir, which);
+    stepq_lm m, m2;
+    CHECK(stepq_lm_load(&m, dir) == STEPQ_OK && stepq_lm_load(&m2, dir) == STEPQ_OK, "load %s", dir);
+    const long T = 96;
+    uint8_t tok[96];
+    for (long t = 0; t < T; t++) tok[t] = (uint8_t)("In the beginning was the word, and the word was with "[t % 52]);
+    stepq_trace tr, tr2;  // tr is compared with, tr2 runs as a source
+    CHECK(stepq_lm_capture(&tr, &m, tok, T) == STEPQ_OK && stepq_lm_capture(&tr2, &m, tok, T) == STEPQ_OK,
+          "%s: capture", which);
+    stepq_source* cap = stepq_trace_source(&tr2, "captured");
+    stepq_source* live = stepq_lm_source(&m2, tok, T);
+    CHECK(live->lockstep && live->n_heads == cap->n_heads && live->T == T, "%s: the live source's shape", which);
+    const int H = live->n_heads, K = live->K, V = live->V, G = live->n_gates;
+    stepq_cursor* c = live->open(live, -1);
+    stepq_step_in* in = calloc((size_t)H, sizeof *in);
+    int same = 1;
+    for (long t = 0; t < T; t++) {
+        CHECK(live->next(c, in) == STEPQ_OK, "%s: next at %ld", which, t);
+        for (int h = 0; h < H; h++) {
+            size_t o = (size_t)t * H + h;
+            same &= !memcmp(in[h].q, tr.q + o * K, 4 * K) && !memcmp(in[h].k, tr.k + o * K, 4 * K) &&
+                    !memcmp(in[h].v, tr.v + o * V, 4 * V) && !memcmp(in[h].g, tr.g + o * G, 4 * G) &&
+                    in[h].beta == tr.beta[o];
+        }
+    }
+    CHECK(live->next(c, in) == STEPQ_END, "%s: the live source ends after its T steps", which);
+    CHECK(same, "%s: the live source's steps differ from the capture", which);
+    live->close(c);
+    free(in);
+    const stepq_format* f[2] = {stepq_format_find("int4"), stepq_format_find("int6-replay16")};
+    stepq_run_cfg rc = {f, 2, 16, 80, 16, 0, "test", NULL, NULL, 0, NULL, NULL, 0};
+    stepq_run_out a, b;
+    CHECK(stepq_run_heads(&a, cap, &rc) == STEPQ_OK && stepq_run_heads(&b, live, &rc) == STEPQ_OK, "%s: runs", which);
+    size_t n = (size_t)a.F * a.H;
+    CHECK(!memcmp(a.err_y, b.err_y, n * a.n_bins * 4) && !memcmp(a.acc_sq, b.acc_sq, n * 8) &&
+              !memcmp(a.p1_resid, b.p1_resid, n * 8) && !memcmp(a.acc_ref, b.acc_ref, (size_t)a.H * 8),
+          "%s: the run on the live model differs from the run on its capture", which);
+    stepq_run_out_free(&a);
+    stepq_run_out_free(&b);
+    stepq_source_free(cap);
+    stepq_source_free(live);
+    stepq_trace_free(&tr);
+    stepq_lm_free(&m);
+}
+
 int main(int argc, char** argv) {
     CHECK(argc == 3, "usage: test_lm SOURCE_DIR WORKDIR");
     src_dir = argv[1];
@@ -325,6 +376,8 @@ int main(int argc, char** argv) {
     CHECK(system(cmd) == 0, "mkdir");
     check_model("gdn");
     check_model("kda");
+    check_lm_source("gdn");
+    check_lm_source("kda");
     check_safetensors();
     check_config();
     return tu_finish("test_lm");
