@@ -200,16 +200,13 @@ static int trace_model(const char* out, const char* dir, const char* text, long 
         stepq_error("trace: %s holds %ld bytes; --offset %lld --steps %ld do not fit", text, n, offset, T);
         rc = STEPQ_ERR;
     }
-    stepq_trace tr;
     char note[1024];
     snprintf(note, sizeof note, "%s on %s bytes [%lld, %lld)", m.desc, text, offset, offset + T);
-    rc = rc || stepq_check_memory(4.0 * T * m.layers * m.heads * (3.0 * m.K + 2 + stepq_kind_gates(m.kind, m.K)),
-                                  "trace: the model's stream") ||
-         stepq_lm_capture(&tr, &m, bytes + offset, T);
-    if (!rc) {
-        rc = stepq_make_parent(out) || stepq_trace_write(out, &tr, note);
+    if (!rc) {  // the forward stepped as it is written (a lockstep source), a chunk of tokens at a time
+        stepq_source* src = stepq_lm_source(&m, bytes + offset, T);
+        rc = stepq_make_parent(out) || stepq_trace_write_source(out, src, T, note);
         if (!rc) printf("wrote %s: %s\n", out, note);
-        stepq_trace_free(&tr);
+        stepq_source_free(src);
     }
     free(bytes);
     stepq_lm_free(&m);

@@ -602,7 +602,6 @@ int stepq_trace_write_source(const char* path, const stepq_source* src, long T, 
         stepq_error("%s has %ld steps; %ld were asked for", src->desc, src->T, T);
         return STEPQ_ERR;
     }
-    stepq_assert(!src->lockstep);  // the callers write synthetic sources (a model is captured)
     hid_t f = h5u_create(path);
     if (f < 0) return STEPQ_ERR;
     const int HV = src->n_heads, K = src->K, V = src->V, G = src->n_gates, kda = stepq_kind_of(src->kind)->gate_per_key;
@@ -625,7 +624,41 @@ int stepq_trace_write_source(const char* path, const stepq_source* src, long T, 
              h5u_write(f, "head", H5T_NATIVE_INT, src->head, 1, ds, NULL, "the model's head of each value head [HV]");
     for (int d = 0; d < N_DS; d++) rc = rc || w.d[d] < 0;
     int source_failed = 0;
-    if (!rc) {
+    if (!rc && src->lockstep) {  // one cursor for every head: a chunk of steps of all heads at a time
+        const size_t CH = (size_t)C * HV;
+        float* q = mallocCheck(sizeof(float) * CH * K);  // (HV, C, *): each head's chunk contiguous
+        float* k = mallocCheck(sizeof(float) * CH * K);
+        float* v = mallocCheck(sizeof(float) * CH * V);
+        float* g = mallocCheck(sizeof(float) * CH * G);
+        float* beta = mallocCheck(sizeof(float) * CH);
+        stepq_step_in* in = mallocCheck(sizeof(stepq_step_in) * HV);
+        stepq_cursor* c = src->open(src, -1);
+        for (long t0 = 0; t0 < T && !w.failed && !source_failed; t0 += C) {
+            const long n = T - t0 < C ? T - t0 : C;
+            for (long i = 0; i < n && !source_failed; i++) {
+                if (stepq_next_step(c, in) != STEPQ_OK) {
+                    source_failed = 1;
+                    break;
+                }
+                for (int h = 0; h < HV; h++) {
+                    const size_t o = (size_t)h * C + (size_t)i;
+                    memcpy(q + o * K, in[h].q, sizeof(float) * K);
+                    memcpy(k + o * K, in[h].k, sizeof(float) * K);
+                    memcpy(v + o * V, in[h].v, sizeof(float) * V);
+                    memcpy(g + o * G, in[h].g, sizeof(float) * G);
+                    beta[o] = in[h].beta;
+                }
+            }
+            for (int h = 0; h < HV && !source_failed; h++) {
+                const size_t o = (size_t)h * C;
+                write_chunk(&w, h, t0, n, q + o * K, k + o * K, v + o * V, g + o * G, beta + o, K, V, G);
+            }
+        }
+        src->close(c);
+        free(q); free(k); free(v); free(g); free(beta); free(in);
+        if (w.failed) stepq_error("%s: cannot write the trace (HDF5)", path);
+        rc = w.failed || source_failed;
+    } else if (!rc) {
 #pragma omp parallel
         {
             float* q = mallocCheck(sizeof(float) * C * K);

@@ -57,8 +57,8 @@ void stepq_trace_free(stepq_trace* tr);
 stepq_source* stepq_trace_source(stepq_trace* tr, const char* path);
 
 // Writes steps [0, T) of every head of src as a trace at path (H = HV = src->n_heads, the
-// source's labels and S0), a chunk of steps per head at a time: memory holds a chunk per thread,
-// whatever T. Atomic like stepq_trace_write; STEPQ_ERR with a message.
+// source's labels and S0), a chunk of steps per head at a time: memory holds a chunk per thread
+// (a lockstep source, the language model: a chunk of every head), whatever T. Atomic like stepq_trace_write; STEPQ_ERR with a message.
 int stepq_trace_write_source(const char* path, const stepq_source* src, long T, const char* note);
 
 // Captures steps [0, T) of every head of a source into a trace (H = HV = src->n_heads).

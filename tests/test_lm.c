@@ -22,6 +22,7 @@
 #include "../base/h5util.h"
 #include "../analysis/runner.h"
 #include "../sim/lm.h"
+#include "../sim/trace.h"
 #include "../sim/safetensors.h"
 #include "testutil.h"
 
@@ -359,6 +360,21 @@ static void check_lm_source(const char* which) {
           "%s: the run on the live model differs from the run on its capture", which);
     stepq_run_out_free(&a);
     stepq_run_out_free(&b);
+    // written as it steps, 7 tokens a chunk (stepq trace --model), the file holds the capture
+    char path[4096];
+    snprintf(path, sizeof path, "%s/live_%s.h5", work, which);
+    setenv("STEPQ_TRACE_CHUNK", "7", 1);
+    CHECK(stepq_trace_write_source(path, live, T, "test") == STEPQ_OK, "%s: write the live model", which);
+    unsetenv("STEPQ_TRACE_CHUNK");
+    stepq_trace back;
+    CHECK(stepq_trace_read(&back, path, 0) == STEPQ_OK, "%s: read %s", which, path);
+    const size_t nk = (size_t)T * H * K;
+    CHECK(back.T == T && back.HV == H && !memcmp(back.q, tr.q, 4 * nk) && !memcmp(back.k, tr.k, 4 * nk) &&
+              !memcmp(back.v, tr.v, 4 * (size_t)T * H * V) && !memcmp(back.g, tr.g, 4 * (size_t)T * H * G) &&
+              !memcmp(back.beta, tr.beta, 4 * (size_t)T * H) && !memcmp(back.layer, tr.layer, 4 * (size_t)H) &&
+              !memcmp(back.head, tr.head, 4 * (size_t)H),
+          "%s: the trace written as the model steps differs from its capture", which);
+    stepq_trace_free(&back);
     stepq_source_free(cap);
     stepq_source_free(live);
     stepq_trace_free(&tr);
