@@ -90,9 +90,11 @@ void stepq_lm_forward_f64(const stepq_lm* m, const uint8_t* tokens, long T, doub
 // the negative log-likelihood (nats) of byte next under logits (vocab), in float64
 double stepq_lm_nll(const float* logits, int vocab, int next);
 
-// The model as a stream source (method 7): runs it natively over bytes (T) from a zero state
-// and captures what every layer's recurrence sees into a trace whose value heads are the
-// model's (layer, head) pairs, labelled so. STEPQ_ERR if a state goes non-finite.
+// Runs the model natively over bytes (T) from a zero state and captures what every layer's
+// recurrence sees into a trace whose value heads are the model's (layer, head) pairs, labelled
+// so: the whole stream in memory, the reference tests/test_lm.c holds stepq_lm_source against
+// (the harness itself reads the model through stepq_lm_source). STEPQ_ERR if a state goes
+// non-finite.
 int stepq_lm_capture(stepq_trace* tr, const stepq_lm* m, const uint8_t* bytes, long T);
 // The model as a lockstep stream source (sim/stream.h): its forward runs natively over bytes
 // (T, copied) from a zero state as the heads read it, one token for every head at a time, so
