@@ -278,7 +278,6 @@ int stepq_halflife(double* sum, const stepq_halflife_cfg* c) {
     stepq_progress pr;
     stepq_headloop_cfg hc = {.backend = c->backend, .slots = &slot, .n_slots = 1, .prefill = c->prefill,
                              .decode = c->decode, .obs = &obs, .n_obs = 1, .progress = &pr};
-    if (stepq_headloop_check(&hc, s0->K, s0->V, "halflife") != STEPQ_OK) return STEPQ_ERR;
     size_t n = (size_t)r.S * r.H * r.U;
     r.hl = mallocCheck(sizeof(double) * n);
     r.acc = mallocCheck(sizeof(double) * n);

@@ -64,12 +64,6 @@ static int run_boundary(void* ctx, void* tls, const stepq_view* v) {
     return STEPQ_OK;
 }
 
-static double mean_gate(const stepq_step_in* in, int n_gates) {
-    double s = 0;
-    for (int i = 0; i < n_gates; i++) s += in->g[i];
-    return s / n_gates;
-}
-
 // the errors of format f's decode step against the reference of the same step (v->ny2 = ||y||^2,
 // v->nS2 = ||S||_F^2; the slot's measure m: eS2 = ||S_hat - S||_F^2), into bin b
 static void measure(stepq_run_out* o, const stepq_run_cfg* cfg, run_sums* s, const stepq_view* v, int f,
@@ -97,7 +91,7 @@ static int run_step(void* ctx, void* tls, const stepq_view* v) {
     stepq_run_out* o = r->o;
     const int V = o->V, H = o->H;
     const long t = v->t - 1;
-    s->gate_sum += mean_gate(v->in, v->G);
+    s->gate_sum += stepq_mean_log_gate(v->in, v->G);
     if (!v->decoding) {  // the prefill: every format reads the reference's read-out
         if (!r->cfg->keep_y) return STEPQ_OK;
         memcpy(o->y_ref + ((size_t)t * H + v->h) * V, v->y, sizeof(float) * V);
@@ -146,7 +140,7 @@ static const stepq_backend* cuda_backend(void);
 
 const stepq_backend* stepq_backend_named(const char* name) {
     if (!strcmp(name, "cpu")) return stepq_backend_cpu();
-    if (!strcmp(name, "reference")) return &stepq_backend_reference;
+    if (!strcmp(name, "reference")) return stepq_backend_reference();
     if (!strcmp(name, "cuda")) return cuda_backend();
     stepq_error("backend %s: not one of cpu, reference, cuda", name);
     return NULL;
@@ -207,8 +201,7 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
                              .plan_index = plan_index, .prefill = cfg->prefill, .decode = cfg->decode,
                              .obs = obs, .n_obs = 1 + cfg->n_extra, .progress = &pr, .skip = journal_skip,
                              .skip_ctx = &r};
-    int rc = stepq_headloop_check(&hc, src->K, src->V, obs[0].name);
-    if (rc == STEPQ_OK) rc = stepq_headloop_run(src, &hc);
+    int rc = stepq_headloop_run(src, &hc);
     stepq_progress_end(&pr);
     free(plan_index);
     free(slots);

@@ -285,10 +285,6 @@ int stepq_selfcorrect(const stepq_selfcorrect_cfg* c) {
     stepq_progress pr;
     stepq_headloop_cfg hc = {.backend = c->backend, .slots = slots, .n_slots = 2 * r.F, .prefill = c->prefill,
                              .decode = c->decode, .obs = &obs, .n_obs = 1, .progress = &pr};
-    if (stepq_headloop_check(&hc, c->srcs[0]->K, c->srcs[0]->V, "selfcorrect") != STEPQ_OK) {
-        free(slots);
-        return STEPQ_ERR;
-    }
     r.out = callocCheck((size_t)r.S * r.F * N_SERIES * r.H * r.W, sizeof(double));
     r.hl = callocCheck((size_t)r.S * r.H, sizeof(double));
     stepq_progress_start(&pr, "selfcorrect", "heads", (long)r.S * r.H);

@@ -34,10 +34,6 @@ static stepq_backend of_kernels(const char* name, const stepq_kernels* k) {
                            .write_cut = cut_write, .write_rows = rows_write, .run_heads = NULL};
 }
 
-const stepq_backend stepq_backend_reference = {
-    .name = "reference", .step = stepq_step_f32, .read = NULL /* set below */, .write = NULL,
-    .write_keep = keep_write, .write_cut = cut_write, .write_rows = rows_write, .run_heads = NULL};
-
 static stepq_backend cpu, reference;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void make_backends(void) {
@@ -50,13 +46,12 @@ const stepq_backend* stepq_backend_cpu(void) {
     return &cpu;
 }
 
-// the reference backend with its halves (stepq_kernels_reference's, which a constant
-// initialiser cannot take from another file's table)
-static const stepq_backend* resolve(const stepq_backend* b) {
+const stepq_backend* stepq_backend_reference(void) {
     pthread_once(&once, make_backends);
-    if (!b) return &cpu;
-    return b == &stepq_backend_reference ? &reference : b;
+    return &reference;
 }
+
+static const stepq_backend* resolve(const stepq_backend* b) { return b ? b : stepq_backend_cpu(); }
 
 // ---------------------------------------------------------------------------------------------
 // checks before any work
@@ -67,7 +62,7 @@ static unsigned all_needs(const stepq_headloop_cfg* cfg) {
     return n;
 }
 
-int stepq_headloop_check(const stepq_headloop_cfg* cfg, int K, int V, const char* what) {
+int stepq_headloop_check(const stepq_headloop_cfg* cfg, const char* what) {
     const stepq_backend* be = resolve(cfg->backend);
     if (!be->step || !be->read || !be->write) {
         stepq_error("%s: backend %s does not step heads one at a time (it runs whole propagation "
@@ -86,7 +81,6 @@ int stepq_headloop_check(const stepq_headloop_cfg* cfg, int K, int V, const char
                         cfg->slots[f].proto == STEPQ_PROTO_CUT ? "cut" : "row-subset");
             return STEPQ_ERR;
         }
-    (void)K, (void)V;
     return STEPQ_OK;
 }
 
@@ -122,11 +116,17 @@ void stepq_head_init(stepq_head* e, const stepq_headloop_cfg* cfg, const stepq_h
         if (cfg->obs[o].thread_init) e->tls[o] = cfg->obs[o].thread_init(cfg->obs[o].ctx, &shape_view);
 }
 
+// the slots' states of a head freed (a head that failed ends here: no end_head, its figures are
+// not kept)
+static void drop(stepq_head* e) {
+    for (int f = 0; f < e->F; f++) stepq_qstate_free(&e->qs[f]);
+    e->loaded = 0;
+}
+
 void stepq_head_free(stepq_head* e) {
     for (int o = 0; o < e->cfg->n_obs; o++)
         if (e->cfg->obs[o].thread_free) e->cfg->obs[o].thread_free(e->tls[o]);
-    if (e->loaded)
-        for (int f = 0; f < e->F; f++) stepq_qstate_free(&e->qs[f]);
+    if (e->loaded) drop(e);
     stepq_runstate_free(&e->rs);
     free(e->qs); free(e->y_hat); free(e->pred); free(e->X_pre); free(e->decay); free(e->u_ref);
     free(e->stopped); free(e->sv); free(e->tls);
@@ -280,8 +280,7 @@ int stepq_head_step(stepq_head* e, const stepq_step_in* in) {
 int stepq_head_end(stepq_head* e) {
     stepq_view v = view_of(e, NULL, 0);
     int rc = NOTIFY(e, &v, end_head);
-    for (int f = 0; f < e->F; f++) stepq_qstate_free(&e->qs[f]);
-    e->loaded = 0;
+    drop(e);
     return rc;
 }
 
@@ -306,12 +305,6 @@ static void report(const loop_failure* x, const stepq_source* src, const stepq_h
                     "head %d), step %ld; the format overflowed; nothing was written", src->desc,
                     cfg->slots[x->f].fmt->name, cfg->slots[x->f].proto == STEPQ_PROTO_CUT ? " (cut protocol)" : "",
                     x->h, src->layer[x->h], src->head[x->h], x->t);
-}
-
-// the slots' states of a head that failed (no end_head: its figures are not kept)
-static void drop(stepq_head* e) {
-    for (int f = 0; f < e->F; f++) stepq_qstate_free(&e->qs[f]);
-    e->loaded = 0;
 }
 
 // one head from its cursor to its end, in each source in turn
@@ -387,7 +380,7 @@ static int run_lockstep(const stepq_source* const* srcs, int n, const stepq_head
         for (int h = 0; h < H; h++) {
             if (skip[h] || !e[h].loaded) continue;
             if (first.failed) drop(&e[h]);
-            else if (stepq_head_end(&e[h]) != STEPQ_OK && !first.failed) first = (loop_failure){1, h, -1, 0, 1, seg};
+            else if (stepq_head_end(&e[h]) != STEPQ_OK) first = (loop_failure){1, h, -1, 0, 1, seg};
         }
     }
     for (int h = 0; h < H; h++) {
@@ -410,6 +403,7 @@ int stepq_headloop_run_segments(const stepq_source* const* srcs, int n, const st
                         cfg->prefill, cfg->decode, cfg->prefill + cfg->decode);
             return STEPQ_ERR;
         }
+    if (stepq_headloop_check(cfg, cfg->n_obs ? cfg->obs[0].name : "run") != STEPQ_OK) return STEPQ_ERR;
     if (src->lockstep) return run_lockstep(srcs, n, cfg);
     loop_failure first = {0, 0, -1, 0, 0, 0};
 #pragma omp parallel

@@ -64,7 +64,7 @@ struct stepq_backend {
 typedef struct stepq_backend stepq_backend;
 
 // the reference protocol (sim/protocol.h with sim/recurrence.h's step and quant/'s codecs)
-extern const stepq_backend stepq_backend_reference;
+const stepq_backend* stepq_backend_reference(void);
 // the fused kernels this process uses (stepq_kernels_active), with the reference protocol for
 // write_keep and write_cut (the same numbers, tests/test_kernels.c)
 const stepq_backend* stepq_backend_cpu(void);
@@ -143,8 +143,8 @@ typedef struct {
 } stepq_headloop_cfg;
 
 // STEPQ_OK, or STEPQ_ERR (message) when the backend cannot provide what an observer or a slot
-// needs; `what` names the driver
-int stepq_headloop_check(const stepq_headloop_cfg* cfg, int K, int V, const char* what);
+// needs; `what` names the driver. stepq_headloop_run checks this itself before any head runs.
+int stepq_headloop_check(const stepq_headloop_cfg* cfg, const char* what);
 
 // One head's engine: the reference state and every slot's stored state, with its scratch.
 typedef struct {

@@ -65,7 +65,7 @@ stepq_session* stepq_session_open(const stepq_session_cfg* cfg) {
     s->loop = (stepq_headloop_cfg){.backend = cfg->backend, .slots = s->slots, .n_slots = cfg->n_slots,
                                    .plan = cfg->plan, .prefill = cfg->prefill, .decode = 1,
                                    .obs = &s->keep, .n_obs = 1};
-    if (stepq_headloop_check(&s->loop, sh->K, sh->V, "session") != STEPQ_OK) {
+    if (stepq_headloop_check(&s->loop, "session") != STEPQ_OK) {
         free(s->slots);
         free(s);
         return NULL;

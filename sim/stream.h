@@ -60,6 +60,14 @@ void stepq_source_free(stepq_source* src);
 // the source, the head and the step
 int stepq_next_step(stepq_cursor* cur, stepq_step_in* out);
 
+// the step's log gates averaged in double, in order: the run's mean log gate and half-life
+// (the CPU runner and the CUDA engine's host side sum it alike)
+static inline double stepq_mean_log_gate(const stepq_step_in* in, int n_gates) {
+    double s = 0;
+    for (int i = 0; i < n_gates; i++) s += in->g[i];
+    return s / n_gates;
+}
+
 // splitmix64's finaliser: a well-mixed 64-bit function of x
 static inline uint64_t stepq_splitmix64(uint64_t x) {
     x += 0x9e3779b97f4a7c15ull;

@@ -6,13 +6,6 @@
 #include "../../base/common.h"
 #include "../recurrence.h"
 
-// analysis/runner.c's mean_gate: the step's log gates averaged in double, in order
-static double mean_gate(const stepq_step_in* in, int n_gates) {
-    double s = 0;
-    for (int i = 0; i < n_gates; i++) s += in->g[i];
-    return s / n_gates;
-}
-
 static int prep_head(float* rec, double* gate_sum, stepq_cursor* c, const stepq_source* src,
                      long t0, long t1, long prefill, int R) {
     const int K = src->K, V = src->V, G = src->n_gates;
@@ -20,7 +13,7 @@ static int prep_head(float* rec, double* gate_sum, stepq_cursor* c, const stepq_
     for (long t = t0; t < t1; t++, rec += R) {
         stepq_step_in in;
         if (stepq_next_step(c, &in) != STEPQ_OK) return STEPQ_ERR;
-        *gate_sum += mean_gate(&in, G);
+        *gate_sum += stepq_mean_log_gate(&in, G);
         memset(rec, 0, sizeof(float) * (size_t)R);
         memcpy(rec, in.q, sizeof(float) * K);
         memcpy(rec + K, in.k, sizeof(float) * K);
