@@ -28,6 +28,17 @@ static void fmt_index(char* buf, size_t bn, size_t n, const hsize_t* dims, int r
     snprintf(buf + o, bn - (size_t)o, "]");
 }
 
+// the message of value x of dataset name at index ib (as "[t, h, i]"): not finite, or outside
+// [lo, hi]; STEPQ_ERR
+static int value_error(const char* path, const char* name, float x, const char* ib, float lo, float hi) {
+    if (!isfinite(x))
+        stepq_error("%s: dataset '%s' holds %s at index %s", path, name, isnan(x) ? "NaN" : "Inf", ib);
+    else
+        stepq_error("%s: dataset '%s' holds %.9g at index %s, outside [%g, %g]", path, name, (double)x, ib,
+                    (double)lo, (double)hi);
+    return STEPQ_ERR;
+}
+
 // every element finite and within [lo, hi]
 static int check_values(const char* path, const char* name, const float* x, const hsize_t* dims,
                         int rank, float lo, float hi) {
@@ -37,37 +48,34 @@ static int check_values(const char* path, const char* name, const float* x, cons
         if (isfinite(x[i]) && x[i] >= lo && x[i] <= hi) continue;
         char ib[96];
         fmt_index(ib, sizeof ib, i, dims, rank);
-        if (!isfinite(x[i]))
-            stepq_error("%s: dataset '%s' holds %s at index %s", path, name,
-                        isnan(x[i]) ? "NaN" : "Inf", ib);
-        else
-            stepq_error("%s: dataset '%s' holds %g at index %s, outside [%g, %g]", path, name,
-                        (double)x[i], ib, (double)lo, (double)hi);
-        return STEPQ_ERR;
+        return value_error(path, name, x[i], ib, lo, hi);
     }
     return STEPQ_OK;
 }
 
 // q and k must be L2-normalised per head and step, as fla feeds them to the recurrence (method
-// 6.1); normalize: divide each by its norm instead (a zero vector stays zero)
+// 6.1): row (K) of dataset name at step t, head h; normalize: divide it by its norm instead (a
+// zero vector stays zero)
+static int check_norm_row(const char* path, const char* name, float* row, int K, long t, int h, int normalize) {
+    double n2 = 0;
+    for (int i = 0; i < K; i++) n2 += (double)row[i] * row[i];
+    double n = sqrt(n2);
+    if (normalize) {
+        for (int i = 0; n > 0 && i < K; i++) row[i] = (float)(row[i] / n);
+        return STEPQ_OK;
+    }
+    if (fabs(n - 1.0) <= STEPQ_TRACE_NORM_TOL) return STEPQ_OK;
+    stepq_error("%s: dataset '%s' is not L2-normalised: step %ld, head %d has norm %.6g (tolerance "
+                "%g). The recurrence reads q and k normalised per head and step, as fla feeds them: "
+                "capture them after the normalisation, or normalise on reading (source.normalize = "
+                "true; replay --normalize)", path, name, t, h, n, STEPQ_TRACE_NORM_TOL);
+    return STEPQ_ERR;
+}
+
 static int check_norms(const char* path, const char* name, float* x, long T, int H, int K, int normalize) {
     for (long t = 0; t < T; t++)
-        for (int h = 0; h < H; h++) {
-            float* row = x + ((size_t)t * H + h) * K;
-            double n2 = 0;
-            for (int i = 0; i < K; i++) n2 += (double)row[i] * row[i];
-            double n = sqrt(n2);
-            if (normalize) {
-                for (int i = 0; n > 0 && i < K; i++) row[i] = (float)(row[i] / n);
-                continue;
-            }
-            if (fabs(n - 1.0) <= STEPQ_TRACE_NORM_TOL) continue;
-            stepq_error("%s: dataset '%s' is not L2-normalised: step %ld, head %d has norm %.6g (tolerance "
-                        "%g). The recurrence reads q and k normalised per head and step, as fla feeds them: "
-                        "capture them after the normalisation, or normalise on reading (source.normalize = "
-                        "true; replay --normalize)", path, name, t, h, n, STEPQ_TRACE_NORM_TOL);
-            return STEPQ_ERR;
-        }
+        for (int h = 0; h < H; h++)
+            if (check_norm_row(path, name, x + ((size_t)t * H + h) * K, K, t, h, normalize)) return STEPQ_ERR;
     return STEPQ_OK;
 }
 
@@ -303,6 +311,16 @@ stepq_source* stepq_trace_source(stepq_trace* tr, const char* path) {
     return s;
 }
 
+// step in at row o of the arrays q, k (rows of K), v (rows of V), g (rows of G) and beta
+static void put_step(float* q, float* k, float* v, float* g, float* beta, size_t o, const stepq_step_in* in,
+                     int K, int V, int G) {
+    memcpy(q + o * K, in->q, sizeof(float) * K);
+    memcpy(k + o * K, in->k, sizeof(float) * K);
+    memcpy(v + o * V, in->v, sizeof(float) * V);
+    memcpy(g + o * G, in->g, sizeof(float) * G);
+    beta[o] = in->beta;
+}
+
 void stepq_trace_capture(stepq_trace* tr, const stepq_source* src, long T) {
     memset(tr, 0, sizeof *tr);
     int HV = src->n_heads, K = src->K, V = src->V, G = src->n_gates;
@@ -331,12 +349,7 @@ void stepq_trace_capture(stepq_trace* tr, const stepq_source* src, long T) {
         stepq_step_in in;
         for (long t = 0; t < T; t++) {
             stepq_assert(src->next(c, &in) == STEPQ_OK);  // the callers capture what they checked
-            size_t o = (size_t)t * HV + h;
-            memcpy(tr->q + o * K, in.q, sizeof(float) * K);
-            memcpy(tr->k + o * K, in.k, sizeof(float) * K);
-            memcpy(tr->v + o * V, in.v, sizeof(float) * V);
-            memcpy(tr->g + o * G, in.g, sizeof(float) * G);
-            tr->beta[o] = in.beta;
+            put_step(tr->q, tr->k, tr->v, tr->g, tr->beta, (size_t)t * HV + h, &in, K, V, G);
         }
         src->close(c);
     }
@@ -368,9 +381,9 @@ static const char* const ds_name[N_DS] = {"q", "k", "v", "g", "beta"};
 typedef struct {
     char path[4096];
     hid_t f, d[N_DS];
-    int kind, H, HV, K, V, G, normalize;
-    long T, chunk;
-    stepq_trace meta;  // S0 and the labels (no step data)
+    stepq_trace meta;  // the shapes, S0 and the labels (no step data)
+    int G, normalize;  // G: gates per step
+    long chunk;        // steps per read
 } stream_impl;
 
 typedef struct {
@@ -385,9 +398,9 @@ static stepq_cursor* stream_open(const stepq_source* src, int h) {
     c->base.src = src;
     c->base.h = h;
     const size_t C = (size_t)im->chunk;
-    c->q = mallocCheck(sizeof(float) * C * im->K);
-    c->k = mallocCheck(sizeof(float) * C * im->K);
-    c->v = mallocCheck(sizeof(float) * C * im->V);
+    c->q = mallocCheck(sizeof(float) * C * im->meta.K);
+    c->k = mallocCheck(sizeof(float) * C * im->meta.K);
+    c->v = mallocCheck(sizeof(float) * C * im->meta.V);
     c->g = mallocCheck(sizeof(float) * C * im->G);
     c->beta = mallocCheck(sizeof(float) * C);
     return &c->base;
@@ -409,23 +422,18 @@ static int check_chunk(const stream_impl* im, int ds, const float* x, long t0, l
         long t = t0 + (long)(e / w);
         if (ds == DS_BETA || (ds == DS_G && im->G == 1)) snprintf(ib, sizeof ib, "[%ld, %d]", t, h);
         else snprintf(ib, sizeof ib, "[%ld, %d, %zu]", t, h, e % w);
-        if (!isfinite(x[e]))
-            stepq_error("%s: dataset '%s' holds %s at index %s", im->path, ds_name[ds], isnan(x[e]) ? "NaN" : "Inf", ib);
-        else
-            stepq_error("%s: dataset '%s' holds %.9g at index %s, outside [%g, %g]", im->path, ds_name[ds],
-                        (double)x[e], ib, (double)lo, (double)hi);
-        return STEPQ_ERR;
+        return value_error(im->path, ds_name[ds], x[e], ib, lo, hi);
     }
     return STEPQ_OK;
 }
 
 // steps [t0, t0 + n) of value head hv (q/k head hk) into the cursor, checked (method 6.1)
 static int read_chunk(stream_cursor* c, const stream_impl* im, long t0, long n) {
-    const int hv = c->base.h, hk = hv / (im->HV / im->H);
+    const int hv = c->base.h, hk = hv / (im->meta.HV / im->meta.H);
     const hsize_t T0 = (hsize_t)t0, N = (hsize_t)n;
-    hsize_t sq[3] = {T0, (hsize_t)hk, 0}, cq[3] = {N, 1, (hsize_t)im->K};
-    hsize_t sv[3] = {T0, (hsize_t)hv, 0}, cv[3] = {N, 1, (hsize_t)im->V};
-    hsize_t cg[3] = {N, 1, (hsize_t)im->K}, cb[2] = {N, 1};
+    hsize_t sq[3] = {T0, (hsize_t)hk, 0}, cq[3] = {N, 1, (hsize_t)im->meta.K};
+    hsize_t sv[3] = {T0, (hsize_t)hv, 0}, cv[3] = {N, 1, (hsize_t)im->meta.V};
+    hsize_t cg[3] = {N, 1, (hsize_t)im->meta.K}, cb[2] = {N, 1};
     const hid_t F = H5T_NATIVE_FLOAT;
     int rc;
 #pragma omp critical(stepq_hdf5)
@@ -441,33 +449,18 @@ static int read_chunk(stream_cursor* c, const stream_impl* im, long t0, long n) 
     chunks_read++;
     c->t0 = t0;
     c->n = n;
-    if (check_chunk(im, DS_Q, c->q, t0, n, hk, im->K, -INFINITY, INFINITY) ||
-        check_chunk(im, DS_K, c->k, t0, n, hk, im->K, -INFINITY, INFINITY) ||
-        check_chunk(im, DS_V, c->v, t0, n, hv, im->V, -INFINITY, INFINITY) ||
+    if (check_chunk(im, DS_Q, c->q, t0, n, hk, im->meta.K, -INFINITY, INFINITY) ||
+        check_chunk(im, DS_K, c->k, t0, n, hk, im->meta.K, -INFINITY, INFINITY) ||
+        check_chunk(im, DS_V, c->v, t0, n, hv, im->meta.V, -INFINITY, INFINITY) ||
         check_chunk(im, DS_G, c->g, t0, n, hv, im->G, -INFINITY, 0.0f) ||
         check_chunk(im, DS_BETA, c->beta, t0, n, hv, 1, 0.0f, 1.0f))
         return STEPQ_ERR;
-    // q and k L2-normalised per head and step, or normalised here (source.normalize)
-    for (int w = 0; w < 2; w++) {
-        float* x = w ? c->k : c->q;
-        for (long t = 0; t < n; t++) {
-            float* row = x + (size_t)t * im->K;
-            double n2 = 0;
-            for (int i = 0; i < im->K; i++) n2 += (double)row[i] * row[i];
-            double nr = sqrt(n2);
-            if (im->normalize) {
-                for (int i = 0; nr > 0 && i < im->K; i++) row[i] = (float)(row[i] / nr);
-                continue;
-            }
-            if (fabs(nr - 1.0) <= STEPQ_TRACE_NORM_TOL) continue;
-            stepq_error("%s: dataset '%s' is not L2-normalised: step %ld, head %d has norm %.6g (tolerance "
-                        "%g). The recurrence reads q and k normalised per head and step, as fla feeds them: "
-                        "capture them after the normalisation, or normalise on reading (source.normalize = "
-                        "true; replay --normalize)", im->path, ds_name[w ? DS_K : DS_Q], t0 + t, hk, nr,
-                        STEPQ_TRACE_NORM_TOL);
-            return STEPQ_ERR;
-        }
-    }
+    // q and k L2-normalised per head and step, or normalised here (source.normalize); q first
+    for (int w = 0; w < 2; w++)
+        for (long t = 0; t < n; t++)
+            if (check_norm_row(im->path, ds_name[w ? DS_K : DS_Q], (w ? c->k : c->q) + (size_t)t * im->meta.K, im->meta.K,
+                               t0 + t, hk, im->normalize))
+                return STEPQ_ERR;
     return STEPQ_OK;
 }
 
@@ -475,15 +468,15 @@ static int stream_next(stepq_cursor* base, stepq_step_in* out) {
     stream_cursor* c = (stream_cursor*)base;
     const stream_impl* im = base->src->impl;
     const long t = base->t;
-    if (t >= im->T) return STEPQ_END;
+    if (t >= im->meta.T) return STEPQ_END;
     if (t < c->t0 || t >= c->t0 + c->n) {
-        long n = im->T - t < im->chunk ? im->T - t : im->chunk;
+        long n = im->meta.T - t < im->chunk ? im->meta.T - t : im->chunk;
         if (read_chunk(c, im, t, n) != STEPQ_OK) return STEPQ_ERR;
     }
     const size_t i = (size_t)(t - c->t0);
-    out->q = c->q + i * im->K;
-    out->k = c->k + i * im->K;
-    out->v = c->v + i * im->V;
+    out->q = c->q + i * im->meta.K;
+    out->k = c->k + i * im->meta.K;
+    out->v = c->v + i * im->meta.V;
     out->g = c->g + i * im->G;
     out->beta = c->beta[i];
     base->t++;
@@ -549,12 +542,6 @@ int stepq_trace_open(stepq_source** out, const char* path, int normalize) {
         return STEPQ_ERR;
     }
     const stepq_trace* t = &im->meta;
-    im->kind = t->kind;
-    im->T = t->T;
-    im->H = t->H;
-    im->HV = t->HV;
-    im->K = t->K;
-    im->V = t->V;
     im->G = stepq_kind_gates(t->kind, t->K);
     im->normalize = normalize;
     im->chunk = stepq_trace_chunk_steps();
@@ -640,14 +627,7 @@ int stepq_trace_write_source(const char* path, const stepq_source* src, long T, 
                     source_failed = 1;
                     break;
                 }
-                for (int h = 0; h < HV; h++) {
-                    const size_t o = (size_t)h * C + (size_t)i;
-                    memcpy(q + o * K, in[h].q, sizeof(float) * K);
-                    memcpy(k + o * K, in[h].k, sizeof(float) * K);
-                    memcpy(v + o * V, in[h].v, sizeof(float) * V);
-                    memcpy(g + o * G, in[h].g, sizeof(float) * G);
-                    beta[o] = in[h].beta;
-                }
+                for (int h = 0; h < HV; h++) put_step(q, k, v, g, beta, (size_t)h * C + (size_t)i, &in[h], K, V, G);
             }
             for (int h = 0; h < HV && !source_failed; h++) {
                 const size_t o = (size_t)h * C;
@@ -678,11 +658,7 @@ int stepq_trace_write_source(const char* path, const stepq_source* src, long T, 
                             source_failed = 1;
                             break;
                         }
-                        memcpy(q + i * K, in.q, sizeof(float) * K);
-                        memcpy(k + i * K, in.k, sizeof(float) * K);
-                        memcpy(v + i * V, in.v, sizeof(float) * V);
-                        memcpy(g + i * G, in.g, sizeof(float) * G);
-                        beta[i] = in.beta;
+                        put_step(q, k, v, g, beta, (size_t)i, &in, K, V, G);
                     }
                     if (!source_failed) write_chunk(&w, h, t0, n, q, k, v, g, beta, K, V, G);
                 }
