@@ -53,18 +53,36 @@ typedef void (*stepq_row_offsets_fn)(uint32_t* off, const stepq_format* fmt,
 #define STEPQ_WORK_FLOATS(K, V) (3 * (size_t)(K) * (V) + 8 * ((size_t)(K) + (size_t)(V)))
 
 // A family: what its formats share (ggml's type traits). One file per family in quant/.
-enum {
-    STEPQ_FAMILY_CAST,
-    STEPQ_FAMILY_ROWS,
-    STEPQ_FAMILY_DAMP,
-    STEPQ_FAMILY_DUAL,
-    STEPQ_FAMILY_NVFP4,
-    STEPQ_FAMILY_LEAP,
-    STEPQ_FAMILY_FP8TILE,
-    STEPQ_FAMILY_SR,
-};
+//
+// The families, listed once: X(A, ID, name) for each, in the order of their ids. The ids, the
+// per-family codecs' dispatch (STEPQ_DISPATCH_FAMILY) and the fused CPU and CUDA kernels'
+// specialisations are generated from this list; a family added here that lacks a codec in
+// quant/famrows.h or sim/cuda/blockprog.cuh does not compile. name: the lower-case name its
+// codecs take (stepq_family_<name>, the CUDA block programs' bp_<name>_*).
+#define STEPQ_FAMILIES(X, A)                                                                 \
+    X(A, CAST, cast)                                                                         \
+    X(A, ROWS, rows)                                                                         \
+    X(A, DAMP, damp)                                                                         \
+    X(A, DUAL, dual)                                                                         \
+    X(A, NVFP4, nvfp4)                                                                       \
+    X(A, LEAP, leap)                                                                         \
+    X(A, FP8TILE, fp8tile)                                                                   \
+    X(A, SR, sr)
+#define STEPQ_FAMILY_ID_(A, ID, name) STEPQ_FAMILY_##ID,
+enum { STEPQ_FAMILIES(STEPQ_FAMILY_ID_, ~) STEPQ_N_FAMILIES };
+// STEPQ_DISPATCH_FAMILY(id, F): the statement F(fam, name) for the family whose id is id, fam
+// its id as a constant (so that an inlined function taking it is specialised for the family);
+// nothing for an id that is no family's. The only switch on a family id outside quant/'s own
+// codecs goes through it.
+#define STEPQ_DISPATCH_CASE_(F, ID, name) \
+    case STEPQ_FAMILY_##ID: F(STEPQ_FAMILY_##ID, name); break;
+#define STEPQ_DISPATCH_FAMILY(id, F) \
+    switch (id) {                    \
+        STEPQ_FAMILIES(STEPQ_DISPATCH_CASE_, F)   \
+    default: break;                  \
+    }
 typedef struct {
-    int id;                 // STEPQ_FAMILY_*: the fused kernels (sim/kernels.c) switch on it
+    int id;                 // STEPQ_FAMILY_* (STEPQ_FAMILIES): what the codecs' dispatch takes
     const char* name;
     stepq_bytes_fn packed_bytes;
     stepq_encode_fn encode;
@@ -141,6 +159,26 @@ int stepq_family_holds(const stepq_family* fam, int K, int V);
 // and what it needs. stepq_family_fits: the same for a family, named `what` in the message.
 int stepq_format_fits(const stepq_format* f, int K, int V);
 int stepq_family_fits(const stepq_family* fam, const char* what, int K, int V);
+
+// Family traits the engines ask of a format (the CUDA engine and serving kernels, the tests):
+// 1 if its encoder reads the state stored before the step (LeapQuant's freeze gate, tau > 0)
+static inline int stepq_format_freeze_gated(const stepq_format* f) {
+    return f->family->id == STEPQ_FAMILY_LEAP && f->leap.tau > 0;
+}
+// 1 for the float32 cast: the stored state is the state itself (the serving baseline)
+static inline int stepq_format_exact(const stepq_format* f) {
+    return f->family->id == STEPQ_FAMILY_CAST && f->cast.element == STEPQ_ELEM_FP32;
+}
+// 1 if its coded rows are Walsh-Hadamard rotated along V (DAMP's, but its FP16 pivots)
+static inline int stepq_format_rotated(const stepq_format* f) { return f->family->id == STEPQ_FAMILY_DAMP; }
+// LeapQuant's residual region (layout.h): *res <- where its residual rows start in the packed
+// head, *res_row <- the bytes of one (the FP32 oracle's: V floats); 0 and 0 for other families
+static inline void stepq_format_residual(size_t* res, size_t* res_row, const stepq_format* f, int K, int V) {
+    *res = *res_row = 0;
+    if (f->family->id != STEPQ_FAMILY_LEAP) return;
+    *res = (size_t)K * STEPQ_ROW_BYTES(f->width, V);
+    *res_row = f->leap.residual_bits == 32 ? (size_t)V * 4 : STEPQ_ROW_BYTES(f->leap.residual_bits, V);
+}
 
 // bytes of a replay format's ring: `replay` steps of BF16 inputs q, k (K), v (V), g (1 or K), beta
 static inline size_t stepq_ring_bytes(const stepq_format* f, const stepq_head_plan* hp, int K, int V) {

@@ -646,7 +646,7 @@ STEPQ_RC void rc_nvfp4_encode_rows(uint8_t* P, const float* X, float s_head, int
 
 #if defined(STEPQ_RC_AVX512)
 // the 16 values of the NVFP4 block at B: E2M1 value times (E4M3 scale times s_head)
-static inline __m512 rc_nvfp4_values16(const uint8_t* B, float s_head) {
+static inline __attribute__((always_inline)) __m512 rc_nvfp4_values16(const uint8_t* B, float s_head) {
     const float s = stepq_e4m3_decode(B[0]) * s_head;
     return _mm512_mul_ps(_mm512_permutexvar_ps(rc_unnibble16(B + 1), _mm512_load_ps(rc_e2m1_values)), _mm512_set1_ps(s));
 }

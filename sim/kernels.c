@@ -1,13 +1,14 @@
 // kernels.c: the fused decode step (kernels.h), built once per instruction set: CMake compiles
 // this file for x86-64-v2, AVX2 and AVX-512 with STEPQ_KERNELS_NAME naming the table it
-// defines. The row codecs come from quant/rowcodec.h and quant/dualfit.h, whose SIMD blocks
-// switch on with the wider builds; everything else is the reference's plain C, vectorised by
-// the compiler (ISO C: no contraction into FMA, no reassociation, so no result changes).
+// defines. Each family's row codecs come from quant/famrows.h (over quant/rowcodec.h and
+// quant/dualfit.h, whose SIMD blocks switch on with the wider builds), and the passes below
+// are written once for every family: STEPQ_DISPATCH_FAMILY specialises them for each family
+// of quant/format.h's list. Everything else is the reference's plain C, vectorised by the
+// compiler (ISO C: no contraction into FMA, no reassociation, so no result changes).
 #include <math.h>
 #include <string.h>
 
-#include "../quant/dualfit.h"
-#include "../quant/rowcodec.h"
+#include "../quant/famrows.h"
 #include "kernels.h"
 #include "sums.h"
 
@@ -22,182 +23,28 @@
 #define PROPAGATE_FIXED_DIM 128
 #include "propagate_impl.h"
 
-// what a step needs of the head besides its rows: the dual layout's column factors, NVFP4's
-// head scale, LeapQuant's residual region
-typedef struct {
-    float c[STEPQ_MAX_DIM];
-    float s_head;
-    size_t res;        // LeapQuant: where the residual rows start
-    size_t res_row;    // and the bytes of one residual row (the FP32 oracle: V floats)
-} head_ctx;
-
-static void load_ctx(head_ctx* h, const stepq_qstate* qs) {
-    const stepq_format* f = qs->fmt;
-    const int K = qs->K, V = qs->V;
-    switch (f->family->id) {
-    case STEPQ_FAMILY_DUAL: df_columns(h->c, qs->packed, &qs->hp, K, V); break;
-    case STEPQ_FAMILY_NVFP4: memcpy(&h->s_head, qs->packed, 4); break;
-    case STEPQ_FAMILY_LEAP:
-        h->res = (size_t)K * STEPQ_ROW_BYTES(f->width, V);
-        h->res_row = f->leap.residual_bits == 32 ? (size_t)V * 4 : STEPQ_ROW_BYTES(f->leap.residual_bits, V);
-        break;
-    default: break;
-    }
-}
-
-#define INLINE static inline __attribute__((always_inline))
-
+// the families' codecs come from quant/famrows.h: fam is a constant at every call site of the
+// passes below, so each family gets a loop of its own; these three dispatch once a step
+static void load_ctx(fr_ctx* h, const stepq_qstate* qs) { fr_load_ctx(h, qs, qs->fmt->family->id); }
 // 1 when the format's encoder works row by row (the others need the whole head)
-static int row_local(const stepq_format* f) {
-    switch (f->family->id) {
-    case STEPQ_FAMILY_DUAL: case STEPQ_FAMILY_NVFP4: case STEPQ_FAMILY_FP8TILE: case STEPQ_FAMILY_SR: return 0;
-    case STEPQ_FAMILY_LEAP: return !(f->leap.tau > 0);
-    default: return 1;
-    }
-}
-
-// FP8 tiles: where the float32 scale of row i's tile is stored (the 4 bytes before the tile's
-// first row)
-static uint8_t* tile_scale_at(const stepq_qstate* qs, int i) {
-    return qs->packed + qs->row_off[i - i % STEPQ_FP8_TILE] - 4;
-}
-
-// x (V) <- row i of the stored state S_hat; fam is a constant at every call site, so each
-// family gets a loop of its own
-INLINE void decode_row(float* x, const stepq_qstate* qs, const head_ctx* h, int i, int fam, int V) {
-    const stepq_format* f = qs->fmt;
-    const uint8_t* P = qs->packed + qs->row_off[i];
-    const int b = qs->rows[i];
-    switch (fam) {
-    case STEPQ_FAMILY_CAST:
-        if (f->cast.element == STEPQ_ELEM_FP32) memcpy(x, P, sizeof(float) * V);
-        else if (f->cast.element == STEPQ_ELEM_FP16) rc_f16_decode_row(x, P, V);
-        else rc_bf16_decode_row(x, P, V);
-        break;
-    case STEPQ_FAMILY_ROWS: rc_row_decode(x, P, b, V); break;
-    case STEPQ_FAMILY_DAMP:
-        rc_row_decode(x, P, b, V);
-        if (b != STEPQ_PIVOT_BITS) rc_fwht(x, V);
-        break;
-    case STEPQ_FAMILY_DUAL: df_decode_row(x, P, h->c, &qs->hp, i, V); break;
-    case STEPQ_FAMILY_NVFP4: rc_nvfp4_decode_row(x, P, h->s_head, V); break;
-    case STEPQ_FAMILY_FP8TILE: {
-        float s;
-        memcpy(&s, tile_scale_at(qs, i), 4);
-        rc_fp8_decode(x, P, s, (size_t)V);
-        break;
-    }
-    case STEPQ_FAMILY_SR: rc_sr_decode_row(x, qs->packed, f->sr.element, i, V); break;
-    case STEPQ_FAMILY_LEAP: {  // the base row, plus alpha times its residual
-        float d[STEPQ_MAX_DIM];
-        const uint8_t* R = qs->packed + h->res + (size_t)i * h->res_row;
-        rc_rows_decode_row(x, P, f->width, V);
-        if (f->leap.residual_bits == 32) memcpy(d, R, sizeof(float) * V);
-        else rc_rows_decode_row(d, R, f->leap.residual_bits, V);
-        for (int j = 0; j < V; j++) x[j] += f->leap.alpha * d[j];
-        break;
-    }
-    }
-}
-
-// row i of P <- encode(x) for a row-local format, x finite with absmax bits umax; xq (V) <- the
-// decoded row, or NULL when nothing measures it (serving): the bytes are the same either way;
-// STEPQ_ERR on NaN/Inf (a residual can overflow)
-INLINE int encode_row(stepq_qstate* qs, const head_ctx* h, float* xq, const float* x, int i,
-                      uint32_t umax, int fam, int V) {
-    const stepq_format* f = qs->fmt;
-    uint8_t* P = qs->packed + qs->row_off[i];
-    const int b = qs->rows[i];
-    float t[STEPQ_MAX_DIM];
-    switch (fam) {
-    case STEPQ_FAMILY_CAST:
-        if (f->cast.element == STEPQ_ELEM_FP16) return rc_f16_encode_row(P, xq, x, V);
-        if (f->cast.element == STEPQ_ELEM_BF16) rc_bf16_encode_row(P, xq, x, V);
-        else {
-            memcpy(P, x, sizeof(float) * V);
-            if (xq) memcpy(xq, x, sizeof(float) * V);
-        }
-        return STEPQ_OK;
-    case STEPQ_FAMILY_ROWS:
-        if (b == STEPQ_PIVOT_BITS) return rc_f16_encode_row(P, xq, x, V);
-        rc_rows_encode_scaled(P, xq, x, rc_row_scale(stepq_bits_f32(umax), (float)STEPQ_QMAX(b)), b, V);
-        return STEPQ_OK;
-    case STEPQ_FAMILY_DAMP:
-        if (b == STEPQ_PIVOT_BITS) return rc_f16_encode_row(P, xq, x, V);
-        memcpy(t, x, sizeof(float) * V);
-        rc_fwht(t, V);
-        if (rc_rows_encode_row(P, xq, t, b, V) != STEPQ_OK) return STEPQ_ERR;
-        if (xq) rc_fwht(xq, V);
-        return STEPQ_OK;
-    case STEPQ_FAMILY_LEAP: {  // base row, then the residual of what it stored
-        uint8_t* R = qs->packed + h->res + (size_t)i * h->res_row;
-        float base[STEPQ_MAX_DIM];  // the residual needs the decoded base row
-        if (!xq) xq = base;
-        rc_rows_encode_scaled(P, xq, x, rc_row_scale(stepq_bits_f32(umax), (float)STEPQ_QMAX(f->width)),
-                              f->width, V);
-        for (int j = 0; j < V; j++) t[j] = x[j] - xq[j];
-        float d[STEPQ_MAX_DIM];
-        if (f->leap.residual_bits == 32) memcpy(R, t, sizeof(float) * V), memcpy(d, t, sizeof(float) * V);
-        else if (rc_rows_encode_row(R, d, t, f->leap.residual_bits, V) != STEPQ_OK) return STEPQ_ERR;
-        for (int j = 0; j < V; j++) xq[j] += f->leap.alpha * d[j];
-        return STEPQ_OK;
-    }
-    default: stepq_assert(!"not a row-local format"); return STEPQ_ERR;
-    }
-}
-
-// the dual-axis fit of the paper's 128-wide rows, every function of it inlined with V known
-__attribute__((flatten)) static void df_encode_finite128(uint8_t* P, const float* X, const stepq_head_plan* hp,
-                                                         int dsq, float* work, int K) {
-    df_encode_finite(P, X, hp, dsq, work, K, 128);
-}
+static int row_local(const stepq_format* f) { return fr_row_local(f, f->family->id); }
 
 // P <- encode(X) of a format whose encoder needs the whole head; umax: the largest |X| as float
 // bits, which the write pass found (NaN and Inf above FLT_MAX's); freeze: LeapQuant's
 // ||X - S_prev||^2 and ||S_prev||^2, which it summed too
-static int encode_head(stepq_qstate* qs, const head_ctx* h, uint32_t umax, const double* freeze) {
-    const stepq_format* f = qs->fmt;
-    const int K = qs->K, V = qs->V;
+static int encode_head(stepq_qstate* qs, const fr_ctx* h, uint32_t umax, const double* freeze) {
     if (umax > 0x7f7fffffu) return STEPQ_ERR;  // every whole-head encoder's finite check
-    switch (f->family->id) {
-    case STEPQ_FAMILY_LEAP:  // with freeze gating: leap_encode's steps, its rows as a row-local LeapQuant's
-        if (rc_leap_keeps(freeze, f->leap.tau)) return STEPQ_OK;
-        for (int i = 0; i < K; i++) {
-            const float* x = qs->X + (size_t)i * V;
-            if (encode_row(qs, h, NULL, x, i, rc_absmax_bits(x, V), STEPQ_FAMILY_LEAP, V) != STEPQ_OK)
-                return STEPQ_ERR;
-        }
-        return STEPQ_OK;
-    case STEPQ_FAMILY_DUAL:  // df_encode_head past its finite check
-        if (V == 128) df_encode_finite128(qs->packed, qs->X, &qs->hp, f->dual.dsq, qs->work, K);
-        else df_encode_finite(qs->packed, qs->X, &qs->hp, f->dual.dsq, qs->work, K, V);
-        return STEPQ_OK;
-    case STEPQ_FAMILY_SR:  // sr_encode's steps
-        rc_sr_encode_head(qs->packed, qs->X, f->sr.element, K, V, qs->work);
-        return STEPQ_OK;
-    case STEPQ_FAMILY_FP8TILE:  // tile_encode's steps
-        for (int t = 0; t < K; t += STEPQ_FP8_TILE)
-            rc_fp8_encode_tile(tile_scale_at(qs, t), qs->X + (size_t)t * V,
-                               (size_t)(K - t < STEPQ_FP8_TILE ? K - t : STEPQ_FP8_TILE) * V);
-        return STEPQ_OK;
-    case STEPQ_FAMILY_NVFP4: {
-        float s_head = stepq_bits_f32(umax) / (6.0f * 448.0f);  // rc_absmax(X)
-        memcpy(qs->packed, &s_head, 4);
-        rc_nvfp4_encode_rows(qs->packed + qs->row_off[0], qs->X, s_head, K, V);
-        return STEPQ_OK;
-    }
-    default: return stepq_encode(qs->packed, qs->X, f, &qs->hp, qs->work, K, V);
-    }
+    return fr_encode_head(qs, h, umax, freeze, qs->fmt->family->id);
 }
 
 // pass 1 over the rows of one family
-INLINE void read_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in,
-                      const float* decay, const double* grad, const float* S_prev, float* pred,
-                      float* acc, int fam, int V) {
+FR_INLINE void read_rows(stepq_qstate* qs, const fr_ctx* h, const stepq_step_in* in,
+                         const float* decay, const double* grad, const float* S_prev, float* pred,
+                         float* acc, int fam, int V) {
     const int K = qs->K;
     float x[STEPQ_MAX_DIM];
     for (int i = 0; i < K; i++) {
-        decode_row(x, qs, h, i, fam, V);
+        fr_decode_row(x, qs, h, i, fam, V);
         if (pred) {  // P1 (method 3): the error of S_hat_{t-1} weighted by the read-out
             const float* sp = S_prev + (size_t)i * V;
             const float gi = (float)grad[i];
@@ -229,126 +76,22 @@ INLINE void read_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* 
 // formats' rows (dual layout, NVFP4, FP8 tiles, stochastic rounding; LeapQuant with freeze
 // gating) their read pass and (all but the last) the update of their write pass (fam; FP8 tiles
 // and stochastic rounding 1.4-2.8% faster than through the row functions' vector loops).
-#define R128 8  // vectors of 16 in a row
-
 // whether a format's 128-wide rows take the register passes (read_rows128 and write_rows128 or
-// write_head128): the cast, rows, dual-layout, NVFP4, FP8-tile and stochastic-rounding
-// families; DAMP and LeapQuant where their rows have vector widths (LeapQuant's residual: or
-// the FP32 oracle's floats; with freeze gating only the read pass)
-static int regs128(const stepq_format* f) {
-    switch (f->family->id) {
-    case STEPQ_FAMILY_CAST:
-    case STEPQ_FAMILY_ROWS:
-    case STEPQ_FAMILY_DUAL:
-    case STEPQ_FAMILY_NVFP4:
-    case STEPQ_FAMILY_FP8TILE:
-    case STEPQ_FAMILY_SR: return 1;
-    case STEPQ_FAMILY_DAMP: return RC_SIMD_WIDTH(f->width);
-    case STEPQ_FAMILY_LEAP:
-        return RC_SIMD_WIDTH(f->width) && (f->leap.residual_bits == 32 || RC_SIMD_WIDTH(f->leap.residual_bits));
-    default: return 0;
-    }
-}
+// write_head128; fr_<name>_regs128)
+static int regs128(const stepq_format* f) { return fr_regs128(f, f->family->id); }
 
-// t (8 vectors) <- a row of 128 floats (a buffer, the read-out, a state row), and back
-INLINE void rows128_load(__m512* t, const float* row) {
-#pragma GCC unroll 8
-    for (int c = 0; c < R128; c++) t[c] = _mm512_loadu_ps(row + 16 * c);
-}
-INLINE void rows128_store(float* row, const __m512* t) {
-#pragma GCC unroll 8
-    for (int c = 0; c < R128; c++) _mm512_storeu_ps(row + 16 * c, t[c]);
-}
-
-// t (8 vectors) <- row i decoded; fam: CAST, ROWS, DAMP (its rows but the FP16 ones are
-// rotated), DUAL (df_decode_row's r c_j (nrm z_j); its other rows through df_decode_row), LEAP,
-// FP8TILE, SR or NVFP4
-INLINE void rows128_decode(__m512* t, const stepq_qstate* qs, const head_ctx* h, int i, int fam) {
-    const uint8_t* P = qs->packed + qs->row_off[i];
-    const int b = qs->rows[i];
-    if (fam == STEPQ_FAMILY_CAST) {  // rc_f16_decode_row, rc_bf16_decode_row, the float32 row
-        const int e = qs->fmt->cast.element;
-#pragma GCC unroll 8
-        for (int c = 0; c < R128; c++) {
-            const __m256i* w = (const __m256i*)(P + 32 * c);  // (FP16, BF16)
-            t[c] = e == STEPQ_ELEM_FP32   ? _mm512_loadu_ps(P + 64 * c)
-                   : e == STEPQ_ELEM_FP16 ? _mm512_cvtph_ps(_mm256_loadu_si256(w))
-                                          : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(w)), 16));
-        }
-        return;
-    }
-    if (fam == STEPQ_FAMILY_LEAP) {  // the base row plus alpha times its residual (decode_row's)
-        const stepq_format* f = qs->fmt;
-        const int rb = f->leap.residual_bits;
-        const uint8_t* R = qs->packed + h->res + (size_t)i * h->res_row;
-        uint16_t sh, rh = 0;
-        memcpy(&sh, P, 2);
-        if (rb != 32) memcpy(&rh, R, 2);
-        const __m512 vs = _mm512_set1_ps(rc_f16_to_f32(sh)), vr = _mm512_set1_ps(rc_f16_to_f32(rh));
-        const __m512 va = _mm512_set1_ps(f->leap.alpha);
-#pragma GCC unroll 8
-        for (int c = 0; c < R128; c++) {
-            const __m512 d = rb == 32 ? _mm512_loadu_ps(R + 64 * c) : rc_values16(R + 2 + 2 * rb * c, rb, vr);
-            t[c] = _mm512_add_ps(rc_values16(P + 2 + 2 * f->width * c, f->width, vs), _mm512_mul_ps(va, d));
-        }
-        return;
-    }
-    if (fam == STEPQ_FAMILY_FP8TILE) {  // rc_fp8_decode's
-        float sc;
-        memcpy(&sc, tile_scale_at(qs, i), 4);
-        const __m512 vs = _mm512_set1_ps(sc);
-#pragma GCC unroll 8
-        for (int c = 0; c < R128; c++) t[c] = _mm512_mul_ps(rc_fp8_values16(P + 16 * c), vs);
-        return;
-    }
-    if (fam == STEPQ_FAMILY_SR) {  // rc_sr_decode_row's
-        const int e = qs->fmt->sr.element;
-        const uint8_t* sc;
-        const uint8_t* R = rc_sr_row(&sc, qs->packed, e, i, 128);
-#pragma GCC unroll 8
-        for (int c = 0; c < R128; c++) t[c] = rc_sr_values16(R, sc, e, 16 * c);
-        return;
-    }
-    if (fam == STEPQ_FAMILY_NVFP4) {  // eight blocks of 16
-#pragma GCC unroll 8
-        for (int c = 0; c < R128; c++) t[c] = rc_nvfp4_values16(P + c * STEPQ_NVFP4_BLOCK_BYTES, h->s_head);
-        return;
-    }
-    if (!RC_SIMD_WIDTH(b)) {  // FP16 pivots, GDN's 2-bit dual rows, other widths: decode_row
-        float x[128];
-        decode_row(x, qs, h, i, fam, 128);
-        rows128_load(t, x);
-        return;
-    }
-    if (fam == STEPQ_FAMILY_DUAL) {
-        // df_decode_row's (r c_j) (nrm z_j) as ((r nrm) c_j) z_j: nrm is a power of two (at most
-        // 64) and r, c_j FP16 factors (at least 2^-24), so r nrm is exact and (r nrm) c_j is nrm
-        // times the rounded r c_j (no product leaves the normal range): the same value, a
-        // multiply fewer (STEPQuant@6's step 16.5 -> 15.9 us, DSQ6 10.1 -> 9.6, medians of 7)
-        const __m512 vrn = _mm512_set1_ps(df_get16(P) * df_nrm_of(&qs->hp, b));
-#pragma GCC unroll 8
-        for (int c = 0; c < R128; c++)
-            t[c] = _mm512_mul_ps(_mm512_mul_ps(vrn, _mm512_loadu_ps(h->c + 16 * c)),
-                                 _mm512_cvtepi32_ps(rc_unpack16(P + 2 + 2 * b * c, b)));
-        return;
-    }
-    uint16_t sh;
-    memcpy(&sh, P, 2);
-    const __m512 vs = _mm512_set1_ps(rc_f16_to_f32(sh));
-#pragma GCC unroll 8
-    for (int c = 0; c < R128; c++) t[c] = rc_values16(P + 2 + 2 * b * c, b, vs);
-    if (fam == STEPQ_FAMILY_DAMP) rc_fwht128(t);  // (its FP16 rows went through decode_row)
-}
+// t (8 vectors) <- a row of 128 floats (a buffer, the read-out, a state row), and back; t <-
+// row i decoded (fr_<name>_decode128)
 
 // the largest |t| of a row as float bits (rc_absmax_bits)
-INLINE __m512i rows128_lanemax(const __m512* t) {  // lane by lane, before the lanes meet
+FR_INLINE __m512i rows128_lanemax(const __m512* t) {  // lane by lane, before the lanes meet
     const __m512i mag = _mm512_set1_epi32(0x7fffffff);
     __m512i m = _mm512_setzero_si512();
 #pragma GCC unroll 8
-    for (int c = 0; c < R128; c++) m = _mm512_max_epu32(m, _mm512_and_si512(_mm512_castps_si512(t[c]), mag));
+    for (int c = 0; c < FR_R128; c++) m = _mm512_max_epu32(m, _mm512_and_si512(_mm512_castps_si512(t[c]), mag));
     return m;
 }
-INLINE uint32_t rows128_absmax(const __m512* t) { return _mm512_reduce_max_epu32(rows128_lanemax(t)); }
+FR_INLINE uint32_t rows128_absmax(const __m512* t) { return _mm512_reduce_max_epu32(rows128_lanemax(t)); }
 
 // lane r <- the largest lane of m[r], for 16 vectors reduced together (halves, then quarters,
 // then pairs and single lanes meet in one max per two rows), as rc_absmax8x16 reduces its
@@ -356,7 +99,7 @@ INLINE uint32_t rows128_absmax(const __m512* t) { return _mm512_reduce_max_epu32
 // any order. With the whole-head passes reducing their rows' lanes once a head (medians of 7
 // alternating runs of one format's step): INT8 4.59 -> 4.44 us, INT6 5.63 -> 5.55, INT4 5.46 ->
 // 5.35, DAMP 12.39 -> 12.07, NVFP4 11.43 -> 11.17, STEPQuant@6 within 1%
-INLINE __m512i max16x16(const __m512i* m) {
+FR_INLINE __m512i max16x16(const __m512i* m) {
     __m512i h[8], q[4], e[2];
     for (int k = 0; k < 8; k++) h[k] = rc_max_halves(m[2 * k], m[2 * k + 1]);  // lanes 0..7: row 2k's, 8..15: 2k + 1's
     for (int k = 0; k < 4; k++) q[k] = rc_max_quarters(h[2 * k], h[2 * k + 1]);  // 128-bit lane L: row 4k + L's
@@ -369,26 +112,26 @@ INLINE __m512i max16x16(const __m512i* m) {
     return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), f);
 }
 
-INLINE void read_rows128(const stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in, const float* decay,
-                         const double* grad, const float* S_prev, float* pred, float* acc, int fam) {
-    __m512 a[R128], p[R128], t[R128];
+FR_INLINE void read_rows128(const stepq_qstate* qs, const fr_ctx* h, const stepq_step_in* in, const float* decay,
+                            const double* grad, const float* S_prev, float* pred, float* acc, int fam) {
+    __m512 a[FR_R128], p[FR_R128], t[FR_R128];
 #pragma GCC unroll 8
-    for (int c = 0; c < R128; c++) a[c] = _mm512_setzero_ps(), p[c] = _mm512_setzero_ps();
+    for (int c = 0; c < FR_R128; c++) a[c] = _mm512_setzero_ps(), p[c] = _mm512_setzero_ps();
     for (int i = 0; i < qs->K; i++) {
-        rows128_decode(t, qs, h, i, fam);
+        fr_decode128(t, qs, h, i, fam);
         if (pred) {  // P1: pred += (x - S_prev) grad_i, as read_rows
             const __m512 vg = _mm512_set1_ps((float)grad[i]);
             const float* sp = S_prev + (size_t)i * 128;
 #pragma GCC unroll 8
-            for (int c = 0; c < R128; c++)
+            for (int c = 0; c < FR_R128; c++)
                 p[c] = _mm512_add_ps(p[c], _mm512_mul_ps(_mm512_sub_ps(t[c], _mm512_loadu_ps(sp + 16 * c)), vg));
         }
         const __m512 vd = _mm512_set1_ps(decay[i]), vk = _mm512_set1_ps(in->k[i]);
 #pragma GCC unroll 8
-        for (int c = 0; c < R128; c++) a[c] = _mm512_add_ps(a[c], _mm512_mul_ps(vk, _mm512_mul_ps(t[c], vd)));
+        for (int c = 0; c < FR_R128; c++) a[c] = _mm512_add_ps(a[c], _mm512_mul_ps(vk, _mm512_mul_ps(t[c], vd)));
     }
-    rows128_store(acc, a);
-    if (pred) rows128_store(pred, p);
+    fr_store128(acc, a);
+    if (pred) fr_store128(pred, p);
 }
 
 // a row's largest |x| as float bits and, for a finite row of a vector width, its FP16 scale and
@@ -402,36 +145,36 @@ typedef struct {
 // row i: t (8 vectors) <- D x + k u^T of its decoded row, yv (8 vectors) += q t; returns its
 // largest |t| as float bits. DAMP: t is then rotated as DAMP encodes it (a finite row; the
 // scale is the rotated row's, as rc_rows_encode_row takes it)
-INLINE __m512i rows128_update_lanes(__m512* t, __m512* yv, const stepq_qstate* qs, const head_ctx* h,
-                                    const stepq_step_in* in, const float* decay, double scale, int i, int fam) {
-    rows128_decode(t, qs, h, i, fam);
+FR_INLINE __m512i rows128_update_lanes(__m512* t, __m512* yv, const stepq_qstate* qs, const fr_ctx* h,
+                                       const stepq_step_in* in, const float* decay, double scale, int i, int fam) {
+    fr_decode128(t, qs, h, i, fam);
     const __m512 vd = _mm512_set1_ps(decay[i]), vk = _mm512_set1_ps(in->k[i]);
     const __m512 vq = _mm512_set1_ps((float)scale * in->q[i]);
 #pragma GCC unroll 8
-    for (int c = 0; c < R128; c++) {
+    for (int c = 0; c < FR_R128; c++) {
         t[c] = _mm512_add_ps(_mm512_mul_ps(t[c], vd), _mm512_mul_ps(vk, _mm512_loadu_ps(qs->u + 16 * c)));
         yv[c] = _mm512_add_ps(yv[c], _mm512_mul_ps(vq, t[c]));
     }
     const __m512i m = rows128_lanemax(t);
-    if (fam == STEPQ_FAMILY_DAMP && qs->rows[i] != STEPQ_PIVOT_BITS &&
+    if (fr_rotated(fam) && qs->rows[i] != STEPQ_PIVOT_BITS &&
         !_mm512_cmpgt_epu32_mask(m, _mm512_set1_epi32(0x7f7fffff))) {  // a finite row
         rc_fwht128(t);
         return rows128_lanemax(t);
     }
     return m;
 }
-INLINE uint32_t rows128_update(__m512* t, __m512* yv, const stepq_qstate* qs, const head_ctx* h,
-                               const stepq_step_in* in, const float* decay, double scale, int i, int fam) {
+FR_INLINE uint32_t rows128_update(__m512* t, __m512* yv, const stepq_qstate* qs, const fr_ctx* h,
+                                  const stepq_step_in* in, const float* decay, double scale, int i, int fam) {
     return _mm512_reduce_max_epu32(rows128_update_lanes(t, yv, qs, h, in, decay, scale, i, fam));
 }
 
 // rows128_encode of a row of another width (FP16 pivots, 2, 3, 5 and 7 bits) through the row
 // functions, out of line: inlined three times, its row buffers made GCC keep the vector rows
 // of the loop in memory
-__attribute__((noinline)) static int rows128_encode_other(stepq_qstate* qs, const head_ctx* h, const float* x,
+__attribute__((noinline)) static int rows128_encode_other(stepq_qstate* qs, const fr_ctx* h, const float* x,
                                                           uint32_t umax, int i, const float* sr, stepq_qmeasure* m) {
     float xq[128];
-    if (encode_row(qs, h, sr ? xq : NULL, x, i, umax, STEPQ_FAMILY_ROWS, 128) != STEPQ_OK) return STEPQ_ERR;
+    if (fr_encode_row(qs, h, sr ? xq : NULL, x, i, umax, FR_SCALED_ROWS, 128) != STEPQ_OK) return STEPQ_ERR;
     if (sr) {
         m->err2 += stepq_sq_dist_row(xq, sr, 128);
         m->hat2 += stepq_sq_norm_row(xq, 128);
@@ -441,10 +184,10 @@ __attribute__((noinline)) static int rows128_encode_other(stepq_qstate* qs, cons
 
 // m += the sums of a decoded row xq against sr, row i of S_ref, in sums.h's lanes (lane k takes
 // elements k, k + 16, ...: the vectors in order), as stepq_sq_dist_row and stepq_sq_norm_row
-INLINE void rows128_measure(stepq_qmeasure* m, const __m512* xq, const float* sr) {
+FR_INLINE void rows128_measure(stepq_qmeasure* m, const __m512* xq, const float* sr) {
     __m512 de = _mm512_setzero_ps(), no = _mm512_setzero_ps();
 #pragma GCC unroll 8
-    for (int c = 0; c < R128; c++) {
+    for (int c = 0; c < FR_R128; c++) {
         const __m512 d = _mm512_sub_ps(xq[c], _mm512_loadu_ps(sr + 16 * c));
         de = _mm512_add_ps(de, _mm512_mul_ps(d, d));
         no = _mm512_add_ps(no, _mm512_mul_ps(xq[c], xq[c]));
@@ -459,12 +202,12 @@ INLINE void rows128_measure(stepq_qmeasure* m, const __m512* xq, const float* sr
 // row i of a cast format <- t (finite), as rc_f16_encode_row (saturating at +-65504, the
 // conversion's round half to even), rc_bf16_encode_row (stepq_f32_to_bf16's rounding on the
 // bits; finite, so no NaN case) or the float32 row; m += its sums against row i of S_ref
-INLINE void cast128_encode(stepq_qstate* qs, const __m512* t, int i, const float* S_ref, stepq_qmeasure* m) {
+FR_INLINE void cast128_encode(stepq_qstate* qs, const __m512* t, int i, const float* S_ref, stepq_qmeasure* m) {
     uint8_t* P = qs->packed + qs->row_off[i];
     const int e = qs->fmt->cast.element;
-    __m512 xq[R128];
+    __m512 xq[FR_R128];
 #pragma GCC unroll 8
-    for (int c = 0; c < R128; c++) {
+    for (int c = 0; c < FR_R128; c++) {
         if (e == STEPQ_ELEM_FP32) {
             _mm512_storeu_ps(P + 64 * c, t[c]);
             xq[c] = t[c];
@@ -488,17 +231,17 @@ INLINE void cast128_encode(stepq_qstate* qs, const __m512* t, int i, const float
 
 // a row of width b (a vector width) at P <- its scale rs.sh and the codes of t
 // (rc_rows_encode_scaled's); xq (may be NULL) <- the decoded row s z
-INLINE void rows128_put(uint8_t* P, __m512* xq, const __m512* t, row128_scale rs, int b) {
+FR_INLINE void rows128_put(uint8_t* P, __m512* xq, const __m512* t, row128_scale rs, int b) {
     const float qmax = (float)STEPQ_QMAX(b);
     const __m512 vi = _mm512_set1_ps(rs.inv), lo = _mm512_set1_ps(-qmax), hi = _mm512_set1_ps(qmax);
     memcpy(P, &rs.sh, 2);
-    __m512i z[R128];
+    __m512i z[FR_R128];
 #pragma GCC unroll 8
-    for (int c = 0; c < R128; c++) z[c] = rc_codes16(t[c], vi, lo, hi);
+    for (int c = 0; c < FR_R128; c++) z[c] = rc_codes16(t[c], vi, lo, hi);
     if (xq) {
         const __m512 vs = _mm512_set1_ps(rc_f16_to_f32(rs.sh));
 #pragma GCC unroll 8
-        for (int c = 0; c < R128; c++) xq[c] = _mm512_mul_ps(vs, _mm512_cvtepi32_ps(z[c]));
+        for (int c = 0; c < FR_R128; c++) xq[c] = _mm512_mul_ps(vs, _mm512_cvtepi32_ps(z[c]));
     }
     rc_pack64(P + 2, z, b, 1);
     rc_pack64(P + 2 + 8 * b, z + 4, b, 0);
@@ -507,8 +250,8 @@ INLINE void rows128_put(uint8_t* P, __m512* xq, const __m512* t, row128_scale rs
 // row i of the packed state <- encode(t); rs: its largest |t| and scale (write_rows128)
 // S_ref (NULL: nothing measured): m += the row's sums of S_hat against row i of S_ref, in
 // sums.h's lanes (lane k takes elements k, k + 16, ...: the vectors in order)
-INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, row128_scale rs, int i,
-                          const float* S_ref, stepq_qmeasure* m, int fam) {
+FR_INLINE int rows128_encode(stepq_qstate* qs, const fr_ctx* h, const __m512* t, row128_scale rs, int i,
+                             const float* S_ref, stepq_qmeasure* m, int fam) {
     const uint32_t umax = rs.umax;
     if (umax > 0x7f7fffffu) return STEPQ_ERR;
     uint8_t* P = qs->packed + qs->row_off[i];
@@ -516,16 +259,16 @@ INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, 
     const float* sr = S_ref ? S_ref + (size_t)i * 128 : NULL;
     if (!RC_SIMD_WIDTH(b)) {
         float x[128];
-        rows128_store(x, t);
+        fr_store128(x, t);
         return rows128_encode_other(qs, h, x, umax, i, sr, m);
     }
     if (!sr) {
         rows128_put(P, NULL, t, rs, b);
         return STEPQ_OK;
     }
-    __m512 xq[R128];  // the decoded row (rotated back: DAMP) against the reference
+    __m512 xq[FR_R128];  // the decoded row (rotated back: DAMP) against the reference
     rows128_put(P, xq, t, rs, b);
-    if (fam == STEPQ_FAMILY_DAMP) rc_fwht128(xq);
+    if (fr_rotated(fam)) rc_fwht128(xq);
     rows128_measure(m, xq, sr);
     return STEPQ_OK;
 }
@@ -534,27 +277,27 @@ INLINE int rows128_encode(stepq_qstate* qs, const head_ctx* h, const __m512* t, 
 // into buf, 128 floats a row; umax (16) <- their largest |x| as float bits, 0 past n; qmax (16,
 // may be NULL) <- the largest code of each row's width (1 for widths the vector codecs do not
 // take, which rows128_encode_other encodes, and past n)
-INLINE void rows128_update16(float* buf, uint32_t* umax, float* qmax, float* y, const stepq_qstate* qs,
-                             const head_ctx* h, const stepq_step_in* in, const float* decay, double scale, int g,
-                             int n, int fam) {
-    __m512 yv[R128];
+FR_INLINE void rows128_update16(float* buf, uint32_t* umax, float* qmax, float* y, const stepq_qstate* qs,
+                                const fr_ctx* h, const stepq_step_in* in, const float* decay, double scale, int g,
+                                int n, int fam) {
+    __m512 yv[FR_R128];
     __m512i lanes[16];
-    rows128_load(yv, y);
+    fr_load128(yv, y);
     for (int r = 0; r < 16; r++) {
         if (r >= n) {
             lanes[r] = _mm512_setzero_si512();
             if (qmax) qmax[r] = 1.0f;
             continue;
         }
-        __m512 t[R128];
+        __m512 t[FR_R128];
         lanes[r] = rows128_update_lanes(t, yv, qs, h, in, decay, scale, g + r, fam);
         if (qmax) {
             const int b = qs->rows[g + r];
             qmax[r] = RC_SIMD_WIDTH(b) ? (float)STEPQ_QMAX(b) : 1.0f;
         }
-        rows128_store(buf + 128 * r, t);
+        fr_store128(buf + 128 * r, t);
     }
-    rows128_store(y, yv);
+    fr_store128(y, yv);
     _mm512_storeu_si512(umax, max16x16(lanes));
 }
 
@@ -565,8 +308,8 @@ INLINE void rows128_update16(float* buf, uint32_t* umax, float* qmax, float* y, 
 // S_hat + alpha times the decoded residual against S_ref. Against the row functions (fastest of
 // 7 alternating runs of one format's step): leap6-r4 15.6 -> 11.8 us (measured 19.4 -> 16.6),
 // leap6-fp32 12.2 -> 9.7
-INLINE int write_leap128(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in, const float* decay,
-                         double scale, const float* S_ref, float* y, stepq_qmeasure* m) {
+FR_INLINE int write_leap128(stepq_qstate* qs, const fr_ctx* h, const stepq_step_in* in, const float* decay,
+                            double scale, const float* S_ref, float* y, stepq_qmeasure* m, int fam) {
     const stepq_format* f = qs->fmt;
     const int rb = f->leap.residual_bits;
     const __m512 va = _mm512_set1_ps(f->leap.alpha);
@@ -577,19 +320,19 @@ INLINE int write_leap128(stepq_qstate* qs, const head_ctx* h, const stepq_step_i
         float qmax[16];
         uint16_t sh[16];
         float inv[16];
-        rows128_update16(buf, umax, NULL, y, qs, h, in, decay, scale, g, n, STEPQ_FAMILY_LEAP);
+        rows128_update16(buf, umax, NULL, y, qs, h, in, decay, scale, g, n, fam);
         for (int r = 0; r < 16; r++) {
             if (umax[r] > 0x7f7fffffu) return STEPQ_ERR;
             qmax[r] = (float)STEPQ_QMAX(f->width);
         }
         rc_row_scales16(sh, inv, umax, qmax);
         for (int r = 0; r < n; r++) {  // the base row, then the residual in the buffer
-            __m512 t[R128], xq[R128];
+            __m512 t[FR_R128], xq[FR_R128];
             float* row = buf + 128 * r;
-            rows128_load(t, row);
+            fr_load128(t, row);
             rows128_put(qs->packed + qs->row_off[g + r], xq, t, (row128_scale){umax[r], sh[r], inv[r]}, f->width);
 #pragma GCC unroll 8
-            for (int c = 0; c < R128; c++) {
+            for (int c = 0; c < FR_R128; c++) {
                 t[c] = _mm512_sub_ps(t[c], xq[c]);
                 _mm512_store_ps(row + 16 * c, t[c]);
                 if (S_ref) _mm512_store_ps(base + 128 * r + 16 * c, xq[c]);
@@ -602,18 +345,18 @@ INLINE int write_leap128(stepq_qstate* qs, const head_ctx* h, const stepq_step_i
             rc_row_scales16(sh, inv, umax, qmax);
         }
         for (int r = 0; r < n; r++) {
-            __m512 t[R128], d[R128];
+            __m512 t[FR_R128], d[FR_R128];
             uint8_t* R = qs->packed + h->res + (size_t)(g + r) * h->res_row;
-            rows128_load(t, buf + 128 * r);
+            fr_load128(t, buf + 128 * r);
             if (rb == 32) {
 #pragma GCC unroll 8
-                for (int c = 0; c < R128; c++) _mm512_storeu_ps(R + 64 * c, t[c]), d[c] = t[c];
+                for (int c = 0; c < FR_R128; c++) _mm512_storeu_ps(R + 64 * c, t[c]), d[c] = t[c];
             } else {
                 rows128_put(R, S_ref ? d : NULL, t, (row128_scale){umax[r], sh[r], inv[r]}, rb);
             }
             if (!S_ref) continue;
 #pragma GCC unroll 8
-            for (int c = 0; c < R128; c++) d[c] = _mm512_add_ps(_mm512_load_ps(base + 128 * r + 16 * c), _mm512_mul_ps(va, d[c]));
+            for (int c = 0; c < FR_R128; c++) d[c] = _mm512_add_ps(_mm512_load_ps(base + 128 * r + 16 * c), _mm512_mul_ps(va, d[c]));
             rows128_measure(m, d, S_ref + (size_t)(g + r) * 128);
         }
     }
@@ -633,21 +376,21 @@ INLINE int write_leap128(stepq_qstate* qs, const head_ctx* h, const stepq_step_i
 // 2.24 us, FP16, LeapQuant, NVFP4 and DAMP 1-3% faster, INT8 and INT6 about 1%, the rest within
 // noise (fastest of 7-11 alternating runs). fam: ROWS or DAMP; CAST (no scale: each row encoded
 // right after its update) and LEAP (write_leap128) branch off first
-INLINE int write_rows128(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in,
-                         const float* decay, double scale, const float* S_ref, float* y,
-                         stepq_qmeasure* m, int fam) {
-    if (fam == STEPQ_FAMILY_CAST) {  // no scale: each row encoded right after its update
-        __m512 yv[R128];
-        rows128_load(yv, y);
+FR_INLINE int write_rows128(stepq_qstate* qs, const fr_ctx* h, const stepq_step_in* in,
+                            const float* decay, double scale, const float* S_ref, float* y,
+                            stepq_qmeasure* m, int fam) {
+    if (fr_pass128(fam) == FR_PASS_CAST) {  // no scale: each row encoded right after its update
+        __m512 yv[FR_R128];
+        fr_load128(yv, y);
         for (int i = 0; i < qs->K; i++) {
-            __m512 t[R128];
+            __m512 t[FR_R128];
             if (rows128_update(t, yv, qs, h, in, decay, scale, i, fam) > 0x7f7fffffu) return STEPQ_ERR;
             cast128_encode(qs, t, i, S_ref, m);
         }
-        rows128_store(y, yv);
+        fr_store128(y, yv);
         return STEPQ_OK;
     }
-    if (fam == STEPQ_FAMILY_LEAP) return write_leap128(qs, h, in, decay, scale, S_ref, y, m);
+    if (fr_pass128(fam) == FR_PASS_RESIDUAL) return write_leap128(qs, h, in, decay, scale, S_ref, y, m, fam);
     float buf[16 * 128] __attribute__((aligned(64)));
     for (int g = 0; g < qs->K; g += 16) {
         const int n = qs->K - g < 16 ? qs->K - g : 16;
@@ -658,8 +401,8 @@ INLINE int write_rows128(stepq_qstate* qs, const head_ctx* h, const stepq_step_i
         rows128_update16(buf, umax, qmax, y, qs, h, in, decay, scale, g, n, fam);
         rc_row_scales16(sh, inv, umax, qmax);
         for (int r = 0; r < n; r++) {
-            __m512 t[R128];
-            rows128_load(t, buf + 128 * r);
+            __m512 t[FR_R128];
+            fr_load128(t, buf + 128 * r);
             if (rows128_encode(qs, h, t, (row128_scale){umax[r], sh[r], inv[r]}, g + r, S_ref, m, fam) != STEPQ_OK)
                 return STEPQ_ERR;
         }
@@ -669,16 +412,16 @@ INLINE int write_rows128(stepq_qstate* qs, const head_ctx* h, const stepq_step_i
 
 // pass 2 of a whole-head format's 128-wide rows (DUAL, NVFP4, FP8TILE, SR): X <- the updated state, row by
 // row in registers (rows128_update), *head_umax <- its largest |x| as float bits
-INLINE void write_head128(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in, const float* decay,
-                          double scale, float* y, uint32_t* head_umax, int fam) {
-    __m512 t[R128], yv[R128];
+FR_INLINE void write_head128(stepq_qstate* qs, const fr_ctx* h, const stepq_step_in* in, const float* decay,
+                             double scale, float* y, uint32_t* head_umax, int fam) {
+    __m512 t[FR_R128], yv[FR_R128];
     __m512i m = _mm512_setzero_si512();  // the rows' lanes, reduced once
-    rows128_load(yv, y);
+    fr_load128(yv, y);
     for (int i = 0; i < qs->K; i++) {
         m = _mm512_max_epu32(m, rows128_update_lanes(t, yv, qs, h, in, decay, scale, i, fam));
-        rows128_store(qs->X + (size_t)i * 128, t);
+        fr_store128(qs->X + (size_t)i * 128, t);
     }
-    rows128_store(y, yv);
+    fr_store128(y, yv);
     const uint32_t umax = _mm512_reduce_max_epu32(m);
     *head_umax = umax > *head_umax ? umax : *head_umax;
 }
@@ -698,49 +441,31 @@ static void qstep_read(stepq_qstate* qs, const stepq_step_in* in, const float* d
     }
     const int V = qs->V;
     float acc[STEPQ_MAX_DIM];
-    head_ctx h;
+    fr_ctx h;
     load_ctx(&h, qs);
     for (int j = 0; j < V; j++) acc[j] = 0;
     if (pred)
         for (int j = 0; j < V; j++) pred[j] = 0;
     // the paper's 128-wide rows get loops of a known length (unrolled, acc kept in registers)
-#define READ(fam)                                                                                \
+#define READ(fam, name)                                                                              \
     (V == 128 ? read_rows(qs, &h, in, decay, grad, S_prev, pred, acc, fam, 128)                  \
               : read_rows(qs, &h, in, decay, grad, S_prev, pred, acc, fam, V))
 #if defined(STEPQ_RC_AVX512)
-#define READ128(fam) read_rows128(qs, &h, in, decay, grad, S_prev, pred, acc, fam)
+#define READ128(fam, name) read_rows128(qs, &h, in, decay, grad, S_prev, pred, acc, fam)
     if (V == 128 && regs128(qs->fmt)) {
-        switch (qs->fmt->family->id) {
-        case STEPQ_FAMILY_CAST: READ128(STEPQ_FAMILY_CAST); break;
-        case STEPQ_FAMILY_ROWS: READ128(STEPQ_FAMILY_ROWS); break;
-        case STEPQ_FAMILY_DAMP: READ128(STEPQ_FAMILY_DAMP); break;
-        case STEPQ_FAMILY_DUAL: READ128(STEPQ_FAMILY_DUAL); break;
-        case STEPQ_FAMILY_NVFP4: READ128(STEPQ_FAMILY_NVFP4); break;
-        case STEPQ_FAMILY_FP8TILE: READ128(STEPQ_FAMILY_FP8TILE); break;
-        case STEPQ_FAMILY_SR: READ128(STEPQ_FAMILY_SR); break;
-        case STEPQ_FAMILY_LEAP: READ128(STEPQ_FAMILY_LEAP); break;
-        }
+        STEPQ_DISPATCH_FAMILY(qs->fmt->family->id, READ128)
     } else
 #undef READ128
 #endif
-        switch (qs->fmt->family->id) {
-        case STEPQ_FAMILY_CAST: READ(STEPQ_FAMILY_CAST); break;
-        case STEPQ_FAMILY_ROWS: READ(STEPQ_FAMILY_ROWS); break;
-        case STEPQ_FAMILY_DAMP: READ(STEPQ_FAMILY_DAMP); break;
-        case STEPQ_FAMILY_DUAL: READ(STEPQ_FAMILY_DUAL); break;
-        case STEPQ_FAMILY_NVFP4: READ(STEPQ_FAMILY_NVFP4); break;
-        case STEPQ_FAMILY_FP8TILE: READ(STEPQ_FAMILY_FP8TILE); break;
-        case STEPQ_FAMILY_SR: READ(STEPQ_FAMILY_SR); break;
-        case STEPQ_FAMILY_LEAP: READ(STEPQ_FAMILY_LEAP); break;
-        }
+        STEPQ_DISPATCH_FAMILY(qs->fmt->family->id, READ)
 #undef READ
     for (int j = 0; j < V; j++) qs->u[j] = in->beta * (in->v[j] - acc[j]);
 }
 
 // x <- D x + k u^T for one row, y += q x; returns the largest |x| as float bits (NaN and Inf
 // above FLT_MAX's)
-INLINE uint32_t update_row(float* restrict x, float* restrict y, const float* restrict u, float d,
-                           float ki, float qi, int V) {
+FR_INLINE uint32_t update_row(float* restrict x, float* restrict y, const float* restrict u, float d,
+                              float ki, float qi, int V) {
     uint32_t umax = 0;
     for (int j = 0; j < V; j++) {
         float t = x[j] * d;
@@ -757,10 +482,10 @@ INLINE uint32_t update_row(float* restrict x, float* restrict y, const float* re
 // encoded as a whole head (!local), X <- the updated state and *head_umax <- its largest |x|
 // as float bits; for LeapQuant's freeze gating freeze[0, 1] += ||X - S_prev||^2, ||S_prev||^2
 // (rc_leap_gate_sums, row after row: leap_encode's order)
-INLINE int write_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* in,
-                      const float* decay, double scale, const float* S_ref, float* y,
-                      stepq_qmeasure* m, uint32_t* head_umax, double* freeze, int fam, int local, int V) {
-    const int K = qs->K, gate = fam == STEPQ_FAMILY_LEAP && !local;  // LeapQuant's freeze gate
+FR_INLINE int write_rows(stepq_qstate* qs, const fr_ctx* h, const stepq_step_in* in,
+                         const float* decay, double scale, const float* S_ref, float* y,
+                         stepq_qmeasure* m, uint32_t* head_umax, double* freeze, int fam, int local, int V) {
+    const int K = qs->K, gate = fr_locality(fam) == FR_GATED && !local;  // LeapQuant's freeze gate
     float x[2][STEPQ_MAX_DIM], xq[STEPQ_MAX_DIM], u[STEPQ_MAX_DIM], prev[STEPQ_MAX_DIM];
     uint32_t umax[2] = {0, 0};
     memcpy(u, qs->u, sizeof(float) * V);
@@ -770,7 +495,7 @@ INLINE int write_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* 
     for (int i = 0; i <= K; i++) {
         if (i < K) {
             float* cur = local ? x[i & 1] : qs->X + (size_t)i * V;  // a head's rows: in X
-            decode_row(cur, qs, h, i, fam, V);
+            fr_decode_row(cur, qs, h, i, fam, V);
             if (gate) memcpy(prev, cur, sizeof(float) * V);  // S_prev's row
             umax[i & 1] = update_row(cur, y, u, decay[i], in->k[i], (float)scale * in->q[i], V);
             if (!local) *head_umax = umax[i & 1] > *head_umax ? umax[i & 1] : *head_umax;
@@ -779,7 +504,7 @@ INLINE int write_rows(stepq_qstate* qs, const head_ctx* h, const stepq_step_in* 
         if (!local || i == 0) continue;
         const int r = i - 1;
         if (umax[r & 1] > 0x7f7fffffu ||
-            encode_row(qs, h, S_ref ? xq : NULL, x[r & 1], r, umax[r & 1], fam, V) != STEPQ_OK)
+            fr_encode_row(qs, h, S_ref ? xq : NULL, x[r & 1], r, umax[r & 1], fam, V) != STEPQ_OK)
             return STEPQ_ERR;
         if (S_ref) {
             m->err2 += stepq_sq_dist_row(xq, S_ref + (size_t)r * V, V);
@@ -793,42 +518,35 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
                        int n_gates, const float* S_ref, float* y, stepq_qmeasure* out) {
     if (!fused(qs->fmt)) return stepq_kernels_reference.qstep_write(qs, in, decay, scale, n_gates, S_ref, y, out);
     const int K = qs->K, V = qs->V, local = row_local(qs->fmt);
-    head_ctx h;
+    fr_ctx h;
     load_ctx(&h, qs);
     stepq_qmeasure m = {0, 0};
     uint32_t umax = 0;
     double freeze[2] = {0, 0};
     for (int j = 0; j < V; j++) y[j] = 0;
     int rc = STEPQ_ERR;
+    // a family's rows encoded row by row as they are updated (loc) or as a head after the pass
+#define WRITE_OF(fam, name)                                                                      \
+    rc = fr_locality(fam) == FR_ROWWISE || (fr_locality(fam) == FR_GATED && local) ? WRITE(fam, 1) : WRITE(fam, 0)
 #define WRITE(fam, loc)                                                                          \
     (V == 128 ? write_rows(qs, &h, in, decay, scale, S_ref, y, &m, &umax, freeze, fam, loc, 128) \
               : write_rows(qs, &h, in, decay, scale, S_ref, y, &m, &umax, freeze, fam, loc, V))
 #if defined(STEPQ_RC_AVX512)
 #define WRITE128(fam) write_rows128(qs, &h, in, decay, scale, S_ref, y, &m, fam)
+    // the whole-head families' rows updated into X (encoded below); LeapQuant with its freeze
+    // gate through the row functions (the gate's sums), without it as the others
+#define WRITE128_OF(fam, name)                                                                   \
+    if (fr_pass128(fam) == FR_PASS_HEAD) write_head128(qs, &h, in, decay, scale, y, &umax, fam), rc = STEPQ_OK; \
+    else if (fr_locality(fam) == FR_GATED && !local) rc = WRITE(fam, 0);                        \
+    else rc = WRITE128(fam)
     if (V == 128 && regs128(qs->fmt)) {
-        switch (qs->fmt->family->id) {
-        case STEPQ_FAMILY_CAST: rc = WRITE128(STEPQ_FAMILY_CAST); break;
-        case STEPQ_FAMILY_ROWS: rc = WRITE128(STEPQ_FAMILY_ROWS); break;
-        case STEPQ_FAMILY_DAMP: rc = WRITE128(STEPQ_FAMILY_DAMP); break;
-        case STEPQ_FAMILY_DUAL: write_head128(qs, &h, in, decay, scale, y, &umax, STEPQ_FAMILY_DUAL), rc = STEPQ_OK; break;
-        case STEPQ_FAMILY_NVFP4: write_head128(qs, &h, in, decay, scale, y, &umax, STEPQ_FAMILY_NVFP4), rc = STEPQ_OK; break;
-        case STEPQ_FAMILY_FP8TILE: write_head128(qs, &h, in, decay, scale, y, &umax, STEPQ_FAMILY_FP8TILE), rc = STEPQ_OK; break;
-        case STEPQ_FAMILY_SR: write_head128(qs, &h, in, decay, scale, y, &umax, STEPQ_FAMILY_SR), rc = STEPQ_OK; break;
-        case STEPQ_FAMILY_LEAP: rc = local ? WRITE128(STEPQ_FAMILY_LEAP) : WRITE(STEPQ_FAMILY_LEAP, 0); break;
-        }
+        STEPQ_DISPATCH_FAMILY(qs->fmt->family->id, WRITE128_OF)
     } else
+#undef WRITE128_OF
 #undef WRITE128
 #endif
-        switch (qs->fmt->family->id) {
-        case STEPQ_FAMILY_CAST: rc = WRITE(STEPQ_FAMILY_CAST, 1); break;
-        case STEPQ_FAMILY_ROWS: rc = WRITE(STEPQ_FAMILY_ROWS, 1); break;
-        case STEPQ_FAMILY_DAMP: rc = WRITE(STEPQ_FAMILY_DAMP, 1); break;
-        case STEPQ_FAMILY_DUAL: rc = WRITE(STEPQ_FAMILY_DUAL, 0); break;
-        case STEPQ_FAMILY_NVFP4: rc = WRITE(STEPQ_FAMILY_NVFP4, 0); break;
-        case STEPQ_FAMILY_FP8TILE: rc = WRITE(STEPQ_FAMILY_FP8TILE, 0); break;
-        case STEPQ_FAMILY_SR: rc = WRITE(STEPQ_FAMILY_SR, 0); break;
-        case STEPQ_FAMILY_LEAP: rc = local ? WRITE(STEPQ_FAMILY_LEAP, 1) : WRITE(STEPQ_FAMILY_LEAP, 0); break;
-        }
+        STEPQ_DISPATCH_FAMILY(qs->fmt->family->id, WRITE_OF)
+#undef WRITE_OF
 #undef WRITE
     if (rc != STEPQ_OK) return STEPQ_ERR;
     if (!local) {
@@ -836,17 +554,14 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
         if (S_ref) {
             float xq[STEPQ_MAX_DIM];
             load_ctx(&h, qs);
+#define DECODE_OF(fam, name) \
+    if (fr_locality(fam) != FR_ROWWISE) fr_decode_row(xq, qs, &h, i, fam, V)
             for (int i = 0; i < K; i++) {
-                switch (qs->fmt->family->id) {
-                case STEPQ_FAMILY_DUAL: decode_row(xq, qs, &h, i, STEPQ_FAMILY_DUAL, V); break;
-                case STEPQ_FAMILY_NVFP4: decode_row(xq, qs, &h, i, STEPQ_FAMILY_NVFP4, V); break;
-                case STEPQ_FAMILY_FP8TILE: decode_row(xq, qs, &h, i, STEPQ_FAMILY_FP8TILE, V); break;
-                case STEPQ_FAMILY_SR: decode_row(xq, qs, &h, i, STEPQ_FAMILY_SR, V); break;
-                default: decode_row(xq, qs, &h, i, STEPQ_FAMILY_LEAP, V);
-                }
+                STEPQ_DISPATCH_FAMILY(qs->fmt->family->id, DECODE_OF)
                 m.err2 += stepq_sq_dist_row(xq, S_ref + (size_t)i * V, V);
                 m.hat2 += stepq_sq_norm_row(xq, V);
             }
+#undef DECODE_OF
         }
     }
     if (S_ref) *out = m;
@@ -859,7 +574,7 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
 static int dual_roundtrip(float* Xh, uint8_t* P, const float* X, const stepq_head_plan* hp, int dsq,
                           float* work, int K, int V) {
     if (!rc_all_finite(X, (size_t)K * V)) return STEPQ_ERR;
-    if (V == 128) df_encode_finite128(P, X, hp, dsq, work, K);
+    if (V == 128) fr_df_encode_finite128(P, X, hp, dsq, work, K);
     else df_encode_finite(P, X, hp, dsq, work, K, V);
     df_decode_head(Xh, P, hp, K, V);
     return STEPQ_OK;

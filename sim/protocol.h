@@ -14,23 +14,8 @@
 #include <stdint.h>
 
 #include "../quant/format.h"
+#include "../quant/qstate.h"
 #include "stream.h"
-
-typedef struct {
-    const stepq_format* fmt;
-    stepq_head_plan hp;  // this head's widths and row influence (points into rows and a plan)
-    uint8_t rows[STEPQ_MAX_DIM];  // (K) widths of the head's key rows
-    uint8_t* packed;     // (packed_bytes) P_t
-    size_t bytes;
-    float* X;            // (K,V) S_hat_t in the protocol; the fused kernels (kernels.h) use it
-                         // only for the formats whose encoder needs the whole head
-    float* work;         // STEPQ_WORK_FLOATS(K,V) encoder scratch
-    uint32_t* row_off;   // (K) where row i's bytes start in packed (fused kernels)
-    float* u;            // (V) the step's delta write u_t (fused kernels, between the passes)
-    long count;          // decode steps since the boundary encode (replay formats re-encode
-                         // every fmt->replay of them; in between X evolves exactly)
-    int K, V;
-} stepq_qstate;
 
 // plan: NULL, or the plan whose head ph this state belongs to. STEPQ_ERR with a message if the
 // format cannot hold a K x V state (stepq_format_fits); STEPQ_ERR without one (the caller says

@@ -58,13 +58,14 @@ extern "C" {
 // device)
 
 typedef struct {
-    int fam;       // STEPQ_FAMILY_*
+    int fam;       // the format's family (its id, quant/format.h's STEPQ_FAMILIES)
     int elem;      // cast: STEPQ_ELEM_*
     int width;     // rows of the rows layout (int-b, DAMP's coded rows, LeapQuant's base)
     int dsq;       // dual: Q-Mamba's DSQ form (w = 1, no refit)
     int res_bits;  // LeapQuant: residual width, 32 = the FP32 oracle
     float alpha;   // LeapQuant: error-feedback weight
     float tau;     // LeapQuant: freeze threshold, 0 = never
+    int freeze;    // its encoder reads the stored state (stepq_format_freeze_gated)
     int sr_elem;   // stochastic rounding: STEPQ_ELEM_INT8, _FP8, _FP16
     int replay;    // re-encode every `replay` decode steps (0: every step; method 2's variant)
 } bp_fmt;
@@ -113,7 +114,7 @@ typedef struct {
 // the workspace, the more blocks share a multiprocessor)
 typedef struct {
     int K, V;
-    int fam;              // the format's family (STEPQ_FAMILY_*), or -1: no encoder (FP32 baseline)
+    int fam;              // the format's family (its id), or -1: no encoder (FP32 baseline)
     int with_S, with_Z;   // the reference state; the codes array
     int with_err;         // the error sums' lanes (the engine's measurements)
     int p_bytes;          // staged packed bytes (0: none)
@@ -121,6 +122,35 @@ typedef struct {
     int z_in_part;        // the codes share the partial sums' space (they are never live
                           // together, except in LeapQuant's encoder)
 } bp_dims;
+
+// What a family's block programs need of the workspace beyond what every format's do
+// (bp_needs; one row per family of STEPQ_FAMILIES):
+enum {
+    BP_W_ROWMAX = 1,      // 8 lanes a row of partial maxima
+    BP_W_ROWSCALES = 2,   // a scale per row and its reciprocal (rs, rinv)
+    BP_W_RESSCALES = 4,   // the same for a residual (rs2, rinv2)
+    BP_W_DPART = 8,       // 2 doubles a column and row group of partial sums
+    BP_W_DUALFIT = 16,    // the dual fit's row statistics, row factors and 1 / c
+    BP_W_ROWA = 32,       // a float a row (NVFP4's and the FP8 tiles' row maxima)
+    BP_W_COLS = 64,       // a float a column (the dual layout's c, stochastic rounding's scales)
+    BP_W_BLOCKS = 128,    // a scale per 16 values (NVFP4)
+    BP_W_CODES = 256,     // a codes array of its own whatever the launch (LeapQuant's base
+                          // codes are live beside partial sums in its encoder)
+};
+#define BP_NEEDS_cast 0
+#define BP_NEEDS_rows (BP_W_ROWMAX | BP_W_ROWSCALES)
+#define BP_NEEDS_damp (BP_W_ROWMAX | BP_W_ROWSCALES)
+#define BP_NEEDS_dual (BP_W_DPART | BP_W_DUALFIT | BP_W_COLS)
+#define BP_NEEDS_nvfp4 (BP_W_ROWMAX | BP_W_ROWA | BP_W_BLOCKS)
+#define BP_NEEDS_leap (BP_W_ROWMAX | BP_W_ROWSCALES | BP_W_RESSCALES | BP_W_DPART | BP_W_CODES)
+#define BP_NEEDS_fp8tile (BP_W_ROWMAX | BP_W_ROWSCALES | BP_W_ROWA)
+#define BP_NEEDS_sr BP_W_COLS
+#define BP_NEEDS_(fam, name) return BP_NEEDS_##name
+// fam: a family id, or -1 (no encoder: the FP32 baseline), which needs nothing
+BP int bp_needs(int fam) {
+    STEPQ_DISPATCH_FAMILY(fam, BP_NEEDS_)
+    return 0;
+}
 
 // input record of one step: q, k, v, grad, decay, beta, padded to 16 bytes
 BP int bp_rec_floats(int K, int V) { return (4 * K + V + 1 + 3) & ~3; }
@@ -136,17 +166,17 @@ BP size_t bp_carve(bp_ws* w, char* base, const bp_dims* d) {
     const int K = d->K, V = d->V, GM = V / 32 > 0 ? V / 32 : 1, ns = d->nsplit > 0 ? d->nsplit : 1;
     const size_t KV = (size_t)K * V;
     size_t off = 0;
-    const int tile = d->fam == STEPQ_FAMILY_FP8TILE, sr = d->fam == STEPQ_FAMILY_SR;
-    const int rows = d->fam == STEPQ_FAMILY_ROWS || d->fam == STEPQ_FAMILY_DAMP || d->fam == STEPQ_FAMILY_LEAP || tile;
-    const int dual = d->fam == STEPQ_FAMILY_DUAL, nv = d->fam == STEPQ_FAMILY_NVFP4, leap = d->fam == STEPQ_FAMILY_LEAP;
+    const int need = bp_needs(d->fam);
+    const int rowmax = need & BP_W_ROWMAX, rows = need & BP_W_ROWSCALES, res = need & BP_W_RESSCALES;
+    const int dual = need & BP_W_DUALFIT, rowa = need & BP_W_ROWA, cols = need & BP_W_COLS, blk = need & BP_W_BLOCKS;
     // partial sums: 8 lanes a row for maxima; 16 a row three times, and the read-out's, for the
     // error sums (engine); the dual fit's group lanes; the split column sums
-    size_t pf = rows || nv ? (size_t)K * 8 : 16;
+    size_t pf = rowmax ? (size_t)K * 8 : 16;
     if (d->with_err && 3 * (size_t)K * 16 + 16 > pf) pf = 3 * (size_t)K * 16 + 16;
     if (dual && (size_t)K * GM * 8 > pf) pf = (size_t)K * GM * 8;
     if ((size_t)ns * V > pf) pf = (size_t)ns * V;
     size_t pd = d->with_err ? 16 : 1;
-    if ((dual || leap) && 2 * (size_t)ns * V > pd) pd = 2 * (size_t)ns * V;
+    if ((need & BP_W_DPART) && 2 * (size_t)ns * V > pd) pd = 2 * (size_t)ns * V;
     if (d->with_Z && d->z_in_part && pf * 4 < KV) pf = (KV + 3) / 4;
 #define BP_AT(T, n) (T*)(base ? base + bp_take(&off, sizeof(T) * (size_t)(n)) : (bp_take(&off, sizeof(T) * (size_t)(n)), (char*)0))
 #define BP_IF(c, T, n) ((c) ? BP_AT(T, n) : (T*)0)
@@ -167,18 +197,18 @@ BP size_t bp_carve(bp_ws* w, char* base, const bp_dims* d) {
     w->pred = BP_AT(float, V);
     w->rs = BP_IF(rows, float, K);
     w->rinv = BP_IF(rows, float, K);
-    w->rs2 = BP_IF(leap, float, K);
-    w->rinv2 = BP_IF(leap, float, K);
+    w->rs2 = BP_IF(res, float, K);
+    w->rinv2 = BP_IF(res, float, K);
     w->nrm = BP_IF(dual, float, K);
     w->lev = BP_IF(dual, float, K);
     w->iln = BP_IF(dual, float, K);
-    w->rowa = BP_IF(d->with_err || nv || tile, float, K);
+    w->rowa = BP_IF(d->with_err || rowa, float, K);
     w->rowb = BP_IF(d->with_err, float, K);
     w->rowc = BP_IF(d->with_err, float, K);
     w->r = BP_IF(dual, float, (size_t)K * GM);
-    w->c = BP_IF(dual || sr, float, V);
+    w->c = BP_IF(cols, float, V);
     w->ic = BP_IF(dual, float, V);
-    w->blk = BP_IF(nv, float, KV / 16);
+    w->blk = BP_IF(blk, float, KV / 16);
     w->w = BP_AT(float, K);
     w->fs = BP_AT(float, 16);
     w->flag = BP_AT(int, 4);
@@ -886,74 +916,81 @@ BP void bp_sr_decode(bp_ws* w, const bp_fmt* f, const uint8_t* P) {
 // ---------------------------------------------------------------------------------------------
 // a format's encoder and decoder
 
-// X <- decode(encode(X)) in place; P (may be NULL) <- the packed bytes (layout.h). prev: the
-// stored state before this step (LeapQuant's freeze gate; unused otherwise). flag[0] <- 1 when
-// a row could not be encoded (not finite). Needs w->Z when P is given or for LeapQuant, w->r for
-// the dual family, w->blk for NVFP4.
-// sr_n: stochastic rounding's encode number when P is NULL (with P, the count stored there plus one).
-BP void bp_encode(bp_ws* w, const bp_fmt* f, const bp_head* hd, uint8_t* P, const float* prev, int ns,
-                  uint64_t sr_n) {
+// Each family's encoder and decoder, bp_encode_<name> and bp_decode_<name> (STEPQ_FAMILIES,
+// quant/format.h): a family in the list without them does not compile.
+//
+// bp_encode_<name>: X <- decode(encode(X)) in place; P (may be NULL) <- the packed bytes
+// (layout.h). prev: the stored state before this step (LeapQuant's freeze gate; unused
+// otherwise). flag[0] <- 1 when a row could not be encoded (not finite). Needs w->Z when P is
+// given or for LeapQuant, w->r for the dual family, w->blk for NVFP4 (bp_needs). sr_n:
+// stochastic rounding's encode number when P is NULL (with P, the count stored there plus one).
+#define BP_ENCODER_ARGS bp_ws* w, const bp_fmt* f, const bp_head* hd, uint8_t* P, const float* prev, int ns, uint64_t sr_n
+// bp_decode_<name>: X <- decode(P)
+#define BP_DECODER_ARGS bp_ws* w, const bp_fmt* f, const bp_head* hd, const uint8_t* P
+
+BP void bp_encode_cast(BP_ENCODER_ARGS) { bp_cast_encode(w, f, P); }
+BP void bp_decode_cast(BP_DECODER_ARGS) { bp_cast_decode(w, f, P); }
+
+// the rows family and DAMP (its coded rows rotated before and after)
+BP void bp_rows_encode(bp_ws* w, uint8_t* P, const bp_head* hd, int rotated) {
     const int K = w->K, V = w->V;
     uint32_t* part = (uint32_t*)w->part;
-    switch (f->fam) {
-    case STEPQ_FAMILY_CAST: bp_cast_encode(w, f, P); break;
-    case STEPQ_FAMILY_ROWS:
-    case STEPQ_FAMILY_DAMP:
-        if (f->fam == STEPQ_FAMILY_DAMP) bp_fwht_rows(w, w->X);
-        bp_rowmax_lanes(part, w->X, w->bits, 1, K, V);
-        bp_row_scales(w, w->rs, w->rinv, part, 0);
-        bp_rows_quant(w, w->X, P ? w->Z : (int8_t*)0, w->X, w->rs, w->rinv, 0);
-        if (P) bp_rows_pack(w, P, hd->off, 0, 0, w->Z, w->X, w->rs, 0);
-        if (f->fam == STEPQ_FAMILY_DAMP) bp_fwht_rows(w, w->X);
-        break;
-    case STEPQ_FAMILY_DUAL: {
-        const int coded = bp_any_coded(w->bits, K);
-        if (coded) {
-            bp_dual_rows(w, hd, f->dsq);
-            bp_dual_columns(w, hd, f->dsq, ns);
-        }
-        bp_dual_quant(w, hd);
-        if (P) bp_dual_pack(w, hd, P, coded);
-        break;
-    }
-    case STEPQ_FAMILY_NVFP4: bp_nvfp4_encode(w, hd, P); break;
-    case STEPQ_FAMILY_FP8TILE: bp_fp8tile_encode(w, hd, P); break;
-    case STEPQ_FAMILY_SR: {
-        const uint64_t n = P ? bp_get64(P) + 1 : sr_n;  // every thread reads it before it changes
-        BP_SYNC();
-        bp_sr_encode(w, f, P, n);
-        break;
-    }
-    case STEPQ_FAMILY_LEAP:
-        if (f->tau > 0) {
-            bp_leap_freeze_test(w, f, prev);
-            if (w->flag[1]) {  // frozen: the stored state (and its bytes) stay as they are
-                BP_FOR(e, K * V) w->X[e] = prev[e];
-                BP_SYNC();
-                break;
-            }
-        }
-        bp_leap_encode(w, f, hd, P);
-        break;
-    }
+    if (rotated) bp_fwht_rows(w, w->X);
+    bp_rowmax_lanes(part, w->X, w->bits, 1, K, V);
+    bp_row_scales(w, w->rs, w->rinv, part, 0);
+    bp_rows_quant(w, w->X, P ? w->Z : (int8_t*)0, w->X, w->rs, w->rinv, 0);
+    if (P) bp_rows_pack(w, P, hd->off, 0, 0, w->Z, w->X, w->rs, 0);
+    if (rotated) bp_fwht_rows(w, w->X);
+}
+BP void bp_encode_rows(BP_ENCODER_ARGS) { bp_rows_encode(w, P, hd, 0); }
+BP void bp_decode_rows(BP_DECODER_ARGS) { bp_rows_decode(w, w->X, P, hd->off, 0, 0, 0, 0, 0); }
+BP void bp_encode_damp(BP_ENCODER_ARGS) { bp_rows_encode(w, P, hd, 1); }
+BP void bp_decode_damp(BP_DECODER_ARGS) {
+    bp_rows_decode(w, w->X, P, hd->off, 0, 0, 0, 0, 0);
+    bp_fwht_rows(w, w->X);
 }
 
-// X <- decode(P)
-BP void bp_decode(bp_ws* w, const bp_fmt* f, const bp_head* hd, const uint8_t* P) {
-    switch (f->fam) {
-    case STEPQ_FAMILY_CAST: bp_cast_decode(w, f, P); break;
-    case STEPQ_FAMILY_ROWS: bp_rows_decode(w, w->X, P, hd->off, 0, 0, 0, 0, 0); break;
-    case STEPQ_FAMILY_DAMP:
-        bp_rows_decode(w, w->X, P, hd->off, 0, 0, 0, 0, 0);
-        bp_fwht_rows(w, w->X);
-        break;
-    case STEPQ_FAMILY_DUAL: bp_dual_decode(w, hd, P); break;
-    case STEPQ_FAMILY_NVFP4: bp_nvfp4_decode(w, hd, P); break;
-    case STEPQ_FAMILY_LEAP: bp_leap_decode(w, f, hd, P); break;
-    case STEPQ_FAMILY_FP8TILE: bp_fp8tile_decode(w, hd, P); break;
-    case STEPQ_FAMILY_SR: bp_sr_decode(w, f, P); break;
+BP void bp_encode_dual(BP_ENCODER_ARGS) {
+    const int coded = bp_any_coded(w->bits, w->K);
+    if (coded) {
+        bp_dual_rows(w, hd, f->dsq);
+        bp_dual_columns(w, hd, f->dsq, ns);
     }
+    bp_dual_quant(w, hd);
+    if (P) bp_dual_pack(w, hd, P, coded);
 }
+BP void bp_decode_dual(BP_DECODER_ARGS) { bp_dual_decode(w, hd, P); }
+
+BP void bp_encode_nvfp4(BP_ENCODER_ARGS) { bp_nvfp4_encode(w, hd, P); }
+BP void bp_decode_nvfp4(BP_DECODER_ARGS) { bp_nvfp4_decode(w, hd, P); }
+
+BP void bp_encode_leap(BP_ENCODER_ARGS) {
+    if (f->freeze) {
+        bp_leap_freeze_test(w, f, prev);
+        if (w->flag[1]) {  // frozen: the stored state (and its bytes) stay as they are
+            BP_FOR(e, w->K * w->V) w->X[e] = prev[e];
+            BP_SYNC();
+            return;
+        }
+    }
+    bp_leap_encode(w, f, hd, P);
+}
+BP void bp_decode_leap(BP_DECODER_ARGS) { bp_leap_decode(w, f, hd, P); }
+
+BP void bp_encode_fp8tile(BP_ENCODER_ARGS) { bp_fp8tile_encode(w, hd, P); }
+BP void bp_decode_fp8tile(BP_DECODER_ARGS) { bp_fp8tile_decode(w, hd, P); }
+
+BP void bp_encode_sr(BP_ENCODER_ARGS) {
+    const uint64_t n = P ? bp_get64(P) + 1 : sr_n;  // every thread reads it before it changes
+    BP_SYNC();
+    bp_sr_encode(w, f, P, n);
+}
+BP void bp_decode_sr(BP_DECODER_ARGS) { bp_sr_decode(w, f, P); }
+
+#define BP_ENCODE_(fam, name) bp_encode_##name(w, f, hd, P, prev, ns, sr_n)
+BP void bp_encode(BP_ENCODER_ARGS) { STEPQ_DISPATCH_FAMILY(f->fam, BP_ENCODE_) }
+#define BP_DECODE_(fam, name) bp_decode_##name(w, f, hd, P)
+BP void bp_decode(BP_DECODER_ARGS) { STEPQ_DISPATCH_FAMILY(f->fam, BP_DECODE_) }
 
 // flag[0] read by every thread, then a barrier before anyone may write it again
 BP int bp_take_flag(bp_ws* w) {
@@ -1190,15 +1227,12 @@ BP void bp_error_sums(bp_ws* w) {
 // broken or empty reference never reads as zero error)
 BP double bp_rel(double num, double den) { return sqrt(isfinite(num) && isfinite(den) && den > 0 ? num / den : NAN); }
 
-// 1 when the block programs have an encoder for the family (a family added to quant/format.h
-// later is refused by name until it gets one here)
-static inline int bp_family_known(int fam) {
-    switch (fam) {
-    case STEPQ_FAMILY_CAST: case STEPQ_FAMILY_ROWS: case STEPQ_FAMILY_DAMP: case STEPQ_FAMILY_DUAL:
-    case STEPQ_FAMILY_NVFP4: case STEPQ_FAMILY_LEAP: case STEPQ_FAMILY_FP8TILE: case STEPQ_FAMILY_SR:
-        return 1;
-    default: return 0;
-    }
+// LeapQuant's residual region (stepq_format_residual) as a block program takes it (bp_head)
+static inline void bp_residual(uint32_t* res, uint32_t* res_row, const stepq_format* f, int K, int V) {
+    size_t r, rr;
+    stepq_format_residual(&r, &rr, f, K, V);
+    *res = (uint32_t)r;
+    *res_row = (uint32_t)rr;
 }
 
 // a host copy of what bp_* need to know of a format
@@ -1211,6 +1245,7 @@ static inline bp_fmt bp_fmt_of(const stepq_format* f) {
     b.res_bits = f->leap.residual_bits;
     b.alpha = f->leap.alpha;
     b.tau = f->leap.tau;
+    b.freeze = stepq_format_freeze_gated(f);
     b.sr_elem = f->sr.element;
     b.replay = f->replay;
     return b;

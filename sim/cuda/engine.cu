@@ -192,7 +192,7 @@ BP void codec_block(const codec_args* a, int h, char* base) {
         return;
     }
     const float* prev = (const float*)0;
-    if (a->fmt.fam == STEPQ_FAMILY_LEAP && a->fmt.tau > 0) {  // the gate reads the stored state
+    if (a->fmt.freeze) {  // the gate reads the stored state
         bp_decode(&w, &a->fmt, &hd, P);
         bp_copy_f32(w.S, w.X, KV);
         BP_SYNC();
@@ -228,7 +228,7 @@ static bp_dims dims_of(const stepq_format* f, int K, int V, int with_S, int with
     d.V = V;
     d.with_S = with_S;
     d.with_err = with_err;
-    d.with_Z = with_Z || f->family->id == STEPQ_FAMILY_LEAP;
+    d.with_Z = with_Z || (bp_needs(f->family->id) & BP_W_CODES);
     d.fam = f->family->id;
     d.nsplit = 1;
     return d;
@@ -239,18 +239,10 @@ static bp_dims dims_of(const stepq_format* f, int K, int V, int with_S, int with
 // table's, quant/format.h)
 static int shape_ok(const stepq_format* f, int K, int V) {
     const char* why = NULL;
-    if (!bp_family_known(f->family->id)) why = "an encoder for its family (sim/cuda/blockprog.cuh has none yet)";
-    else if (V % 8) why = "V a multiple of 8";
+    if (V % 8) why = "V a multiple of 8";
     if (!why) return stepq_format_fits(f, K, V);
     stepq_error("format %s on %d x %d heads: the CUDA engine needs %s", f->name, K, V, why);
     return STEPQ_ERR;
-}
-
-static void leap_regions(uint32_t* res, uint32_t* res_row, const stepq_format* f, int K, int V) {
-    *res = *res_row = 0;
-    if (f->family->id != STEPQ_FAMILY_LEAP) return;
-    *res = (uint32_t)((size_t)K * STEPQ_ROW_BYTES(f->width, V));
-    *res_row = (uint32_t)(f->leap.residual_bits == 32 ? (size_t)V * 4 : STEPQ_ROW_BYTES(f->leap.residual_bits, V));
 }
 
 // the shared memory of a launch: its workspace, or 0 when the workspace goes to global memory
@@ -596,12 +588,12 @@ static int formats_for(eng_run* r) {
         m->ws_bytes = bp_carve(&unused, NULL, &m->dims);
         m->smem = smem_for(m->ws_bytes, r->emu);
         if (!m->smem && m->ws_bytes > r->gws_bytes) r->gws_bytes = m->ws_bytes;
-        m->freeze = fmt->family->id == STEPQ_FAMILY_LEAP && fmt->leap.tau > 0;
+        m->freeze = stepq_format_freeze_gated(fmt);
         m->has_w = hp.w != NULL;
         m->kind = hp.kind;
         m->refits = hp.refits;
         m->rho = hp.rho;
-        leap_regions(&m->res, &m->res_row, fmt, r->K, r->V);
+        bp_residual(&m->res, &m->res_row, fmt, r->K, r->V);
     }
     return STEPQ_OK;
 }
@@ -741,8 +733,8 @@ static int codec_run(uint8_t* packed, float* Xout, int* status, const float* X, 
     a.V = V;
     a.decode = decode;
     a.stride = stride;
-    leap_regions(&a.res, &a.res_row, f, K, V);
-    a.dims = dims_of(f, K, V, f->family->id == STEPQ_FAMILY_LEAP && f->leap.tau > 0, 1, 0);
+    bp_residual(&a.res, &a.res_row, f, K, V);
+    a.dims = dims_of(f, K, V, stepq_format_freeze_gated(f), 1, 0);
     bp_ws unused;
     a.ws_bytes = bp_carve(&unused, NULL, &a.dims);
     const size_t smem = smem_for(a.ws_bytes, emu);

@@ -129,9 +129,8 @@ struct stepq_serving {
 
 static int serve_shape_ok(const stepq_format* f, int K, int V) {
     const char* why = NULL;
-    if (!bp_family_known(f->family->id)) why = "an encoder for its family (sim/cuda/blockprog.cuh has none yet)";
-    else if (V % 8) why = "V a multiple of 8";
-    else if (f->family->id == STEPQ_FAMILY_LEAP && f->leap.tau > 0) why = "no freeze gate (LeapQuant's tau > 0)";
+    if (V % 8) why = "V a multiple of 8";
+    else if (stepq_format_freeze_gated(f)) why = "no freeze gate (LeapQuant's tau > 0)";
     else if (f->replay > 0) why = "a state re-encoded at every step (not a replay format)";
     if (!why) return stepq_format_fits(f, K, V);  // the family's shape rules, from the table
     stepq_error("format %s on %d x %d heads: the serving kernels need %s", f->name, K, V, why);
@@ -163,18 +162,15 @@ static void serve_args_for(stepq_serving* s, int k, int role) {
     a->R = s->R;
     a->ns = s->ns;
     a->role = role;
-    if (s->fmt->family->id == STEPQ_FAMILY_LEAP) {
-        a->res = (uint32_t)((size_t)s->K * STEPQ_ROW_BYTES(s->fmt->width, s->V));
-        a->res_row = (uint32_t)(s->fmt->leap.residual_bits == 32 ? (size_t)s->V * 4
-                                                                   : STEPQ_ROW_BYTES(s->fmt->leap.residual_bits, s->V));
-    }
+    bp_residual(&a->res, &a->res_row, s->fmt, s->K, s->V);
     memset(&a->dims, 0, sizeof a->dims);
     a->dims.K = s->K;
     a->dims.V = s->V;
     a->dims.nsplit = s->ns;
     const int fam = s->fmt->family->id, packs = role == ROLE_FUSED || role == ROLE_WRITE;
-    a->dims.with_Z = role != ROLE_FP32 && (packs || fam == STEPQ_FAMILY_LEAP);
-    a->dims.z_in_part = fam != STEPQ_FAMILY_LEAP;  // the codes are never live beside partial sums
+    const int own_codes = bp_needs(fam) & BP_W_CODES;
+    a->dims.with_Z = role != ROLE_FP32 && (packs || own_codes);
+    a->dims.z_in_part = !own_codes;  // the codes are never live beside partial sums
     a->dims.fam = role == ROLE_FP32 ? -1 : fam;
     a->dims.p_bytes = role == ROLE_FP32 ? 0 : (int)s->stride;
     bp_ws unused;
@@ -283,7 +279,7 @@ extern "C" int stepq_serving_create(stepq_serving** out, const stepq_format* f, 
     if (serve_shape_ok(f, K, V) != STEPQ_OK) return STEPQ_ERR;
     stepq_serving* s = (stepq_serving*)callocCheck(1, sizeof *s);
     s->fmt = f;
-    s->baseline = f->family->id == STEPQ_FAMILY_CAST && f->cast.element == STEPQ_ELEM_FP32;
+    s->baseline = stepq_format_exact(f);
     s->mode = s->baseline ? STEPQ_SERVE_FUSED : mode;
     s->ns = nsplit < 1 ? 1 : nsplit;
     s->emu = emu;

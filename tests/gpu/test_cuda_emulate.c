@@ -21,7 +21,7 @@ static int formats_of(const stepq_format** out, int V, int fz) {
     int n = 0;
     for (int i = 0; i < stepq_n_formats; i++) {
         const stepq_format* f = &stepq_formats[i];
-        int freeze = f->family->id == STEPQ_FAMILY_LEAP && f->leap.tau > 0;
+        int freeze = stepq_format_freeze_gated(f);
         if (gt_fits(f, V) && freeze == fz) out[n++] = f;
     }
     return n;

@@ -59,7 +59,7 @@ static void fp32_2048(int kind, gsl_rng* r) {
 // the input values an element's code was chosen from (DAMP: the rotated row), per head
 static void coded_space(float* out, const float* X, const stepq_format* f, const stepq_head_plan* hp, int K, int V) {
     memcpy(out, X, sizeof(float) * K * V);
-    if (f->family->id != STEPQ_FAMILY_DAMP) return;
+    if (!stepq_format_rotated(f)) return;
     for (int i = 0; i < K; i++)
         if (hp->bits[i] != STEPQ_PIVOT_BITS) stepq_fwht(out + (size_t)i * V, V);
 }
