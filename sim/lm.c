@@ -283,8 +283,8 @@ static int delta_f32(stepq_lm_seq* s, int l, int h, float* S, float* y, float* w
     stepq_step_in in = {q, k, v, g, beta};
     float decay[STEPQ_MAX_DIM];
     stepq_decays(decay, g, G, K);
-    s->kt->qstep_read(qs, &in, decay, NULL, NULL, NULL);
-    return s->kt->qstep_write(qs, &in, decay, scale, G, NULL, y, NULL);
+    s->be->read(qs, &in, decay, NULL, NULL, NULL);
+    return s->be->write(qs, &in, decay, scale, G, NULL, y, NULL);
 }
 
 #define REAL float
@@ -330,7 +330,7 @@ void stepq_lm_seq_init(stepq_lm_seq* s, const stepq_lm* m) {
     s->m = m;
     s->conv = callocCheck((size_t)m->layers * 3 * m->D * (m->conv - 1), sizeof(float));
     s->S = callocCheck((size_t)m->layers * m->heads * m->K * m->V, sizeof(float));
-    s->kt = stepq_kernels_active();
+    s->be = stepq_backend_cpu();
     s->x = callocCheck((size_t)m->hidden, sizeof(float));
     scratch_float* w = mallocCheck(sizeof *w);
     SCRATCH_ALLOC(float, *w, m);

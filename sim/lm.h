@@ -12,6 +12,7 @@
 
 #include "../quant/format.h"
 #include "../quant/plan.h"
+#include "headloop.h"
 #include "kernels.h"
 #include "protocol.h"
 #include "trace.h"
@@ -58,7 +59,7 @@ typedef struct {
     stepq_qstate* qs;    // (L*H) the states in a format, after stepq_lm_seq_quantize; else NULL
     const uint8_t* round_rows;  // (L, H, K) rows re-encoded after every step (stepq_lm_seq_round_rows)
     int round_width;
-    const stepq_kernels* kt;
+    const stepq_backend* be;  // steps the states in a format: the head loop's CPU backend
     float* x;            // the residual stream of a token
     void* scratch;       // the per-token scratch of a layer (lm.c)
 } stepq_lm_seq;
