@@ -209,6 +209,23 @@ int h5u_read_f32(float** data, hsize_t* dims, hid_t file, const char* fname, con
     return rc;
 }
 
+// STEPQ_OK when attribute a holds one value (a scalar dataspace, or a simple one of one
+// element); else STEPQ_ERR with a message naming the attribute and its shape
+static int one_value(hid_t a, const char* fname, const char* name) {
+    hid_t sp = H5Aget_space(a);
+    const H5S_class_t c = H5Sget_simple_extent_type(sp);
+    const hssize_t n = H5Sget_simple_extent_npoints(sp);
+    const int rank = H5Sget_simple_extent_ndims(sp);
+    H5Sclose(sp);
+    if (c == H5S_SCALAR || (c == H5S_SIMPLE && n == 1)) return STEPQ_OK;
+    if (c == H5S_NULL) stepq_error("%s: attribute '%s' is empty (a null dataspace); stepq reads one value", fname, name);
+    else stepq_error("%s: attribute '%s' holds %lld values (rank %d); stepq reads one", fname, name, (long long)n, rank);
+    return STEPQ_ERR;
+}
+
+// the longest string attribute stepq reads (a kind, a config text, a checksum list)
+#define ATTR_STR_MAX ((size_t)1 << 24)
+
 int h5u_read_attr_str(char** out, hid_t file, const char* fname, const char* name,
                       int required) {
     *out = NULL;
@@ -218,10 +235,16 @@ int h5u_read_attr_str(char** out, hid_t file, const char* fname, const char* nam
     }
     hid_t a = H5Aopen(file, name, H5P_DEFAULT);
     hid_t t = H5Aget_type(a);
-    int rc = STEPQ_OK;
+    int rc = STEPQ_OK, said = 0;
     if (H5Tget_class(t) != H5T_STRING) {
         stepq_error("%s: attribute '%s' is not a string", fname, name);
-        rc = STEPQ_ERR;
+        rc = STEPQ_ERR, said = 1;
+    } else if (one_value(a, fname, name) != STEPQ_OK) {
+        rc = STEPQ_ERR, said = 1;
+    } else if (H5Tis_variable_str(t) <= 0 && H5Tget_size(t) > ATTR_STR_MAX) {
+        stepq_error("%s: attribute '%s' is a string of %zu bytes; stepq reads at most %zu", fname, name,
+                    H5Tget_size(t), ATTR_STR_MAX);
+        rc = STEPQ_ERR, said = 1;
     } else if (H5Tis_variable_str(t) > 0) {
         char* s = NULL;
         hid_t mt = H5Tcopy(H5T_C_S1);
@@ -241,8 +264,11 @@ int h5u_read_attr_str(char** out, hid_t file, const char* fname, const char* nam
         if (H5Aread(a, mt, *out) < 0) rc = STEPQ_ERR;
         H5Tclose(mt);
     }
-    if (rc != STEPQ_OK && H5Tget_class(t) == H5T_STRING)
-        stepq_error("%s: cannot read attribute '%s'", fname, name);
+    if (rc != STEPQ_OK && !said) stepq_error("%s: cannot read attribute '%s'", fname, name);
+    if (rc != STEPQ_OK) {
+        free(*out);
+        *out = NULL;
+    }
     H5Tclose(t);
     H5Aclose(a);
     return rc;
@@ -254,8 +280,13 @@ int h5u_read_attr_f64(double* out, hid_t file, const char* fname, const char* na
     hid_t t = H5Aget_type(a);
     H5T_class_t c = H5Tget_class(t);
     int rc = 1;
-    if ((c != H5T_FLOAT && c != H5T_INTEGER) || H5Aread(a, H5T_NATIVE_DOUBLE, out) < 0) {
+    if (c != H5T_FLOAT && c != H5T_INTEGER) {
         stepq_error("%s: attribute '%s' is not a number", fname, name);
+        rc = STEPQ_ERR;
+    } else if (one_value(a, fname, name) != STEPQ_OK) {
+        rc = STEPQ_ERR;
+    } else if (H5Aread(a, H5T_NATIVE_DOUBLE, out) < 0) {
+        stepq_error("%s: attribute '%s' cannot be read as a number", fname, name);
         rc = STEPQ_ERR;
     }
     H5Tclose(t);
@@ -294,15 +325,9 @@ hid_t h5u_create(const char* path) {
     return f;
 }
 
-static char* tmp_name(const char* path) {
-    size_t n = strlen(path) + 5;
-    char* t = mallocCheck(n);
-    snprintf(t, n, "%s.tmp", path);
-    return t;
-}
-
 int h5u_commit(hid_t file, const char* path) {
-    char* t = tmp_name(path);
+    char* t = stepq_output_pending(path);
+    stepq_assert(t);
     int ok = H5Fclose(file) >= 0;
     if (!ok) {
         close_failed = 1;
@@ -313,7 +338,8 @@ int h5u_commit(hid_t file, const char* path) {
 
 void h5u_abandon(hid_t file, const char* path) {
     if (file >= 0 && H5Fclose(file) < 0) close_failed = 1;
-    stepq_output_end(tmp_name(path), path, 0);
+    char* t = stepq_output_pending(path);
+    if (t) stepq_output_end(t, path, 0);
 }
 
 hid_t h5u_create_with_text(const char* path, FILE** tsv, const char* tsv_path) {

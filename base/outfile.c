@@ -14,7 +14,7 @@
 
 #define MAX_PENDING 16
 #define MAX_INPUTS 64
-static char* pending[MAX_PENDING];
+static struct { char* tmp; char* path; } pending[MAX_PENDING];  // temporary name, final path
 static struct { dev_t dev; ino_t ino; uint64_t xxh3; char path[256]; } inputs[MAX_INPUTS];
 static int n_inputs;
 
@@ -46,10 +46,11 @@ void stepq_inputs_describe(char* buf, size_t n) {
 
 static void remove_pending(void) {
     for (int i = 0; i < MAX_PENDING; i++)
-        if (pending[i]) {
-            remove(pending[i]);
-            free(pending[i]);
-            pending[i] = NULL;
+        if (pending[i].tmp) {
+            remove(pending[i].tmp);
+            free(pending[i].tmp);
+            free(pending[i].path);
+            pending[i].tmp = pending[i].path = NULL;
         }
 }
 
@@ -57,17 +58,27 @@ static void remove_pending(void) {
 // async-signal-safe), then die of the signal as before.
 static void on_signal(int sig) {
     for (int i = 0; i < MAX_PENDING; i++)
-        if (pending[i]) unlink(pending[i]);
+        if (pending[i].tmp) unlink(pending[i].tmp);
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-// the refusals: a directory, an input of this run, a directory that cannot be written
-static int refuse(const char* path) {
+// the refusals: a directory, anything else that is not a regular file (a device, a FIFO: it
+// would be replaced by one), an input of this run, a directory that cannot be written (or, with
+// dir_must_exist, that does not exist: the front ends check before they make it)
+static int check(const char* path, int dir_must_exist) {
     struct stat st;
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
             stepq_error("cannot write %s: it is a directory (give a file name)", path);
+            return STEPQ_ERR;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            stepq_error("cannot write %s: it is %s, not a regular file, and the output would replace it (give "
+                        "another path)", path, S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                    : S_ISFIFO(st.st_mode)                   ? "a FIFO"
+                                                    : S_ISSOCK(st.st_mode)                   ? "a socket"
+                                                                                             : "a special file");
             return STEPQ_ERR;
         }
         for (int i = 0; i < n_inputs; i++)
@@ -81,12 +92,15 @@ static int refuse(const char* path) {
     const char* dir = dirname(copy);
     int ok = access(dir, W_OK | X_OK) == 0;
     int e = errno;
+    if (!ok && e == ENOENT && !dir_must_exist) ok = 1;
     if (!ok)
         stepq_error("cannot write %s: its directory %s %s", path, dir,
                     e == ENOENT ? "does not exist" : "is not writable");
     free(copy);
     return ok ? STEPQ_OK : STEPQ_ERR;
 }
+
+int stepq_output_check(const char* path) { return check(path, 0); }
 
 int stepq_output_begin(char** tmp, const char* path) {
     static int registered = 0;
@@ -99,18 +113,36 @@ int stepq_output_begin(char** tmp, const char* path) {
         signal(SIGXFSZ, SIG_IGN);
         registered = 1;
     }
-    if (refuse(path)) return STEPQ_ERR;
-    size_t n = strlen(path) + 5;
+    if (check(path, 1)) return STEPQ_ERR;
+    int slot = -1;
+    for (int i = 0; i < MAX_PENDING && slot < 0; i++)
+        if (!pending[i].tmp) slot = i;
+    stepq_assert(slot >= 0 && "too many output files open at once");
+    // unique to this process (two runs writing one output each write their own), created with
+    // the permissions a new file gets (mkstemp's are 0600)
+    size_t n = strlen(path) + 12;
     char* t = mallocCheck(n);
-    snprintf(t, n, "%s.tmp", path);
+    snprintf(t, n, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(t);
+    if (fd < 0) {
+        stepq_error("cannot create %s: %s", t, strerror(errno));
+        free(t);
+        return STEPQ_ERR;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    close(fd);
+    pending[slot].tmp = strdup(t);
+    pending[slot].path = strdup(path);
+    *tmp = t;
+    return STEPQ_OK;
+}
+
+char* stepq_output_pending(const char* path) {
     for (int i = 0; i < MAX_PENDING; i++)
-        if (!pending[i]) {
-            pending[i] = strdup(t);
-            *tmp = t;
-            return STEPQ_OK;
-        }
-    stepq_assert(!"too many output files open at once");
-    return STEPQ_ERR;
+        if (pending[i].path && !strcmp(pending[i].path, path)) return strdup(pending[i].tmp);
+    return NULL;
 }
 
 int stepq_output_end(char* tmp, const char* path, int ok) {
@@ -121,9 +153,10 @@ int stepq_output_end(char* tmp, const char* path, int ok) {
     }
     if (!ok || rc) remove(tmp);
     for (int i = 0; i < MAX_PENDING; i++)
-        if (pending[i] && strcmp(pending[i], tmp) == 0) {
-            free(pending[i]);
-            pending[i] = NULL;
+        if (pending[i].tmp && strcmp(pending[i].tmp, tmp) == 0) {
+            free(pending[i].tmp);
+            free(pending[i].path);
+            pending[i].tmp = pending[i].path = NULL;
         }
     free(tmp);
     return rc;

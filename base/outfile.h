@@ -1,10 +1,12 @@
 // outfile.h: every file stepq writes (HDF5 results and plans, the .tsv tables beside them, the
-// Markdown reports, journals) goes to "<path>.tmp" first and is renamed into place only when
+// Markdown reports, journals) goes to a temporary file of its own, "<path>.tmp.XXXXXX" (mkstemp:
+// two processes writing one output never share one), and is renamed into place only when
 // complete, so a full disk, a kill or an error never leaves a partial file at the final path.
 // The first output installs an atexit() hook and SIGINT/SIGTERM handlers that remove every
-// "<path>.tmp" still pending. An output is refused up front when its path is a directory, when
-// it would replace a file this run reads (an input noted by stepq_note_input: a trace, a plan),
-// or when its directory cannot be written; each with one message naming the path.
+// temporary file still pending. An output is refused up front when its path is a directory or
+// anything else that is not a regular file (a device, a FIFO), when it would replace a file this
+// run reads (an input noted by stepq_note_input: a config, a trace, a plan), or when its
+// directory cannot be written; each with one message naming the path.
 #ifndef STEPQ_OUTFILE_H
 #define STEPQ_OUTFILE_H
 
@@ -19,9 +21,14 @@ void stepq_forget_input(const char* path);
 // (stepq_file_xxh3; 0 when it could not be read)
 void stepq_inputs_describe(char* buf, size_t n);
 
-// Checks path and registers "<path>.tmp" for clean-up; *tmp (malloc'd) is the name to write.
-// STEPQ_ERR with a message when the output is refused.
+// STEPQ_ERR with a message when an output at path would be refused (the front ends check every
+// output of a run before any work; a directory that does not exist yet passes: they make it)
+int stepq_output_check(const char* path);
+// Checks path, creates its temporary file and registers it for clean-up; *tmp (malloc'd) is
+// the name to write. STEPQ_ERR with a message when the output is refused.
 int stepq_output_begin(char** tmp, const char* path);
+// the temporary file pending for path (malloc'd), or NULL
+char* stepq_output_pending(const char* path);
 // Renames tmp into place (ok) or removes it (!ok), and forgets it; STEPQ_ERR if ok and the
 // rename fails. Frees tmp.
 int stepq_output_end(char* tmp, const char* path, int ok);

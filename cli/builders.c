@@ -49,6 +49,19 @@ const stepq_backend* stepq_backend_from_cfg(const stepq_cfgfile* cf, int has_key
     return stepq_backend_named(name);
 }
 
+int stepq_check_env_threads(void) {
+#ifdef _OPENMP
+    const int n = omp_get_max_threads();
+    if (n > STEPQ_THREADS_MAX) {
+        const char* env = getenv("OMP_NUM_THREADS");
+        stepq_error("OMP_NUM_THREADS=%s asks for %d threads; stepq runs at most %d (set it lower, or unset it "
+                    "and give --threads N)", env ? env : "?", n, STEPQ_THREADS_MAX);
+        return STEPQ_ERR;
+    }
+#endif
+    return STEPQ_OK;
+}
+
 void stepq_set_threads(long long n) {
 #ifdef _OPENMP
     if (stepq_threads_override >= 0) n = stepq_threads_override;

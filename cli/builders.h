@@ -46,6 +46,11 @@ extern const char* const stepq_keys_calibrate[];
 // OpenMP threads: a config's `threads` unless --threads was given (0: OpenMP's default)
 void stepq_set_threads(long long config_threads);
 extern long long stepq_threads_override;  // --threads, or -1
+// the most threads a run takes (--threads, the configs' threads, OMP_NUM_THREADS)
+#define STEPQ_THREADS_MAX 4096
+// STEPQ_ERR (message) when OpenMP's own thread count (OMP_NUM_THREADS) is above STEPQ_THREADS_MAX:
+// libgomp itself crashes when it starts some 100000 threads
+int stepq_check_env_threads(void);
 extern const char* stepq_backend_override;  // --backend, or NULL
 // The head loop's backend (sim/headloop.h): --backend, else the config's `backend` key (where
 // it takes one, else "cpu"); NULL with the key's line for an unknown name or a backend this

@@ -22,11 +22,10 @@
 #include "options.h"
 
 #define SEED_MAX ((double)(1LL << 62))
-#define THREADS_MAX 4096
 #define STEPS_MAX ((double)(1LL << 40))
 
 // the --threads row every long-running command has
-#define THREADS_OPT(dest) {"--threads", OPT_INT, (dest), NULL, 0, THREADS_MAX, 0, "N", 0}
+#define THREADS_OPT(dest) {"--threads", OPT_INT, (dest), NULL, 0, STEPQ_THREADS_MAX, 0, "N", 0}
 
 // the names of the formats that need a plan, for help texts
 static void planned_names(char* buf, size_t n) {

@@ -2,8 +2,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../base/common.h"
+#include "../base/outfile.h"
 
 // dst <- a copy of src (a scalar, array, list or group), added under parent with src's name
 static int copy_into(config_setting_t* parent, const config_setting_t* src);
@@ -66,6 +68,42 @@ static int apply_quick(stepq_cfgfile* cf, int quick) {
         snprintf(moved, sizeof moved, "results/quick/%s", v + 8);
         config_setting_set_string(s, moved);
     }
+    // and an output elsewhere goes to quick/ in its own directory (out/x.h5 -> out/quick/x.h5)
+    static const char* const outputs[] = {"output", "report"};
+    for (int i = 0; quick && i < 2; i++) {
+        config_setting_t* s = config_setting_get_member(root, outputs[i]);
+        const char* v = s && config_setting_type(s) == CONFIG_TYPE_STRING ? config_setting_get_string(s) : NULL;
+        if (!v || !strncmp(v, "results/quick/", 14)) continue;
+        const char* slash = strrchr(v, '/');
+        const int dir = slash ? (int)(slash - v + 1) : 0;
+        char moved[4096];
+        snprintf(moved, sizeof moved, "%.*squick/%s", dir, v, v + dir);
+        config_setting_set_string(s, moved);
+        cf->quick_beside = 1;
+    }
+    return STEPQ_OK;
+}
+
+// the run's outputs (the root's output and report) checked before any work: not a directory,
+// device or FIFO, not an input (this config, the plan it names)
+static int check_outputs(const stepq_cfgfile* cf) {
+    const config_setting_t* root = config_root_setting(&cf->cfg);
+    const config_setting_t* plan = config_setting_get_member(root, "plan");
+    const char* pv = plan && config_setting_type(plan) == CONFIG_TYPE_STRING ? config_setting_get_string(plan) : NULL;
+    static const char* const outputs[] = {"output", "report"};
+    for (int i = 0; i < 2; i++) {
+        const config_setting_t* s = config_setting_get_member(root, outputs[i]);
+        const char* v = s && config_setting_type(s) == CONFIG_TYPE_STRING ? config_setting_get_string(s) : NULL;
+        if (!v) continue;
+        struct stat a, b;
+        if (pv && (!strcmp(v, pv) || (stat(v, &a) == 0 && stat(pv, &b) == 0 && a.st_dev == b.st_dev &&
+                                      a.st_ino == b.st_ino))) {
+            stepq_error("%s:%d: '%s' and 'plan' name one file, %s: the run would write over the plan it reads",
+                        cf->path, config_setting_source_line(s), outputs[i], v);
+            return STEPQ_ERR;
+        }
+        if (stepq_output_check(v) != STEPQ_OK) return STEPQ_ERR;
+    }
     return STEPQ_OK;
 }
 
@@ -90,15 +128,20 @@ int cfg_load(stepq_cfgfile* cf, const char* path, int quick) {
         cfg_free(cf);
         return STEPQ_ERR;
     }
-    if (apply_quick(cf, quick) != STEPQ_OK) {
+    stepq_note_input(path);  // no output may replace the config
+    if (apply_quick(cf, quick) != STEPQ_OK || check_outputs(cf) != STEPQ_OK) {
         cfg_free(cf);
         return STEPQ_ERR;
     }
     if (quick) {  // the text stored with every result says so
         static const char note[] = "\n# run with --quick: the quick group applied, results under results/quick/\n";
-        char* t = callocCheck(got + sizeof note, 1);
+        static const char beside[] = "\n# run with --quick: the quick group applied, results under results/quick/ or, for an "
+                                     "output elsewhere, in quick/ beside it\n";
+        const char* n = cf->quick_beside ? beside : note;
+        const size_t len = strlen(n) + 1;
+        char* t = callocCheck(got + len, 1);
         memcpy(t, cf->text, got);
-        memcpy(t + got, note, sizeof note);
+        memcpy(t + got, n, len);
         free(cf->text);
         cf->text = t;
     }

@@ -11,6 +11,7 @@ typedef struct {
     const char* path;
     char* text;  // the whole file, stored with every result
     int quick;   // the quick group was applied
+    int quick_beside;  // and an output not under results/ moved to quick/ beside it
     int resume;  // --resume: continue an interrupted run from its journal
 } stepq_cfgfile;
 

@@ -65,7 +65,7 @@ static int run_calibrate(const stepq_cfgfile* cf) {
     long long threads;
     const char *output, *desc;
     if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
         cfg_str(cf, NULL, "description", &desc, 0, "") ||
         cfg_str(cf, NULL, "output", &output, 1, NULL))
         return STEPQ_ERR;
@@ -145,15 +145,22 @@ void stepq_cfg_free_sources(stepq_source** srcs, int S) {
     free(srcs);
 }
 
+const char* stepq_format_list(char* buf, size_t n, const stepq_format* const* fmts, int nf) {
+    size_t o = 0;
+    buf[0] = 0;
+    for (int i = 0; i < nf && o < n; i++) o += (size_t)snprintf(buf + o, n - o, i ? " %s" : "%s", fmts[i]->name);
+    return buf;
+}
+
 // the variables every plot script takes: formats='fp32 int8 ...' and source='<what ran>', so
 // that a figure names its source, heads, seeds and formats
-void stepq_cfg_plot_vars(char* vars, size_t n, const stepq_format* const* fmts, int nf,
-                      const stepq_source* src, const uint64_t* seeds, int S) {
-    size_t o = (size_t)snprintf(vars, n, "formats='");
-    for (int i = 0; i < nf && o < n; i++) o += (size_t)snprintf(vars + o, n - o, i ? " %s" : "%s", fmts[i]->name);
-    o += (size_t)snprintf(vars + o, n - o, "'; source='%s; %d seed%s:", src->desc, S, S > 1 ? "s" : "");
-    for (int i = 0; i < S && o < n; i++) o += (size_t)snprintf(vars + o, n - o, " %llu", (unsigned long long)seeds[i]);
-    if (o < n) snprintf(vars + o, n - o, "'");
+void stepq_cfg_plot_vars(stepq_plot_vars* v, const stepq_format* const* fmts, int nf,
+                         const stepq_source* src, const uint64_t* seeds, int S) {
+    char buf[8192];
+    stepq_plot_var(v, "formats", "%s", stepq_format_list(buf, sizeof buf, fmts, nf));
+    size_t o = (size_t)snprintf(buf, sizeof buf, "%s; %d seed%s:", src->desc, S, S > 1 ? "s" : "");
+    for (int i = 0; i < S && o < sizeof buf; i++) o += (size_t)snprintf(buf + o, sizeof buf - o, " %llu", (unsigned long long)seeds[i]);
+    stepq_plot_var(v, "source", "%s", buf);
 }
 
 // what a propagation config must also satisfy once its keys are read
@@ -196,7 +203,7 @@ static int run_propagation(const stepq_cfgfile* cf) {
         cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
         cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
         cfg_int(cf, NULL, "bin", &bin, 0, 1, 1, 1LL << 30) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
         cfg_str(cf, NULL, "description", &desc, 0, "") ||
         cfg_str(cf, NULL, "output", &output, 1, NULL) ||
         cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
@@ -233,11 +240,10 @@ static int run_propagation(const stepq_cfgfile* cf) {
         rc = stepq_make_parent(output) || (report && stepq_make_parent(report)) || stepq_propagation(&pc);
         if (!rc) printf("wrote %s%s%s\n", output, report ? " and " : "", report ? report : "");
         if (!rc && plot) {
-            char vars[8192];
-            stepq_cfg_plot_vars(vars, sizeof vars, fmts, nf, srcs[0], seeds, S);
-            size_t o = strlen(vars);
-            if (report) snprintf(vars + o, sizeof vars - o, "; summary='%s'", ftable);
-            rc = stepq_plot(plot, table, png, vars);
+            stepq_plot_vars vars = {0};
+            stepq_cfg_plot_vars(&vars, fmts, nf, srcs[0], seeds, S);
+            if (report) stepq_plot_var(&vars, "summary", "%s", ftable);
+            rc = stepq_plot(plot, table, png, &vars);
         }
     }
     stepq_cfg_free_sources(srcs, S);
@@ -263,7 +269,7 @@ static int run_inputstats(const stepq_cfgfile* cf) {
         cfg_int(cf, NULL, "steps", &steps, 1, 0, 1, 1LL << 40) ||
         cfg_int(cf, NULL, "warmup", &warmup, 0, 0, 0, 1LL << 40) ||
         cfg_int(cf, NULL, "sample_every", &every, 0, 256, 1, 1LL << 40) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
         cfg_str(cf, NULL, "description", &desc, 0, "") ||
         cfg_str(cf, NULL, "output", &output, 1, NULL))
         return STEPQ_ERR;

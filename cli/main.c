@@ -6,6 +6,7 @@
 
 #include "../base/h5util.h"
 #include "../sim/kernels.h"
+#include "builders.h"
 #include "commands.h"
 
 static const struct {
@@ -36,7 +37,7 @@ static void usage(FILE* fp) {
 
 int main(int argc, char** argv) {
     h5u_quiet();
-    if (stepq_kernels_init() != 0) return 2;
+    if (stepq_kernels_init() != 0 || stepq_check_env_threads() != STEPQ_OK) return 2;
     if (argc < 2) {
         usage(stderr);
         return 2;

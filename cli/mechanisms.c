@@ -64,7 +64,7 @@ int stepq_run_selfcorrect(const stepq_cfgfile* cf) {
     if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_selfcorrect) ||
         cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
         cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
         cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
         cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
         stepq_formats_check_plan(cf, fmts, nf, NULL) || stepq_cfg_seeds(&seeds, &S, cf) ||
@@ -88,9 +88,9 @@ int stepq_run_selfcorrect(const stepq_cfgfile* cf) {
         if (!rc) printf("wrote %s\n", output);
     }
     if (!rc && plot) {
-        char vars[4096];
-        stepq_cfg_plot_vars(vars, sizeof vars, fmts, nf, srcs[0], seeds, S);
-        rc = stepq_plot(plot, table, png, vars);
+        stepq_plot_vars vars = {0};
+        stepq_cfg_plot_vars(&vars, fmts, nf, srcs[0], seeds, S);
+        rc = stepq_plot(plot, table, png, &vars);
     }
     stepq_cfg_free_sources(srcs, S);
     free(seeds);
@@ -114,7 +114,7 @@ int stepq_run_halflife(const stepq_cfgfile* cf) {
     if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_halflife) ||
         cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
         cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
         cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
         cfg_str(cf, NULL, "plot", &plot, 0, NULL) || cfg_str(cf, NULL, "format", &fname, 0, "int6") ||
         stepq_cfg_seeds(&seeds, &S, cf))
@@ -141,9 +141,9 @@ int stepq_run_halflife(const stepq_cfgfile* cf) {
         if (!rc) printf("wrote %s\n", output);
     }
     if (!rc && plot) {
-        char vars[4096];
-        stepq_cfg_plot_vars(vars, sizeof vars, &fmt, 1, srcs[0], seeds, S);
-        rc = stepq_plot(plot, table, png, vars);
+        stepq_plot_vars vars = {0};
+        stepq_cfg_plot_vars(&vars, &fmt, 1, srcs[0], seeds, S);
+        rc = stepq_plot(plot, table, png, &vars);
     }
     free(sum);
     stepq_cfg_free_sources(srcs, S);
@@ -169,7 +169,7 @@ int stepq_run_octile(const stepq_cfgfile* cf) {
         cfg_int(cf, NULL, "calib_steps", &csteps, 0, 2048, 2, 1LL << 40) ||
         cfg_int(cf, NULL, "calib_seed_offset", &offset, 0, 1000, 1, 1LL << 40) ||
         cfg_int(cf, NULL, "width", &width, 0, 4, 2, 8) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
         cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
         cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_cfg_seeds(&seeds, &S, cf))
         return STEPQ_ERR;
@@ -189,10 +189,10 @@ int stepq_run_octile(const stepq_cfgfile* cf) {
         if (!rc) printf("wrote %s\n", output);
     }
     if (!rc && plot) {
-        char vars[4096];
+        stepq_plot_vars vars = {0};
         const stepq_format* f = stepq_format_find(width == 8 ? "int8" : width == 6 ? "int6" : "int4");
-        stepq_cfg_plot_vars(vars, sizeof vars, &f, 1, srcs[0], seeds, S);
-        rc = stepq_plot(plot, table, png, vars);
+        stepq_cfg_plot_vars(&vars, &f, 1, srcs[0], seeds, S);
+        rc = stepq_plot(plot, table, png, &vars);
     }
     stepq_cfg_free_sources(srcs, S);
     stepq_cfg_free_sources(cal, S);
@@ -264,7 +264,7 @@ int stepq_run_knobs(const stepq_cfgfile* cf) {
     if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_knobs) ||
         cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
         cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
         cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
         cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
         stepq_cfg_seeds(&seeds, &S, cf) || (calib = cfg_group(cf, NULL, "calibrate", 1, &err), err) ||
@@ -285,15 +285,16 @@ int stepq_run_knobs(const stepq_cfgfile* cf) {
         if (!rc) printf("wrote %s\n", output);
     }
     if (!rc && plot) {
-        char vars[8192];
-        stepq_cfg_plot_vars(vars, sizeof vars, fmts, nf, srcs[0], seeds, S);
-        size_t o = strlen(vars);
-        o += (size_t)snprintf(vars + o, sizeof vars - o, "; knobs='");
-        for (int k = 0; k < nk; k++) o += (size_t)snprintf(vars + o, sizeof vars - o, k ? " %s" : "%s", sweeps[k].knob);
-        o += (size_t)snprintf(vars + o, sizeof vars - o, "'; papers='");
-        for (int k = 0; k < nk; k++) o += (size_t)snprintf(vars + o, sizeof vars - o, k ? " %g" : "%g", sweeps[k].paper);
-        snprintf(vars + o, sizeof vars - o, "'");
-        rc = stepq_plot(plot, table, png, vars);
+        stepq_plot_vars vars = {0};
+        char buf[8192];
+        stepq_cfg_plot_vars(&vars, fmts, nf, srcs[0], seeds, S);
+        size_t o = 0;
+        for (int k = 0; k < nk && o < sizeof buf; k++) o += (size_t)snprintf(buf + o, sizeof buf - o, k ? " %s" : "%s", sweeps[k].knob);
+        stepq_plot_var(&vars, "knobs", "%s", buf);
+        o = 0;
+        for (int k = 0; k < nk && o < sizeof buf; k++) o += (size_t)snprintf(buf + o, sizeof buf - o, k ? " %g" : "%g", sweeps[k].paper);
+        stepq_plot_var(&vars, "papers", "%s", nk ? buf : "");
+        rc = stepq_plot(plot, table, png, &vars);
     }
     stepq_calib_build_free(&b);
     stepq_cfg_free_sources(srcs, S);
@@ -369,14 +370,15 @@ static int regime_streams_build(regime_streams* rs, const stepq_cfgfile* cf, con
     return STEPQ_OK;
 }
 
-// plot_vars and regimes='name name ...'
-static void regime_plot_vars(char* vars, size_t n, const stepq_format* const* fmts, int nf,
-                             const stepq_source* src, const uint64_t* seeds, int S, const char* const* names, int R) {
-    stepq_cfg_plot_vars(vars, n, fmts, nf, src, seeds, S);
-    size_t o = strlen(vars);
-    o += (size_t)snprintf(vars + o, n - o, "; regimes='");
-    for (int r = 0; r < R && o < n; r++) o += (size_t)snprintf(vars + o, n - o, r ? " %s" : "%s", names[r]);
-    if (o < n) snprintf(vars + o, n - o, "'");
+// stepq_cfg_plot_vars and regimes ("name name ...")
+static void regime_plot_vars(stepq_plot_vars* v, const stepq_format* const* fmts, int nf, const stepq_source* src,
+                             const uint64_t* seeds, int S, const char* const* names, int R) {
+    char buf[8192];
+    size_t o = 0;
+    buf[0] = 0;
+    stepq_cfg_plot_vars(v, fmts, nf, src, seeds, S);
+    for (int r = 0; r < R && o < sizeof buf; r++) o += (size_t)snprintf(buf + o, sizeof buf - o, r ? " %s" : "%s", names[r]);
+    stepq_plot_var(v, "regimes", "%s", buf);
 }
 
 // The front end robustness and regimes share: the keys of the root (`halflife_format` is
@@ -401,7 +403,7 @@ static int regime_run_parse(regime_run* g, const stepq_cfgfile* cf, const char* 
     if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys) ||
         cfg_int(cf, NULL, "prefill", &g->prefill, 1, 0, 0, 1LL << 40) ||
         cfg_int(cf, NULL, "decode", &g->decode, 1, 0, 1, 1LL << 40) ||
-        cfg_int(cf, NULL, "threads", &g->threads, 0, 0, 0, 4096) ||
+        cfg_int(cf, NULL, "threads", &g->threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
         cfg_str(cf, NULL, "description", &g->desc, 0, "") || cfg_str(cf, NULL, "output", &g->output, 1, NULL) ||
         cfg_str(cf, NULL, "plot", &g->plot, 0, NULL) ||
         (with_hl && cfg_str(cf, NULL, "halflife_format", &g->hlname, 0, "int6")) ||
@@ -445,9 +447,9 @@ static int run_regime_driver(const stepq_cfgfile* cf, const char* const* keys, i
     }
     if (!rc) printf("wrote %s\n", g.output);
     if (!rc && g.plot) {
-        char vars[8192];
-        regime_plot_vars(vars, sizeof vars, g.fmts, g.nf, rs.evals[0], g.seeds, g.S, g.names, g.R);
-        rc = stepq_plot(g.plot, table, png, vars);
+        stepq_plot_vars vars = {0};
+        regime_plot_vars(&vars, g.fmts, g.nf, rs.evals[0], g.seeds, g.S, g.names, g.R);
+        rc = stepq_plot(g.plot, table, png, &vars);
     }
     free_regime_streams(&rs);
     regime_run_free(&g);
@@ -532,19 +534,24 @@ int stepq_run_memory(const stepq_cfgfile* cf) {
     int rc = stepq_make_parent(output) || stepq_memory_sweep(&mc);
     if (!rc) printf("wrote %s\n", output);
     if (!rc && plot) {
-        char vars[8192];
-        size_t o = (size_t)snprintf(vars, sizeof vars, "formats='");
-        for (int i = 0; i < nf; i++) o += (size_t)snprintf(vars + o, sizeof vars - o, i ? " %s" : "%s", fmts[i]->name);
-        o += (size_t)snprintf(vars + o, sizeof vars - o, "'; models='");
-        for (int m = 0; m < nm; m++) o += (size_t)snprintf(vars + o, sizeof vars - o, m ? " %s" : "%s", models[m].name);
-        o += (size_t)snprintf(vars + o, sizeof vars - o, "'; weights='");
-        for (int m = 0; m < nm; m++) o += (size_t)snprintf(vars + o, sizeof vars - o, m ? " %g" : "%g", models[m].weights_gb);
-        o += (size_t)snprintf(vars + o, sizeof vars - o, "'; convs='");
-        for (int m = 0; m < nm; m++) o += (size_t)snprintf(vars + o, sizeof vars - o, m ? " %g" : "%g", models[m].conv_mib);
-        o += (size_t)snprintf(vars + o, sizeof vars - o, "'; requests='");
-        for (int m = 0; m < nm; m++) o += (size_t)snprintf(vars + o, sizeof vars - o, m ? " %d" : "%d", models[m].requests);
-        snprintf(vars + o, sizeof vars - o, "'; description='%s'", desc);
-        rc = stepq_plot(plot, table, png, vars);
+        stepq_plot_vars vars = {0};
+        char buf[8192];
+        stepq_plot_var(&vars, "formats", "%s", stepq_format_list(buf, sizeof buf, fmts, nf));
+#define MODEL_LIST(name, f, field)                                                                   \
+    do {                                                                                             \
+        size_t o_ = 0;                                                                               \
+        buf[0] = 0;                                                                                  \
+        for (int m = 0; m < nm && o_ < sizeof buf; m++)                                              \
+            o_ += (size_t)snprintf(buf + o_, sizeof buf - o_, m ? " " f : f, models[m].field);       \
+        stepq_plot_var(&vars, name, "%s", buf);                                                      \
+    } while (0)
+        MODEL_LIST("models", "%s", name);
+        MODEL_LIST("weights", "%g", weights_gb);
+        MODEL_LIST("convs", "%g", conv_mib);
+        MODEL_LIST("requests", "%d", requests);
+#undef MODEL_LIST
+        stepq_plot_var(&vars, "description", "%s", desc);
+        rc = stepq_plot(plot, table, png, &vars);
     }
     free(fmts);
     free(models);
@@ -614,13 +621,14 @@ static void lm_run_close(lm_run* r) {
     free(r->bufs);
 }
 
-// the nll figure's variables: formats, source, octile_table (the octile sweep's .tsv, or '')
-static void nll_plot_vars(char* vars, size_t n, const stepq_format* const* fmts, int nf, const stepq_lm* m, int nd,
+// the nll figure's variables: formats, source, octile_table (the octile sweep's .tsv, or "")
+static void nll_plot_vars(stepq_plot_vars* v, const stepq_format* const* fmts, int nf, const stepq_lm* m, int nd,
                           long long prefill, long long decode, const char* otable) {
-    size_t o = (size_t)snprintf(vars, n, "formats='");
-    for (int i = 0; i < nf; i++) o += (size_t)snprintf(vars + o, n - o, i ? " %s" : "%s", fmts[i]->name);
-    snprintf(vars + o, n - o, "'; source='%s; %d held-out documents, native prefill %lld, %lld forced decode steps'; "
-             "octile_table='%s'", m->desc, nd, prefill, decode, otable ? otable : "");
+    char buf[8192];
+    stepq_plot_var(v, "formats", "%s", stepq_format_list(buf, sizeof buf, fmts, nf));
+    stepq_plot_var(v, "source", "%s; %d held-out documents, native prefill %lld, %lld forced decode steps", m->desc,
+                   nd, prefill, decode);
+    stepq_plot_var(v, "octile_table", "%s", otable ? otable : "");
 }
 
 int stepq_run_nll(const stepq_cfgfile* cf) {
@@ -635,7 +643,7 @@ int stepq_run_nll(const stepq_cfgfile* cf) {
         cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 30) ||
         cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 30) ||
         cfg_int(cf, NULL, "bin", &bin, 0, 256, 1, 1LL << 30) || cfg_int(cf, NULL, "octile", &octile, 0, 0, 0, 8) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) || cfg_str(cf, NULL, "description", &desc, 0, "") ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) || cfg_str(cf, NULL, "description", &desc, 0, "") ||
         cfg_str(cf, NULL, "output", &output, 1, NULL) || cfg_str(cf, NULL, "plot", &plot, 0, NULL) ||
         stepq_formats_from_cfg(&fmts, &nf, cf) || stepq_formats_check_plan(cf, fmts, nf, plan_path)) {
         free(fmts); free(docs);
@@ -659,9 +667,9 @@ int stepq_run_nll(const stepq_cfgfile* cf) {
         if (!rc) printf("wrote %s\n", output);
     }
     if (!rc && plot) {
-        char vars[8192];
-        nll_plot_vars(vars, sizeof vars, fmts, nf, &lr.m, nd, prefill, decode, octile ? otable : NULL);
-        rc = stepq_plot(plot, table, png, vars);
+        stepq_plot_vars vars = {0};
+        nll_plot_vars(&vars, fmts, nf, &lr.m, nd, prefill, decode, octile ? otable : NULL);
+        rc = stepq_plot(plot, table, png, &vars);
     }
     lm_run_close(&lr);
     free(fmts);
@@ -688,7 +696,7 @@ int stepq_run_generate(const stepq_cfgfile* cf) {
         cfg_str(cf, NULL, "model", &model_dir, 1, NULL) || cfg_str_list(cf, NULL, "prompts", &prompts, &np, 1) ||
         cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) || (calib = cfg_group(cf, NULL, "calibrate", 0, &err), err) ||
         cfg_int(cf, NULL, "length", &length, 1, 0, 64, 1LL << 24) ||
-        cfg_int(cf, NULL, "top_k", &topk, 0, 20, 1, 256) || cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, 4096) ||
+        cfg_int(cf, NULL, "top_k", &topk, 0, 20, 1, 256) || cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
         cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
         cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
         stepq_formats_check_plan(cf, fmts, nf, plan_path) || stepq_cfg_seeds(&seeds, &S, cf)) {
@@ -710,10 +718,10 @@ int stepq_run_generate(const stepq_cfgfile* cf) {
         if (!rc) printf("wrote %s and %s\n", output, samples);
     }
     if (!rc && plot) {
-        char vars[8192];
-        snprintf(vars, sizeof vars, "source='%s; %d prompts x %d seeds, %lld bytes each, temperature 1, top-k %lld'",
-                 lr.m.desc, np, S, length, topk);
-        rc = stepq_plot(plot, table, png, vars);
+        stepq_plot_vars vars = {0};
+        stepq_plot_var(&vars, "source", "%s; %d prompts x %d seeds, %lld bytes each, temperature 1, top-k %lld",
+                       lr.m.desc, np, S, length, topk);
+        rc = stepq_plot(plot, table, png, &vars);
     }
     lm_run_close(&lr);
     free(fmts); free(prompts); free(seeds);

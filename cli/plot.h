@@ -5,9 +5,25 @@
 
 #include <stddef.h>
 
-// gnuplot -e "datafile='TABLE'; outfile='PNG'; VARS" SCRIPT; STEPQ_ERR (message) if gnuplot is
-// missing or fails, and then no PNG is left behind
-int stepq_plot(const char* script, const char* table, const char* png, const char* vars);
+// The strings a plot script reads (formats, source, ...): names of our own, values that may hold
+// anything a user wrote (a description, a path). They reach gnuplot as arguments of
+// `gnuplot -c SCRIPT NAMES VALUE...`, which each script assigns as strings (its first lines),
+// so no value is ever read as gnuplot or shell code. gnuplot takes nine arguments: the names,
+// datafile, outfile and STEPQ_PLOT_MAX_VARS more.
+#define STEPQ_PLOT_MAX_VARS 6
+typedef struct {
+    int n;
+    const char* name[STEPQ_PLOT_MAX_VARS];
+    char* value[STEPQ_PLOT_MAX_VARS];
+} stepq_plot_vars;
+
+// v gets the variable name (an identifier) with the printf-style value
+void stepq_plot_var(stepq_plot_vars* v, const char* name, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+// gnuplot -c SCRIPT with datafile = TABLE, outfile = PNG and vars (NULL: none), which it frees;
+// STEPQ_ERR (message) if gnuplot is missing or fails, and then no PNG is left behind
+int stepq_plot(const char* script, const char* table, const char* png, stepq_plot_vars* vars);
 
 // buf <- output with its .h5 suffix replaced by ext (".tsv", ".png")
 void stepq_sibling(char* buf, size_t n, const char* output, const char* ext);

@@ -10,6 +10,7 @@
 #include "../quant/plan.h"
 #include "../sim/stream.h"
 #include "config.h"
+#include "plot.h"
 
 // Calibrates as cf (group g, or the root) says and writes the plan to output; *out receives
 // it in memory when not NULL. reuse: keep a plan already at output that was made from the
@@ -25,9 +26,11 @@ stepq_source** stepq_cfg_sources(const stepq_cfgfile* cf, const uint64_t* seeds,
                                  const config_setting_t* extra);
 stepq_source** stepq_cfg_sources_for(const stepq_cfgfile* cf, const uint64_t* seeds, int S);
 void stepq_cfg_free_sources(stepq_source** srcs, int S);
-// the variables every plot script takes: formats='fp32 int8 ...' and source='<what ran>', so
-// that a figure names its source, heads, seeds and formats
-void stepq_cfg_plot_vars(char* vars, size_t n, const stepq_format* const* fmts, int nf,
+// buf <- the formats' names, one space between; returns buf
+const char* stepq_format_list(char* buf, size_t n, const stepq_format* const* fmts, int nf);
+// v += the variables every plot script takes: formats ("fp32 int8 ...") and source (what ran),
+// so that a figure names its source, heads, seeds and formats
+void stepq_cfg_plot_vars(stepq_plot_vars* v, const stepq_format* const* fmts, int nf,
                          const stepq_source* src, const uint64_t* seeds, int S);
 
 // the mechanism drivers' front ends (mechanisms.c)

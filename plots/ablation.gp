@@ -4,6 +4,9 @@
 #   gnuplot -e "summary='X_formats.tsv'; outfile='X.png'; source='...'" plots/ablation.gp
 # Columns of the summary: format bits_actual pooled_mean pooled_ci95 median_mean median_ci95
 # final_state diverged
+# stepq passes the run's variables with `gnuplot -c` (cli/plot.c): ARG1 names them, ARG2 on
+# hold their values, which are assigned as strings and never read as gnuplot code
+if (ARGC > 0) { do for [i = 1:words(ARG1)] { eval sprintf("%s = ARGV[%d]", word(ARG1, i), i + 1) } }
 if (!exists("summary")) summary = 'results/ablation/gdn_formats.tsv'
 if (!exists("outfile")) outfile = 'results/ablation/gdn.png'
 if (!exists("source")) source = ''

@@ -2,6 +2,9 @@
 # repeat rate (share of 16-byte windows already seen in the same generation) and the mean line
 # length, each format's mean and 95% CI over prompts x seeds. Rendered by `stepq run` from the
 # table beside the HDF5 file:  gnuplot -e "datafile='X.tsv'; outfile='X.png'; source='...'" plots/generate.gp
+# stepq passes the run's variables with `gnuplot -c` (cli/plot.c): ARG1 names them, ARG2 on
+# hold their values, which are assigned as strings and never read as gnuplot code
+if (ARGC > 0) { do for [i = 1:words(ARG1)] { eval sprintf("%s = ARGV[%d]", word(ARG1, i), i + 1) } }
 if (!exists("datafile")) datafile = 'results/generate/gdn.tsv'
 if (!exists("outfile")) outfile = 'results/generate/gdn.png'
 if (!exists("source")) source = ''

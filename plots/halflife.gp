@@ -3,6 +3,9 @@
 # persistence of one injected error; log-log scatter, first seed. Rendered by `stepq run`:
 #   gnuplot -e "datafile='X.tsv'; outfile='X.png'; formats='int6'; source='...'" plots/halflife.gp
 # Columns: half_life acc d acc_over_d persistence
+# stepq passes the run's variables with `gnuplot -c` (cli/plot.c): ARG1 names them, ARG2 on
+# hold their values, which are assigned as strings and never read as gnuplot code
+if (ARGC > 0) { do for [i = 1:words(ARG1)] { eval sprintf("%s = ARGV[%d]", word(ARG1, i), i + 1) } }
 if (!exists("datafile")) datafile = 'results/halflife/gdn.tsv'
 if (!exists("outfile")) outfile = 'results/halflife/gdn.png'
 if (!exists("formats")) formats = 'int6'

@@ -3,6 +3,9 @@
 # is the dashed line. Rendered by `stepq run` from the table beside the HDF5 file (one block per
 # knob):  gnuplot -e "datafile='X.tsv'; outfile='X.png'; formats='stepquant6 stepquant4';
 #         knobs='gamma rho'; papers='0.25 0.5'; source='...'" plots/knobs.gp
+# stepq passes the run's variables with `gnuplot -c` (cli/plot.c): ARG1 names them, ARG2 on
+# hold their values, which are assigned as strings and never read as gnuplot code
+if (ARGC > 0) { do for [i = 1:words(ARG1)] { eval sprintf("%s = ARGV[%d]", word(ARG1, i), i + 1) } }
 if (!exists("datafile")) datafile = 'results/knobs/gdn.tsv'
 if (!exists("outfile")) outfile = 'results/knobs/gdn.png'
 if (!exists("formats")) formats = 'stepquant6 stepquant4'

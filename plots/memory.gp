@@ -4,6 +4,9 @@
 # Rendered by `stepq run experiments/memory.cfg` from the table beside the HDF5 file:
 #   gnuplot -e "datafile='X.tsv'; outfile='X.png'; formats='fp32 int6'; models='gdn-qwen-like';
 #               weights='53.8'; convs='2.8125'" plots/memory.gp
+# stepq passes the run's variables with `gnuplot -c` (cli/plot.c): ARG1 names them, ARG2 on
+# hold their values, which are assigned as strings and never read as gnuplot code
+if (ARGC > 0) { do for [i = 1:words(ARG1)] { eval sprintf("%s = ARGV[%d]", word(ARG1, i), i + 1) } }
 if (!exists("datafile")) datafile = 'results/memory/memory.tsv'
 if (!exists("outfile")) outfile = 'results/memory/memory.png'
 if (!exists("formats")) formats = 'fp32 bf16 int8 int6 stepquant6 int4 stepquant4'

@@ -2,6 +2,9 @@
 # the mean over documents as a line and its 95% CI as a band, zero dashed. Rendered by
 # `stepq run` from the table beside the HDF5 file:
 #   gnuplot -e "datafile='X.tsv'; outfile='X.png'; formats='int8 int6'; source='...'" plots/nll.gp
+# stepq passes the run's variables with `gnuplot -c` (cli/plot.c): ARG1 names them, ARG2 on
+# hold their values, which are assigned as strings and never read as gnuplot code
+if (ARGC > 0) { do for [i = 1:words(ARG1)] { eval sprintf("%s = ARGV[%d]", word(ARG1, i), i + 1) } }
 if (!exists("datafile")) datafile = 'results/nll/gdn.tsv'
 if (!exists("outfile")) outfile = 'results/nll/gdn.png'
 if (!exists("formats")) formats = 'int8 int6 int4'

@@ -3,6 +3,9 @@
 # one octile of every head's key rows is stored at INT-b and the rest stay float32, mean over
 # documents with its 95% CI, on one y scale. Rendered by `stepq run` from the octile table:
 #   gnuplot -e "octile_table='X_octile.tsv'; outfile='X.png'; source='...'; octile=4" plots/nll_octile.gp
+# stepq passes the run's variables with `gnuplot -c` (cli/plot.c): ARG1 names them, ARG2 on
+# hold their values, which are assigned as strings and never read as gnuplot code
+if (ARGC > 0) { do for [i = 1:words(ARG1)] { eval sprintf("%s = ARGV[%d]", word(ARG1, i), i + 1) } }
 if (!exists("octile_table")) octile_table = 'results/nll/octile_gdn_octile.tsv'
 if (!exists("outfile")) outfile = 'results/nll/octile_gdn.png'
 if (!exists("source")) source = ''

@@ -3,6 +3,9 @@
 # state magnitude and at random; mean and 95% CI over seeds. Rendered by `stepq run`:
 #   gnuplot -e "datafile='X.tsv'; outfile='X.png'; formats='int4'; source='...'" plots/octile.gp
 # Columns: octile, then per order (omega, magnitude, random) mean and CI.
+# stepq passes the run's variables with `gnuplot -c` (cli/plot.c): ARG1 names them, ARG2 on
+# hold their values, which are assigned as strings and never read as gnuplot code
+if (ARGC > 0) { do for [i = 1:words(ARG1)] { eval sprintf("%s = ARGV[%d]", word(ARG1, i), i + 1) } }
 if (!exists("datafile")) datafile = 'results/octile/gdn.tsv'
 if (!exists("outfile")) outfile = 'results/octile/gdn.png'
 if (!exists("formats")) formats = 'int4'

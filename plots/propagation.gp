@@ -3,6 +3,9 @@
 #   gnuplot -e "datafile='X.tsv'; outfile='X.png'; formats='fp32 int8'" plots/propagation.gp
 # Columns of the table: step, then 5 quantiles (p10 p25 p50 p75 p90) of the read-out error
 # per format, then the same of the state error.
+# stepq passes the run's variables with `gnuplot -c` (cli/plot.c): ARG1 names them, ARG2 on
+# hold their values, which are assigned as strings and never read as gnuplot code
+if (ARGC > 0) { do for [i = 1:words(ARG1)] { eval sprintf("%s = ARGV[%d]", word(ARG1, i), i + 1) } }
 if (!exists("datafile")) datafile = 'results/quickstart/quickstart.tsv'
 if (!exists("outfile")) outfile = 'results/quickstart/quickstart.png'
 if (!exists("formats")) formats = 'fp32 int8 int6 int4'

@@ -5,6 +5,9 @@
 # uniform INT6's (below 1: lifetime-aware allocation pays). Mean and 95% CI over seeds.
 # Rendered by `stepq run` from the table beside the HDF5 file:
 #   gnuplot -e "datafile='X.tsv'; outfile='X.png'; formats='int6 time6'; source='...'" plots/regimes.gp
+# stepq passes the run's variables with `gnuplot -c` (cli/plot.c): ARG1 names them, ARG2 on
+# hold their values, which are assigned as strings and never read as gnuplot code
+if (ARGC > 0) { do for [i = 1:words(ARG1)] { eval sprintf("%s = ARGV[%d]", word(ARG1, i), i + 1) } }
 if (!exists("datafile")) datafile = 'results/regimes/gdn.tsv'
 if (!exists("outfile")) outfile = 'results/regimes/gdn.png'
 if (!exists("formats")) formats = 'int6 time6 stepquant6 mlife6 rlife6'

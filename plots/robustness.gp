@@ -3,6 +3,9 @@
 # diagonal; above 1: the plan transfers worse). Rendered by `stepq run`:
 #   gnuplot -e "datafile='X.tsv'; outfile='X.png'; formats='stepquant6'; regimes='a b c';
 #               source='...'" plots/robustness.gp
+# stepq passes the run's variables with `gnuplot -c` (cli/plot.c): ARG1 names them, ARG2 on
+# hold their values, which are assigned as strings and never read as gnuplot code
+if (ARGC > 0) { do for [i = 1:words(ARG1)] { eval sprintf("%s = ARGV[%d]", word(ARG1, i), i + 1) } }
 if (!exists("datafile")) datafile = 'results/robustness/gdn.tsv'
 if (!exists("outfile")) outfile = 'results/robustness/gdn.png'
 if (!exists("formats")) formats = 'stepquant6'

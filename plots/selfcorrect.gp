@@ -3,6 +3,9 @@
 # error, exact afterwards; nonlinear: re-quantized every step), one line per format with its 95%
 # interval over seeds. Rendered by `stepq run` from the table beside the HDF5 file:
 #   gnuplot -e "datafile='X.tsv'; outfile='X.png'; formats='int8 int6'; source='...'" plots/selfcorrect.gp
+# stepq passes the run's variables with `gnuplot -c` (cli/plot.c): ARG1 names them, ARG2 on
+# hold their values, which are assigned as strings and never read as gnuplot code
+if (ARGC > 0) { do for [i = 1:words(ARG1)] { eval sprintf("%s = ARGV[%d]", word(ARG1, i), i + 1) } }
 if (!exists("datafile")) datafile = 'results/selfcorrect/gdn.tsv'
 if (!exists("outfile")) outfile = 'results/selfcorrect/gdn.png'
 if (!exists("formats")) formats = 'int8 int6'

@@ -110,6 +110,34 @@ int main(int argc, char** argv) {
     H5Awrite(a, H5T_NATIVE_DOUBLE, &zero);
     H5Aclose(a);
     H5Fclose(h);
+    // attributes of another shape or size (each crashed the reader once): kind as an array of
+    // four fixed strings of 300 bytes, as an array of three variable-length strings, scale as
+    // an array of four doubles
+    {
+        static const struct { const char* file; const char* attr; int kind; } bad_attrs[] = {
+            {"kind_fixed_array.h5", "kind", 0}, {"kind_vlen_array.h5", "kind", 1}, {"scale_array.h5", "scale", 2}};
+        for (int i = 0; i < 3; i++) {
+            path(f, dir, bad_attrs[i].file);
+            stepq_trace_write(f, &tr, "an attribute of another shape");
+            h = H5Fopen(f, H5F_ACC_RDWR, H5P_DEFAULT);
+            H5Adelete(h, bad_attrs[i].attr);
+            hsize_t n = bad_attrs[i].kind == 1 ? 3 : 4;
+            hid_t sp = H5Screate_simple(1, &n, NULL), t;
+            char fixed[4][300];
+            const char* vl[3] = {"gdn", "kda", "gdn"};
+            double sc[4] = {0.1, 0.2, 0.3, 0.4};
+            memset(fixed, 'k', sizeof fixed);
+            if (bad_attrs[i].kind == 0) t = H5Tcopy(H5T_C_S1), H5Tset_size(t, 300);
+            else if (bad_attrs[i].kind == 1) t = H5Tcopy(H5T_C_S1), H5Tset_size(t, H5T_VARIABLE);
+            else t = H5Tcopy(H5T_NATIVE_DOUBLE);
+            a = H5Acreate2(h, bad_attrs[i].attr, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+            H5Awrite(a, t, bad_attrs[i].kind == 0 ? (const void*)fixed : bad_attrs[i].kind == 1 ? (const void*)vl : (const void*)sc);
+            H5Aclose(a);
+            H5Tclose(t);
+            H5Sclose(sp);
+            H5Fclose(h);
+        }
+    }
     // value heads 40 wide (the first 40 columns of v and S0): a shape the int formats hold
     // and the dual-axis fit (groups of 32) and NVFP4 (blocks of 16) do not
     stepq_trace narrow = tr;

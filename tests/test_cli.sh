@@ -11,6 +11,9 @@ pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
+# left PATH: PATH or a temporary file of it (PATH.tmp.XXXXXX) exists
+left() { [ -e "$1" ] || compgen -G "$1.tmp*" >/dev/null; }
+
 # expect_error NAME REGEX OUTPUT -- command...: non-zero exit, stderr matches, OUTPUT absent
 expect_error() {
     local name=$1 pattern=$2 out=$3
@@ -20,7 +23,7 @@ expect_error() {
     [ $rc -ne 0 ] && ok || bad "$name: exit status 0"
     grep -qE -- "$pattern" "$dir/$name.stderr" && ok || { bad "$name: stderr does not match /$pattern/:"; cat "$dir/$name.stderr"; }
     if [ -n "$out" ]; then
-        ls "$out" "$out.tmp" >/dev/null 2>&1 && bad "$name: left $out behind" || ok
+        left "$out" && bad "$name: left $out or a temporary file of it behind" || ok
     fi
 }
 
@@ -58,6 +61,62 @@ expect_error out_is_in "cannot write .*good.h5: it is .*good.h5, an input of thi
 cmp -s "$dir/good.h5" "$dir/good_copy.h5" && ok || bad "replay --out equal to --trace changed the trace"
 mkdir -p "$dir/adir"
 expect_error out_dir "cannot write .*adir: it is a directory" "" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/adir"
+# a FIFO (or a device) is not replaced by a regular file
+mkfifo "$dir/fifo"
+expect_error out_fifo "cannot write .*fifo: it is a FIFO, not a regular file" "" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/fifo"
+[ -p "$dir/fifo" ] && ok || bad "the FIFO given as --out was replaced"
+# an output equal to the config, or to the plan it reads, is refused before any work
+cat >"$dir/selfout.cfg" <<CFG
+experiment = "propagation";
+source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0]; };
+formats = ["fp32", "int8"];
+prefill = 4; decode = 8;
+output = "$dir/selfout.cfg";
+CFG
+cp "$dir/selfout.cfg" "$dir/selfout.copy"
+expect_error out_is_cfg "cannot write .*selfout.cfg: it is .*selfout.cfg, an input of this run" "" -- "$stepq" run "$dir/selfout.cfg"
+cmp -s "$dir/selfout.cfg" "$dir/selfout.copy" && ok || bad "a config naming itself as output was changed"
+cat >"$dir/planout.cfg" <<CFG
+experiment = "propagation";
+source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0]; };
+formats = ["fp32", "int8"];
+prefill = 4; decode = 8;
+plan = "$dir/plan_same.h5";
+output = "$dir/plan_same.h5";
+CFG
+expect_error out_is_plan "planout.cfg:6: 'output' and 'plan' name one file" "" -- "$stepq" run "$dir/planout.cfg"
+# an output that is a directory is refused before any work: no journal left
+mkdir -p "$dir/outdir.h5"
+cat >"$dir/outdir.cfg" <<CFG
+experiment = "propagation";
+source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0]; };
+formats = ["fp32", "int8"];
+prefill = 4; decode = 8;
+output = "$dir/outdir.h5";
+CFG
+expect_error out_dir_run "cannot write .*outdir.h5: it is a directory" "" -- "$stepq" run "$dir/outdir.cfg"
+compgen -G "$dir/outdir.h5*journal*" >/dev/null && bad "a refused output left a journal" || ok
+# --quick never writes over a full-size result, wherever the output is: elsewhere it goes to quick/
+mkdir -p "$dir/full"
+echo "a full-size result" >"$dir/full/res.h5"
+cat >"$dir/quickout.cfg" <<CFG
+experiment = "propagation";
+source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0]; };
+formats = ["fp32", "int8"];
+prefill = 4; decode = 8;
+quick = { decode = 4; };
+output = "$dir/full/res.h5";
+CFG
+"$stepq" run "$dir/quickout.cfg" --quick >"$dir/quickout.out" 2>&1 && ok || { bad "quick run with an output outside results/ failed"; cat "$dir/quickout.out"; }
+[ "$(cat "$dir/full/res.h5")" = "a full-size result" ] && ok || bad "--quick wrote over the full-size result"
+[ -s "$dir/full/quick/res.h5" ] && ok || bad "--quick did not write to quick/ beside the output"
+# two runs writing one output at once both finish (each has its own temporary file)
+"$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/twice.h5" >/dev/null 2>"$dir/twice1.err" &
+p1=$!
+"$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/twice.h5" >/dev/null 2>"$dir/twice2.err" &
+p2=$!
+wait $p1 && wait $p2 && ok || { bad "two runs writing one output: one failed"; cat "$dir/twice1.err" "$dir/twice2.err"; }
+[ -s "$dir/twice.h5" ] && ! compgen -G "$dir/twice.h5.tmp*" >/dev/null && ok || bad "two runs writing one output: no file, or a temporary file left"
 if [ "$(id -u)" -eq 0 ]; then ro=/proc/self; else ro="$dir/ro"; mkdir -p "$ro"; chmod 555 "$ro"; fi
 expect_error out_ro "cannot (write|create) $ro/o.h5" "$ro/o.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$ro/o.h5"
 # a write that fails halfway (a file-size limit, as a full disk would): no crash in HDF5's exit
@@ -65,7 +124,7 @@ expect_error out_ro "cannot (write|create) $ro/o.h5" "$ro/o.h5" -- "$stepq" repl
 rc=$?
 [ $rc -eq 1 ] && ok || bad "write failure: exit status $rc (1 expected; 139 is a crash)"
 grep -q "cannot write" "$dir/full.out" && ok || { bad "write failure: no message"; cat "$dir/full.out"; }
-ls "$dir/full.h5" "$dir/full.h5.tmp" >/dev/null 2>&1 && bad "write failure left a file behind" || ok
+left "$dir/full.h5" && bad "write failure left a file behind" || ok
 cat >"$dir/fullrun.cfg" <<CFG
 experiment = "propagation";
 source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0, 1]; };
@@ -165,6 +224,9 @@ CFG
 expect_error source_key "badsrc.cfg:4: unknown key 'layer'" "$dir/badsrc/out.h5" -- "$stepq" run "$dir/badsrc.cfg"
 
 # --- traces: missing dataset, mismatched shapes, NaN, Inf; each names dataset (and index)
+expect_error kind_fixed_array "kind_fixed_array.h5: attribute 'kind' holds 4 values \\(rank 1\\); stepq reads one" "$dir/oa1.h5" -- "$stepq" replay --trace "$dir/kind_fixed_array.h5" --format int8 --out "$dir/oa1.h5"
+expect_error kind_vlen_array "kind_vlen_array.h5: attribute 'kind' holds 3 values \\(rank 1\\); stepq reads one" "$dir/oa2.h5" -- "$stepq" replay --trace "$dir/kind_vlen_array.h5" --format int8 --out "$dir/oa2.h5"
+expect_error scale_array "scale_array.h5: attribute 'scale' holds 4 values \\(rank 1\\); stepq reads one" "$dir/oa3.h5" -- "$stepq" replay --trace "$dir/scale_array.h5" --format int8 --out "$dir/oa3.h5"
 expect_error missing "missing_beta.h5: missing dataset 'beta'" "$dir/o1.h5" -- "$stepq" replay --trace "$dir/missing_beta.h5" --format int8 --out "$dir/o1.h5"
 expect_error shape "short_v.h5: dataset 'v' has shape \[19, 2, 128\], expected \[T=20" "$dir/o2.h5" -- "$stepq" replay --trace "$dir/short_v.h5" --format int8 --out "$dir/o2.h5"
 expect_error nan "nan_k.h5: dataset 'k' holds NaN at index \[3, 1, 17\]" "$dir/o3.h5" -- "$stepq" replay --trace "$dir/nan_k.h5" --format int8 --out "$dir/o3.h5"
@@ -183,7 +245,7 @@ expect_error kind_2 "kind_2.h5: attribute 'kind' is not a string" "$dir/o14.h5" 
 # --- a shape a format cannot hold: value heads 40 wide (NVFP4's blocks are 16, the dual-axis
 # fit's groups 32), refused before any work with the format, the source and what it needs;
 # INT6 (groups of 4) runs
-expect_error v40 "format nvfp4 for trace .*v40.h5.* cannot hold a 128 x 40 state: .*a multiple of 16" "$dir/o11.h5" -- "$stepq" replay --trace "$dir/v40.h5" --format nvfp4 --out "$dir/o11.h5"
+expect_error v40 "format nvfp4 for trace .*v40.h5.* cannot hold a 128 x 40 state: .*a multiple of 16" "$dir/o_v40.h5" -- "$stepq" replay --trace "$dir/v40.h5" --format nvfp4 --out "$dir/o_v40.h5"
 "$stepq" replay --trace "$dir/v40.h5" --format int6 --out "$dir/o12.h5" >/dev/null 2>&1 && [ -f "$dir/o12.h5" ] && ok || bad "int6 did not run on value heads 40 wide"
 cat >"$dir/v40cal.cfg" <<CFG
 experiment = "calibrate";
@@ -289,7 +351,28 @@ expect_error twofmt "twofmt.cfg:3: format 'fp32' is listed twice" "$dir/twofmt/o
 
 # --- a good replay writes its file and nothing else
 "$stepq" replay --trace "$dir/good.h5" --format int6 --out "$dir/good_out.h5" >/dev/null 2>&1 && ok || bad "replay of a good trace failed"
-[ -f "$dir/good_out.h5" ] && [ ! -e "$dir/good_out.h5.tmp" ] && ok || bad "replay output missing or tmp left"
+[ -f "$dir/good_out.h5" ] && ! compgen -G "$dir/good_out.h5.tmp*" >/dev/null && ok || bad "replay output missing or tmp left"
+
+# --- the environment: OpenMP's thread count has the bound --threads has (libgomp crashed on this)
+expect_error omp_env "OMP_NUM_THREADS=100000 asks for 100000 threads; stepq runs at most 4096" "$dir/omp.h5" -- env OMP_NUM_THREADS=100000 "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/omp.h5"
+
+# --- user strings reach gnuplot as data, never as code (issue: a quote in the output path or
+# the description): an apostrophe in the description and an output directory whose name closes
+# a gnuplot string and calls system() still give the PNG, and nothing runs
+qdir="$dir/q'.system('touch \$STEPQ_PWNED').'x"
+mkdir -p "$qdir"
+cat >"$dir/quote.cfg" <<CFG
+experiment = "propagation";
+description = "the paper's setting, \"quoted\"; \\ and \`ls\`";
+source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0]; };
+formats = ["fp32", "int8"];
+prefill = 4; decode = 8; bin = 4;
+output = "$qdir/out.h5";
+plot = "plots/propagation.gp";
+CFG
+STEPQ_PWNED="$dir/pwned" "$stepq" run "$dir/quote.cfg" >"$dir/quote.stdout" 2>"$dir/quote.stderr" && ok || { bad "a quote in the description or output path failed the run:"; cat "$dir/quote.stderr"; }
+[ -s "$qdir/out.png" ] && ok || bad "no PNG for an output path with a quote"
+[ -e "$dir/pwned" ] && bad "the output path reached gnuplot as code (system() ran)" || ok
 
 # --- every command answers --help, and formats shows the packed bits
 for c in run replay trace formats calibrate memory bench; do

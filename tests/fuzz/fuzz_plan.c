@@ -1,9 +1,9 @@
 // fuzz_plan.c: the plan loader on arbitrary plans. A valid plan of two heads (GDN or KDA,
 // tests/fuzz/data) is copied, then the fuzzer's bytes edit it through HDF5: values of any
 // dataset (widths, pivot masks, allocations, lifetimes, NaN and Inf included), datasets deleted
-// or recreated with another shape, root attributes overwritten. stepq_plan_read must refuse a
-// broken plan with a message; a plan it accepts must then serve every calibrated format: a
-// state of each head encoded and decoded without a crash.
+// or recreated with another shape, root attributes overwritten (their values, and other types
+// and shapes). stepq_plan_read must refuse a broken plan with a message; a plan it accepts must
+// then serve every calibrated format: a state of each head encoded and decoded without a crash.
 #include <hdf5.h>
 #include <math.h>
 #include <stdlib.h>
@@ -42,7 +42,9 @@ static void edit(hid_t f, fz_bytes* b) {
     if (op == 3) {  // a root attribute
         static const char* const attrs[] = {"H", "K", "V", "kind", "stepq_plan", "pivots", "gamma", "horizon"};
         const char* a = attrs[fz_u8(b) % 8];
-        if (!strcmp(a, "kind")) h5u_attr_str(f, a, fz_u8(b) & 1 ? "kda" : "xyz");
+        const uint8_t how = fz_u8(b);
+        if (how & 0x80) fz_attr(f, a, b);  // another type or shape
+        else if (!strcmp(a, "kind")) h5u_attr_str(f, a, how & 1 ? "kda" : "xyz");
         else h5u_attr_f64(f, a, fz_u8(b) < 128 ? (double)(int8_t)fz_u8(b) : fz_f64(b));
         return;
     }

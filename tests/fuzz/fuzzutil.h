@@ -1,5 +1,6 @@
 // fuzzutil.h: what the fuzz targets share: a reader of the fuzzer's bytes (numbers drawn from
-// it, zeros once it runs out) and a private temporary file per process.
+// it, zeros once it runs out), a private temporary file per process, and an attribute of a
+// type and shape the fuzzer picks.
 #ifndef STEPQ_FUZZUTIL_H
 #define STEPQ_FUZZUTIL_H
 
@@ -8,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <hdf5.h>
 
 typedef struct {
     const uint8_t* p;
@@ -37,6 +40,38 @@ static inline double fz_f64(fz_bytes* b) {
 static inline const char* fz_tmp(char* buf, size_t n, const char* what, const char* ext) {
     snprintf(buf, n, "/tmp/stepq_fuzz_%s_%ld.%s", what, (long)getpid(), ext);
     return buf;
+}
+
+// attribute `name` of loc <- another type or shape, chosen by the fuzzer: a fixed string of up
+// to 1021 bytes, a variable-length string, a double or a 64-bit integer, each as a scalar, a
+// one-dimensional array of 1 to 5 values or a null dataspace; its values (a string's bytes,
+// text or not) from b. The readers must refuse what is not one value of the type they read.
+static inline void fz_attr(hid_t loc, const char* name, fz_bytes* b) {
+    if (H5Aexists(loc, name) > 0) H5Adelete(loc, name);
+    const uint8_t sel = fz_u8(b);
+    const int type = sel % 4, shape = (sel / 4) % 3;
+    hsize_t n = 1 + fz_u8(b) % 5;
+    hid_t sp = shape == 0 ? H5Screate(H5S_SCALAR) : shape == 1 ? H5Screate_simple(1, &n, NULL) : H5Screate(H5S_NULL);
+    const size_t cnt = shape == 1 ? (size_t)n : 1;
+    const size_t len = 1 + 4 * (size_t)fz_u8(b);  // a fixed string's size
+    hid_t t = type == 2 ? H5Tcopy(H5T_NATIVE_DOUBLE) : type == 3 ? H5Tcopy(H5T_NATIVE_INT64) : H5Tcopy(H5T_C_S1);
+    if (type == 0) H5Tset_size(t, len);
+    if (type == 1) H5Tset_size(t, H5T_VARIABLE);
+    unsigned char data[5 * 1024];
+    char strs[5][33];
+    const char* vl[5];
+    for (size_t i = 0; i < sizeof data; i++) data[i] = i < 8 * cnt || (type == 0 && i < len * cnt) ? fz_u8(b) : 0;
+    for (size_t i = 0; i < 5; i++) {
+        const size_t l = fz_u8(b) % 33;
+        for (size_t j = 0; j < l; j++) strs[i][j] = (char)(fz_u8(b) | 1);  // no NUL inside
+        strs[i][l < 33 ? l : 32] = 0;
+        vl[i] = strs[i];
+    }
+    hid_t a = H5Acreate2(loc, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    if (a >= 0 && shape != 2) H5Awrite(a, t, type == 1 ? (const void*)vl : (const void*)data);
+    if (a >= 0) H5Aclose(a);
+    H5Tclose(t);
+    H5Sclose(sp);
 }
 
 // the test data of the fuzz targets (tests/fuzz/data)
