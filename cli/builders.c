@@ -313,7 +313,7 @@ void stepq_calib_build_free(stepq_calib_build* b) {
 
 // the segments: a run of the synthetic source per seed, a trace file each, or the source's
 // language model on each text (its first `steps` bytes); text gets what determines them
-static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const int* seeds,
+static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const long long* seeds,
                              int ns, const char** traces, int nt, const char** texts, int nx, long long steps,
                              int normalize, const config_setting_t* extra, char* text, size_t text_n) {
     const int n = ns ? ns : nt ? nt : nx;
@@ -333,7 +333,7 @@ static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, cons
             if (stepq_source_from_cfg(&b->c.segments[i], cf, (uint64_t)seeds[i], -1, extra, desc, sizeof desc))
                 return STEPQ_ERR;
             if (i == 0) o += (size_t)snprintf(text + o, text_n - o, "source: %s\nseeds:", desc);
-            o += (size_t)snprintf(text + o, text_n - o, " %d", seeds[i]);
+            o += (size_t)snprintf(text + o, text_n - o, " %lld", seeds[i]);
         } else if (nx) {
             char mb[4096], tb[4096];
             if (model_source(&b->c.segments[i], stepq_data_path(mb, sizeof mb, model),
@@ -355,20 +355,22 @@ int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const co
                          const char* output, const config_setting_t* extra) {
     long long steps, refits, every, reservoir, pivots, seed;
     double horizon, gamma, rho, pfrac, dfrac;
-    int *seeds = NULL, ns = 0, nt = 0, nx = 0, normalize = 0;
+    long long* seeds = NULL;
+    int ns = 0, nt = 0, nx = 0, normalize = 0;
     const char **traces = NULL, **texts = NULL;
     memset(b, 0, sizeof *b);
     int rc = (g && cfg_check_keys(cf, g, stepq_keys_calibrate)) || cfg_bool(cf, g, "normalize", &normalize, 0) ||
-        cfg_int_list(cf, g, "seeds", &seeds, &ns, 0) || cfg_str_list(cf, g, "traces", &traces, &nt, 0) ||
+        cfg_i64_list(cf, g, "seeds", &seeds, &ns, 0, 0, (long long)1 << 62) ||
+        cfg_str_list(cf, g, "traces", &traces, &nt, 0) ||
         cfg_str_list(cf, g, "texts", &texts, &nx, 0) ||
         cfg_int(cf, g, "steps", &steps, 0, 2048, 1, 1LL << 40) ||
-        cfg_float(cf, g, "horizon", &horizon, 0, 2048, 1, 1e9) ||
-        cfg_float(cf, g, "gamma", &gamma, 0, 0.25, 0, 10) ||
-        cfg_float(cf, g, "rho", &rho, 0, 0.5, 0, 10) ||
-        cfg_int(cf, g, "refits", &refits, 0, 1, 0, 100) ||
+        cfg_float(cf, g, "horizon", &horizon, 0, 2048, STEPQ_KNOB_HORIZON_MIN, STEPQ_KNOB_HORIZON_MAX) ||
+        cfg_float(cf, g, "gamma", &gamma, 0, 0.25, 0, STEPQ_KNOB_GAMMA_MAX) ||
+        cfg_float(cf, g, "rho", &rho, 0, 0.5, 0, STEPQ_KNOB_RHO_MAX) ||
+        cfg_int(cf, g, "refits", &refits, 0, 1, 0, STEPQ_KNOB_REFITS_MAX) ||
         cfg_int(cf, g, "snapshot_every", &every, 0, 8, 1, 1LL << 30) ||
         cfg_int(cf, g, "reservoir", &reservoir, 0, 64, 1, 1 << 20) ||
-        cfg_int(cf, g, "pivots", &pivots, 0, -1, -1, 1LL << 30) ||
+        cfg_int(cf, g, "pivots", &pivots, 0, -1, -1, STEPQ_KNOB_PIVOTS_MAX) ||
         cfg_float(cf, g, "pivot_fraction", &pfrac, 0, -1, -1, 1) ||
         cfg_float(cf, g, "damp_fraction", &dfrac, 0, STEPQ_DAMP_FP16_SHARE, 0, 1) ||
         cfg_int(cf, g, "seed", &seed, 0, 1, 0, 1LL << 62);

@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -107,6 +109,148 @@ static int check_outputs(const stepq_cfgfile* cf) {
     return STEPQ_OK;
 }
 
+// What libconfig 1.5 would read wrongly without a word: an integer literal without an L suffix
+// is read as 32 bits (decode = 4294967424 became 128, 99999999999999999999 became -1), and a NUL
+// byte ends the text. Each is refused naming the file and line. Strings and comments are skipped.
+static int check_text(const char* t, size_t n, const char* path) {
+    int line = 1;
+    for (size_t i = 0; i < n; i++) {
+        const char c = t[i];
+        if (c == '\n') line++;
+        if (c == 0) {
+            stepq_error("%s:%d: a NUL byte: a config is text (is it UTF-16, or not a config?)", path, line);
+            return STEPQ_ERR;
+        }
+        if (c == '"') {  // a string, with its escapes
+            for (i++; i < n && t[i] != '"'; i++) {
+                if (t[i] == '\\' && i + 1 < n) i++;
+                if (t[i] == '\n') line++;
+                if (t[i] == 0) {
+                    stepq_error("%s:%d: a NUL byte: a config is text (is it UTF-16, or not a config?)", path, line);
+                    return STEPQ_ERR;
+                }
+            }
+            continue;
+        }
+        if (c == '#' || (c == '/' && i + 1 < n && t[i + 1] == '/')) {  // to the end of the line
+            while (i + 1 < n && t[i + 1] != '\n' && t[i + 1]) i++;
+            continue;
+        }
+        if (c == '/' && i + 1 < n && t[i + 1] == '*') {
+            for (i += 2; i + 1 < n && !(t[i] == '*' && t[i + 1] == '/'); i++)
+                if (t[i] == '\n') line++;
+            i++;
+            continue;
+        }
+        const char p = i ? t[i - 1] : ' ';
+        if (!(c >= '0' && c <= '9') || (p >= '0' && p <= '9') || (p >= 'a' && p <= 'z') || (p >= 'A' && p <= 'Z') ||
+            p == '_' || p == '.')
+            continue;
+        // a number: its token, then whether it is an integer, its suffix and its magnitude
+        size_t j = i;
+        const int hex = c == '0' && i + 1 < n && (t[i + 1] == 'x' || t[i + 1] == 'X');
+        int is_float = 0;
+        for (j = i + (hex ? 2 : 0); j < n; j++) {
+            const char d = t[j];
+            if ((d >= '0' && d <= '9') || (hex && ((d >= 'a' && d <= 'f') || (d >= 'A' && d <= 'F')))) continue;
+            if (!hex && (d == '.' || d == 'e' || d == 'E')) {
+                is_float = 1;
+                if ((d == 'e' || d == 'E') && j + 1 < n && (t[j + 1] == '+' || t[j + 1] == '-')) j++;
+                continue;
+            }
+            break;
+        }
+        const size_t digits_end = j;
+        int longs = 0;
+        while (j < n && (t[j] == 'L' || t[j] == 'l')) j++, longs++;
+        if (!is_float) {
+            int neg = 0;
+            for (size_t k = i; k-- > 0;) {
+                if (t[k] == ' ' || t[k] == '\t') continue;
+                neg = t[k] == '-';
+                break;
+            }
+            errno = 0;
+            const unsigned long long v = strtoull(t + i, NULL, hex ? 16 : 10);
+            const int over64 = errno == ERANGE || v > (neg ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)LLONG_MAX);
+            const int over32 = v > (neg ? 2147483648ull : 2147483647ull);
+            const int len = (int)(digits_end - i);
+            if (over64) {
+                stepq_error("%s:%d: the integer %.*s does not fit in 64 bits", path, line, len, t + i);
+                return STEPQ_ERR;
+            }
+            if (over32 && !longs) {
+                stepq_error("%s:%d: the integer %.*s needs 64 bits: write it %.*sL (libconfig reads an integer "
+                            "without L as 32 bits and would cut it; in an array [...], every element then takes an L)", path, line,
+                            len, t + i, len, t + i);
+                return STEPQ_ERR;
+            }
+        }
+        i = j - 1;
+    }
+    return STEPQ_OK;
+}
+
+// *text (*got bytes) += the n bytes at a, NUL-terminated
+static void append(char** text, size_t* got, const char* a, size_t n) {
+    char* t = mallocCheck(*got + n + 1);
+    memcpy(t, *text, *got);
+    memcpy(t + *got, a, n);
+    t[*got + n] = 0;
+    free(*text);
+    *text = t;
+    *got += n;
+}
+
+// The files `text` @includes (libconfig reads them itself, relative to the working directory),
+// each checked as the config is (check_text) and appended to the stored text cf->text (*got
+// bytes), so that a result's config holds everything that decided it; depth: of nested includes
+static int add_includes(stepq_cfgfile* cf, size_t* got, const char* text, const char* path, int depth) {
+    int line = 1;
+    for (const char* l = text; *l; line++) {
+        const char* e = strchr(l, '\n');
+        const size_t len = e ? (size_t)(e - l) : strlen(l);
+        const char* a = l;
+        while (a < l + len && (*a == ' ' || *a == '\t')) a++;
+        if ((size_t)(l + len - a) >= 8 && !strncmp(a, "@include", 8)) {
+            const char* q1 = memchr(a, '"', len - (size_t)(a - l));
+            const char* q2 = q1 ? memchr(q1 + 1, '"', len - (size_t)(q1 + 1 - l)) : NULL;
+            if (!q2 || depth >= 10) {
+                stepq_error("%s:%d: %s", path, line, !q2 ? "@include needs a file name in quotes" : "@include nested too deep");
+                return STEPQ_ERR;
+            }
+            char* name = strndup(q1 + 1, (size_t)(q2 - q1 - 1));
+            FILE* fp = fopen(name, "rb");
+            long n = -1;
+            if (fp && fseek(fp, 0, SEEK_END) == 0) n = ftell(fp);
+            if (n < 0) {
+                stepq_error("%s:%d: cannot read the included file %s: %s", path, line, name, strerror(errno));
+                if (fp) fclose(fp);
+                free(name);
+                return STEPQ_ERR;
+            }
+            fseek(fp, 0, SEEK_SET);
+            char* inc = callocCheck((size_t)n + 1, 1);
+            const size_t r = fread(inc, 1, (size_t)n, fp);
+            fclose(fp);
+            int rc = check_text(inc, r, name);
+            if (!rc) {  // "# @include "NAME" (line L of PATH):" then its text
+                char head[8192];
+                const int h = snprintf(head, sizeof head, "\n# @include \"%s\" (line %d of %s):\n", name, line, path);
+                append(&cf->text, got, head, (size_t)h);
+                append(&cf->text, got, inc, r);
+                rc = add_includes(cf, got, inc, name, depth + 1);
+            }
+            free(inc);
+            free(name);
+            if (rc) return STEPQ_ERR;
+        }
+        if (!e) break;
+        l = e + 1;
+    }
+    return STEPQ_OK;
+}
+
 int cfg_load(stepq_cfgfile* cf, const char* path, int quick) {
     memset(cf, 0, sizeof *cf);
     cf->path = path;
@@ -123,8 +267,17 @@ int cfg_load(stepq_cfgfile* cf, const char* path, int quick) {
     fclose(fp);
     cf->text[got] = 0;
     config_init(&cf->cfg);
-    if (!config_read_string(&cf->cfg, cf->text)) {
-        stepq_error("%s:%d: %s", path, config_error_line(&cf->cfg), config_error_text(&cf->cfg));
+    // libconfig parses the config's own text (it reads the @included files itself); the text
+    // stored with the results is that text followed by every included file's
+    char* own = strdup(cf->text);
+    int bad = check_text(own, got, path) != STEPQ_OK || add_includes(cf, &got, own, path, 0) != STEPQ_OK;
+    if (!bad && !config_read_string(&cf->cfg, own)) {
+        const char* in = config_error_file(&cf->cfg);  // an included file's name, or NULL: this one
+        stepq_error("%s:%d: %s", in ? in : path, config_error_line(&cf->cfg), config_error_text(&cf->cfg));
+        bad = 1;
+    }
+    free(own);
+    if (bad) {
         cfg_free(cf);
         return STEPQ_ERR;
     }
@@ -156,6 +309,11 @@ void cfg_free(stepq_cfgfile* cf) {
 
 static int line_of(const config_setting_t* s) { return s ? (int)config_setting_source_line(s) : 0; }
 
+const char* cfg_file_of(const stepq_cfgfile* cf, const config_setting_t* s) {
+    const char* f = s ? config_setting_source_file(s) : NULL;
+    return f ? f : cf->path;
+}
+
 int cfg_check_keys(const stepq_cfgfile* cf, const config_setting_t* group,
                    const char* const* allowed) {
     int n = config_setting_length(group);
@@ -170,7 +328,7 @@ int cfg_check_keys(const stepq_cfgfile* cf, const config_setting_t* group,
             strncat(known, a == allowed ? "" : ", ", sizeof known - strlen(known) - 1);
             strncat(known, *a, sizeof known - strlen(known) - 1);
         }
-        stepq_error("%s:%d: unknown key '%s' (known here: %s)", cf->path, line_of(s), name, known);
+        stepq_error("%s:%d: unknown key '%s' (known here: %s)", cfg_file_of(cf, s), line_of(s), name, known);
         return STEPQ_ERR;
     }
     return STEPQ_OK;
@@ -201,7 +359,7 @@ static const char* type_name(int t) {
 }
 
 static int type_error(const stepq_cfgfile* cf, const config_setting_t* s, const char* want) {
-    stepq_error("%s:%d: '%s' must be %s, not %s", cf->path, line_of(s), config_setting_name(s),
+    stepq_error("%s:%d: '%s' must be %s, not %s", cfg_file_of(cf, s), line_of(s), config_setting_name(s),
                 want, type_name(config_setting_type(s)));
     return STEPQ_ERR;
 }
@@ -216,7 +374,7 @@ int cfg_int(const stepq_cfgfile* cf, const config_setting_t* g, const char* name
     if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) return type_error(cf, s, "an integer");
     *out = config_setting_get_int64(s);
     if (*out < lo || *out > hi) {
-        stepq_error("%s:%d: '%s' = %lld is out of range [%lld, %lld]", cf->path, line_of(s), name,
+        stepq_error("%s:%d: '%s' = %lld is out of range [%lld, %lld]", cfg_file_of(cf, s), line_of(s), name,
                     *out, lo, hi);
         return STEPQ_ERR;
     }
@@ -244,7 +402,7 @@ int cfg_float(const stepq_cfgfile* cf, const config_setting_t* g, const char* na
     else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) *out = (double)config_setting_get_int64(s);
     else return type_error(cf, s, "a number");
     if (!(*out >= lo && *out <= hi)) {
-        stepq_error("%s:%d: '%s' = %g is out of range [%g, %g]", cf->path, line_of(s), name, *out, lo, hi);
+        stepq_error("%s:%d: '%s' = %g is out of range [%g, %g]", cfg_file_of(cf, s), line_of(s), name, *out, lo, hi);
         return STEPQ_ERR;
     }
     return STEPQ_OK;
@@ -275,8 +433,9 @@ static config_setting_t* typed_list(const stepq_cfgfile* cf, const config_settin
     }
     for (int i = 0; i < config_setting_length(s); i++) {
         config_setting_t* e = config_setting_get_elem(s, (unsigned)i);
-        if (config_setting_type(e) != type) {
-            stepq_error("%s:%d: element %d of '%s' must be %s", cf->path, line_of(e), i, name, what);
+        const int t = config_setting_type(e);
+        if (t != type && !(type == CONFIG_TYPE_INT && t == CONFIG_TYPE_INT64)) {
+            stepq_error("%s:%d: element %d of '%s' must be %s", cfg_file_of(cf, e), line_of(e), i, name, what);
             *err = 1;
             return NULL;
         }
@@ -290,7 +449,41 @@ int cfg_int_list(const stepq_cfgfile* cf, const config_setting_t* g, const char*
     int err = 0;
     config_setting_t* s = typed_list(cf, g, name, required, CONFIG_TYPE_INT, "an integer", n, &err);
     *out = s ? mallocCheck(sizeof(int) * (size_t)*n) : NULL;
-    for (int i = 0; s && i < *n; i++) (*out)[i] = config_setting_get_int_elem(s, i);
+    for (int i = 0; s && i < *n && !err; i++) {
+        const long long v = config_setting_get_int64_elem(s, i);
+        if (v < INT_MIN || v > INT_MAX) {
+            const config_setting_t* e = config_setting_get_elem(s, (unsigned)i);
+            stepq_error("%s:%d: element %d of '%s' = %lld does not fit in 32 bits", cfg_file_of(cf, e), line_of(e), i,
+                        name, v);
+            err = 1;
+        }
+        (*out)[i] = (int)v;
+    }
+    if (err) {
+        free(*out);
+        *out = NULL;
+    }
+    return err ? STEPQ_ERR : STEPQ_OK;
+}
+
+int cfg_i64_list(const stepq_cfgfile* cf, const config_setting_t* g, const char* name, long long** out, int* n,
+                 int required, long long lo, long long hi) {
+    int err = 0;
+    config_setting_t* s = typed_list(cf, g, name, required, CONFIG_TYPE_INT, "an integer", n, &err);
+    *out = s ? mallocCheck(sizeof(long long) * (size_t)*n) : NULL;
+    for (int i = 0; s && i < *n && !err; i++) {
+        const long long v = (*out)[i] = config_setting_get_int64_elem(s, i);
+        if (v < lo || v > hi) {
+            const config_setting_t* e = config_setting_get_elem(s, (unsigned)i);
+            stepq_error("%s:%d: element %d of '%s' = %lld is out of range [%lld, %lld]", cfg_file_of(cf, e),
+                        line_of(e), i, name, v, lo, hi);
+            err = 1;
+        }
+    }
+    if (err) {
+        free(*out);
+        *out = NULL;
+    }
     return err ? STEPQ_ERR : STEPQ_OK;
 }
 

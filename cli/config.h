@@ -20,6 +20,8 @@ typedef struct {
 // the quick group is removed either way. A quick run's paths under results/ (output, plan,
 // report) move to results/quick/, so it never overwrites a full run; the stored text notes the quick run.
 int cfg_load(stepq_cfgfile* cf, const char* path, int quick);
+// the file a setting was read from: an @include'd file's name, else the config's path
+const char* cfg_file_of(const stepq_cfgfile* cf, const config_setting_t* s);
 void cfg_free(stepq_cfgfile* cf);
 
 // STEPQ_ERR on a key of group not in allowed (NULL-terminated)
@@ -33,9 +35,12 @@ int cfg_float(const stepq_cfgfile* cf, const config_setting_t* g, const char* na
 int cfg_bool(const stepq_cfgfile* cf, const config_setting_t* g, const char* name, int* out, int def);
 int cfg_str(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
             const char** out, int required, const char* def);
-// list or array of integers / strings; *out malloc'd (NULL when empty or absent)
+// list or array of integers (each within 32 bits) / strings; *out malloc'd (NULL when empty or
+// absent); cfg_i64_list: of 64-bit integers in [lo, hi] (seeds)
 int cfg_int_list(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
                  int** out, int* n, int required);
+int cfg_i64_list(const stepq_cfgfile* cf, const config_setting_t* g, const char* name, long long** out, int* n,
+                 int required, long long lo, long long hi);
 int cfg_str_list(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
                  const char*** out, int* n, int required);
 config_setting_t* cfg_group(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,

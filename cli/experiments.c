@@ -83,10 +83,10 @@ static const char* const keys_propagation[] = {"experiment", "description", "see
 
 // seeds (S) of a run: `seeds = [...]`, or the one `seed`
 int stepq_cfg_seeds(uint64_t** out, int* n, const stepq_cfgfile* cf) {
-    long long seed;
-    int *list = NULL, ns = 0;
+    long long seed, *list = NULL;
+    int ns = 0;
     if (cfg_int(cf, NULL, "seed", &seed, 0, 1, 0, (long long)1 << 62) ||
-        cfg_int_list(cf, NULL, "seeds", &list, &ns, 0))
+        cfg_i64_list(cf, NULL, "seeds", &list, &ns, 0, 0, (long long)1 << 62))
         return STEPQ_ERR;
     const config_setting_t* ls = config_lookup(&cf->cfg, "seeds");
     if (ns && config_lookup(&cf->cfg, "seed")) {
@@ -101,7 +101,7 @@ int stepq_cfg_seeds(uint64_t** out, int* n, const stepq_cfgfile* cf) {
     for (int i = 0; i < ns; i++)
         for (int k = 0; k < i; k++)
             if (list[k] == list[i]) {
-                stepq_error("%s:%d: 'seeds' lists %d twice (the interval would count one run twice)", cf->path,
+                stepq_error("%s:%d: 'seeds' lists %lld twice (the interval would count one run twice)", cf->path,
                             config_setting_source_line(ls), list[i]);
                 free(list);
                 return STEPQ_ERR;
@@ -262,10 +262,10 @@ static const char* const keys_inputstats[] = {"experiment", "description", "seed
 static int run_inputstats(const stepq_cfgfile* cf) {
     long long steps, warmup, every, threads;
     const char *output, *desc;
-    int* seeds_i = NULL;
+    long long* seeds_i = NULL;
     int ns = 0;
     if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_inputstats) ||
-        cfg_int_list(cf, NULL, "seeds", &seeds_i, &ns, 1) ||
+        cfg_i64_list(cf, NULL, "seeds", &seeds_i, &ns, 1, 0, (long long)1 << 62) ||
         cfg_int(cf, NULL, "steps", &steps, 1, 0, 1, 1LL << 40) ||
         cfg_int(cf, NULL, "warmup", &warmup, 0, 0, 0, 1LL << 40) ||
         cfg_int(cf, NULL, "sample_every", &every, 0, 256, 1, 1LL << 40) ||

@@ -4,6 +4,7 @@
 #include "plan.h"
 
 #include <hdf5.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,8 +108,22 @@ int stepq_head_plan_for(stepq_head_plan* hp, uint8_t* rows, const stepq_format* 
 // ---------------------------------------------------------------------------------------------
 // HDF5
 
+uint64_t stepq_plan_knobs_xxh3(const stepq_plan* p) {
+    char buf[512];
+    const int n = snprintf(buf, sizeof buf, "%s K=%d V=%d H=%d gamma=%a rho=%a horizon=%a refits=%d pivots=%d "
+                           "damp_fraction=%a key=%s", stepq_kind_name(p->kind), p->K, p->V, p->H, p->gamma, p->rho,
+                           p->horizon, p->refits, p->pivots, p->damp_fraction, p->calibration_key);
+    return stepq_xxh3(0, buf, (size_t)n);
+}
+
 static void table_name(char* buf, size_t n, int a, int b) {
     snprintf(buf, n, "alloc/%s/budget%d", stepq_alloc_names[a], stepq_plan_budgets[b]);
+}
+
+static int write_knobs_xxh3(hid_t f, const stepq_plan* p) {
+    char hex[20];
+    snprintf(hex, sizeof hex, "%016" PRIx64, stepq_plan_knobs_xxh3(p));
+    return h5u_attr_str(f, "knobs_xxh3", hex);
 }
 
 int stepq_plan_write(const char* path, stepq_plan* p, const char* config, const char* source) {
@@ -133,6 +148,7 @@ int stepq_plan_write(const char* path, stepq_plan* p, const char* config, const 
         h5u_attr_str(f, "config", config ? config : "") ||
         h5u_attr_str(f, "calibration_source", source ? source : "") ||
         (p->calibration_key[0] && h5u_attr_str(f, "calibration_key", p->calibration_key)) ||
+        write_knobs_xxh3(f, p) ||
         h5u_write_ck(g1, "layer", I, p->layer, 1, dH, NULL, "model layer of each head") ||
         h5u_write_ck(g1, "head", I, p->head, 1, dH, NULL, "head within its layer") ||
         h5u_write_ck(f, "widths", I, stepq_plan_widths, 1, dW, "bits", "candidate widths; 16 = FP16 pivot") ||
@@ -232,8 +248,9 @@ static int read_body(stepq_plan* p, hid_t f, const char* path) {
     free(kind);
     if (k < 0) return STEPQ_ERR;
     if (read_int_attr(&K, f, path, "K", 1, STEPQ_MAX_DIM) || read_int_attr(&V, f, path, "V", 8, STEPQ_MAX_DIM) ||
-        read_int_attr(&H, f, path, "H", 1, 1 << 24) || read_int_attr(&refits, f, path, "refits", 0, 100) ||
-        read_int_attr(&pivots, f, path, "pivots", 0, 1 << 30))
+        read_int_attr(&H, f, path, "H", 1, 1 << 24) ||
+        read_int_attr(&refits, f, path, "refits", 0, STEPQ_KNOB_REFITS_MAX) ||
+        read_int_attr(&pivots, f, path, "pivots", 0, STEPQ_KNOB_PIVOTS_MAX))
         return STEPQ_ERR;
     stepq_plan_alloc(p, k, (int)K, (int)V, (int)H);
     p->refits = (int)refits;
@@ -244,6 +261,17 @@ static int read_body(stepq_plan* p, hid_t f, const char* path) {
         stepq_error("%s: a knob attribute (gamma, rho, horizon, damp_fraction) is missing", path);
         return STEPQ_ERR;
     }
+    // the calibration configs' ranges (a flipped bit made rho 9e307 and the errors 50-80%)
+    static const struct { const char* name; double lo, hi; } knobs[] = {
+        {"gamma", 0, STEPQ_KNOB_GAMMA_MAX}, {"rho", 0, STEPQ_KNOB_RHO_MAX},
+        {"horizon", STEPQ_KNOB_HORIZON_MIN, STEPQ_KNOB_HORIZON_MAX}, {"damp_fraction", 0, 1}};
+    const double vals[] = {p->gamma, p->rho, p->horizon, p->damp_fraction};
+    for (int i = 0; i < 4; i++)
+        if (!(vals[i] >= knobs[i].lo && vals[i] <= knobs[i].hi)) {
+            stepq_error("%s: attribute '%s' = %.17g is outside [%g, %g] (a corrupted plan)", path, knobs[i].name,
+                        vals[i], knobs[i].lo, knobs[i].hi);
+            return STEPQ_ERR;
+        }
     hsize_t dH[1] = {(hsize_t)H}, dHG[2] = {(hsize_t)H, (hsize_t)p->G}, dHK[2] = {(hsize_t)H, (hsize_t)K};
     hsize_t dD[3] = {(hsize_t)H, (hsize_t)p->G, STEPQ_NW}, dW[1] = {STEPQ_NW};
     int widths[STEPQ_NW];
@@ -265,6 +293,19 @@ static int read_body(stepq_plan* p, hid_t f, const char* path) {
     if (h5u_read_attr_str(&key, f, path, "calibration_key", 0)) return STEPQ_ERR;
     if (key) snprintf(p->calibration_key, sizeof p->calibration_key, "%s", key);
     free(key);
+    char* ck = NULL;  // absent in plans made before it was recorded, which are read as they are
+    if (h5u_read_attr_str(&ck, f, path, "knobs_xxh3", 0)) return STEPQ_ERR;
+    if (ck) {
+        char want[20];
+        snprintf(want, sizeof want, "%016" PRIx64, stepq_plan_knobs_xxh3(p));
+        const int same = !strcmp(ck, want);
+        if (!same)
+            stepq_error("%s: the plan's attributes (kind, shape, knobs, calibration key) do not match their "
+                        "checksum knobs_xxh3 (%s, recorded %s): corrupted or edited; make it again with "
+                        "`stepq calibrate`", path, want, ck);
+        free(ck);
+        if (!same) return STEPQ_ERR;
+    }
     if (memcmp(widths, stepq_plan_widths, sizeof widths) != 0) {
         stepq_error("%s: 'widths' differ from this stepq's {2, 4, 6, 8, 16}", path);
         return STEPQ_ERR;

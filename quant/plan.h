@@ -64,6 +64,20 @@ typedef struct {
     double objective[STEPQ_N_ALLOC][STEPQ_N_BUDGETS]; // sum L_u d_u(b_u) of each table
 } stepq_plan;
 
+// The knobs' ranges, for a calibration's config and a plan's attributes alike (a plan whose
+// knobs lie outside them is refused as corrupted)
+#define STEPQ_KNOB_HORIZON_MIN 1.0
+#define STEPQ_KNOB_HORIZON_MAX 1e9
+#define STEPQ_KNOB_GAMMA_MAX 10.0     // gamma in [0, 10]
+#define STEPQ_KNOB_RHO_MAX 10.0       // rho in [0, 10]
+#define STEPQ_KNOB_REFITS_MAX 100     // refits in [0, 100]
+#define STEPQ_KNOB_PIVOTS_MAX (1LL << 30)
+
+// the XXH3 64 of a plan's knobs and shape (kind, K, V, H, gamma, rho, horizon, refits, pivots,
+// damp_fraction, calibration_key) as its attribute knobs_xxh3 holds it: HDF5 checksums the
+// datasets (Fletcher32), not the attributes
+uint64_t stepq_plan_knobs_xxh3(const stepq_plan* p);
+
 void stepq_plan_alloc(stepq_plan* p, int kind, int K, int V, int H);
 void stepq_plan_free(stepq_plan* p);
 // index of a (layer, head) label in the plan, or -1

@@ -2,9 +2,11 @@
 // each with a missing dataset, mismatched shapes, a NaN and an Inf at known indices, a key that
 // is not L2-normalised (step 4, head 1, norm 2), a scale of 0, and value heads 40 wide. With
 // --kind: rewrites the root attribute 'kind' of a trace or plan FILE to VALUE, a string, or an
-// integer when VALUE is a number (a model kind stepq does not know).
+// integer when VALUE is a number (a model kind stepq does not know). --f64: rewrites the root
+// attribute NAME of FILE to the double VALUE (strtod: "nan", "9e307"), keeping its type.
 //   mkbad DIR
 //   mkbad --kind FILE VALUE
+//   mkbad --f64 FILE NAME VALUE
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +19,17 @@
 #include "../sim/trace.h"
 
 static void path(char* buf, const char* dir, const char* name) { snprintf(buf, 1024, "%s/%s", dir, name); }
+
+// FILE's root attribute name <- v, written through its own type
+static int set_f64(const char* file, const char* name, double v) {
+    hid_t h = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (h < 0) return 1;
+    hid_t a = H5Aopen(h, name, H5P_DEFAULT);
+    int rc = a < 0 || H5Awrite(a, H5T_NATIVE_DOUBLE, &v) < 0;
+    if (a >= 0) H5Aclose(a);
+    H5Fclose(h);
+    return rc;
+}
 
 // FILE's root attribute 'kind' <- value (an integer when it reads as one)
 static int set_kind(const char* file, const char* value) {
@@ -38,6 +51,7 @@ static int set_kind(const char* file, const char* value) {
 
 int main(int argc, char** argv) {
     if (argc == 4 && !strcmp(argv[1], "--kind")) return set_kind(argv[2], argv[3]);
+    if (argc == 5 && !strcmp(argv[1], "--f64")) return set_f64(argv[2], argv[3], strtod(argv[4], NULL));
     if (argc != 2) { fprintf(stderr, "usage: mkbad DIR | mkbad --kind FILE VALUE\n"); return 2; }
     const char* dir = argv[1];
     stepq_synth_params p;

@@ -53,6 +53,39 @@ cfg knob 'prefill = 4; decode = 8; source = { type = "synthetic"; preset = "gdn-
 sed -i '2d' "$dir/knob.cfg"
 expect_error knob "no synthetic knob 'key_ridge_gian'" "$dir/knob/out.h5" -- "$stepq" run "$dir/knob.cfg"
 expect_error range "range.cfg:4: 'decode' = 0 is out of range" "$dir/range/out.h5" -- "$stepq" run "$dir/range.cfg"
+# integers beyond 32 bits (libconfig 1.5 cut them without a word: decode = 4294967424 ran 128
+# steps, seeds = [4294967297] ran seed 1), beyond 64 bits, and a NUL byte (it ended the text)
+cfg bigint 'prefill = 4; decode = 4294967424;'
+expect_error bigint "bigint.cfg:4: the integer 4294967424 needs 64 bits: write it 4294967424L" "$dir/bigint/out.h5" -- "$stepq" run "$dir/bigint.cfg"
+cfg bigseed 'prefill = 4; decode = 8; seeds = [4294967297, 2];'
+expect_error bigseed "bigseed.cfg:4: the integer 4294967297 needs 64 bits" "$dir/bigseed/out.h5" -- "$stepq" run "$dir/bigseed.cfg"
+cfg bigseedL 'prefill = 4; decode = 8; seeds = [4611686018427387905L, 2L];'
+expect_error bigseedL "bigseedL.cfg:4: element 0 of 'seeds' = 4611686018427387905 is out of range \\[0, 4611686018427387904\\]" "$dir/bigseedL/out.h5" -- "$stepq" run "$dir/bigseedL.cfg"
+cfg hugeint 'prefill = 4; decode = 99999999999999999999L;'
+expect_error hugeint "hugeint.cfg:4: the integer 99999999999999999999 does not fit in 64 bits" "$dir/hugeint/out.h5" -- "$stepq" run "$dir/hugeint.cfg"
+cfg nulbyte 'prefill = 4; decode = 8; NUL'
+sed -i 's/NUL/\x00 decode = 9;/' "$dir/nulbyte.cfg"
+expect_error nulbyte "nulbyte.cfg:4: a NUL byte" "$dir/nulbyte/out.h5" -- "$stepq" run "$dir/nulbyte.cfg"
+# @include: an error inside an included file names that file and its line; the config stored
+# with a result holds what the include brought in
+echo 'formats = ["fp32", int8"];' >"$dir/badsyn.inc"
+echo 'prefill = 4; decode = 0;' >"$dir/badrange.inc"
+echo 'formats = ["fp32", "int6"];' >"$dir/fmts.inc"
+for inc in badsyn badrange fmts; do
+    cat >"$dir/inc_$inc.cfg" <<CFG
+experiment = "propagation";
+source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0]; };
+@include "$dir/$inc.inc"
+$( [ $inc = fmts ] && echo 'prefill = 4; decode = 8;' || echo 'formats = ["fp32"];' )
+output = "$dir/inc_$inc/out.h5";
+CFG
+done
+expect_error inc_syntax "badsyn.inc:1: syntax error" "$dir/inc_badsyn/out.h5" -- "$stepq" run "$dir/inc_badsyn.cfg"
+expect_error inc_range "badrange.inc:1: 'decode' = 0 is out of range" "$dir/inc_badrange/out.h5" -- "$stepq" run "$dir/inc_badrange.cfg"
+"$stepq" run "$dir/inc_fmts.cfg" >/dev/null 2>&1 && ok || bad "a config with an @include failed"
+if [ -n "$(command -v /usr/bin/python3)" ] && /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
+    /usr/bin/python3 -c 'import h5py, sys; c = h5py.File(sys.argv[1])["/"].attrs["config"]; c = c.decode() if isinstance(c, bytes) else c; sys.exit(0 if "\"int6\"]" in c and "fmts.inc" in c else 1)' "$dir/inc_fmts/out.h5" && ok || bad "the stored config lacks what @include brought in"
+fi
 cfg bothseeds 'prefill = 4; decode = 8; seed = 1; seeds = [1, 2];'
 expect_error bothseeds "give 'seed' or 'seeds'" "$dir/bothseeds/out.h5" -- "$stepq" run "$dir/bothseeds.cfg"
 # --- output sinks: one message, exit 1, nothing at the final path (nor its .tmp)
@@ -293,6 +326,14 @@ cp "$dir/plan.h5" "$dir/plan_mamba.h5" && "$mkbad" --kind "$dir/plan_mamba.h5" m
 expect_error kind_plan "plan_mamba.h5: attribute 'kind' is 'mamba', expected \"gdn\" or \"kda\"" "" -- "$stepq" formats --plan "$dir/plan_mamba.h5"
 cp "$dir/plan.h5" "$dir/plan_kind2.h5" && "$mkbad" --kind "$dir/plan_kind2.h5" 2 && ok || bad "mkbad --kind 2 on a plan"
 expect_error kind_plan_2 "plan_kind2.h5: attribute 'kind' is not a string" "" -- "$stepq" memory --plan "$dir/plan_kind2.h5"
+# a plan's knobs: range-checked (a flipped bit made rho 9e307: errors of 50-80% with exit 0),
+# and covered by the attributes' checksum (rho 0.5 -> 0.6 is in range, but not what was made)
+cp "$dir/plan.h5" "$dir/plan_rho_big.h5" && "$mkbad" --f64 "$dir/plan_rho_big.h5" rho 9e307 && ok || bad "mkbad --f64"
+expect_error rho_big "plan_rho_big.h5: attribute 'rho' = 9.0*[0-9]e\\+307 is outside \\[0, 10\\]" "" -- "$stepq" formats --plan "$dir/plan_rho_big.h5"
+cp "$dir/plan.h5" "$dir/plan_rho_nan.h5" && "$mkbad" --f64 "$dir/plan_rho_nan.h5" rho nan && ok || bad "mkbad --f64 nan"
+expect_error rho_nan "plan_rho_nan.h5: attribute 'rho' = nan is outside" "" -- "$stepq" formats --plan "$dir/plan_rho_nan.h5"
+cp "$dir/plan.h5" "$dir/plan_rho_edit.h5" && "$mkbad" --f64 "$dir/plan_rho_edit.h5" rho 0.6 && ok || bad "mkbad --f64 0.6"
+expect_error rho_edit "plan_rho_edit.h5: the plan's attributes .* do not match their checksum knobs_xxh3" "" -- "$stepq" formats --plan "$dir/plan_rho_edit.h5"
 head -c 2000 "$dir/plan.h5" >"$dir/cut.h5"
 expect_error cutplan "cut.h5: not an HDF5 file \(a truncated or corrupted plan\?\)" "" -- "$stepq" formats --plan "$dir/cut.h5"
 
