@@ -114,19 +114,54 @@ int h5u_write_ck(hid_t loc, const char* name, hid_t memtype, const void* data, i
     return write_impl(loc, name, memtype, data, rank, dims, units, description, 1);
 }
 
+// Datasets are read only where their data is stored in the file itself: an external link, a
+// virtual dataset or external storage would read another file's bytes (a missing one as zeros)
+// while the checksum recorded of the input is of this file. link_here: the link name of file;
+// stored_here: the open dataset d. STEPQ_ERR with a message naming the dataset.
+static int link_here(hid_t file, const char* fname, const char* name) {
+    H5L_info_t li;
+    if (H5Lget_info(file, name, &li, H5P_DEFAULT) < 0 || li.type == H5L_TYPE_HARD || li.type == H5L_TYPE_SOFT)
+        return STEPQ_OK;
+    stepq_error("%s: '%s' is a link to another file; stepq reads only data stored in %s itself (the "
+                "checksum it records of an input is of that file alone)", fname, name, fname);
+    return STEPQ_ERR;
+}
+static int stored_here(hid_t d, const char* fname, const char* name) {
+    hid_t pl = H5Dget_create_plist(d);
+    const int virt = H5Pget_layout(pl) == H5D_VIRTUAL, ext = H5Pget_external_count(pl) > 0;
+    H5Pclose(pl);
+    if (!virt && !ext) return STEPQ_OK;
+    stepq_error("%s: dataset '%s' is %s; stepq reads only data stored in %s itself (the checksum it "
+                "records of an input is of that file alone)", fname, name,
+                virt ? "a virtual dataset, whose data lives in other files" : "kept in external files", fname);
+    return STEPQ_ERR;
+}
+
 int h5u_read_exact(void* data, hid_t memtype, hid_t file, const char* fname, const char* name,
                    int rank, const hsize_t* dims) {
     if (H5Lexists(file, name, H5P_DEFAULT) <= 0) {
         stepq_error("%s: missing dataset '%s'", fname, name);
         return STEPQ_ERR;
     }
+    if (link_here(file, fname, name) != STEPQ_OK) return STEPQ_ERR;
     hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
-    hid_t sp = d < 0 ? -1 : H5Dget_space(d);
+    if (d >= 0 && stored_here(d, fname, name) != STEPQ_OK) {
+        H5Dclose(d);
+        return STEPQ_ERR;
+    }
+    hid_t sp = d < 0 ? -1 : H5Dget_space(d), ft = d < 0 ? -1 : H5Dget_type(d);
     hsize_t got[4] = {0, 0, 0, 0};
     int r = sp < 0 ? -1 : H5Sget_simple_extent_ndims(sp);
     int rc = STEPQ_OK;
+    // integers (labels, widths) are read from integers only: HDF5 would truncate 1.5 to 1
+    const int want_int = H5Tget_class(memtype) == H5T_INTEGER, has_int = ft >= 0 && H5Tget_class(ft) == H5T_INTEGER;
+    if (ft >= 0) H5Tclose(ft);
     if (r == rank && rank <= 4) H5Sget_simple_extent_dims(sp, got, NULL);
-    if (r != rank || memcmp(got, dims, sizeof(hsize_t) * (size_t)rank) != 0) {
+    if (d >= 0 && want_int && !has_int) {
+        stepq_error("%s: dataset '%s' does not hold integers; stepq reads it as integers, which a conversion "
+                    "would truncate", fname, name);
+        rc = STEPQ_ERR;
+    } else if (r != rank || memcmp(got, dims, sizeof(hsize_t) * (size_t)rank) != 0) {
         stepq_error("%s: dataset '%s' does not have the shape this plan's header promises "
                     "(rank %d, first dimension %llu)", fname, name, r, (unsigned long long)got[0]);
         rc = STEPQ_ERR;
@@ -159,9 +194,14 @@ int h5u_open_f32(hid_t* out, hsize_t* dims, hid_t file, const char* fname, const
         stepq_error("%s: missing dataset '%s'", fname, name);
         return STEPQ_ERR;
     }
+    if (link_here(file, fname, name) != STEPQ_OK) return STEPQ_ERR;
     hid_t d = H5Dopen2(file, name, dapl);
     if (d < 0) {
         stepq_error("%s: '%s' is not a dataset", fname, name);
+        return STEPQ_ERR;
+    }
+    if (stored_here(d, fname, name) != STEPQ_OK) {
+        H5Dclose(d);
         return STEPQ_ERR;
     }
     hid_t t = H5Dget_type(d), sp = H5Dget_space(d);

@@ -160,6 +160,11 @@ static int read_scale(stepq_trace* tr, hid_t f, const char* path) {
     double sc = 1.0 / sqrt((double)tr->K);
     int has = h5u_read_attr_f64(&sc, f, path, "scale");
     if (has == STEPQ_ERR) return STEPQ_ERR;
+    if (!has && H5Lexists(f, "scale", H5P_DEFAULT) > 0) {  // it would be ignored
+        stepq_error("%s: 'scale' is a dataset; stepq reads the scale from a root attribute 'scale' "
+                    "(h5py: f.attrs['scale'])", path);
+        return STEPQ_ERR;
+    }
     if (!isfinite(sc) || sc <= 0) {
         stepq_error("%s: attribute 'scale' is %g; it must be finite and positive (absent: 1/sqrt(K))", path, sc);
         return STEPQ_ERR;
@@ -420,8 +425,18 @@ static int check_chunk(const stream_impl* im, int ds, const float* x, long t0, l
         if (isfinite(x[e]) && x[e] >= lo && x[e] <= hi) continue;
         char ib[96];
         long t = t0 + (long)(e / w);
-        if (ds == DS_BETA || (ds == DS_G && im->G == 1)) snprintf(ib, sizeof ib, "[%ld, %d]", t, h);
+        const int rank2 = ds == DS_BETA || (ds == DS_G && im->G == 1);
+        if (rank2) snprintf(ib, sizeof ib, "[%ld, %d]", t, h);
         else snprintf(ib, sizeof ib, "[%ld, %d, %zu]", t, h, e % w);
+        if (isinf(x[e])) {  // a float64 value beyond float32's range reads as Inf: say which it is
+            const hsize_t start[3] = {(hsize_t)t, (hsize_t)h, (hsize_t)(e % w)}, one[3] = {1, 1, 1};
+            double v = 0;
+            if (h5u_slab(im->d[ds], 0, H5T_NATIVE_DOUBLE, &v, rank2 ? 2 : 3, start, one) == STEPQ_OK && isfinite(v)) {
+                stepq_error("%s: dataset '%s' holds %.17g at index %s, beyond float32's range (the recurrence runs "
+                            "in float32)", im->path, ds_name[ds], v, ib);
+                return STEPQ_ERR;
+            }
+        }
         return value_error(im->path, ds_name[ds], x[e], ib, lo, hi);
     }
     return STEPQ_OK;

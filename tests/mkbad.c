@@ -82,6 +82,77 @@ int main(int argc, char** argv) {
     H5Dclose(d);
     H5Sclose(sp);
     H5Fclose(h);
+    // data stored elsewhere: v as an external link to good.h5's, as a virtual dataset of it
+    char good[1024];
+    path(good, dir, "good.h5");
+    hsize_t dfull[3] = {(hsize_t)tr.T, (hsize_t)tr.HV, (hsize_t)tr.V};
+    for (int i = 0; i < 2; i++) {
+        path(f, dir, i ? "virtual_v.h5" : "extlink_v.h5");
+        stepq_trace_write(f, &tr, i ? "v a virtual dataset" : "v an external link");
+        h = H5Fopen(f, H5F_ACC_RDWR, H5P_DEFAULT);
+        H5Ldelete(h, "v", H5P_DEFAULT);
+        if (!i) {
+            H5Lcreate_external(good, "v", h, "v", H5P_DEFAULT, H5P_DEFAULT);
+        } else {
+            hid_t vs = H5Screate_simple(3, dfull, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+            H5Pset_virtual(dcpl, vs, good, "v", vs);
+            d = H5Dcreate2(h, "v", H5T_IEEE_F32LE, vs, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+            H5Dclose(d);
+            H5Pclose(dcpl);
+            H5Sclose(vs);
+        }
+        H5Fclose(h);
+    }
+    // labels written as floats (1.5 would be read as 1), and scale as a dataset (it was ignored)
+    path(f, dir, "float_labels.h5");
+    stepq_trace_write(f, &tr, "float labels");
+    h = H5Fopen(f, H5F_ACC_RDWR, H5P_DEFAULT);
+    {
+        hsize_t nh = (hsize_t)tr.HV;
+        double lab[64] = {0};
+        for (int i = 0; i < tr.HV && i < 64; i++) lab[i] = i + 0.5;
+        hid_t ls = H5Screate_simple(1, &nh, NULL);
+        for (int i = 0; i < 2; i++) {
+            const char* nm = i ? "head" : "layer";
+            if (H5Lexists(h, nm, H5P_DEFAULT) > 0) H5Ldelete(h, nm, H5P_DEFAULT);
+            d = H5Dcreate2(h, nm, H5T_IEEE_F64LE, ls, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+            H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, lab);
+            H5Dclose(d);
+        }
+        H5Sclose(ls);
+    }
+    H5Fclose(h);
+    path(f, dir, "scale_dataset.h5");
+    stepq_trace_write(f, &tr, "scale a dataset");
+    h = H5Fopen(f, H5F_ACC_RDWR, H5P_DEFAULT);
+    {
+        H5Adelete(h, "scale");
+        hid_t one = H5Screate(H5S_SCALAR);
+        double sc = 0.25;
+        d = H5Dcreate2(h, "scale", H5T_IEEE_F64LE, one, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, &sc);
+        H5Dclose(d);
+        H5Sclose(one);
+    }
+    H5Fclose(h);
+    // v in float64 with 1e300 at [4, 1, 9]: beyond float32's range, not "Inf"
+    path(f, dir, "v_f64_big.h5");
+    stepq_trace_write(f, &tr, "v float64, 1e300");
+    h = H5Fopen(f, H5F_ACC_RDWR, H5P_DEFAULT);
+    {
+        H5Ldelete(h, "v", H5P_DEFAULT);
+        const size_t n = (size_t)tr.T * tr.HV * tr.V;
+        double* v64 = mallocCheck(sizeof(double) * n);
+        for (size_t i = 0; i < n; i++) v64[i] = tr.v[i];
+        v64[((size_t)4 * tr.HV + 1) * tr.V + 9] = 1e300;
+        hid_t vs = H5Screate_simple(3, dfull, NULL);
+        d = H5Dcreate2(h, "v", H5T_IEEE_F64LE, vs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v64);
+        H5Dclose(d);
+        H5Sclose(vs);
+        free(v64);
+    }
+    H5Fclose(h);
     // a NaN in k at [3, 1, 17] and an Inf in v at [5, 0, 2]
     size_t ik = ((size_t)3 * tr.H + 1) * tr.K + 17, iv = ((size_t)5 * tr.HV + 0) * tr.V + 2;
     float keep = tr.k[ik];
