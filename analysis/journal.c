@@ -3,7 +3,9 @@
 // Layout: a header line "stepq journal <key> F <F> NB <NB>\n", then one record per completed
 // head: int32 seed, int32 head, then the head's numbers in a fixed order (record_doubles):
 // err_y, err_S (F x NB floats), acc_sq, p1_resid, bytes (F doubles), diverged (F int64),
-// acc_ref, mean_log_gate, half_life (doubles), then the int32 0x4a524e4c closing it.
+// acc_ref, mean_log_gate, half_life (doubles), then the XXH3 64 of the seed, head and numbers,
+// and the int32 0x4a524e4c closing it. A record cut short (a kill while it was written) ends
+// the journal; a whole record whose checksum fails (edited or corrupted) refuses the resume.
 #include "journal.h"
 
 #include <signal.h>
@@ -74,6 +76,20 @@ static char* journal_path(const char* output) {
     return p;
 }
 
+// the checksum of a record: its seed and head, then its numbers
+static uint64_t record_xxh3(const int32_t* sh, const unsigned char* data, size_t size) {
+    return stepq_xxh3(stepq_xxh3(0, sh, 2 * sizeof(int32_t)), data, size);
+}
+
+// one record: seed and head, the numbers, their checksum, the closing word; 1 when a write failed
+static int write_record(FILE* fp, int32_t s, int32_t h, const unsigned char* data, size_t size) {
+    const int32_t sh[2] = {s, h};
+    const uint64_t ck = record_xxh3(sh, data, size);
+    const uint32_t end = RECORD_END;
+    return fwrite(sh, sizeof sh, 1, fp) != 1 || fwrite(data, size, 1, fp) != 1 || fwrite(&ck, sizeof ck, 1, fp) != 1 ||
+           fwrite(&end, sizeof end, 1, fp) != 1;
+}
+
 // reads the records of an existing journal; STEPQ_ERR if it belongs to another run
 static int read_old(stepq_journal* j, FILE* fp, const char* header) {
     char line[512];
@@ -86,11 +102,18 @@ static int read_old(stepq_journal* j, FILE* fp, const char* header) {
     for (;;) {
         int32_t sh[2];
         uint32_t end;
+        uint64_t ck;
         unsigned char* data = mallocCheck(j->size);
-        if (fread(sh, sizeof sh, 1, fp) != 1 || fread(data, j->size, 1, fp) != 1 ||
+        if (fread(sh, sizeof sh, 1, fp) != 1 || fread(data, j->size, 1, fp) != 1 || fread(&ck, sizeof ck, 1, fp) != 1 ||
             fread(&end, sizeof end, 1, fp) != 1 || end != RECORD_END) {
             free(data);  // the end of the journal, or a record cut short by the kill
             break;
+        }
+        if (ck != record_xxh3(sh, data, j->size)) {
+            stepq_error("%s: record %ld (seed %d, head %d) does not match its checksum (edited or corrupted): run "
+                        "without --resume to start over", j->path, j->n_old, sh[0], sh[1]);
+            free(data);
+            return STEPQ_ERR;
         }
         if (j->n_old == cap) {
             cap = cap ? 2 * cap : 256;
@@ -128,12 +151,8 @@ stepq_journal* stepq_journal_open(const char* output, const char* key, int F, lo
             rc = STEPQ_ERR;
         } else {
             int bad = fputs(header, j->fp) < 0;
-            uint32_t end = RECORD_END;
-            for (long i = 0; i < j->n_old && !bad; i++) {
-                int32_t sh[2] = {j->old[i].s, j->old[i].h};
-                bad = fwrite(sh, sizeof sh, 1, j->fp) != 1 || fwrite(j->old[i].data, j->size, 1, j->fp) != 1 ||
-                      fwrite(&end, sizeof end, 1, j->fp) != 1;
-            }
+            for (long i = 0; i < j->n_old && !bad; i++)
+                bad = write_record(j->fp, j->old[i].s, j->old[i].h, j->old[i].data, j->size);
             if (bad || fflush(j->fp) != 0) {
                 stepq_error("cannot write the journal %s", j->path);
                 rc = STEPQ_ERR;
@@ -160,13 +179,10 @@ int stepq_journal_fill(const stepq_journal* j, int s, int h, stepq_run_out* o) {
 int stepq_journal_add(stepq_journal* j, int s, int h, const stepq_run_out* o) {
     unsigned char* data = mallocCheck(j->size);
     transfer(data, (stepq_run_out*)o, h, 1);
-    int32_t sh[2] = {s, h};
-    uint32_t end = RECORD_END;
     int bad;
 #pragma omp critical(stepq_journal)
     {
-        bad = fwrite(sh, sizeof sh, 1, j->fp) != 1 || fwrite(data, j->size, 1, j->fp) != 1 ||
-              fwrite(&end, sizeof end, 1, j->fp) != 1 || fflush(j->fp) != 0;
+        bad = write_record(j->fp, s, h, data, j->size) || fflush(j->fp) != 0;
         j->added++;
         if (j->kill_after > 0 && j->added >= j->kill_after) raise(SIGKILL);  // tests: an interrupted run
     }

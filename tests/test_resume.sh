@@ -2,7 +2,8 @@
 # test_resume.sh: an interrupted run resumed from its journal ends bit-identical to an
 # uninterrupted one. The run is killed (SIGKILL, from the journal's test hook) after 11 of its
 # 16 head-runs, resumed with --resume, and every dataset compared with h5py to the same config
-# run in one go. A journal of another config is refused. Skipped (77) without h5py.
+# run in one go. A journal of another config, one with a record edited, and one over a trace
+# replaced at the same path are refused. Skipped (77) without h5py.
 #   test_resume.sh STEPQ WORKDIR
 set -u
 stepq=$1 dir=$2
@@ -55,6 +56,35 @@ STEPQ_TEST_KILL_AFTER_HEADS=3 "$stepq" run one.cfg --threads 1 >/dev/null 2>&1
 sed -i 's/decode = 64;/decode = 48;/' one.cfg
 "$stepq" run one.cfg --resume >other.log 2>&1 && bad "a journal of another config was accepted"
 grep -q "out.h5.journal was written by another run" other.log || { bad "no message for a foreign journal"; cat other.log; }
+# a record edited by hand (one byte of its numbers) is refused, not taken as it is
+sed -i 's/decode = 48;/decode = 64;/' one.cfg
+rm -f out.h5.journal
+STEPQ_TEST_KILL_AFTER_HEADS=3 "$stepq" run one.cfg --threads 1 >/dev/null 2>&1
+"$py" - out.h5.journal <<'PY' || bad "could not edit the journal"
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[b.index(b"\n") + 1 + 8 + 4] ^= 0x40  # a byte of the first record's numbers
+open(sys.argv[1], "wb").write(b)
+PY
+"$stepq" run one.cfg --resume >edited.log 2>&1 && bad "an edited journal record was accepted"
+grep -qE "out.h5.journal: record 0 \(seed [0-9]+, head [0-9]+\) does not match its checksum" edited.log ||
+    { bad "no message for an edited record"; cat edited.log; }
+# a trace replaced at the same path makes another run: its journal is refused
+"$stepq" trace --out t.h5 --steps 96 --heads 0-3 --seed 1 >/dev/null 2>&1 || bad "stepq trace failed"
+cat >tr.cfg <<'CFG'
+experiment = "propagation";
+source = { type = "trace"; path = "t.h5"; };
+formats = ["fp32", "int6"];
+prefill = 32;
+decode = 64;
+bin = 16;
+output = "tr_out.h5";
+CFG
+STEPQ_TEST_KILL_AFTER_HEADS=2 "$stepq" run tr.cfg --threads 1 >/dev/null 2>&1
+[ -f tr_out.h5.journal ] || bad "no journal beside the killed trace run"
+"$stepq" trace --out t.h5 --steps 96 --heads 0-3 --seed 2 >/dev/null 2>&1 || bad "stepq trace failed"
+"$stepq" run tr.cfg --resume >tr_other.log 2>&1 && bad "a journal over a replaced trace was accepted"
+grep -q "tr_out.h5.journal was written by another run" tr_other.log || { bad "no message for a replaced trace"; cat tr_other.log; }
 # --resume is for propagation runs
 cat >cal.cfg <<'CFG'
 experiment = "calibrate";
