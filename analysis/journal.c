@@ -8,6 +8,7 @@
 // the journal; a whole record whose checksum fails (edited or corrupted) refuses the resume.
 #include "journal.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@ struct stepq_journal {
     long n_old;
     long added;          // records this process appended (the test hook counts them)
     long kill_after;     // STEPQ_TEST_KILL_AFTER_HEADS: SIGKILL after that many (tests only)
+    int failed;          // an append failed (said once, not once per head)
 };
 
 static size_t record_size(int F, long NB) {
@@ -147,14 +149,14 @@ stepq_journal* stepq_journal_open(const char* output, const char* key, int F, lo
     if (!rc) {  // rewrite it with the complete records only, then append
         j->fp = fopen(j->path, "wb");
         if (!j->fp) {
-            stepq_error("cannot write the journal %s", j->path);
+            stepq_error("cannot write the journal %s: %s", j->path, strerror(errno));
             rc = STEPQ_ERR;
         } else {
             int bad = fputs(header, j->fp) < 0;
             for (long i = 0; i < j->n_old && !bad; i++)
                 bad = write_record(j->fp, j->old[i].s, j->old[i].h, j->old[i].data, j->size);
             if (bad || fflush(j->fp) != 0) {
-                stepq_error("cannot write the journal %s", j->path);
+                stepq_error("cannot write the journal %s: %s", j->path, strerror(errno));
                 rc = STEPQ_ERR;
             }
         }
@@ -182,12 +184,15 @@ int stepq_journal_add(stepq_journal* j, int s, int h, const stepq_run_out* o) {
     int bad;
 #pragma omp critical(stepq_journal)
     {
+        errno = 0;
         bad = write_record(j->fp, s, h, data, j->size) || fflush(j->fp) != 0;
+        if (bad && !j->failed)
+            stepq_error("cannot append to the journal %s: %s", j->path, errno ? strerror(errno) : "a write failed");
+        if (bad) j->failed = 1;
         j->added++;
         if (j->kill_after > 0 && j->added >= j->kill_after) raise(SIGKILL);  // tests: an interrupted run
     }
     free(data);
-    if (bad) stepq_error("cannot append to the journal %s (disk full?)", j->path);
     return bad ? STEPQ_ERR : STEPQ_OK;
 }
 

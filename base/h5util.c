@@ -1,5 +1,6 @@
 #include "h5util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,13 +65,15 @@ static int write_impl(hid_t loc, const char* name, hid_t memtype, const void* da
     }
     hid_t d = H5Dcreate2(loc, name, memtype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Pclose(dcpl);
+    errno = 0;  // what the system said, if a write fails (HDF5 keeps it)
     herr_t st = d < 0 ? -1 : H5Dwrite(d, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+    const int e = errno;
     int rc = st < 0 ? STEPQ_ERR : STEPQ_OK;
     if (rc == STEPQ_OK && units) rc = h5u_attr_str(d, "units", units);
     if (rc == STEPQ_OK && description) rc = h5u_attr_str(d, "description", description);
     if (d >= 0) H5Dclose(d);
     H5Sclose(sp);
-    if (st < 0) stepq_error("HDF5: cannot write dataset '%s'", name);
+    if (st < 0) stepq_error("HDF5: cannot write dataset '%s'%s%s", name, e ? ": " : "", e ? strerror(e) : "");
     return rc;
 }
 
@@ -355,9 +358,11 @@ hid_t h5u_create(const char* path) {
     h5u_quiet();
     char* t;
     if (stepq_output_begin(&t, path)) return -1;
+    errno = 0;
     hid_t f = H5Fcreate(t, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     if (f < 0) {
-        stepq_error("cannot create %s (does its directory exist and is it writable?)", t);
+        const int e = errno;
+        stepq_error("cannot create %s: %s", t, e ? strerror(e) : "HDF5 refused it");
         stepq_output_end(t, path, 0);
         return -1;
     }

@@ -19,8 +19,8 @@ static struct { dev_t dev; ino_t ino; uint64_t xxh3; char path[256]; } inputs[MA
 static int n_inputs;
 
 void stepq_note_input(const char* path) {
-    struct stat st;
-    if (stat(path, &st) != 0 || n_inputs == MAX_INPUTS) return;
+    struct stat st;  // regular files only: a pipe's bytes cannot be read twice
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || n_inputs == MAX_INPUTS) return;
     for (int i = 0; i < n_inputs; i++)
         if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) return;
     inputs[n_inputs].dev = st.st_dev;

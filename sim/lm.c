@@ -2,10 +2,12 @@
 #include "lm.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../base/common.h"
 #include "../base/outfile.h"
@@ -488,20 +490,35 @@ int stepq_lm_read_text(uint8_t** bytes, long* n, const char* path) {
     *bytes = NULL;
     *n = 0;
     if (!fp) {
-        stepq_error("%s: cannot open the text", path);
+        stepq_error("%s: cannot open the text: %s", path, strerror(errno));
         return STEPQ_ERR;
     }
-    fseek(fp, 0, SEEK_END);
-    long len = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    if (len <= 0) {
+    struct stat st;
+    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
         fclose(fp);
-        stepq_error("%s: the text is empty", path);
+        stepq_error("%s: is a directory; give a text file", path);
         return STEPQ_ERR;
     }
-    *bytes = mallocCheck((size_t)len);
-    *n = (long)fread(*bytes, 1, (size_t)len, fp);
+    // read to its end, not to the size it claims: a pipe (/dev/stdin, <(...)) has none
+    size_t cap = 1 << 16, len = 0, r;
+    uint8_t* b = mallocCheck(cap);
+    while ((r = fread(b + len, 1, cap - len, fp)) > 0)
+        if ((len += r) == cap) {
+            uint8_t* g = mallocCheck(2 * cap);
+            memcpy(g, b, len);
+            free(b);
+            b = g;
+            cap *= 2;
+        }
+    const int failed = ferror(fp);
     fclose(fp);
+    if (failed || len == 0) {
+        free(b);
+        stepq_error("%s: %s", path, failed ? "cannot read the text" : "the text is empty");
+        return STEPQ_ERR;
+    }
+    *bytes = b;
+    *n = (long)len;
     stepq_note_input(path);
     return STEPQ_OK;
 }

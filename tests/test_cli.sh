@@ -399,6 +399,14 @@ expect_error twofmt "twofmt.cfg:3: format 'fp32' is listed twice" "$dir/twofmt/o
 "$stepq" replay --trace "$dir/good.h5" --format int6 --out "$dir/good_out.h5" >/dev/null 2>&1 && ok || bad "replay of a good trace failed"
 [ -f "$dir/good_out.h5" ] && ! compgen -G "$dir/good_out.h5.tmp*" >/dev/null && ok || bad "replay output missing or tmp left"
 
+# --- messages give the cause: an over-long file name (errno), a directory or a pipe as --text
+long=$(printf 'a%.0s' $(seq 1 300))
+expect_error longname "cannot create .*aaaa.h5.tmp.*: File name too long" "" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/$long.h5"
+mkdir -p "$dir/textdir"
+expect_error text_dir "textdir: is a directory; give a text file" "$dir/td.h5" -- "$stepq" trace --out "$dir/td.h5" --model data/lm/gdn --text "$dir/textdir"
+head -c 200 README.md | "$stepq" trace --out "$dir/tpipe.h5" --model data/lm/gdn --text /dev/stdin >/dev/null 2>"$dir/tpipe.err" && [ -s "$dir/tpipe.h5" ] && ok ||
+    { bad "a text from a pipe was refused:"; cat "$dir/tpipe.err"; }
+
 # --- the environment: OpenMP's thread count has the bound --threads has (libgomp crashed on this)
 expect_error omp_env "OMP_NUM_THREADS=100000 asks for 100000 threads; stepq runs at most 4096" "$dir/omp.h5" -- env OMP_NUM_THREADS=100000 "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/omp.h5"
 
