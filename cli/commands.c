@@ -17,6 +17,7 @@
 #include "../base/common.h"
 #include "../quant/format.h"
 #include "../sim/synth.h"
+#include "../analysis/output.h"
 #include "../sim/trace.h"
 #include "builders.h"
 #include "options.h"
@@ -179,8 +180,17 @@ int stepq_cmd_replay(int argc, char** argv) {
 // trace
 
 // `trace --model DIR --text FILE`: the model's own stream
+// the provenance of a trace file (analysis/output.h's, as every result has it)
+static int trace_provenance(hid_t f, const void* ctx) { return stepq_write_provenance(f, ctx); }
+
+// "stepq trace ARGS...", the command line a trace file records
+static void command_line(char* buf, size_t n, int argc, char** argv) {
+    size_t o = (size_t)snprintf(buf, n, "stepq");
+    for (int i = 0; i < argc && o < n; i++) o += (size_t)snprintf(buf + o, n - o, " %s", argv[i]);
+}
+
 static int trace_model(const char* out, const char* dir, const char* text, long long offset, long long steps,
-                       int synth_options) {
+                       int synth_options, const char* cmdline) {
     if (!dir || !text || synth_options) {
         stepq_error("trace: --model DIR and --text FILE go together, without --preset, --layers or --heads");
         return 2;
@@ -203,7 +213,8 @@ static int trace_model(const char* out, const char* dir, const char* text, long 
     snprintf(note, sizeof note, "%s on %s bytes [%lld, %lld)", m.desc, text, offset, offset + T);
     if (!rc) {  // the forward stepped as it is written (a lockstep source), a chunk of tokens at a time
         stepq_source* src = stepq_lm_source(&m, bytes + offset, T);
-        rc = stepq_make_parent(out) || stepq_trace_write_source(out, src, T, note);
+        const stepq_provenance prov = {"trace", NULL, cmdline, 0, note};
+        rc = stepq_make_parent(out) || stepq_trace_write_source(out, src, T, note, trace_provenance, &prov);
         if (!rc) printf("wrote %s: %s\n", out, note);
         stepq_source_free(src);
     }
@@ -244,7 +255,9 @@ int stepq_cmd_trace(int argc, char** argv) {
         {"--offset", OPT_INT, &offset, NULL, 0, STEPS_MAX, 0, "N", 0},
         {0}};
     if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
-    if (model || text) return trace_model(out, model, text, offset, steps, preset || nl || nh);
+    char cmdline[4096];
+    command_line(cmdline, sizeof cmdline, argc, argv);
+    if (model || text) return trace_model(out, model, text, offset, steps, preset || nl || nh, cmdline);
     if (!steps) {
         stepq_error("trace: --steps T is needed for a synthetic source");
         return 2;
@@ -259,7 +272,8 @@ int stepq_cmd_trace(int argc, char** argv) {
     free(layers);
     free(heads);
     if (rc) return 2;
-    rc = stepq_make_parent(out) || stepq_trace_write_source(out, src, (long)steps, src->desc);
+    const stepq_provenance prov = {"trace", NULL, cmdline, (uint64_t)seed, src->desc};
+    rc = stepq_make_parent(out) || stepq_trace_write_source(out, src, (long)steps, src->desc, trace_provenance, &prov);
     if (!rc) printf("wrote %s: %s, %lld steps\n", out, src->desc, steps);
     stepq_source_free(src);
     return rc ? 1 : 0;

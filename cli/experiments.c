@@ -51,6 +51,9 @@ int stepq_cfg_calibrate_plan(const stepq_cfgfile* cf, const config_setting_t* g,
     if (!rc)
         printf("wrote plan %s (%d heads, %d pivot units)\n", output, b.c.segments[0]->n_heads,
                b.c.pivots);
+    // a plan the run goes on to use is one of its inputs: recorded with its checksum in the
+    // results' provenance (as a plan read is), and no output may replace it
+    if (!rc && out) stepq_note_input(output);
     stepq_calib_build_free(&b);
     return rc ? STEPQ_ERR : STEPQ_OK;
 }

@@ -598,7 +598,8 @@ static void write_chunk(stream_out* w, int h, long t0, long n, const float* q, c
     }
 }
 
-int stepq_trace_write_source(const char* path, const stepq_source* src, long T, const char* note) {
+int stepq_trace_write_source(const char* path, const stepq_source* src, long T, const char* note,
+                             int (*attrs)(hid_t f, const void* ctx), const void* ctx) {
     h5u_quiet();
     if (T > src->T) {
         stepq_error("%s has %ld steps; %ld were asked for", src->desc, src->T, T);
@@ -623,7 +624,8 @@ int stepq_trace_write_source(const char* path, const stepq_source* src, long T, 
              (note && h5u_attr_str(f, "note", note)) ||
              (src->S0 && h5u_write(f, "S0", F, src->S0, 3, ds, "1", "initial state, K-first [HV,K,V]")) ||
              h5u_write(f, "layer", H5T_NATIVE_INT, src->layer, 1, ds, NULL, "the model's layer of each value head [HV]") ||
-             h5u_write(f, "head", H5T_NATIVE_INT, src->head, 1, ds, NULL, "the model's head of each value head [HV]");
+             h5u_write(f, "head", H5T_NATIVE_INT, src->head, 1, ds, NULL, "the model's head of each value head [HV]") ||
+             (attrs && attrs(f, ctx));
     for (int d = 0; d < N_DS; d++) rc = rc || w.d[d] < 0;
     int source_failed = 0;
     if (!rc && src->lockstep) {  // one cursor for every head: a chunk of steps of all heads at a time

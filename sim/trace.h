@@ -14,6 +14,8 @@
 #ifndef STEPQ_TRACE_H
 #define STEPQ_TRACE_H
 
+#include <hdf5.h>
+
 #include "stream.h"
 
 typedef struct {
@@ -58,8 +60,12 @@ stepq_source* stepq_trace_source(stepq_trace* tr, const char* path);
 
 // Writes steps [0, T) of every head of src as a trace at path (H = HV = src->n_heads, the
 // source's labels and S0), a chunk of steps per head at a time: memory holds a chunk per thread
-// (a lockstep source, the language model: a chunk of every head), whatever T. Atomic like stepq_trace_write; STEPQ_ERR with a message.
-int stepq_trace_write_source(const char* path, const stepq_source* src, long T, const char* note);
+// (a lockstep source, the language model: a chunk of every head), whatever T. attrs (or NULL)
+// is called with the open file before it is committed, to add attributes (the command line's
+// provenance: revision, compiler, date, inputs). Atomic like stepq_trace_write; STEPQ_ERR with a
+// message.
+int stepq_trace_write_source(const char* path, const stepq_source* src, long T, const char* note,
+                             int (*attrs)(hid_t f, const void* ctx), const void* ctx);
 
 // Captures steps [0, T) of every head of a source into a trace (H = HV = src->n_heads).
 void stepq_trace_capture(stepq_trace* tr, const stepq_source* src, long T);

@@ -373,6 +373,23 @@ sed -i 's/steps = 64;/steps = 72;/' "$dir/reuse.cfg"
 "$stepq" run "$dir/reuse.cfg" >"$dir/reuse3.out" 2>&1 && grep -q "wrote plan" "$dir/reuse3.out" && ok || bad "a changed calibration reused the old plan"
 sed -i 's/key_ridge_gain/x/; s/heads = \[0, 1\]; };/heads = [0, 1]; knobs = { key_ridge_gain = 9.0; }; };/' "$dir/reuse.cfg"
 "$stepq" run "$dir/reuse.cfg" >"$dir/reuse4.out" 2>&1 && grep -q "wrote plan" "$dir/reuse4.out" && ok || bad "a changed generator knob reused the old plan"
+# provenance: a result made with a plan its run calibrated records the plan's path and
+# checksum among its inputs; a trace file records revision, compiler, date and its inputs
+"$stepq" trace --out "$dir/prov_t.h5" --model data/lm/gdn --text README.md --steps 16 >/dev/null 2>&1 || bad "stepq trace --model failed"
+if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
+    /usr/bin/python3 - "$dir/reuse/out.h5" "$dir/prov_t.h5" <<'PY' && ok || bad "provenance missing (above)"
+import re, sys, h5py
+s = lambda v: v.decode() if isinstance(v, bytes) else str(v)
+out, tr = h5py.File(sys.argv[1])["/"].attrs, h5py.File(sys.argv[2])["/"].attrs
+bad = []
+if not re.search(r"reuse/plan\.h5 xxh3=[0-9a-f]{16}", s(out["inputs"])): bad.append("result inputs: " + s(out["inputs"]))
+for k in ("git_revision", "compiler", "created", "inputs", "config"):
+    if k not in tr: bad.append("trace lacks " + k)
+if "inputs" in tr and not re.search(r"README\.md xxh3=[0-9a-f]{16}", s(tr["inputs"])): bad.append("trace inputs: " + s(tr["inputs"]))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+fi
 
 # --- command-line values are parsed whole and range-checked; the message names the option
 expect_error steps_1e3 "trace: --steps '1e3' is not valid: it takes an integer in \[1, " "$dir/t1.h5" -- "$stepq" trace --out "$dir/t1.h5" --steps 1e3

@@ -364,7 +364,7 @@ static void check_lm_source(const char* which) {
     char path[4096];
     snprintf(path, sizeof path, "%s/live_%s.h5", work, which);
     setenv("STEPQ_TRACE_CHUNK", "7", 1);
-    CHECK(stepq_trace_write_source(path, live, T, "test") == STEPQ_OK, "%s: write the live model", which);
+    CHECK(stepq_trace_write_source(path, live, T, "test", NULL, NULL) == STEPQ_OK, "%s: write the live model", which);
     unsetenv("STEPQ_TRACE_CHUNK");
     stepq_trace back;
     CHECK(stepq_trace_read(&back, path, 0) == STEPQ_OK, "%s: read %s", which, path);

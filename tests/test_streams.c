@@ -170,7 +170,7 @@ static void check_streamed(const char* dir, const char* preset) {
     char path[1024];
     snprintf(path, sizeof path, "%s/streamed_%s.h5", dir, preset);
     setenv("STEPQ_TRACE_CHUNK", "5", 1);
-    CHECK(stepq_trace_write_source(path, s, T, "test") == STEPQ_OK, "write_source %s", path);
+    CHECK(stepq_trace_write_source(path, s, T, "test", NULL, NULL) == STEPQ_OK, "write_source %s", path);
     stepq_trace a, b;
     stepq_trace_capture(&a, s, T);
     CHECK(stepq_trace_read(&b, path, 0) == STEPQ_OK, "read %s", path);
