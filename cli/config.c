@@ -70,12 +70,13 @@ static int apply_quick(stepq_cfgfile* cf, int quick) {
         snprintf(moved, sizeof moved, "results/quick/%s", v + 8);
         config_setting_set_string(s, moved);
     }
-    // and an output elsewhere goes to quick/ in its own directory (out/x.h5 -> out/quick/x.h5)
+    // and an output elsewhere goes to quick/ in its own directory (out/x.h5 -> out/quick/x.h5),
+    // unless its path already names a quick/ directory
     static const char* const outputs[] = {"output", "report"};
     for (int i = 0; quick && i < 2; i++) {
         config_setting_t* s = config_setting_get_member(root, outputs[i]);
         const char* v = s && config_setting_type(s) == CONFIG_TYPE_STRING ? config_setting_get_string(s) : NULL;
-        if (!v || !strncmp(v, "results/quick/", 14)) continue;
+        if (!v || !strncmp(v, "quick/", 6) || strstr(v, "/quick/")) continue;
         const char* slash = strrchr(v, '/');
         const int dir = slash ? (int)(slash - v + 1) : 0;
         char moved[4096];

@@ -41,7 +41,7 @@ int stepq_plot(const char* script, const char* table, const char* png, stepq_plo
     // gnuplot -c SCRIPT "datafile outfile NAME..." TABLE PNG VALUE...
     const int n = vars ? vars->n : 0;
     char names[256] = "datafile outfile";
-    char* argv[5 + STEPQ_PLOT_MAX_VARS + 1] = {"gnuplot", "-c", path, names, (char*)table, (char*)png};
+    char* argv[6 + STEPQ_PLOT_MAX_VARS + 1] = {"gnuplot", "-c", path, names, (char*)table, (char*)png};
     for (int i = 0; i < n; i++) {
         strncat(names, " ", sizeof names - strlen(names) - 1);
         strncat(names, vars->name[i], sizeof names - strlen(names) - 1);

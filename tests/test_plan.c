@@ -358,6 +358,7 @@ static void check_kinds(const char* dir) {
     for (int a = 0; a < STEPQ_N_ALLOC; a++)
         for (int b = 0; b < STEPQ_N_BUDGETS; b++) p.bits[a][b][0] = 4;
     for (int i = 0; i < 16; i++) p.w[i] = 1;
+    p.horizon = 2048;  // within the knobs' ranges, which a plan's load checks
     char path[1024];
     snprintf(path, sizeof path, "%s/plan_kind.h5", dir);
     CHECK(stepq_plan_write(path, &p, "cfg", "src") == 0 && stepq_plan_read(&q, path) == 0, "a GDN plan");
