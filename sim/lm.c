@@ -66,6 +66,26 @@ static int cfg_only(const cJSON* c, const char* path, const char* key, int want_
     return ok ? STEPQ_OK : STEPQ_ERR;
 }
 
+// a key stepq implements only when absent or null (a hybrid model's attention layers)
+static int cfg_null_only(const cJSON* c, const char* path, const char* key, const char* what) {
+    const cJSON* v = cJSON_GetObjectItemCaseSensitive(c, key);
+    if (!v || cJSON_IsNull(v)) return STEPQ_OK;
+    stepq_error("%s: '%s' is set: stepq implements %s", path, key, what);
+    return STEPQ_ERR;
+}
+
+// a string key whose value stepq implements one way: absent, null or one of the names (the same
+// function under two names: "swish", "silu")
+static int cfg_str_only(const cJSON* c, const char* path, const char* key, const char* a, const char* b,
+                        const char* what) {
+    const cJSON* v = cJSON_GetObjectItemCaseSensitive(c, key);
+    if (!v || cJSON_IsNull(v)) return STEPQ_OK;
+    if (cJSON_IsString(v) && (!strcmp(v->valuestring, a) || !strcmp(v->valuestring, b))) return STEPQ_OK;
+    stepq_error("%s: '%s' is %s: stepq implements %s only", path, key,
+                cJSON_IsString(v) ? v->valuestring : "not a string", what);
+    return STEPQ_ERR;
+}
+
 static int read_config(stepq_lm* m, const char* path) {
     char* text = read_text(path);
     if (!text) {
@@ -102,6 +122,9 @@ static int read_config(stepq_lm* m, const char* path) {
          cfg_only(c, path, "use_l2warp", 0, 0, "no l2warp") ||
          cfg_only(c, path, "safe_gate", 0, 0, "the plain gate") ||
          cfg_only(c, path, "lower_bound", -1, NAN, "no lower bound on the gate") ||
+         cfg_str_only(c, path, "hidden_act", "swish", "silu", "the SiLU (swish) MLP") ||
+         cfg_str_only(c, path, "output_gate_activation", "swish", "silu", "the SiLU (swish) output gate") ||
+         cfg_null_only(c, path, "attn", "delta-rule layers only (no attention layers)") ||
          (m->kind == STEPQ_GDN && cfg_only(c, path, "use_gate", 1, 0, "the output gate"));
     const cJSON* nv = cJSON_GetObjectItemCaseSensitive(c, "num_v_heads");
     if (!rc && nv && !cJSON_IsNull(nv) && !(cJSON_IsNumber(nv) && nv->valuedouble == m->heads)) {
@@ -130,6 +153,14 @@ static float* tensor(const stepq_st_file* f, const char* name, int rank, long lo
         *rc = STEPQ_ERR;
         return NULL;
     }
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i])) {  // a NaN weight gave "nan bits per byte" rows with exit 0
+            stepq_error("%s: tensor '%s' holds %s at element %zu (a weight must be finite)", f->path, name,
+                        isnan(x[i]) ? "NaN" : "Inf", i);
+            free(x);
+            *rc = STEPQ_ERR;
+            return NULL;
+        }
     return x;
 }
 

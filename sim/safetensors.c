@@ -117,15 +117,20 @@ static int parse_header(stepq_st_file* f, const char* json, size_t n) {
     }
     cJSON_Delete(root);
     if (rc) return STEPQ_ERR;
-    // no two tensors share bytes
+    // no two tensors share bytes: each non-empty one, in the order they begin, starts at or past
+    // the end of every one before it (an empty tensor between two that overlap hides nothing)
     stepq_st_tensor* s = mallocCheck(sizeof *s * (size_t)(f->n + 1));
     memcpy(s, f->t, sizeof *s * (size_t)f->n);
     qsort(s, (size_t)f->n, sizeof *s, by_begin);
-    for (int i = 1; i < f->n && !rc; i++)
-        if (s[i].begin < s[i - 1].end && s[i].end > s[i].begin) {
-            stepq_error("%s: tensors '%s' and '%s' overlap in the data", f->path, s[i - 1].name, s[i].name);
+    int last = -1;  // the non-empty tensor that ends last so far
+    for (int i = 0; i < f->n && !rc; i++) {
+        if (s[i].end <= s[i].begin) continue;
+        if (last >= 0 && s[i].begin < s[last].end) {
+            stepq_error("%s: tensors '%s' and '%s' overlap in the data", f->path, s[last].name, s[i].name);
             rc = STEPQ_ERR;
         }
+        if (last < 0 || s[i].end > s[last].end) last = i;
+    }
     free(s);
     return rc;
 }

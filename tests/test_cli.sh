@@ -424,6 +424,18 @@ expect_error text_dir "textdir: is a directory; give a text file" "$dir/td.h5" -
 head -c 200 README.md | "$stepq" trace --out "$dir/tpipe.h5" --model data/lm/gdn --text /dev/stdin >/dev/null 2>"$dir/tpipe.err" && [ -s "$dir/tpipe.h5" ] && ok ||
     { bad "a text from a pipe was refused:"; cat "$dir/tpipe.err"; }
 
+# --- models: a NaN weight, an unimplemented activation or attention layers, an overlap behind an
+# empty tensor (each ran to the end before: "nan bits per byte", or a forward that was not theirs)
+if command -v /usr/bin/python3 >/dev/null; then
+    for c in nan gelu attn overlap; do
+        /usr/bin/python3 tests/mkbad_model.py data/lm/gdn "$dir/m_$c" $c || bad "mkbad_model $c"
+    done
+    expect_error m_nan "m_nan/model.safetensors: tensor 'model.norm.weight' holds NaN at element 0" "$dir/tm1.h5" -- "$stepq" trace --out "$dir/tm1.h5" --model "$dir/m_nan" --text README.md --steps 8
+    expect_error m_gelu "m_gelu/config.json: 'hidden_act' is gelu: stepq implements the SiLU \\(swish\\) MLP only" "$dir/tm2.h5" -- "$stepq" trace --out "$dir/tm2.h5" --model "$dir/m_gelu" --text README.md --steps 8
+    expect_error m_attn "m_attn/config.json: 'attn' is set: stepq implements delta-rule layers only" "$dir/tm3.h5" -- "$stepq" trace --out "$dir/tm3.h5" --model "$dir/m_attn" --text README.md --steps 8
+    expect_error m_overlap "m_overlap/model.safetensors: tensors 'lm_head.weight' and 'model.embeddings.weight' overlap" "$dir/tm4.h5" -- "$stepq" trace --out "$dir/tm4.h5" --model "$dir/m_overlap" --text README.md --steps 8
+fi
+
 # --- the environment: OpenMP's thread count has the bound --threads has (libgomp crashed on this)
 expect_error omp_env "OMP_NUM_THREADS=100000 asks for 100000 threads; stepq runs at most 4096" "$dir/omp.h5" -- env OMP_NUM_THREADS=100000 "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/omp.h5"
 
