@@ -41,7 +41,7 @@ const stepq_backend* stepq_backend_from_cfg(const stepq_cfgfile* cf, int has_key
     if (strcmp(name, "cpu") && strcmp(name, "cuda")) {
         const config_setting_t* s = config_lookup(&cf->cfg, "backend");
         if (s && !stepq_backend_override)
-            stepq_error("%s:%d: backend '%s' is not \"cpu\" or \"cuda\"", cf->path, config_setting_source_line(s), name);
+            stepq_error("%s:%d: backend '%s' is not \"cpu\" or \"cuda\"", cfg_file_of(cf, s), config_setting_source_line(s), name);
         else
             stepq_error("--backend %s is not cpu or cuda", name);
         return NULL;
@@ -156,12 +156,12 @@ static int knobs_from_cfg(stepq_synth_params* p, const stepq_cfgfile* cf, const 
         config_setting_t* e = config_setting_get_elem(k, (unsigned)i);
         int t = config_setting_type(e), line = config_setting_source_line(e);
         if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64 && t != CONFIG_TYPE_FLOAT) {
-            stepq_error("%s:%d: knob '%s' must be a number", cf->path, line, config_setting_name(e));
+            stepq_error("%s:%d: knob '%s' must be a number", cfg_file_of(cf, e), line, config_setting_name(e));
             return STEPQ_ERR;
         }
         double v = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(e) : (double)config_setting_get_int64(e);
         if (stepq_synth_set(p, config_setting_name(e), v)) {
-            stepq_error("%s:%d: (see the knobs in sim/synth.h)", cf->path, line);
+            stepq_error("%s:%d: (see the knobs in sim/synth.h)", cfg_file_of(cf, e), line);
             return STEPQ_ERR;
         }
     }
@@ -188,7 +188,7 @@ static int no_repeats(const stepq_cfgfile* cf, const config_setting_t* g, const 
     for (int i = 0; i < n; i++)
         for (int k = 0; k < i; k++)
             if (x[k] == x[i]) {
-                stepq_error("%s:%d: '%s' lists %d twice", cf->path,
+                stepq_error("%s:%d: '%s' lists %d twice", cfg_file_of(cf, config_setting_get_member(g, name)),
                             config_setting_source_line(config_setting_get_member(g, name)), name, x[i]);
                 return STEPQ_ERR;
             }
@@ -230,12 +230,12 @@ int stepq_source_from_cfg(stepq_source** out, const stepq_cfgfile* cf, uint64_t 
     if (err || cfg_str(cf, g, "type", &type, 1, NULL)) return STEPQ_ERR;
     if (!strcmp(type, "synthetic")) return synth_from_cfg(out, cf, g, seed, model, extra, desc, desc_n);
     if (extra) {
-        stepq_error("%s:%d: generator knobs need a synthetic source", cf->path, config_setting_source_line(extra));
+        stepq_error("%s:%d: generator knobs need a synthetic source", cfg_file_of(cf, extra), config_setting_source_line(extra));
         return STEPQ_ERR;
     }
     if (!strcmp(type, "model")) return model_from_cfg(out, cf, g, desc, desc_n);
     if (strcmp(type, "trace")) {
-        stepq_error("%s:%d: source type '%s' is not \"synthetic\", \"trace\" or \"model\"", cf->path,
+        stepq_error("%s:%d: source type '%s' is not \"synthetic\", \"trace\" or \"model\"", cfg_file_of(cf, config_setting_get_member(g, "type")),
                     config_setting_source_line(config_setting_get_member(g, "type")), type);
         return STEPQ_ERR;
     }
@@ -258,7 +258,7 @@ int stepq_formats_from_cfg(const stepq_format*** out, int* n, const stepq_cfgfil
     const char** names;
     if (cfg_str_list(cf, NULL, "formats", &names, n, 1)) return STEPQ_ERR;
     if (*n == 0) {
-        stepq_error("%s:%d: 'formats' is empty", cf->path,
+        stepq_error("%s:%d: 'formats' is empty", cfg_file_of(cf, config_lookup(&cf->cfg, "formats")),
                     config_setting_source_line(config_lookup(&cf->cfg, "formats")));
         return STEPQ_ERR;
     }
@@ -267,13 +267,13 @@ int stepq_formats_from_cfg(const stepq_format*** out, int* n, const stepq_cfgfil
     for (int i = 0; i < *n && !rc; i++) {
         (*out)[i] = stepq_format_find(names[i]);
         if (!(*out)[i]) {
-            stepq_error("%s:%d: unknown format '%s' (see `stepq formats`)", cf->path,
+            stepq_error("%s:%d: unknown format '%s' (see `stepq formats`)", cfg_file_of(cf, config_setting_get_elem(config_lookup(&cf->cfg, "formats"), (unsigned)i)),
                         line_of_elem(cf, "formats", i), names[i]);
             rc = STEPQ_ERR;
         }
         for (int k = 0; k < i && !rc; k++)
             if ((*out)[k] == (*out)[i]) {
-                stepq_error("%s:%d: format '%s' is listed twice", cf->path,
+                stepq_error("%s:%d: format '%s' is listed twice", cfg_file_of(cf, config_setting_get_elem(config_lookup(&cf->cfg, "formats"), (unsigned)i)),
                             line_of_elem(cf, "formats", i), names[i]);
                 rc = STEPQ_ERR;
             }

@@ -43,13 +43,13 @@ static int apply_quick(stepq_cfgfile* cf, int quick) {
     config_setting_t* root = config_root_setting(&cf->cfg);
     config_setting_t* q = config_setting_get_member(root, "quick");
     if (q && !config_setting_is_group(q)) {
-        stepq_error("%s:%d: 'quick' must be a group { ... } of the keys a quick run changes", cf->path,
+        stepq_error("%s:%d: 'quick' must be a group { ... } of the keys a quick run changes", cfg_file_of(cf, q),
                     config_setting_source_line(q));
         return STEPQ_ERR;
     }
     const config_setting_t* inner = q ? config_setting_get_member(q, "quick") : NULL;
     if (inner) {  // (copying it would replace the group being copied)
-        stepq_error("%s:%d: a 'quick' key inside the quick group", cf->path, config_setting_source_line(inner));
+        stepq_error("%s:%d: a 'quick' key inside the quick group", cfg_file_of(cf, inner), config_setting_source_line(inner));
         return STEPQ_ERR;
     }
     if (q && quick)
@@ -102,7 +102,7 @@ static int check_outputs(const stepq_cfgfile* cf) {
         if (pv && (!strcmp(v, pv) || (stat(v, &a) == 0 && stat(pv, &b) == 0 && a.st_dev == b.st_dev &&
                                       a.st_ino == b.st_ino))) {
             stepq_error("%s:%d: '%s' and 'plan' name one file, %s: the run would write over the plan it reads",
-                        cf->path, config_setting_source_line(s), outputs[i], v);
+                        cfg_file_of(cf, s), config_setting_source_line(s), outputs[i], v);
             return STEPQ_ERR;
         }
         if (stepq_output_check(v) != STEPQ_OK) return STEPQ_ERR;

@@ -98,13 +98,13 @@ int stepq_cfg_seeds(uint64_t** out, int* n, const stepq_cfgfile* cf) {
         return STEPQ_ERR;
     }
     if (ls && ns == 0) {
-        stepq_error("%s:%d: 'seeds' is empty", cf->path, config_setting_source_line(ls));
+        stepq_error("%s:%d: 'seeds' is empty", cfg_file_of(cf, ls), config_setting_source_line(ls));
         return STEPQ_ERR;
     }
     for (int i = 0; i < ns; i++)
         for (int k = 0; k < i; k++)
             if (list[k] == list[i]) {
-                stepq_error("%s:%d: 'seeds' lists %lld twice (the interval would count one run twice)", cf->path,
+                stepq_error("%s:%d: 'seeds' lists %lld twice (the interval would count one run twice)", cfg_file_of(cf, ls),
                             config_setting_source_line(ls), list[i]);
                 free(list);
                 return STEPQ_ERR;
@@ -113,7 +113,7 @@ int stepq_cfg_seeds(uint64_t** out, int* n, const stepq_cfgfile* cf) {
     config_lookup_string(&cf->cfg, "source.type", &type);
     if (ns > 1 && type && (!strcmp(type, "trace") || !strcmp(type, "model"))) {
         stepq_error("%s:%d: 'seeds' over a %s source: it is one stream, so every seed would rerun it "
-                    "and the interval would be a fake zero; give one stream per run", cf->path,
+                    "and the interval would be a fake zero; give one stream per run", cfg_file_of(cf, ls),
                     config_setting_source_line(ls), type);
         free(list);
         return STEPQ_ERR;
@@ -180,7 +180,7 @@ static int propagation_checks(const stepq_backend** be, const stepq_cfgfile* cf,
     }
     if (bin > decode || decode % bin) {
         stepq_error("%s:%d: 'bin' = %lld must divide 'decode' = %lld (every bin averages the same number of "
-                    "steps)", cf->path, config_setting_source_line(config_lookup(&cf->cfg, "bin")), bin, decode);
+                    "steps)", cfg_file_of(cf, config_lookup(&cf->cfg, "bin")), config_setting_source_line(config_lookup(&cf->cfg, "bin")), bin, decode);
         return STEPQ_ERR;
     }
     return STEPQ_OK;
@@ -296,7 +296,7 @@ static int run_inputstats(const stepq_cfgfile* cf) {
     const config_setting_t* ms = config_lookup(&cf->cfg, "source.model_seed");
     if (ms) {
         stepq_error("%s:%d: inputstats draws the model from each seed (the statistics of the preset, not of one "
-                    "model), so 'model_seed' would be ignored: remove it", cf->path, config_setting_source_line(ms));
+                    "model), so 'model_seed' would be ignored: remove it", cfg_file_of(cf, ms), config_setting_source_line(ms));
         free(seeds_i);
         return STEPQ_ERR;
     }

@@ -38,7 +38,7 @@ static int windows_from_cfg(long** out, int* n, const stepq_cfgfile* cf, long lo
         for (int i = 0; i < *n; i++) {
             (*out)[i] = list[i];
             if (list[i] < 1 || list[i] > decode || (i && list[i] <= list[i - 1])) {
-                stepq_error("%s:%d: 'windows' must increase, each in [1, decode = %lld]", cf->path,
+                stepq_error("%s:%d: 'windows' must increase, each in [1, decode = %lld]", cfg_file_of(cf, config_lookup(&cf->cfg, "windows")),
                             config_setting_source_line(config_lookup(&cf->cfg, "windows")), decode);
                 free(list);
                 free(*out);
@@ -122,7 +122,7 @@ int stepq_run_halflife(const stepq_cfgfile* cf) {
     const stepq_format* fmt = stepq_format_find(fname);
     if (!fmt || stepq_format_needs_plan(fmt)) {
         stepq_error("%s:%d: format '%s' is not a format that runs without a plan (see `stepq formats`)",
-                    cf->path, config_setting_source_line(config_lookup(&cf->cfg, "format")), fname);
+                    cfg_file_of(cf, config_lookup(&cf->cfg, "format")), config_setting_source_line(config_lookup(&cf->cfg, "format")), fname);
         free(seeds);
         return STEPQ_ERR;
     }
@@ -227,13 +227,13 @@ static int sweeps_from_cfg(stepq_knob_sweep** out, double** store, int* n, const
         if (!config_setting_is_group(g) || cfg_check_keys(cf, g, keys_sweep) || cfg_str(cf, g, "knob", &knob, 1, NULL) ||
             stepq_knobs_check(knob) || cfg_float(cf, g, "paper", &(*out)[i].paper, 0, NAN, -1e30, 1e30)) {
             if (!config_setting_is_group(g))
-                stepq_error("%s:%d: each sweep is a group { knob = ...; values = [...]; }", cf->path,
+                stepq_error("%s:%d: each sweep is a group { knob = ...; values = [...]; }", cfg_file_of(cf, g),
                             config_setting_source_line(g));
             return STEPQ_ERR;
         }
         int nv = vs && (config_setting_is_array(vs) || config_setting_is_list(vs)) ? config_setting_length(vs) : 0;
         if (nv < 1 || nv > 64) {
-            stepq_error("%s:%d: sweep of %s needs 'values', a list of 1 to 64 numbers", cf->path,
+            stepq_error("%s:%d: sweep of %s needs 'values', a list of 1 to 64 numbers", cfg_file_of(cf, g),
                         config_setting_source_line(g), knob);
             return STEPQ_ERR;
         }
@@ -241,7 +241,7 @@ static int sweeps_from_cfg(stepq_knob_sweep** out, double** store, int* n, const
             config_setting_t* e = config_setting_get_elem(vs, (unsigned)k);
             int t = config_setting_type(e);
             if (t != CONFIG_TYPE_FLOAT && t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
-                stepq_error("%s:%d: the values of %s must be numbers", cf->path, config_setting_source_line(e), knob);
+                stepq_error("%s:%d: the values of %s must be numbers", cfg_file_of(cf, e), config_setting_source_line(e), knob);
                 return STEPQ_ERR;
             }
             values[k] = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(e) : (double)config_setting_get_int64(e);
@@ -327,13 +327,13 @@ static int regimes_from_cfg(const char*** names, const config_setting_t*** knobs
         if (!config_setting_is_group(g) || cfg_check_keys(cf, g, keys_regime) ||
             cfg_str(cf, g, "name", &(*names)[i], 1, NULL) || ((*knobs)[i] = cfg_group(cf, g, "knobs", 0, &err), err)) {
             if (!config_setting_is_group(g))
-                stepq_error("%s:%d: each entry of '%s' is a group { name = ...; knobs = { ... }; }", cf->path,
+                stepq_error("%s:%d: each entry of '%s' is a group { name = ...; knobs = { ... }; }", cfg_file_of(cf, g),
                             config_setting_source_line(g), key);
             return STEPQ_ERR;
         }
         for (int k = 0; k < i; k++)
             if (!strcmp((*names)[k], (*names)[i])) {
-                stepq_error("%s:%d: '%s' names '%s' twice", cf->path, config_setting_source_line(g), key, (*names)[i]);
+                stepq_error("%s:%d: '%s' names '%s' twice", cfg_file_of(cf, g), config_setting_source_line(g), key, (*names)[i]);
                 return STEPQ_ERR;
             }
     }
@@ -422,7 +422,7 @@ static int run_regime_driver(const stepq_cfgfile* cf, const char* const* keys, i
         return STEPQ_ERR;
     }
     if (with_hl && (!(hlf = stepq_format_find(g.hlname)) || stepq_format_needs_plan(hlf))) {
-        stepq_error("%s:%d: halflife_format '%s' must be a format that needs no plan (stepq formats)", cf->path,
+        stepq_error("%s:%d: halflife_format '%s' must be a format that needs no plan (stepq formats)", cfg_file_of(cf, config_lookup(&cf->cfg, "halflife_format")),
                     config_setting_source_line(config_lookup(&cf->cfg, "halflife_format")), g.hlname);
         regime_run_free(&g);
         return STEPQ_ERR;
@@ -491,13 +491,13 @@ static int memory_models_from_cfg(stepq_memory_model** out, int* n, const stepq_
         long long requests;
         stepq_memory_model* m = &(*out)[i];
         if (!config_setting_is_group(g)) {
-            stepq_error("%s:%d: each model is a group { preset = ...; }", cf->path, config_setting_source_line(g));
+            stepq_error("%s:%d: each model is a group { preset = ...; }", cfg_file_of(cf, g), config_setting_source_line(g));
             return STEPQ_ERR;
         }
         if (cfg_check_keys(cf, g, keys_memory_model) || cfg_str(cf, g, "preset", &preset, 1, NULL))
             return STEPQ_ERR;
         if (stepq_memory_paper_model(m, preset) != STEPQ_OK) {
-            stepq_error("%s:%d: unknown preset '%s' (gdn-qwen-like, kda-kimi-like)", cf->path,
+            stepq_error("%s:%d: unknown preset '%s' (gdn-qwen-like, kda-kimi-like)", cfg_file_of(cf, g),
                         config_setting_source_line(g), preset);
             return STEPQ_ERR;
         }
@@ -569,7 +569,7 @@ static int nll_checks(const stepq_cfgfile* cf, int nd, long long bin, long long 
                       const config_setting_t* calib, const char* plan_path, long long octile) {
     if (octile && (octile == 1 || !plan_path)) {
         stepq_error("%s:%d: 'octile' is the width of the octile sweep's rows (2 to 8, 0: none) and needs 'plan'",
-                    cf->path, config_setting_source_line(config_lookup(&cf->cfg, "octile")));
+                    cfg_file_of(cf, config_lookup(&cf->cfg, "octile")), config_setting_source_line(config_lookup(&cf->cfg, "octile")));
         return STEPQ_ERR;
     }
     if (nd == 0 || bin > decode || decode % bin) {

@@ -71,17 +71,19 @@ expect_error nulbyte "nulbyte.cfg:4: a NUL byte" "$dir/nulbyte/out.h5" -- "$step
 echo 'formats = ["fp32", int8"];' >"$dir/badsyn.inc"
 echo 'prefill = 4; decode = 0;' >"$dir/badrange.inc"
 echo 'formats = ["fp32", "int6"];' >"$dir/fmts.inc"
-for inc in badsyn badrange fmts; do
+echo 'formats = ["fp32", "int5"];' >"$dir/badfmt.inc"
+for inc in badsyn badrange fmts badfmt; do
     cat >"$dir/inc_$inc.cfg" <<CFG
 experiment = "propagation";
 source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0]; };
 @include "$dir/$inc.inc"
-$( [ $inc = fmts ] && echo 'prefill = 4; decode = 8;' || echo 'formats = ["fp32"];' )
+$( [ $inc = fmts ] || [ $inc = badfmt ] && echo 'prefill = 4; decode = 8;' || echo 'formats = ["fp32"];' )
 output = "$dir/inc_$inc/out.h5";
 CFG
 done
 expect_error inc_syntax "badsyn.inc:1: syntax error" "$dir/inc_badsyn/out.h5" -- "$stepq" run "$dir/inc_badsyn.cfg"
 expect_error inc_range "badrange.inc:1: 'decode' = 0 is out of range" "$dir/inc_badrange/out.h5" -- "$stepq" run "$dir/inc_badrange.cfg"
+expect_error inc_format "badfmt.inc:1: unknown format 'int5'" "$dir/inc_badfmt/out.h5" -- "$stepq" run "$dir/inc_badfmt.cfg"
 "$stepq" run "$dir/inc_fmts.cfg" >/dev/null 2>&1 && ok || bad "a config with an @include failed"
 if [ -n "$(command -v /usr/bin/python3)" ] && /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
     /usr/bin/python3 -c 'import h5py, sys; c = h5py.File(sys.argv[1])["/"].attrs["config"]; c = c.decode() if isinstance(c, bytes) else c; sys.exit(0 if "\"int6\"]" in c and "fmts.inc" in c else 1)' "$dir/inc_fmts/out.h5" && ok || bad "the stored config lacks what @include brought in"
