@@ -54,7 +54,7 @@ static void sums_free(void* tls) {
 static int run_init_head(void* ctx, void* tls, const stepq_view* v) {
     run_sums* s = tls;
     s->acc_ref = s->gate_sum = 0;
-    for (int f = 0; f < v->F; f++) s->acc_sq[f] = 0, s->p1_resid[f] = 0;
+    for (int f = 0; f < v->F; f++) s->acc_sq[f] = 0, s->p1_resid[f] = NAN;  // NaN until a step defines it
     return STEPQ_OK;
 }
 
@@ -81,7 +81,10 @@ static void measure(stepq_run_out* o, const stepq_run_cfg* cfg, run_sums* s, con
     o->err_y[fh * o->n_bins + b] += (float)stepq_rel(dy2, v->ny2);
     o->err_S[fh * o->n_bins + b] += (float)stepq_rel(sv->m.err2, v->nS2);
     s->acc_sq[f] += dy2;
-    s->p1_resid[f] = fmax(s->p1_resid[f], stepq_rel(res2, v->ny2));
+    // the largest over the steps whose reference read-out is not zero; NaN when none is (an
+    // all-zero v: fmax alone would have made it 0, as if P1 predicted the error exactly)
+    const double r1 = stepq_rel(res2, v->ny2);
+    if (!isnan(r1)) s->p1_resid[f] = isnan(s->p1_resid[f]) ? r1 : fmax(s->p1_resid[f], r1);
     if (cfg->keep_y) memcpy(o->y + (((size_t)f * o->T + t) * H + v->h) * V, sv->y_hat, sizeof(float) * V);
 }
 

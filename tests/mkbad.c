@@ -103,6 +103,17 @@ int main(int argc, char** argv) {
         }
         H5Fclose(h);
     }
+    // every v zero (and S0 zero): no read-out to measure against, so p1_residual is NaN, not 0
+    {
+        stepq_trace z = tr;
+        const size_t nv = (size_t)tr.T * tr.HV * tr.V;
+        z.v = callocCheck(nv, sizeof(float));
+        z.S0 = tr.S0 ? callocCheck((size_t)tr.HV * tr.K * tr.V, sizeof(float)) : NULL;
+        path(f, dir, "zero_v.h5");
+        stepq_trace_write(f, &z, "v all zero");
+        free(z.v);
+        free(z.S0);
+    }
     // labels written as floats (1.5 would be read as 1), and scale as a dataset (it was ignored)
     path(f, dir, "float_labels.h5");
     stepq_trace_write(f, &tr, "float labels");

@@ -262,6 +262,12 @@ expect_error source_key "badsrc.cfg:4: unknown key 'layer'" "$dir/badsrc/out.h5"
 expect_error kind_fixed_array "kind_fixed_array.h5: attribute 'kind' holds 4 values \\(rank 1\\); stepq reads one" "$dir/oa1.h5" -- "$stepq" replay --trace "$dir/kind_fixed_array.h5" --format int8 --out "$dir/oa1.h5"
 expect_error kind_vlen_array "kind_vlen_array.h5: attribute 'kind' holds 3 values \\(rank 1\\); stepq reads one" "$dir/oa2.h5" -- "$stepq" replay --trace "$dir/kind_vlen_array.h5" --format int8 --out "$dir/oa2.h5"
 expect_error scale_array "scale_array.h5: attribute 'scale' holds 4 values \\(rank 1\\); stepq reads one" "$dir/oa3.h5" -- "$stepq" replay --trace "$dir/scale_array.h5" --format int8 --out "$dir/oa3.h5"
+# an all-zero v: no read-out to measure against, so P1's residual is NaN (it was 0: as if P1 were exact)
+"$stepq" replay --trace "$dir/zero_v.h5" --format int8 --out "$dir/zero_out.h5" >/dev/null 2>&1 && ok || bad "replay of an all-zero v failed"
+if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
+    /usr/bin/python3 -c 'import sys, h5py, math; sys.exit(0 if all(math.isnan(x) for x in h5py.File(sys.argv[1])["p1_residual"][()]) else 1)' "$dir/zero_out.h5" &&
+        ok || bad "p1_residual of an all-zero v is not NaN"
+fi
 expect_error extlink "extlink_v.h5: 'v' is a link to another file; stepq reads only data stored in .*extlink_v.h5 itself" "$dir/ot1.h5" -- "$stepq" replay --trace "$dir/extlink_v.h5" --format int8 --out "$dir/ot1.h5"
 expect_error virtual "virtual_v.h5: dataset 'v' is a virtual dataset, whose data lives in other files" "$dir/ot2.h5" -- "$stepq" replay --trace "$dir/virtual_v.h5" --format int8 --out "$dir/ot2.h5"
 expect_error float_labels "float_labels.h5: dataset 'layer' does not hold integers" "$dir/ot3.h5" -- "$stepq" replay --trace "$dir/float_labels.h5" --format int8 --out "$dir/ot3.h5"
