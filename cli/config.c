@@ -270,7 +270,8 @@ int cfg_load(stepq_cfgfile* cf, const char* path, int quick) {
     config_init(&cf->cfg);
     // libconfig parses the config's own text (it reads the @included files itself); the text
     // stored with the results is that text followed by every included file's
-    char* own = strdup(cf->text);
+    char* own = mallocCheck(got + 1);  // every byte read (a NUL inside ends a strdup)
+    memcpy(own, cf->text, got + 1);
     int bad = check_text(own, got, path) != STEPQ_OK || add_includes(cf, &got, own, path, 0) != STEPQ_OK;
     if (!bad && !config_read_string(&cf->cfg, own)) {
         const char* in = config_error_file(&cf->cfg);  // an included file's name, or NULL: this one
