@@ -30,6 +30,17 @@ void stepq_note_input(const char* path) {
     n_inputs++;
 }
 
+int stepq_input_xxh3(uint64_t* out, const char* path) {
+    struct stat st;
+    if (stat(path, &st) == 0)
+        for (int i = 0; i < n_inputs; i++)
+            if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino && inputs[i].xxh3) {
+                *out = inputs[i].xxh3;
+                return STEPQ_OK;
+            }
+    return stepq_file_xxh3(out, path);
+}
+
 void stepq_forget_input(const char* path) {
     struct stat st;
     if (stat(path, &st) != 0) return;

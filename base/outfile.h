@@ -11,12 +11,16 @@
 #define STEPQ_OUTFILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 // An input this process reads: no output may replace it. stepq_forget_input: it was only read
 // to be compared (a plan about to be remade) and may be replaced.
 void stepq_note_input(const char* path);
 void stepq_forget_input(const char* path);
+// *out <- the XXH3 64 of the file at path: the one taken when it was noted as an input (a trace
+// of gigabytes is read once), else read now; STEPQ_ERR when it cannot be read
+int stepq_input_xxh3(uint64_t* out, const char* path);
 // buf <- one line per input read so far: "PATH xxh3=HEX", the XXH3 64 checksum of its bytes
 // (stepq_file_xxh3; 0 when it could not be read)
 void stepq_inputs_describe(char* buf, size_t n);

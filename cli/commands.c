@@ -14,10 +14,10 @@
 #include "../sim/cuda/serving.h"
 #endif
 #include "../analysis/replay.h"
+#include "../analysis/output.h"
 #include "../base/common.h"
 #include "../quant/format.h"
 #include "../sim/synth.h"
-#include "../analysis/output.h"
 #include "../sim/trace.h"
 #include "builders.h"
 #include "options.h"
@@ -179,7 +179,6 @@ int stepq_cmd_replay(int argc, char** argv) {
 // ---------------------------------------------------------------------------------------------
 // trace
 
-// `trace --model DIR --text FILE`: the model's own stream
 // the provenance of a trace file (analysis/output.h's, as every result has it)
 static int trace_provenance(hid_t f, const void* ctx) { return stepq_write_provenance(f, ctx); }
 
@@ -189,6 +188,7 @@ static void command_line(char* buf, size_t n, int argc, char** argv) {
     for (int i = 0; i < argc && o < n; i++) o += (size_t)snprintf(buf + o, n - o, " %s", argv[i]);
 }
 
+// `trace --model DIR --text FILE`: the model's own stream
 static int trace_model(const char* out, const char* dir, const char* text, long long offset, long long steps,
                        int synth_options, const char* cmdline) {
     if (!dir || !text || synth_options) {

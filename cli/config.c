@@ -39,6 +39,13 @@ static int copy_into(config_setting_t* parent, const config_setting_t* src) {
     return dst && copy_value(dst, src);
 }
 
+// the root's keys that name outputs (a quick run moves them; every run checks them first)
+static const char* const root_outputs[] = {"output", "report"};
+// a string setting's value, or NULL (absent, or not a string)
+static const char* string_of(const config_setting_t* s) {
+    return s && config_setting_type(s) == CONFIG_TYPE_STRING ? config_setting_get_string(s) : NULL;
+}
+
 static int apply_quick(stepq_cfgfile* cf, int quick) {
     config_setting_t* root = config_root_setting(&cf->cfg);
     config_setting_t* q = config_setting_get_member(root, "quick");
@@ -64,7 +71,7 @@ static int apply_quick(stepq_cfgfile* cf, int quick) {
     // path of the root under results/ moves there
     for (int i = 0; quick && i < config_setting_length(root); i++) {
         config_setting_t* s = config_setting_get_elem(root, (unsigned)i);
-        const char* v = config_setting_type(s) == CONFIG_TYPE_STRING ? config_setting_get_string(s) : NULL;
+        const char* v = string_of(s);
         if (!v || strncmp(v, "results/", 8)) continue;
         char moved[4096];
         snprintf(moved, sizeof moved, "results/quick/%s", v + 8);
@@ -72,10 +79,9 @@ static int apply_quick(stepq_cfgfile* cf, int quick) {
     }
     // and an output elsewhere goes to quick/ in its own directory (out/x.h5 -> out/quick/x.h5),
     // unless its path already names a quick/ directory
-    static const char* const outputs[] = {"output", "report"};
     for (int i = 0; quick && i < 2; i++) {
-        config_setting_t* s = config_setting_get_member(root, outputs[i]);
-        const char* v = s && config_setting_type(s) == CONFIG_TYPE_STRING ? config_setting_get_string(s) : NULL;
+        config_setting_t* s = config_setting_get_member(root, root_outputs[i]);
+        const char* v = string_of(s);
         if (!v || !strncmp(v, "quick/", 6) || strstr(v, "/quick/")) continue;
         const char* slash = strrchr(v, '/');
         const int dir = slash ? (int)(slash - v + 1) : 0;
@@ -91,18 +97,16 @@ static int apply_quick(stepq_cfgfile* cf, int quick) {
 // device or FIFO, not an input (this config, the plan it names)
 static int check_outputs(const stepq_cfgfile* cf) {
     const config_setting_t* root = config_root_setting(&cf->cfg);
-    const config_setting_t* plan = config_setting_get_member(root, "plan");
-    const char* pv = plan && config_setting_type(plan) == CONFIG_TYPE_STRING ? config_setting_get_string(plan) : NULL;
-    static const char* const outputs[] = {"output", "report"};
+    const char* pv = string_of(config_setting_get_member(root, "plan"));
     for (int i = 0; i < 2; i++) {
-        const config_setting_t* s = config_setting_get_member(root, outputs[i]);
-        const char* v = s && config_setting_type(s) == CONFIG_TYPE_STRING ? config_setting_get_string(s) : NULL;
+        const config_setting_t* s = config_setting_get_member(root, root_outputs[i]);
+        const char* v = string_of(s);
         if (!v) continue;
         struct stat a, b;
         if (pv && (!strcmp(v, pv) || (stat(v, &a) == 0 && stat(pv, &b) == 0 && a.st_dev == b.st_dev &&
                                       a.st_ino == b.st_ino))) {
             stepq_error("%s:%d: '%s' and 'plan' name one file, %s: the run would write over the plan it reads",
-                        cfg_file_of(cf, s), config_setting_source_line(s), outputs[i], v);
+                        cfg_file_of(cf, s), config_setting_source_line(s), root_outputs[i], v);
             return STEPQ_ERR;
         }
         if (stepq_output_check(v) != STEPQ_OK) return STEPQ_ERR;
@@ -446,28 +450,6 @@ static config_setting_t* typed_list(const stepq_cfgfile* cf, const config_settin
     return *n ? s : NULL;
 }
 
-int cfg_int_list(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
-                 int** out, int* n, int required) {
-    int err = 0;
-    config_setting_t* s = typed_list(cf, g, name, required, CONFIG_TYPE_INT, "an integer", n, &err);
-    *out = s ? mallocCheck(sizeof(int) * (size_t)*n) : NULL;
-    for (int i = 0; s && i < *n && !err; i++) {
-        const long long v = config_setting_get_int64_elem(s, i);
-        if (v < INT_MIN || v > INT_MAX) {
-            const config_setting_t* e = config_setting_get_elem(s, (unsigned)i);
-            stepq_error("%s:%d: element %d of '%s' = %lld does not fit in 32 bits", cfg_file_of(cf, e), line_of(e), i,
-                        name, v);
-            err = 1;
-        }
-        (*out)[i] = (int)v;
-    }
-    if (err) {
-        free(*out);
-        *out = NULL;
-    }
-    return err ? STEPQ_ERR : STEPQ_OK;
-}
-
 int cfg_i64_list(const stepq_cfgfile* cf, const config_setting_t* g, const char* name, long long** out, int* n,
                  int required, long long lo, long long hi) {
     int err = 0;
@@ -487,6 +469,17 @@ int cfg_i64_list(const stepq_cfgfile* cf, const config_setting_t* g, const char*
         *out = NULL;
     }
     return err ? STEPQ_ERR : STEPQ_OK;
+}
+
+int cfg_int_list(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,
+                 int** out, int* n, int required) {
+    long long* v;  // read as 64 bits and range-checked there, then narrowed
+    *out = NULL;
+    if (cfg_i64_list(cf, g, name, &v, n, required, INT_MIN, INT_MAX) != STEPQ_OK) return STEPQ_ERR;
+    if (v) *out = mallocCheck(sizeof(int) * (size_t)*n);
+    for (int i = 0; v && i < *n; i++) (*out)[i] = (int)v[i];
+    free(v);
+    return STEPQ_OK;
 }
 
 int cfg_str_list(const stepq_cfgfile* cf, const config_setting_t* g, const char* name,

@@ -186,7 +186,6 @@ static int propagation_checks(const stepq_backend** be, const stepq_cfgfile* cf,
     return STEPQ_OK;
 }
 
-// the journal's key: this config's text (with its sources and plan) at this revision
 // the journal's key: what decides the numbers of a run: the config's text (with what it
 // @includes), the stepq revision, and the checksums of the files it reads: a trace source and
 // the plan (plan_path, or NULL; made or read by now). A trace or plan replaced at the same path
@@ -200,7 +199,7 @@ static void journal_key(char* key, size_t n, const stepq_cfgfile* cf, const char
     const char* files[2] = {trace, plan_path};
     for (int i = 0; i < 2; i++) {
         uint64_t h = 0;
-        if (files[i] && stepq_file_xxh3(&h, files[i]) == STEPQ_OK) k = stepq_xxh3(k, &h, sizeof h);
+        if (files[i] && stepq_input_xxh3(&h, files[i]) == STEPQ_OK) k = stepq_xxh3(k, &h, sizeof h);
     }
     snprintf(key, n, "%016" PRIx64, k);
 }

@@ -120,9 +120,12 @@ static void table_name(char* buf, size_t n, int a, int b) {
     snprintf(buf, n, "alloc/%s/budget%d", stepq_alloc_names[a], stepq_plan_budgets[b]);
 }
 
+// hex (17 bytes) <- stepq_plan_knobs_xxh3(p) as the attribute knobs_xxh3 holds it
+static void knobs_hex(char* hex, const stepq_plan* p) { snprintf(hex, 17, "%016" PRIx64, stepq_plan_knobs_xxh3(p)); }
+
 static int write_knobs_xxh3(hid_t f, const stepq_plan* p) {
-    char hex[20];
-    snprintf(hex, sizeof hex, "%016" PRIx64, stepq_plan_knobs_xxh3(p));
+    char hex[17];
+    knobs_hex(hex, p);
     return h5u_attr_str(f, "knobs_xxh3", hex);
 }
 
@@ -296,8 +299,8 @@ static int read_body(stepq_plan* p, hid_t f, const char* path) {
     char* ck = NULL;  // absent in plans made before it was recorded, which are read as they are
     if (h5u_read_attr_str(&ck, f, path, "knobs_xxh3", 0)) return STEPQ_ERR;
     if (ck) {
-        char want[20];
-        snprintf(want, sizeof want, "%016" PRIx64, stepq_plan_knobs_xxh3(p));
+        char want[17];
+        knobs_hex(want, p);
         const int same = !strcmp(ck, want);
         if (!same)
             stepq_error("%s: the plan's attributes (kind, shape, knobs, calibration key) do not match their "
