@@ -1,8 +1,10 @@
 #include "common.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -119,4 +121,36 @@ int stepq_file_xxh3(uint64_t* out, const char* path) {
     }
     *out = h;
     return STEPQ_OK;
+}
+
+char* stepq_read_file(const char* path, size_t* n) {
+    *n = 0;
+    FILE* fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    struct stat st;
+    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(fp);
+        errno = EISDIR;
+        return NULL;
+    }
+    size_t cap = 1 << 16, len = 0, r;
+    char* b = mallocCheck(cap + 1);
+    while ((r = fread(b + len, 1, cap - len, fp)) > 0)
+        if ((len += r) == cap) {
+            char* g = mallocCheck(2 * cap + 1);
+            memcpy(g, b, len);
+            free(b);
+            b = g;
+            cap *= 2;
+        }
+    const int failed = ferror(fp);
+    fclose(fp);
+    if (failed) {
+        free(b);
+        errno = EIO;
+        return NULL;
+    }
+    b[len] = 0;
+    *n = len;
+    return b;
 }

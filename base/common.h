@@ -71,6 +71,9 @@ uint64_t stepq_xxh3(uint64_t seed, const void* data, size_t n);
 // the XXH3 64 of a whole file (seed 0: what `xxhsum -H3` prints), read in blocks of 1 MiB;
 // STEPQ_ERR (message naming it) if it cannot be read
 int stepq_file_xxh3(uint64_t* out, const char* path);
+// The bytes of the file at path, read to its end (a pipe has no size to ask for), NUL-terminated;
+// *n <- how many. NULL with errno set when it cannot be opened or read, or is a directory (EISDIR).
+char* stepq_read_file(const char* path, size_t* n);
 
 // prints "stepq: error: <message>\n" on stderr; printf-style
 void stepq_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));

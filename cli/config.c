@@ -225,19 +225,13 @@ static int add_includes(stepq_cfgfile* cf, size_t* got, const char* text, const 
                 return STEPQ_ERR;
             }
             char* name = strndup(q1 + 1, (size_t)(q2 - q1 - 1));
-            FILE* fp = fopen(name, "rb");
-            long n = -1;
-            if (fp && fseek(fp, 0, SEEK_END) == 0) n = ftell(fp);
-            if (n < 0) {
+            size_t r;
+            char* inc = stepq_read_file(name, &r);
+            if (!inc) {
                 stepq_error("%s:%d: cannot read the included file %s: %s", path, line, name, strerror(errno));
-                if (fp) fclose(fp);
                 free(name);
                 return STEPQ_ERR;
             }
-            fseek(fp, 0, SEEK_SET);
-            char* inc = callocCheck((size_t)n + 1, 1);
-            const size_t r = fread(inc, 1, (size_t)n, fp);
-            fclose(fp);
             int rc = check_text(inc, r, name);
             if (!rc) {  // "# @include "NAME" (line L of PATH):" then its text
                 char head[8192];
@@ -259,18 +253,12 @@ static int add_includes(stepq_cfgfile* cf, size_t* got, const char* text, const 
 int cfg_load(stepq_cfgfile* cf, const char* path, int quick) {
     memset(cf, 0, sizeof *cf);
     cf->path = path;
-    FILE* fp = fopen(path, "rb");
-    if (!fp) {
-        stepq_error("%s: cannot open config file", path);
+    size_t got;
+    cf->text = stepq_read_file(path, &got);
+    if (!cf->text) {
+        stepq_error("%s: cannot open config file: %s", path, strerror(errno));
         return STEPQ_ERR;
     }
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    cf->text = callocCheck((size_t)n + 1, 1);
-    size_t got = fread(cf->text, 1, (size_t)n, fp);
-    fclose(fp);
-    cf->text[got] = 0;
     config_init(&cf->cfg);
     // libconfig parses the config's own text (it reads the @included files itself); the text
     // stored with the results is that text followed by every included file's

@@ -19,18 +19,14 @@
 // ---------------------------------------------------------------------------------------------
 // config.json
 
+// config.json's text (at most 16 MiB), or NULL
 static char* read_text(const char* path) {
-    FILE* fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char* t = n >= 0 && n < (1 << 24) ? callocCheck((size_t)n + 1, 1) : NULL;
-    if (t && fread(t, 1, (size_t)n, fp) != (size_t)n) {
+    size_t n;
+    char* t = stepq_read_file(path, &n);
+    if (t && n >= (1 << 24)) {
         free(t);
         t = NULL;
     }
-    fclose(fp);
     return t;
 }
 
@@ -517,38 +513,21 @@ int stepq_lm_capture(stepq_trace* tr, const stepq_lm* m, const uint8_t* bytes, l
 }
 
 int stepq_lm_read_text(uint8_t** bytes, long* n, const char* path) {
-    FILE* fp = fopen(path, "rb");
     *bytes = NULL;
     *n = 0;
-    if (!fp) {
-        stepq_error("%s: cannot open the text: %s", path, strerror(errno));
+    size_t len;  // read to its end: a pipe (/dev/stdin, <(...)) has no size to ask for
+    char* b = stepq_read_file(path, &len);
+    if (!b) {
+        if (errno == EISDIR) stepq_error("%s: is a directory; give a text file", path);
+        else stepq_error("%s: cannot open the text: %s", path, strerror(errno));
         return STEPQ_ERR;
     }
-    struct stat st;
-    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(fp);
-        stepq_error("%s: is a directory; give a text file", path);
-        return STEPQ_ERR;
-    }
-    // read to its end, not to the size it claims: a pipe (/dev/stdin, <(...)) has none
-    size_t cap = 1 << 16, len = 0, r;
-    uint8_t* b = mallocCheck(cap);
-    while ((r = fread(b + len, 1, cap - len, fp)) > 0)
-        if ((len += r) == cap) {
-            uint8_t* g = mallocCheck(2 * cap);
-            memcpy(g, b, len);
-            free(b);
-            b = g;
-            cap *= 2;
-        }
-    const int failed = ferror(fp);
-    fclose(fp);
-    if (failed || len == 0) {
+    if (len == 0) {
         free(b);
-        stepq_error("%s: %s", path, failed ? "cannot read the text" : "the text is empty");
+        stepq_error("%s: the text is empty", path);
         return STEPQ_ERR;
     }
-    *bytes = b;
+    *bytes = (uint8_t*)b;
     *n = (long)len;
     stepq_note_input(path);
     return STEPQ_OK;
