@@ -1,6 +1,7 @@
 #include "common.h"
 
 #include <errno.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
@@ -8,13 +9,50 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+static _Thread_local stepq_error_sink* sink;
+
+stepq_error_sink* stepq_error_sink_set(stepq_error_sink* s) {
+    stepq_error_sink* old = sink;
+    sink = s;
+    return old;
+}
+
+// appends one line to the sink (the first messages win when it is full)
+static void sink_put(const char* fmt, va_list ap) {
+    if (sink->n + 1 >= sizeof sink->msg) return;
+    if (sink->n) sink->msg[sink->n++] = '\n';
+    int w = vsnprintf(sink->msg + sink->n, sizeof sink->msg - sink->n, fmt, ap);
+    if (w > 0) sink->n += (size_t)w < sizeof sink->msg - sink->n ? (size_t)w : sizeof sink->msg - 1 - sink->n;
+    sink->msg[sink->n] = 0;
+}
+
 void stepq_error(const char* fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fputs("stepq: error: ", stderr);
+    if (sink) {
+        sink_put(fmt, ap);
+    } else {
+        fputs("stepq: error: ", stderr);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+    }
+    va_end(ap);
+}
+
+void stepq_fatal(const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (sink && sink->jump) {
+        sink_put(fmt, ap);
+        va_end(ap);
+        sink->fatal = 1;
+        longjmp(*(jmp_buf*)sink->jump, 1);
+    }
+    fputs("stepq: ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
+    exit(1);
 }
 
 // Every buffer starts on a cache line (64 bytes): a 128-wide row of floats is then four whole
@@ -29,10 +67,9 @@ static void* aligned_block(size_t n) {
 void* stepq_malloc_check(size_t n, const char* file, int line) {
     void* p = aligned_block(n);
     if (!p) {
-        fprintf(stderr, "stepq: out of memory allocating %zu bytes at %s:%d\n"
-                        "  hint: run fewer heads or steps, or bin the per-step output\n",
-                n, file, line);
-        exit(1);
+        stepq_fatal("out of memory allocating %zu bytes at %s:%d\n"
+                    "  hint: run fewer heads or steps, or bin the per-step output",
+                    n, file, line);
     }
     return p;
 }
@@ -59,9 +96,7 @@ void* stepq_calloc_check(size_t count, size_t size, const char* file, int line) 
     else if (count * size >= big) p = calloc(count, size);
     else if ((p = aligned_block(count * size))) memset(p, 0, count * size);
     if (!p) {
-        fprintf(stderr, "stepq: out of memory allocating %zu x %zu bytes at %s:%d\n", count,
-                size, file, line);
-        exit(1);
+        stepq_fatal("out of memory allocating %zu x %zu bytes at %s:%d", count, size, file, line);
     }
     return p;
 }
@@ -74,8 +109,7 @@ const stepq_kind_traits stepq_kind_table[STEPQ_N_KINDS] = {
 };
 
 void stepq_kind_unknown(int kind) {
-    fprintf(stderr, "stepq: internal error: unknown model kind %d\n", kind);
-    exit(1);
+    stepq_fatal("internal error: unknown model kind %d", kind);
 }
 
 const char* stepq_kind_name(int kind) { return stepq_kind_valid(kind) ? stepq_kind_table[kind].name : "unknown"; }

@@ -75,8 +75,25 @@ int stepq_file_xxh3(uint64_t* out, const char* path);
 // *n <- how many. NULL with errno set when it cannot be opened or read, or is a directory (EISDIR).
 char* stepq_read_file(const char* path, size_t* n);
 
-// prints "stepq: error: <message>\n" on stderr; printf-style
+// prints "stepq: error: <message>\n" on stderr; printf-style. Under an error sink (below) the
+// message is kept in the sink instead.
 void stepq_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+// Exhausted resources and broken invariants: prints "stepq: <message>\n" and exits(1); under an
+// error sink with a jump buffer, keeps the message and longjmps there instead.
+void stepq_fatal(const char* fmt, ...) __attribute__((format(printf, 1, 2), noreturn, cold));
+
+// Where this thread's messages go while the library (lib/, include/stepq.h) runs a call: kept, not
+// printed, so that a program linking libstepq decides what to show; and a fatal error returns to
+// the call's entry (setjmp) instead of ending the program. What the call had allocated is then
+// lost (the library's contract: after SQ_ENOMEM or SQ_EINTERNAL, close what you can and stop).
+typedef struct {
+    char msg[2048];  // the messages of the call, one per line, truncated to fit
+    size_t n;
+    void* jump;      // a jmp_buf* for stepq_fatal, or NULL (then it prints and exits)
+    int fatal;       // 1 once stepq_fatal was reached
+} stepq_error_sink;
+// sets this thread's sink (NULL: print again); returns the one it replaces
+stepq_error_sink* stepq_error_sink_set(stepq_error_sink* sink);
 
 void* stepq_malloc_check(size_t n, const char* file, int line);
 // Before a large allocation: STEPQ_ERR (message naming `what`, how much it needs and how much the
@@ -90,11 +107,7 @@ void* stepq_calloc_check(size_t count, size_t size, const char* file, int line);
 // internal invariant: never triggered by user input
 #define stepq_assert(cond)                                                              \
     do {                                                                                \
-        if (!(cond)) {                                                                  \
-            fprintf(stderr, "stepq: internal error at %s:%d: %s\n", __FILE__, __LINE__, \
-                    #cond);                                                             \
-            exit(1);                                                                    \
-        }                                                                               \
+        if (!(cond)) stepq_fatal("internal error at %s:%d: %s", __FILE__, __LINE__, #cond); \
     } while (0)
 
 #endif

@@ -14,6 +14,7 @@
 #include "../sim/cuda/serving.h"
 #endif
 #include "../analysis/replay.h"
+#include "../analysis/roundtrip.h"
 #include "../analysis/output.h"
 #include "../base/common.h"
 #include "../quant/format.h"
@@ -171,6 +172,66 @@ int stepq_cmd_replay(int argc, char** argv) {
     stepq_replay_cfg rc = {src, fmt, prefill, pp, out, {"replay", NULL, cmdline, 0, src->desc}};
     int r = stepq_make_parent(out) || stepq_replay(&rc);
     stepq_source_free(src);
+    if (pp) stepq_plan_free(pp);
+    if (!r) printf("wrote %s\n", out);
+    return r ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// roundtrip
+
+static int roundtrip_help(void) {
+    char planned[512];
+    planned_names(planned, sizeof planned);
+    printf("usage: stepq roundtrip --in STATES.h5 --format NAME --out OUT.h5 [--kind gdn|kda]\n"
+           "                       [--plan PLAN.h5 [--head I]]\n\n"
+           "Encodes each head of the dataset S (float, [K,V] or [H,K,V], K-first) of STATES.h5 in\n"
+           "format NAME and decodes it back (method 6.2). Writes S_hat (the shape of S), packed\n"
+           "(uint8: the bytes the format stores, head after head) and offsets [H+1] (where each\n"
+           "head's bytes start), with the format, kind and bits_actual as attributes. --kind (default gdn; a plan's own with --plan)\n"
+           "chooses the dual fit's code forms. Head h is encoded with the plan's head I + h\n"
+           "(default I = 0). These formats need --plan: %s.\n", planned);
+    return 0;
+}
+
+int stepq_cmd_roundtrip(int argc, char** argv) {
+    const char *in = NULL, *fmt_name = NULL, *out = NULL, *plan_path = NULL, *kind_name = NULL;
+    long long head = 0;
+    if (stepq_wants_help(argc, argv)) return roundtrip_help();
+    stepq_opt opts[] = {
+        {"--in", OPT_STR, &in, NULL, 0, 0, 1, "a state file STATES.h5", 0},
+        {"--format", OPT_STR, &fmt_name, NULL, 0, 0, 1, "a format name (see `stepq formats`)", 0},
+        {"--out", OPT_STR, &out, NULL, 0, 0, 1, "the output file OUT.h5", 0},
+        {"--kind", OPT_STR, &kind_name, NULL, 0, 0, 0, "gdn or kda", 0},
+        {"--plan", OPT_STR, &plan_path, NULL, 0, 0, 0, "a plan file PLAN.h5", 0},
+        {"--head", OPT_INT, &head, NULL, 0, 1 << 30, 0, "I", 0},
+        {0}};
+    if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
+    const stepq_format* fmt = stepq_format_find(fmt_name);
+    if (!fmt) {
+        stepq_error("roundtrip: unknown format '%s' (see `stepq formats`)", fmt_name);
+        return 2;
+    }
+    int kind = STEPQ_GDN;
+    if (kind_name && (kind = stepq_kind_parse(kind_name, 0, "roundtrip", "--kind")) < 0) return 2;
+    if (stepq_format_needs_plan(fmt) && !plan_path) {
+        stepq_error("roundtrip: format %s needs a calibration plan: give --plan PLAN.h5", fmt->name);
+        return 2;
+    }
+    stepq_plan plan, *pp;
+    if (read_plan(&pp, &plan, plan_path)) return 1;
+    if (pp && kind_name && pp->kind != kind) {
+        stepq_error("roundtrip: --kind %s, but the plan %s is for %s heads", kind_name, plan_path,
+                    stepq_kind_name(pp->kind));
+        stepq_plan_free(pp);
+        return 2;
+    }
+    if (pp) kind = pp->kind;
+    char cmdline[4096];
+    snprintf(cmdline, sizeof cmdline, "stepq roundtrip --in %s --format %s --out %s --kind %s%s%s --head %lld", in,
+             fmt_name, out, stepq_kind_name(kind), plan_path ? " --plan " : "", plan_path ? plan_path : "", head);
+    stepq_roundtrip_cfg rc = {in, fmt, pp, (int)head, kind, out, {"roundtrip", NULL, cmdline, 0, in}};
+    int r = stepq_make_parent(out) || stepq_roundtrip(&rc);
     if (pp) stepq_plan_free(pp);
     if (!r) printf("wrote %s\n", out);
     return r ? 1 : 0;

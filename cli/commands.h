@@ -7,6 +7,7 @@
 int stepq_cmd_run(int argc, char** argv);
 int stepq_cmd_calibrate(int argc, char** argv);
 int stepq_cmd_replay(int argc, char** argv);
+int stepq_cmd_roundtrip(int argc, char** argv);
 int stepq_cmd_trace(int argc, char** argv);
 int stepq_cmd_formats(int argc, char** argv);
 int stepq_cmd_memory(int argc, char** argv);

@@ -475,5 +475,22 @@ done
 "$stepq" formats | grep -qE "^int6 +6\.000 +6\.125 " && ok || bad "formats: int6 is not 6.125 bits"
 "$stepq" frobnicate >/dev/null 2>&1 && bad "unknown command accepted" || ok
 
+# --- stepq roundtrip: states that are not states, a missing plan, a NaN; nothing left behind
+if [ -n "${py:-}" ]; then
+    "$py" - "$dir" <<'PY'
+import sys, h5py, numpy as np
+d = sys.argv[1]
+with h5py.File(d + "/rt_nos.h5", "w") as f: f["X"] = np.zeros((4, 4), np.float32)
+with h5py.File(d + "/rt_4d.h5", "w") as f: f["S"] = np.zeros((1, 2, 4, 4), np.float32)
+with h5py.File(d + "/rt_nan.h5", "w") as f:
+    S = np.ones((2, 8, 8), np.float32); S[1, 2, 3] = np.nan; f["S"] = S
+PY
+    expect_error rt_nos "rt_nos.h5: missing dataset 'S'" "$dir/rt.h5" -- "$stepq" roundtrip --in "$dir/rt_nos.h5" --format int8 --out "$dir/rt.h5"
+    expect_error rt_4d "rt_4d.h5: dataset 'S' must be" "$dir/rt.h5" -- "$stepq" roundtrip --in "$dir/rt_4d.h5" --format int8 --out "$dir/rt.h5"
+    expect_error rt_nan "rt_nan.h5: head 1 of S holds a NaN or Inf; format int8 cannot store it" "$dir/rt.h5" -- "$stepq" roundtrip --in "$dir/rt_nan.h5" --format int8 --out "$dir/rt.h5"
+    expect_error rt_plan "format stepquant4 needs a calibration plan: give --plan" "$dir/rt.h5" -- "$stepq" roundtrip --in "$dir/rt_nan.h5" --format stepquant4 --out "$dir/rt.h5"
+    expect_error rt_kind "--kind is 'mamba', expected \"gdn\" or \"kda\"" "$dir/rt.h5" -- "$stepq" roundtrip --in "$dir/rt_nan.h5" --format int8 --kind mamba --out "$dir/rt.h5"
+fi
+
 echo "test_cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_layers.sh: the floors of the house (docs/method.md 6.0) hold: base <- quant <- sim <-
-# analysis <- cli, and no file includes a header of a floor above its own. Also: nothing in
+# analysis <- cli, and no file includes a header of a floor above its own; libstepq (lib/) stands
+# on base, quant and sim. Also: nothing in
 # the repository cites the project's outside notes instead of docs/method.md.
 #   test_layers.sh SOURCE_DIR
 set -u
@@ -26,6 +27,10 @@ for dir in "${floors[@]}"; do
 done
 # base/ includes nothing of the project but itself
 if grep -lE '^#include "\.\./' base/*.[ch] 2>/dev/null; then echo "FAIL: base/ includes another floor"; fail=1; fi
+# libstepq (lib/) stands on base, quant and sim, beside analysis: no driver or front end in it;
+# its public header (include/) includes nothing of the project
+if grep -nE '^#include "\.\./(analysis|cli)/' lib/*.[ch]; then echo "FAIL: lib/ uses analysis/ or cli/"; fail=1; fi
+if grep -nE '^#include "' include/*.h; then echo "FAIL: include/stepq.h includes a header of the project"; fail=1; fi
 # the method is docs/method.md: no citation of a SPEC file that is not in the repository
 hits=$(grep -rnE '\bSPEC( [0-9]|\.md| section)' --include=*.c --include=*.h --include=*.cu \
       --include=*.cfg --include=*.gp --include=*.sh --include=*.md --include=*.py . 2>/dev/null \

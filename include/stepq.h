@@ -1,0 +1,174 @@
+/* stepq.h: the public C API of libstepq, the stepq harness as a shared library
+ * (docs/method.md 6.11). The only header a program linking libstepq includes; it includes
+ * nothing of the project and needs C99.
+ *
+ * What it offers:
+ *   - the format table: every way stepq stores a head's state, its name and bits;
+ *   - plans: a calibration plan (the file `stepq calibrate` writes) opened, described and checked
+ *     against a model's layers, heads and shapes;
+ *   - codecs: one head's state encoded into a format's packed bytes and decoded back (method 6.2);
+ *   - sessions: the engine's head loop stepped from outside, one step of q, k, v, g, beta for a
+ *     set of heads at a time, with the float32 reference and every format's quantized path
+ *     (method 2) read back after each step (method 6.10).
+ *
+ * Conventions. A head's state is K-first: S[i*V + j] is key row i, value column j, float32
+ * (Hugging Face's [B, H, K, V] recurrent state, one head of it; vLLM keeps [V, K]). q and k are
+ * L2-normalised and q unscaled; g is the log decay (<= 0), one per head (Gated DeltaNet) or one
+ * per key channel (Kimi Delta Attention); beta is the write strength in (0, 1) (method 1).
+ *
+ * Errors. Every function that can fail returns an sq_status; SQ_OK is 0. The message of the
+ * calling thread's last failure is sq_last_error(), naming what was wrong (the file, format,
+ * head or argument). The library prints nothing and never ends the program. After SQ_ENOMEM or
+ * SQ_EINTERNAL what that call had allocated is lost: close what you hold and stop.
+ *
+ * Threads: calls on different objects may run in parallel; one object is used by one thread at
+ * a time. A session steps its heads in parallel with OpenMP where libstepq was built with it.
+ */
+#ifndef STEPQ_PUBLIC_H
+#define STEPQ_PUBLIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version of this header; sq_version() gives the library's (the two must agree in MAJOR). */
+#define SQ_VERSION_MAJOR 0
+#define SQ_VERSION_MINOR 1
+#define SQ_VERSION_PATCH 0
+#define SQ_VERSION (SQ_VERSION_MAJOR * 10000 + SQ_VERSION_MINOR * 100 + SQ_VERSION_PATCH)
+int sq_version(void);
+/* the git revision and build flags libstepq was built from (one line) */
+const char* sq_build_info(void);
+
+typedef enum {
+    SQ_OK = 0,
+    SQ_EINVAL = 1,      /* an argument is out of range, NULL where it may not be, or shapes disagree */
+    SQ_ENOFORMAT = 2,   /* no format has that name */
+    SQ_EPLAN = 3,       /* a format needs a plan that is missing, or the plan does not fit */
+    SQ_EFILE = 4,       /* a file cannot be read or is not what it should be */
+    SQ_ENONFINITE = 5,  /* a state or read-out holds a NaN or Inf */
+    SQ_ENOMEM = 6,      /* out of memory */
+    SQ_EINTERNAL = 7    /* a bug in stepq: please report the message */
+} sq_status;
+
+/* the message of this thread's last failing call ("" if none); valid until its next call */
+const char* sq_last_error(void);
+/* "SQ_OK", "SQ_EINVAL", ...; "unknown" for another value */
+const char* sq_status_name(int status);
+
+/* the two delta-rule models (method 1) */
+typedef enum { SQ_GDN = 0, SQ_KDA = 1 } sq_kind;
+
+/* ---- the format table (method 6.2) ---------------------------------------------------------- */
+typedef struct {
+    const char* name;     /* as configs, the command line and this API take it: "int8", "stepquant6" */
+    const char* summary;  /* one line */
+    const char* family;   /* the codec family: "cast", "rows", "dual", ... */
+    double nominal_bits;  /* the bits a paper quotes */
+    int needs_plan;       /* 1: cannot encode without a calibration plan */
+    int v_multiple;       /* V must be a multiple of this */
+    int v_pow2;           /* 1: V must be a power of two */
+    int replay;           /* 0, or the re-encode period of a replay format (method 2) */
+} sq_format_info;
+
+int sq_format_count(void);
+/* the i-th row of the table, 0 <= i < sq_format_count(); the strings live as long as the library */
+sq_status sq_format_get(int i, sq_format_info* out);
+/* *index <- the row of the format called name; SQ_ENOFORMAT (message listing the names) if none */
+sq_status sq_format_find(const char* name, int* index);
+
+/* ---- plans (method 4) ----------------------------------------------------------------------- */
+typedef struct sq_plan sq_plan;
+
+typedef struct {
+    sq_kind kind;
+    int K, V;
+    int n_heads;                  /* the (layer, head) pairs it was calibrated on */
+    const char* file;             /* where it was read from */
+    const char* calibration_key;  /* hex XXH3 of what it was made from, or "" */
+} sq_plan_info;
+
+/* reads and checks a plan file (SQ_EFILE naming the file and what is wrong) */
+sq_status sq_plan_open(const char* path, sq_plan** out);
+void sq_plan_close(sq_plan* plan);
+sq_status sq_plan_get_info(const sq_plan* plan, sq_plan_info* out);
+/* the (layer, head) label of the plan's i-th head */
+sq_status sq_plan_head(const sq_plan* plan, int i, int* layer, int* head);
+/* *index <- the plan's head labelled (layer, head); SQ_EPLAN if it has none */
+sq_status sq_plan_find(const sq_plan* plan, int layer, int head, int* index);
+/* SQ_OK if the plan was made for heads of this kind and K x V and holds every (layer, head) of
+ * the n given; else SQ_EPLAN naming the first mismatch */
+sq_status sq_plan_check(const sq_plan* plan, sq_kind kind, int K, int V, int n, const int* layers,
+                        const int* heads);
+
+/* ---- one head's codec (method 6.2) ---------------------------------------------------------- */
+typedef struct sq_codec sq_codec;
+
+/* A codec of format `format` for heads of kind and K x V, encoding with the plan's head
+ * plan_head (plan NULL and plan_head 0 for formats that need no plan). SQ_ENOFORMAT, SQ_EINVAL
+ * (the format cannot hold K x V), SQ_EPLAN (a plan is needed, or it is for other heads). */
+sq_status sq_codec_open(const char* format, const sq_plan* plan, int plan_head, sq_kind kind, int K,
+                        int V, sq_codec** out);
+void sq_codec_close(sq_codec* c);
+/* the packed bytes of one head (every bit a format stores, ring of a replay format excluded) */
+size_t sq_codec_bytes(const sq_codec* c);
+/* bits per element of those bytes: bytes * 8 / (K V) */
+double sq_codec_bits(const sq_codec* c);
+/* packed (n = sq_codec_bytes) <- X (K,V). packed holds the previous encode's bytes on entry
+ * (a freeze-gated format reads them: zeros for a first encode). SQ_ENONFINITE if X does. */
+sq_status sq_codec_encode(sq_codec* c, const float* X, uint8_t* packed, size_t n);
+/* X_hat (K,V) <- packed (n = sq_codec_bytes) */
+sq_status sq_codec_decode(sq_codec* c, const uint8_t* packed, size_t n, float* X_hat);
+
+/* ---- sessions: the decode-step protocol stepped from outside (method 2, 6.10) --------------- */
+typedef struct sq_session sq_session;
+
+typedef struct {
+    sq_kind kind;
+    int K, V;
+    double scale;                /* the read-out scale of q; 0: 1/sqrt(K) */
+    int n_heads;                 /* H */
+    const char* const* formats;  /* (F) one quantized path per format */
+    int n_formats;               /* F, may be 0: the reference alone */
+    const sq_plan* plan;         /* for the formats that need one, or NULL */
+    const int* plan_heads;       /* (H) the plan's head of each head, or NULL (head h -> h) */
+    long prefill;                /* steps at native precision before the first encode */
+    const float* S0;             /* (H,K,V) initial states, or NULL for zeros */
+    int keep_states;             /* 1: sq_session_state reads each format's S_hat_t */
+} sq_session_config;
+
+sq_status sq_session_open(const sq_session_config* cfg, sq_session** out);
+void sq_session_close(sq_session* s);
+/* One step of every head: q, k (H,K), v (H,V), g (H,1) for GDN or (H,K) for KDA, beta (H).
+ * The first `prefill` steps run at native precision; the step that ends the prefill encodes
+ * every format's boundary state; each later step is a decode step of method 2. SQ_ENONFINITE
+ * naming the head, step and format where a state or read-out stops being finite; every later
+ * step of the session then fails. */
+sq_status sq_session_step(sq_session* s, const float* q, const float* k, const float* v, const float* g,
+                          const float* beta);
+/* steps taken */
+long sq_session_steps(const sq_session* s);
+/* after a step: y (H,V) <- the read-outs of format f (0 <= f < F), or of the float32 reference
+ * for f = -1 */
+sq_status sq_session_readout(const sq_session* s, int f, float* y);
+/* S (H,K,V) <- the reference state (f = -1), or format f's S_hat_t (needs keep_states) */
+sq_status sq_session_state(const sq_session* s, int f, float* S);
+/* err2, hat2 (H) <- ||S_hat_t - S_t||_F^2 and ||S_hat_t||_F^2 of format f; ref2 (H) <- ||S_t||_F^2
+ * (any of the three may be NULL) */
+sq_status sq_session_errors(const sq_session* s, int f, double* err2, double* hat2, double* ref2);
+/* packed (n = sq_session_bytes) <- the bytes format f stores for head h after the last step */
+size_t sq_session_bytes(const sq_session* s, int f, int h);
+sq_status sq_session_packed(const sq_session* s, int f, int h, uint8_t* packed, size_t n);
+
+/* ---- statistics ----------------------------------------------------------------------------- */
+/* *mean and *half <- the mean of x (n) and the half-width of its 95% confidence interval
+ * (Student's t, n - 1 degrees of freedom; NaN for n < 2), as every stepq result reports them */
+sq_status sq_mean_ci95(const double* x, int n, double* mean, double* half);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

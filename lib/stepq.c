@@ -1,0 +1,458 @@
+// stepq.c: libstepq, the public API of include/stepq.h over the floors below it (method 6.11).
+// Nothing here computes: each function checks its arguments, calls quant/ or sim/, and turns
+// their STEPQ_ERR and messages into an sq_status and sq_last_error().
+//
+// Every entry runs under this thread's error sink (base/common.h): the floors' messages are kept
+// rather than printed, and a fatal error (out of memory, a broken invariant) jumps back to the
+// entry, which returns SQ_ENOMEM or SQ_EINTERNAL instead of ending the caller's program.
+#include "../include/stepq.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "../base/common.h"
+#include "../base/stats.h"
+#include "../quant/format.h"
+#include "../quant/plan.h"
+#include "../sim/kernels.h"
+#include "../sim/session.h"
+#include "../sim/sums.h"
+#include "stepq_version.h"
+
+static _Thread_local stepq_error_sink sink;
+static _Thread_local jmp_buf jump;
+static _Thread_local char last[sizeof sink.msg];
+
+// (only through ENTER, whose setjmp the sink's jump buffer must be)
+static void enter(void) {
+    memset(&sink, 0, sizeof sink);
+    sink.jump = &jump;
+    stepq_error_sink_set(&sink);
+}
+
+// ends an entry: its status, with the messages kept when it failed
+static sq_status leave(sq_status rc) {
+    stepq_error_sink_set(NULL);
+    if (sink.fatal) rc = strncmp(sink.msg, "out of memory", 13) == 0 ? SQ_ENOMEM : SQ_EINTERNAL;
+    if (rc != SQ_OK) snprintf(last, sizeof last, "%s", sink.n ? sink.msg : sq_status_name(rc));
+    return rc;
+}
+
+// the first statement of every entry that reaches the floors below; a fatal error below returns
+// from the entry here
+#define ENTER()                                   \
+    do {                                          \
+        enter();                                  \
+        if (setjmp(jump)) return leave(SQ_EINTERNAL); \
+    } while (0)
+
+// an entry's own refusal: the message, then leave(rc)
+static sq_status fail(sq_status rc, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+static sq_status fail(sq_status rc, const char* fmt, ...) {
+    char buf[sizeof sink.msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    stepq_error("%s", buf);
+    return leave(rc);
+}
+
+int sq_version(void) { return SQ_VERSION; }
+
+const char* sq_build_info(void) {
+    return "stepq " STEPQ_VERSION " (" STEPQ_GIT_REVISION "), " STEPQ_COMPILER ", " STEPQ_BUILD_FLAGS;
+}
+
+const char* sq_last_error(void) { return last; }
+
+const char* sq_status_name(int status) {
+    static const char* const names[] = {"SQ_OK", "SQ_EINVAL", "SQ_ENOFORMAT", "SQ_EPLAN",
+                                        "SQ_EFILE", "SQ_ENONFINITE", "SQ_ENOMEM", "SQ_EINTERNAL"};
+    return status >= 0 && status < (int)(sizeof names / sizeof *names) ? names[status] : "unknown";
+}
+
+// ---------------------------------------------------------------------------------------------
+// the format table
+
+int sq_format_count(void) { return stepq_n_formats; }
+
+sq_status sq_format_get(int i, sq_format_info* out) {
+    ENTER();
+    if (!out) return fail(SQ_EINVAL, "sq_format_get: out is NULL");
+    if (i < 0 || i >= stepq_n_formats)
+        return fail(SQ_EINVAL, "sq_format_get: index %d is outside the table's [0, %d)", i, stepq_n_formats);
+    const stepq_format* f = &stepq_formats[i];
+    *out = (sq_format_info){.name = f->name, .summary = f->summary, .family = f->family->name,
+                            .nominal_bits = f->nominal_bits, .needs_plan = stepq_format_needs_plan(f),
+                            .v_multiple = f->family->v_multiple, .v_pow2 = f->family->v_pow2,
+                            .replay = f->replay};
+    return leave(SQ_OK);
+}
+
+// the format called name, or NULL after the message (listing the names)
+static const stepq_format* find_format(const char* name, const char* what) {
+    const stepq_format* f = name ? stepq_format_find(name) : NULL;
+    if (f) return f;
+    char names[1536];
+    size_t o = 0;
+    for (int i = 0; i < stepq_n_formats && o < sizeof names; i++)
+        o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", i ? " " : "", stepq_formats[i].name);
+    stepq_error("%s: no format is called '%.64s'; the formats are: %s", what, name ? name : "(null)", names);
+    return NULL;
+}
+
+sq_status sq_format_find(const char* name, int* index) {
+    ENTER();
+    if (!index) return fail(SQ_EINVAL, "sq_format_find: index is NULL");
+    const stepq_format* f = find_format(name, "sq_format_find");
+    if (!f) return leave(SQ_ENOFORMAT);
+    *index = (int)(f - stepq_formats);
+    return leave(SQ_OK);
+}
+
+// ---------------------------------------------------------------------------------------------
+// plans
+
+struct sq_plan {
+    stepq_plan p;
+};
+
+static int kind_ok(int kind) { return kind == SQ_GDN || kind == SQ_KDA; }
+
+sq_status sq_plan_open(const char* path, sq_plan** out) {
+    ENTER();
+    if (!path || !out) return fail(SQ_EINVAL, "sq_plan_open: path and out must not be NULL");
+    *out = NULL;
+    sq_plan* plan = callocCheck(1, sizeof *plan);
+    if (stepq_plan_read(&plan->p, path) != STEPQ_OK) {
+        stepq_plan_free(&plan->p);
+        free(plan);
+        return leave(SQ_EFILE);
+    }
+    *out = plan;
+    return leave(SQ_OK);
+}
+
+void sq_plan_close(sq_plan* plan) {
+    if (!plan) return;
+    stepq_plan_free(&plan->p);
+    free(plan);
+}
+
+sq_status sq_plan_get_info(const sq_plan* plan, sq_plan_info* out) {
+    ENTER();
+    if (!plan || !out) return fail(SQ_EINVAL, "sq_plan_get_info: plan and out must not be NULL");
+    const stepq_plan* p = &plan->p;
+    *out = (sq_plan_info){.kind = (sq_kind)p->kind, .K = p->K, .V = p->V, .n_heads = p->H,
+                          .file = p->file, .calibration_key = p->calibration_key};
+    return leave(SQ_OK);
+}
+
+sq_status sq_plan_head(const sq_plan* plan, int i, int* layer, int* head) {
+    ENTER();
+    if (!plan || !layer || !head) return fail(SQ_EINVAL, "sq_plan_head: plan, layer and head must not be NULL");
+    if (i < 0 || i >= plan->p.H)
+        return fail(SQ_EINVAL, "sq_plan_head: %s has heads [0, %d), not %d", plan->p.file, plan->p.H, i);
+    *layer = plan->p.layer[i];
+    *head = plan->p.head[i];
+    return leave(SQ_OK);
+}
+
+sq_status sq_plan_find(const sq_plan* plan, int layer, int head, int* index) {
+    ENTER();
+    if (!plan || !index) return fail(SQ_EINVAL, "sq_plan_find: plan and index must not be NULL");
+    *index = stepq_plan_find(&plan->p, layer, head);
+    if (*index < 0)
+        return fail(SQ_EPLAN, "%s has no head %d of layer %d (it was calibrated on %d heads)", plan->p.file, head,
+                    layer, plan->p.H);
+    return leave(SQ_OK);
+}
+
+// STEPQ_OK if plan p was made for heads of kind and K x V, else the message (who: the caller)
+static int plan_fits(const stepq_plan* p, int kind, int K, int V, const char* who) {
+    if (p->kind == kind && p->K == K && p->V == V) return STEPQ_OK;
+    stepq_error("%s: %s was made for %s heads of %d x %d, not %s heads of %d x %d", who, p->file,
+                stepq_kind_name(p->kind), p->K, p->V, stepq_kind_name(kind), K, V);
+    return STEPQ_ERR;
+}
+
+sq_status sq_plan_check(const sq_plan* plan, sq_kind kind, int K, int V, int n, const int* layers,
+                        const int* heads) {
+    ENTER();
+    if (!plan || n < 0 || (n > 0 && (!layers || !heads)))
+        return fail(SQ_EINVAL, "sq_plan_check: plan, and layers and heads of n >= 0 entries, must be given");
+    if (plan_fits(&plan->p, kind, K, V, "sq_plan_check") != STEPQ_OK) return leave(SQ_EPLAN);
+    for (int i = 0; i < n; i++)
+        if (stepq_plan_find(&plan->p, layers[i], heads[i]) < 0)
+            return fail(SQ_EPLAN, "sq_plan_check: %s has no head %d of layer %d (it was calibrated on %d heads)",
+                        plan->p.file, heads[i], layers[i], plan->p.H);
+    return leave(SQ_OK);
+}
+
+// ---------------------------------------------------------------------------------------------
+// one head's codec
+
+struct sq_codec {
+    const stepq_format* fmt;
+    stepq_head_plan hp;
+    uint8_t rows[STEPQ_MAX_DIM];
+    float* work;
+    size_t bytes;
+    int K, V;
+};
+
+// STEPQ_OK if a format (needs_plan) may run on heads of kind and K x V with plan p's head ph,
+// else the message and *rc
+static int codec_args(sq_status* rc, const stepq_format* f, const stepq_plan* p, int ph, int kind, int K, int V,
+                      const char* who) {
+    *rc = SQ_EINVAL;
+    if (!kind_ok(kind)) {
+        stepq_error("%s: kind %d is neither SQ_GDN (0) nor SQ_KDA (1)", who, kind);
+        return STEPQ_ERR;
+    }
+    if (stepq_format_fits(f, K, V) != STEPQ_OK) return STEPQ_ERR;
+    *rc = SQ_EPLAN;
+    if (stepq_format_needs_plan(f) && !p) {
+        stepq_error("%s: format %s needs a calibration plan (stepq calibrate makes one)", who, f->name);
+        return STEPQ_ERR;
+    }
+    if (!p) return STEPQ_OK;
+    if (plan_fits(p, kind, K, V, who) != STEPQ_OK) return STEPQ_ERR;
+    if (ph < 0 || ph >= p->H) {
+        stepq_error("%s: %s has heads [0, %d), not %d", who, p->file, p->H, ph);
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
+sq_status sq_codec_open(const char* format, const sq_plan* plan, int plan_head, sq_kind kind, int K, int V,
+                        sq_codec** out) {
+    ENTER();
+    if (!out) return fail(SQ_EINVAL, "sq_codec_open: out is NULL");
+    *out = NULL;
+    const stepq_format* f = find_format(format, "sq_codec_open");
+    if (!f) return leave(SQ_ENOFORMAT);
+    const stepq_plan* p = plan ? &plan->p : NULL;
+    sq_status rc;
+    if (codec_args(&rc, f, p, plan_head, kind, K, V, "sq_codec_open") != STEPQ_OK) return leave(rc);
+    sq_codec* c = callocCheck(1, sizeof *c);
+    *c = (sq_codec){.fmt = f, .K = K, .V = V};
+    // a plan only where the format reads one: the others encode with w = 1 at their own width
+    stepq_assert(stepq_head_plan_for(&c->hp, c->rows, f, stepq_format_needs_plan(f) ? p : NULL, plan_head, kind,
+                                     K) == STEPQ_OK);
+    c->work = mallocCheck(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
+    c->bytes = f->family->packed_bytes(f, &c->hp, K, V);
+    *out = c;
+    return leave(SQ_OK);
+}
+
+void sq_codec_close(sq_codec* c) {
+    if (!c) return;
+    free(c->work);
+    free(c);
+}
+
+size_t sq_codec_bytes(const sq_codec* c) { return c ? c->bytes : 0; }
+
+double sq_codec_bits(const sq_codec* c) { return c ? (double)c->bytes * 8.0 / ((double)c->K * c->V) : 0; }
+
+sq_status sq_codec_encode(sq_codec* c, const float* X, uint8_t* packed, size_t n) {
+    ENTER();
+    if (!c || !X || !packed) return fail(SQ_EINVAL, "sq_codec_encode: codec, X and packed must not be NULL");
+    if (n != c->bytes)
+        return fail(SQ_EINVAL, "sq_codec_encode: format %s packs a %d x %d head into %zu bytes, not %zu",
+                    c->fmt->name, c->K, c->V, c->bytes, n);
+    if (stepq_encode(packed, X, c->fmt, &c->hp, c->work, c->K, c->V) != STEPQ_OK)
+        return fail(SQ_ENONFINITE, "sq_codec_encode: the state holds a NaN or Inf; format %s cannot store it",
+                    c->fmt->name);
+    return leave(SQ_OK);
+}
+
+sq_status sq_codec_decode(sq_codec* c, const uint8_t* packed, size_t n, float* X_hat) {
+    ENTER();
+    if (!c || !X_hat || !packed) return fail(SQ_EINVAL, "sq_codec_decode: codec, packed and X_hat must not be NULL");
+    if (n != c->bytes)
+        return fail(SQ_EINVAL, "sq_codec_decode: format %s packs a %d x %d head into %zu bytes, not %zu",
+                    c->fmt->name, c->K, c->V, c->bytes, n);
+    stepq_decode(X_hat, packed, c->fmt, &c->hp, c->K, c->V);
+    return leave(SQ_OK);
+}
+
+// ---------------------------------------------------------------------------------------------
+// sessions
+
+struct sq_session {
+    stepq_session* s;
+    stepq_slot* slots;     // (F)
+    int* plan_index;       // (H)
+    stepq_step_in* in;     // (H)
+    int H, F, K, V, G, keep_states;
+};
+
+sq_status sq_session_open(const sq_session_config* cfg, sq_session** out) {
+    ENTER();
+    if (!cfg || !out) return fail(SQ_EINVAL, "sq_session_open: cfg and out must not be NULL");
+    *out = NULL;
+    if (!kind_ok(cfg->kind))
+        return fail(SQ_EINVAL, "sq_session_open: kind %d is neither SQ_GDN (0) nor SQ_KDA (1)", cfg->kind);
+    if (cfg->n_formats < 0 || (cfg->n_formats > 0 && !cfg->formats))
+        return fail(SQ_EINVAL, "sq_session_open: %d formats; formats must list n_formats >= 0 names",
+                    cfg->n_formats);
+    if (!(cfg->scale >= 0) || !isfinite(cfg->scale))
+        return fail(SQ_EINVAL, "sq_session_open: the read-out scale is %g; it must be finite and >= 0 (0: 1/sqrt(K))",
+                    cfg->scale);
+    if (cfg->n_heads < 1 || cfg->K < 1 || cfg->V < 1 || cfg->K > STEPQ_MAX_DIM || cfg->V > STEPQ_MAX_DIM)
+        return fail(SQ_EINVAL, "sq_session_open: %d heads of %d x %d: at least one head, of at most %d x %d",
+                    cfg->n_heads, cfg->K, cfg->V, STEPQ_MAX_DIM, STEPQ_MAX_DIM);
+    if (stepq_kernels_init() != STEPQ_OK) return leave(SQ_EINVAL);  // STEPQ_KERNELS names none this CPU runs
+    const int H = cfg->n_heads, F = cfg->n_formats;
+    const stepq_plan* p = cfg->plan ? &cfg->plan->p : NULL;
+    if (p && plan_fits(p, cfg->kind, cfg->K, cfg->V, "sq_session_open") != STEPQ_OK) return leave(SQ_EPLAN);
+    // every name and head checked before anything is allocated
+    for (int f = 0; f < F; f++) {
+        const stepq_format* fm = find_format(cfg->formats[f], "sq_session_open");
+        if (!fm) return leave(SQ_ENOFORMAT);
+        sq_status rc;
+        if (codec_args(&rc, fm, p, 0, cfg->kind, cfg->K, cfg->V, "sq_session_open") != STEPQ_OK) return leave(rc);
+    }
+    for (int h = 0; p && h < H; h++) {
+        const int ph = cfg->plan_heads ? cfg->plan_heads[h] : h;
+        if (ph < 0 || ph >= p->H)
+            return fail(SQ_EPLAN, "sq_session_open: head %d is the plan's head %d; %s has heads [0, %d)", h, ph,
+                        p->file, p->H);
+    }
+    sq_session* s = callocCheck(1, sizeof *s);
+    *s = (sq_session){.H = H, .F = F, .K = cfg->K, .V = cfg->V, .G = stepq_kind_gates(cfg->kind, cfg->K),
+                      .keep_states = cfg->keep_states != 0};
+    s->slots = callocCheck(F ? (size_t)F : 1, sizeof *s->slots);
+    for (int f = 0; f < F; f++)
+        s->slots[f] = (stepq_slot){.fmt = stepq_format_find(cfg->formats[f]), .proto = STEPQ_PROTO_NORMAL};
+    s->plan_index = callocCheck((size_t)H, sizeof *s->plan_index);
+    for (int h = 0; h < H; h++) s->plan_index[h] = cfg->plan_heads ? cfg->plan_heads[h] : h;
+    s->in = callocCheck((size_t)H, sizeof *s->in);
+    const double scale = cfg->scale > 0 ? cfg->scale : 1.0 / sqrt((double)cfg->K);
+    stepq_session_cfg sc = {
+        .shape = {.kind = cfg->kind, .K = cfg->K, .V = cfg->V, .n_gates = s->G, .scale = scale},
+        .n_heads = H, .slots = s->slots, .n_slots = F, .plan = p, .plan_index = p ? s->plan_index : NULL,
+        .prefill = cfg->prefill,
+        .needs = STEPQ_NEED_MEASURE | (s->keep_states ? STEPQ_NEED_STATES : 0u), .S0 = cfg->S0};
+    s->s = stepq_session_open(&sc);
+    if (!s->s) {
+        free(s->slots); free(s->plan_index); free(s->in); free(s);
+        return leave(cfg->prefill < 0 ? SQ_EINVAL : SQ_EPLAN);
+    }
+    *out = s;
+    return leave(SQ_OK);
+}
+
+void sq_session_close(sq_session* s) {
+    if (!s) return;
+    stepq_session_close(s->s);
+    free(s->slots);
+    free(s->plan_index);
+    free(s->in);
+    free(s);
+}
+
+sq_status sq_session_step(sq_session* s, const float* q, const float* k, const float* v, const float* g,
+                          const float* beta) {
+    ENTER();
+    if (!s || !q || !k || !v || !g || !beta)
+        return fail(SQ_EINVAL, "sq_session_step: session, q, k, v, g and beta must not be NULL");
+    const size_t K = (size_t)s->K, V = (size_t)s->V, G = (size_t)s->G;
+    for (int h = 0; h < s->H; h++)
+        s->in[h] = (stepq_step_in){.q = q + h * K, .k = k + h * K, .v = v + h * V, .g = g + h * G, .beta = beta[h]};
+    return leave(stepq_session_step(s->s, s->in) == STEPQ_OK ? SQ_OK : SQ_ENONFINITE);
+}
+
+long sq_session_steps(const sq_session* s) { return s ? stepq_session_steps(s->s) : 0; }
+
+// STEPQ_OK if f names the reference (-1, with ref_ok) or a format of s and a step was taken;
+// with slot: a decode step was (the slots' read-outs and errors exist only after one)
+static int session_ask(const sq_session* s, int f, int slot_needed, const char* who) {
+    if (!s) {
+        stepq_error("%s: session is NULL", who);
+        return STEPQ_ERR;
+    }
+    if (f < -1 || f >= s->F) {
+        stepq_error("%s: format %d is outside [-1, %d) (-1: the float32 reference)", who, f, s->F);
+        return STEPQ_ERR;
+    }
+    if (stepq_session_steps(s->s) < 1 || (slot_needed && f >= 0 && !stepq_session_view(s->s, 0)->decoding)) {
+        stepq_error("%s: no %s has been taken yet", who, f >= 0 ? "decode step" : "step");
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
+sq_status sq_session_readout(const sq_session* s, int f, float* y) {
+    ENTER();
+    if (!y) return fail(SQ_EINVAL, "sq_session_readout: y is NULL");
+    if (session_ask(s, f, 1, "sq_session_readout") != STEPQ_OK) return leave(SQ_EINVAL);
+    for (int h = 0; h < s->H; h++) {
+        const stepq_view* v = stepq_session_view(s->s, h);
+        memcpy(y + (size_t)h * s->V, f < 0 ? v->y : v->f[f].y_hat, sizeof(float) * s->V);
+    }
+    return leave(SQ_OK);
+}
+
+sq_status sq_session_state(const sq_session* s, int f, float* S) {
+    ENTER();
+    if (!S) return fail(SQ_EINVAL, "sq_session_state: S is NULL");
+    if (session_ask(s, f, 1, "sq_session_state") != STEPQ_OK) return leave(SQ_EINVAL);
+    if (f >= 0 && !s->keep_states)
+        return fail(SQ_EINVAL, "sq_session_state: the session keeps no quantized states (open it with keep_states = 1)");
+    const size_t KV = (size_t)s->K * s->V;
+    for (int h = 0; h < s->H; h++) {
+        const stepq_view* v = stepq_session_view(s->s, h);
+        memcpy(S + h * KV, f < 0 ? v->S : v->f[f].qs->X, sizeof(float) * KV);
+    }
+    return leave(SQ_OK);
+}
+
+sq_status sq_session_errors(const sq_session* s, int f, double* err2, double* hat2, double* ref2) {
+    ENTER();
+    if (s && f < 0) return fail(SQ_EINVAL, "sq_session_errors: format %d: errors are a format's (f >= 0)", f);
+    if (session_ask(s, f, 1, "sq_session_errors") != STEPQ_OK) return leave(SQ_EINVAL);
+    for (int h = 0; h < s->H; h++) {
+        const stepq_view* v = stepq_session_view(s->s, h);
+        if (err2) err2[h] = v->f[f].m.err2;
+        if (hat2) hat2[h] = v->f[f].m.hat2;
+        if (ref2) ref2[h] = stepq_sq_norm(v->S, s->K, s->V);
+    }
+    return leave(SQ_OK);
+}
+
+size_t sq_session_bytes(const sq_session* s, int f, int h) {
+    if (!s || f < 0 || f >= s->F || h < 0 || h >= s->H || !stepq_session_view(s->s, h)->f) return 0;
+    const stepq_view* v = stepq_session_view(s->s, h);
+    return v->f ? v->f[f].qs->bytes : 0;
+}
+
+sq_status sq_session_packed(const sq_session* s, int f, int h, uint8_t* packed, size_t n) {
+    ENTER();
+    if (!packed) return fail(SQ_EINVAL, "sq_session_packed: packed is NULL");
+    if (s && (f < 0 || h < 0 || h >= s->H))
+        return fail(SQ_EINVAL, "sq_session_packed: format %d, head %d: a format (f >= 0) of a head in [0, %d)", f,
+                    h, s->H);
+    if (session_ask(s, f, 1, "sq_session_packed") != STEPQ_OK) return leave(SQ_EINVAL);
+    const stepq_qstate* qs = stepq_session_view(s->s, h)->f[f].qs;
+    if (n != qs->bytes)
+        return fail(SQ_EINVAL, "sq_session_packed: format %s stores %zu bytes a head, not %zu", qs->fmt->name,
+                    qs->bytes, n);
+    memcpy(packed, qs->packed, n);
+    return leave(SQ_OK);
+}
+
+// ---------------------------------------------------------------------------------------------
+// statistics
+
+sq_status sq_mean_ci95(const double* x, int n, double* mean, double* half) {
+    ENTER();
+    if (!x || !mean || !half || n < 1) return fail(SQ_EINVAL, "sq_mean_ci95: x of n >= 1 values, mean and half");
+    stepq_mean_ci95(mean, half, x, n);
+    return leave(SQ_OK);
+}

@@ -1,0 +1,114 @@
+"""stepq.Session, the decode-step protocol stepped from Python, against two references: the
+delta rule in float64 written here (method 1), and `stepq replay` on a trace file, whose
+read-outs the session must reproduce bit for bit (one engine, fed the same inputs)."""
+import h5py
+import numpy as np
+import pytest
+
+import stepq
+from conftest import run
+
+
+def delta_rule(S, q, k, v, g, beta, scale):
+    """one step of every head in float64: S [H,K,V], g [H,G] log decays per key row (G = 1 or K)"""
+    S = S * np.exp(g)[:, :, None]  # [H,1,1] or [H,K,1]
+    u = beta[:, None] * (v - np.einsum("hkv,hk->hv", S, k))
+    S = S + k[:, :, None] * u[:, None, :]
+    return S, scale * np.einsum("hkv,hk->hv", S, q)
+
+
+def inputs(rng, H, K, V, G):
+    q = rng.standard_normal((H, K))
+    k = rng.standard_normal((H, K))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    k /= np.linalg.norm(k, axis=1, keepdims=True)
+    return (q.astype(np.float32), k.astype(np.float32), rng.standard_normal((H, V)).astype(np.float32),
+            (-0.3 * rng.uniform(size=(H, G))).astype(np.float32), rng.uniform(0.2, 0.8, H).astype(np.float32))
+
+
+@pytest.mark.parametrize("kind,G", [("gdn", 1), ("kda", 32)])
+def test_reference_is_the_delta_rule(kind, G):
+    H, K, V = 3, 32, 16
+    rng = np.random.default_rng(1)
+    S0 = (0.1 * rng.standard_normal((H, K, V))).astype(np.float32)
+    s = stepq.Session(kind, K, V, H, ["fp32", "int8"], prefill=4, S0=S0, keep_states=True)
+    R = S0.astype(np.float64)
+    for t in range(30):
+        q, k, v, g, beta = inputs(rng, H, K, V, G)
+        R, y = delta_rule(R, *(x.astype(np.float64) for x in (q, k, v, g, beta)), 1 / np.sqrt(K))
+        s.step(q, k, v, g, beta)
+        # float32 against float64 over 30 steps: 1e-4 of the largest value is well above the
+        # rule's own rounding and far below any real disagreement
+        assert np.abs(s.readout() - y).max() <= 1e-4 * np.abs(y).max()
+        assert np.abs(s.state() - R).max() <= 1e-4 * np.abs(R).max()
+        if t >= 4:
+            assert np.array_equal(s.readout("fp32"), s.readout())
+            e, a, r = s.errors("int8")
+            Sh = s.state("int8").astype(np.float64)
+            Sr = s.state().astype(np.float64)
+            assert np.allclose(e, ((Sh - Sr) ** 2).sum(axis=(1, 2)), rtol=1e-5)
+            assert np.all(e > 0) and np.all(e < 0.01 * r)
+            # the stored bytes decode to the state the session reports
+            for h in range(H):
+                X = stepq.decode(s.packed("int8", h), "int8", K, V, kind=kind)
+                assert np.array_equal(X, s.state("int8")[h])
+    assert s.steps == 30
+    s.close()
+
+
+def test_session_reproduces_replay(stepq_bin, scratch):
+    trace, out = scratch / "trace.h5", scratch / "replay.h5"
+    run(stepq_bin, "trace", "--out", trace, "--steps", 48, "--preset", "gdn-qwen-like", "--heads", "0-2", "--seed", 3)
+    run(stepq_bin, "replay", "--trace", trace, "--format", "int6", "--out", out, "--prefill", 16)
+    with h5py.File(trace, "r") as f:
+        q, k, v, g, beta = (f[n][...] for n in ("q", "k", "v", "g", "beta"))
+        scale = f.attrs.get("scale")
+    with h5py.File(out, "r") as f:
+        y, y_ref, S_final = f["y"][...], f["y_ref"][...], f["S_final"][...]
+    T, H, K = q.shape
+    V = v.shape[2]
+    s = stepq.Session("gdn", K, V, H, ["int6"], prefill=16, keep_states=True,
+                      scale=None if scale is None else float(scale))
+    for t in range(T):
+        s.step(q[t], k[t], v[t], g[t], beta[t])
+        assert np.array_equal(s.readout().view(np.uint32), y_ref[t].view(np.uint32)), "reference, step %d" % t
+        if t >= 16:
+            assert np.array_equal(s.readout("int6").view(np.uint32), y[t].view(np.uint32)), "int6, step %d" % t
+    assert np.array_equal(s.state("int6"), S_final)
+
+
+def test_planned_session(gdn_plan):
+    with stepq.Plan(gdn_plan) as p:
+        rng = np.random.default_rng(2)
+        s = stepq.Session("gdn", p.K, p.V, 2, ["stepquant4", "int4"], plan=p, plan_heads=[2, 0])
+        for t in range(6):
+            s.step(*inputs(rng, 2, p.K, p.V, 1))
+        e4, _, r = s.errors("stepquant4")
+        assert np.all(e4 > 0) and np.all(e4 < r)
+        # head 0 of the session encodes with the plan's head 2: its bytes are that head's size
+        assert len(s.packed("stepquant4", 0)) == stepq.Codec("stepquant4", p.K, p.V, plan=p, head=2).bytes
+
+
+def test_refusals(gdn_plan):
+    with pytest.raises(stepq.StepqError, match="needs a calibration plan"):
+        stepq.Session("gdn", 128, 128, 2, ["stepquant4"])
+    with pytest.raises(stepq.StepqError, match="no format is called 'int3'"):
+        stepq.Session("gdn", 16, 16, 2, ["int3"])
+    with stepq.Plan(gdn_plan) as p:
+        with pytest.raises(stepq.StepqError, match="head 1 is the plan's head 5"):
+            stepq.Session("gdn", p.K, p.V, 2, ["stepquant4"], plan=p, plan_heads=[0, 5])
+        with pytest.raises(stepq.StepqError, match="made for gdn heads of 128 x 128, not kda"):
+            stepq.Session("kda", p.K, p.V, 2, ["int4"], plan=p)
+    s = stepq.Session("gdn", 16, 16, 2, ["int8"])
+    rng = np.random.default_rng(3)
+    q, k, v, g, beta = inputs(rng, 2, 16, 16, 1)
+    with pytest.raises(stepq.StepqError, match="no step has been taken"):
+        s.readout()
+    with pytest.raises(ValueError, match="q has shape \\(3, 16\\), expected \\(2, 16\\)"):
+        s.step(np.zeros((3, 16)), k, v, g, beta)
+    with pytest.raises(ValueError, match="g has 16 gates per head; gdn heads of 16 key rows take 1"):
+        s.step(q, k, v, np.zeros((2, 16)), beta)
+    v[1, 3] = np.inf
+    with pytest.raises(stepq.StepqError, match="head 1, step 0") as e:
+        s.step(q, k, v, g, beta)
+    assert e.value.status == "SQ_ENONFINITE"

@@ -1,0 +1,274 @@
+// test_libstepq: libstepq through its public header alone (include/stepq.h), as a program that
+// links the shared library sees it. Independent answers:
+// - the session's float32 reference against the delta rule written out here in float64
+//   (method 1), for GDN and KDA heads;
+// - the fp32 format stores the state itself: its read-out and state equal the reference's, bit
+//   for bit, and its packed bytes are the state's own;
+// - within one format the API agrees with itself: a session's packed bytes decode (sq_codec) to
+//   the state it reports, and its squared error is the one summed here from the two states;
+// - every format's codec round trip of a random state is within the error its bits allow
+//   (max |X - X_hat| below the row's absmax, a bound no working codec misses), bytes >= bits;
+// - refusals: each named status with a message naming what is wrong, and nothing printed.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../include/stepq.h"
+
+static int failures = 0, checks = 0;
+#define CHECK(cond, ...)                                                    \
+    do {                                                                    \
+        checks++;                                                           \
+        if (!(cond)) {                                                      \
+            failures++;                                                     \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                   \
+            fputc('\n', stderr);                                            \
+        }                                                                   \
+    } while (0)
+
+static unsigned long long rng = 88172645463325252ull;
+static double unif(void) {  // xorshift64*, in (0, 1)
+    rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
+    return ((rng * 2685821657736338717ull >> 11) + 0.5) / 9007199254740992.0;
+}
+static double gauss(void) { return sqrt(-2 * log(unif())) * cos(6.283185307179586 * unif()); }
+
+static void unit(float* x, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+        x[i] = (float)gauss();
+        s += (double)x[i] * x[i];
+    }
+    for (int i = 0; i < n; i++) x[i] = (float)(x[i] / sqrt(s));
+}
+
+// the delta rule in float64 (method 1): S <- diag(a) S; u = beta (v - S^T k); S <- S + k u^T;
+// y = scale S^T q, with a = exp(g) per key row (one g for every row of a GDN head)
+static void delta_step(double* S, double* y, const float* q, const float* k, const float* v, const float* g,
+                       float beta, int G, int K, int V, double scale) {
+    for (int i = 0; i < K; i++) {
+        double a = exp(g[G == 1 ? 0 : i]);
+        for (int j = 0; j < V; j++) S[i * V + j] *= a;
+    }
+    for (int j = 0; j < V; j++) {
+        double p = 0;
+        for (int i = 0; i < K; i++) p += S[i * V + j] * k[i];
+        double u = beta * (v[j] - p);
+        for (int i = 0; i < K; i++) S[i * V + j] += k[i] * u;
+    }
+    for (int j = 0; j < V; j++) {
+        double s = 0;
+        for (int i = 0; i < K; i++) s += S[i * V + j] * q[i];
+        y[j] = scale * s;
+    }
+}
+
+static double max_rel(const float* a, const double* b, size_t n) {
+    double d = 0, m = 0;
+    for (size_t i = 0; i < n; i++) d = fmax(d, fabs(a[i] - b[i])), m = fmax(m, fabs(b[i]));
+    return m > 0 ? d / m : d;
+}
+
+// a session of H heads, fp32 and fmt, T steps after `prefill`, against the float64 rule
+static void check_session(sq_kind kind, const char* fmt, int H, int K, int V, long prefill, int T) {
+    const int G = kind == SQ_KDA ? K : 1;
+    const char* formats[] = {"fp32", fmt};
+    sq_session_config cfg = {.kind = kind, .K = K, .V = V, .n_heads = H, .formats = formats, .n_formats = 2,
+                             .prefill = prefill, .keep_states = 1};
+    sq_session* s = NULL;
+    int rc = sq_session_open(&cfg, &s);
+    CHECK(rc == SQ_OK, "open: %s", sq_last_error());
+    if (rc) return;
+    const size_t KV = (size_t)K * V;
+    float *q = malloc(sizeof(float) * H * K), *k = malloc(sizeof(float) * H * K), *v = malloc(sizeof(float) * H * V);
+    float *g = malloc(sizeof(float) * H * G), *beta = malloc(sizeof(float) * H);
+    float *y = malloc(sizeof(float) * H * V), *y0 = malloc(sizeof(float) * H * V);
+    float *S = malloc(sizeof(float) * H * KV), *S1 = malloc(sizeof(float) * H * KV), *Sd = malloc(sizeof(float) * KV);
+    double *R = calloc((size_t)H * KV, sizeof(double)), *yr = malloc(sizeof(double) * H * V);
+    double err2[8], hat2[8], ref2[8];
+    double worst_y = 0, worst_S = 0;
+    for (long t = 0; t < prefill + T; t++) {
+        for (int h = 0; h < H; h++) {
+            unit(q + h * K, K);
+            unit(k + h * K, K);
+            for (int j = 0; j < V; j++) v[h * V + j] = (float)gauss();
+            for (int i = 0; i < G; i++) g[h * G + i] = (float)(-0.3 * unif());
+            beta[h] = (float)(0.2 + 0.6 * unif());
+            delta_step(R + h * KV, yr + h * V, q + h * K, k + h * K, v + h * V, g + h * G, beta[h], G, K, V,
+                       1.0 / sqrt(K));
+        }
+        rc = sq_session_step(s, q, k, v, g, beta);
+        CHECK(rc == SQ_OK, "step %ld: %s", t, sq_last_error());
+        if (rc) break;
+        CHECK(sq_session_readout(s, -1, y) == SQ_OK, "readout: %s", sq_last_error());
+        CHECK(sq_session_state(s, -1, S) == SQ_OK, "state: %s", sq_last_error());
+        worst_y = fmax(worst_y, max_rel(y, yr, (size_t)H * V));
+        worst_S = fmax(worst_S, max_rel(S, R, (size_t)H * KV));
+        if (t < prefill) {
+            CHECK(sq_session_readout(s, 0, y0) == SQ_EINVAL, "a format's read-out in the prefill");
+            continue;
+        }
+        // fp32 is the reference itself
+        CHECK(sq_session_readout(s, 0, y0) == SQ_OK && !memcmp(y0, y, sizeof(float) * H * V),
+              "fp32's read-out is not the reference's at step %ld", t);
+        CHECK(sq_session_state(s, 0, S1) == SQ_OK && !memcmp(S1, S, sizeof(float) * H * KV),
+              "fp32's state is not the reference's at step %ld", t);
+        CHECK(sq_session_bytes(s, 0, 0) == 4 * KV, "fp32 stores %zu bytes", sq_session_bytes(s, 0, 0));
+        // fmt: its bytes decode to its state, and its error is the distance of the two states
+        CHECK(sq_session_state(s, 1, S1) == SQ_OK, "state of %s: %s", fmt, sq_last_error());
+        CHECK(sq_session_errors(s, 1, err2, hat2, ref2) == SQ_OK, "errors: %s", sq_last_error());
+        for (int h = 0; h < H; h++) {
+            size_t n = sq_session_bytes(s, 1, h);
+            unsigned char* P = malloc(n);
+            CHECK(sq_session_packed(s, 1, h, P, n) == SQ_OK, "packed: %s", sq_last_error());
+            sq_codec* c = NULL;
+            CHECK(sq_codec_open(fmt, NULL, 0, kind, K, V, &c) == SQ_OK, "codec: %s", sq_last_error());
+            CHECK(sq_codec_bytes(c) == n, "codec %zu bytes, session %zu", sq_codec_bytes(c), n);
+            CHECK(sq_codec_decode(c, P, n, Sd) == SQ_OK && !memcmp(Sd, S1 + h * KV, sizeof(float) * KV),
+                  "%s's stored bytes do not decode to its state (head %d, step %ld)", fmt, h, t);
+            sq_codec_close(c);
+            free(P);
+            double e = 0, a = 0, r = 0;
+            for (size_t i = 0; i < KV; i++) {
+                double d = (double)S1[h * KV + i] - S[h * KV + i];
+                e += d * d, a += (double)S1[h * KV + i] * S1[h * KV + i], r += (double)S[h * KV + i] * S[h * KV + i];
+            }
+            // the engine sums each row in float32 lanes (sim/sums.h): 1e-5 of the sum is several
+            // times float32's rounding over a row of V terms
+            CHECK(fabs(err2[h] - e) <= 1e-5 * e, "err2 %.9g, summed %.9g", err2[h], e);
+            CHECK(fabs(hat2[h] - a) <= 1e-5 * a, "hat2 %.9g, summed %.9g", hat2[h], a);
+            CHECK(fabs(ref2[h] - r) <= 1e-5 * r, "ref2 %.9g, summed %.9g", ref2[h], r);
+            // a quantized path that runs, not one that diverged: 4-bit absmax rows keep the
+            // relative squared error near 1/20 over these steps (5% measured at 128 x 128)
+            CHECK(e > 0 && e < 0.25 * r, "%s's state error %g of %g after step %ld", fmt, e, r, t);
+        }
+    }
+    // float32 against float64 over a few dozen steps: the rule's own rounding (1e-4 relative
+    // leaves two orders of margin above float32's accumulated error here)
+    CHECK(worst_y < 1e-4 && worst_S < 1e-4, "%s reference vs float64: read-out %g, state %g",
+          kind == SQ_KDA ? "kda" : "gdn", worst_y, worst_S);
+    CHECK(sq_session_steps(s) == prefill + T, "steps %ld", sq_session_steps(s));
+    // a NaN input ends the session with SQ_ENONFINITE naming the head
+    v[V] = NAN;
+    CHECK(sq_session_step(s, q, k, v, g, beta) == SQ_ENONFINITE && strstr(sq_last_error(), "head 1"),
+          "a NaN value: %s", sq_last_error());
+    CHECK(sq_session_step(s, q, k, v, g, beta) != SQ_OK, "a failed session stepped again");
+    sq_session_close(s);
+    free(q); free(k); free(v); free(g); free(beta); free(y); free(y0); free(S); free(S1); free(Sd); free(R); free(yr);
+}
+
+static void check_table(void) {
+    const int n = sq_format_count();
+    CHECK(n > 10, "%d formats", n);
+    const int K = 128, V = 128;
+    float* X = malloc(sizeof(float) * K * V);
+    float* Y = malloc(sizeof(float) * K * V);
+    for (int i = 0; i < K * V; i++) X[i] = (float)(gauss() * (1 + (i / V) % 7));
+    int tested = 0;
+    for (int i = 0; i < n; i++) {
+        sq_format_info f;
+        CHECK(sq_format_get(i, &f) == SQ_OK && f.name && f.family && f.nominal_bits > 0, "row %d", i);
+        int idx = -1;
+        CHECK(sq_format_find(f.name, &idx) == SQ_OK && idx == i, "find %s: %d", f.name, idx);
+        sq_codec* c = NULL;
+        int rc = sq_codec_open(f.name, NULL, 0, SQ_GDN, K, V, &c);
+        if (f.needs_plan) {
+            CHECK(rc == SQ_EPLAN && strstr(sq_last_error(), f.name), "%s without a plan: %d %s", f.name, rc,
+                  sq_last_error());
+            continue;
+        }
+        CHECK(rc == SQ_OK, "%s: %s", f.name, sq_last_error());
+        if (rc) continue;
+        tested++;
+        size_t nb = sq_codec_bytes(c);
+        unsigned char* P = calloc(nb, 1);
+        CHECK(sq_codec_bits(c) >= f.nominal_bits - 1e-9 || f.replay, "%s: %g bits < nominal %g", f.name,
+              sq_codec_bits(c), f.nominal_bits);
+        CHECK(sq_codec_encode(c, X, P, nb) == SQ_OK && sq_codec_decode(c, P, nb, Y) == SQ_OK, "%s: %s", f.name,
+              sq_last_error());
+        double worst = 0;
+        for (int r = 0; r < K; r++) {
+            double m = 0, d = 0;
+            for (int j = 0; j < V; j++) m = fmax(m, fabs(X[r * V + j])), d = fmax(d, fabs(X[r * V + j] - Y[r * V + j]));
+            worst = fmax(worst, d / m);
+        }
+        CHECK(worst < 1.0, "%s: a row's error reaches %g of its absmax", f.name, worst);
+        if (!strcmp(f.name, "fp32")) CHECK(worst == 0 && !memcmp(P, X, nb), "fp32 is not the state");
+        CHECK(sq_codec_encode(c, X, P, nb + 1) == SQ_EINVAL && strstr(sq_last_error(), "bytes"), "size %s",
+              sq_last_error());
+        free(P);
+        sq_codec_close(c);
+    }
+    CHECK(tested > 10, "%d formats round-tripped", tested);
+    free(X);
+    free(Y);
+}
+
+static void check_refusals(void) {
+    int idx;
+    CHECK(sq_format_find("int77", &idx) == SQ_ENOFORMAT && strstr(sq_last_error(), "int77") &&
+              strstr(sq_last_error(), "int8"),
+          "%s", sq_last_error());
+    sq_plan* p = NULL;
+    CHECK(sq_plan_open("/nonexistent/plan.h5", &p) == SQ_EFILE && !p && strstr(sq_last_error(), "/nonexistent/plan.h5"),
+          "%s", sq_last_error());
+    sq_codec* c = NULL;
+    CHECK(sq_codec_open("nvfp4", NULL, 0, SQ_GDN, 128, 100, &c) == SQ_EINVAL && !c && strstr(sq_last_error(), "nvfp4"),
+          "nvfp4 of V = 100: %s", sq_last_error());
+    CHECK(sq_codec_open("int8", NULL, 0, (sq_kind)7, 128, 128, &c) == SQ_EINVAL, "kind 7");
+    const char* bad[] = {"int8", "nope"};
+    sq_session_config cfg = {.kind = SQ_GDN, .K = 16, .V = 16, .n_heads = 2, .formats = bad, .n_formats = 2};
+    sq_session* s = NULL;
+    CHECK(sq_session_open(&cfg, &s) == SQ_ENOFORMAT && !s && strstr(sq_last_error(), "nope"), "%s", sq_last_error());
+    cfg.n_formats = 1;
+    cfg.prefill = -1;
+    CHECK(sq_session_open(&cfg, &s) == SQ_EINVAL && !s, "prefill -1: %s", sq_last_error());
+    cfg.prefill = 0;
+    CHECK(sq_session_open(&cfg, &s) == SQ_OK, "%s", sq_last_error());
+    float y[32];
+    CHECK(sq_session_readout(s, -1, y) == SQ_EINVAL && strstr(sq_last_error(), "no step"), "%s", sq_last_error());
+    CHECK(sq_session_readout(s, 3, y) == SQ_EINVAL && strstr(sq_last_error(), "format 3"), "%s", sq_last_error());
+    sq_session_close(s);
+    CHECK(!strcmp(sq_status_name(SQ_EPLAN), "SQ_EPLAN") && !strcmp(sq_status_name(99), "unknown"), "names");
+    // the 95% interval of {1, 2, 3, 4}: t(0.975, 3) = 3.182446 (tables) x sd 1.290994 / sqrt(4)
+    const double x[] = {1, 2, 3, 4};
+    double m, h;
+    CHECK(sq_mean_ci95(x, 4, &m, &h) == SQ_OK && m == 2.5 && fabs(h - 3.182446305 * 1.290994449 / 2) < 1e-6,
+          "mean %g, half %g", m, h);
+    CHECK(sq_mean_ci95(x, 0, &m, &h) == SQ_EINVAL, "n = 0");
+}
+
+int main(void) {
+    // the library prints nothing: this test's stderr goes to a file while it runs it
+    char path[] = "/tmp/test_libstepq.XXXXXX";
+    int fd = mkstemp(path);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    CHECK(sq_version() / 10000 == SQ_VERSION_MAJOR, "library %d, header %d", sq_version(), SQ_VERSION);
+    check_table();
+    check_refusals();
+    check_session(SQ_GDN, "int8", 3, 32, 16, 5, 20);
+    check_session(SQ_KDA, "int8", 2, 16, 32, 0, 20);
+    check_session(SQ_GDN, "int4", 2, 128, 128, 3, 6);
+    fflush(stderr);
+    off_t printed = lseek(fd, 0, SEEK_END);
+    dup2(saved, 2);
+    if (printed > 0 && failures == 0) {
+        char buf[512] = {0};
+        pread(fd, buf, sizeof buf - 1, 0);
+        fprintf(stderr, "FAIL: libstepq printed on stderr: %s\n", buf);
+        failures++;
+    } else if (failures) {  // the failures were written to the file: show them
+        char buf[8192] = {0};
+        pread(fd, buf, sizeof buf - 1, 0);
+        fputs(buf, stderr);
+    }
+    close(fd);
+    unlink(path);
+    printf("test_libstepq: %d checks, %d failed (%s)\n", checks, failures, sq_build_info());
+    return failures ? 1 : 0;
+}
