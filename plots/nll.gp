@@ -9,18 +9,20 @@ if (!exists("datafile")) datafile = 'results/nll/gdn.tsv'
 if (!exists("outfile")) outfile = 'results/nll/gdn.png'
 if (!exists("formats")) formats = 'int8 int6 int4'
 if (!exists("source")) source = ''
+# what one step of the model reads: a byte (stepq's byte models) or a token (stepq.hf eval)
+if (!exists("unit")) unit = 'byte'
 nf = words(formats)
 cols = (nf < 4 ? nf : 4)
 rows = (nf + cols - 1) / cols
 set terminal pngcairo size (420*cols),(330*rows+90) font ",10"
 array okabe[8] = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#999999"]
 set output outfile
-set multiplot layout rows,cols title sprintf("Extra NLL over the native float32 model (nats per byte) against decode position: mean and 95%% CI over documents\n%s", source) noenhanced
+set multiplot layout rows,cols title sprintf("Extra NLL over the native float32 model (nats per %s) against decode position: mean and 95%% CI over documents\n%s", unit, source) noenhanced
 set grid
 set key off
 set xlabel "decode step"
 set autoscale xfix
-set ylabel "extra NLL (nats/byte)"
+set ylabel sprintf("extra NLL (nats/%s)", unit)
 do for [f=1:nf] {
   set title word(formats, f) noenhanced
   c = okabe[(f-1)%8+1]

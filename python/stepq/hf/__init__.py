@@ -1,0 +1,204 @@
+"""stepq.hf: the delta-rule layers of a user's Hugging Face model, seen by stepq (method 7.5).
+
+Each supported model class has an entry in ADAPTERS: the module class of its delta-rule layer,
+the module-level kernel functions its forward calls (transformers 5.24 calls them by their
+global names in the modeling file), its kind, and the l2norm it normalises q and k with. An
+adapter (Capture, or the in-model evaluation of eval.py) hooks a model by
+  - a forward pre-hook and hook on each of the model's own delta-rule modules (per instance),
+    which mark "this layer of this adapter is running" in a context variable, and
+  - the modeling module's kernel names pointed at a wrapper that, inside such a mark, hands the
+    call to the adapter, and otherwise calls the original unchanged,
+and undoes both on close (the names are restored only where they still hold its wrapper), so
+nothing outlives the adapter and other models of the same class run as before meanwhile.
+
+Nothing quantizes here: q, k, v, g, beta are read off the kernel's arguments exactly as the
+installed source prepares them (its own l2norm, eps 1e-6; q scaled by d_k^-1/2 at the read-out),
+and every quantized byte comes from libstepq.
+"""
+import contextvars
+import importlib
+import inspect
+from dataclasses import dataclass
+
+SUPPORTED_TRANSFORMERS = ("5.24.0",)
+
+
+@dataclass(frozen=True)
+class Spec:
+    model_type: str  # config.model_type
+    modeling: str  # transformers.models.<...> module of the modeling file
+    layer_class: str  # the delta-rule module's class
+    kernels: tuple  # (chunked, recurrent) kernel names in that module
+    kind: str  # "gdn" or "kda"
+
+
+ADAPTERS = {
+    s.model_type: s
+    for s in (
+        Spec("qwen3_next", "transformers.models.qwen3_next.modeling_qwen3_next", "Qwen3NextGatedDeltaNet",
+             ("torch_chunk_gated_delta_rule", "torch_recurrent_gated_delta_rule"), "gdn"),
+        Spec("qwen3_5_text", "transformers.models.qwen3_5.modeling_qwen3_5", "Qwen3_5GatedDeltaNet",
+             ("torch_chunk_gated_delta_rule", "torch_recurrent_gated_delta_rule"), "gdn"),
+        Spec("qwen3_5", "transformers.models.qwen3_5.modeling_qwen3_5", "Qwen3_5GatedDeltaNet",
+             ("torch_chunk_gated_delta_rule", "torch_recurrent_gated_delta_rule"), "gdn"),
+        Spec("kimi_linear", "transformers.models.kimi_linear.modeling_kimi_linear", "KimiLinearDeltaAttention",
+             ("chunk_kimi_delta_attention", "recurrent_kimi_delta_attention"), "kda"),
+    )
+}
+
+
+class AdapterError(ValueError):
+    """a model, version or request the adapters cannot honour; the message names what"""
+
+
+def check_transformers():
+    import transformers
+    if transformers.__version__ not in SUPPORTED_TRANSFORMERS:
+        raise AdapterError("stepq.hf supports transformers %s; this is %s, whose delta-rule modules it has not "
+                           "been checked against (pip install transformers==%s)" %
+                           (", ".join(SUPPORTED_TRANSFORMERS), transformers.__version__, SUPPORTED_TRANSFORMERS[-1]))
+    return transformers.__version__
+
+
+def spec_of(model):
+    cfg = getattr(model, "config", None)
+    mt = getattr(cfg, "model_type", None)
+    text_mt = getattr(getattr(cfg, "text_config", None), "model_type", None)
+    for t in (mt, text_mt):
+        if t in ADAPTERS:
+            return ADAPTERS[t]
+    raise AdapterError("model_type %r has no stepq adapter (supported: %s)" % (mt, ", ".join(sorted(ADAPTERS))))
+
+
+@dataclass
+class Layer:
+    index: int  # the model's layer index (module.layer_idx)
+    module: object
+    H: int  # q/k heads
+    HV: int  # value heads
+    K: int
+    V: int
+
+
+def delta_layers(model, spec, layers=None):
+    """the model's delta-rule layers of spec, in order; layers: the indices to keep (None: all).
+    AdapterError when the model has none, or a requested index is not one."""
+    mod = importlib.import_module(spec.modeling)
+    cls = getattr(mod, spec.layer_class)
+    found = []
+    for m in model.modules():
+        if isinstance(m, cls):
+            H = getattr(m, "num_k_heads", None) or getattr(m, "num_heads")
+            HV = getattr(m, "num_v_heads", None) or getattr(m, "num_heads")
+            K = getattr(m, "head_k_dim", None) or getattr(m, "head_dim")
+            V = getattr(m, "head_v_dim", None) or getattr(m, "head_dim")
+            found.append(Layer(int(m.layer_idx), m, int(H), int(HV), int(K), int(V)))
+    if not found:
+        raise AdapterError("the model (model_type %r) has no %s layer: nothing for stepq to see" %
+                           (model.config.model_type, spec.layer_class))
+    if layers is not None:
+        have = {l.index for l in found}
+        missing = [i for i in layers if i not in have]
+        if missing:
+            raise AdapterError("layer(s) %s are not delta-rule layers of this model; its %s layers are %s" %
+                               (missing, spec.layer_class, sorted(have)))
+        found = [l for l in found if l.index in set(layers)]
+    return found
+
+
+_current = contextvars.ContextVar("stepq_hf_current", default=None)
+
+
+class Hooks:
+    """The hooks of one adapter on one model (see the module's docstring). on_kernel(layer,
+    which, args, original) is called for every kernel call inside one of the hooked layers:
+    which is 0 (chunked) or 1 (recurrent), args the call's arguments bound to the original's
+    signature (a dict); it returns what the kernel returns."""
+
+    def __init__(self, model, layers, spec, on_kernel):
+        self.spec, self.on_kernel = spec, on_kernel
+        self.mod = importlib.import_module(spec.modeling)
+        self.by_module = {id(l.module): l for l in layers}
+        self.handles = []
+        self.patched = {}
+        on_cpu = all(p.device.type == "cpu" for p in model.parameters())
+        for name in spec.kernels:
+            impl = getattr(self.mod, name)
+            origin = (getattr(impl, "__module__", "") or "").split(".")[0]
+            if on_cpu and origin not in ("transformers", "stepq"):
+                raise AdapterError("%s.%s is %s's kernel (Triton), which does not run on a CPU: uninstall that "
+                                   "package so that transformers uses its torch fallback, or run on a GPU" %
+                                   (spec.modeling, name, origin))
+        for name_i, name in enumerate(spec.kernels):
+            original = getattr(self.mod, name)
+            wrapper = self._wrap(original, name_i)
+            self.patched[name] = (original, wrapper)
+            setattr(self.mod, name, wrapper)
+        for l in layers:
+            self.handles.append(l.module.register_forward_pre_hook(self._enter))
+            self.handles.append(l.module.register_forward_hook(self._leave))
+        self.tokens = {}
+
+    def _enter(self, module, args):
+        self.tokens[id(module)] = _current.set((self, self.by_module[id(module)]))
+
+    def _leave(self, module, args, out):
+        tok = self.tokens.pop(id(module), None)
+        if tok is not None:
+            _current.reset(tok)
+
+    def _wrap(self, original, which):
+        sig = inspect.signature(original)
+
+        def kernel(*args, **kwargs):
+            cur = _current.get()
+            if cur is None or cur[0] is not self:
+                return original(*args, **kwargs)
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            a = dict(bound.arguments)
+            a.update(a.pop("kwargs", {}) or {})
+            return self.on_kernel(cur[1], which, a, lambda: original(*args, **kwargs))
+
+        kernel.__wrapped__ = original
+        return kernel
+
+    def close(self):
+        for h in self.handles:
+            h.remove()
+        self.handles = []
+        for name, (original, wrapper) in self.patched.items():
+            if getattr(self.mod, name) is wrapper:
+                setattr(self.mod, name, original)
+        self.patched = {}
+
+
+def l2norm_of(spec):
+    """the installed modeling file's own l2norm (Qwen: x * rsqrt(sum x^2 + eps); Kimi: x / sqrt(...))"""
+    return importlib.import_module(spec.modeling).l2norm
+
+
+def step_inputs(spec, layer, a):
+    """q, k [B, T, H, K] (L2-normalised as the kernel normalises them, unscaled), v [B, T, HV, V],
+    g [B, T, HV] (GDN) or [B, T, HV, K] (KDA), beta [B, T, HV], all float32, from a kernel call's
+    bound arguments a"""
+    import torch
+    q, k, v, g, beta = (a[n] for n in ("query", "key", "value", "g", "beta"))
+    q, k, v, g, beta = (x.to(torch.float32) for x in (q, k, v, g, beta))
+    if a.get("use_qk_l2norm_in_kernel"):
+        norm = l2norm_of(spec)
+        q, k = norm(q, dim=-1, eps=1e-6), norm(k, dim=-1, eps=1e-6)
+    return q, k, v, g, beta
+
+
+def weights_sha256(model):
+    """SHA-256 of every parameter and buffer's bytes, in name order: which weights a trace or a
+    result was made with"""
+    import hashlib
+    import torch
+    h = hashlib.sha256()
+    for name, t in sorted(list(model.state_dict().items())):
+        h.update(name.encode())
+        h.update(str(tuple(t.shape)).encode() + str(t.dtype).encode())
+        h.update(t.detach().cpu().contiguous().view(torch.uint8).numpy().tobytes())
+    return h.hexdigest()

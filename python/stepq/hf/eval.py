@@ -1,0 +1,268 @@
+"""The model with every delta-rule layer's state held in a stepq format between tokens (method
+2 inside the model, method 7.5): native prefill, then teacher-forced decode in which each layer's
+kernel call is answered by a libstepq Session (decode the stored bytes, update with the token,
+read out, encode), beside the native model on the same tokens, in lockstep.
+
+Per decode step t (the call that reads token P+t and predicts token P+t+1), document and format:
+extra NLL = NLL_F - NLL_native (nats per token), KL(p_native || p_F), and whether the two top-1
+tokens agree; per layer, value head and step: the state error ||S_hat_t - S_t||_F / ||S_t||_F
+and read-out error ||y_hat_t - y_t|| / ||y_t|| of the format against the float32 recurrence fed
+the same inputs (the layer's own error at that step, the quantized model's inputs).
+
+Output (HDF5, the nll driver's layout, analysis/nll.h, plus): documents [D], formats [F],
+decode_step [NB], nll_native [D,N], extra [D,F,NB], extra_mean, extra_ci95 [F,NB], extra_window
+[D,F]; kl, top1 [D,F,NB] with kl_mean, kl_ci95, top1_mean, top1_ci95 [F,NB]; layers [L];
+state_err, readout_err [F,L,HV,NB] (means over documents); with --generate: greedy [D,1+F,G]
+tokens (row 0 native) and greedy_agree [D,F] (tokens equal to native's before the first
+difference). A .tsv of extra NLL beside it, for plots/nll.gp.
+"""
+import os
+import sys
+import time
+
+import numpy as np
+
+from .. import Plan, Session, StepqError, mean_ci95
+from . import AdapterError, Hooks, delta_layers, spec_of, step_inputs
+
+
+class _State:
+    """one stream's quantized states: a Session per layer, opened at its first decode call"""
+
+    def __init__(self, ev, fmt):
+        self.ev, self.fmt, self.sessions = ev, fmt, {}
+        self.errs = {l.index: [] for l in ev.layers}  # per layer: per step (state_rel, readout_rel) [B*HV]
+
+
+class Evaluator:
+    """One set of hooks on the model; target (None: native) says whose stream the next forward is."""
+
+    def __init__(self, model, layers=None, plan=None):
+        self.spec = spec_of(model)
+        self.layers = delta_layers(model, self.spec, layers)
+        self.plan = plan
+        if plan is not None:
+            for l in self.layers:
+                plan.check(self.spec.kind, l.K, l.V, [(l.index, h) for h in range(l.HV)])
+        self.target = None
+        self.hooks = Hooks(model, self.layers, self.spec, self._kernel)
+
+    def close(self):
+        self.hooks.close()
+
+    def _kernel(self, layer, which, a, run):
+        st = self.target
+        q = a["query"]
+        if st is None or q.shape[1] > 1 or a.get("initial_state") is None:
+            if st is not None and layer.index in st.sessions:
+                raise AdapterError("layer %d: a call of %d tokens after decoding began; the adapter steps one token "
+                                   "a call" % (layer.index, q.shape[1]))
+            return run()
+        import torch
+        q, k, v, g, beta = step_inputs(self.spec, layer, a)
+        B, _, H, K = q.shape
+        HV, V = v.shape[2], v.shape[3]
+        s = st.sessions.get(layer.index)
+        if s is None:
+            S0 = a["initial_state"].to(torch.float32).reshape(B * HV, K, V).cpu().numpy()
+            ph = None
+            if self.plan is not None:
+                ph = [self.plan.find(layer.index, h) for _ in range(B) for h in range(HV)]
+            s = Session(self.spec.kind, K, V, B * HV, [st.fmt], plan=self.plan, plan_heads=ph, prefill=0, S0=S0,
+                        keep_states=True)
+            st.sessions[layer.index] = s
+        rep = HV // H
+        qe = q[:, 0].repeat_interleave(rep, dim=1).reshape(B * HV, K)
+        ke = k[:, 0].repeat_interleave(rep, dim=1).reshape(B * HV, K)
+        s.step(qe.numpy(), ke.numpy(), v[:, 0].reshape(B * HV, V).numpy(),
+               g[:, 0].reshape(B * HV, -1).numpy(), beta[:, 0].reshape(B * HV).numpy())
+        y_hat, y = s.readout(0), s.readout()
+        err2, _, ref2 = s.errors(0)
+        ry = np.sqrt(((y_hat - y) ** 2).sum(1) / np.maximum((y.astype(np.float64) ** 2).sum(1), 1e-300))
+        st.errs[layer.index].append((np.sqrt(err2 / np.maximum(ref2, 1e-300)), ry))
+        out = torch.from_numpy(y_hat).reshape(B, 1, HV, V).to(a["value"].dtype)
+        S_hat = torch.from_numpy(s.state(0)).reshape(B, HV, K, V)
+        return out, S_hat
+
+
+def _batch(tok, texts, need):
+    from .__main__ import fail, tokens
+    rows = []
+    for t in texts:
+        ids = tokens(tok, t)
+        if ids.shape[1] < need:
+            fail("--text %s has %d tokens; --prefill + --decode + 1 = %d are needed" % (t, ids.shape[1], need))
+        rows.append(ids[:, :need])
+    import torch
+    return torch.cat(rows, 0)
+
+
+def evaluate(model, ids, formats, prefill, decode, plan=None, layers=None, generate=0, progress=None):
+    """the measurements of the module's docstring, as a dict of numpy arrays (ids [D, P+N+1])"""
+    import torch
+    D = ids.shape[0]
+    P, N, F = prefill, decode, len(formats)
+    ev = Evaluator(model, layers, plan)
+    try:
+        streams = [None] + [_State(ev, f) for f in formats]
+        caches = []
+        logp = []
+        with torch.no_grad():
+            for st in streams:  # the native prefill of every stream (its own cache)
+                ev.target = st
+                out = model(ids[:, :P], use_cache=True)
+                caches.append(out.cache)
+            nll_native = np.zeros((D, N))
+            extra = np.zeros((D, F, N))
+            kl = np.zeros((D, F, N))
+            top1 = np.zeros((D, F, N))
+            for t in range(N):
+                tok_in = ids[:, P + t:P + t + 1]
+                nxt = ids[:, P + t + 1]
+                logp = []
+                for i, st in enumerate(streams):
+                    ev.target = st
+                    out = model(tok_in, cache=caches[i], use_cache=True)
+                    caches[i] = out.cache
+                    logp.append(torch.log_softmax(out.logits[:, -1].to(torch.float64), -1))
+                ln = logp[0]
+                nll_native[:, t] = -ln.gather(1, nxt[:, None])[:, 0].numpy()
+                for f in range(F):
+                    lq = logp[f + 1]
+                    extra[:, f, t] = -lq.gather(1, nxt[:, None])[:, 0].numpy() - nll_native[:, t]
+                    kl[:, f, t] = (ln.exp() * (ln - lq)).sum(-1).numpy()
+                    top1[:, f, t] = (ln.argmax(-1) == lq.argmax(-1)).numpy()
+                if progress:
+                    progress(t + 1)
+        L = len(ev.layers)
+        HV = ev.layers[0].HV
+        state_err = np.zeros((F, L, HV, N))
+        readout_err = np.zeros((F, L, HV, N))
+        for f, st in enumerate(streams[1:]):
+            for j, l in enumerate(ev.layers):
+                e = np.array(st.errs[l.index])  # [N, 2, D*HV]
+                state_err[f, j] = e[:, 0].reshape(N, D, HV).mean(1).T
+                readout_err[f, j] = e[:, 1].reshape(N, D, HV).mean(1).T
+            for s in st.sessions.values():
+                s.close()
+        res = dict(nll_native=nll_native, extra=extra, kl=kl, top1=top1, state_err=state_err,
+                   readout_err=readout_err, layers=np.array([l.index for l in ev.layers], np.int32))
+        if generate:
+            res["greedy"] = _greedy(model, ev, ids[:, :P], formats, generate)
+        return res
+    finally:
+        ev.close()
+
+
+def _greedy(model, ev, prompt, formats, G):
+    """greedy continuations [D, 1+F, G]: row 0 native, then one per format"""
+    import torch
+    D = prompt.shape[0]
+    out = np.zeros((D, 1 + len(formats), G), np.int64)
+    with torch.no_grad():
+        for i, st in enumerate([None] + [_State(ev, f) for f in formats]):
+            ev.target = st
+            o = model(prompt, use_cache=True)
+            cache = o.cache
+            tok_ = o.logits[:, -1].argmax(-1)
+            for t in range(G):
+                out[:, i, t] = tok_.numpy()
+                o = model(tok_[:, None], cache=cache, use_cache=True)
+                cache = o.cache
+                tok_ = o.logits[:, -1].argmax(-1)
+            if st is not None:
+                for s in st.sessions.values():
+                    s.close()
+    return out
+
+
+def binned(x, B):
+    """x [..., N] -> bin means [..., N // B] (a last partial bin dropped)"""
+    nb = x.shape[-1] // B
+    return x[..., :nb * B].reshape(x.shape[:-1] + (nb, B)).mean(-1)
+
+
+def cmd_eval(a):
+    import h5py
+    import torch
+    import transformers
+    from .__main__ import Progress, fail, load_model
+    if a.prefill < 1 or a.decode < 1 or a.bin < 1 or a.bin > a.decode:
+        fail("--prefill and --decode must be >= 1 and --bin in [1, --decode]")
+    from .. import formats as table
+    known = {f.name for f in table()}
+    for f in a.formats:
+        if f not in known:
+            fail("--formats: no format is called '%s' (stepq formats lists them)" % f)
+    model, tok = load_model(a.model)
+    plan = Plan(a.plan) if a.plan else None
+    ids = _batch(tok, a.text, a.prefill + a.decode + 1)
+    prog = Progress("eval", a.decode, "decode steps")
+    t0 = time.time()
+    r = evaluate(model, ids, a.formats, a.prefill, a.decode, plan, a.layers, a.generate, prog.tick)
+    dt = time.time() - t0
+    D, F, B = ids.shape[0], len(a.formats), a.bin
+    tmp = a.out + ".tmp"
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+    with h5py.File(tmp, "w") as h:
+        at = h.attrs
+        at["experiment"] = "hf-eval"
+        at["model"] = os.path.abspath(a.model)
+        at["model_type"] = model.config.model_type
+        at["command"] = " ".join(sys.argv)
+        at["transformers_version"] = transformers.__version__
+        at["torch_version"] = str(torch.__version__)
+        at["prefill"] = a.prefill
+        at["decode"] = a.decode
+        at["bin"] = B
+        at["unit"] = "nats per token"
+        at["seconds"] = dt
+        if a.plan:
+            at["plan"] = os.path.abspath(a.plan)
+        h["documents"] = [os.path.abspath(t).encode() for t in a.text]
+        h["formats"] = [f.encode() for f in a.formats]
+        h["decode_step"] = np.arange(0, (a.decode // B) * B, B, dtype=np.int64)
+        h["nll_native"] = r["nll_native"]
+        h["layers"] = r["layers"]
+        for name in ("extra", "kl", "top1"):
+            b = binned(r[name], B)  # [D, F, NB]
+            h[name] = b
+            mc = np.array([[mean_ci95(b[:, f, j]) for j in range(b.shape[2])] for f in range(F)])
+            h[name + "_mean"] = mc[..., 0]
+            h[name + "_ci95"] = mc[..., 1]
+        h["extra_window"] = r["extra"].mean(-1)
+        h["state_err"] = binned(r["state_err"], B)
+        h["readout_err"] = binned(r["readout_err"], B)
+        if "greedy" in r:
+            g = r["greedy"]
+            h["greedy"] = g
+            same = g[:, 1:] == g[:, :1]
+            h["greedy_agree"] = np.where(same.all(-1), g.shape[-1], np.argmin(same, -1))
+    os.replace(tmp, a.out)
+    table = os.path.splitext(a.out)[0] + ".tsv"
+    with open(table + ".tmp", "w") as t:
+        em = binned(r["extra"], B)
+        t.write("# decode_step" + "".join("\t%s_mean\t%s_ci95" % (f, f) for f in a.formats) + "\n")
+        for j in range(em.shape[2]):
+            row = [mean_ci95(em[:, f, j]) for f in range(F)]
+            t.write("%d" % (j * B) + "".join("\t%.9g\t%.9g" % mc for mc in row) + "\n")
+    os.replace(table + ".tmp", table)
+    if a.plot:
+        import subprocess
+        png = os.path.splitext(a.out)[0] + ".png"
+        source = "%s (%s), %d documents, prefill %d, plan %s" % (os.path.basename(os.path.abspath(a.model)),
+                                                                model.config.model_type, D, a.prefill,
+                                                                os.path.basename(a.plan) if a.plan else "none")
+        # the variables by name, as stepq run passes them (cli/plot.c): never read as gnuplot code
+        r_ = subprocess.run(["gnuplot", "-c", a.plot, "datafile outfile formats source unit", table, png,
+                             " ".join(a.formats), source, "token"], capture_output=True, text=True)
+        if r_.returncode != 0:
+            fail("gnuplot %s failed: %s" % (a.plot, r_.stderr.strip()[-500:]))
+        print("wrote %s" % png)
+    ms = dt / (a.decode * (1 + F)) * 1e3
+    print("wrote %s and %s: %d documents, %d decode steps, %d formats, %.1f ms per token and stream" %
+          (a.out, table, D, a.decode, F, ms))
+    for f, name in enumerate(a.formats):
+        m, c = mean_ci95(r["extra"][:, f].mean(-1))
+        print("  %-14s extra NLL over the window %+.5f +- %.5f nats/token, KL %.3g, top-1 agreement %.3f" %
+              (name, m, c, r["kl"][:, f].mean(), r["top1"][:, f].mean()))

@@ -1,0 +1,169 @@
+"""stepq.hf on tiny randomly initialised Qwen3-Next, Qwen3.5 and Kimi Linear models
+(tiny_models.py; nothing downloaded). Needs torch and transformers (the pinned environment of
+./stepq test has them; elsewhere these tests are skipped)."""
+import os
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+import stepq  # noqa: E402
+from conftest import run  # noqa: E402
+from stepq.hf import AdapterError, delta_layers, spec_of  # noqa: E402
+from stepq.hf.capture import Capture  # noqa: E402
+from stepq.hf.eval import evaluate  # noqa: E402
+from tiny_models import MODELS  # noqa: E402
+
+
+def stream(model, ids, prefill):
+    with torch.no_grad():
+        out = model(ids[:, :prefill], use_cache=True)
+        cache = out.cache
+        for t in range(prefill, ids.shape[1]):
+            out = model(ids[:, t:t + 1], cache=cache, use_cache=True)
+            cache = out.cache
+
+
+def agree(a, b, ratio):
+    """method 6.5's rule: max|a-b| <= 1e-6, or rms(a-b)/rms(a) < ratio"""
+    d = np.abs(a.astype(np.float64) - b)
+    return d.max() <= 1e-6 or np.sqrt((d ** 2).mean() / (a.astype(np.float64) ** 2).mean()) < ratio
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_capture_replays(stepq_bin, scratch, name):
+    """a captured trace replayed in fp32 reproduces each layer's own read-out (fla's ratio for a
+    chunked form against the recurrence, 0.005: the prefill ran chunked, the decode recurrent)"""
+    model = MODELS[name]()
+    import importlib
+    spec = spec_of(model)
+    mod = importlib.import_module(spec.modeling)
+    kernels = [getattr(mod, k) for k in spec.kernels]
+    ids = torch.randint(0, 256, (1, 40), generator=torch.Generator().manual_seed(1))
+    trace, out = scratch / ("cap_%s.h5" % name), scratch / ("rep_%s.h5" % name)
+    with Capture(model, trace, attrs={"text": "random"}) as c:
+        stream(model, ids, 24)
+    assert c.steps == 40
+    run(stepq_bin, "replay", "--trace", trace, "--format", "fp32", "--out", out)
+    with h5py.File(trace) as f, h5py.File(out) as g:
+        assert f.attrs["kind"] == spec_of(model).kind and f.attrs["prefill"] == 24
+        assert len(f.attrs["weights_sha256"]) == 64
+        assert list(f["layer"][...]) == [l.index for l in delta_layers(model, spec_of(model)) for _ in range(l.HV)]
+        y, y_ref = f["y"][...], g["y_ref"][...]
+        assert agree(y, y_ref, 0.005), np.abs(y - y_ref).max()
+        # the decode steps ran the recurrent kernel: closer still
+        assert agree(y[24:], y_ref[24:], 1e-4)
+    # the hooks are gone and the kernels restored: the model runs as before, unobserved
+    assert [getattr(mod, k) for k in spec.kernels] == kernels
+    assert not any(m._forward_pre_hooks for m in model.modules())
+
+
+def test_capture_calibrate_plan(stepq_bin, scratch):
+    """a plan calibrated on a captured trace names the model's layers; a format run with it on
+    the trace works, and on heads it was not made for it is refused by name"""
+    model = MODELS["qwen3_next"]()
+    ids = torch.randint(0, 256, (1, 160), generator=torch.Generator().manual_seed(2))
+    trace = scratch / "cal.h5"
+    with Capture(model, trace):
+        stream(model, ids, 160)
+    cfg = scratch / "cal.cfg"
+    plan = scratch / "cal_plan.h5"
+    cfg.write_text('experiment = "calibrate";\nsource = { type = "trace"; path = "%s"; };\nseeds = [1];\n'
+                   'steps = 160;\nhorizon = 160;\noutput = "%s";\n' % (trace, plan))
+    run(stepq_bin, "calibrate", cfg)
+    with stepq.Plan(plan) as p:
+        assert p.heads == [(0, 0), (0, 1), (1, 0), (1, 1)]
+        p.check("gdn", 128, 128, [(1, 1)])
+        with pytest.raises(stepq.StepqError, match="no head 0 of layer 2"):
+            p.check("gdn", 128, 128, [(2, 0)])
+    run(stepq_bin, "replay", "--trace", trace, "--format", "stepquant4", "--plan", plan, "--out", scratch / "sq4.h5")
+    # a trace of layer 1 alone, with that plan: its heads are found by label
+    t1 = scratch / "cal_l1.h5"
+    with Capture(model, t1, layers=[1]):
+        stream(model, ids[:, :64], 64)
+    run(stepq_bin, "replay", "--trace", t1, "--format", "stepquant4", "--plan", plan, "--out", scratch / "sq4_l1.h5")
+
+
+def test_eval_fp32_is_native():
+    """the fp32 format in the model: no extra NLL, no KL, every top-1 agrees (up to float32
+    rounding: the session's recurrence and the model's kernel sum in different orders)"""
+    model = MODELS["qwen3_next"]()
+    ids = torch.randint(0, 256, (2, 30), generator=torch.Generator().manual_seed(3))
+    r = evaluate(model, ids, ["fp32", "int4"], prefill=16, decode=13)
+    assert np.abs(r["extra"][:, 0]).max() < 1e-4 and np.abs(r["kl"][:, 0]).max() < 1e-6
+    assert r["top1"][:, 0].min() == 1
+    assert np.abs(r["state_err"][0]).max() == 0 and np.abs(r["readout_err"][0]).max() == 0
+    # int4 does something, and its errors are measured per layer and head
+    assert r["state_err"][1].min() > 0 and np.abs(r["kl"][:, 1]).max() > 0
+    assert r["state_err"].shape == (2, 2, 2, 13)
+
+
+def test_refusals(scratch):
+    from transformers import LlamaConfig, LlamaForCausalLM
+    llama = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                         num_attention_heads=2, num_key_value_heads=1))
+    with pytest.raises(AdapterError, match="model_type 'llama' has no stepq adapter"):
+        Capture(llama, scratch / "x.h5")
+    model = MODELS["qwen3_next"]()
+    with pytest.raises(AdapterError, match=r"layer\(s\) \[2\] are not delta-rule layers of this model; its "
+                                           r"Qwen3NextGatedDeltaNet layers are \[0, 1\]"):
+        Capture(model, scratch / "y.h5", layers=[2])
+    assert not os.path.exists(scratch / "y.h5") and not os.path.exists(scratch / "y.h5.tmp")
+    ids = torch.randint(0, 256, (2, 8))
+    with pytest.raises(AdapterError, match="one stream: a batch of 2"):
+        with Capture(model, scratch / "z.h5"):
+            stream(model, ids, 8)
+    assert not os.path.exists(scratch / "z.h5") and not os.path.exists(scratch / "z.h5.tmp")
+
+
+def test_eval_refuses_a_plan_for_other_layers(stepq_bin, scratch):
+    model = MODELS["qwen3_next"]()
+    ids = torch.randint(0, 256, (1, 96), generator=torch.Generator().manual_seed(4))
+    trace, plan = scratch / "l1.h5", scratch / "l1_plan.h5"
+    with Capture(model, trace, layers=[1]):
+        stream(model, ids, 96)
+    cfg = scratch / "l1.cfg"
+    cfg.write_text('experiment = "calibrate";\nsource = { type = "trace"; path = "%s"; };\nseeds = [1];\n'
+                   'steps = 96;\nhorizon = 96;\noutput = "%s";\n' % (trace, plan))
+    run(stepq_bin, "calibrate", cfg)
+    with stepq.Plan(plan) as p:
+        with pytest.raises(stepq.StepqError, match="has no head 0 of layer 0"):
+            evaluate(model, ids[:, :20], ["stepquant4"], prefill=8, decode=4, plan=p)
+        # the layer it was made for is accepted
+        r = evaluate(model, ids[:, :20], ["stepquant4"], prefill=8, decode=4, plan=p, layers=[1])
+        assert r["state_err"].shape == (1, 1, 2, 4)
+
+
+def test_commands(stepq_bin, scratch):
+    """the README's commands on a saved tiny Qwen3-Next (no tokenizer: read as bytes)"""
+    mdir = scratch / "tiny_qwen3_next"
+    MODELS["qwen3_next"]().save_pretrained(mdir)
+    text = scratch / "doc.txt"
+    text.write_bytes(bytes(range(32, 127)) * 3)
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    py = [sys.executable, "-m", "stepq.hf"]
+    r = subprocess.run(py + ["capture", "--model", str(mdir), "--text", str(text), "--out", str(scratch / "caps"),
+                             "--max-tokens", "120", "--prefill", "100"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "120 steps of 2 layers x 2 value heads (gdn)" in r.stdout and "tokens/s" in r.stdout
+    with h5py.File(scratch / "caps" / "doc.h5") as f:
+        assert f.attrs["tokenizer"] == "bytes" and f.attrs["prefill"] == 100 and f["q"].shape == (120, 2, 128)
+    out = scratch / "ev" / "eval.h5"
+    r = subprocess.run(py + ["eval", "--model", str(mdir), "--text", str(text), str(text), "--formats", "fp32,int4",
+                             "--out", str(out), "--prefill", "64", "--decode", "32", "--bin", "8", "--generate", "6",
+                             "--plot", os.path.join(os.path.dirname(__file__), "..", "..", "plots", "nll.gp")],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "ms per token and stream" in r.stdout and os.path.getsize(scratch / "ev" / "eval.png") > 1000
+    with h5py.File(out) as f:
+        assert f["extra"].shape == (2, 2, 4) and f["state_err"].shape == (2, 2, 2, 4)
+        assert np.abs(f["extra_mean"][0]).max() < 1e-4 and f["greedy"].shape == (2, 3, 6)
+        assert list(f["greedy_agree"][:, 0]) == [6, 6]  # fp32 generates what the native model does
+    r = subprocess.run(py + ["eval", "--model", str(mdir), "--text", str(text), "--formats", "int77", "--out",
+                             str(scratch / "bad.h5")], capture_output=True, text=True, env=env)
+    assert r.returncode == 2 and "no format is called 'int77'" in r.stderr and not os.path.exists(scratch / "bad.h5")
