@@ -119,6 +119,12 @@ def test_refusals(scratch):
         with Capture(model, scratch / "z.h5"):
             stream(model, ids, 8)
     assert not os.path.exists(scratch / "z.h5") and not os.path.exists(scratch / "z.h5.tmp")
+    mask = torch.ones(1, 8, dtype=torch.long)
+    mask[0, :3] = 0  # left padding
+    with pytest.raises(AdapterError, match=r"a batch with padding \(the attention mask has zeros in rows \[0\]\)"):
+        with Capture(model, scratch / "p.h5"), torch.no_grad():
+            model(ids[:1], attention_mask=mask, use_cache=True)
+    assert not os.path.exists(scratch / "p.h5")
 
 
 def test_eval_refuses_a_plan_for_other_layers(stepq_bin, scratch):

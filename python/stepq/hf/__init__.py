@@ -135,11 +135,17 @@ class Hooks:
             self.patched[name] = (original, wrapper)
             setattr(self.mod, name, wrapper)
         for l in layers:
-            self.handles.append(l.module.register_forward_pre_hook(self._enter))
+            self.handles.append(l.module.register_forward_pre_hook(self._enter, with_kwargs=True))
             self.handles.append(l.module.register_forward_hook(self._leave))
         self.tokens = {}
 
-    def _enter(self, module, args):
+    def _enter(self, module, args, kwargs):
+        mask = kwargs.get("attention_mask")
+        if mask is not None and getattr(mask, "dim", lambda: 0)() == 2 and bool((mask == 0).any()):
+            rows = sorted({int(i) for i in (mask == 0).nonzero()[:, 0]})
+            raise AdapterError("a batch with padding (the attention mask has zeros in rows %s): stepq steps each row's "
+                               "state at every position and cannot honour padded ones; give the documents unpadded, "
+                               "cut to one length" % rows)
         self.tokens[id(module)] = _current.set((self, self.by_module[id(module)]))
 
     def _leave(self, module, args, out):
