@@ -1,4 +1,4 @@
-"""stepq.hf: the delta-rule layers of a user's Hugging Face model, seen by stepq (method 7.5).
+"""stepq.hf: the delta-rule layers of a user's Hugging Face model, seen by stepq (method 7.4).
 
 Each supported model class has an entry in ADAPTERS: the module class of its delta-rule layer,
 the module-level kernel functions its forward calls (transformers 5.24 calls them by their

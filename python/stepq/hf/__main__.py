@@ -1,4 +1,4 @@
-"""python -m stepq.hf: stepq on a user's Hugging Face model (method 7.5).
+"""python -m stepq.hf: stepq on a user's Hugging Face model (method 7.4).
 
     python -m stepq.hf capture --model DIR --text FILE [FILE...] --out DIR [--max-tokens N]
                                [--prefill P] [--layers L,L,...]

@@ -1,5 +1,5 @@
 """The model with every delta-rule layer's state held in a stepq format between tokens (method
-2 inside the model, method 7.5): native prefill, then teacher-forced decode in which each layer's
+2 inside the model, method 7.4): native prefill, then teacher-forced decode in which each layer's
 kernel call is answered by a libstepq Session (decode the stored bytes, update with the token,
 read out, encode), beside the native model on the same tokens, in lockstep.
 
