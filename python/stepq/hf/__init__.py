@@ -26,10 +26,11 @@ SUPPORTED_TRANSFORMERS = ("5.24.0",)
 @dataclass(frozen=True)
 class Spec:
     model_type: str  # config.model_type
-    modeling: str  # transformers.models.<...> module of the modeling file
-    layer_class: str  # the delta-rule module's class
+    modeling: str  # the module whose kernel names the layer's forward calls
+    layer_class: str  # the delta-rule module's class (in modeling)
     kernels: tuple  # (chunked, recurrent) kernel names in that module
     kind: str  # "gdn" or "kda"
+    family: str = "hf"  # "hf": transformers' own file; "fla": flash-linear-attention 0.6.0's layers
 
 
 ADAPTERS = {
@@ -43,8 +44,13 @@ ADAPTERS = {
              ("torch_chunk_gated_delta_rule", "torch_recurrent_gated_delta_rule"), "gdn"),
         Spec("kimi_linear", "transformers.models.kimi_linear.modeling_kimi_linear", "KimiLinearDeltaAttention",
              ("chunk_kimi_delta_attention", "recurrent_kimi_delta_attention"), "kda"),
+        # fla's own models (fla.models: GatedDeltaNetForCausalLM, KDAForCausalLM; data/lm/gdn and kda)
+        Spec("gated_deltanet", "fla.layers.gated_deltanet", "GatedDeltaNet",
+             ("chunk_gated_delta_rule", "fused_recurrent_gated_delta_rule"), "gdn", "fla"),
+        Spec("kda", "fla.layers.kda", "KimiDeltaAttention", ("chunk_kda", "fused_recurrent_kda"), "kda", "fla"),
     )
 }
+SUPPORTED_FLA = ("0.6.0",)
 
 
 class AdapterError(ValueError):
@@ -121,17 +127,20 @@ class Hooks:
         self.by_module = {id(l.module): l for l in layers}
         self.handles = []
         self.patched = {}
+        self.saved = {}
         on_cpu = all(p.device.type == "cpu" for p in model.parameters())
-        for name in spec.kernels:
-            impl = getattr(self.mod, name)
-            origin = (getattr(impl, "__module__", "") or "").split(".")[0]
-            if on_cpu and origin not in ("transformers", "stepq"):
-                raise AdapterError("%s.%s is %s's kernel (Triton), which does not run on a CPU: uninstall that "
-                                   "package so that transformers uses its torch fallback, or run on a GPU" %
-                                   (spec.modeling, name, origin))
+        # on a CPU: fla's Triton pieces replaced by torch ones (fla_cpu) for the adapter's life; a
+        # transformers kernel that resolved to fla's is unwrapped to transformers' torch function
+        self.stand_ins = None
+        if on_cpu and spec.family == "fla":
+            from .fla_cpu import CpuStandIns
+            self.stand_ins = CpuStandIns().__enter__()
         for name_i, name in enumerate(spec.kernels):
             original = getattr(self.mod, name)
+            if on_cpu and spec.family == "hf":
+                original = inspect.unwrap(original, stop=lambda f: f.__code__.co_name == name)
             wrapper = self._wrap(original, name_i)
+            self.saved[name] = getattr(self.mod, name)
             self.patched[name] = (original, wrapper)
             setattr(self.mod, name, wrapper)
         for l in layers:
@@ -155,6 +164,7 @@ class Hooks:
 
     def _wrap(self, original, which):
         sig = inspect.signature(original)
+        var_kw = [n for n, p in sig.parameters.items() if p.kind is inspect.Parameter.VAR_KEYWORD]
 
         def kernel(*args, **kwargs):
             cur = _current.get()
@@ -163,7 +173,8 @@ class Hooks:
             bound = sig.bind(*args, **kwargs)
             bound.apply_defaults()
             a = dict(bound.arguments)
-            a.update(a.pop("kwargs", {}) or {})
+            for n in var_kw:
+                a.update(a.pop(n, {}) or {})
             return self.on_kernel(cur[1], which, a, lambda: original(*args, **kwargs))
 
         kernel.__wrapped__ = original
@@ -175,8 +186,11 @@ class Hooks:
         self.handles = []
         for name, (original, wrapper) in self.patched.items():
             if getattr(self.mod, name) is wrapper:
-                setattr(self.mod, name, original)
+                setattr(self.mod, name, self.saved[name])
         self.patched = {}
+        if self.stand_ins is not None:
+            self.stand_ins.__exit__(None, None, None)
+            self.stand_ins = None
 
 
 def l2norm_of(spec):
@@ -189,6 +203,9 @@ def step_inputs(spec, layer, a):
     g [B, T, HV] (GDN) or [B, T, HV, K] (KDA), beta [B, T, HV], all float32, from a kernel call's
     bound arguments a"""
     import torch
+    if spec.family == "fla":
+        from .fla_cpu import kernel_inputs
+        return kernel_inputs(spec.kind, a)
     q, k, v, g, beta = (a[n] for n in ("query", "key", "value", "g", "beta"))
     q, k, v, g, beta = (x.to(torch.float32) for x in (q, k, v, g, beta))
     if a.get("use_qk_l2norm_in_kernel"):
@@ -208,3 +225,33 @@ def weights_sha256(model):
         h.update(str(tuple(t.shape)).encode() + str(t.dtype).encode())
         h.update(t.detach().cpu().contiguous().view(torch.uint8).numpy().tobytes())
     return h.hexdigest()
+
+
+def initial_state(spec, a):
+    """the call's initial state, K-first [B, HV, K, V] float32, or None"""
+    if spec.family == "fla":
+        from .fla_cpu import state_in
+        return state_in(a)
+    S = a.get("initial_state")
+    return None if S is None else S.float()
+
+
+def returned_state(spec, a, S):
+    """S [B, HV, K, V] in the layout the call's caller keeps (fla: V-first where asked)"""
+    if spec.family == "fla":
+        from .fla_cpu import state_out
+        return state_out(a, S)
+    return S
+
+
+def forward(model, ids, cache=None):
+    """(logits, cache) of model on ids [B, T] after cache (None: from the start), keeping the
+    cache: transformers 5.24 names it `cache`, fla's models `past_key_values`"""
+    params = inspect.signature(model.forward).parameters
+    name = "cache" if "cache" in params else "past_key_values"
+    out = model(ids, use_cache=True, **({name: cache} if cache is not None else {}))
+    new = out.get("cache") if "cache" in out else out.get("past_key_values")
+    if new is None:
+        raise AdapterError("%s returned no cache: stepq.hf steps a model one token a call with its cache" %
+                           type(model).__name__)
+    return out.logits, new

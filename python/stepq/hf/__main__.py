@@ -41,6 +41,16 @@ def load_model(path):
     check_transformers()
     if not os.path.isfile(os.path.join(path, "config.json")):
         fail("%s: no config.json: --model takes a model directory (save_pretrained's)" % path)
+    import json
+    mt = json.load(open(os.path.join(path, "config.json"))).get("model_type")
+    from . import ADAPTERS, SUPPORTED_FLA
+    if mt in ADAPTERS and ADAPTERS[mt].family == "fla":
+        try:
+            import fla  # registers fla's models with transformers' Auto classes
+        except ImportError:
+            fail("%s is fla's %s: pip install flash-linear-attention==%s" % (path, mt, SUPPORTED_FLA[-1]))
+        if fla.__version__ not in SUPPORTED_FLA:
+            fail("stepq.hf supports flash-linear-attention %s; this is %s" % (", ".join(SUPPORTED_FLA), fla.__version__))
     AutoConfig.from_pretrained(path)
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     tok = None
@@ -87,18 +97,17 @@ def run_stream(model, ids, prefill, on_step=None):
     """the model over ids [1, T]: the first prefill tokens in one forward, then one token a call
     (the decode path), as a server runs a request; on_step(t, logits) after each call"""
     import torch
+    from . import forward
     T = ids.shape[1]
     P = min(max(prefill, 1), T)
     with torch.no_grad():
-        out = model(ids[:, :P], use_cache=True)
-        cache = out.cache
+        logits, cache = forward(model, ids[:, :P])
         if on_step:
-            on_step(P, out.logits)
+            on_step(P, logits)
         for t in range(P, T):
-            out = model(ids[:, t:t + 1], cache=cache, use_cache=True)
-            cache = out.cache
+            logits, cache = forward(model, ids[:, t:t + 1], cache)
             if on_step:
-                on_step(t + 1, out.logits)
+                on_step(t + 1, logits)
 
 
 def cmd_capture(a):

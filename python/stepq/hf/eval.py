@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from .. import Plan, Session, StepqError, mean_ci95
-from . import AdapterError, Hooks, delta_layers, spec_of, step_inputs
+from . import AdapterError, Hooks, delta_layers, forward, initial_state, returned_state, spec_of, step_inputs
 
 
 class _State:
@@ -52,7 +52,7 @@ class Evaluator:
 
     def _kernel(self, layer, which, a, run):
         st = self.target
-        q = a["query"]
+        q = a["query"] if "query" in a else a["q"]
         if st is None or q.shape[1] > 1 or a.get("initial_state") is None:
             if st is not None and layer.index in st.sessions:
                 raise AdapterError("layer %d: a call of %d tokens after decoding began; the adapter steps one token "
@@ -64,7 +64,7 @@ class Evaluator:
         HV, V = v.shape[2], v.shape[3]
         s = st.sessions.get(layer.index)
         if s is None:
-            S0 = a["initial_state"].to(torch.float32).reshape(B * HV, K, V).cpu().numpy()
+            S0 = initial_state(self.spec, a).reshape(B * HV, K, V).cpu().numpy()
             ph = None
             if self.plan is not None:
                 ph = [self.plan.find(layer.index, h) for _ in range(B) for h in range(HV)]
@@ -80,9 +80,9 @@ class Evaluator:
         err2, _, ref2 = s.errors(0)
         ry = np.sqrt(((y_hat - y) ** 2).sum(1) / np.maximum((y.astype(np.float64) ** 2).sum(1), 1e-300))
         st.errs[layer.index].append((np.sqrt(err2 / np.maximum(ref2, 1e-300)), ry))
-        out = torch.from_numpy(y_hat).reshape(B, 1, HV, V).to(a["value"].dtype)
+        out = torch.from_numpy(y_hat).reshape(B, 1, HV, V).to((a["value"] if "value" in a else a["v"]).dtype)
         S_hat = torch.from_numpy(s.state(0)).reshape(B, HV, K, V)
-        return out, S_hat
+        return out, returned_state(self.spec, a, S_hat)
 
 
 def _batch(tok, texts, need):
@@ -110,8 +110,7 @@ def evaluate(model, ids, formats, prefill, decode, plan=None, layers=None, gener
         with torch.no_grad():
             for st in streams:  # the native prefill of every stream (its own cache)
                 ev.target = st
-                out = model(ids[:, :P], use_cache=True)
-                caches.append(out.cache)
+                caches.append(forward(model, ids[:, :P])[1])
             nll_native = np.zeros((D, N))
             extra = np.zeros((D, F, N))
             kl = np.zeros((D, F, N))
@@ -122,9 +121,8 @@ def evaluate(model, ids, formats, prefill, decode, plan=None, layers=None, gener
                 logp = []
                 for i, st in enumerate(streams):
                     ev.target = st
-                    out = model(tok_in, cache=caches[i], use_cache=True)
-                    caches[i] = out.cache
-                    logp.append(torch.log_softmax(out.logits[:, -1].to(torch.float64), -1))
+                    logits, caches[i] = forward(model, tok_in, caches[i])
+                    logp.append(torch.log_softmax(logits[:, -1].to(torch.float64), -1))
                 ln = logp[0]
                 nll_native[:, t] = -ln.gather(1, nxt[:, None])[:, 0].numpy()
                 for f in range(F):
@@ -162,14 +160,12 @@ def _greedy(model, ev, prompt, formats, G):
     with torch.no_grad():
         for i, st in enumerate([None] + [_State(ev, f) for f in formats]):
             ev.target = st
-            o = model(prompt, use_cache=True)
-            cache = o.cache
-            tok_ = o.logits[:, -1].argmax(-1)
+            logits, cache = forward(model, prompt)
+            tok_ = logits[:, -1].argmax(-1)
             for t in range(G):
                 out[:, i, t] = tok_.numpy()
-                o = model(tok_[:, None], cache=cache, use_cache=True)
-                cache = o.cache
-                tok_ = o.logits[:, -1].argmax(-1)
+                logits, cache = forward(model, tok_[:, None], cache)
+                tok_ = logits[:, -1].argmax(-1)
             if st is not None:
                 for s in st.sessions.values():
                     s.close()
