@@ -150,22 +150,22 @@ def test_commands(stepq_bin, scratch):
     env = dict(os.environ, PYTHONWARNINGS="ignore")
     py = [sys.executable, "-m", "stepq.hf"]
     r = subprocess.run(py + ["capture", "--model", str(mdir), "--text", str(text), "--out", str(scratch / "caps"),
-                             "--max-tokens", "120", "--prefill", "100"], capture_output=True, text=True, env=env)
+                             "--max-tokens", "72", "--prefill", "64"], capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
-    assert "120 steps of 2 layers x 2 value heads (gdn)" in r.stdout and "tokens/s" in r.stdout
+    assert "72 steps of 2 layers x 2 value heads (gdn)" in r.stdout and "tokens/s" in r.stdout
     with h5py.File(scratch / "caps" / "doc.h5") as f:
-        assert f.attrs["tokenizer"] == "bytes" and f.attrs["prefill"] == 100 and f["q"].shape == (120, 2, 128)
+        assert f.attrs["tokenizer"] == "bytes" and f.attrs["prefill"] == 64 and f["q"].shape == (72, 2, 128)
     out = scratch / "ev" / "eval.h5"
     r = subprocess.run(py + ["eval", "--model", str(mdir), "--text", str(text), str(text), "--formats", "fp32,int4",
-                             "--out", str(out), "--prefill", "64", "--decode", "32", "--bin", "8", "--generate", "6",
+                             "--out", str(out), "--prefill", "48", "--decode", "16", "--bin", "4", "--generate", "4",
                              "--plot", os.path.join(os.path.dirname(__file__), "..", "..", "plots", "nll.gp")],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
     assert "ms per token and stream" in r.stdout and os.path.getsize(scratch / "ev" / "eval.png") > 1000
     with h5py.File(out) as f:
         assert f["extra"].shape == (2, 2, 4) and f["state_err"].shape == (2, 2, 2, 4)
-        assert np.abs(f["extra_mean"][0]).max() < 1e-4 and f["greedy"].shape == (2, 3, 6)
-        assert list(f["greedy_agree"][:, 0]) == [6, 6]  # fp32 generates what the native model does
+        assert np.abs(f["extra_mean"][0]).max() < 1e-4 and f["greedy"].shape == (2, 3, 4)
+        assert list(f["greedy_agree"][:, 0]) == [4, 4]  # fp32 generates what the native model does
     r = subprocess.run(py + ["eval", "--model", str(mdir), "--text", str(text), "--formats", "int77", "--out",
                              str(scratch / "bad.h5")], capture_output=True, text=True, env=env)
     assert r.returncode == 2 and "no format is called 'int77'" in r.stderr and not os.path.exists(scratch / "bad.h5")
