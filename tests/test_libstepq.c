@@ -16,18 +16,7 @@
 #include <unistd.h>
 
 #include "../include/stepq.h"
-
-static int failures = 0, checks = 0;
-#define CHECK(cond, ...)                                                    \
-    do {                                                                    \
-        checks++;                                                           \
-        if (!(cond)) {                                                      \
-            failures++;                                                     \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-        }                                                                   \
-    } while (0)
+#include "testutil.h"  // CHECK and its counters (a test helper, not the project's code)
 
 static unsigned long long rng = 88172645463325252ull;
 static double unif(void) {  // xorshift64*, in (0, 1)
@@ -257,18 +246,18 @@ int main(void) {
     fflush(stderr);
     off_t printed = lseek(fd, 0, SEEK_END);
     dup2(saved, 2);
-    if (printed > 0 && failures == 0) {
+    if (printed > 0 && tu_failures == 0) {
         char buf[512] = {0};
         pread(fd, buf, sizeof buf - 1, 0);
         fprintf(stderr, "FAIL: libstepq printed on stderr: %s\n", buf);
-        failures++;
-    } else if (failures) {  // the failures were written to the file: show them
+        tu_failures++;
+    } else if (tu_failures) {  // the failures were written to the file: show them
         char buf[8192] = {0};
         pread(fd, buf, sizeof buf - 1, 0);
         fputs(buf, stderr);
     }
     close(fd);
     unlink(path);
-    printf("test_libstepq: %d checks, %d failed (%s)\n", checks, failures, sq_build_info());
-    return failures ? 1 : 0;
+    printf("test_libstepq: %d checks, %d failed (%s)\n", tu_checks, tu_failures, sq_build_info());
+    return tu_failures ? 1 : 0;
 }

@@ -115,9 +115,24 @@ def formats():
     return out
 
 
+# ---- objects holding a libstepq handle -----------------------------------------------------------
+
+class _Handle:
+    """closes its libstepq object on close(), at the end of a with block, or when collected"""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
 # ---- plans ------------------------------------------------------------------------------------
 
-class Plan:
+class Plan(_Handle):
     """A calibration plan file (method 4), opened and checked by libstepq.
 
     kind ('gdn' or 'kda'), K, V, heads (the (layer, head) labels it was calibrated on, in its
@@ -166,15 +181,6 @@ class Plan:
             _lib.lib.sq_plan_close(self._h)
             self._h = None
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
-
     def __repr__(self):
         return "Plan(%r: %s, %d x %d, %d heads)" % (self.file, self.kind, self.K, self.V, len(self.heads))
 
@@ -187,7 +193,7 @@ def _plan_of(plan):
 
 # ---- codecs -----------------------------------------------------------------------------------
 
-class Codec:
+class Codec(_Handle):
     """One head's codec: format `name` for heads of kind and K x V, encoding with the plan's head
     `head` (method 6.2). .bytes: the packed bytes of a head; .bits: bits per element of them."""
 
@@ -223,9 +229,6 @@ class Codec:
         if self._h is not None:
             _lib.lib.sq_codec_close(self._h)
             self._h = None
-
-    def __del__(self):
-        self.close()
 
 
 def _heads(S, what="S"):
@@ -292,7 +295,7 @@ def roundtrip(S, name, plan=None, head=0, kind=None):
 
 # ---- sessions ---------------------------------------------------------------------------------
 
-class Session:
+class Session(_Handle):
     """The decode-step protocol stepped from outside (method 2, 6.10): n_heads heads of kind and
     K x V, a float32 reference and one quantized path per format, fed one step at a time.
 
@@ -383,15 +386,6 @@ class Session:
         if getattr(self, "_opened", False) and self._plan is not None:
             self._plan.close()
             self._opened = False
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
 
 
 def mean_ci95(x):
