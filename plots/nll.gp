@@ -14,7 +14,8 @@ if (!exists("unit")) unit = 'byte'
 nf = words(formats)
 cols = (nf < 4 ? nf : 4)
 rows = (nf + cols - 1) / cols
-set terminal pngcairo size (420*cols),(330*rows+90) font ",10"
+# at least 840 px wide, so that the two-line title fits above a single panel
+set terminal pngcairo size (cols < 2 ? 840 : 420*cols),(330*rows+90) font ",10"
 array okabe[8] = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#999999"]
 set output outfile
 set multiplot layout rows,cols title sprintf("Extra NLL over the native float32 model (nats per %s) against decode position: mean and 95%% CI over documents\n%s", unit, source) noenhanced

@@ -246,7 +246,7 @@ def cmd_eval(a):
     if a.plot:
         import subprocess
         png = os.path.splitext(a.out)[0] + ".png"
-        source = "%s (%s), %d documents, prefill %d, plan %s" % (os.path.basename(os.path.abspath(a.model)),
+        source = "%s (%s), %d documents, prefill %d, plan %s" % (a.model,
                                                                 model.config.model_type, D, a.prefill,
                                                                 os.path.basename(a.plan) if a.plan else "none")
         # the variables by name, as stepq run passes them (cli/plot.c): never read as gnuplot code
