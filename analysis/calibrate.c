@@ -376,6 +376,14 @@ static int check_segments(const stepq_calib_cfg* c) {
                         i, c->segments[i]->desc, c->steps);
             return STEPQ_ERR;
         }
+    // one model: the plan records it, and traces of another are refused when it is used
+    for (int i = 1; i < c->n_segments; i++)
+        if (strcmp(c->segments[i]->model_sha256, s0->model_sha256)) {
+            stepq_error("calibration segments 0 (%s) and %d (%s) come from different models (weights SHA-256 "
+                        "'%.16s' and '%.16s')", s0->desc, i, c->segments[i]->desc, s0->model_sha256,
+                        c->segments[i]->model_sha256);
+            return STEPQ_ERR;
+        }
     // the distortions are measured with the dual-axis fit (method 4.2)
     char what[sizeof s0->desc + 64];
     snprintf(what, sizeof what, "calibration on %s (its dual-axis fit)", s0->desc);
@@ -396,6 +404,7 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
     p.pivots = c->pivots;
     p.damp_fraction = c->damp_fraction;
     if (c->key) snprintf(p.calibration_key, sizeof p.calibration_key, "%s", c->key);
+    snprintf(p.model_sha256, sizeof p.model_sha256, "%s", s0->model_sha256);
     calib_ctx x = {c, &p, NULL, callocCheck((size_t)p.H, sizeof(int))};
     if (p.kind == STEPQ_KDA) {
         double bytes = (double)sizeof(float) * p.H * c->reservoir * p.K * p.V;

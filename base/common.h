@@ -75,6 +75,14 @@ int stepq_file_xxh3(uint64_t* out, const char* path);
 // *n <- how many. NULL with errno set when it cannot be opened or read, or is a directory (EISDIR).
 char* stepq_read_file(const char* path, size_t* n);
 
+// 1 if s is a SHA-256 in hex as stepq.hf writes it (64 lower-case hex digits): a model's weights
+static inline int stepq_is_sha256_hex(const char* s) {
+    int n = 0;
+    for (; s[n]; n++)
+        if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f'))) return 0;
+    return n == 64;
+}
+
 // prints "stepq: error: <message>\n" on stderr; printf-style. Under an error sink (below) the
 // message is kept in the sink instead.
 void stepq_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -89,6 +89,8 @@ typedef struct {
     int n_heads;                  /* the (layer, head) pairs it was calibrated on */
     const char* file;             /* where it was read from */
     const char* calibration_key;  /* hex XXH3 of what it was made from, or "" */
+    const char* model_sha256;     /* SHA-256 of the weights of the model it was calibrated on (its
+                                     traces' weights_sha256, stepq.hf capture), or "" */
 } sq_plan_info;
 
 /* reads and checks a plan file (SQ_EFILE naming the file and what is wrong) */

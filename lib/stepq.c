@@ -147,7 +147,8 @@ sq_status sq_plan_get_info(const sq_plan* plan, sq_plan_info* out) {
     if (!plan || !out) return fail(SQ_EINVAL, "sq_plan_get_info: plan and out must not be NULL");
     const stepq_plan* p = &plan->p;
     *out = (sq_plan_info){.kind = (sq_kind)p->kind, .K = p->K, .V = p->V, .n_heads = p->H,
-                          .file = p->file, .calibration_key = p->calibration_key};
+                          .file = p->file, .calibration_key = p->calibration_key,
+                          .model_sha256 = p->model_sha256};
     return leave(SQ_OK);
 }
 

@@ -110,9 +110,11 @@ int stepq_head_plan_for(stepq_head_plan* hp, uint8_t* rows, const stepq_format* 
 
 uint64_t stepq_plan_knobs_xxh3(const stepq_plan* p) {
     char buf[512];
+    // the model enters only where recorded, so that the plans made before it keep their checksum
     const int n = snprintf(buf, sizeof buf, "%s K=%d V=%d H=%d gamma=%a rho=%a horizon=%a refits=%d pivots=%d "
-                           "damp_fraction=%a key=%s", stepq_kind_name(p->kind), p->K, p->V, p->H, p->gamma, p->rho,
-                           p->horizon, p->refits, p->pivots, p->damp_fraction, p->calibration_key);
+                           "damp_fraction=%a key=%s%s%s", stepq_kind_name(p->kind), p->K, p->V, p->H, p->gamma, p->rho,
+                           p->horizon, p->refits, p->pivots, p->damp_fraction, p->calibration_key,
+                           p->model_sha256[0] ? " model=" : "", p->model_sha256);
     return stepq_xxh3(0, buf, (size_t)n);
 }
 
@@ -151,6 +153,7 @@ int stepq_plan_write(const char* path, stepq_plan* p, const char* config, const 
         h5u_attr_str(f, "config", config ? config : "") ||
         h5u_attr_str(f, "calibration_source", source ? source : "") ||
         (p->calibration_key[0] && h5u_attr_str(f, "calibration_key", p->calibration_key)) ||
+        (p->model_sha256[0] && h5u_attr_str(f, "model_weights_sha256", p->model_sha256)) ||
         write_knobs_xxh3(f, p) ||
         h5u_write_ck(g1, "layer", I, p->layer, 1, dH, NULL, "model layer of each head") ||
         h5u_write_ck(g1, "head", I, p->head, 1, dH, NULL, "head within its layer") ||
@@ -311,6 +314,15 @@ static int read_body(stepq_plan* p, hid_t f, const char* path) {
     if (h5u_read_attr_str(&key, f, path, "calibration_key", 0)) return STEPQ_ERR;
     if (key) snprintf(p->calibration_key, sizeof p->calibration_key, "%s", key);
     free(key);
+    char* mw = NULL;  // absent unless calibrated on captures of a model
+    if (h5u_read_attr_str(&mw, f, path, "model_weights_sha256", 0)) return STEPQ_ERR;
+    if (mw && !stepq_is_sha256_hex(mw)) {
+        stepq_error("%s: attribute 'model_weights_sha256' is '%.80s', not a SHA-256 (a corrupted plan)", path, mw);
+        free(mw);
+        return STEPQ_ERR;
+    }
+    if (mw) snprintf(p->model_sha256, sizeof p->model_sha256, "%s", mw);
+    free(mw);
     char* ck = NULL;  // absent in plans made before it was recorded, which are read as they are
     if (h5u_read_attr_str(&ck, f, path, "knobs_xxh3", 0)) return STEPQ_ERR;
     if (ck) {

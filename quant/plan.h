@@ -58,6 +58,8 @@ typedef struct {
     double gamma, rho, horizon, damp_fraction;
     int refits, pivots;
     char file[1024];            // where it was read from or written to, for messages
+    char model_sha256[65];      // the weights of the model its sources came from (SHA-256, a
+                                // captured trace's), or "": plans for it alone are accepted
     char calibration_key[40];   // what it was made from (hex XXH3 64 of the calibration's
                                 // config, inputs and stepq revision), "" if not recorded
     double achieved[STEPQ_N_ALLOC][STEPQ_N_BUDGETS];  // sum n_u b_u / sum n_u of each table

@@ -88,6 +88,12 @@ int stepq_plan_match(int* plan_index, const stepq_plan* p, const stepq_source* s
                     src->desc);
         return STEPQ_ERR;
     }
+    if (p->model_sha256[0] && src->model_sha256[0] && strcmp(p->model_sha256, src->model_sha256)) {
+        stepq_error("%s was calibrated on the model whose weights have SHA-256 %.16s...; %s is of weights "
+                    "%.16s...: calibrate on this model's traces", plan_path, p->model_sha256, src->desc,
+                    src->model_sha256);
+        return STEPQ_ERR;
+    }
     for (int h = 0; h < src->n_heads; h++) {
         int ph = stepq_plan_find(p, src->layer[h], src->head[h]);
         if (ph < 0) {

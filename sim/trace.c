@@ -173,6 +173,19 @@ static int read_scale(stepq_trace* tr, hid_t f, const char* path) {
     return STEPQ_OK;
 }
 
+// the optional root attribute 'weights_sha256' (stepq.hf capture): which model the trace is of
+static int read_model(stepq_trace* tr, hid_t f, const char* path) {
+    char* w = NULL;
+    tr->model_sha256[0] = 0;
+    if (h5u_read_attr_str(&w, f, path, "weights_sha256", 0)) return STEPQ_ERR;
+    if (!w) return STEPQ_OK;
+    int ok = stepq_is_sha256_hex(w);
+    if (ok) snprintf(tr->model_sha256, sizeof tr->model_sha256, "%s", w);
+    else stepq_error("%s: attribute 'weights_sha256' is '%.80s', not a SHA-256 (64 lower-case hex digits)", path, w);
+    free(w);
+    return ok ? STEPQ_OK : STEPQ_ERR;
+}
+
 static int read_all(stepq_trace* tr, hid_t f, const char* path, int normalize) {
     hsize_t dq[3], dk[3], dv[3], dg[3], db[2], ds[3];
     if (read_kind(&tr->kind, f, path)) return STEPQ_ERR;
@@ -189,7 +202,7 @@ static int read_all(stepq_trace* tr, hid_t f, const char* path, int normalize) {
     tr->HV = (int)dv[1];
     tr->V = (int)dv[2];
     if (check_shapes(tr, path, dq, dk, dv, dg, db, ds, g_rank) || read_labels(tr, f, path) ||
-        read_scale(tr, f, path))
+        read_scale(tr, f, path) || read_model(tr, f, path))
         return STEPQ_ERR;
     if (check_values(path, "q", tr->q, dq, 3, -INFINITY, INFINITY) ||
         check_values(path, "k", tr->k, dk, 3, -INFINITY, INFINITY) ||
@@ -268,6 +281,7 @@ static void describe_source(stepq_source* s, const stepq_trace* t, const char* p
     }
     snprintf(s->desc, sizeof s->desc, "trace %s (%s, T=%ld, H=%d, HV=%d)", path,
              stepq_kind_name(t->kind), t->T, t->H, t->HV);
+    snprintf(s->model_sha256, sizeof s->model_sha256, "%s", t->model_sha256);
 }
 
 static stepq_cursor* trace_open(const stepq_source* src, int h) {
@@ -540,7 +554,7 @@ static int stream_meta(stream_impl* im, const char* path) {
     tr->HV = (int)dv[1];
     tr->V = (int)dv[2];
     if (check_shapes(tr, path, dq, dk, dv, dg, db, ds, g_rank) || read_labels(tr, f, path) ||
-        read_scale(tr, f, path) ||
+        read_scale(tr, f, path) || read_model(tr, f, path) ||
         (tr->S0 && check_values(path, "S0", tr->S0, ds, 3, -INFINITY, INFINITY)))
         return STEPQ_ERR;
     return STEPQ_OK;

@@ -9,7 +9,8 @@
 //   layer, head  int32 [HV]     optional: the model's layer and head of each value head (a
 //                               model's trace: a plan calibrated on it names them); absent:
 //                               layer 0, head = value head
-//   attributes: kind = "gdn" | "kda"; scale (optional, default 1/sqrt(K))
+//   attributes: kind = "gdn" | "kda"; scale (optional, default 1/sqrt(K)); weights_sha256
+//               (optional: 64 hex digits naming the model's weights, as stepq.hf capture writes)
 // HV is a multiple of H; value head j reads q/k head j / (HV/H) (grouped value heads).
 #ifndef STEPQ_TRACE_H
 #define STEPQ_TRACE_H
@@ -29,6 +30,7 @@ typedef struct {
     float* beta;         // (T, HV)
     float* S0;           // (HV, K, V) or NULL
     int *layer, *head;   // (HV) labels, or NULL
+    char model_sha256[65];  // attribute weights_sha256: the model's weights (stepq.hf capture), or ""
 } stepq_trace;
 
 // Reads and validates a trace: every problem (missing dataset, mismatched shapes, NaN or Inf,

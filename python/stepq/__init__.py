@@ -136,7 +136,8 @@ class Plan(_Handle):
     """A calibration plan file (method 4), opened and checked by libstepq.
 
     kind ('gdn' or 'kda'), K, V, heads (the (layer, head) labels it was calibrated on, in its
-    order), file, calibration_key. Use as a context manager or call close()."""
+    order), file, calibration_key, model_sha256 (the weights of the model whose captures it was
+    calibrated on, or ""). Use as a context manager or call close()."""
 
     _h = None
 
@@ -150,6 +151,7 @@ class Plan(_Handle):
         self.K, self.V = info.K, info.V
         self.file = info.file.decode()
         self.calibration_key = info.calibration_key.decode()
+        self.model_sha256 = info.model_sha256.decode()
         layer, head = ctypes.c_int(), ctypes.c_int()
         self.heads = []
         for i in range(info.n_heads):

@@ -44,7 +44,7 @@ class FormatInfo(ctypes.Structure):
 
 class PlanInfo(ctypes.Structure):
     _fields_ = [("kind", c_int), ("K", c_int), ("V", c_int), ("n_heads", c_int),
-                ("file", c_char_p), ("calibration_key", c_char_p)]
+                ("file", c_char_p), ("calibration_key", c_char_p), ("model_sha256", c_char_p)]
 
 
 class SessionConfig(ctypes.Structure):

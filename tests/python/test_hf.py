@@ -78,6 +78,35 @@ def test_capture_calibrate_plan(stepq_bin, scratch):
         with pytest.raises(stepq.StepqError, match="no head 0 of layer 2"):
             p.check("gdn", 128, 128, [(2, 0)])
     run(stepq_bin, "replay", "--trace", trace, "--format", "stepquant4", "--plan", plan, "--out", scratch / "sq4.h5")
+    # the drivers read a capture as any trace: propagation and halflife, with the plan where asked
+    for exp, extra in (("propagation", 'formats = ["int8", "stepquant4"];\nplan = "%s";\nbin = 16;\n' % plan),
+                       ("halflife", 'format = "int4";\n')):
+        c2 = scratch / ("drv_%s.cfg" % exp)
+        c2.write_text('experiment = "%s";\nsource = { type = "trace"; path = "%s"; };\nprefill = 96;\ndecode = 64;\n'
+                      '%soutput = "%s";\n' % (exp, trace, extra, scratch / ("drv_%s.h5" % exp)))
+        run(stepq_bin, "run", c2)
+        assert os.path.getsize(scratch / ("drv_%s.h5" % exp)) > 0
+    # the plan records the model: a capture of other weights is refused with it, in C and in eval
+    with h5py.File(trace) as f, stepq.Plan(plan) as p:
+        assert p.model_sha256 == f.attrs["weights_sha256"]
+    other = MODELS["qwen3_next"](seed=1)
+    t2 = scratch / "cal_other.h5"
+    with Capture(other, t2):
+        stream(other, ids[:, :32], 32)
+    r = subprocess.run([stepq_bin, "replay", "--trace", str(t2), "--format", "stepquant4", "--plan", str(plan),
+                        "--out", str(scratch / "other.h5")], capture_output=True, text=True)
+    assert r.returncode != 0 and "was calibrated on the model whose weights have SHA-256" in r.stderr, r.stderr
+    with stepq.Plan(plan) as p, pytest.raises(AdapterError, match="calibrated on the model whose weights"):
+        evaluate(other, ids[:, :20], ["stepquant4"], prefill=8, decode=4, plan=p)
+    # a malformed weights attribute is refused by name
+    import shutil
+    bad = scratch / "cal_bad.h5"
+    shutil.copy(t2, bad)
+    with h5py.File(bad, "a") as f:
+        f.attrs["weights_sha256"] = "not-a-hash"
+    r = subprocess.run([stepq_bin, "replay", "--trace", str(bad), "--format", "int8", "--out", str(scratch / "b.h5")],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "attribute 'weights_sha256' is 'not-a-hash', not a SHA-256" in r.stderr, r.stderr
     # a trace of layer 1 alone, with that plan: its heads are found by label
     t1 = scratch / "cal_l1.h5"
     with Capture(model, t1, layers=[1]):

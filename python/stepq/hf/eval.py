@@ -42,6 +42,13 @@ class Evaluator:
         self.layers = delta_layers(model, self.spec, layers)
         self.plan = plan
         if plan is not None:
+            if plan.model_sha256:
+                from . import weights_sha256
+                mine = weights_sha256(model)
+                if mine != plan.model_sha256:
+                    raise AdapterError("%s was calibrated on the model whose weights have SHA-256 %s...; this "
+                                       "model's are %s...: calibrate on its own captures" %
+                                       (plan.file, plan.model_sha256[:16], mine[:16]))
             for l in self.layers:
                 plan.check(self.spec.kind, l.K, l.V, [(l.index, h) for h in range(l.HV)])
         self.target = None
