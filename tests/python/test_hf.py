@@ -196,6 +196,7 @@ def test_commands(stepq_bin, scratch, capsys):
         assert f["extra"].shape == (2, 2, 4) and f["state_err"].shape == (2, 2, 2, 4)
         assert np.abs(f["extra_mean"][0]).max() < 1e-4 and f["greedy"].shape == (2, 3, 4)
         assert list(f["greedy_agree"][:, 0]) == [4, 4]  # fp32 generates what the native model does
+        assert f["greedy_length"].shape == (2, 3) and f["greedy_length"][...].max() <= 4
     with pytest.raises(SystemExit) as e:
         main(["eval", "--model", str(mdir), "--text", str(text), "--formats", "int77", "--out", str(scratch / "bad.h5")])
     assert e.value.code == 2 and "no format is called 'int77'" in capsys.readouterr().err

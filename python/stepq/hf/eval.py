@@ -13,8 +13,8 @@ Output (HDF5, the nll driver's layout, analysis/nll.h, plus): documents [D], for
 decode_step [NB], nll_native [D,N], extra [D,F,NB], extra_mean, extra_ci95 [F,NB], extra_window
 [D,F]; kl, top1 [D,F,NB] with kl_mean, kl_ci95, top1_mean, top1_ci95 [F,NB]; layers [L];
 state_err, readout_err [F,L,HV,NB] (means over documents); with --generate: greedy [D,1+F,G]
-tokens (row 0 native) and greedy_agree [D,F] (tokens equal to native's before the first
-difference). A .tsv of extra NLL beside it, for plots/nll.gp.
+tokens (row 0 native), greedy_agree [D,F] (tokens equal to native's before the first
+difference) and greedy_length [D,1+F] (tokens before the first end-of-sequence token). A .tsv of extra NLL beside it, for plots/nll.gp.
 """
 import os
 import sys
@@ -241,6 +241,14 @@ def cmd_eval(a):
             h["greedy"] = g
             same = g[:, 1:] == g[:, :1]
             h["greedy_agree"] = np.where(same.all(-1), g.shape[-1], np.argmin(same, -1))
+            # the paper's "outputs grow longer": tokens before the first end-of-sequence token (all of
+            # them where the model has none, as a byte model)
+            eos = getattr(model.config, "eos_token_id", None)
+            eos = [] if eos is None else ([eos] if isinstance(eos, int) else list(eos))
+            ended = np.isin(g, eos)
+            h["greedy_length"] = np.where(ended.any(-1), np.argmax(ended, -1), g.shape[-1])
+            h["greedy_length"].attrs["description"] = ("tokens before the first end-of-sequence token %s [D,1+F] "
+                                                       "(row 0 native; G where none came)" % eos)
     os.replace(tmp, a.out)
     table = os.path.splitext(a.out)[0] + ".tsv"
     with open(table + ".tmp", "w") as t:
