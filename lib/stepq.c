@@ -428,7 +428,7 @@ sq_status sq_session_errors(const sq_session* s, int f, double* err2, double* ha
 }
 
 size_t sq_session_bytes(const sq_session* s, int f, int h) {
-    if (!s || f < 0 || f >= s->F || h < 0 || h >= s->H || !stepq_session_view(s->s, h)->f) return 0;
+    if (!s || f < 0 || f >= s->F || h < 0 || h >= s->H) return 0;
     const stepq_view* v = stepq_session_view(s->s, h);
     return v->f ? v->f[f].qs->bytes : 0;
 }
