@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/ranks.h"
 #include "../base/common.h"
 #include "../quant/alloc.h"
 #include "../quant/format.h"
@@ -212,8 +213,14 @@ static void redistort_kda(double* d, const uint8_t* pivot, void* ctx) {
     calib_ctx* x = ctx;
     const stepq_plan* p = x->p;
     const int K = p->K, V = p->V, R = x->c->reservoir;
+    // an MPI run: each rank the heads whose snapshots it holds (calibrate's units), then merged
+    stepq_split sp;
+    stepq_split_init(&sp);
+    memset(d, 0, sizeof(double) * p->H * K * STEPQ_NW);
+    stepq_split_add(&sp, d, sizeof(double) * p->H * K * STEPQ_NW);
 #pragma omp parallel for schedule(dynamic, 1)
     for (int h = 0; h < p->H; h++) {
+        if (!stepq_rank_owns(h)) continue;
         const uint8_t* pv = pivot + (size_t)h * K;
         int any = 0;
         for (int i = 0; i < K; i++) any |= pv[i];
@@ -224,6 +231,7 @@ static void redistort_kda(double* d, const uint8_t* pivot, void* ctx) {
         }
         head_distortions(dh, NULL, x->reservoirs + (size_t)h * R * K * V, x->n_snap[h], p, h, pv);
     }
+    stepq_assert(stepq_split_end(&sp, STEPQ_OK, "calibrate: the pivot pass") == STEPQ_OK);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -424,9 +432,22 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
     const stepq_observer obs = {.name = "calibrate", .ctx = &x, .thread_init = calib_thread_init,
                                 .thread_free = calib_thread_free, .init_head = calib_init_head,
                                 .on_step = calib_step, .end_head = calib_end_head};
+    // an MPI run (base/ranks.h): the units are the heads, each through every segment (its
+    // reservoir samples across them); a rank keeps the KDA snapshots of its own heads only
     const stepq_headloop_cfg hc = {.prefill = c->steps, .decode = 0, .obs = &obs, .n_obs = 1, .progress = &pr,
-                                   .from_zero = 1};
-    int failed = stepq_headloop_run_segments((const stepq_source* const*)c->segments, c->n_segments, &hc);
+                                   .from_zero = 1, .split = 1};
+    stepq_split sp;
+    stepq_split_init(&sp);
+    const size_t HG = (size_t)p.H * p.G, HK = (size_t)p.H * p.K;
+    stepq_split_add(&sp, p.omega, sizeof(double) * HK);
+    stepq_split_add(&sp, p.w, sizeof(float) * HK);
+    double* per_unit[4] = {p.l, p.L, p.M, p.R};
+    for (int i = 0; i < 4; i++) stepq_split_add(&sp, per_unit[i], sizeof(double) * HG);
+    stepq_split_add(&sp, p.d_dual, sizeof(double) * HG * STEPQ_NW);
+    stepq_split_add(&sp, p.d_abs, sizeof(double) * HG * STEPQ_NW);
+    stepq_split_add(&sp, x.n_snap, sizeof(int) * p.H);
+    int failed = stepq_split_end(
+        &sp, stepq_headloop_run_segments((const stepq_source* const*)c->segments, c->n_segments, &hc), "calibrate");
     stepq_progress_end(&pr);
     if (failed) {
         free(x.reservoirs);

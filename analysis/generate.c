@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/ranks.h"
 #include "../base/common.h"
 #include "../base/h5util.h"
 #include "../base/outfile.h"
@@ -157,14 +158,23 @@ int stepq_generate(const stepq_generate_cfg* c) {
     long* np = callocCheck((size_t)P, sizeof *np);
     int rc = STEPQ_OK;
     for (int p = 0; p < P && !rc; p++) rc = stepq_lm_read_text(&prompt[p], &np[p], c->prompts[p]);
-    gen_out g = {mallocCheck(sizeof(double) * F * P * S), mallocCheck(sizeof(double) * F * P * S),
-                 mallocCheck(sizeof(double) * F * P * S), callocCheck((size_t)F * P * c->length, 1)};
+    const size_t FPS = (size_t)F * P * S;
+    gen_out g = {callocCheck(FPS, sizeof(double)), callocCheck(FPS, sizeof(double)), callocCheck(FPS, sizeof(double)),
+                 callocCheck((size_t)F * P * c->length, 1)};
+    // an MPI run (base/ranks.h): the units are the generations k, merged after the loop
+    stepq_split sp;
+    stepq_split_init(&sp);
+    stepq_split_add(&sp, g.rep, sizeof(double) * FPS);
+    stepq_split_add(&sp, g.mean, sizeof(double) * FPS);
+    stepq_split_add(&sp, g.p90, sizeof(double) * FPS);
+    stepq_split_add(&sp, g.text, (size_t)F * P * c->length);
     int failed = rc;
     stepq_progress pr;
     stepq_progress_start(&pr, "generate", "generations", (long)F * P * S);
 #pragma omp parallel for schedule(dynamic, 1)
     for (int k = 0; k < (rc ? 0 : F * P * S); k++) {
         const int f = k / (P * S), p = (k / S) % P, s = k % S;
+        if (!stepq_rank_owns(k)) continue;
         uint8_t* t = mallocCheck((size_t)c->length);
         if (generate_one(t, c, prompt[p], np[p], c->formats[f], c->seeds[s]) != STEPQ_OK) {
 #pragma omp atomic write
@@ -180,7 +190,7 @@ int stepq_generate(const stepq_generate_cfg* c) {
     }
     stepq_progress_end(&pr);
     if (failed && !rc) stepq_error("generate: a state went non-finite (%s)", c->model->desc);
-    rc = failed || write_out(c, &g);
+    rc = stepq_split_end(&sp, failed ? STEPQ_ERR : STEPQ_OK, "generate") || write_out(c, &g);
     for (int p = 0; p < P; p++) free(prompt[p]);
     free(prompt); free(np); free(g.rep); free(g.mean); free(g.p90); free(g.text);
     return rc ? STEPQ_ERR : STEPQ_OK;

@@ -8,6 +8,7 @@
 #include "../base/common.h"
 #include "../base/h5util.h"
 #include "../base/outfile.h"
+#include "../base/ranks.h"
 #include "../base/stats.h"
 #include "../sim/headloop.h"
 #include "../sim/protocol.h"
@@ -279,13 +280,23 @@ int stepq_halflife(double* sum, const stepq_halflife_cfg* c) {
     stepq_headloop_cfg hc = {.backend = c->backend, .slots = &slot, .n_slots = 1, .prefill = c->prefill,
                              .decode = c->decode, .obs = &obs, .n_obs = 1, .progress = &pr};
     size_t n = (size_t)r.S * r.H * r.U;
-    r.hl = mallocCheck(sizeof(double) * n);
-    r.acc = mallocCheck(sizeof(double) * n);
-    r.d = mallocCheck(sizeof(double) * n);
-    r.pers = mallocCheck(sizeof(double) * n);
+    r.hl = callocCheck(n, sizeof(double));
+    r.acc = callocCheck(n, sizeof(double));
+    r.d = callocCheck(n, sizeof(double));
+    r.pers = callocCheck(n, sizeof(double));
+    // an MPI run's units (base/ranks.h): seed s, head h is unit s H + h
+    stepq_split sp;
+    stepq_split_init(&sp);
+    double* bufs[4] = {r.hl, r.acc, r.d, r.pers};
+    for (int i = 0; i < 4; i++) stepq_split_add(&sp, bufs[i], sizeof(double) * n);
+    hc.split = 1;
     stepq_progress_start(&pr, "halflife", "heads", (long)r.S * r.H);
     int rc = STEPQ_OK;
-    for (r.s = 0; r.s < r.S && rc == STEPQ_OK; r.s++) rc = stepq_headloop_run(c->srcs[r.s], &hc);
+    for (r.s = 0; r.s < r.S && rc == STEPQ_OK; r.s++) {
+        hc.unit0 = (long)r.s * r.H;
+        rc = stepq_headloop_run(c->srcs[r.s], &hc);
+    }
+    rc = stepq_split_end(&sp, rc, "halflife");
     stepq_progress_end(&pr);
     for (int s = 0; s < r.S && !rc; s++) summarise(sum + (size_t)s * HL_N_SUMMARY, &r, s);
     if (!rc && c->output) rc = write_h5(c, &r, sum);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/ranks.h"
 #include "../base/common.h"
 #include "../base/h5util.h"
 #include "../base/stats.h"
@@ -164,13 +165,14 @@ static void summarise(double* out, const seed_stats* st) {
 }
 
 // every head of one seed's source: a native run on the head loop
-static int run_seed(seed_stats* st, const stepq_source* src, const stepq_inputstats_cfg* c,
+static int run_seed(seed_stats* st, const stepq_source* src, const stepq_inputstats_cfg* c, long unit0,
                     stepq_progress* pr) {
     is_run r = {st, c};
     const stepq_observer obs = {.name = "inputstats", .ctx = &r, .thread_init = is_thread_init,
                                 .thread_free = is_thread_free, .init_head = is_init_head,
                                 .on_step = is_step, .end_head = is_end_head};
-    const stepq_headloop_cfg hc = {.prefill = c->steps, .decode = 0, .obs = &obs, .n_obs = 1, .progress = pr};
+    const stepq_headloop_cfg hc = {.prefill = c->steps, .decode = 0, .obs = &obs, .n_obs = 1, .progress = pr,
+                                   .split = 1, .unit0 = unit0};
     return stepq_headloop_run(src, &hc);
 }
 
@@ -209,19 +211,31 @@ static int measure(double* row, double* col, double* om, double* hl, double* pr,
     const int S = c->n_seeds, H = s0->n_heads, G = s0->n_gates;
     stepq_progress p;
     stepq_progress_start(&p, "inputstats", "heads", (long)S * H);
-    for (int si = 0; si < S; si++) {
-        seed_stats st = {H, NS, G, row + (size_t)si * H * NS, col + (size_t)si * H * NS,
-                         om + (size_t)si * H, hl + (size_t)si * H * G, pr + (size_t)si * H};
-        if (run_seed(&st, c->srcs[si], c, &p) != STEPQ_OK) {
-            stepq_progress_end(&p);
-            return STEPQ_ERR;
-        }
+    // an MPI run (base/ranks.h): seed s, head h is unit s H + h; the heads' figures are merged
+    // before the seeds are summarised
+    stepq_split sp;
+    stepq_split_init(&sp);
+    stepq_split_add(&sp, row, sizeof(double) * S * H * NS);
+    stepq_split_add(&sp, col, sizeof(double) * S * H * NS);
+    stepq_split_add(&sp, om, sizeof(double) * S * H);
+    stepq_split_add(&sp, hl, sizeof(double) * S * H * G);
+    stepq_split_add(&sp, pr, sizeof(double) * S * H);
+    seed_stats* st = mallocCheck(sizeof(seed_stats) * S);
+    int rc = STEPQ_OK;
+    for (int si = 0; si < S && rc == STEPQ_OK; si++) {
+        st[si] = (seed_stats){H, NS, G, row + (size_t)si * H * NS, col + (size_t)si * H * NS,
+                              om + (size_t)si * H, hl + (size_t)si * H * G, pr + (size_t)si * H};
+        rc = run_seed(&st[si], c->srcs[si], c, (long)si * H, &p);
+    }
+    rc = stepq_split_end(&sp, rc, "inputstats");
+    stepq_progress_end(&p);
+    for (int si = 0; si < S && rc == STEPQ_OK; si++) {
         double out[N_SUM];
-        summarise(out, &st);
+        summarise(out, &st[si]);
         for (int k = 0; k < N_SUM; k++) sum[(size_t)k * S + si] = out[k];
     }
-    stepq_progress_end(&p);
-    return STEPQ_OK;
+    free(st);
+    return rc;
 }
 
 int stepq_inputstats(double* summary, const stepq_inputstats_cfg* c) {

@@ -8,6 +8,7 @@
 // the journal; a whole record whose checksum fails (edited or corrupted) refuses the resume.
 #include "journal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "../base/common.h"
+#include "../base/ranks.h"
 
 #define RECORD_END 0x4a524e4cu
 
@@ -35,6 +37,7 @@ struct stepq_journal {
     long added;          // records this process appended (the test hook counts them)
     long kill_after;     // STEPQ_TEST_KILL_AFTER_HEADS: SIGKILL after that many (tests only)
     int failed;          // an append failed (said once, not once per head)
+    char* output;        // the run's output path (the journals are found beside it)
 };
 
 static size_t record_size(int F, long NB) {
@@ -71,11 +74,45 @@ static void transfer(unsigned char* buf, stepq_run_out* o, int h, int to) {
 #undef MOVE
 }
 
-static char* journal_path(const char* output) {
-    size_t n = strlen(output) + 9;
-    char* p = mallocCheck(n);
-    snprintf(p, n, "%s.journal", output);
+// this rank's journal: "<output>.journal" for one process, "<output>.journal.<r>of<N>" for rank r
+// of an MPI run of N ranks (each rank appends the heads it runs; base/ranks.h)
+static char* journal_path(const char* output, int r, int n) {
+    size_t len = strlen(output) + 40;
+    char* p = mallocCheck(len);
+    if (n == 1) snprintf(p, len, "%s.journal", output);
+    else snprintf(p, len, "%s.journal.%dof%d", output, r, n);
     return p;
+}
+
+// the journals of earlier runs of this output, with whatever rank count: n_out names (malloc'd)
+static char** journals_beside(const char* output, int* n_out) {
+    char* copy = strdup(output);
+    const char* base = strrchr(output, '/') ? strrchr(output, '/') + 1 : output;
+    char* slash = strrchr(copy, '/');
+    const char* dir = slash ? (slash == copy ? "/" : (*slash = 0, copy)) : ".";
+    char prefix[4096];
+    snprintf(prefix, sizeof prefix, "%s.journal", base);
+    const size_t np = strlen(prefix);
+    char** names = NULL;
+    int n = 0;
+    DIR* d = opendir(dir);
+    for (struct dirent* e; d && (e = readdir(d));) {
+        int r, of, used = 0;
+        const int ours = !strncmp(e->d_name, prefix, np) &&
+                         (!e->d_name[np] || (sscanf(e->d_name + np, ".%dof%d%n", &r, &of, &used) == 2 &&
+                                             !e->d_name[np + used] && r >= 0 && r < of));
+        if (!ours) continue;
+        names = realloc(names, sizeof(char*) * (n + 1));
+        stepq_assert(names != NULL);
+        size_t len = strlen(output) + strlen(e->d_name) - strlen(base) + 1;
+        names[n] = mallocCheck(len);
+        snprintf(names[n], len, "%.*s%s", (int)(base - output), output, e->d_name);
+        n++;
+    }
+    if (d) closedir(d);
+    free(copy);
+    *n_out = n;
+    return names;
 }
 
 // the checksum of a record: its seed and head, then its numbers
@@ -92,16 +129,17 @@ static int write_record(FILE* fp, int32_t s, int32_t h, const unsigned char* dat
            fwrite(&end, sizeof end, 1, fp) != 1;
 }
 
-// reads the records of an existing journal; STEPQ_ERR if it belongs to another run
-static int read_old(stepq_journal* j, FILE* fp, const char* header) {
+// reads the records of an existing journal, keeping those of the heads this rank runs (a head
+// of H per seed is unit s H + h); STEPQ_ERR if it belongs to another run
+static int read_old(stepq_journal* j, FILE* fp, const char* path, const char* header, int H) {
     char line[512];
     if (!fgets(line, sizeof line, fp) || strcmp(line, header) != 0) {
         stepq_error("%s was written by another run (another config, stepq revision or shape): run "
-                    "without --resume to start over", j->path);
+                    "without --resume to start over", path);
         return STEPQ_ERR;
     }
-    long cap = 0;
-    for (;;) {
+    long cap = j->n_old;
+    for (long index = 0;; index++) {
         int32_t sh[2];
         uint32_t end;
         uint64_t ck;
@@ -113,9 +151,15 @@ static int read_old(stepq_journal* j, FILE* fp, const char* header) {
         }
         if (ck != record_xxh3(sh, data, j->size)) {
             stepq_error("%s: record %ld (seed %d, head %d) does not match its checksum (edited or corrupted): run "
-                        "without --resume to start over", j->path, j->n_old, sh[0], sh[1]);
+                        "without --resume to start over", path, index, sh[0], sh[1]);
             free(data);
             return STEPQ_ERR;
+        }
+        int dup = !stepq_rank_owns((long)sh[0] * H + sh[1]);
+        for (long i = 0; i < j->n_old && !dup; i++) dup = j->old[i].s == sh[0] && j->old[i].h == sh[1];
+        if (dup) {  // another rank's head, or one an earlier journal holds (the same numbers)
+            free(data);
+            continue;
         }
         if (j->n_old == cap) {
             cap = cap ? 2 * cap : 256;
@@ -128,9 +172,10 @@ static int read_old(stepq_journal* j, FILE* fp, const char* header) {
     return STEPQ_OK;
 }
 
-stepq_journal* stepq_journal_open(const char* output, const char* key, int F, long NB, int resume) {
+stepq_journal* stepq_journal_open(const char* output, const char* key, int F, long NB, int H, int resume) {
     stepq_journal* j = callocCheck(1, sizeof *j);
-    j->path = journal_path(output);
+    j->path = journal_path(output, stepq_rank(), stepq_nranks());
+    j->output = strdup(output);
     j->F = F;
     j->NB = NB;
     j->size = record_size(F, NB);
@@ -138,15 +183,20 @@ stepq_journal* stepq_journal_open(const char* output, const char* key, int F, lo
     j->kill_after = kill ? atol(kill) : 0;
     char header[512];
     snprintf(header, sizeof header, "stepq journal %s F %d NB %ld\n", key, F, NB);
-    FILE* old = resume ? fopen(j->path, "rb") : NULL;
-    int rc = STEPQ_OK;
-    if (old) {
-        rc = read_old(j, old, header);
-        fclose(old);
-    } else if (resume) {
-        fprintf(stderr, "resume: no journal at %s: starting from the first head\n", j->path);
+    int rc = STEPQ_OK, n_old = 0;
+    // every journal of this output, whatever rank count wrote it: each rank keeps its own heads
+    char** old = resume ? journals_beside(output, &n_old) : NULL;
+    for (int i = 0; i < n_old && !rc; i++) {
+        FILE* fp = fopen(old[i], "rb");
+        if (!fp) continue;
+        rc = read_old(j, fp, old[i], header, H);
+        fclose(fp);
     }
-    if (!rc) {  // rewrite it with the complete records only, then append
+    if (resume && !n_old && stepq_rank() == 0)
+        fprintf(stderr, "resume: no journal of %s: starting from the first head\n", output);
+    // every rank has read every journal before any is rewritten (an MPI run)
+    rc = stepq_ranks_agree(rc, "reading the journals");
+    if (!rc) {  // rewrite this rank's with its complete records only, then append
         j->fp = fopen(j->path, "wb");
         if (!j->fp) {
             stepq_error("cannot write the journal %s: %s", j->path, strerror(errno));
@@ -160,12 +210,31 @@ stepq_journal* stepq_journal_open(const char* output, const char* key, int F, lo
                 rc = STEPQ_ERR;
             }
         }
+        rc = stepq_ranks_agree(rc, "writing the journals");
     }
+    // the journals of another rank count now live in this run's: rank 0 removes them
+    for (int i = 0; i < n_old; i++) {
+        int stale = 1;
+        for (int r = 0; r < stepq_nranks() && stale; r++) {
+            char* mine = journal_path(output, r, stepq_nranks());
+            stale = strcmp(mine, old[i]) != 0;
+            free(mine);
+        }
+        if (!rc && stale && stepq_rank() == 0) remove(old[i]);
+        free(old[i]);
+    }
+    free(old);
     if (rc) {
         stepq_journal_close(j, 0);
         return NULL;
     }
-    if (j->n_old) fprintf(stderr, "resume: %ld heads read back from %s\n", j->n_old, j->path);
+    long resumed = j->n_old;
+    if (stepq_nranks() > 1) {
+        int n = (int)resumed;
+        stepq_ranks_sum(&n);
+        resumed = n;
+    }
+    if (resumed && stepq_rank() == 0) fprintf(stderr, "resume: %ld heads read back from the journals of %s\n", resumed, output);
     return j;
 }
 
@@ -200,8 +269,13 @@ long stepq_journal_resumed(const stepq_journal* j) { return j->n_old; }
 
 void stepq_journal_close(stepq_journal* j, int completed) {
     if (!j) return;
-    if (j->fp) fclose(j->fp);
+    if (j->fp) {
+        fclose(j->fp);
+        // an MPI run: the output is written once every rank has finished and rank 0 has written it
+        completed = stepq_ranks_agree(completed ? STEPQ_OK : STEPQ_ERR, NULL) == STEPQ_OK;
+    }
     if (completed) remove(j->path);
+    free(j->output);
     for (long i = 0; i < j->n_old; i++) free(j->old[i].data);
     free(j->old);
     free(j->path);

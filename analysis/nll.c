@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/ranks.h"
 #include "../base/common.h"
 #include "../base/h5util.h"
 #include "../base/outfile.h"
@@ -112,6 +113,14 @@ static void octile_rows(nll_run* r, int d) {
         }
 }
 
+// the run of unit k: document k / (F + 1), its native decode (k mod (F + 1) = 0) or format
+// k mod (F + 1) - 1; an MPI run's rank runs the units it owns (base/ranks.h)
+static int document_needed(const nll_run* r, int d) {
+    for (int f = 0; f <= r->F; f++)
+        if (stepq_rank_owns((long)d * (r->F + 1) + f)) return 1;
+    return 0;
+}
+
 // every document's prefill, then every (document, format) decode in parallel
 static void run_all(nll_run* r) {
     const stepq_nll_cfg* c = r->c;
@@ -121,6 +130,7 @@ static void run_all(nll_run* r) {
     stepq_progress_start(&pr, "nll", "decode runs", (long)r->D * (r->F + 1));
 #pragma omp parallel for schedule(dynamic, 1)
     for (int d = 0; d < r->D; d++) {
+        if (!document_needed(r, d)) continue;
         float* lg = mallocCheck(sizeof(float) * c->model->vocab);
         stepq_lm_seq_init(&pre[d], c->model);
         for (long t = 0; t < c->prefill && !r->failed; t++) {
@@ -136,12 +146,13 @@ static void run_all(nll_run* r) {
     }
 #pragma omp parallel for schedule(dynamic, 1)
     for (int k = 0; k < r->D * (r->F + 1); k++) {
-        if (r->failed) continue;
+        if (r->failed || !stepq_rank_owns(k)) continue;
         one_document(r, k / (r->F + 1), k % (r->F + 1) - 1, &pre[k / (r->F + 1)]);
         stepq_progress_tick(&pr);
     }
     stepq_progress_end(&pr);
-    for (int d = 0; d < r->D; d++) stepq_lm_seq_free(&pre[d]);
+    for (int d = 0; d < r->D; d++)
+        if (pre[d].m) stepq_lm_seq_free(&pre[d]);
     free(pre);
     free(logits);
 }
@@ -303,12 +314,18 @@ int stepq_nll(const stepq_nll_cfg* c) {
         r.rows = mallocCheck((size_t)r.D * N_OCT_RUNS * lhk(c));
     }
     r.bytes = callocCheck((size_t)r.D, sizeof *r.bytes);
-    r.native = mallocCheck(sizeof(double) * r.D * c->decode);
-    r.quant = mallocCheck(sizeof(double) * r.D * r.F * c->decode);
+    r.native = callocCheck((size_t)r.D * c->decode, sizeof(double));
+    r.quant = callocCheck((size_t)r.D * r.F * c->decode, sizeof(double));
     int rc = read_documents(&r);
     if (!rc) {
+        stepq_split sp;  // an MPI run: what the units wrote, merged
+        stepq_split_init(&sp);
+        stepq_split_add(&sp, r.native, sizeof(double) * r.D * c->decode);
+        stepq_split_add(&sp, r.quant, sizeof(double) * r.D * r.F * c->decode);
         run_all(&r);
-        rc = r.failed ? STEPQ_ERR : STEPQ_OK;
+        rc = stepq_split_end(&sp, r.failed ? STEPQ_ERR : STEPQ_OK, "nll");
+    } else {
+        rc = stepq_ranks_agree(rc, "nll");
     }
     if (!rc) {
         nll_summary s = {mallocCheck(sizeof(double) * r.D * r.F * r.NB), mallocCheck(sizeof(double) * r.F * r.NB),

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/ranks.h"
 #include "../base/common.h"
 #include "../base/h5util.h"
 #include "../base/outfile.h"
@@ -154,7 +155,11 @@ static int run_seed(oct_run* r, int s, const stepq_format* fmt, stepq_progress* 
     const stepq_observer rank = {.name = "octile", .ctx = &o, .thread_init = oct_thread_init,
                                  .thread_free = oct_thread_free, .init_head = rank_init,
                                  .on_step = rank_step, .end_head = rank_end};
-    const stepq_headloop_cfg rc = {.prefill = c->calib_steps, .obs = &rank, .n_obs = 1, .from_zero = 1};
+    // an MPI run (base/ranks.h): seed s, head h is unit s H + h of both runs, whose owner ranks
+    // the head's rows and then runs its decode
+    const long unit0 = (long)s * r->H;
+    const stepq_headloop_cfg rc = {.prefill = c->calib_steps, .obs = &rank, .n_obs = 1, .from_zero = 1,
+                                   .split = 1, .unit0 = unit0};
     if (stepq_headloop_run(c->calib[s], &rc) != STEPQ_OK) return STEPQ_ERR;
     stepq_slot slots[N_RUNS];
     for (int k = 0; k < N_RUNS; k++)
@@ -164,7 +169,7 @@ static int run_seed(oct_run* r, int s, const stepq_format* fmt, stepq_progress* 
                                 .thread_free = oct_thread_free, .init_head = oct_init,
                                 .on_step = oct_step, .end_head = oct_end};
     const stepq_headloop_cfg dc = {.slots = slots, .n_slots = N_RUNS, .prefill = c->prefill, .decode = c->decode,
-                                   .obs = &obs, .n_obs = 1, .progress = pr};
+                                   .obs = &obs, .n_obs = 1, .progress = pr, .split = 1, .unit0 = unit0};
     return stepq_headloop_run(c->srcs[s], &dc);
 }
 
@@ -259,7 +264,16 @@ int stepq_octile(const stepq_octile_cfg* c) {
     const stepq_format* fmt = stepq_format_find(name);  // the rows' codec: per-row absmax at the width
     int rc = fmt && fmt->family == &stepq_family_rows ? STEPQ_OK : STEPQ_ERR;
     if (rc) stepq_error("octile: width %d has no per-row absmax format (int4, int6, int8)", c->width);
+    stepq_split sp;  // an MPI run: what the units wrote, merged
+    stepq_split_init(&sp);
+    const size_t SHK = (size_t)r.S * r.H * s0->K;
+    stepq_split_add(&sp, r.acc, sizeof(double) * r.S * N_RUNS * r.H);
+    stepq_split_add(&sp, r.ref, sizeof(double) * r.S * r.H);
+    stepq_split_add(&sp, r.omega, sizeof(double) * SHK);
+    stepq_split_add(&sp, r.mag, sizeof(double) * SHK);
+    stepq_split_add(&sp, r.group, N_ORDERS * SHK);
     for (int s = 0; s < r.S && rc == STEPQ_OK; s++) rc = run_seed(&r, s, fmt, &pr);
+    rc = stepq_split_end(&sp, rc, "octile");
     stepq_progress_end(&pr);
     if (!rc) {
         const int S = r.S;

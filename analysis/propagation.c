@@ -259,7 +259,8 @@ int stepq_propagation(const stepq_propagation_cfg* c) {
     const int S = c->n_seeds, F = c->n_formats;
     stepq_run_cfg rc = {c->formats, F, c->prefill, c->decode, c->bin, 0, "propagation", c->plan, NULL, 0, c->backend, NULL, 0};
     if (c->journal_key && !(c->backend && c->backend->run_heads)) {
-        rc.journal = stepq_journal_open(c->output, c->journal_key, F, (c->decode + c->bin - 1) / c->bin, c->resume);
+        rc.journal = stepq_journal_open(c->output, c->journal_key, F, (c->decode + c->bin - 1) / c->bin,
+                                        c->srcs[0]->n_heads, c->resume);
         if (!rc.journal) return STEPQ_ERR;
     }
     stepq_run_out o0, o;

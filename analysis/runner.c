@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../base/common.h"
+#include "../base/ranks.h"
 #include "../base/stats.h"
 #include "journal.h"
 #ifdef STEPQ_WITH_CUDA
@@ -141,6 +142,26 @@ static int journal_skip(void* ctx, int h) {
 
 static const stepq_backend* cuda_backend(void);
 
+// what the heads of a run write, for an MPI run's merge
+static void add_run_out(stepq_split* sp, stepq_run_out* o) {
+    const size_t FH = (size_t)o->F * o->H, FHB = FH * o->n_bins, KV = (size_t)o->K * o->V;
+    stepq_split_add(sp, o->err_y, sizeof(float) * FHB);
+    stepq_split_add(sp, o->err_S, sizeof(float) * FHB);
+    stepq_split_add(sp, o->acc_sq, sizeof(double) * FH);
+    stepq_split_add(sp, o->p1_resid, sizeof(double) * FH);
+    stepq_split_add(sp, o->bytes, sizeof(double) * FH);
+    stepq_split_add(sp, o->diverged, sizeof(long) * FH);
+    stepq_split_add(sp, o->acc_ref, sizeof(double) * o->H);
+    stepq_split_add(sp, o->mean_log_gate, sizeof(double) * o->H);
+    stepq_split_add(sp, o->half_life, sizeof(double) * o->H);
+    if (o->y) {
+        stepq_split_add(sp, o->y, sizeof(float) * FH * o->T * o->V);
+        stepq_split_add(sp, o->y_ref, sizeof(float) * o->H * o->T * o->V);
+        stepq_split_add(sp, o->S_final, sizeof(float) * FH * KV);
+        stepq_split_add(sp, o->S_ref_final, sizeof(float) * o->H * KV);
+    }
+}
+
 const stepq_backend* stepq_backend_named(const char* name) {
     if (!strcmp(name, "cpu")) return stepq_backend_cpu();
     if (!strcmp(name, "reference")) return stepq_backend_reference();
@@ -200,11 +221,18 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
     for (int i = 0; i < cfg->n_extra; i++) obs[1 + i] = cfg->extra[i];
     stepq_progress pr;
     stepq_progress_start(&pr, cfg->label ? cfg->label : "run", "heads", src->n_heads);
+    // an MPI run (base/ranks.h): the units are the seeds' heads, seed s head h being s H + h; the
+    // heads' figures are merged after the loop. Extra observers stream what they see (replay's
+    // read-outs): such a run is run whole by every rank.
+    stepq_split sp;
+    stepq_split_init(&sp);
+    const int split = stepq_nranks() > 1 && !cfg->n_extra;
+    if (split) add_run_out(&sp, o);
     stepq_headloop_cfg hc = {.backend = be, .slots = slots, .n_slots = F, .plan = cfg->plan,
                              .plan_index = plan_index, .prefill = cfg->prefill, .decode = cfg->decode,
                              .obs = obs, .n_obs = 1 + cfg->n_extra, .progress = &pr, .skip = journal_skip,
-                             .skip_ctx = &r};
-    int rc = stepq_headloop_run(src, &hc);
+                             .skip_ctx = &r, .split = split, .unit0 = (long)cfg->journal_seed * src->n_heads};
+    int rc = stepq_split_end(&sp, stepq_headloop_run(src, &hc), hc.obs[0].name);
     stepq_progress_end(&pr);
     free(plan_index);
     free(slots);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/ranks.h"
 #include "../base/common.h"
 #include "../base/h5util.h"
 #include "../base/outfile.h"
@@ -287,9 +288,19 @@ int stepq_selfcorrect(const stepq_selfcorrect_cfg* c) {
                              .decode = c->decode, .obs = &obs, .n_obs = 1, .progress = &pr};
     r.out = callocCheck((size_t)r.S * r.F * N_SERIES * r.H * r.W, sizeof(double));
     r.hl = callocCheck((size_t)r.S * r.H, sizeof(double));
+    // an MPI run's units (base/ranks.h): seed s, head h is unit s H + h
+    stepq_split sp;
+    stepq_split_init(&sp);
+    stepq_split_add(&sp, r.out, sizeof(double) * r.S * r.F * N_SERIES * r.H * r.W);
+    stepq_split_add(&sp, r.hl, sizeof(double) * r.S * r.H);
+    hc.split = 1;
     stepq_progress_start(&pr, "selfcorrect", "heads", (long)r.S * r.H);
     int rc = STEPQ_OK;
-    for (r.s = 0; r.s < r.S && rc == STEPQ_OK; r.s++) rc = stepq_headloop_run(c->srcs[r.s], &hc);
+    for (r.s = 0; r.s < r.S && rc == STEPQ_OK; r.s++) {
+        hc.unit0 = (long)r.s * r.H;
+        rc = stepq_headloop_run(c->srcs[r.s], &hc);
+    }
+    rc = stepq_split_end(&sp, rc, "selfcorrect");
     stepq_progress_end(&pr);
     free(slots);
     if (rc == STEPQ_OK) {

@@ -10,6 +10,9 @@
 #include <xxhash.h>
 
 static _Thread_local stepq_error_sink* sink;
+static const char* error_prefix = "";  // "rank R of N: " in an MPI run (base/ranks.c)
+
+void stepq_error_prefix(const char* prefix) { error_prefix = prefix ? prefix : ""; }
 
 stepq_error_sink* stepq_error_sink_set(stepq_error_sink* s) {
     stepq_error_sink* old = sink;
@@ -32,7 +35,7 @@ void stepq_error(const char* fmt, ...) {
     if (sink) {
         sink_put(fmt, ap);
     } else {
-        fputs("stepq: error: ", stderr);
+        fprintf(stderr, "stepq: error: %s", error_prefix);
         vfprintf(stderr, fmt, ap);
         fputc('\n', stderr);
     }
@@ -48,7 +51,7 @@ void stepq_fatal(const char* fmt, ...) {
         sink->fatal = 1;
         longjmp(*(jmp_buf*)sink->jump, 1);
     }
-    fputs("stepq: ", stderr);
+    fprintf(stderr, "stepq: %s", error_prefix);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);

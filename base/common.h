@@ -86,6 +86,9 @@ static inline int stepq_is_sha256_hex(const char* s) {
 // prints "stepq: error: <message>\n" on stderr; printf-style. Under an error sink (below) the
 // message is kept in the sink instead.
 void stepq_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+// what every message of this process starts with after "stepq: error: " ("rank 1 of 3: " in an
+// MPI run, base/ranks.h); the string must outlive the process's messages
+void stepq_error_prefix(const char* prefix);
 // Exhausted resources and broken invariants: prints "stepq: <message>\n" and exits(1); under an
 // error sink with a jump buffer, keeps the message and longjmps there instead.
 void stepq_fatal(const char* fmt, ...) __attribute__((format(printf, 1, 2), noreturn, cold));

@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "outfile.h"
+#include "ranks.h"
 
 // A file whose close failed (a write error: disk full, a size limit) stays in HDF5's table of
 // open objects, and the library's own exit handler then crashes closing it again (HDF5 1.10,
@@ -359,7 +360,13 @@ hid_t h5u_create(const char* path) {
     char* t;
     if (stepq_output_begin(&t, path)) return -1;
     errno = 0;
-    hid_t f = H5Fcreate(t, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t fapl = H5P_DEFAULT;
+    if (stepq_rank() != 0) {  // an MPI run's other ranks: the file lives in memory and is dropped
+        fapl = H5Pcreate(H5P_FILE_ACCESS);
+        H5Pset_fapl_core(fapl, 1 << 20, 0);
+    }
+    hid_t f = H5Fcreate(t, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (fapl != H5P_DEFAULT) H5Pclose(fapl);
     if (f < 0) {
         const int e = errno;
         stepq_error("cannot create %s: %s", t, e ? strerror(e) : "HDF5 refused it");

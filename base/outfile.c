@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "ranks.h"
 
 #define MAX_PENDING 16
 #define MAX_INPUTS 64
@@ -65,6 +66,8 @@ static void remove_pending(void) {
         }
 }
 
+void stepq_outputs_abandon(void) { remove_pending(); }
+
 // Ctrl-C or a kill while a file is being written: unlink what is pending (unlink is
 // async-signal-safe), then die of the signal as before.
 static void on_signal(int sig) {
@@ -113,9 +116,16 @@ static int check(const char* path, int dir_must_exist) {
 
 int stepq_output_check(const char* path) { return check(path, 0); }
 
+// every rank but 0 of an MPI run writes its copy of each output here, to nothing (ranks.h)
+static const char nowhere[] = "/dev/null";
+
 int stepq_output_begin(char** tmp, const char* path) {
     static int registered = 0;
     *tmp = NULL;
+    if (stepq_rank() != 0) {  // never registered: nothing of this rank's to remove
+        *tmp = strdup(nowhere);
+        return STEPQ_OK;
+    }
     if (!registered) {
         atexit(remove_pending);
         signal(SIGINT, on_signal);
@@ -151,6 +161,7 @@ int stepq_output_begin(char** tmp, const char* path) {
 }
 
 char* stepq_output_pending(const char* path) {
+    if (stepq_rank() != 0) return strdup(nowhere);
     for (int i = 0; i < MAX_PENDING; i++)
         if (pending[i].path && !strcmp(pending[i].path, path)) return strdup(pending[i].tmp);
     return NULL;
@@ -158,6 +169,10 @@ char* stepq_output_pending(const char* path) {
 
 int stepq_output_end(char* tmp, const char* path, int ok) {
     int rc = STEPQ_OK;
+    if (stepq_rank() != 0) {
+        free(tmp);
+        return rc;
+    }
     if (ok && rename(tmp, path) != 0) {
         stepq_error("cannot move %s to %s: %s", tmp, path, strerror(errno));
         rc = STEPQ_ERR;

@@ -6,7 +6,9 @@
 // temporary file still pending. An output is refused up front when its path is a directory or
 // anything else that is not a regular file (a device, a FIFO), when it would replace a file this
 // run reads (an input noted by stepq_note_input: a config, a trace, a plan), or when its
-// directory cannot be written; each with one message naming the path.
+// directory cannot be written; each with one message naming the path. In an MPI run only rank 0
+// writes: on the other ranks every output goes to /dev/null (an HDF5 file to memory), and
+// nothing is checked, created or renamed there (base/ranks.h).
 #ifndef STEPQ_OUTFILE_H
 #define STEPQ_OUTFILE_H
 
@@ -36,6 +38,9 @@ char* stepq_output_pending(const char* path);
 // Renames tmp into place (ok) or removes it (!ok), and forgets it; STEPQ_ERR if ok and the
 // rename fails. Frees tmp.
 int stepq_output_end(char* tmp, const char* path, int ok);
+
+// removes every temporary file still pending (before an MPI_Abort, which runs no atexit hook)
+void stepq_outputs_abandon(void);
 
 // A text output (.tsv, .md): NULL with a message when refused or not creatable.
 FILE* stepq_text_create(const char* path);

@@ -1,5 +1,7 @@
 #include "progress.h"
 
+#include "ranks.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -16,7 +18,7 @@ void stepq_progress_start(stepq_progress* p, const char* label, const char* unit
     p->total = total;
     p->done = 0;
     p->t0 = p->last = stepq_now();
-    p->quiet = getenv("STEPQ_QUIET") != NULL;
+    p->quiet = getenv("STEPQ_QUIET") != NULL || stepq_rank() != 0;  // rank 0 speaks for an MPI run
 }
 
 static void print_line(const stepq_progress* p, double now) {

@@ -1,5 +1,6 @@
 // progress.h: progress of long runs on stderr (units done, rate, time left), at most about
-// once a second, from whichever thread finishes a unit. Silent when STEPQ_QUIET is set.
+// once a second, from whichever thread finishes a unit. Silent when STEPQ_QUIET is set, and on
+// every rank but 0 of an MPI run (base/ranks.h), whose own units it counts.
 #ifndef STEPQ_PROGRESS_H
 #define STEPQ_PROGRESS_H
 

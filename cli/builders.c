@@ -16,6 +16,7 @@
 
 #include "../analysis/output.h"
 #include "../analysis/runner.h"
+#include "../base/ranks.h"
 #include "../base/common.h"
 #include "../sim/synth.h"
 #include "../sim/lm.h"
@@ -72,6 +73,7 @@ void stepq_set_threads(long long n) {
 }
 
 int stepq_make_parent(const char* path) {
+    if (stepq_rank() != 0) return STEPQ_OK;  // rank 0 writes an MPI run's outputs (base/ranks.h)
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", path);
     char* slash = strrchr(buf, '/');

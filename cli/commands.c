@@ -17,6 +17,7 @@
 #include "../analysis/roundtrip.h"
 #include "../analysis/output.h"
 #include "../base/common.h"
+#include "../base/ranks.h"
 #include "../quant/format.h"
 #include "../sim/synth.h"
 #include "../sim/trace.h"
@@ -431,6 +432,13 @@ int stepq_cmd_memory(int argc, char** argv) {
 // ---------------------------------------------------------------------------------------------
 // bench
 
+// the benchmarks time one process against this machine's peaks: ranks beside it would share them
+static int refuse_ranks(const char* cmd) {
+    if (stepq_nranks() == 1) return STEPQ_OK;
+    stepq_error("%s times one process on this machine; run it without mpirun", cmd);
+    return STEPQ_ERR;
+}
+
 int stepq_cmd_bench(int argc, char** argv) {
     const char* out = "results/bench/bench.h5";
     int quick = 0;
@@ -452,7 +460,7 @@ int stepq_cmd_bench(int argc, char** argv) {
                         {"--out", OPT_STR, &out, NULL, 0, 0, 0, "an output file FILE.h5", 0},
                         THREADS_OPT(&stepq_threads_override),
                         {0}};
-    if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
+    if (stepq_parse_options(argc, argv, opts, NULL, 0, 0) || refuse_ranks("bench")) return 2;
     stepq_set_threads(0);
     char cmdline[4096];
     snprintf(cmdline, sizeof cmdline, "stepq bench%s --out %s", quick ? " --quick" : "", out);
@@ -492,7 +500,7 @@ int stepq_cmd_bench_gpu(int argc, char** argv) {
     stepq_opt opts[] = {{"--quick", OPT_FLAG, &quick, NULL, 0, 0, 0, NULL, 0},
                         {"--out", OPT_STR, &out, NULL, 0, 0, 0, "an output file FILE.h5", 0},
                         {0}};
-    if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
+    if (stepq_parse_options(argc, argv, opts, NULL, 0, 0) || refuse_ranks("bench-gpu")) return 2;
 #ifdef STEPQ_WITH_CUDA
     if (stepq_make_parent(out) || stepq_bench_gpu(out, quick)) return 1;
     printf("wrote %s\n", out);

@@ -5,9 +5,11 @@
 #include <string.h>
 
 #include "../base/h5util.h"
+#include "../base/ranks.h"
 #include "../sim/kernels.h"
 #include "builders.h"
 #include "commands.h"
+#include "mpi.h"
 
 static const struct {
     const char* name;
@@ -36,8 +38,7 @@ static void usage(FILE* fp) {
           "The method the commands cite (\"method 4.2\") is docs/method.md.\n", fp);
 }
 
-int main(int argc, char** argv) {
-    h5u_quiet();
+static int dispatch(int argc, char** argv) {
     if (stepq_kernels_init() != 0 || stepq_check_env_threads() != STEPQ_OK) return 2;
     if (argc < 2) {
         usage(stderr);
@@ -53,4 +54,11 @@ int main(int argc, char** argv) {
     fprintf(stderr, "stepq: error: unknown command '%s'\n", cmd);
     usage(stderr);
     return 2;
+}
+
+// under mpirun every rank runs the same command (base/ranks.h: the drivers split their units)
+int main(int argc, char** argv) {
+    h5u_quiet();
+    if (stepq_mpi_init(&argc, &argv) != STEPQ_OK) return 2;
+    return stepq_ranks_finish(dispatch(argc, argv));
 }

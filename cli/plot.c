@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "../base/common.h"
+#include "../base/ranks.h"
 
 extern char** environ;
 
@@ -34,6 +35,7 @@ static void vars_free(stepq_plot_vars* v) {
 }
 
 int stepq_plot(const char* script, const char* table, const char* png, stepq_plot_vars* vars) {
+    if (stepq_rank() != 0) return STEPQ_OK;  // rank 0 draws an MPI run's figures (base/ranks.h)
     char path[4096];
     struct stat sb;
     snprintf(path, sizeof path, "%s", script);

@@ -1,6 +1,8 @@
 // headloop.c: the head loop; see headloop.h.
 #include "headloop.h"
 
+#include "../base/ranks.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -337,6 +339,13 @@ static int run_one(stepq_head* e, const stepq_source* const* srcs, int n, const 
     return rc;
 }
 
+// a head another rank runs (cfg->split, base/ranks.h), or one the driver has (a journal's): its
+// owner is asked first, so that a journal fills only the heads this rank runs
+static int skipped(const stepq_headloop_cfg* cfg, int h) {
+    if (cfg->split && !stepq_rank_owns(cfg->unit0 + h)) return 1;
+    return cfg->skip && cfg->skip(cfg->skip_ctx, h);
+}
+
 // A lockstep source: every head in flight at once, one engine each (heads in parallel within a
 // step), the source's steps read once for all of them
 static int run_lockstep(const stepq_source* const* srcs, int n, const stepq_headloop_cfg* cfg) {
@@ -348,7 +357,7 @@ static int run_lockstep(const stepq_source* const* srcs, int n, const stepq_head
     int* skip = callocCheck((size_t)H, sizeof(int));
     for (int h = 0; h < H; h++) {
         stepq_head_init(&e[h], cfg, &shape);
-        skip[h] = cfg->skip && cfg->skip(cfg->skip_ctx, h);
+        skip[h] = skipped(cfg, h);
     }
     loop_failure first = {0, 0, -1, 0, 0, 0};
     for (int seg = 0; seg < n && !first.failed; seg++) {
@@ -418,7 +427,7 @@ int stepq_headloop_run_segments(const stepq_source* const* srcs, int n, const st
             stop = first.failed;
             if (stop) continue;
             loop_failure mine;
-            if (!(cfg->skip && cfg->skip(cfg->skip_ctx, h)) && run_one(&e, srcs, n, cfg, h, &mine) != STEPQ_OK) {
+            if (!skipped(cfg, h) && run_one(&e, srcs, n, cfg, h, &mine) != STEPQ_OK) {
 #pragma omp critical(stepq_headloop_fail)
                 if (!first.failed || h < first.h) first = mine;
             }

@@ -140,6 +140,10 @@ typedef struct {
     int (*skip)(void* ctx, int h);
     void* skip_ctx;
     int from_zero;                 // 1: every head starts from a zero state, whatever the source's S0
+    // 1: run only this rank's heads of an MPI run, head h being the driver's unit unit0 + h
+    // (base/ranks.h); the driver merges what the heads wrote with a stepq_split
+    int split;
+    long unit0;
 } stepq_headloop_cfg;
 
 // STEPQ_OK, or STEPQ_ERR (message) when the backend cannot provide what an observer or a slot

@@ -36,7 +36,7 @@ rc=$?
 [ -f out.h5.journal ] || bad "no journal beside the killed run's output"
 [ ! -e out.h5 ] || bad "the killed run left out.h5"
 "$stepq" run one.cfg --resume --threads 1 >resumed.log 2>&1 || { bad "the resumed run failed"; cat resumed.log; }
-grep -q "resume: 11 heads read back from out.h5.journal" resumed.log || bad "the resume did not read the 11 heads back"
+grep -q "resume: 11 heads read back from the journals of out.h5" resumed.log || bad "the resume did not read the 11 heads back"
 [ ! -e out.h5.journal ] || bad "the journal is left after the run completed"
 "$py" - out.h5 whole.h5 <<'PY' || fail=1
 import sys, h5py, numpy as np

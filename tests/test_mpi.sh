@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# test_mpi.sh: an MPI run (method 6.12) against one process. The quick configs of propagation,
+# halflife, calibrate and nll under `mpirun -np 2` and `-np 3` (oversubscribed on this machine)
+# give files identical to one process's: every dataset and attribute but the creation time, with
+# h5py, and the tables byte for byte. A rank killed mid-run (SIGKILL, the journal's test hook)
+# fails the job with no output and no temporary file left; --resume then completes it with
+# another rank count (2 -> 3, 3 -> 1), bit-identical to an uninterrupted run. A rank whose unit
+# fails (a NaN in head 1's keys: rank 1's) fails the job, naming the rank and where. Skipped (77)
+# without mpirun, on a stepq built without MPI, or without h5py.
+#   test_mpi.sh STEPQ WORKDIR SOURCE_DIR
+set -u
+stepq=$1 dir=$2 src=$3
+command -v mpirun >/dev/null 2>&1 || { echo "no mpirun (openmpi-bin): skipped"; exit 77; }
+ldd "$stepq" | grep -q libmpi || { echo "$stepq was built without MPI (STEPQ_MPI): skipped"; exit 77; }
+py=""
+for p in /usr/bin/python3 python3; do
+    if "$p" -c "import h5py, numpy" >/dev/null 2>&1; then py=$p; break; fi
+done
+[ -n "$py" ] || { echo "no python3 with h5py: skipped"; exit 77; }
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+# CI runs as root, in a container; the ranks share its cores and let OpenMP place its threads
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export STEPQ_QUIET=1
+mpi() { local np=$1; shift; mpirun -np "$np" --bind-to none "$stepq" "$@"; }
+same() {  # A B [ATTR...]: every output file under A equals B's (HDF5 dataset for dataset and
+          # attribute for attribute but the creation time and ATTR..., text byte for byte)
+    local a=$1 b=$2 f
+    shift 2
+    "$py" "$src/tools/h5cmp.py" "$a" "$b" --ignore-attr created "$@" || return 1
+    for f in $(cd "$a" && find . -type f \( -name '*.tsv' -o -name '*.md' \)); do
+        cmp -s "$a/$f" "$b/$f" || { echo "$f differs"; return 1; }
+    done
+    [ "$(cd "$a" && find . -type f | sort)" = "$(cd "$b" && find . -type f | sort)" ] || { echo "other files"; return 1; }
+}
+
+# 1. the quick configs: one process, 2 ranks, 3 ranks
+for cfg in propagation halflife_gdn calibrate_gdn nll_gdn; do
+    for np in 1 2 3; do
+        w="$cfg.$np"
+        mkdir -p "$w" && ln -s "$src/experiments" "$src/data" "$src/plots" "$w/"
+        if [ "$np" = 1 ]; then
+            (cd "$w" && "$stepq" run "experiments/$cfg.cfg" --quick --threads 1 >run.log 2>&1)
+        else
+            (cd "$w" && mpi "$np" run "experiments/$cfg.cfg" --quick --threads 1 >run.log 2>&1)
+        fi || { bad "$cfg on $np ranks failed"; tail -5 "$w/run.log"; continue; }
+        [ "$np" = 1 ] && continue
+        same "$cfg.1/results" "$w/results" || bad "$cfg: $np ranks differ from one process"
+        # rank 0 alone prints the results
+        [ "$(grep -c '^wrote ' "$w/run.log")" = "$(grep -c '^wrote ' "$cfg.1/run.log")" ] ||
+            bad "$cfg on $np ranks: the results were printed more than once"
+    done
+done
+
+# 2. a killed rank, then --resume with another rank count (against the same config run whole: its
+# text and path differ in the output's name alone)
+cat >kill.cfg <<'CFG'
+experiment = "propagation";
+seeds = [1, 2];
+source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0, 1, 2, 3, 4, 5, 6, 7]; };
+formats = ["fp32", "int6", "int4"];
+prefill = 32;
+decode = 64;
+bin = 16;
+output = "out/out.h5";
+CFG
+sed 's|"out/out.h5"|"whole/out.h5"|' kill.cfg >whole.cfg
+"$stepq" run whole.cfg --threads 1 >whole.log 2>&1 || bad "the uninterrupted run failed"
+for pair in "2 3" "3 1"; do
+    set -- $pair
+    rm -rf out
+    STEPQ_TEST_KILL_AFTER_HEADS=2 mpi "$1" run kill.cfg --threads 1 >killed.log 2>&1 && bad "the killed job on $1 ranks exited 0"
+    [ ! -e out/out.h5 ] || bad "the killed job left its output"
+    ls out/*.tmp.* >/dev/null 2>&1 && bad "the killed job left a temporary file: $(ls out/*.tmp.*)"
+    ls out/out.h5.journal.*of"$1" >/dev/null 2>&1 || bad "the killed job on $1 ranks left no journal"
+    if [ "$2" = 1 ]; then
+        "$stepq" run kill.cfg --resume --threads 1 >resumed.log 2>&1 || { bad "the resume on one process failed"; cat resumed.log; }
+    else
+        mpi "$2" run kill.cfg --resume --threads 1 >resumed.log 2>&1 || { bad "the resume on $2 ranks failed"; cat resumed.log; }
+    fi
+    grep -qE "resume: [1-9][0-9]* heads read back from the journals of out/out.h5" resumed.log ||
+        { bad "the resume on $2 ranks read no head back"; cat resumed.log; }
+    ls out/out.h5.journal* >/dev/null 2>&1 && bad "journals left after the resumed run: $(ls out/out.h5.journal*)"
+    same whole out config config_path inputs || bad "killed on $1 ranks, resumed on $2: differs from the uninterrupted run"
+done
+
+# 3. a rank's unit fails: the job fails, naming the rank and where; nothing is left
+"$stepq" trace --out t.h5 --steps 96 --heads 0-3 --seed 1 >/dev/null 2>&1 || bad "stepq trace failed"
+"$py" -c "
+import h5py; f = h5py.File('t.h5', 'a'); k = f['k'][()]; k[40, 1, 3] = float('nan'); f['k'][...] = k" ||
+    bad "could not edit the trace"
+cat >nan.cfg <<'CFG'
+experiment = "propagation";
+source = { type = "trace"; path = "t.h5"; };
+formats = ["int6"];
+prefill = 32;
+decode = 64;
+bin = 16;
+output = "nan/out.h5";
+CFG
+mpi 2 run nan.cfg --threads 1 >nan.log 2>&1 && bad "a NaN in rank 1's head was not an error"
+grep -q "rank 1 of 2: t.h5: dataset 'k' holds NaN at index \[40, 1, 3\]" nan.log || { bad "rank 1 did not say why"; cat nan.log; }
+grep -q "rank 0 of 2: propagation failed on rank 1 of 2" nan.log || { bad "rank 0 did not name the rank"; cat nan.log; }
+[ ! -e nan/out.h5 ] && ! ls nan/*.tmp.* >/dev/null 2>&1 || bad "the failed job left an output"
+
+# 4. a benchmark times one process
+mpi 2 bench --quick >bench.log 2>&1 && bad "bench ran under mpirun"
+grep -q "bench times one process on this machine; run it without mpirun" bench.log || { bad "no message for bench"; cat bench.log; }
+
+[ $fail -eq 0 ] && echo "mpi: every run identical to one process"
+exit $fail
