@@ -64,6 +64,16 @@ static int config_command(int argc, char** argv, const char* only) {
     return stepq_run_config(path, only, quick, resume);
 }
 
+// Commands without units to split over the ranks of an MPI run (method 6.12) refuse to run under
+// mpirun: every rank would do all their work, and hold their output in memory (rank 0 writes).
+// The benchmarks time one process against this machine's peaks, which ranks beside it would share.
+static int refuse_ranks(const char* cmd) {
+    if (stepq_nranks() == 1) return STEPQ_OK;
+    if (!strncmp(cmd, "bench", 5)) stepq_error("%s times one process on this machine; run it without mpirun", cmd);
+    else stepq_error("%s has no units to split over ranks; run it without mpirun", cmd);
+    return STEPQ_ERR;
+}
+
 int stepq_cmd_run(int argc, char** argv) {
     if (argc < 2 || stepq_wants_help(argc, argv)) {
         puts("usage: stepq run CONFIG.cfg [--threads N] [--quick] [--resume] [--backend cpu|cuda]\n\n"
@@ -86,7 +96,11 @@ int stepq_cmd_run(int argc, char** argv) {
              "format table and the ablation) from OUTPUT.journal, the heads it completed, and ends\n"
              "with the same numbers as an uninterrupted run. --backend cuda runs the heads on the\n"
              "GPU engine (method 6.5; the config's `backend` key otherwise, default cpu): the same\n"
-             "figures, no journal.");
+             "figures, no journal.\n"
+             "Under mpirun (stepq built with MPI, method 6.12), `mpirun -np N stepq run CONFIG`\n"
+             "splits each driver's units (heads x seeds, documents' runs, ...) over the N ranks,\n"
+             "and rank 0 writes the same files as one process; each rank keeps a journal,\n"
+             "OUTPUT.journal.<r>of<N>, and --resume continues with any rank count.");
         return argc < 2 ? 2 : 0;
     }
     return config_command(argc, argv, NULL);
@@ -143,7 +157,7 @@ int stepq_cmd_replay(int argc, char** argv) {
         {"--normalize", OPT_FLAG, &normalize, NULL, 0, 0, 0, NULL, 0},
         THREADS_OPT(&stepq_threads_override),
         {0}};
-    if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
+    if (stepq_parse_options(argc, argv, opts, NULL, 0, 0) || refuse_ranks("replay")) return 2;
     stepq_set_threads(0);
     const stepq_format* fmt = stepq_format_find(fmt_name);
     if (!fmt) {
@@ -207,7 +221,7 @@ int stepq_cmd_roundtrip(int argc, char** argv) {
         {"--plan", OPT_STR, &plan_path, NULL, 0, 0, 0, "a plan file PLAN.h5", 0},
         {"--head", OPT_INT, &head, NULL, 0, 1 << 30, 0, "I", 0},
         {0}};
-    if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
+    if (stepq_parse_options(argc, argv, opts, NULL, 0, 0) || refuse_ranks("roundtrip")) return 2;
     const stepq_format* fmt = stepq_format_find(fmt_name);
     if (!fmt) {
         stepq_error("roundtrip: unknown format '%s' (see `stepq formats`)", fmt_name);
@@ -316,7 +330,7 @@ int stepq_cmd_trace(int argc, char** argv) {
         {"--text", OPT_STR, &text, NULL, 0, 0, 0, "a text file", 0},
         {"--offset", OPT_INT, &offset, NULL, 0, STEPS_MAX, 0, "N", 0},
         {0}};
-    if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
+    if (stepq_parse_options(argc, argv, opts, NULL, 0, 0) || refuse_ranks("trace")) return 2;
     char cmdline[4096];
     command_line(cmdline, sizeof cmdline, argc, argv);
     if (model || text) return trace_model(out, model, text, offset, steps, preset || nl || nh, cmdline);
@@ -431,13 +445,6 @@ int stepq_cmd_memory(int argc, char** argv) {
 
 // ---------------------------------------------------------------------------------------------
 // bench
-
-// the benchmarks time one process against this machine's peaks: ranks beside it would share them
-static int refuse_ranks(const char* cmd) {
-    if (stepq_nranks() == 1) return STEPQ_OK;
-    stepq_error("%s times one process on this machine; run it without mpirun", cmd);
-    return STEPQ_ERR;
-}
 
 int stepq_cmd_bench(int argc, char** argv) {
     const char* out = "results/bench/bench.h5";

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_mpi.sh: an MPI run (method 6.12) against one process. The quick configs of propagation,
-# halflife, calibrate and nll under `mpirun -np 2` and `-np 3` (oversubscribed on this machine)
-# give files identical to one process's: every dataset and attribute but the creation time, with
+# halflife, calibrate (GDN, and KDA with its pivot pass) and nll under `mpirun -np 2` and
+# `-np 3` (oversubscribed on this machine) give files identical to one process's: every dataset and attribute but the creation time, with
 # h5py, and the tables byte for byte. A rank killed mid-run (SIGKILL, the journal's test hook)
 # fails the job with no output and no temporary file left; --resume then completes it with
 # another rank count (2 -> 3, 3 -> 1), bit-identical to an uninterrupted run. A rank whose unit
@@ -36,7 +36,7 @@ same() {  # A B [ATTR...]: every output file under A equals B's (HDF5 dataset fo
 }
 
 # 1. the quick configs: one process, 2 ranks, 3 ranks
-for cfg in propagation halflife_gdn calibrate_gdn nll_gdn; do
+for cfg in propagation halflife_gdn calibrate_gdn calibrate_kda nll_gdn; do
     for np in 1 2 3; do
         w="$cfg.$np"
         mkdir -p "$w" && ln -s "$src/experiments" "$src/data" "$src/plots" "$w/"
@@ -104,9 +104,12 @@ grep -q "rank 1 of 2: t.h5: dataset 'k' holds NaN at index \[40, 1, 3\]" nan.log
 grep -q "rank 0 of 2: propagation failed on rank 1 of 2" nan.log || { bad "rank 0 did not name the rank"; cat nan.log; }
 [ ! -e nan/out.h5 ] && ! ls nan/*.tmp.* >/dev/null 2>&1 || bad "the failed job left an output"
 
-# 4. a benchmark times one process
+# 4. a benchmark times one process; a command without units is not run on every rank
 mpi 2 bench --quick >bench.log 2>&1 && bad "bench ran under mpirun"
 grep -q "bench times one process on this machine; run it without mpirun" bench.log || { bad "no message for bench"; cat bench.log; }
+mpi 2 trace --out t2.h5 >trace.log 2>&1 && bad "trace ran under mpirun"
+grep -q "trace has no units to split over ranks; run it without mpirun" trace.log || { bad "no message for trace"; cat trace.log; }
+[ ! -e t2.h5 ] || bad "the refused trace left t2.h5"
 
 [ $fail -eq 0 ] && echo "mpi: every run identical to one process"
 exit $fail
