@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_mpi.sh: an MPI run (method 6.12) against one process. The quick configs of propagation,
 # halflife, calibrate (GDN, and KDA with its pivot pass) and nll under `mpirun -np 2` and
-# `-np 3` (oversubscribed on this machine) give files identical to one process's: every dataset and attribute but the creation time, with
-# h5py, and the tables byte for byte. A rank killed mid-run (SIGKILL, the journal's test hook)
+# `-np 3` (oversubscribed on this machine) give files identical to one process's: every dataset
+# and attribute but the creation time, with h5py, and the tables byte for byte. A rank killed mid-run (SIGKILL, the journal's test hook)
 # fails the job with no output and no temporary file left; --resume then completes it with
 # another rank count (2 -> 3, 3 -> 1), bit-identical to an uninterrupted run. A rank whose unit
 # fails (a NaN in head 1's keys: rank 1's) fails the job, naming the rank and where. Skipped (77)
