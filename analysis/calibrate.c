@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/ranks.h"
 #include "../base/common.h"
 #include "../quant/alloc.h"
 #include "../quant/format.h"
@@ -15,6 +14,7 @@
 #include "../sim/kernels.h"
 #include "../sim/runstate.h"
 #include "../base/progress.h"
+#include "../base/ranks.h"
 
 // ---------------------------------------------------------------------------------------------
 // distortions of one head's snapshots
@@ -97,7 +97,6 @@ typedef struct {
     float* reservoirs;  // (H, R, K, V) kept for KDA's recomputation with pivots, else NULL
     int* n_snap;        // (H)
 } calib_ctx;
-
 
 // one thread's sums of the head in flight over the segments (the head loop's observer scratch)
 typedef struct {

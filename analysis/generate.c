@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/ranks.h"
 #include "../base/common.h"
 #include "../base/h5util.h"
 #include "../base/outfile.h"
+#include "../base/ranks.h"
 #include "../base/stats.h"
 #include "../base/progress.h"
 

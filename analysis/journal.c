@@ -184,9 +184,10 @@ stepq_journal* stepq_journal_open(const char* output, const char* key, int F, lo
     char header[512];
     snprintf(header, sizeof header, "stepq journal %s F %d NB %ld\n", key, F, NB);
     int rc = STEPQ_OK, n_old = 0;
-    // every journal of this output, whatever rank count wrote it: each rank keeps its own heads
-    char** old = resume ? journals_beside(output, &n_old) : NULL;
-    for (int i = 0; i < n_old && !rc; i++) {
+    // every journal of this output, whatever rank count wrote it: a resume reads them all, each
+    // rank keeping its own heads; a new run (no --resume) starts over and removes them
+    char** old = journals_beside(output, &n_old);
+    for (int i = 0; i < n_old && !rc && resume; i++) {
         FILE* fp = fopen(old[i], "rb");
         if (!fp) continue;
         rc = read_old(j, fp, old[i], header, H);
@@ -212,7 +213,8 @@ stepq_journal* stepq_journal_open(const char* output, const char* key, int F, lo
         }
         rc = stepq_ranks_agree(rc, "writing the journals");
     }
-    // the journals of another rank count now live in this run's: rank 0 removes them
+    // the journals of another rank count (their heads now in this run's, or a run started over):
+    // rank 0 removes them
     for (int i = 0; i < n_old; i++) {
         int stale = 1;
         for (int r = 0; r < stepq_nranks() && stale; r++) {

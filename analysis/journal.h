@@ -9,7 +9,8 @@
 // In an MPI run (base/ranks.h) every rank keeps a journal of the heads it runs,
 // "<output>.journal.<r>of<N>"; a resume reads every journal of the output, whatever rank count
 // wrote it (one process's "<output>.journal" too), each rank keeping the heads it runs now, and
-// the journals of another rank count are removed once their heads are in this run's.
+// the journals of another rank count are removed once their heads are in this run's (a run
+// without --resume removes every earlier journal of the output: it starts over).
 #ifndef STEPQ_JOURNAL_H
 #define STEPQ_JOURNAL_H
 

@@ -16,8 +16,8 @@
 
 #include "../analysis/output.h"
 #include "../analysis/runner.h"
-#include "../base/ranks.h"
 #include "../base/common.h"
+#include "../base/ranks.h"
 #include "../sim/synth.h"
 #include "../sim/lm.h"
 #include "../sim/trace.h"

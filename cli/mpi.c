@@ -47,5 +47,15 @@ int stepq_mpi_init(int* argc, char*** argv) {
     return STEPQ_OK;
 }
 #else
-int stepq_mpi_init(int* argc, char*** argv) { return STEPQ_OK; }
+// started by mpirun all the same: N copies would each run the whole config and write it
+int stepq_mpi_init(int* argc, char*** argv) {
+    const char* n = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!n) n = getenv("PMI_SIZE");
+    if (n && atoi(n) > 1) {
+        stepq_error("this stepq was built without MPI (configure with -DSTEPQ_MPI=ON and libopenmpi-dev "
+                    "installed), and mpirun started %s copies of it", n);
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
 #endif

@@ -1,14 +1,13 @@
 // headloop.c: the head loop; see headloop.h.
 #include "headloop.h"
 
-#include "../base/ranks.h"
-
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/common.h"
+#include "../base/ranks.h"
 #include "recurrence.h"
 #include "sums.h"
 

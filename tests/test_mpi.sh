@@ -22,6 +22,8 @@ fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 # CI runs as root, in a container; the ranks share its cores and let OpenMP place its threads
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# a rank that waits gives its core away instead of polling (3 ranks share 2 cores here)
+export OMPI_MCA_mpi_yield_when_idle=1
 export STEPQ_QUIET=1
 mpi() { local np=$1; shift; mpirun -np "$np" --bind-to none "$stepq" "$@"; }
 same() {  # A B [ATTR...]: every output file under A equals B's (HDF5 dataset for dataset and
