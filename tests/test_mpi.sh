@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # test_mpi.sh: an MPI run (method 6.12) against one process. The quick configs of propagation,
 # halflife, calibrate (GDN, and KDA with its pivot pass) and nll under `mpirun -np 2` and
-# `-np 3` (oversubscribed on this machine) give files identical to one process's: every dataset
-# and attribute but the creation time, with h5py, and the tables byte for byte. A rank killed mid-run (SIGKILL, the journal's test hook)
-# fails the job with no output and no temporary file left; --resume then completes it with
-# another rank count (2 -> 3, 3 -> 1), bit-identical to an uninterrupted run. A rank whose unit
-# fails (a NaN in head 1's keys: rank 1's) fails the job, naming the rank and where. Skipped (77)
-# without mpirun, on a stepq built without MPI, or without h5py.
+# `-np 3` (oversubscribed on this machine; propagation also on 5 ranks, more than its 4 units)
+# give files identical to one process's: every dataset and attribute but the creation time,
+# with h5py, and the tables byte for byte. A rank killed mid-run (SIGKILL, the journal's test
+# hook) fails the job with no output and no temporary file left; --resume then completes it
+# with another rank count (2 -> 3, 3 -> 1), bit-identical to an uninterrupted run. A rank whose
+# unit fails (a NaN in head 1's keys: rank 1's) fails the job, naming the rank and where.
+# Skipped (77) without mpirun, on a stepq built without MPI, or without h5py.
 #   test_mpi.sh STEPQ WORKDIR SOURCE_DIR
 set -u
 stepq=$1 dir=$2 src=$3
@@ -39,7 +40,9 @@ same() {  # A B [ATTR...]: every output file under A equals B's (HDF5 dataset fo
 
 # 1. the quick configs: one process, 2 ranks, 3 ranks
 for cfg in propagation halflife_gdn calibrate_gdn calibrate_kda nll_gdn; do
-    for np in 1 2 3; do
+    nps="1 2 3"
+    [ "$cfg" = propagation ] && nps="1 2 3 5"  # its quick config has 4 units: a rank idles
+    for np in $nps; do
         w="$cfg.$np"
         mkdir -p "$w" && ln -s "$src/experiments" "$src/data" "$src/plots" "$w/"
         if [ "$np" = 1 ]; then
