@@ -2,8 +2,9 @@
 // records every head it completes, seed by seed, in "<output>.journal" beside its temporary
 // output; `stepq run CONFIG --resume` reads the heads already done back instead of running them
 // again, and ends with datasets bit-identical to an uninterrupted run (every head's numbers are
-// a function of the head alone). The journal starts with a key of the run (the config text and
-// the stepq revision); a journal of another run is refused, never mixed in. A record cut short
+// a function of the head alone). The journal starts with a key of the run (the config text, the
+// stepq revision and the checksums of every input read: traces, plans, a model's files, texts);
+// a journal of another run is refused, never mixed in. A record cut short
 // by a kill is dropped. The journal is removed when the run's output is written.
 //
 // In an MPI run (base/ranks.h) every rank keeps a journal of the heads it runs,

@@ -49,6 +49,12 @@ void stepq_forget_input(const char* path) {
         if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) inputs[i] = inputs[--n_inputs];
 }
 
+uint64_t stepq_inputs_xxh3(void) {
+    uint64_t k = 0;
+    for (int i = 0; i < n_inputs; i++) k = stepq_xxh3(k, &inputs[i].xxh3, sizeof inputs[i].xxh3);
+    return k;
+}
+
 void stepq_inputs_describe(char* buf, size_t n) {
     size_t o = 0;
     buf[0] = 0;

@@ -23,6 +23,9 @@ void stepq_forget_input(const char* path);
 // *out <- the XXH3 64 of the file at path: the one taken when it was noted as an input (a trace
 // of gigabytes is read once), else read now; STEPQ_ERR when it cannot be read
 int stepq_input_xxh3(uint64_t* out, const char* path);
+// the XXH3 64 of the checksums of every input read so far, in the order they were read (what a
+// journal's key covers besides the config: traces, plans, a model's files, texts)
+uint64_t stepq_inputs_xxh3(void);
 // buf <- one line per input read so far: "PATH xxh3=HEX", the XXH3 64 checksum of its bytes
 // (stepq_file_xxh3; 0 when it could not be read)
 void stepq_inputs_describe(char* buf, size_t n);

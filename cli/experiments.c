@@ -190,17 +190,14 @@ static int propagation_checks(const stepq_backend** be, const stepq_cfgfile* cf,
 // @includes), the stepq revision, and the checksums of the files it reads: a trace source and
 // the plan (plan_path, or NULL; made or read by now). A trace or plan replaced at the same path
 // makes another run, which --resume refuses.
-static void journal_key(char* key, size_t n, const stepq_cfgfile* cf, const char* plan_path) {
+// what decides a run's numbers: the config after its includes, the stepq revision, and every
+// input read so far (the config's own file, a trace, a plan, a model's config and weights, texts),
+// by checksum; a journal of another key is refused (journal.h)
+static void journal_key(char* key, size_t n, const stepq_cfgfile* cf) {
     uint64_t k = stepq_xxh3(0, cf->text, strlen(cf->text));
     k = stepq_xxh3(k, stepq_git_revision(), strlen(stepq_git_revision()));
-    const char *type = NULL, *trace = NULL;
-    config_lookup_string(&cf->cfg, "source.type", &type);
-    if (type && !strcmp(type, "trace")) config_lookup_string(&cf->cfg, "source.path", &trace);
-    const char* files[2] = {trace, plan_path};
-    for (int i = 0; i < 2; i++) {
-        uint64_t h = 0;
-        if (files[i] && stepq_input_xxh3(&h, files[i]) == STEPQ_OK) k = stepq_xxh3(k, &h, sizeof h);
-    }
+    const uint64_t inputs = stepq_inputs_xxh3();
+    k = stepq_xxh3(k, &inputs, sizeof inputs);
     snprintf(key, n, "%016" PRIx64, k);
 }
 
@@ -246,7 +243,7 @@ static int run_propagation(const stepq_cfgfile* cf) {
         stepq_sibling(png, sizeof png, output, ".png");
         stepq_sibling(ftable, sizeof ftable, output, "_formats.tsv");
         char key[64];
-        journal_key(key, sizeof key, cf, plan_path);
+        journal_key(key, sizeof key, cf);
         stepq_propagation_cfg pc = {srcs, seeds, S, fmts, nf, prefill, decode, (int)bin, pp, output,
                                     plot ? table : NULL, report, report ? ftable : NULL, key, cf->resume,
                                     {"propagation", cf->path, cf->text, seeds[0], srcs[0]->desc},

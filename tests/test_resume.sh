@@ -2,8 +2,9 @@
 # test_resume.sh: an interrupted run resumed from its journal ends bit-identical to an
 # uninterrupted one. The run is killed (SIGKILL, from the journal's test hook) after 11 of its
 # 16 head-runs, resumed with --resume, and every dataset compared with h5py to the same config
-# run in one go. A journal of another config, one with a record edited, and one over a trace
-# replaced at the same path are refused. Skipped (77) without h5py.
+# run in one go. A journal of another config, one with a record edited, one over a trace
+# replaced at the same path, and one over a model whose weights changed by one bit are refused.
+# Skipped (77) without h5py.
 #   test_resume.sh STEPQ WORKDIR
 set -u
 stepq=$1 dir=$2
@@ -85,6 +86,30 @@ STEPQ_TEST_KILL_AFTER_HEADS=2 "$stepq" run tr.cfg --threads 1 >/dev/null 2>&1
 "$stepq" trace --out t.h5 --steps 96 --heads 0-3 --seed 2 >/dev/null 2>&1 || bad "stepq trace failed"
 "$stepq" run tr.cfg --resume >tr_other.log 2>&1 && bad "a journal over a replaced trace was accepted"
 grep -q "tr_out.h5.journal was written by another run" tr_other.log || { bad "no message for a replaced trace"; cat tr_other.log; }
+# so do a model's weights changed in place: one bit of one weight (the journal's key covers every
+# input the run read, method 6.9)
+src=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p lm && cp "$src/data/lm/gdn/config.json" "$src/data/lm/gdn/model.safetensors" lm/
+cat >lm.cfg <<CFG
+experiment = "propagation";
+source = { type = "model"; path = "$dir/lm"; text = "$src/data/lm/heldout/prose/Ruth.txt"; length = 96; };
+formats = ["int6"];
+prefill = 32;
+decode = 64;
+bin = 16;
+output = "lm_out.h5";
+CFG
+STEPQ_TEST_KILL_AFTER_HEADS=2 "$stepq" run lm.cfg --threads 1 >/dev/null 2>&1
+[ -f lm_out.h5.journal ] || bad "no journal beside the killed model run"
+"$py" - lm/model.safetensors <<'PY' || bad "could not edit the weights"
+import sys, struct
+b = bytearray(open(sys.argv[1], "rb").read())
+n = struct.unpack("<Q", b[:8])[0]
+b[8 + n + 64] ^= 0x01  # the lowest mantissa bit of a float32 weight
+open(sys.argv[1], "wb").write(b)
+PY
+"$stepq" run lm.cfg --resume >lm_other.log 2>&1 && bad "a journal over changed weights was accepted"
+grep -q "lm_out.h5.journal was written by another run" lm_other.log || { bad "no message for changed weights"; cat lm_other.log; }
 # --resume is for propagation runs
 cat >cal.cfg <<'CFG'
 experiment = "calibrate";
