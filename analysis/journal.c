@@ -226,7 +226,9 @@ stepq_journal* stepq_journal_open(const char* output, const char* key, int F, lo
         free(old[i]);
     }
     free(old);
-    if (rc) {
+    if (rc) {  // every rank knows (the agreements above): close without another
+        if (j->fp) fclose(j->fp);
+        j->fp = NULL;
         stepq_journal_close(j, 0);
         return NULL;
     }

@@ -36,10 +36,7 @@ int stepq_ranks_finish(int rc) {
                 merged_bytes);
     fflush(stdout);
     fflush(stderr);
-    if (rc != 0 && nranks > 1 && !agreed_failure) {
-        stepq_outputs_abandon();
-        ops->abort(rc);
-    }
+    if (rc != 0 && nranks > 1 && !agreed_failure) stepq_ranks_abort(rc);
     ops->finalize();
     return rc;
 }
@@ -67,6 +64,25 @@ int stepq_ranks_agree(int rc, const char* what) {
 
 void stepq_ranks_sum(int* v) {
     if (nranks > 1) ops->sum_int(v);
+}
+
+void stepq_ranks_abort(int rc) {
+    if (!ops || nranks == 1) return;
+    fflush(stdout);
+    fflush(stderr);
+    stepq_outputs_abandon();
+    ops->abort(rc);
+}
+
+int stepq_ranks_alike(int rc, const char* what) {
+    if (nranks == 1) return rc;
+    int n_bad = rc != STEPQ_OK;
+    ops->sum_int(&n_bad);
+    if (n_bad == nranks) agreed_failure = 1;
+    if (n_bad % nranks == 0) return rc;
+    stepq_error("%s failed on %d of %d ranks only: stopping the job", what, n_bad, nranks);
+    stepq_ranks_abort(1);
+    return STEPQ_ERR;
 }
 
 void stepq_ranks_barrier(void) {

@@ -49,6 +49,12 @@ int stepq_rank_owns(long unit);  // unit u belongs to rank u mod N
 int stepq_ranks_agree(int rc, const char* what);
 void stepq_ranks_barrier(void);
 void stepq_ranks_sum(int* v);  // collective: *v <- the sum over ranks
+// ends every rank of the job now (this rank's pending outputs removed first); returns only
+// without MPI
+void stepq_ranks_abort(int rc);
+// Collective: rc, where every rank's rc is the same (a failure is then one every rank knows);
+// where they differ, says so naming `what` and ends the job (stepq_ranks_abort)
+int stepq_ranks_alike(int rc, const char* what);
 
 // The buffers a loop over units writes (at most 16 per split)
 typedef struct {

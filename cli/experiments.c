@@ -15,6 +15,7 @@
 #include "../analysis/runner.h"
 #include "../base/common.h"
 #include "../base/outfile.h"
+#include "../base/ranks.h"
 #include "builders.h"
 #include "commands.h"
 #include "plot.h"
@@ -357,6 +358,9 @@ static int run_all(const stepq_cfgfile* cf) {
         secs[i] = stepq_now() - t0;
         failed += rcs[i] != 0;
         fflush(stdout);
+        // an MPI run goes on to the next config only where every rank ended this one alike:
+        // ranks at different configs would meet in each other's merges (base/ranks.h)
+        stepq_ranks_alike(rcs[i] ? STEPQ_ERR : STEPQ_OK, path);
     }
     double total = 0;
     printf("\n==== %s: %d configs, %d failed\n", cf->path, n, failed);

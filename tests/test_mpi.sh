@@ -113,7 +113,20 @@ grep -q "rank 1 of 2: t.h5: dataset 'k' holds NaN at index \[40, 1, 3\]" nan.log
 grep -q "rank 0 of 2: propagation failed on rank 1 of 2" nan.log || { bad "rank 0 did not name the rank"; cat nan.log; }
 [ ! -e nan/out.h5 ] && ! ls nan/*.tmp.* >/dev/null 2>&1 || bad "the failed job left an output"
 
-# 4. a benchmark times one process; a command without units is not run on every rank
+# 4. an 'all' config goes on after a config that fails on every rank, as one process does
+cat >all.cfg <<CFG
+experiment = "all";
+description = "a failing config between two good ones";
+configs = ["$src/experiments/memory.cfg", "missing.cfg", "kill.cfg"];
+CFG
+rm -rf out
+mpi 2 run all.cfg --threads 1 >all.log 2>&1 && bad "an 'all' config with a failing config exited 0"
+grep -qE "missing.cfg +[0-9.]+ s +FAILED" all.log && grep -qE "kill.cfg +[0-9.]+ s +ok" all.log ||
+    { bad "the 'all' config did not go on past the failing config"; cat all.log; }
+grep -q "MPI_ABORT" all.log && bad "a failure every rank knew ended in MPI_Abort"
+[ -f out/out.h5 ] || bad "the 'all' config's last config wrote nothing"
+
+# 5. a benchmark times one process; a command without units is not run on every rank
 mpi 2 bench --quick >bench.log 2>&1 && bad "bench ran under mpirun"
 grep -q "bench times one process on this machine; run it without mpirun" bench.log || { bad "no message for bench"; cat bench.log; }
 mpi 2 trace --out t2.h5 >trace.log 2>&1 && bad "trace ran under mpirun"
