@@ -37,7 +37,6 @@ struct stepq_journal {
     long added;          // records this process appended (the test hook counts them)
     long kill_after;     // STEPQ_TEST_KILL_AFTER_HEADS: SIGKILL after that many (tests only)
     int failed;          // an append failed (said once, not once per head)
-    char* output;        // the run's output path (the journals are found beside it)
 };
 
 static size_t record_size(int F, long NB) {
@@ -175,7 +174,6 @@ static int read_old(stepq_journal* j, FILE* fp, const char* path, const char* he
 stepq_journal* stepq_journal_open(const char* output, const char* key, int F, long NB, int H, int resume) {
     stepq_journal* j = callocCheck(1, sizeof *j);
     j->path = journal_path(output, stepq_rank(), stepq_nranks());
-    j->output = strdup(output);
     j->F = F;
     j->NB = NB;
     j->size = record_size(F, NB);
@@ -232,13 +230,9 @@ stepq_journal* stepq_journal_open(const char* output, const char* key, int F, lo
         stepq_journal_close(j, 0);
         return NULL;
     }
-    long resumed = j->n_old;
-    if (stepq_nranks() > 1) {
-        int n = (int)resumed;
-        stepq_ranks_sum(&n);
-        resumed = n;
-    }
-    if (resumed && stepq_rank() == 0) fprintf(stderr, "resume: %ld heads read back from the journals of %s\n", resumed, output);
+    int resumed = (int)j->n_old;  // over the ranks
+    stepq_ranks_sum(&resumed);
+    if (resumed && stepq_rank() == 0) fprintf(stderr, "resume: %d heads read back from the journals of %s\n", resumed, output);
     return j;
 }
 
@@ -279,7 +273,6 @@ void stepq_journal_close(stepq_journal* j, int completed) {
         completed = stepq_ranks_agree(completed ? STEPQ_OK : STEPQ_ERR, NULL) == STEPQ_OK;
     }
     if (completed) remove(j->path);
-    free(j->output);
     for (long i = 0; i < j->n_old; i++) free(j->old[i].data);
     free(j->old);
     free(j->path);

@@ -226,7 +226,7 @@ int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_c
     // read-outs): such a run is run whole by every rank.
     stepq_split sp;
     stepq_split_init(&sp);
-    const int split = stepq_nranks() > 1 && !cfg->n_extra;
+    const int split = !cfg->n_extra;
     if (split) add_run_out(&sp, o);
     stepq_headloop_cfg hc = {.backend = be, .slots = slots, .n_slots = F, .plan = cfg->plan,
                              .plan_index = plan_index, .prefill = cfg->prefill, .decode = cfg->decode,

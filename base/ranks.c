@@ -15,8 +15,7 @@ static double merged_bytes = 0;
 
 int stepq_rank(void) { return rank; }
 int stepq_nranks(void) { return nranks; }
-int stepq_rank_owns(long unit) { return stepq_rank_owns_of(unit, rank, nranks); }
-double stepq_split_bytes(void) { return merged_bytes; }
+int stepq_rank_owns(long unit) { return unit % nranks == rank; }
 
 void stepq_ranks_attach(int r, int n, const stepq_ranks_ops* o) {
     rank = r;
@@ -29,6 +28,15 @@ void stepq_ranks_attach(int r, int n, const stepq_ranks_ops* o) {
     }
 }
 
+// ends every rank of the job now, this rank's pending outputs removed first (MPI_Abort runs no
+// atexit hook)
+static void ranks_abort(int rc) {
+    fflush(stdout);
+    fflush(stderr);
+    stepq_outputs_abandon();
+    ops->abort(rc);
+}
+
 int stepq_ranks_finish(int rc) {
     if (!ops) return rc;
     if (nranks > 1 && rank == 0 && !rc && !getenv("STEPQ_QUIET"))
@@ -36,7 +44,7 @@ int stepq_ranks_finish(int rc) {
                 merged_bytes);
     fflush(stdout);
     fflush(stderr);
-    if (rc != 0 && nranks > 1 && !agreed_failure) stepq_ranks_abort(rc);
+    if (rc != 0 && nranks > 1 && !agreed_failure) ranks_abort(rc);
     ops->finalize();
     return rc;
 }
@@ -66,14 +74,6 @@ void stepq_ranks_sum(int* v) {
     if (nranks > 1) ops->sum_int(v);
 }
 
-void stepq_ranks_abort(int rc) {
-    if (!ops || nranks == 1) return;
-    fflush(stdout);
-    fflush(stderr);
-    stepq_outputs_abandon();
-    ops->abort(rc);
-}
-
 int stepq_ranks_alike(int rc, const char* what) {
     if (nranks == 1) return rc;
     int n_bad = rc != STEPQ_OK;
@@ -81,12 +81,8 @@ int stepq_ranks_alike(int rc, const char* what) {
     if (n_bad == nranks) agreed_failure = 1;
     if (n_bad % nranks == 0) return rc;
     stepq_error("%s failed on %d of %d ranks only: stopping the job", what, n_bad, nranks);
-    stepq_ranks_abort(1);
+    ranks_abort(1);
     return STEPQ_ERR;
-}
-
-void stepq_ranks_barrier(void) {
-    if (nranks > 1) ops->barrier();
 }
 
 void stepq_split_init(stepq_split* s) { memset(s, 0, sizeof *s); }

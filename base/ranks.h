@@ -30,7 +30,6 @@ typedef struct {
     void (*gather_int)(int v, int* all);                      // all (N, rank 0) <- every rank's v
     void (*min_max_u64)(uint64_t v, uint64_t* lo, uint64_t* hi);  // over ranks
     void (*xor_bytes)(void* b, size_t n);                     // b <- XOR over ranks, in place
-    void (*barrier)(void);
     void (*abort)(int rc);  // ends every rank of the job now
     void (*finalize)(void);
 } stepq_ranks_ops;
@@ -42,18 +41,13 @@ void stepq_ranks_attach(int rank, int n, const stepq_ranks_ops* ops);
 int stepq_ranks_finish(int rc);
 int stepq_rank(void);   // this process's rank, 0 .. N-1
 int stepq_nranks(void);  // N; 1 without MPI
-static inline int stepq_rank_owns_of(long unit, int rank, int n) { return unit % n == rank; }
 int stepq_rank_owns(long unit);  // unit u belongs to rank u mod N
 // Collective: STEPQ_ERR on every rank when rc is STEPQ_ERR on any (the rank that failed has
 // printed why; rank 0 adds which ranks did, naming `what`, unless it is NULL), else STEPQ_OK
 int stepq_ranks_agree(int rc, const char* what);
-void stepq_ranks_barrier(void);
 void stepq_ranks_sum(int* v);  // collective: *v <- the sum over ranks
-// ends every rank of the job now (this rank's pending outputs removed first); returns only
-// without MPI
-void stepq_ranks_abort(int rc);
 // Collective: rc, where every rank's rc is the same (a failure is then one every rank knows);
-// where they differ, says so naming `what` and ends the job (stepq_ranks_abort)
+// where they differ, says so naming `what` and ends the job
 int stepq_ranks_alike(int rc, const char* what);
 
 // The buffers a loop over units writes (at most 16 per split)
@@ -70,7 +64,5 @@ void stepq_split_add(stepq_split* s, void* buf, size_t bytes);
 // Collective, after the loop: stepq_ranks_agree(rc); then, when every rank succeeded, merges the
 // buffers (every rank holds every unit's bytes). Returns the agreed status; frees the copies.
 int stepq_split_end(stepq_split* s, int rc, const char* what);
-// bytes every rank has contributed to merges so far (its share of what MPI moves)
-double stepq_split_bytes(void);
 
 #endif

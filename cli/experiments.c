@@ -187,10 +187,6 @@ static int propagation_checks(const stepq_backend** be, const stepq_cfgfile* cf,
     return STEPQ_OK;
 }
 
-// the journal's key: what decides the numbers of a run: the config's text (with what it
-// @includes), the stepq revision, and the checksums of the files it reads: a trace source and
-// the plan (plan_path, or NULL; made or read by now). A trace or plan replaced at the same path
-// makes another run, which --resume refuses.
 // what decides a run's numbers: the config after its includes, the stepq revision, and every
 // input read so far (the config's own file, a trace, a plan, a model's config and weights, texts),
 // by checksum; a journal of another key is refused (journal.h)
