@@ -17,11 +17,7 @@ grep -q "/ plain" "$dir/bench.txt" || { echo "FAIL: the step table has no / plai
 [ -f "$dir/bench.h5" ] && ! compgen -G "$dir/bench.h5.tmp*" >/dev/null || { echo "FAIL: bench.h5 missing or .tmp left"; fail=1; }
 [ $fail -eq 0 ] || exit 1
 
-py=""
-for p in /usr/bin/python3 python3; do
-    if "$p" -c "import h5py, numpy" >/dev/null 2>&1; then py=$p; break; fi
-done
-[ -n "$py" ] || { echo "no python3 with h5py (apt-get install python3-h5py): skipped"; exit 77; }
+. "$(dirname "${BASH_SOURCE[0]}")/find_h5py.sh"
 exec "$py" - "$dir/bench.h5" <<'PY'
 import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r")

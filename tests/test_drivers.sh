@@ -7,11 +7,7 @@
 #   test_drivers.sh STEPQ SOURCE_DIR WORKDIR DRIVER
 set -u
 stepq=$1 src=$2 dir=$3 driver=$4
-py=""
-for p in /usr/bin/python3 python3; do
-    if "$p" -c "import h5py, numpy" >/dev/null 2>&1; then py=$p; break; fi
-done
-[ -n "$py" ] || { echo "no python3 with h5py (apt-get install python3-h5py): skipped"; exit 77; }
+. "$(dirname "${BASH_SOURCE[0]}")/find_h5py.sh"
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 export STEPQ_QUIET=1
 run() {  # CONFIG: runs it at its quick size; outputs land under $dir/results/quick/

@@ -4,11 +4,7 @@
 #   test_h5py.sh STEPQ WORKDIR
 set -u
 stepq=$1 dir=$2
-py=""
-for p in /usr/bin/python3 python3; do
-    if "$p" -c "import h5py, numpy" >/dev/null 2>&1; then py=$p; break; fi
-done
-[ -n "$py" ] || { echo "no python3 with h5py (apt-get install python3-h5py): skipped"; exit 77; }
+. "$(dirname "${BASH_SOURCE[0]}")/find_h5py.sh"
 rm -rf "$dir" && mkdir -p "$dir"
 cat >"$dir/tiny.cfg" <<CFG
 experiment = "propagation";

@@ -17,11 +17,7 @@ skip=77
 [ -n "${STEPQ_TEST_REQUIRE_MPI:-}" ] && skip=1
 command -v mpirun >/dev/null 2>&1 || { echo "no mpirun (openmpi-bin): skipped"; exit $skip; }
 ldd "$stepq" | grep -q libmpi || { echo "$stepq was built without MPI (STEPQ_MPI): skipped"; exit $skip; }
-py=""
-for p in /usr/bin/python3 python3; do
-    if "$p" -c "import h5py, numpy" >/dev/null 2>&1; then py=$p; break; fi
-done
-[ -n "$py" ] || { echo "no python3 with h5py: skipped"; exit 77; }
+. "$(dirname "${BASH_SOURCE[0]}")/find_h5py.sh"
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }

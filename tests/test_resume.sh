@@ -8,11 +8,7 @@
 #   test_resume.sh STEPQ WORKDIR
 set -u
 stepq=$1 dir=$2
-py=""
-for p in /usr/bin/python3 python3; do
-    if "$p" -c "import h5py, numpy" >/dev/null 2>&1; then py=$p; break; fi
-done
-[ -n "$py" ] || { echo "no python3 with h5py: skipped"; exit 77; }
+. "$(dirname "${BASH_SOURCE[0]}")/find_h5py.sh"
 rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
