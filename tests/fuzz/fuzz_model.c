@@ -139,8 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!header) {
         load_template();
         // a checkpoint is written per input: in memory where the machine has /dev/shm
-        snprintf(dir, sizeof dir, "%s/stepq_fuzz_model_%ld", access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm",
-                 (long)getpid());
+        snprintf(dir, sizeof dir, "%s/stepq_fuzz_model_%ld", fz_tmpdir(), (long)getpid());
         snprintf(cpath, sizeof cpath, "%s/config.json", dir);
         snprintf(spath, sizeof spath, "%s/model.safetensors", dir);
         mkdir(dir, 0700);

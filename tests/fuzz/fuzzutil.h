@@ -1,5 +1,5 @@
 // fuzzutil.h: what the fuzz targets share: a reader of the fuzzer's bytes (numbers drawn from
-// it, zeros once it runs out), a private temporary file per process, and an attribute of a
+// it, zeros once it runs out), a private temporary file per process (in /dev/shm where there is one), and an attribute of a
 // type and shape the fuzzer picks.
 #ifndef STEPQ_FUZZUTIL_H
 #define STEPQ_FUZZUTIL_H
@@ -36,9 +36,10 @@ static inline double fz_f64(fz_bytes* b) {
     return d;
 }
 
-// "/tmp/stepq_fuzz_<what>_<pid>.<ext>"
+// "<dir>/stepq_fuzz_<what>_<pid>.<ext>": in memory (/dev/shm) where the machine has it, else /tmp
+static inline const char* fz_tmpdir(void) { return access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm"; }
 static inline const char* fz_tmp(char* buf, size_t n, const char* what, const char* ext) {
-    snprintf(buf, n, "/tmp/stepq_fuzz_%s_%ld.%s", what, (long)getpid(), ext);
+    snprintf(buf, n, "%s/stepq_fuzz_%s_%ld.%s", fz_tmpdir(), what, (long)getpid(), ext);
     return buf;
 }
 
