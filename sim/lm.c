@@ -482,6 +482,7 @@ int stepq_lm_capture(stepq_trace* tr, const stepq_lm* m, const uint8_t* bytes, l
     tr->K = K;
     tr->V = V;
     tr->scale = 1.0 / sqrt((double)K);
+    tr->qk_norm_eps = STEPQ_QK_NORM_EPS;
     tr->q = mallocCheck(sizeof(float) * (size_t)T * LH * K);
     tr->k = mallocCheck(sizeof(float) * (size_t)T * LH * K);
     tr->v = mallocCheck(sizeof(float) * (size_t)T * LH * V);
@@ -612,6 +613,7 @@ stepq_source* stepq_lm_source(stepq_lm* m, const uint8_t* bytes, long T) {
     s->n_gates = stepq_kind_gates(mm->kind, mm->K);
     s->T = T;
     s->scale = 1.0 / sqrt((double)mm->K);
+    s->qk_norm_eps = STEPQ_QK_NORM_EPS;
     s->layer = mallocCheck(sizeof(int) * LH);
     s->head = mallocCheck(sizeof(int) * LH);
     for (int i = 0; i < LH; i++) s->layer[i] = i / mm->heads, s->head[i] = i % mm->heads;

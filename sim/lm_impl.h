@@ -41,11 +41,11 @@ typedef struct {
     REAL *a, *pq, *pk, *pv, *q, *k, *v, *g, *beta, *z, *f, *o, *y, *h1, *h2, *work, *t;
 } LM_CAT(scratch_, REAL);
 
-// x (n) <- x / sqrt(sum x^2 + 1e-6): fla's L2 normalisation of q and k
+// x (n) <- x / sqrt(sum x^2 + eps): fla's L2 normalisation of q and k (STEPQ_QK_NORM_EPS)
 static void LM_CAT(l2norm_, REAL)(REAL* x, int n) {
     REAL ss = 0;
     for (int i = 0; i < n; i++) ss += x[i] * x[i];
-    REAL r = (REAL)1 / SQRTR(ss + (REAL)1e-6);
+    REAL r = (REAL)1 / SQRTR(ss + (REAL)STEPQ_QK_NORM_EPS);
     for (int i = 0; i < n; i++) x[i] *= r;
 }
 

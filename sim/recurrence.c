@@ -38,7 +38,7 @@ void stepq_readout_weights(double* grad, const float* q, const float* k, const f
 void stepq_l2norm(float* x, int n) {
     double ss = 0;
     for (int i = 0; i < n; i++) ss += (double)x[i] * x[i];
-    float inv = (float)(1.0 / sqrt(ss + 1e-6));
+    float inv = (float)(1.0 / sqrt(ss + STEPQ_QK_NORM_EPS));
     for (int i = 0; i < n; i++) x[i] *= inv;
 }
 

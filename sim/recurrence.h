@@ -40,6 +40,8 @@ float stepq_propagate_f32(float* P, double* m, double* rl, double* w, float* kP,
 void stepq_decays(float* d, const float* g, int n_gates, int K);
 
 // x <- x / sqrt(sum x^2 + 1e-6), the L2 normalisation fla applies to q and k (method 1)
+// the eps of fla's L2 normalisation of q and k: x / sqrt(sum x^2 + eps) (method 6.1)
+#define STEPQ_QK_NORM_EPS 1e-6
 void stepq_l2norm(float* x, int n);
 
 #endif

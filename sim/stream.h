@@ -42,6 +42,9 @@ struct stepq_source {
     int* head;           // (n_heads) label of each head: head within the layer
     char desc[512];      // one line naming the source, stored in output attributes
     char model_sha256[65];  // the model's weights (a captured trace's weights_sha256), or ""
+    // > 0: q and k come normalised as x / sqrt(|x|^2 + eps) with this eps, so a row's norm is at
+    // most 1 and falls below it where |x| is small (a trace's qk_norm_eps); 0: normalised exactly
+    double qk_norm_eps;
     // 0: every head has a cursor of its own (open(src, h)); 1: the heads come in lockstep (a
     // model's layers, stepped token by token): one cursor for all of them, open(src, -1), whose
     // next fills out[0 .. n_heads) with one step of every head

@@ -55,8 +55,11 @@ static int check_values(const char* path, const char* name, const float* x, cons
 
 // q and k must be L2-normalised per head and step, as fla feeds them to the recurrence (method
 // 6.1): row (K) of dataset name at step t, head h; normalize: divide it by its norm instead (a
-// zero vector stays zero)
-static int check_norm_row(const char* path, const char* name, float* row, int K, long t, int h, int normalize) {
+// zero vector stays zero). eps > 0 (the trace's qk_norm_eps): they were normalised as
+// x / sqrt(|x|^2 + eps), whose norm falls below 1 where |x| is small, so a norm may lie anywhere
+// in [0, 1 + tolerance]
+static int check_norm_row(const char* path, const char* name, float* row, int K, long t, int h, int normalize,
+                          double eps) {
     double n2 = 0;
     for (int i = 0; i < K; i++) n2 += (double)row[i] * row[i];
     double n = sqrt(n2);
@@ -64,7 +67,13 @@ static int check_norm_row(const char* path, const char* name, float* row, int K,
         for (int i = 0; n > 0 && i < K; i++) row[i] = (float)(row[i] / n);
         return STEPQ_OK;
     }
-    if (fabs(n - 1.0) <= STEPQ_TRACE_NORM_TOL) return STEPQ_OK;
+    if (eps > 0 ? n <= 1.0 + STEPQ_TRACE_NORM_TOL : fabs(n - 1.0) <= STEPQ_TRACE_NORM_TOL) return STEPQ_OK;
+    if (eps > 0) {
+        stepq_error("%s: dataset '%s' is not L2-normalised: step %ld, head %d has norm %.6g, above 1 (tolerance "
+                    "%g), which normalisation with the trace's qk_norm_eps = %g cannot give", path, name, t, h, n,
+                    STEPQ_TRACE_NORM_TOL, eps);
+        return STEPQ_ERR;
+    }
     stepq_error("%s: dataset '%s' is not L2-normalised: step %ld, head %d has norm %.6g (tolerance "
                 "%g). The recurrence reads q and k normalised per head and step, as fla feeds them: "
                 "capture them after the normalisation, or normalise on reading (source.normalize = "
@@ -72,10 +81,11 @@ static int check_norm_row(const char* path, const char* name, float* row, int K,
     return STEPQ_ERR;
 }
 
-static int check_norms(const char* path, const char* name, float* x, long T, int H, int K, int normalize) {
+static int check_norms(const char* path, const char* name, float* x, long T, int H, int K, int normalize,
+                       double eps) {
     for (long t = 0; t < T; t++)
         for (int h = 0; h < H; h++)
-            if (check_norm_row(path, name, x + ((size_t)t * H + h) * K, K, t, h, normalize)) return STEPQ_ERR;
+            if (check_norm_row(path, name, x + ((size_t)t * H + h) * K, K, t, h, normalize, eps)) return STEPQ_ERR;
     return STEPQ_OK;
 }
 
@@ -173,6 +183,19 @@ static int read_scale(stepq_trace* tr, hid_t f, const char* path) {
     return STEPQ_OK;
 }
 
+// the optional root attribute 'qk_norm_eps': the eps q and k were normalised with (0: absent)
+static int read_norm_eps(stepq_trace* tr, hid_t f, const char* path) {
+    double eps = 0;
+    if (h5u_read_attr_f64(&eps, f, path, "qk_norm_eps") == STEPQ_ERR) return STEPQ_ERR;
+    if (!(eps >= 0 && eps <= 1)) {  // NaN too
+        stepq_error("%s: attribute 'qk_norm_eps' is %.17g; it must lie in [0, 1] (the eps of q and k's "
+                    "normalisation x / sqrt(|x|^2 + eps); fla's is 1e-06)", path, eps);
+        return STEPQ_ERR;
+    }
+    tr->qk_norm_eps = eps;
+    return STEPQ_OK;
+}
+
 // the optional root attribute 'weights_sha256' (stepq.hf capture): which model the trace is of
 static int read_model(stepq_trace* tr, hid_t f, const char* path) {
     char* w = NULL;
@@ -202,7 +225,7 @@ static int read_all(stepq_trace* tr, hid_t f, const char* path, int normalize) {
     tr->HV = (int)dv[1];
     tr->V = (int)dv[2];
     if (check_shapes(tr, path, dq, dk, dv, dg, db, ds, g_rank) || read_labels(tr, f, path) ||
-        read_scale(tr, f, path) || read_model(tr, f, path))
+        read_scale(tr, f, path) || read_norm_eps(tr, f, path) || read_model(tr, f, path))
         return STEPQ_ERR;
     if (check_values(path, "q", tr->q, dq, 3, -INFINITY, INFINITY) ||
         check_values(path, "k", tr->k, dk, 3, -INFINITY, INFINITY) ||
@@ -210,8 +233,8 @@ static int read_all(stepq_trace* tr, hid_t f, const char* path, int normalize) {
         check_values(path, "g", tr->g, dg, g_rank, -INFINITY, 0.0f) ||
         check_values(path, "beta", tr->beta, db, 2, 0.0f, 1.0f) ||
         (tr->S0 && check_values(path, "S0", tr->S0, ds, 3, -INFINITY, INFINITY)) ||
-        check_norms(path, "q", tr->q, tr->T, tr->H, tr->K, normalize) ||
-        check_norms(path, "k", tr->k, tr->T, tr->H, tr->K, normalize))
+        check_norms(path, "q", tr->q, tr->T, tr->H, tr->K, normalize, tr->qk_norm_eps) ||
+        check_norms(path, "k", tr->k, tr->T, tr->H, tr->K, normalize, tr->qk_norm_eps))
         return STEPQ_ERR;
     return STEPQ_OK;
 }
@@ -237,6 +260,7 @@ int stepq_trace_write(const char* path, const stepq_trace* tr, const char* note)
     int per_key = stepq_kind_of(tr->kind)->gate_per_key;
     hid_t F = H5T_NATIVE_FLOAT;
     int rc = h5u_attr_str(f, "kind", stepq_kind_name(tr->kind)) || h5u_attr_f64(f, "scale", tr->scale) ||
+             (tr->qk_norm_eps > 0 && h5u_attr_f64(f, "qk_norm_eps", tr->qk_norm_eps)) ||
              (note && h5u_attr_str(f, "note", note)) ||
              h5u_write(f, "q", F, tr->q, 3, dqk, "1", "query, L2-normalised, unscaled [T,H,K]") ||
              h5u_write(f, "k", F, tr->k, 3, dqk, "1", "key, L2-normalised [T,H,K]") ||
@@ -272,6 +296,7 @@ static void describe_source(stepq_source* s, const stepq_trace* t, const char* p
     s->n_gates = stepq_kind_gates(t->kind, t->K);
     s->T = t->T;
     s->scale = t->scale;
+    s->qk_norm_eps = t->qk_norm_eps;
     s->S0 = t->S0;
     s->layer = callocCheck((size_t)t->HV, sizeof(int));
     s->head = mallocCheck(sizeof(int) * (size_t)t->HV);
@@ -349,6 +374,7 @@ void stepq_trace_capture(stepq_trace* tr, const stepq_source* src, long T) {
     tr->K = K;
     tr->V = V;
     tr->scale = src->scale;
+    tr->qk_norm_eps = src->qk_norm_eps;
     tr->q = mallocCheck(sizeof(float) * (size_t)T * HV * K);
     tr->k = mallocCheck(sizeof(float) * (size_t)T * HV * K);
     tr->v = mallocCheck(sizeof(float) * (size_t)T * HV * V);
@@ -488,7 +514,7 @@ static int read_chunk(stream_cursor* c, const stream_impl* im, long t0, long n) 
     for (int w = 0; w < 2; w++)
         for (long t = 0; t < n; t++)
             if (check_norm_row(im->path, ds_name[w ? DS_K : DS_Q], (w ? c->k : c->q) + (size_t)t * im->meta.K, im->meta.K,
-                               t0 + t, hk, im->normalize))
+                               t0 + t, hk, im->normalize, im->meta.qk_norm_eps))
                 return STEPQ_ERR;
     return STEPQ_OK;
 }
@@ -554,7 +580,7 @@ static int stream_meta(stream_impl* im, const char* path) {
     tr->HV = (int)dv[1];
     tr->V = (int)dv[2];
     if (check_shapes(tr, path, dq, dk, dv, dg, db, ds, g_rank) || read_labels(tr, f, path) ||
-        read_scale(tr, f, path) || read_model(tr, f, path) ||
+        read_scale(tr, f, path) || read_norm_eps(tr, f, path) || read_model(tr, f, path) ||
         (tr->S0 && check_values(path, "S0", tr->S0, ds, 3, -INFINITY, INFINITY)))
         return STEPQ_ERR;
     return STEPQ_OK;
@@ -635,6 +661,7 @@ int stepq_trace_write_source(const char* path, const stepq_source* src, long T, 
                                    kda ? "log gate per key channel [T,HV,K]" : "log gate [T,HV]");
     w.d[DS_BETA] = h5u_create_chunked(f, "beta", F, 2, dqk, cb, "1", "write strength [T,HV]");
     int rc = h5u_attr_str(f, "kind", stepq_kind_name(src->kind)) || h5u_attr_f64(f, "scale", src->scale) ||
+             (src->qk_norm_eps > 0 && h5u_attr_f64(f, "qk_norm_eps", src->qk_norm_eps)) ||
              (note && h5u_attr_str(f, "note", note)) ||
              (src->S0 && h5u_write(f, "S0", F, src->S0, 3, ds, "1", "initial state, K-first [HV,K,V]")) ||
              h5u_write(f, "layer", H5T_NATIVE_INT, src->layer, 1, ds, NULL, "the model's layer of each value head [HV]") ||

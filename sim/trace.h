@@ -10,7 +10,10 @@
 //                               model's trace: a plan calibrated on it names them); absent:
 //                               layer 0, head = value head
 //   attributes: kind = "gdn" | "kda"; scale (optional, default 1/sqrt(K)); weights_sha256
-//               (optional: 64 hex digits naming the model's weights, as stepq.hf capture writes)
+//               (optional: 64 hex digits naming the model's weights, as stepq.hf capture writes);
+//               qk_norm_eps (optional, in [0, 1]: q and k were normalised as x / sqrt(|x|^2 + eps),
+//               fla's way, so a row's norm lies in [0, 1] and only its excess over 1 is refused;
+//               absent or 0: every norm is 1 within STEPQ_TRACE_NORM_TOL)
 // HV is a multiple of H; value head j reads q/k head j / (HV/H) (grouped value heads).
 #ifndef STEPQ_TRACE_H
 #define STEPQ_TRACE_H
@@ -31,11 +34,13 @@ typedef struct {
     float* S0;           // (HV, K, V) or NULL
     int *layer, *head;   // (HV) labels, or NULL
     char model_sha256[65];  // attribute weights_sha256: the model's weights (stepq.hf capture), or ""
+    double qk_norm_eps;     // attribute qk_norm_eps, or 0
 } stepq_trace;
 
 // Reads and validates a trace: every problem (missing dataset, mismatched shapes, NaN or Inf,
 // a positive log gate, beta outside [0,1], a scale that is not finite and positive, a q or k
-// whose L2 norm differs from 1 by more than STEPQ_TRACE_NORM_TOL) is reported naming the file,
+// whose L2 norm differs from 1 by more than STEPQ_TRACE_NORM_TOL, or exceeds 1 by more than it
+// where the trace records qk_norm_eps) is reported naming the file,
 // dataset and index (step and head). normalize: divide q and k by their norms instead of
 // refusing them (the user asked for it: source.normalize, replay --normalize).
 #define STEPQ_TRACE_NORM_TOL 1e-3

@@ -1,6 +1,7 @@
 // mkbad: writes the broken trace files tests/test_cli.sh feeds to stepq: a good one, then one
 // each with a missing dataset, mismatched shapes, a NaN and an Inf at known indices, a key that
-// is not L2-normalised (step 4, head 1, norm 2), a scale of 0, and value heads 40 wide. With
+// is not L2-normalised (step 4, head 1, norm 2; with and without qk_norm_eps, and of norm 0.25),
+// a scale of 0, and value heads 40 wide. With
 // --kind: rewrites the root attribute 'kind' of a trace or plan FILE to VALUE, a string, or an
 // integer when VALUE is a number (a model kind stepq does not know). --f64: rewrites the root
 // attribute NAME of FILE to the double VALUE (strtod: "nan", "9e307"), keeping its type.
@@ -181,7 +182,19 @@ int main(int argc, char** argv) {
     for (int i = 0; i < tr.K; i++) tr.k[k4 + i] *= 2;
     path(f, dir, "unnorm_k.h5");
     stepq_trace_write(f, &tr, "k of step 4, head 1 not normalised");
-    for (int i = 0; i < tr.K; i++) tr.k[k4 + i] /= 2;
+    // the same with the eps of a model's normalisation recorded (qk_norm_eps): a norm above 1
+    // is still refused; then that row's norm 0.25 (a small x under x / sqrt(|x|^2 + eps)), with
+    // and without the eps recorded
+    tr.qk_norm_eps = 1e-6;
+    path(f, dir, "unnorm_k_eps.h5");
+    stepq_trace_write(f, &tr, "k of step 4, head 1 of norm 2, qk_norm_eps 1e-6");
+    for (int i = 0; i < tr.K; i++) tr.k[k4 + i] /= 8;
+    path(f, dir, "small_k_eps.h5");
+    stepq_trace_write(f, &tr, "k of step 4, head 1 of norm 0.25, qk_norm_eps 1e-6");
+    tr.qk_norm_eps = 0;
+    path(f, dir, "small_k.h5");
+    stepq_trace_write(f, &tr, "k of step 4, head 1 of norm 0.25");
+    for (int i = 0; i < tr.K; i++) tr.k[k4 + i] *= 4;
     // finite inputs whose recurrence overflows float32: head 0 writes +-3e38 with beta = 1
     float* v0 = mallocCheck(sizeof(float) * tr.T * tr.HV * tr.V);
     float* b0 = mallocCheck(sizeof(float) * tr.T * tr.HV);

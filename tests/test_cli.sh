@@ -279,6 +279,15 @@ expect_error nan "nan_k.h5: dataset 'k' holds NaN at index \[3, 1, 17\]" "$dir/o
 expect_error inf "inf_v.h5: dataset 'v' holds Inf at index \[5, 0, 2\]" "$dir/o4.h5" -- "$stepq" replay --trace "$dir/inf_v.h5" --format int8 --out "$dir/o4.h5"
 expect_error unnorm "unnorm_k.h5: dataset 'k' is not L2-normalised: step 4, head 1 has norm 2 " "$dir/o7.h5" -- "$stepq" replay --trace "$dir/unnorm_k.h5" --format int8 --out "$dir/o7.h5"
 "$stepq" replay --trace "$dir/unnorm_k.h5" --format int8 --out "$dir/o8.h5" --normalize >/dev/null 2>&1 && [ -f "$dir/o8.h5" ] && ok || bad "--normalize did not accept a trace with an unnormalised key"
+# --- qk_norm_eps: q and k normalised as x / sqrt(|x|^2 + eps) (a model's trace) may have norms below
+# 1, never above; without the attribute a norm of 0.25 is refused; a bad eps is refused by name
+expect_error unnorm_eps "unnorm_k_eps.h5: dataset 'k' is not L2-normalised: step 4, head 1 has norm 2, above 1 \(tolerance 0.001\), which normalisation with the trace's qk_norm_eps = 1e-06 cannot give" "$dir/oe1.h5" -- "$stepq" replay --trace "$dir/unnorm_k_eps.h5" --format int8 --out "$dir/oe1.h5"
+expect_error small_k "small_k.h5: dataset 'k' is not L2-normalised: step 4, head 1 has norm 0.25 " "$dir/oe2.h5" -- "$stepq" replay --trace "$dir/small_k.h5" --format int8 --out "$dir/oe2.h5"
+"$stepq" replay --trace "$dir/small_k_eps.h5" --format int8 --out "$dir/oe3.h5" >/dev/null 2>&1 && [ -f "$dir/oe3.h5" ] && ok || bad "a trace with qk_norm_eps and a key of norm 0.25 was refused"
+for e in nan -1e-9 1.5; do
+  cp "$dir/small_k_eps.h5" "$dir/eps_$e.h5" && "$mkbad" --f64 "$dir/eps_$e.h5" qk_norm_eps $e && ok || bad "mkbad --f64 qk_norm_eps $e"
+  expect_error "eps_$e" "eps_$e.h5: attribute 'qk_norm_eps' is .*; it must lie in \[0, 1\]" "$dir/oe4.h5" -- "$stepq" replay --trace "$dir/eps_$e.h5" --format int8 --out "$dir/oe4.h5"
+done
 expect_error zscale "zero_scale.h5: attribute 'scale' is 0; it must be finite and positive" "$dir/o9.h5" -- "$stepq" replay --trace "$dir/zero_scale.h5" --format int8 --out "$dir/o9.h5"
 expect_error overflow "the float32 reference met a non-finite state or read-out at head 0 \(layer 0, head 0\), step 3" "$dir/o10.h5" -- "$stepq" replay --trace "$dir/overflow.h5" --format int8 --out "$dir/o10.h5"
 expect_error nofile "nosuch.h5: cannot open" "$dir/o5.h5" -- "$stepq" replay --trace "$dir/nosuch.h5" --format int8 --out "$dir/o5.h5"

@@ -1,6 +1,6 @@
 // fuzz_trace.c: the trace loader on arbitrary traces. The fuzzer's bytes choose a trace's shape
 // (kind, steps, heads, grouped value heads, K, V), which datasets are missing or one step short,
-// the kind and scale attributes (their values, and other types and shapes), whether q and k come normalised, and every value (NaN, Inf,
+// the kind, scale and qk_norm_eps attributes (their values, and other types and shapes), whether q and k come normalised, and every value (NaN, Inf,
 // denormals, positive gates, beta outside [0,1] included); the trace is written with HDF5 and
 // read by stepq_trace_read, as `stepq replay` would. A trace it accepts then runs through the
 // decode-step protocol in a few formats. Nothing may crash: every bad trace must be refused
@@ -71,10 +71,13 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if ((attrs & 3) != 3)
         h5u_attr_str(f, "kind", (attrs & 3) == 0 ? stepq_kind_name(kind) : (attrs & 3) == 1 ? stepq_kind_name(other) : "rwkv");
     if (attrs & 4) h5u_attr_f64(f, "scale", attrs & 8 ? fz_f64(&b) : 1.0 / sqrt(K));
-    // then, maybe, either attribute as another type or shape (fz_attr)
+    // then, maybe, either attribute as another type or shape (fz_attr); qk_norm_eps (norms below 1
+    // accepted): fla's 1e-6, any double, or another type or shape
     const uint8_t more = fz_u8(&b);
     if (more & 1) fz_attr(f, "kind", &b);
     if (more & 2) fz_attr(f, "scale", &b);
+    if (more & 4) h5u_attr_f64(f, "qk_norm_eps", more & 8 ? fz_f64(&b) : 1e-6);
+    if (more & 16) fz_attr(f, "qk_norm_eps", &b);
     H5Fclose(f);
     stepq_trace tr;
     if (stepq_trace_read(&tr, path, (mode >> 4) & 1) == STEPQ_OK) {

@@ -59,6 +59,25 @@ def test_capture_replays(stepq_bin, scratch, name):
     assert not any(m._forward_pre_hooks for m in model.modules())
 
 
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_capture_small_qk(stepq_bin, scratch, name):
+    """at transformers' default initializer_range (0.02) q and k are small enough that the
+    kernel's eps (x / sqrt(sum x^2 + 1e-6)) leaves their norms below 1 - 1e-3: the capture records
+    the eps (qk_norm_eps), and stepq replays the trace instead of refusing it as unnormalised"""
+    model = MODELS[name](init=0.02)
+    ids = torch.randint(0, 256, (1, 16), generator=torch.Generator().manual_seed(3))
+    trace, out = scratch / ("small_%s.h5" % name), scratch / ("small_rep_%s.h5" % name)
+    with Capture(model, trace):
+        stream(model, ids, 12)
+    with h5py.File(trace) as f:
+        assert f.attrs["qk_norm_eps"] == 1e-6
+        n = np.linalg.norm(np.concatenate([f["q"][...], f["k"][...]]).astype(np.float64), axis=-1)
+        assert n.min() < 1 - 1e-3 and n.max() <= 1 + 1e-6, (n.min(), n.max())  # the case this is about
+    run(stepq_bin, "replay", "--trace", trace, "--format", "fp32", "--out", out)
+    with h5py.File(trace) as f, h5py.File(out) as g:
+        assert agree(f["y"][...], g["y_ref"][...], 0.005)
+
+
 def test_capture_calibrate_plan(stepq_bin, scratch):
     """a plan calibrated on a captured trace names the model's layers; a format run with it on
     the trace works, and on heads it was not made for it is refused by name"""

@@ -193,6 +193,12 @@ class Hooks:
             self.stand_ins = None
 
 
+QK_NORM_EPS = 1e-6
+"""the eps of the kernels' L2 normalisation of q and k, x / sqrt(sum x^2 + eps) (fla's and the
+modeling files'); a trace records it as qk_norm_eps, so that stepq accepts the norms below 1 it
+gives a small x (method 6.1)"""
+
+
 def l2norm_of(spec):
     """the installed modeling file's own l2norm (Qwen: x * rsqrt(sum x^2 + eps); Kimi: x / sqrt(...))"""
     return importlib.import_module(spec.modeling).l2norm
@@ -210,7 +216,7 @@ def step_inputs(spec, layer, a):
     q, k, v, g, beta = (x.to(torch.float32) for x in (q, k, v, g, beta))
     if a.get("use_qk_l2norm_in_kernel"):
         norm = l2norm_of(spec)
-        q, k = norm(q, dim=-1, eps=1e-6), norm(k, dim=-1, eps=1e-6)
+        q, k = norm(q, dim=-1, eps=QK_NORM_EPS), norm(k, dim=-1, eps=QK_NORM_EPS)
     return q, k, v, g, beta
 
 

@@ -6,14 +6,15 @@ One trace holds one stream: a batch of one document, every captured layer's head
 the model's own grouping), with `layer` and `head` labels so that a plan calibrated on it names
 them. q and k are stored L2-normalised as the kernel normalises them; `y` holds the layer's own
 read-out (its kernel's output), which `stepq replay --format fp32` reproduces by method 6.5's
-rule. Attributes: kind, scale, model, model_type, weights_sha256, tokenizer, text, prefill
+rule. Attributes: kind, scale, qk_norm_eps (where the kernel normalises q and k), model, model_type,
+weights_sha256, tokenizer, text, prefill
 (steps the first forward took at once; each later step was one decode call), transformers and
 torch versions.
 """
 import h5py
 import numpy as np
 
-from . import AdapterError, Hooks, delta_layers, spec_of, step_inputs, weights_sha256
+from . import QK_NORM_EPS, AdapterError, Hooks, delta_layers, spec_of, step_inputs, weights_sha256
 
 
 class Capture:
@@ -82,6 +83,8 @@ class Capture:
             raise AdapterError("capture records one stream: a batch of %d documents was given" % q.shape[0])
         if self.t[i] == 0 and a.get("initial_state") is not None:
             raise AdapterError("layer %d already holds a state: a capture starts at a document's first token" % i)
+        if a.get("use_qk_l2norm_in_kernel"):
+            self.f.attrs["qk_norm_eps"] = QK_NORM_EPS  # normalised here, as the kernel does
         out = run()
         y = out[0].to(q.dtype)
         if self.prefill is None:
