@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -50,7 +52,64 @@ const stepq_backend* stepq_backend_from_cfg(const stepq_cfgfile* cf, int has_key
     return stepq_backend_named(name);
 }
 
-int stepq_check_env_threads(void) {
+// OMP_STACKSIZE as libgomp reads it: a size, then B, K, M or G (K when absent), spaces around;
+// 0 when it is not one (libgomp then warns and ignores it)
+static unsigned long long omp_stack_bytes(const char* s, int unit_default_k) {
+    char* end;
+    while (*s == ' ' || *s == '\t') s++;
+    if (*s < '0' || *s > '9') return 0;
+    errno = 0;
+    unsigned long long n = strtoull(s, &end, 10);
+    if (errno) return 0;
+    while (*end == ' ' || *end == '\t') end++;
+    int shift = unit_default_k ? 10 : 0;
+    switch (*end) {
+        case 'b': case 'B': shift = 0, end++; break;
+        case 'k': case 'K': shift = 10, end++; break;
+        case 'm': case 'M': shift = 20, end++; break;
+        case 'g': case 'G': shift = 30, end++; break;
+    }
+    while (*end == ' ' || *end == '\t') end++;
+    if (*end || n > (ULLONG_MAX >> shift)) return 0;
+    return n << shift;
+}
+
+static int check_stack(void) {
+    const char* names[] = {"OMP_STACKSIZE", "GOMP_STACKSIZE"};  // libgomp reads the second without the first
+    for (int i = 0; i < 2; i++) {
+        const char* v = getenv(names[i]);
+        if (!v) continue;
+        unsigned long long b = omp_stack_bytes(v, 1);
+        if (b && b < (unsigned long long)STEPQ_STACK_MIN) {
+            stepq_error("%s=%s gives each thread %llu KiB of stack; stepq needs at least %ld KiB (unset it, or set "
+                        "it to 8M)", names[i], v, b >> 10, STEPQ_STACK_MIN >> 10);
+            return STEPQ_ERR;
+        }
+        break;
+    }
+    struct rlimit r;
+    if (!getrlimit(RLIMIT_STACK, &r) && r.rlim_cur != RLIM_INFINITY && r.rlim_cur < (rlim_t)STEPQ_STACK_MIN) {
+        stepq_error("the stack limit (ulimit -s) is %llu KiB; stepq needs at least %ld KiB (ulimit -s 8192)",
+                    (unsigned long long)r.rlim_cur >> 10, STEPQ_STACK_MIN >> 10);
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
+// an environment variable that stepq would otherwise ignore: set but not a number in [lo, hi]
+static int check_env_number(const char* name, double lo, double hi, int integer) {
+    const char* v = getenv(name);
+    if (!v) return STEPQ_OK;
+    char* end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (*v && !*end && !errno && x >= lo && x <= hi && (!integer || x == floor(x))) return STEPQ_OK;
+    stepq_error("%s=%s is not %s in [%.17g, %.17g] (unset it for the default)", name, v,
+                integer ? "an integer" : "a number", lo, hi);
+    return STEPQ_ERR;
+}
+
+int stepq_check_env(void) {
 #ifdef _OPENMP
     const int n = omp_get_max_threads();
     if (n > STEPQ_THREADS_MAX) {
@@ -60,7 +119,10 @@ int stepq_check_env_threads(void) {
         return STEPQ_ERR;
     }
 #endif
-    return STEPQ_OK;
+    return check_stack() || check_env_number("STEPQ_TRACE_CHUNK", 1, (double)STEPQ_TRACE_CHUNK_MAX, 1) ||
+                   check_env_number("STEPQ_MEMORY_BYTES", 1, 1e18, 0)
+               ? STEPQ_ERR
+               : STEPQ_OK;
 }
 
 void stepq_set_threads(long long n) {

@@ -51,8 +51,10 @@ int stepq_trace_read(stepq_trace* tr, const char* path, int normalize);
 // next() fails naming the dataset and index of the first bad value (STEPQ_ERR), and memory holds
 // a chunk per cursor whatever T. The chunk is stepq_trace_chunk_steps() steps.
 int stepq_trace_open(stepq_source** out, const char* path, int normalize);
-// steps per chunk: STEPQ_TRACE_CHUNK from the environment (1 to 2^24), else the default
+// steps per chunk: STEPQ_TRACE_CHUNK from the environment (1 to STEPQ_TRACE_CHUNK_MAX), else the
+// default (the command line refuses another value: cli/builders.h, stepq_check_env)
 #define STEPQ_TRACE_CHUNK_DEFAULT 1024
+#define STEPQ_TRACE_CHUNK_MAX (1L << 24)
 long stepq_trace_chunk_steps(void);
 // chunks read by the streamed sources of this process so far (tests)
 long stepq_trace_chunks_read(void);

@@ -455,6 +455,14 @@ fi
 
 # --- the environment: OpenMP's thread count has the bound --threads has (libgomp crashed on this)
 expect_error omp_env "OMP_NUM_THREADS=100000 asks for 100000 threads; stepq runs at most 4096" "$dir/omp.h5" -- env OMP_NUM_THREADS=100000 "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/omp.h5"
+# a thread stack too small for the deepest step (OMP_STACKSIZE=128K crashed the quantized step);
+# variables that would be ignored when they are not numbers
+expect_error omp_stack "OMP_STACKSIZE=128K gives each thread 128 KiB of stack; stepq needs at least 1024 KiB" "$dir/omp.h5" -- env OMP_STACKSIZE=128K "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/omp.h5"
+expect_error gomp_stack "GOMP_STACKSIZE=100 gives each thread 100 KiB of stack" "$dir/omp.h5" -- env GOMP_STACKSIZE=100 "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/omp.h5"
+expect_error ulimit_stack "the stack limit \(ulimit -s\) is 256 KiB; stepq needs at least 1024 KiB" "$dir/omp.h5" -- bash -c 'ulimit -s 256 && exec "$0" "$@"' "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/omp.h5"
+expect_error chunk_env "STEPQ_TRACE_CHUNK=abc is not an integer in \[1, 16777216\]" "$dir/omp.h5" -- env STEPQ_TRACE_CHUNK=abc "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/omp.h5"
+expect_error memory_env "STEPQ_MEMORY_BYTES=-1 is not a number in \[1, " "$dir/omp.h5" -- env STEPQ_MEMORY_BYTES=-1 "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/omp.h5"
+OMP_STACKSIZE=2M "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/omp2.h5" >/dev/null 2>&1 && [ -f "$dir/omp2.h5" ] && ok || bad "OMP_STACKSIZE=2M was refused"
 
 # --- user strings reach gnuplot as data, never as code (issue: a quote in the output path or
 # the description): an apostrophe in the description and an output directory whose name closes
