@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,45 @@ static int check(const char* path, int dir_must_exist) {
 }
 
 int stepq_output_check(const char* path) { return check(path, 0); }
+
+// out <- path's directory, resolved, then '/' and its last component
+static void canonical(char* out, size_t n, const char* path) {
+    char* d = strdup(path);
+    char* b = strdup(path);
+    const char* dir = dirname(d);
+    const char* base = basename(b);
+    char real[PATH_MAX];
+    if (realpath(dir, real)) {
+        snprintf(out, n, "%s/%s", real, base);
+    } else {  // not made yet: lexically, from the working directory
+        char abs[2 * PATH_MAX], cwd[PATH_MAX];
+        snprintf(abs, sizeof abs, "%s/%s", dir[0] == '/' ? "" : getcwd(cwd, sizeof cwd) ? cwd : ".", dir);
+        size_t o = 0;  // components of abs, with "." and "" dropped and ".." taking one back
+        out[0] = 0;
+        for (char *save = NULL, *c = strtok_r(abs, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+            if (!strcmp(c, ".")) continue;
+            if (!strcmp(c, "..")) {
+                while (o > 0 && out[--o] != '/') {}
+                out[o] = 0;
+                continue;
+            }
+            o += (size_t)snprintf(out + o, o < n ? n - o : 0, "/%s", c);
+            if (o >= n) o = n - 1;
+        }
+        snprintf(out + o, o < n ? n - o : 0, "/%s", base);
+    }
+    free(d);
+    free(b);
+}
+
+int stepq_same_file(const char* a, const char* b) {
+    struct stat x, y;
+    if (stat(a, &x) == 0 && stat(b, &y) == 0) return x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+    char ca[2 * PATH_MAX], cb[2 * PATH_MAX];
+    canonical(ca, sizeof ca, a);
+    canonical(cb, sizeof cb, b);
+    return !strcmp(ca, cb);
+}
 
 // every rank but 0 of an MPI run writes its copy of each output here, to nothing (ranks.h)
 static const char nowhere[] = "/dev/null";

@@ -33,6 +33,10 @@ void stepq_inputs_describe(char* buf, size_t n);
 // STEPQ_ERR with a message when an output at path would be refused (the front ends check every
 // output of a run before any work; a directory that does not exist yet passes: they make it)
 int stepq_output_check(const char* path);
+// 1 when paths a and b name one file: one inode where both exist, else one path once each
+// directory is resolved (realpath where it exists, ".", ".." and "//" otherwise): two outputs
+// of a run that would write over each other
+int stepq_same_file(const char* a, const char* b);
 // Checks path, creates its temporary file and registers it for clean-up; *tmp (malloc'd) is
 // the name to write. STEPQ_ERR with a message when the output is refused.
 int stepq_output_begin(char** tmp, const char* path);

@@ -8,6 +8,7 @@
 
 #include "../base/common.h"
 #include "../base/outfile.h"
+#include "plot.h"
 
 // dst <- a copy of src (a scalar, array, list or group), added under parent with src's name
 static int copy_into(config_setting_t* parent, const config_setting_t* src);
@@ -93,11 +94,26 @@ static int apply_quick(stepq_cfgfile* cf, int quick) {
     return STEPQ_OK;
 }
 
+// the files a driver writes beside its output (stepq_sibling): tables, the figure, samples
+static const char* const sibling_suffixes[] = {".tsv", ".png", "_formats.tsv", "_octile.tsv", "_samples.txt"};
+
 // the run's outputs (the root's output and report) checked before any work: not a directory,
-// device or FIFO, not an input (this config, the plan it names)
+// device or FIFO, not an input (this config, the plan it names), and the report not the output
+// or a file written beside it
 static int check_outputs(const stepq_cfgfile* cf) {
     const config_setting_t* root = config_root_setting(&cf->cfg);
     const char* pv = string_of(config_setting_get_member(root, "plan"));
+    const config_setting_t* rs = config_setting_get_member(root, "report");
+    const char *ov = string_of(config_setting_get_member(root, "output")), *rv = string_of(rs);
+    for (int i = -1; ov && rv && i < (int)(sizeof sibling_suffixes / sizeof *sibling_suffixes); i++) {
+        char sib[4096];
+        if (i >= 0) stepq_sibling(sib, sizeof sib, ov, sibling_suffixes[i]);
+        if (!stepq_same_file(rv, i < 0 ? ov : sib)) continue;
+        stepq_error("%s:%d: 'report' names %s, %s%s: one would write over the other (choose another report path)",
+                    cfg_file_of(cf, rs), config_setting_source_line(rs), rv, i < 0 ? "the output" : "a file written beside the output, ",
+                    i < 0 ? "" : sib);
+        return STEPQ_ERR;
+    }
     for (int i = 0; i < 2; i++) {
         const config_setting_t* s = config_setting_get_member(root, root_outputs[i]);
         const char* v = string_of(s);
