@@ -121,7 +121,9 @@ int h5u_write_ck(hid_t loc, const char* name, hid_t memtype, const void* data, i
 // Datasets are read only where their data is stored in the file itself: an external link, a
 // virtual dataset or external storage would read another file's bytes (a missing one as zeros)
 // while the checksum recorded of the input is of this file. link_here: the link name of file;
-// stored_here: the open dataset d. STEPQ_ERR with a message naming the dataset.
+// stored_here: the open dataset d, also refused when it is compressed with a filter this HDF5
+// library cannot decode (h5py's lzf: every read would fail without a reason). STEPQ_ERR with a
+// message naming the dataset.
 static int link_here(hid_t file, const char* fname, const char* name) {
     H5L_info_t li;
     if (H5Lget_info(file, name, &li, H5P_DEFAULT) < 0 || li.type == H5L_TYPE_HARD || li.type == H5L_TYPE_SOFT)
@@ -133,6 +135,18 @@ static int link_here(hid_t file, const char* fname, const char* name) {
 static int stored_here(hid_t d, const char* fname, const char* name) {
     hid_t pl = H5Dget_create_plist(d);
     const int virt = H5Pget_layout(pl) == H5D_VIRTUAL, ext = H5Pget_external_count(pl) > 0;
+    for (int i = 0, n = H5Pget_nfilters(pl); !virt && i < n; i++) {
+        unsigned flags, cd[8];
+        size_t ncd = 8;
+        char fn[64] = "";
+        const H5Z_filter_t id = H5Pget_filter2(pl, (unsigned)i, &flags, &ncd, cd, sizeof fn, fn, NULL);
+        if (id >= 0 && H5Zfilter_avail(id) > 0) continue;
+        stepq_error("%s: dataset '%s' is compressed with HDF5 filter %d%s%s%s, which this HDF5 library cannot "
+                    "decode (write it with gzip, h5py's compression=\"gzip\", or uncompressed)", fname, name,
+                    (int)id, *fn ? " (" : "", fn, *fn ? ")" : "");
+        H5Pclose(pl);
+        return STEPQ_ERR;
+    }
     H5Pclose(pl);
     if (!virt && !ext) return STEPQ_OK;
     stepq_error("%s: dataset '%s' is %s; stepq reads only data stored in %s itself (the checksum it "

@@ -138,6 +138,14 @@ static int read_labels(stepq_trace* tr, hid_t f, const char* path) {
 static int check_shapes(const stepq_trace* tr, const char* path, const hsize_t* dq, const hsize_t* dk,
                         const hsize_t* dv, const hsize_t* dg, const hsize_t* db, const hsize_t* ds, int g_rank) {
     char want[128];
+    for (int d = 0; d < 2; d++) {  // q [T, H, K], v [T, HV, V]: nothing to run on an empty axis
+        const hsize_t* x = d ? dv : dq;
+        if (x[0] && x[1] && x[2]) continue;
+        stepq_error("%s: dataset '%s' has shape [%llu, %llu, %llu]: a trace needs at least one step, one head and "
+                    "one %s channel", path, d ? "v" : "q", (unsigned long long)x[0], (unsigned long long)x[1],
+                    (unsigned long long)x[2], d ? "value" : "key");
+        return STEPQ_ERR;
+    }
     snprintf(want, sizeof want, "[T=%ld, H=%d, K=%d] like q", tr->T, tr->H, tr->K);
     if (memcmp(dk, dq, sizeof(hsize_t) * 3) != 0) return shape_error(path, "k", dk, 3, want);
     snprintf(want, sizeof want, "[T=%ld, HV, V] with HV a multiple of H=%d", tr->T, tr->H);

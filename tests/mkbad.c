@@ -210,6 +210,14 @@ int main(int argc, char** argv) {
     memcpy(tr.beta, b0, sizeof(float) * tr.T * tr.HV);
     free(v0);
     free(b0);
+    // no steps at all (every dataset [0, ...])
+    {
+        stepq_trace e = tr;
+        e.T = 0;
+        e.S0 = NULL;
+        path(f, dir, "no_steps.h5");
+        stepq_trace_write(f, &e, "no steps");
+    }
     // a scale of 0: written, then the attribute overwritten
     path(f, dir, "zero_scale.h5");
     stepq_trace_write(f, &tr, "scale 0");

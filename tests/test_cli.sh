@@ -281,6 +281,15 @@ if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
     /usr/bin/python3 -c 'import sys, h5py, math; sys.exit(0 if all(math.isnan(x) for x in h5py.File(sys.argv[1])["p1_residual"][()]) else 1)' "$dir/zero_out.h5" &&
         ok || bad "p1_residual of an all-zero v is not NaN"
 fi
+# a dataset compressed with a filter this HDF5 cannot decode (h5py's lzf; gzip is decoded): named,
+# with the filter (it was "cannot read steps 0-7 of head 0"), where h5py is installed
+if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
+    /usr/bin/python3 -c 'import sys, h5py
+a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2], "w")
+for k in a: b.create_dataset(k, data=a[k][()], compression="lzf" if k == "v" else None)
+for k, v in a.attrs.items(): b.attrs[k] = v' "$dir/good.h5" "$dir/lzf_v.h5" && ok || bad "h5py could not write an lzf dataset"
+    expect_error lzf "lzf_v.h5: dataset 'v' is compressed with HDF5 filter 32000 \(lzf\), which this HDF5 library cannot decode" "$dir/olzf.h5" -- "$stepq" replay --trace "$dir/lzf_v.h5" --format int8 --out "$dir/olzf.h5"
+fi
 expect_error extlink "extlink_v.h5: 'v' is a link to another file; stepq reads only data stored in .*extlink_v.h5 itself" "$dir/ot1.h5" -- "$stepq" replay --trace "$dir/extlink_v.h5" --format int8 --out "$dir/ot1.h5"
 expect_error virtual "virtual_v.h5: dataset 'v' is a virtual dataset, whose data lives in other files" "$dir/ot2.h5" -- "$stepq" replay --trace "$dir/virtual_v.h5" --format int8 --out "$dir/ot2.h5"
 expect_error float_labels "float_labels.h5: dataset 'layer' does not hold integers" "$dir/ot3.h5" -- "$stepq" replay --trace "$dir/float_labels.h5" --format int8 --out "$dir/ot3.h5"
@@ -301,6 +310,7 @@ for e in nan -1e-9 1.5; do
   cp "$dir/small_k_eps.h5" "$dir/eps_$e.h5" && "$mkbad" --f64 "$dir/eps_$e.h5" qk_norm_eps $e && ok || bad "mkbad --f64 qk_norm_eps $e"
   expect_error "eps_$e" "eps_$e.h5: attribute 'qk_norm_eps' is .*; it must lie in \[0, 1\]" "$dir/oe4.h5" -- "$stepq" replay --trace "$dir/eps_$e.h5" --format int8 --out "$dir/oe4.h5"
 done
+expect_error no_steps "no_steps.h5: dataset 'q' has shape \[0, 2, 128\]: a trace needs at least one step, one head and one key channel" "$dir/o9.h5" -- "$stepq" replay --trace "$dir/no_steps.h5" --format int8 --out "$dir/o9.h5"
 expect_error zscale "zero_scale.h5: attribute 'scale' is 0; it must be finite and positive" "$dir/o9.h5" -- "$stepq" replay --trace "$dir/zero_scale.h5" --format int8 --out "$dir/o9.h5"
 expect_error overflow "the float32 reference met a non-finite state or read-out at head 0 \(layer 0, head 0\), step 3" "$dir/o10.h5" -- "$stepq" replay --trace "$dir/overflow.h5" --format int8 --out "$dir/o10.h5"
 expect_error nofile "nosuch.h5: cannot open" "$dir/o5.h5" -- "$stepq" replay --trace "$dir/nosuch.h5" --format int8 --out "$dir/o5.h5"
