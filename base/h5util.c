@@ -394,10 +394,13 @@ hid_t h5u_create(const char* path) {
 int h5u_commit(hid_t file, const char* path) {
     char* t = stepq_output_pending(path);
     stepq_assert(t);
+    errno = 0;  // what the system said when the last blocks were flushed (HDF5 keeps it)
     int ok = H5Fclose(file) >= 0;
+    const int e = errno;
     if (!ok) {
         close_failed = 1;
-        stepq_error("cannot write %s (disk full or file too large?); nothing was left there", path);
+        if (e) stepq_error("cannot write %s: %s; nothing was left there", path, strerror(e));
+        else stepq_error("cannot write %s (disk full or file too large?); nothing was left there", path);
     }
     return stepq_output_end(t, path, ok) || !ok ? STEPQ_ERR : STEPQ_OK;
 }

@@ -275,8 +275,8 @@ int stepq_text_commit(FILE* fp, const char* path) {
     bad |= fclose(fp) != 0;
     if (bad) {
         if (errno) e = errno;
-        stepq_error("cannot write %s: %s (disk full or file too large?); nothing was left there", path,
-                    strerror(e));
+        if (e) stepq_error("cannot write %s: %s; nothing was left there", path, strerror(e));
+        else stepq_error("cannot write %s (disk full or file too large?); nothing was left there", path);
     }
     return stepq_output_end(tmp, path, !bad) || bad ? STEPQ_ERR : STEPQ_OK;
 }

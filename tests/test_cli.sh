@@ -171,7 +171,7 @@ expect_error out_ro "cannot (write|create) $ro/o.h5" "$ro/o.h5" -- "$stepq" repl
 ( ulimit -f 16; exec "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/full.h5" ) >"$dir/full.out" 2>&1
 rc=$?
 [ $rc -eq 1 ] && ok || bad "write failure: exit status $rc (1 expected; 139 is a crash)"
-grep -q "cannot write" "$dir/full.out" && ok || { bad "write failure: no message"; cat "$dir/full.out"; }
+grep -q "cannot write $dir/full.h5: File too large; nothing was left there" "$dir/full.out" && ok || { bad "write failure: no message with the system's reason"; cat "$dir/full.out"; }
 left "$dir/full.h5" && bad "write failure left a file behind" || ok
 cat >"$dir/fullrun.cfg" <<CFG
 experiment = "propagation";
@@ -185,6 +185,7 @@ mkdir -p "$dir/fullrun"
 ( ulimit -f 4; exec "$stepq" run "$dir/fullrun.cfg" ) >"$dir/fullrun.out" 2>&1
 rc=$?
 [ $rc -eq 1 ] && ok || bad "run under a size limit: exit status $rc"
+grep -q "cannot write $dir/fullrun/out.h5: File too large" "$dir/fullrun.out" && ok || { bad "run under a size limit: no reason given"; cat "$dir/fullrun.out"; }
 # nothing at the final paths and no temporary file; the journal may stay (a --resume reuses it)
 [ -z "$(ls -A "$dir/fullrun" | grep -v '^out.h5.journal$')" ] && ok || { bad "run under a size limit left files:"; ls "$dir/fullrun"; }
 
