@@ -362,7 +362,21 @@ hid_t h5u_open_read(const char* path, const char* what, const char* hint) {
     fclose(probe);
     stepq_note_input(path);
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) stepq_error("%s: not an HDF5 file (a truncated or corrupted %s?)", path, what);
+    if (f < 0) {
+        stepq_error("%s: not an HDF5 file (a truncated or corrupted %s?)", path, what);
+        return -1;
+    }
+    // stepq's own files given where another is read: a plan as a trace, a trace or a result as
+    // a plan (each would fail on its first missing piece, naming that instead)
+    const int is_plan = H5Aexists(f, "stepq_plan") > 0;
+    const int is_trace = !is_plan && H5Lexists(f, "q", H5P_DEFAULT) > 0 && H5Lexists(f, "v", H5P_DEFAULT) > 0;
+    const int is_result = !is_plan && !is_trace && H5Aexists(f, "experiment") > 0;
+    const char* is = is_plan ? "a stepq plan" : is_trace ? "a trace" : is_result ? "a stepq result" : NULL;
+    if (is && ((!strcmp(what, "plan") && !is_plan) || (!strcmp(what, "trace") && !is_trace))) {
+        stepq_error("%s is %s, not a %s%s", path, is, what, hint);
+        H5Fclose(f);
+        return -1;
+    }
     return f;
 }
 

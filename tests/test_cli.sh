@@ -362,6 +362,13 @@ output = "$dir/plan.h5";
 CFG
 "$stepq" calibrate "$dir/cal.cfg" >/dev/null 2>&1 && [ -f "$dir/plan.h5" ] && ok || bad "calibrate of a tiny config failed"
 "$stepq" formats --plan "$dir/plan.h5" | grep -qE "^stepquant6 +6\.000 +[0-9.]+ " && ok || bad "formats --plan"
+# stepq's own files where another kind is read: named for what they are (each failed on its first
+# missing piece: "missing dataset 'q'", "missing attribute 'stepq_plan'")
+expect_error plan_as_trace "plan.h5 is a stepq plan, not a trace" "$dir/ok1.h5" -- "$stepq" replay --trace "$dir/plan.h5" --format int8 --out "$dir/ok1.h5"
+expect_error trace_as_plan "good.h5 is a trace, not a plan; make one with .stepq calibrate." "$dir/ok1.h5" -- "$stepq" replay --trace "$dir/good.h5" --format stepquant4 --plan "$dir/good.h5" --out "$dir/ok1.h5"
+"$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/ok_result.h5" >/dev/null 2>&1 && ok || bad "replay of good.h5 failed"
+expect_error result_as_plan "ok_result.h5 is a stepq result, not a plan" "$dir/ok1.h5" -- "$stepq" replay --trace "$dir/good.h5" --format stepquant4 --plan "$dir/ok_result.h5" --out "$dir/ok1.h5"
+expect_error result_as_trace "ok_result.h5 is a stepq result, not a trace" "$dir/ok1.h5" -- "$stepq" replay --trace "$dir/ok_result.h5" --format int8 --out "$dir/ok1.h5"
 sed -e 's/heads = \[0, 1\]/heads = [0, 2]/' -e "s|noplan/out.h5|otherheads/out.h5|" "$dir/noplan.cfg" >"$dir/otherheads.cfg"
 echo "plan = \"$dir/plan.h5\";" >>"$dir/otherheads.cfg"
 expect_error otherheads "plan.h5 has no head \(layer 0, head 2\)" "$dir/otherheads/out.h5" -- "$stepq" run "$dir/otherheads.cfg"
