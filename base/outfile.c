@@ -89,6 +89,11 @@ static void on_signal(int sig) {
 // dir_must_exist, that does not exist: the front ends check before they make it)
 static int check(const char* path, int dir_must_exist) {
     struct stat st;
+    const size_t len = strlen(path);
+    if (!len || path[len - 1] == '/') {
+        stepq_error("cannot write '%s': %s (give a file name)", path, len ? "it names a directory" : "the output path is empty");
+        return STEPQ_ERR;
+    }
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
             stepq_error("cannot write %s: it is a directory (give a file name)", path);

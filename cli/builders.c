@@ -5,11 +5,11 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <limits.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #ifdef _OPENMP
@@ -19,6 +19,7 @@
 #include "../analysis/output.h"
 #include "../analysis/runner.h"
 #include "../base/common.h"
+#include "../base/outfile.h"
 #include "../base/ranks.h"
 #include "../sim/synth.h"
 #include "../sim/lm.h"
@@ -134,8 +135,9 @@ void stepq_set_threads(long long n) {
 #endif
 }
 
-int stepq_make_parent(const char* path) {
+int stepq_prepare_output(const char* path) {
     if (stepq_rank() != 0) return STEPQ_OK;  // rank 0 writes an MPI run's outputs (base/ranks.h)
+    if (stepq_output_check(path) != STEPQ_OK) return STEPQ_ERR;
     char buf[4096];
     snprintf(buf, sizeof buf, "%s", path);
     char* slash = strrchr(buf, '/');

@@ -68,7 +68,9 @@ const stepq_backend* stepq_backend_from_cfg(const stepq_cfgfile* cf, int has_key
 // config runs from any directory); returns buf.
 const char* stepq_data_path(char* buf, size_t n, const char* path);
 
-// mkdir -p of the directory part of path
-int stepq_make_parent(const char* path);
+// Just before a run's work, once its inputs are open: path checked as an output
+// (stepq_output_check: not empty, a directory, a device or FIFO, or an input read so far), then
+// mkdir -p of its directory part
+int stepq_prepare_output(const char* path);
 
 #endif

@@ -185,7 +185,7 @@ int stepq_cmd_replay(int argc, char** argv) {
     snprintf(cmdline, sizeof cmdline, "stepq replay --trace %s --format %s --out %s --prefill %lld%s",
              in, fmt_name, out, prefill, normalize ? " --normalize" : "");
     stepq_replay_cfg rc = {src, fmt, prefill, pp, out, {"replay", NULL, cmdline, 0, src->desc}};
-    int r = stepq_make_parent(out) || stepq_replay(&rc);
+    int r = stepq_prepare_output(out) || stepq_replay(&rc);
     stepq_source_free(src);
     if (pp) stepq_plan_free(pp);
     if (!r) printf("wrote %s\n", out);
@@ -246,7 +246,7 @@ int stepq_cmd_roundtrip(int argc, char** argv) {
     snprintf(cmdline, sizeof cmdline, "stepq roundtrip --in %s --format %s --out %s --kind %s%s%s --head %lld", in,
              fmt_name, out, stepq_kind_name(kind), plan_path ? " --plan " : "", plan_path ? plan_path : "", head);
     stepq_roundtrip_cfg rc = {in, fmt, pp, (int)head, kind, out, {"roundtrip", NULL, cmdline, 0, in}};
-    int r = stepq_make_parent(out) || stepq_roundtrip(&rc);
+    int r = stepq_prepare_output(out) || stepq_roundtrip(&rc);
     if (pp) stepq_plan_free(pp);
     if (!r) printf("wrote %s\n", out);
     return r ? 1 : 0;
@@ -281,7 +281,10 @@ static int trace_model(const char* out, const char* dir, const char* text, long 
     }
     long T = steps ? (long)steps : n - (long)offset;
     int rc = STEPQ_OK;
-    if (offset >= n || T < 1 || offset + T > n) {
+    if (offset >= n) {
+        stepq_error("trace: %s holds %ld bytes; --offset %lld is past its end", text, n, offset);
+        rc = STEPQ_ERR;
+    } else if (offset + T > n) {
         stepq_error("trace: %s holds %ld bytes; --offset %lld --steps %ld do not fit", text, n, offset, T);
         rc = STEPQ_ERR;
     }
@@ -290,7 +293,7 @@ static int trace_model(const char* out, const char* dir, const char* text, long 
     if (!rc) {  // the forward stepped as it is written (a lockstep source), a chunk of tokens at a time
         stepq_source* src = stepq_lm_source(&m, bytes + offset, T);
         const stepq_provenance prov = {"trace", NULL, cmdline, 0, note};
-        rc = stepq_make_parent(out) || stepq_trace_write_source(out, src, T, note, trace_provenance, &prov);
+        rc = stepq_prepare_output(out) || stepq_trace_write_source(out, src, T, note, trace_provenance, &prov);
         if (!rc) printf("wrote %s: %s\n", out, note);
         stepq_source_free(src);
     }
@@ -349,7 +352,7 @@ int stepq_cmd_trace(int argc, char** argv) {
     free(heads);
     if (rc) return 2;
     const stepq_provenance prov = {"trace", NULL, cmdline, (uint64_t)seed, src->desc};
-    rc = stepq_make_parent(out) || stepq_trace_write_source(out, src, (long)steps, src->desc, trace_provenance, &prov);
+    rc = stepq_prepare_output(out) || stepq_trace_write_source(out, src, (long)steps, src->desc, trace_provenance, &prov);
     if (!rc) printf("wrote %s: %s, %lld steps\n", out, src->desc, steps);
     stepq_source_free(src);
     return rc ? 1 : 0;
@@ -472,7 +475,7 @@ int stepq_cmd_bench(int argc, char** argv) {
     char cmdline[4096];
     snprintf(cmdline, sizeof cmdline, "stepq bench%s --out %s", quick ? " --quick" : "", out);
     stepq_bench_cfg bc = {quick, out, {"bench", NULL, cmdline, 0, "gdn-qwen-like head 5, stream seed 1"}};
-    if (stepq_make_parent(out) || stepq_bench(&bc)) return 1;
+    if (stepq_prepare_output(out) || stepq_bench(&bc)) return 1;
     printf("\ngenerator: the synthetic source against the float32 update it feeds, one thread\n");
     int hs[4] = {0, 1, 2, 3}, layer = 0;
     for (const char* const* name = stepq_synth_preset_names; *name; name++) {
@@ -509,7 +512,7 @@ int stepq_cmd_bench_gpu(int argc, char** argv) {
                         {0}};
     if (stepq_parse_options(argc, argv, opts, NULL, 0, 0) || refuse_ranks("bench-gpu")) return 2;
 #ifdef STEPQ_WITH_CUDA
-    if (stepq_make_parent(out) || stepq_bench_gpu(out, quick)) return 1;
+    if (stepq_prepare_output(out) || stepq_bench_gpu(out, quick)) return 1;
     printf("wrote %s\n", out);
     return 0;
 #else

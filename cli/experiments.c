@@ -48,7 +48,7 @@ int stepq_cfg_calibrate_plan(const stepq_cfgfile* cf, const config_setting_t* g,
         else fprintf(stderr, "calibrate: the plan at %s cannot be reused (above): calibrating again\n", output);
         stepq_forget_input(output);  // read only to compare keys: the new plan replaces it
     }
-    rc = stepq_make_parent(output) || stepq_calibrate(out, &b.c);
+    rc = stepq_prepare_output(output) || stepq_calibrate(out, &b.c);
     if (!rc)
         printf("wrote plan %s (%d heads, %d pivot units)\n", output, b.c.segments[0]->n_heads,
                b.c.pivots);
@@ -245,7 +245,7 @@ static int run_propagation(const stepq_cfgfile* cf) {
                                     plot ? table : NULL, report, report ? ftable : NULL, key, cf->resume,
                                     {"propagation", cf->path, cf->text, seeds[0], srcs[0]->desc},
                                     be};
-        rc = stepq_make_parent(output) || (report && stepq_make_parent(report)) || stepq_propagation(&pc);
+        rc = stepq_prepare_output(output) || (report && stepq_prepare_output(report)) || stepq_propagation(&pc);
         if (!rc) printf("wrote %s%s%s\n", output, report ? " and " : "", report ? report : "");
         if (!rc && plot) {
             stepq_plot_vars vars = {0};
@@ -305,7 +305,7 @@ static int run_inputstats(const stepq_cfgfile* cf) {
     if (!rc) {
         stepq_inputstats_cfg ic = {srcs, seeds, ns, steps, warmup, every, output,
                                    {"inputstats", cf->path, cf->text, seeds[0], srcs[0]->desc}};
-        rc = stepq_make_parent(output) || stepq_inputstats(NULL, &ic);
+        rc = stepq_prepare_output(output) || stepq_inputstats(NULL, &ic);
         if (!rc) printf("wrote %s\n", output);
     }
     for (int i = 0; i < ns; i++) stepq_source_free(srcs[i]);

@@ -84,7 +84,7 @@ int stepq_run_selfcorrect(const stepq_cfgfile* cf) {
                                     plot ? table : NULL,
                                     {"selfcorrect", cf->path, cf->text, seeds[0], srcs[0]->desc},
                                     stepq_backend_from_cfg(cf, 0)};
-        rc = !sc.backend || stepq_make_parent(output) || stepq_selfcorrect(&sc);
+        rc = !sc.backend || stepq_prepare_output(output) || stepq_selfcorrect(&sc);
         if (!rc) printf("wrote %s\n", output);
     }
     if (!rc && plot) {
@@ -137,7 +137,7 @@ int stepq_run_halflife(const stepq_cfgfile* cf) {
         stepq_halflife_cfg hc = {srcs, seeds, S, fmt, prefill, decode, output, plot ? table : NULL,
                                  {"halflife", cf->path, cf->text, seeds[0], srcs[0]->desc},
                                  stepq_backend_from_cfg(cf, 0)};
-        rc = !hc.backend || stepq_make_parent(output) || stepq_halflife(sum, &hc);
+        rc = !hc.backend || stepq_prepare_output(output) || stepq_halflife(sum, &hc);
         if (!rc) printf("wrote %s\n", output);
     }
     if (!rc && plot) {
@@ -185,7 +185,7 @@ int stepq_run_octile(const stepq_cfgfile* cf) {
     if (!rc) {
         stepq_octile_cfg oc = {srcs, cal, seeds, S, csteps, prefill, decode, (int)width, output,
                                plot ? table : NULL, {"octile", cf->path, cf->text, seeds[0], srcs[0]->desc}};
-        rc = stepq_make_parent(output) || stepq_octile(&oc);
+        rc = stepq_prepare_output(output) || stepq_octile(&oc);
         if (!rc) printf("wrote %s\n", output);
     }
     if (!rc && plot) {
@@ -281,7 +281,7 @@ int stepq_run_knobs(const stepq_cfgfile* cf) {
     if (!rc) {
         stepq_knobs_cfg kc = {&b.c, sweeps, nk, srcs, seeds, S, fmts, nf, prefill, decode, output,
                               plot ? table : NULL, {"knobs", cf->path, cf->text, seeds[0], srcs[0]->desc}};
-        rc = stepq_make_parent(output) || stepq_knobs(&kc);
+        rc = stepq_prepare_output(output) || stepq_knobs(&kc);
         if (!rc) printf("wrote %s\n", output);
     }
     if (!rc && plot) {
@@ -439,11 +439,11 @@ static int run_regime_driver(const stepq_cfgfile* cf, const char* const* keys, i
     if (!rc && with_hl) {
         stepq_regimes_cfg c = {g.names, rs.cc, rs.evals, g.seeds, g.R, g.S, g.fmts, g.nf, hlf,
                                g.prefill, g.decode, g.output, tsv, prov};
-        rc = stepq_make_parent(g.output) || stepq_regimes(&c);
+        rc = stepq_prepare_output(g.output) || stepq_regimes(&c);
     } else if (!rc) {
         stepq_robust_cfg c = {g.names, rs.cc, rs.evals, g.seeds, g.R, g.S, g.fmts, g.nf,
                               g.prefill, g.decode, g.output, tsv, prov};
-        rc = stepq_make_parent(g.output) || stepq_robust(&c);
+        rc = stepq_prepare_output(g.output) || stepq_robust(&c);
     }
     if (!rc) printf("wrote %s\n", g.output);
     if (!rc && g.plot) {
@@ -531,7 +531,7 @@ int stepq_run_memory(const stepq_cfgfile* cf) {
         snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s", m ? ", " : "", models[m].name);
     stepq_memory_sweep_cfg mc = {models, nm, fmts, nf, (int)maxreq, output, plot ? table : NULL,
                                  {"memory", cf->path, cf->text, 0, what}};
-    int rc = stepq_make_parent(output) || stepq_memory_sweep(&mc);
+    int rc = stepq_prepare_output(output) || stepq_memory_sweep(&mc);
     if (!rc) printf("wrote %s\n", output);
     if (!rc && plot) {
         stepq_plot_vars vars = {0};
@@ -663,7 +663,7 @@ int stepq_run_nll(const stepq_cfgfile* cf) {
                             .bin = (int)bin, .output = output, .table = plot ? table : NULL,
                             .octile_table = plot && octile ? otable : NULL,
                             .prov = {"nll", cf->path, cf->text, 0, lr.m.desc}};
-        rc = stepq_make_parent(output) || stepq_nll(&nc);
+        rc = stepq_prepare_output(output) || stepq_nll(&nc);
         if (!rc) printf("wrote %s\n", output);
     }
     if (!rc && plot) {
@@ -714,7 +714,7 @@ int stepq_run_generate(const stepq_cfgfile* cf) {
     if (!rc) {
         stepq_generate_cfg gc = {&lr.m, prompts, np, seeds, S, fmts, nf, lr.pp, length, (int)topk, output,
                                  plot ? table : NULL, samples, {"generate", cf->path, cf->text, seeds[0], lr.m.desc}};
-        rc = stepq_make_parent(output) || stepq_generate(&gc);
+        rc = stepq_prepare_output(output) || stepq_generate(&gc);
         if (!rc) printf("wrote %s and %s\n", output, samples);
     }
     if (!rc && plot) {

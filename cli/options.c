@@ -36,6 +36,8 @@ int stepq_parse_real(double* out, const char* s, double lo, double hi) {
 }
 
 // "0,2,5-7" -> (n) indices within [lo, hi]
+static int cmp_int(const void* a, const void* b) { return (*(const int*)a > *(const int*)b) - (*(const int*)a < *(const int*)b); }
+
 static int parse_list(int** out, int* n, const char* s, long long lo, long long hi) {
     *out = NULL;
     *n = 0;
@@ -66,6 +68,15 @@ static int parse_list(int** out, int* n, const char* s, long long lo, long long 
         p += len;
         if (*p == ',' && !*++p) goto bad;  // a trailing comma
     }
+    {  // each index once (a repeated head would be written twice, with one label)
+        int* sorted = mallocCheck(sizeof(int) * (size_t)*n);
+        memcpy(sorted, *out, sizeof(int) * (size_t)*n);
+        qsort(sorted, (size_t)*n, sizeof(int), cmp_int);
+        int repeat = 0;
+        for (int i = 1; i < *n && !repeat; i++) repeat = sorted[i] == sorted[i - 1];
+        free(sorted);
+        if (repeat) goto bad;
+    }
     return STEPQ_OK;
 bad:
     free(*out);
@@ -80,7 +91,7 @@ static void what_it_takes(char* buf, size_t n, const stepq_opt* o) {
     case OPT_INT: snprintf(buf, n, "an integer in [%.0f, %.0f]", o->lo, o->hi); break;
     case OPT_REAL: snprintf(buf, n, "a number in [%g, %g]", o->lo, o->hi); break;
     case OPT_LIST:
-        snprintf(buf, n, "a list of indices like 0,2,5-7, each in [%.0f, %.0f]", o->lo, o->hi);
+        snprintf(buf, n, "a list of indices like 0,2,5-7, each in [%.0f, %.0f] and named once", o->lo, o->hi);
         break;
     case OPT_FLAG: snprintf(buf, n, "no value"); break;
     }

@@ -93,6 +93,12 @@ expect_error bothseeds "give 'seed' or 'seeds'" "$dir/bothseeds/out.h5" -- "$ste
 # --- output sinks: one message, exit 1, nothing at the final path (nor its .tmp)
 cp "$dir/good.h5" "$dir/good_copy.h5"
 expect_error out_is_in "cannot write .*good.h5: it is .*good.h5, an input of this run" "" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/../cli/good.h5"
+# ... before any work (no head was run: no progress line), as a directory, an empty path or one
+# ending in '/' are (the last two failed only when the result was moved into place)
+! grep -q "heads/s" "$dir/out_is_in.stderr" && ok || bad "an output that is the input was refused only after the run"
+expect_error out_empty "cannot write '': the output path is empty" "" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out ""
+expect_error out_slash "cannot write 'nodir/': it names a directory" "" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "nodir/"
+! grep -q "heads/s" "$dir/out_empty.stderr" && ok || bad "an empty output path was refused only after the run"
 cmp -s "$dir/good.h5" "$dir/good_copy.h5" && ok || bad "replay --out equal to --trace changed the trace"
 mkdir -p "$dir/adir"
 expect_error out_dir "cannot write .*adir: it is a directory" "" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/adir"
@@ -451,6 +457,10 @@ expect_error twice "trace: --steps is given twice" "$dir/t7.h5" -- "$stepq" trac
 expect_error required "replay: --out is required" "" -- "$stepq" replay --trace "$dir/good.h5" --format int8
 expect_error heads_list "trace: --heads '3-1' is not valid: it takes a list of indices like 0,2,5-7" "$dir/t8.h5" -- "$stepq" trace --out "$dir/t8.h5" --steps 4 --heads 3-1
 expect_error heads_range "index 99 is out of range for preset gdn-qwen-like" "$dir/t9.h5" -- "$stepq" trace --out "$dir/t9.h5" --steps 4 --heads 99
+# a head named twice (it wrote a trace of two heads with one label, which replay then refused)
+printf 'a short text' > "$dir/short.txt"
+expect_error offset_past "trace: .*short.txt holds 12 bytes; --offset 1000 is past its end" "$dir/t10.h5" -- "$stepq" trace --out "$dir/t10.h5" --model data/lm/gdn --text "$dir/short.txt" --offset 1000
+expect_error heads_twice "trace: --heads '0-3,2' is not valid: .* and named once" "$dir/t9.h5" -- "$stepq" trace --out "$dir/t9.h5" --steps 4 --heads 0-3,2
 expect_error conv_nan "memory: --conv-mib 'nan' is not valid: it takes a number in \[0, " "" -- "$stepq" memory --conv-mib nan
 expect_error extra_arg "formats: unexpected argument 'stray'" "" -- "$stepq" formats stray
 expect_error run_extra "run: unexpected argument" "" -- "$stepq" run "$dir/noplan.cfg" "$dir/noplan.cfg"
