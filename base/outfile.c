@@ -15,21 +15,31 @@
 #include "ranks.h"
 
 #define MAX_PENDING 16
-#define MAX_INPUTS 64
 static struct { char* tmp; char* path; } pending[MAX_PENDING];  // temporary name, final path
-static struct { dev_t dev; ino_t ino; uint64_t xxh3; char path[256]; } inputs[MAX_INPUTS];
-static int n_inputs;
+static struct input { dev_t dev; ino_t ino; uint64_t xxh3; char* path; } * inputs;  // as many as are read
+static int n_inputs, cap_inputs;
 
 void stepq_note_input(const char* path) {
     struct stat st;  // regular files only: a pipe's bytes cannot be read twice
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || n_inputs == MAX_INPUTS) return;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return;
     for (int i = 0; i < n_inputs; i++)
         if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) return;
-    inputs[n_inputs].dev = st.st_dev;
-    inputs[n_inputs].ino = st.st_ino;
-    if (stepq_file_xxh3(&inputs[n_inputs].xxh3, path) != STEPQ_OK) inputs[n_inputs].xxh3 = 0;
-    snprintf(inputs[n_inputs].path, sizeof inputs[n_inputs].path, "%s", path);
-    n_inputs++;
+    if (n_inputs == cap_inputs) {
+        cap_inputs = cap_inputs ? 2 * cap_inputs : 16;
+        struct input* grown = realloc(inputs, sizeof *inputs * (size_t)cap_inputs);
+        stepq_assert(grown != NULL);
+        inputs = grown;
+    }
+    struct input* in = &inputs[n_inputs++];
+    in->dev = st.st_dev;
+    in->ino = st.st_ino;
+    if (stepq_file_xxh3(&in->xxh3, path) != STEPQ_OK) in->xxh3 = 0;
+    in->path = strdup(path);
+}
+
+void stepq_inputs_reset(void) {
+    for (int i = 0; i < n_inputs; i++) free(inputs[i].path);
+    n_inputs = 0;
 }
 
 int stepq_input_xxh3(uint64_t* out, const char* path) {
@@ -47,7 +57,10 @@ void stepq_forget_input(const char* path) {
     struct stat st;
     if (stat(path, &st) != 0) return;
     for (int i = 0; i < n_inputs; i++)
-        if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) inputs[i] = inputs[--n_inputs];
+        if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) {
+            free(inputs[i].path);
+            inputs[i--] = inputs[--n_inputs];
+        }
 }
 
 uint64_t stepq_inputs_xxh3(void) {
@@ -56,11 +69,15 @@ uint64_t stepq_inputs_xxh3(void) {
     return k;
 }
 
-void stepq_inputs_describe(char* buf, size_t n) {
+char* stepq_inputs_describe(void) {
+    size_t n = 1;
+    for (int i = 0; i < n_inputs; i++) n += strlen(inputs[i].path) + 24;  // " xxh3=" + 16 hex + '\n'
+    char* buf = mallocCheck(n);
     size_t o = 0;
     buf[0] = 0;
-    for (int i = 0; i < n_inputs && o < n; i++)
+    for (int i = 0; i < n_inputs; i++)
         o += (size_t)snprintf(buf + o, n - o, "%s%s xxh3=%016" PRIx64, i ? "\n" : "", inputs[i].path, inputs[i].xxh3);
+    return buf;
 }
 
 static void remove_pending(void) {

@@ -26,9 +26,12 @@ int stepq_input_xxh3(uint64_t* out, const char* path);
 // the XXH3 64 of the checksums of every input read so far, in the order they were read (what a
 // journal's key covers besides the config: traces, plans, a model's files, texts)
 uint64_t stepq_inputs_xxh3(void);
-// buf <- one line per input read so far: "PATH xxh3=HEX", the XXH3 64 checksum of its bytes
-// (stepq_file_xxh3; 0 when it could not be read)
-void stepq_inputs_describe(char* buf, size_t n);
+// one line per input read so far, malloc'd: "PATH xxh3=HEX", the XXH3 64 checksum of its bytes
+// (stepq_file_xxh3; 0 when it could not be read); "" when there is none
+char* stepq_inputs_describe(void);
+// forgets every input noted so far: an `all` config starts each of its configs afresh, so that
+// each output records (and its journal's key covers) its own inputs, not the earlier configs'
+void stepq_inputs_reset(void);
 
 // STEPQ_ERR with a message when an output at path would be refused (the front ends check every
 // output of a run before any work; a directory that does not exist yet passes: they make it)

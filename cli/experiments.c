@@ -338,6 +338,7 @@ static int run_all(const stepq_cfgfile* cf) {
         printf("\n==== %d/%d: %s%s\n", i + 1, n, path, cf->quick ? " (--quick)" : "");
         fflush(stdout);
         double t0 = stepq_now();
+        stepq_inputs_reset();  // each config's outputs record its own inputs (base/outfile.h)
         stepq_cfgfile sub;
         const char* exp = NULL;
         if (cfg_load(&sub, path, cf->quick)) rcs[i] = 1;

@@ -195,6 +195,34 @@ grep -q "cannot write $dir/fullrun/out.h5: File too large" "$dir/fullrun.out" &&
 # nothing at the final paths and no temporary file; the journal may stay (a --resume reuses it)
 [ -z "$(ls -A "$dir/fullrun" | grep -v '^out.h5.journal$')" ] && ok || { bad "run under a size limit left files:"; ls "$dir/fullrun"; }
 
+# --- an `all` config: each config's output records its own inputs (they piled up over the list:
+# a later output named the earlier configs' traces, and past 64 inputs none were noted at all)
+cat >"$dir/all_a.cfg" <<CFG
+experiment = "propagation";
+source = { type = "trace"; path = "$dir/good.h5"; };
+formats = ["fp32", "int8"];
+prefill = 4; decode = 8;
+output = "$dir/all_a.h5";
+CFG
+cat >"$dir/all_b.cfg" <<CFG
+experiment = "propagation";
+source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0]; };
+formats = ["fp32", "int8"];
+prefill = 4; decode = 8;
+output = "$dir/all_b.h5";
+CFG
+cat >"$dir/all_ab.cfg" <<CFG
+experiment = "all";
+configs = ["$dir/all_a.cfg", "$dir/all_b.cfg"];
+CFG
+"$stepq" run "$dir/all_ab.cfg" >/dev/null 2>&1 && ok || bad "an all config of two configs failed"
+if /usr/bin/python3 -c 'import h5py' 2>/dev/null; then
+    /usr/bin/python3 -c 'import sys, h5py
+a, b = (h5py.File(p).attrs["inputs"] for p in sys.argv[1:3])
+a, b = (x.decode() if isinstance(x, bytes) else x for x in (a, b))
+sys.exit(0 if "good.h5" in a and "all_a.cfg" in a and "all_b.cfg" in b and "good.h5" not in b and "all_a.cfg" not in b and "all_ab.cfg" not in b else 1)' "$dir/all_a.h5" "$dir/all_b.h5" && ok || bad "an all config: an output lists another config's inputs"
+fi
+
 # --- backends: an unknown one named; cuda refused by name where there is no GPU or no CUDA build
 cfg backends 'prefill = 4; decode = 8;'
 expect_error backend_bad "--backend gpu is not cpu or cuda" "$dir/backends/out.h5" -- "$stepq" run "$dir/backends.cfg" --backend gpu
