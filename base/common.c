@@ -160,7 +160,7 @@ int stepq_file_xxh3(uint64_t* out, const char* path) {
     return STEPQ_OK;
 }
 
-char* stepq_read_file(const char* path, size_t* n) {
+char* stepq_read_file(const char* path, size_t max, size_t* n) {
     *n = 0;
     FILE* fp = fopen(path, "rb");
     if (!fp) return NULL;
@@ -172,14 +172,21 @@ char* stepq_read_file(const char* path, size_t* n) {
     }
     size_t cap = 1 << 16, len = 0, r;
     char* b = mallocCheck(cap + 1);
-    while ((r = fread(b + len, 1, cap - len, fp)) > 0)
-        if ((len += r) == cap) {
+    while ((r = fread(b + len, 1, cap - len, fp)) > 0) {
+        if ((len += r) > max) {
+            fclose(fp);
+            free(b);
+            errno = EFBIG;
+            return NULL;
+        }
+        if (len == cap) {
             char* g = mallocCheck(2 * cap + 1);
             memcpy(g, b, len);
             free(b);
             b = g;
             cap *= 2;
         }
+    }
     const int failed = ferror(fp);
     fclose(fp);
     if (failed) {

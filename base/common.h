@@ -72,8 +72,11 @@ uint64_t stepq_xxh3(uint64_t seed, const void* data, size_t n);
 // STEPQ_ERR (message naming it) if it cannot be read
 int stepq_file_xxh3(uint64_t* out, const char* path);
 // The bytes of the file at path, read to its end (a pipe has no size to ask for), NUL-terminated;
-// *n <- how many. NULL with errno set when it cannot be opened or read, or is a directory (EISDIR).
-char* stepq_read_file(const char* path, size_t* n);
+// *n <- how many. NULL with errno set when it cannot be opened or read, is a directory (EISDIR),
+// or holds more than max bytes (EFBIG: /dev/zero as a config would otherwise be read forever).
+char* stepq_read_file(const char* path, size_t max, size_t* n);
+// the most a config (with each file it includes) or a model's config.json may hold
+#define STEPQ_CONFIG_MAX ((size_t)16 << 20)
 
 // 1 if s is a SHA-256 in hex as stepq.hf writes it (64 lower-case hex digits): a model's weights
 static inline int stepq_is_sha256_hex(const char* s) {

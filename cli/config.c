@@ -242,9 +242,10 @@ static int add_includes(stepq_cfgfile* cf, size_t* got, const char* text, const 
             }
             char* name = strndup(q1 + 1, (size_t)(q2 - q1 - 1));
             size_t r;
-            char* inc = stepq_read_file(name, &r);
+            char* inc = stepq_read_file(name, STEPQ_CONFIG_MAX, &r);
             if (!inc) {
-                stepq_error("%s:%d: cannot read the included file %s: %s", path, line, name, strerror(errno));
+                stepq_error("%s:%d: cannot read the included file %s: %s", path, line, name,
+                            errno == EFBIG ? "it holds more than 16 MiB, which no config does" : strerror(errno));
                 free(name);
                 return STEPQ_ERR;
             }
@@ -270,9 +271,10 @@ int cfg_load(stepq_cfgfile* cf, const char* path, int quick) {
     memset(cf, 0, sizeof *cf);
     cf->path = path;
     size_t got;
-    cf->text = stepq_read_file(path, &got);
+    cf->text = stepq_read_file(path, STEPQ_CONFIG_MAX, &got);
     if (!cf->text) {
-        stepq_error("%s: cannot open config file: %s", path, strerror(errno));
+        stepq_error("%s: cannot open config file: %s", path,
+                    errno == EFBIG ? "it holds more than 16 MiB, which no config does" : strerror(errno));
         return STEPQ_ERR;
     }
     config_init(&cf->cfg);

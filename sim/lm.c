@@ -22,12 +22,7 @@
 // config.json's text (at most 16 MiB), or NULL
 static char* read_text(const char* path) {
     size_t n;
-    char* t = stepq_read_file(path, &n);
-    if (t && n >= (1 << 24)) {
-        free(t);
-        t = NULL;
-    }
-    return t;
+    return stepq_read_file(path, STEPQ_CONFIG_MAX, &n);
 }
 
 static int cfg_num(double* out, const cJSON* c, const char* path, const char* key, double lo, double hi) {
@@ -85,7 +80,8 @@ static int cfg_str_only(const cJSON* c, const char* path, const char* key, const
 static int read_config(stepq_lm* m, const char* path) {
     char* text = read_text(path);
     if (!text) {
-        stepq_error("%s: cannot read the model's config", path);
+        stepq_error("%s: cannot read the model's config: %s", path,
+                    errno == EFBIG ? "it holds more than 16 MiB, which no config.json does" : strerror(errno));
         return STEPQ_ERR;
     }
     stepq_note_input(path);
@@ -517,9 +513,10 @@ int stepq_lm_read_text(uint8_t** bytes, long* n, const char* path) {
     *bytes = NULL;
     *n = 0;
     size_t len;  // read to its end: a pipe (/dev/stdin, <(...)) has no size to ask for
-    char* b = stepq_read_file(path, &len);
+    char* b = stepq_read_file(path, STEPQ_LM_TEXT_MAX, &len);
     if (!b) {
         if (errno == EISDIR) stepq_error("%s: is a directory; give a text file", path);
+        else if (errno == EFBIG) stepq_error("%s: holds more than %zu GiB; stepq reads texts of up to that", path, STEPQ_LM_TEXT_MAX >> 30);
         else stepq_error("%s: cannot open the text: %s", path, strerror(errno));
         return STEPQ_ERR;
     }

@@ -102,7 +102,9 @@ int stepq_lm_capture(stepq_trace* tr, const stepq_lm* m, const uint8_t* bytes, l
 // memory holds one token's inputs whatever T; value head l * H + h is layer l's head h,
 // labelled so. The source takes m over (m is emptied). A state that goes non-finite fails next.
 stepq_source* stepq_lm_source(stepq_lm* m, const uint8_t* bytes, long T);
-// Reads a text file whole (bytes, n); STEPQ_ERR naming it when missing or empty.
+// Reads a text file whole (bytes, n); STEPQ_ERR naming it when missing, empty, or larger than
+// STEPQ_LM_TEXT_MAX.
+#define STEPQ_LM_TEXT_MAX ((size_t)1 << 30)
 int stepq_lm_read_text(uint8_t** bytes, long* n, const char* path);
 
 #endif

@@ -66,6 +66,11 @@ expect_error hugeint "hugeint.cfg:4: the integer 99999999999999999999 does not f
 cfg nulbyte 'prefill = 4; decode = 8; NUL'
 sed -i 's/NUL/\x00 decode = 9;/' "$dir/nulbyte.cfg"
 expect_error nulbyte "nulbyte.cfg:4: a NUL byte" "$dir/nulbyte/out.h5" -- "$stepq" run "$dir/nulbyte.cfg"
+# a config that never ends (/dev/zero, itself or included): refused after 16 MiB (it was read
+# until memory ran out)
+expect_error cfg_zero "/dev/zero: cannot open config file: it holds more than 16 MiB" "" -- timeout 120 "$stepq" run /dev/zero
+printf '@include "/dev/zero"\nexperiment = "propagation";\n' > "$dir/inc_zero.cfg"
+expect_error inc_zero "inc_zero.cfg:1: cannot read the included file /dev/zero: it holds more than 16 MiB" "" -- timeout 120 "$stepq" run "$dir/inc_zero.cfg"
 # @include: an error inside an included file names that file and its line; the config stored
 # with a result holds what the include brought in
 echo 'formats = ["fp32", int8"];' >"$dir/badsyn.inc"
