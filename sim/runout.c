@@ -57,6 +57,9 @@ int stepq_run_prepare(int* plan_index, const stepq_source* src, const stepq_run_
         return STEPQ_ERR;
     }
     if (planned && stepq_plan_match(plan_index, cfg->plan, src, cfg->plan->file) != STEPQ_OK) return STEPQ_ERR;
+    const double FH = (double)cfg->n_formats * src->n_heads, bins = (double)((cfg->decode + cfg->bin - 1) / cfg->bin);
+    if (stepq_check_memory(2.0 * sizeof(float) * FH * bins, "the run's errors per bin (formats x heads x bins)"))
+        return STEPQ_ERR;  // a trace declaring 10^10 steps in a few KB: its bins alone
     if (cfg->keep_y &&
         stepq_check_memory(4.0 * ((double)(cfg->n_formats + 1) * src->n_heads * (cfg->prefill + cfg->decode) * src->V +
                                   (double)(cfg->n_formats + 1) * src->n_heads * src->K * src->V),

@@ -210,6 +210,25 @@ int main(int argc, char** argv) {
     memcpy(tr.beta, b0, sizeof(float) * tr.T * tr.HV);
     free(v0);
     free(b0);
+    // 10^10 steps declared in a few KB: chunked datasets never written (they read as zeros)
+    {
+        path(f, dir, "huge_T.h5");
+        stepq_trace_write(f, &tr, "10^10 steps declared");
+        h = H5Fopen(f, H5F_ACC_RDWR, H5P_DEFAULT);
+        const char* names[] = {"q", "k", "v", "g", "beta"};
+        for (int i = 0; i < 5; i++) {
+            H5Ldelete(h, names[i], H5P_DEFAULT);
+            const int rank = i < 3 ? 3 : 2;
+            hsize_t dims[3] = {10000000000ULL, (hsize_t)(i < 2 ? tr.H : tr.HV), (hsize_t)(i == 2 ? tr.V : tr.K)};
+            hsize_t chunk[3] = {64, 1, dims[2]};
+            hid_t sp = H5Screate_simple(rank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+            H5Pset_chunk(dcpl, rank, chunk);
+            H5Dclose(H5Dcreate2(h, names[i], H5T_IEEE_F32LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+            H5Pclose(dcpl);
+            H5Sclose(sp);
+        }
+        H5Fclose(h);
+    }
     // no steps at all (every dataset [0, ...])
     {
         stepq_trace e = tr;

@@ -350,6 +350,7 @@ for e in nan -1e-9 1.5; do
   cp "$dir/small_k_eps.h5" "$dir/eps_$e.h5" && "$mkbad" --f64 "$dir/eps_$e.h5" qk_norm_eps $e && ok || bad "mkbad --f64 qk_norm_eps $e"
   expect_error "eps_$e" "eps_$e.h5: attribute 'qk_norm_eps' is .*; it must lie in \[0, 1\]" "$dir/oe4.h5" -- "$stepq" replay --trace "$dir/eps_$e.h5" --format int8 --out "$dir/oe4.h5"
 done
+expect_error huge_T "the run's errors per bin \(formats x heads x bins\) needs [0-9.]+ GiB of memory; this machine has 1.0 GiB" "$dir/o9.h5" -- env STEPQ_MEMORY_BYTES=1073741824 "$stepq" replay --trace "$dir/huge_T.h5" --format int8 --out "$dir/o9.h5"
 expect_error no_steps "no_steps.h5: dataset 'q' has shape \[0, 2, 128\]: a trace needs at least one step, one head and one key channel" "$dir/o9.h5" -- "$stepq" replay --trace "$dir/no_steps.h5" --format int8 --out "$dir/o9.h5"
 expect_error zscale "zero_scale.h5: attribute 'scale' is 0; it must be finite and positive" "$dir/o9.h5" -- "$stepq" replay --trace "$dir/zero_scale.h5" --format int8 --out "$dir/o9.h5"
 expect_error overflow "the float32 reference met a non-finite state or read-out at head 0 \(layer 0, head 0\), step 3" "$dir/o10.h5" -- "$stepq" replay --trace "$dir/overflow.h5" --format int8 --out "$dir/o10.h5"
