@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../base/common.h"
 #include "../base/ranks.h"
@@ -195,20 +197,33 @@ stepq_journal* stepq_journal_open(const char* output, const char* key, int F, lo
         fprintf(stderr, "resume: no journal of %s: starting from the first head\n", output);
     // every rank has read every journal before any is rewritten (an MPI run)
     rc = stepq_ranks_agree(rc, "reading the journals");
-    if (!rc) {  // rewrite this rank's with its complete records only, then append
-        j->fp = fopen(j->path, "wb");
-        if (!j->fp) {
-            stepq_error("cannot write the journal %s: %s", j->path, strerror(errno));
-            rc = STEPQ_ERR;
-        } else {
-            int bad = fputs(header, j->fp) < 0;
-            for (long i = 0; i < j->n_old && !bad; i++)
-                bad = write_record(j->fp, j->old[i].s, j->old[i].h, j->old[i].data, j->size);
-            if (bad || fflush(j->fp) != 0) {
-                stepq_error("cannot write the journal %s: %s", j->path, strerror(errno));
-                rc = STEPQ_ERR;
-            }
+    if (!rc) {  // rewrite this rank's with its complete records only, then append: written beside
+        // it and renamed over it, so that a failed rewrite (a full disk) keeps the old records and
+        // leaves no file of its own
+        const size_t n = strlen(j->path) + 12;
+        char* tmp = mallocCheck(n);
+        snprintf(tmp, n, "%s.tmp.XXXXXX", j->path);
+        const int fd = mkstemp(tmp);
+        if (fd >= 0) {  // the permissions a new file gets (mkstemp's are 0600)
+            const mode_t mask = umask(0);
+            umask(mask);
+            fchmod(fd, 0666 & ~mask);
         }
+        j->fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
+        int bad = !j->fp;
+        if (!bad) bad = fputs(header, j->fp) < 0;
+        for (long i = 0; i < j->n_old && !bad; i++)
+            bad = write_record(j->fp, j->old[i].s, j->old[i].h, j->old[i].data, j->size);
+        if (!bad) bad = fflush(j->fp) != 0 || rename(tmp, j->path) != 0;
+        if (bad) {
+            stepq_error("cannot write the journal %s: %s", j->path, errno ? strerror(errno) : "a write failed");
+            if (j->fp) fclose(j->fp);
+            else if (fd >= 0) close(fd);
+            j->fp = NULL;
+            if (fd >= 0) remove(tmp);
+            rc = STEPQ_ERR;
+        }
+        free(tmp);
         rc = stepq_ranks_agree(rc, "writing the journals");
     }
     // the journals of another rank count (their heads now in this run's, or a run started over):

@@ -1,6 +1,7 @@
 // main.c: the stepq command line. It dispatches to a subcommand (commands.c, experiments.c);
 // only the front end parses arguments (options.c) and configs (config.c, builders.c), then
 // hands plain structs to the drivers of analysis/.
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,6 +60,9 @@ static int dispatch(int argc, char** argv) {
 // under mpirun every rank runs the same command (base/ranks.h: the drivers split their units)
 int main(int argc, char** argv) {
     h5u_quiet();
+    // a file-size limit (ulimit -f) then fails a write with EFBIG, which every writer reports with
+    // its file, instead of killing stepq at the first byte of a journal or an output
+    signal(SIGXFSZ, SIG_IGN);
     if (stepq_mpi_init(&argc, &argv) != STEPQ_OK) return 2;
     return stepq_ranks_finish(dispatch(argc, argv));
 }

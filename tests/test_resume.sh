@@ -106,6 +106,29 @@ open(sys.argv[1], "wb").write(b)
 PY
 "$stepq" run lm.cfg --resume >lm_other.log 2>&1 && bad "a journal over changed weights was accepted"
 grep -q "lm_out.h5.journal was written by another run" lm_other.log || { bad "no message for changed weights"; cat lm_other.log; }
+# a journal that cannot be written (a file-size limit, as a full disk): one message, exit 1, and
+# nothing left (stepq was killed by SIGXFSZ at its first byte, leaving an empty journal); a resume
+# whose rewrite fails keeps the old journal as it was (it was truncated first)
+cat >jf.cfg <<'CFG'
+experiment = "propagation";
+source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0, 1, 2, 3]; };
+formats = ["fp32", "int6"];
+prefill = 8; decode = 16; bin = 8;
+output = "jf.h5";
+CFG
+# (the messages go through a pipe: the limit would stop a log file too)
+( ulimit -f 0; exec "$stepq" run jf.cfg --threads 1 ) 2>&1 | cat >jf.log
+rc=${PIPESTATUS[0]}
+[ $rc -eq 1 ] || bad "a journal under a file-size limit: exit $rc (1 expected; 153 is SIGXFSZ)"
+grep -q "cannot write the journal jf.h5.journal: File too large" jf.log || { bad "no message for a journal that cannot be written"; cat jf.log; }
+[ -z "$(ls jf.h5* 2>/dev/null)" ] || { bad "a journal that could not be written left files:"; ls jf.h5*; }
+STEPQ_TEST_KILL_AFTER_HEADS=2 "$stepq" run jf.cfg --threads 1 >/dev/null 2>&1
+cp jf.h5.journal jf.copy
+( ulimit -f 0; exec "$stepq" run jf.cfg --resume --threads 1 ) 2>&1 | cat >jf2.log
+rc=${PIPESTATUS[0]}
+[ $rc -eq 1 ] || bad "a resume under a file-size limit: exit $rc"
+cmp -s jf.h5.journal jf.copy || bad "a resume whose journal rewrite failed changed the old journal"
+[ -z "$(ls jf.h5.journal.tmp* 2>/dev/null)" ] || bad "a failed journal rewrite left its temporary file"
 # --resume is for propagation runs
 cat >cal.cfg <<'CFG'
 experiment = "calibrate";
