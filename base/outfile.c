@@ -133,12 +133,14 @@ static int check(const char* path, int dir_must_exist) {
     }
     char* copy = strdup(path);
     const char* dir = dirname(copy);
-    int ok = access(dir, W_OK | X_OK) == 0;
-    int e = errno;
+    struct stat ds;
+    const int is_file = stat(dir, &ds) == 0 && !S_ISDIR(ds.st_mode);
+    int ok = !is_file && access(dir, W_OK | X_OK) == 0;
+    int e = is_file ? ENOTDIR : errno;
     if (!ok && e == ENOENT && !dir_must_exist) ok = 1;
     if (!ok)
         stepq_error("cannot write %s: its directory %s %s", path, dir,
-                    e == ENOENT ? "does not exist" : "is not writable");
+                    e == ENOENT ? "does not exist" : is_file ? "is a file, not a directory" : e == ENOTDIR ? "has a file, not a directory, on its path" : "is not writable");
     free(copy);
     return ok ? STEPQ_OK : STEPQ_ERR;
 }

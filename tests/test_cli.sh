@@ -178,6 +178,9 @@ wait $p1 && wait $p2 && ok || { bad "two runs writing one output: one failed"; c
 [ -s "$dir/twice.h5" ] && ! compgen -G "$dir/twice.h5.tmp*" >/dev/null && ok || bad "two runs writing one output: no file, or a temporary file left"
 if [ "$(id -u)" -eq 0 ]; then ro=/proc/self; else ro="$dir/ro"; mkdir -p "$ro"; chmod 555 "$ro"; fi
 expect_error out_ro "cannot (write|create) $ro/o.h5" "$ro/o.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$ro/o.h5"
+# an output under a regular file (it was called "not writable")
+echo x >"$dir/plainfile"
+expect_error out_under_file "cannot write .*plainfile/o.h5: its directory .*plainfile is a file, not a directory" "" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/plainfile/o.h5"
 # a write that fails halfway (a file-size limit, as a full disk would): no crash in HDF5's exit
 ( ulimit -f 16; exec "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/full.h5" ) >"$dir/full.out" 2>&1
 rc=$?
