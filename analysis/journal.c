@@ -15,10 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../base/common.h"
+#include "../base/outfile.h"
 #include "../base/ranks.h"
 
 #define RECORD_END 0x4a524e4cu
@@ -203,12 +203,7 @@ stepq_journal* stepq_journal_open(const char* output, const char* key, int F, lo
         const size_t n = strlen(j->path) + 12;
         char* tmp = mallocCheck(n);
         snprintf(tmp, n, "%s.tmp.XXXXXX", j->path);
-        const int fd = mkstemp(tmp);
-        if (fd >= 0) {  // the permissions a new file gets (mkstemp's are 0600)
-            const mode_t mask = umask(0);
-            umask(mask);
-            fchmod(fd, 0666 & ~mask);
-        }
+        const int fd = stepq_tmpfile(tmp);
         j->fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
         int bad = !j->fp;
         if (!bad) bad = fputs(header, j->fp) < 0;

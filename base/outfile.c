@@ -147,6 +147,16 @@ static int check(const char* path, int dir_must_exist) {
 
 int stepq_output_check(const char* path) { return check(path, 0); }
 
+int stepq_tmpfile(char* tmpl) {
+    const int fd = mkstemp(tmpl);
+    if (fd >= 0) {  // the permissions a new file gets (mkstemp's are 0600)
+        const mode_t mask = umask(0);
+        umask(mask);
+        fchmod(fd, 0666 & ~mask);
+    }
+    return fd;
+}
+
 // out <- path's directory, resolved, then '/' and its last component
 static void canonical(char* out, size_t n, const char* path) {
     char* d = strdup(path);
@@ -214,15 +224,12 @@ int stepq_output_begin(char** tmp, const char* path) {
     size_t n = strlen(path) + 12;
     char* t = mallocCheck(n);
     snprintf(t, n, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(t);
+    int fd = stepq_tmpfile(t);
     if (fd < 0) {
         stepq_error("cannot create %s: %s", t, strerror(errno));
         free(t);
         return STEPQ_ERR;
     }
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
     close(fd);
     pending[slot].tmp = strdup(t);
     pending[slot].path = strdup(path);
