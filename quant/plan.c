@@ -259,20 +259,30 @@ static int read_body(stepq_plan* p, hid_t f, const char* path) {
         read_int_attr(&pivots, f, path, "pivots", 0, STEPQ_KNOB_PIVOTS_MAX))
         return STEPQ_ERR;
     // the header's H against the plan's own list of heads before anything is sized by it (an
-    // edited H of 2^24 asked for gigabytes)
-    hid_t dl = H5Lexists(f, "heads/layer", H5P_DEFAULT) > 0 ? H5Dopen2(f, "heads/layer", H5P_DEFAULT) : -1;
-    if (dl >= 0) {
-        hid_t sp = H5Dget_space(dl);
-        hsize_t n = 0;
-        const int one = H5Sget_simple_extent_ndims(sp) == 1 && H5Sget_simple_extent_dims(sp, &n, NULL) == 1;
-        H5Sclose(sp);
-        H5Dclose(dl);
-        if (!one || n != (hsize_t)H) {
-            stepq_error("%s: attribute 'H' = %lld, but 'heads/layer' lists %llu heads (a corrupted plan)", path, H,
-                        (unsigned long long)n);
-            return STEPQ_ERR;
-        }
+    // edited H of 2^24 asked for gigabytes; so did one with that list deleted, found by fuzz_plan)
+    hid_t dl = H5Lexists(f, "heads", H5P_DEFAULT) > 0 && H5Lexists(f, "heads/layer", H5P_DEFAULT) > 0
+                   ? H5Dopen2(f, "heads/layer", H5P_DEFAULT)
+                   : -1;
+    if (dl < 0) {
+        stepq_error("%s: missing dataset 'heads/layer' (a corrupted plan)", path);
+        return STEPQ_ERR;
     }
+    hid_t sp = H5Dget_space(dl);
+    hsize_t n = 0;
+    const int one = H5Sget_simple_extent_ndims(sp) == 1 && H5Sget_simple_extent_dims(sp, &n, NULL) == 1;
+    H5Sclose(sp);
+    H5Dclose(dl);
+    if (!one || n != (hsize_t)H) {
+        stepq_error("%s: attribute 'H' = %lld, but 'heads/layer' lists %llu heads (a corrupted plan)", path, H,
+                    (unsigned long long)n);
+        return STEPQ_ERR;
+    }
+    // and what H heads take, against the machine's memory (a list declared long, never written)
+    const double HG = (double)H * stepq_kind_units(k, (int)K), HK = (double)H * (double)K;
+    if (stepq_check_memory(HG * (4 * sizeof(double) + 2 * STEPQ_NW * sizeof(double) + STEPQ_N_ALLOC * STEPQ_N_BUDGETS) +
+                               HK * (sizeof(double) + sizeof(float) + 1) + (double)H * 2 * sizeof(int),
+                           "the plan's heads"))
+        return STEPQ_ERR;
     stepq_plan_alloc(p, k, (int)K, (int)V, (int)H);
     p->refits = (int)refits;
     p->pivots = (int)pivots;
