@@ -24,6 +24,7 @@
 #include "../sim/synth.h"
 #include "../sim/lm.h"
 #include "../sim/trace.h"
+#include "options.h"
 
 long long stepq_threads_override = -1;
 
@@ -55,7 +56,7 @@ const stepq_backend* stepq_backend_from_cfg(const stepq_cfgfile* cf, int has_key
 
 // OMP_STACKSIZE as libgomp reads it: a size, then B, K, M or G (K when absent), spaces around;
 // 0 when it is not one (libgomp then warns and ignores it)
-static unsigned long long omp_stack_bytes(const char* s, int unit_default_k) {
+static unsigned long long omp_stack_bytes(const char* s) {
     char* end;
     while (*s == ' ' || *s == '\t') s++;
     if (*s < '0' || *s > '9') return 0;
@@ -63,7 +64,7 @@ static unsigned long long omp_stack_bytes(const char* s, int unit_default_k) {
     unsigned long long n = strtoull(s, &end, 10);
     if (errno) return 0;
     while (*end == ' ' || *end == '\t') end++;
-    int shift = unit_default_k ? 10 : 0;
+    int shift = 10;
     switch (*end) {
         case 'b': case 'B': shift = 0, end++; break;
         case 'k': case 'K': shift = 10, end++; break;
@@ -80,7 +81,7 @@ static int check_stack(void) {
     for (int i = 0; i < 2; i++) {
         const char* v = getenv(names[i]);
         if (!v) continue;
-        unsigned long long b = omp_stack_bytes(v, 1);
+        unsigned long long b = omp_stack_bytes(v);
         if (b && b < (unsigned long long)STEPQ_STACK_MIN) {
             stepq_error("%s=%s gives each thread %llu KiB of stack; stepq needs at least %ld KiB (unset it, or set "
                         "it to 8M)", names[i], v, b >> 10, STEPQ_STACK_MIN >> 10);
@@ -97,14 +98,17 @@ static int check_stack(void) {
     return STEPQ_OK;
 }
 
-// an environment variable that stepq would otherwise ignore: set but not a number in [lo, hi]
+// an environment variable that stepq would otherwise ignore: set but not a number in [lo, hi],
+// by the command line's own parsers (whatever they accept, the readers' strtol and strtod read
+// the same: STEPQ_TRACE_CHUNK=64.0 passed a strtod check here and was then ignored)
 static int check_env_number(const char* name, double lo, double hi, int integer) {
     const char* v = getenv(name);
     if (!v) return STEPQ_OK;
-    char* end;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (*v && !*end && !errno && x >= lo && x <= hi && (!integer || x == floor(x))) return STEPQ_OK;
+    long long i;
+    double x;
+    if (integer ? stepq_parse_int(&i, v, (long long)lo, (long long)hi) == STEPQ_OK
+                : stepq_parse_real(&x, v, lo, hi) == STEPQ_OK)
+        return STEPQ_OK;
     stepq_error("%s=%s is not %s in [%.17g, %.17g] (unset it for the default)", name, v,
                 integer ? "an integer" : "a number", lo, hi);
     return STEPQ_ERR;

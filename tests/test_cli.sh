@@ -539,6 +539,8 @@ expect_error omp_stack "OMP_STACKSIZE=128K gives each thread 128 KiB of stack; s
 expect_error gomp_stack "GOMP_STACKSIZE=100 gives each thread 100 KiB of stack" "$dir/omp.h5" -- env GOMP_STACKSIZE=100 "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/omp.h5"
 expect_error ulimit_stack "the stack limit \(ulimit -s\) is 256 KiB; stepq needs at least 1024 KiB" "$dir/omp.h5" -- bash -c 'ulimit -s 256 && exec "$0" "$@"' "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/omp.h5"
 expect_error chunk_env "STEPQ_TRACE_CHUNK=abc is not an integer in \[1, 16777216\]" "$dir/omp.h5" -- env STEPQ_TRACE_CHUNK=abc "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/omp.h5"
+# ... and one the reader (strtol) would ignore though strtod reads a whole number from it
+expect_error chunk_env_real "STEPQ_TRACE_CHUNK=64.0 is not an integer in \[1, 16777216\]" "$dir/omp.h5" -- env STEPQ_TRACE_CHUNK=64.0 "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/omp.h5"
 expect_error memory_env "STEPQ_MEMORY_BYTES=-1 is not a number in \[1, " "$dir/omp.h5" -- env STEPQ_MEMORY_BYTES=-1 "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/omp.h5"
 OMP_STACKSIZE=2M "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/omp2.h5" >/dev/null 2>&1 && [ -f "$dir/omp2.h5" ] && ok || bad "OMP_STACKSIZE=2M was refused"
 
