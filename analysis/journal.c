@@ -200,10 +200,8 @@ stepq_journal* stepq_journal_open(const char* output, const char* key, int F, lo
     if (!rc) {  // rewrite this rank's with its complete records only, then append: written beside
         // it and renamed over it, so that a failed rewrite (a full disk) keeps the old records and
         // leaves no file of its own
-        const size_t n = strlen(j->path) + 12;
-        char* tmp = mallocCheck(n);
-        snprintf(tmp, n, "%s.tmp.XXXXXX", j->path);
-        const int fd = stepq_tmpfile(tmp);
+        char* tmp;
+        const int fd = stepq_tmpfile(&tmp, j->path);
         j->fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
         int bad = !j->fp;
         if (!bad) bad = fputs(header, j->fp) < 0;

@@ -147,8 +147,11 @@ static int check(const char* path, int dir_must_exist) {
 
 int stepq_output_check(const char* path) { return check(path, 0); }
 
-int stepq_tmpfile(char* tmpl) {
-    const int fd = mkstemp(tmpl);
+int stepq_tmpfile(char** tmp, const char* path) {
+    const size_t n = strlen(path) + 12;
+    *tmp = mallocCheck(n);
+    snprintf(*tmp, n, "%s.tmp.XXXXXX", path);
+    const int fd = mkstemp(*tmp);
     if (fd >= 0) {  // the permissions a new file gets (mkstemp's are 0600)
         const mode_t mask = umask(0);
         umask(mask);
@@ -219,12 +222,9 @@ int stepq_output_begin(char** tmp, const char* path) {
     for (int i = 0; i < MAX_PENDING && slot < 0; i++)
         if (!pending[i].tmp) slot = i;
     stepq_assert(slot >= 0 && "too many output files open at once");
-    // unique to this process (two runs writing one output each write their own), created with
-    // the permissions a new file gets (mkstemp's are 0600)
-    size_t n = strlen(path) + 12;
-    char* t = mallocCheck(n);
-    snprintf(t, n, "%s.tmp.XXXXXX", path);
-    int fd = stepq_tmpfile(t);
+    // unique to this process: two runs writing one output each write their own
+    char* t;
+    int fd = stepq_tmpfile(&t, path);
     if (fd < 0) {
         stepq_error("cannot create %s: %s", t, strerror(errno));
         free(t);

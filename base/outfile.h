@@ -36,9 +36,10 @@ void stepq_inputs_reset(void);
 // STEPQ_ERR with a message when an output at path would be refused (the front ends check every
 // output of a run before any work; a directory that does not exist yet passes: they make it)
 int stepq_output_check(const char* path);
-// mkstemp(tmpl) ("PATH.tmp.XXXXXX"), with the permissions a new file gets under the umask instead
-// of mkstemp's 0600: the file descriptor, or -1 with errno
-int stepq_tmpfile(char* tmpl);
+// A new file beside path, "<path>.tmp.XXXXXX" (mkstemp: unique to this process), with the
+// permissions a new file gets under the umask instead of mkstemp's 0600: its file descriptor,
+// *tmp <- its name (malloc'd, set also on failure); -1 with errno when it cannot be created
+int stepq_tmpfile(char** tmp, const char* path);
 // 1 when paths a and b name one file: one inode where both exist, else one path once each
 // directory is resolved (realpath where it exists, ".", ".." and "//" otherwise): two outputs
 // of a run that would write over each other
