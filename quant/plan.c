@@ -21,6 +21,13 @@ const int stepq_plan_budgets[STEPQ_N_BUDGETS] = {4, 6};
 // the layout of a plan file; plans of another version are refused with a message
 #define STEPQ_PLAN_VERSION "2"
 
+// the bytes stepq_plan_alloc takes for H heads (kept beside it: the same arrays, counted)
+static double plan_bytes(int kind, int K, long long H) {
+    const double HG = (double)H * stepq_kind_units(kind, K), HK = (double)H * K;
+    return (double)H * 2 * sizeof(int) + HG * (4 * sizeof(double) + 2 * STEPQ_NW * sizeof(double)) +
+           HK * (sizeof(double) + sizeof(float)) + HG * STEPQ_N_ALLOC * STEPQ_N_BUDGETS + HK;
+}
+
 void stepq_plan_alloc(stepq_plan* p, int kind, int K, int V, int H) {
     memset(p, 0, sizeof *p);
     p->kind = kind;
@@ -278,11 +285,7 @@ static int read_body(stepq_plan* p, hid_t f, const char* path) {
         return STEPQ_ERR;
     }
     // and what H heads take, against the machine's memory (a list declared long, never written)
-    const double HG = (double)H * stepq_kind_units(k, (int)K), HK = (double)H * (double)K;
-    if (stepq_check_memory(HG * (4 * sizeof(double) + 2 * STEPQ_NW * sizeof(double) + STEPQ_N_ALLOC * STEPQ_N_BUDGETS) +
-                               HK * (sizeof(double) + sizeof(float) + 1) + (double)H * 2 * sizeof(int),
-                           "the plan's heads"))
-        return STEPQ_ERR;
+    if (stepq_check_memory(plan_bytes(k, (int)K, H), "the plan's heads")) return STEPQ_ERR;
     stepq_plan_alloc(p, k, (int)K, (int)V, (int)H);
     p->refits = (int)refits;
     p->pivots = (int)pivots;
