@@ -105,14 +105,19 @@ static int check_outputs(const stepq_cfgfile* cf) {
     const char* pv = string_of(config_setting_get_member(root, "plan"));
     const config_setting_t* rs = config_setting_get_member(root, "report");
     const char *ov = string_of(config_setting_get_member(root, "output")), *rv = string_of(rs);
-    for (int i = -1; ov && rv && i < (int)(sizeof sibling_suffixes / sizeof *sibling_suffixes); i++) {
-        char sib[4096];
-        if (i >= 0) stepq_sibling(sib, sizeof sib, ov, sibling_suffixes[i]);
-        if (!stepq_same_file(rv, i < 0 ? ov : sib)) continue;
-        stepq_error("%s:%d: 'report' names %s, %s%s: one would write over the other (choose another report path)",
-                    cfg_file_of(cf, rs), config_setting_source_line(rs), rv, i < 0 ? "the output" : "a file written beside the output, ",
-                    i < 0 ? "" : sib);
-        return STEPQ_ERR;
+    if (ov && rv) {  // the report over the output, or over a file a driver writes beside it
+        char clash[4200] = "";
+        if (stepq_same_file(rv, ov)) snprintf(clash, sizeof clash, "the output");
+        for (size_t i = 0; !clash[0] && i < sizeof sibling_suffixes / sizeof *sibling_suffixes; i++) {
+            char sib[4096];
+            stepq_sibling(sib, sizeof sib, ov, sibling_suffixes[i]);
+            if (stepq_same_file(rv, sib)) snprintf(clash, sizeof clash, "a file written beside the output, %s", sib);
+        }
+        if (clash[0]) {
+            stepq_error("%s:%d: 'report' names %s, %s: one would write over the other (choose another report path)",
+                        cfg_file_of(cf, rs), config_setting_source_line(rs), rv, clash);
+            return STEPQ_ERR;
+        }
     }
     for (int i = 0; i < 2; i++) {
         const config_setting_t* s = config_setting_get_member(root, root_outputs[i]);
