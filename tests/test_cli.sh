@@ -133,16 +133,9 @@ CFG
 expect_error out_is_plan "planout.cfg:6: 'output' and 'plan' name one file" "" -- "$stepq" run "$dir/planout.cfg"
 # a report that is the output, or a file written beside it (the table the plot reads), by another
 # spelling of its path: refused before any work (the report used to replace the HDF5 result)
-for r in "$dir/rep_same.h5" "$dir/sub/../rep_same.tsv" "$dir/./rep_same_formats.tsv"; do
-  cat >"$dir/repout.cfg" <<CFG
-experiment = "propagation";
-source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0]; };
-formats = ["fp32", "int8"];
-prefill = 4; decode = 8;
-output = "$dir/rep_same.h5";
-report = "$r";
-CFG
-  expect_error rep_is_out "repout.cfg:6: 'report' names .*rep_same[._].*: one would write over the other" "$dir/rep_same.h5" -- "$stepq" run "$dir/repout.cfg"
+for r in "$dir/repout/out.h5" "$dir/sub/../repout/out.tsv" "$dir/repout/./out_formats.tsv"; do
+  cfg repout "prefill = 4; decode = 8; report = \"$r\";"
+  expect_error rep_is_out "repout.cfg:4: 'report' names .*out[._].*: one would write over the other" "$dir/repout/out.h5" -- "$stepq" run "$dir/repout.cfg"
 done
 # an output that is a directory is refused before any work: no journal left
 mkdir -p "$dir/outdir.h5"
