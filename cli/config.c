@@ -4,7 +4,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../base/common.h"
 #include "../base/outfile.h"
@@ -95,7 +94,7 @@ static int apply_quick(stepq_cfgfile* cf, int quick) {
 }
 
 // the files a driver writes beside its output (stepq_sibling): tables, the figure, samples
-static const char* const sibling_suffixes[] = {".tsv", ".png", "_formats.tsv", "_octile.tsv", "_samples.txt"};
+static const char* const sibling_suffixes[] = STEPQ_SIBLING_SUFFIXES;
 
 // the run's outputs (the root's output and report) checked before any work: not a directory,
 // device or FIFO, not an input (this config, the plan it names), and the report not the output
@@ -123,9 +122,7 @@ static int check_outputs(const stepq_cfgfile* cf) {
         const config_setting_t* s = config_setting_get_member(root, root_outputs[i]);
         const char* v = string_of(s);
         if (!v) continue;
-        struct stat a, b;
-        if (pv && (!strcmp(v, pv) || (stat(v, &a) == 0 && stat(pv, &b) == 0 && a.st_dev == b.st_dev &&
-                                      a.st_ino == b.st_ino))) {
+        if (pv && stepq_same_file(v, pv)) {
             stepq_error("%s:%d: '%s' and 'plan' name one file, %s: the run would write over the plan it reads",
                         cfg_file_of(cf, s), config_setting_source_line(s), root_outputs[i], v);
             return STEPQ_ERR;

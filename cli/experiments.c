@@ -236,9 +236,9 @@ static int run_propagation(const stepq_cfgfile* cf) {
     rc = rc || !srcs;
     if (!rc) {
         char table[4096], png[4096], ftable[4096];
-        stepq_sibling(table, sizeof table, output, ".tsv");
-        stepq_sibling(png, sizeof png, output, ".png");
-        stepq_sibling(ftable, sizeof ftable, output, "_formats.tsv");
+        stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
+        stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
+        stepq_sibling(ftable, sizeof ftable, output, STEPQ_SIB_FORMATS);
         char key[64];
         journal_key(key, sizeof key, cf);
         stepq_propagation_cfg pc = {srcs, seeds, S, fmts, nf, prefill, decode, (int)bin, pp, output,

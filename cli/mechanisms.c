@@ -77,8 +77,8 @@ int stepq_run_selfcorrect(const stepq_cfgfile* cf) {
     stepq_source** srcs = stepq_cfg_sources_for(cf, seeds, S);
     int rc = srcs ? STEPQ_OK : STEPQ_ERR;
     char table[4096], png[4096];
-    stepq_sibling(table, sizeof table, output, ".tsv");
-    stepq_sibling(png, sizeof png, output, ".png");
+    stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
+    stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
     if (!rc) {
         stepq_selfcorrect_cfg sc = {srcs, seeds, S, fmts, nf, prefill, decode, windows, nw, output,
                                     plot ? table : NULL,
@@ -130,8 +130,8 @@ int stepq_run_halflife(const stepq_cfgfile* cf) {
     stepq_source** srcs = stepq_cfg_sources_for(cf, seeds, S);
     int rc = srcs ? STEPQ_OK : STEPQ_ERR;
     char table[4096], png[4096];
-    stepq_sibling(table, sizeof table, output, ".tsv");
-    stepq_sibling(png, sizeof png, output, ".png");
+    stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
+    stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
     double* sum = mallocCheck(sizeof(double) * S * HL_N_SUMMARY);
     if (!rc) {
         stepq_halflife_cfg hc = {srcs, seeds, S, fmt, prefill, decode, output, plot ? table : NULL,
@@ -180,8 +180,8 @@ int stepq_run_octile(const stepq_cfgfile* cf) {
     stepq_source** cal = srcs ? stepq_cfg_sources_for(cf, cseeds, S) : NULL;
     int rc = cal ? STEPQ_OK : STEPQ_ERR;
     char table[4096], png[4096];
-    stepq_sibling(table, sizeof table, output, ".tsv");
-    stepq_sibling(png, sizeof png, output, ".png");
+    stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
+    stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
     if (!rc) {
         stepq_octile_cfg oc = {srcs, cal, seeds, S, csteps, prefill, decode, (int)width, output,
                                plot ? table : NULL, {"octile", cf->path, cf->text, seeds[0], srcs[0]->desc}};
@@ -276,8 +276,8 @@ int stepq_run_knobs(const stepq_cfgfile* cf) {
     stepq_source** srcs = stepq_cfg_sources_for(cf, seeds, S);
     int rc = srcs ? STEPQ_OK : STEPQ_ERR;
     char table[4096], png[4096];
-    stepq_sibling(table, sizeof table, output, ".tsv");
-    stepq_sibling(png, sizeof png, output, ".png");
+    stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
+    stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
     if (!rc) {
         stepq_knobs_cfg kc = {&b.c, sweeps, nk, srcs, seeds, S, fmts, nf, prefill, decode, output,
                               plot ? table : NULL, {"knobs", cf->path, cf->text, seeds[0], srcs[0]->desc}};
@@ -431,8 +431,8 @@ static int run_regime_driver(const stepq_cfgfile* cf, const char* const* keys, i
     regime_streams rs;
     int rc = regime_streams_build(&rs, cf, g.calib, g.knobs, g.R, g.seeds, g.S);
     char table[4096], png[4096];
-    stepq_sibling(table, sizeof table, g.output, ".tsv");
-    stepq_sibling(png, sizeof png, g.output, ".png");
+    stepq_sibling(table, sizeof table, g.output, STEPQ_SIB_TABLE);
+    stepq_sibling(png, sizeof png, g.output, STEPQ_SIB_FIGURE);
     const char* tsv = g.plot ? table : NULL;
     stepq_provenance prov = {with_hl ? "regimes" : "robustness", cf->path, cf->text, g.seeds[0],
                              rc ? "" : rs.evals[0]->desc};
@@ -525,8 +525,8 @@ int stepq_run_memory(const stepq_cfgfile* cf) {
         return STEPQ_ERR;
     }
     char table[4096], png[4096], what[1024] = "";
-    stepq_sibling(table, sizeof table, output, ".tsv");
-    stepq_sibling(png, sizeof png, output, ".png");
+    stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
+    stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
     for (int m = 0; m < nm; m++)
         snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s", m ? ", " : "", models[m].name);
     stepq_memory_sweep_cfg mc = {models, nm, fmts, nf, (int)maxreq, output, plot ? table : NULL,
@@ -654,9 +654,9 @@ int stepq_run_nll(const stepq_cfgfile* cf) {
     lm_run lr;
     rc = lm_run_open(&lr, cf, model_dir, docs, nd, plan_path, calib, rc);
     char table[4096], png[4096], otable[4096];
-    stepq_sibling(table, sizeof table, output, ".tsv");
-    stepq_sibling(otable, sizeof otable, output, "_octile.tsv");
-    stepq_sibling(png, sizeof png, output, ".png");
+    stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
+    stepq_sibling(otable, sizeof otable, output, STEPQ_SIB_OCTILE);
+    stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
     if (!rc) {
         stepq_nll_cfg nc = {.model = &lr.m, .documents = docs, .n_documents = nd, .formats = fmts, .n_formats = nf,
                             .plan = lr.pp, .octile_width = (int)octile, .prefill = prefill, .decode = decode,
@@ -708,9 +708,9 @@ int stepq_run_generate(const stepq_cfgfile* cf) {
     lm_run lr;
     rc = lm_run_open(&lr, cf, model_dir, prompts, np, plan_path, calib, rc);
     char table[4096], png[4096], samples[4096];
-    stepq_sibling(table, sizeof table, output, ".tsv");
-    stepq_sibling(png, sizeof png, output, ".png");
-    stepq_sibling(samples, sizeof samples, output, "_samples.txt");
+    stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
+    stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
+    stepq_sibling(samples, sizeof samples, output, STEPQ_SIB_SAMPLES);
     if (!rc) {
         stepq_generate_cfg gc = {&lr.m, prompts, np, seeds, S, fmts, nf, lr.pp, length, (int)topk, output,
                                  plot ? table : NULL, samples, {"generate", cf->path, cf->text, seeds[0], lr.m.desc}};

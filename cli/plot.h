@@ -25,7 +25,17 @@ void stepq_plot_var(stepq_plot_vars* v, const char* name, const char* fmt, ...)
 // STEPQ_ERR (message) if gnuplot is missing or fails, and then no PNG is left behind
 int stepq_plot(const char* script, const char* table, const char* png, stepq_plot_vars* vars);
 
-// buf <- output with its .h5 suffix replaced by ext (".tsv", ".png")
+// buf <- output with its .h5 suffix replaced by ext, one of the suffixes below
 void stepq_sibling(char* buf, size_t n, const char* output, const char* ext);
+
+// The files a driver writes beside its output, each suffix named once: the config check refuses
+// a report that names any of them (STEPQ_SIBLING_SUFFIXES lists them all; add a new one to it).
+#define STEPQ_SIB_TABLE ".tsv"            // the table a figure is drawn from
+#define STEPQ_SIB_FIGURE ".png"           // the figure
+#define STEPQ_SIB_FORMATS "_formats.tsv"  // the per-format summary of an experiment
+#define STEPQ_SIB_OCTILE "_octile.tsv"    // the octile sweep's table
+#define STEPQ_SIB_SAMPLES "_samples.txt"  // generated text
+#define STEPQ_SIBLING_SUFFIXES \
+    {STEPQ_SIB_TABLE, STEPQ_SIB_FIGURE, STEPQ_SIB_FORMATS, STEPQ_SIB_OCTILE, STEPQ_SIB_SAMPLES}
 
 #endif
