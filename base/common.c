@@ -1,6 +1,7 @@
 #include "common.h"
 
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -67,6 +68,26 @@ static void* aligned_block(size_t n) {
     return aligned_alloc(line, (n ? n + line - 1 : line) / line * line);
 }
 
+int stepq_parse_int(long long* out, const char* s, long long lo, long long hi) {
+    char* end;
+    if (!s[0] || !(s[0] == '-' || (s[0] >= '0' && s[0] <= '9'))) return STEPQ_ERR;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (*end || errno == ERANGE || v < lo || v > hi) return STEPQ_ERR;
+    *out = v;
+    return STEPQ_OK;
+}
+
+int stepq_parse_real(double* out, const char* s, double lo, double hi) {
+    char* end;
+    if (!s[0] || s[0] == ' ' || s[0] == '\t') return STEPQ_ERR;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*end || errno == ERANGE || !isfinite(v) || v < lo || v > hi) return STEPQ_ERR;
+    *out = v;
+    return STEPQ_OK;
+}
+
 void* stepq_malloc_check(size_t n, const char* file, int line) {
     void* p = aligned_block(n);
     if (!p) {
@@ -78,9 +99,9 @@ void* stepq_malloc_check(size_t n, const char* file, int line) {
 }
 
 int stepq_check_memory(double bytes, const char* what) {
-    double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    const char* env = getenv("STEPQ_MEMORY_BYTES");
-    if (env && *env) have = strtod(env, NULL);
+    double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE), env;
+    const char* e = getenv("STEPQ_MEMORY_BYTES");
+    if (e && stepq_parse_real(&env, e, 1, STEPQ_MEMORY_BYTES_MAX) == STEPQ_OK) have = env;
     if (have <= 0 || bytes <= have) return STEPQ_OK;
     const double G = 1073741824.0, M = 1048576.0;
     const char* unit = have < G ? "MiB" : "GiB";

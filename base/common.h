@@ -109,11 +109,19 @@ typedef struct {
 // sets this thread's sink (NULL: print again); returns the one it replaces
 stepq_error_sink* stepq_error_sink_set(stepq_error_sink* sink);
 
+// The one number parsers (options, configs' command-line overrides, the environment): the whole
+// string, in [lo, hi]; STEPQ_ERR (no message) otherwise.
+int stepq_parse_int(long long* out, const char* s, long long lo, long long hi);
+int stepq_parse_real(double* out, const char* s, double lo, double hi);
+
 void* stepq_malloc_check(size_t n, const char* file, int line);
 // Before a large allocation: STEPQ_ERR (message naming `what`, how much it needs and how much the
 // machine has) when bytes exceed the machine's physical memory, so a run too big is refused up
-// front instead of swapping or dying halfway. STEPQ_MEMORY_BYTES overrides the machine's size.
+// front instead of swapping or dying halfway. STEPQ_MEMORY_BYTES overrides the machine's size
+// (a number in [1, STEPQ_MEMORY_BYTES_MAX]; another value is ignored here and refused by
+// stepq_check_env, sim/env.h).
 int stepq_check_memory(double bytes, const char* what);
+#define STEPQ_MEMORY_BYTES_MAX 1e18
 void* stepq_calloc_check(size_t count, size_t size, const char* file, int line);
 #define mallocCheck(n) stepq_malloc_check((n), __FILE__, __LINE__)
 #define callocCheck(c, s) stepq_calloc_check((c), (s), __FILE__, __LINE__)

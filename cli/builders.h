@@ -7,6 +7,7 @@
 
 #include "../analysis/calibrate.h"
 #include "../quant/format.h"
+#include "../sim/env.h"
 #include "../sim/headloop.h"
 #include "../sim/stream.h"
 #include "config.h"
@@ -46,18 +47,6 @@ extern const char* const stepq_keys_calibrate[];
 // OpenMP threads: a config's `threads` unless --threads was given (0: OpenMP's default)
 void stepq_set_threads(long long config_threads);
 extern long long stepq_threads_override;  // --threads, or -1
-// the most threads a run takes (--threads, the configs' threads, OMP_NUM_THREADS)
-#define STEPQ_THREADS_MAX 4096
-// the least stack a thread needs: the deepest call, a quantized step's write (qstep_write and
-// the dual-axis fit under it, gcc -fstack-usage), takes about 350 KiB; all.cfg --quick crashes
-// at OMP_STACKSIZE=256K and runs at 512K
-#define STEPQ_STACK_MIN (1L << 20)
-// STEPQ_ERR (message naming the variable) when the environment would crash or mislead a run:
-// OpenMP's own thread count (OMP_NUM_THREADS) above STEPQ_THREADS_MAX (libgomp itself crashes
-// when it starts some 100000 threads); a thread stack below STEPQ_STACK_MIN (OMP_STACKSIZE,
-// GOMP_STACKSIZE, or the process's stack limit, ulimit -s, which the main thread runs on); a
-// STEPQ_TRACE_CHUNK or STEPQ_MEMORY_BYTES that is not a number in range (they would be ignored)
-int stepq_check_env(void);
 extern const char* stepq_backend_override;  // --backend, or NULL
 // The head loop's backend (sim/headloop.h): --backend, else the config's `backend` key (where
 // it takes one, else "cpu"); NULL with the key's line for an unknown name or a backend this

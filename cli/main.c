@@ -40,7 +40,7 @@ static void usage(FILE* fp) {
 }
 
 static int dispatch(int argc, char** argv) {
-    if (stepq_kernels_init() != 0 || stepq_check_env() != STEPQ_OK) return 2;
+    if (stepq_kernels_init() != 0 || stepq_check_env(1) != STEPQ_OK) return 2;
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -15,26 +15,6 @@ int stepq_wants_help(int argc, char** argv) {
     return 0;
 }
 
-int stepq_parse_int(long long* out, const char* s, long long lo, long long hi) {
-    char* end;
-    if (!s[0] || !(s[0] == '-' || (s[0] >= '0' && s[0] <= '9'))) return STEPQ_ERR;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (*end || errno == ERANGE || v < lo || v > hi) return STEPQ_ERR;
-    *out = v;
-    return STEPQ_OK;
-}
-
-int stepq_parse_real(double* out, const char* s, double lo, double hi) {
-    char* end;
-    if (!s[0] || s[0] == ' ' || s[0] == '\t') return STEPQ_ERR;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*end || errno == ERANGE || !isfinite(v) || v < lo || v > hi) return STEPQ_ERR;
-    *out = v;
-    return STEPQ_OK;
-}
-
 // "0,2,5-7" -> (n) indices within [lo, hi]
 static int cmp_int(const void* a, const void* b) { return (*(const int*)a > *(const int*)b) - (*(const int*)a < *(const int*)b); }
 

@@ -34,9 +34,7 @@ int stepq_parse_options(int argc, char** argv, stepq_opt* opts, const char** pos
 // 1 if argv holds --help or -h
 int stepq_wants_help(int argc, char** argv);
 
-// The one number parsers (also for configs' command-line overrides): whole string, in range;
-// STEPQ_ERR (no message) otherwise.
-int stepq_parse_int(long long* out, const char* s, long long lo, long long hi);
-int stepq_parse_real(double* out, const char* s, double lo, double hi);
+// The number parsers of options and configs' overrides: stepq_parse_int and stepq_parse_real
+// (base/common.h)
 
 #endif

@@ -111,7 +111,9 @@ typedef struct sq_codec sq_codec;
 
 /* A codec of format `format` for heads of kind and K x V, encoding with the plan's head
  * plan_head (plan NULL and plan_head 0 for formats that need no plan). SQ_ENOFORMAT, SQ_EINVAL
- * (the format cannot hold K x V), SQ_EPLAN (a plan is needed, or it is for other heads). */
+ * (the format cannot hold K x V, or the environment would crash an encode: a stack limit below
+ * 1 MiB, ulimit -s, for the calling thread; a STEPQ_* variable out of range), SQ_EPLAN (a plan is
+ * needed, or it is for other heads). */
 sq_status sq_codec_open(const char* format, const sq_plan* plan, int plan_head, sq_kind kind, int K,
                         int V, sq_codec** out);
 void sq_codec_close(sq_codec* c);
@@ -142,6 +144,9 @@ typedef struct {
     int keep_states;             /* 1: sq_session_state reads each format's S_hat_t */
 } sq_session_config;
 
+/* SQ_EINVAL for an argument out of range, or an environment that would crash a step: as
+ * sq_codec_open's, and, since the heads step on OpenMP threads, OMP_NUM_THREADS above 4096 or
+ * a thread stack below 1 MiB (OMP_STACKSIZE, GOMP_STACKSIZE) */
 sq_status sq_session_open(const sq_session_config* cfg, sq_session** out);
 void sq_session_close(sq_session* s);
 /* One step of every head: q, k (H,K), v (H,V), g (H,1) for GDN or (H,K) for KDA, beta (H).

@@ -16,6 +16,7 @@
 #include "../base/stats.h"
 #include "../quant/format.h"
 #include "../quant/plan.h"
+#include "../sim/env.h"
 #include "../sim/kernels.h"
 #include "../sim/session.h"
 #include "../sim/sums.h"
@@ -234,6 +235,7 @@ sq_status sq_codec_open(const char* format, const sq_plan* plan, int plan_head, 
     ENTER();
     if (!out) return fail(SQ_EINVAL, "sq_codec_open: out is NULL");
     *out = NULL;
+    if (stepq_check_env(0) != STEPQ_OK) return leave(SQ_EINVAL);  // ulimit -s too small, ...
     const stepq_format* f = find_format(format, "sq_codec_open");
     if (!f) return leave(SQ_ENOFORMAT);
     const stepq_plan* p = plan ? &plan->p : NULL;
@@ -309,6 +311,7 @@ sq_status sq_session_open(const sq_session_config* cfg, sq_session** out) {
         return fail(SQ_EINVAL, "sq_session_open: %d heads of %d x %d: at least one head, of at most %d x %d",
                     cfg->n_heads, cfg->K, cfg->V, STEPQ_MAX_DIM, STEPQ_MAX_DIM);
     if (stepq_kernels_init() != STEPQ_OK) return leave(SQ_EINVAL);  // STEPQ_KERNELS names none this CPU runs
+    if (stepq_check_env(1) != STEPQ_OK) return leave(SQ_EINVAL);  // OMP_NUM_THREADS too high, a stack too small, ...
     const int H = cfg->n_heads, F = cfg->n_formats;
     const stepq_plan* p = cfg->plan ? &cfg->plan->p : NULL;
     if (p && plan_fits(p, cfg->kind, cfg->K, cfg->V, "sq_session_open") != STEPQ_OK) return leave(SQ_EPLAN);

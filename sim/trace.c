@@ -423,9 +423,8 @@ long stepq_trace_chunks_read(void) {
 
 long stepq_trace_chunk_steps(void) {
     const char* e = getenv("STEPQ_TRACE_CHUNK");
-    char* end;
-    long n = e && *e ? strtol(e, &end, 10) : 0;
-    return e && *e && *end == '\0' && n >= 1 && n <= STEPQ_TRACE_CHUNK_MAX ? n : STEPQ_TRACE_CHUNK_DEFAULT;
+    long long n;
+    return e && stepq_parse_int(&n, e, 1, STEPQ_TRACE_CHUNK_MAX) == STEPQ_OK ? (long)n : STEPQ_TRACE_CHUNK_DEFAULT;
 }
 
 enum { DS_Q, DS_K, DS_V, DS_G, DS_BETA, N_DS };

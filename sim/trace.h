@@ -52,7 +52,7 @@ int stepq_trace_read(stepq_trace* tr, const char* path, int normalize);
 // a chunk per cursor whatever T. The chunk is stepq_trace_chunk_steps() steps.
 int stepq_trace_open(stepq_source** out, const char* path, int normalize);
 // steps per chunk: STEPQ_TRACE_CHUNK from the environment (1 to STEPQ_TRACE_CHUNK_MAX), else the
-// default (the command line refuses another value: cli/builders.h, stepq_check_env)
+// default (stepq_check_env refuses another value: sim/env.h)
 #define STEPQ_TRACE_CHUNK_DEFAULT 1024
 #define STEPQ_TRACE_CHUNK_MAX (1L << 24)
 long stepq_trace_chunk_steps(void);

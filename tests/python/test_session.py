@@ -1,6 +1,12 @@
 """stepq.Session, the decode-step protocol stepped from Python, against two references: the
 delta rule in float64 written here (method 1), and `stepq replay` on a trace file, whose
-read-outs the session must reproduce bit for bit (one engine, fed the same inputs)."""
+read-outs the session must reproduce bit for bit (one engine, fed the same inputs); and the
+environments that crashed a session or a codec, refused when it opens."""
+import os
+import resource
+import subprocess
+import sys
+
 import h5py
 import numpy as np
 import pytest
@@ -112,3 +118,62 @@ def test_refusals(gdn_plan):
     with pytest.raises(stepq.StepqError, match="head 1, step 0") as e:
         s.step(q, k, v, g, beta)
     assert e.value.status == "SQ_ENONFINITE"
+
+
+# A session whose heads step on OpenMP threads, stepped three times in a fresh interpreter
+# (libgomp reads its variables when it starts); prints "stepped" or the refusal.
+SESSION = """
+import numpy as np, stepq
+H, K, V = 4, 128, 128
+rng = np.random.default_rng(0)
+try:
+    s = stepq.Session("gdn", K, V, H, ["int8", "int4"])
+    for t in range(3):
+        q, k = (x / np.linalg.norm(x, axis=1, keepdims=True) for x in rng.standard_normal((2, H, K)))
+        s.step(q.astype(np.float32), k.astype(np.float32), rng.standard_normal((H, V)).astype(np.float32),
+               np.full((H, 1), -0.1, np.float32), np.full(H, 0.5, np.float32))
+    print("stepped")
+except stepq.StepqError as e:
+    print("refused:", e.status, e)
+"""
+
+# one head's codec of the dual-axis fit (its scratch, some 160 KiB, is on the calling thread's
+# stack) with the plan argv[1], encoding once
+CODEC = """
+import sys, numpy as np, stepq
+try:
+    with stepq.Plan(sys.argv[1]) as p:
+        c = stepq.Codec("space4", p.K, p.V, plan=p)
+        c.encode(np.random.default_rng(0).standard_normal((p.K, p.V)).astype(np.float32))
+    print("encoded")
+except stepq.StepqError as e:
+    print("refused:", e.status, e)
+"""
+
+
+def in_env(code, env, stack=None, args=()):
+    """runs code in a fresh interpreter with env added (and the stack limit, ulimit -s, at stack)"""
+    def limit():
+        resource.setrlimit(resource.RLIMIT_STACK, (stack, resource.getrlimit(resource.RLIMIT_STACK)[1]))
+    r = subprocess.run([sys.executable, "-c", code] + [str(a) for a in args], env={**os.environ, **env}, capture_output=True, text=True,
+                       preexec_fn=limit if stack else None)
+    assert r.returncode == 0, "the interpreter died (%d) under %s:\n%s" % (r.returncode, env, r.stderr)
+    return r.stdout.strip()
+
+
+def test_environment_refused(gdn_plan):
+    """What crashed a step (a thread stack too small for a quantized step's scratch, libgomp
+    asked for 100000 threads) or would be ignored (a STEPQ_* variable that is not a number) is
+    refused where the session or codec opens, naming the variable (method 6.9)."""
+    for env, message in (
+            ({"OMP_STACKSIZE": "128K"}, "OMP_STACKSIZE=128K gives each thread 128 KiB of stack; stepq needs at least 1024 KiB"),
+            ({"GOMP_STACKSIZE": "100"}, "GOMP_STACKSIZE=100 gives each thread 100 KiB of stack"),
+            ({"OMP_NUM_THREADS": "100000"}, "OMP_NUM_THREADS=100000 asks for 100000 threads; stepq runs at most 4096"),
+            ({"STEPQ_MEMORY_BYTES": "abc"}, "STEPQ_MEMORY_BYTES=abc is not a number in")):
+        assert in_env(SESSION, env).startswith("refused: SQ_EINVAL " + message)
+    assert in_env(SESSION, {"OMP_STACKSIZE": "2M"}) == "stepped"
+    # the codec's encode overflowed a 128 KiB main thread; a codec runs on the calling thread
+    # alone, so OpenMP's stacks are not its business
+    assert in_env(CODEC, {}, stack=128 << 10, args=[gdn_plan]).startswith(
+        "refused: SQ_EINVAL the stack limit (ulimit -s) is 128 KiB; stepq needs at least 1024 KiB")
+    assert in_env(CODEC, {"OMP_STACKSIZE": "128K"}, args=[gdn_plan]) == "encoded"
