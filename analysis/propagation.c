@@ -220,7 +220,8 @@ static int write_report(const stepq_propagation_cfg* c, const stepq_run_out* o, 
                     stepq_run_bits(o, f), m[0], ci[0], m[1], ci[1], fin, ss->diverged[f]);
     }
     free(col);
-    int bad = (md && stepq_text_commit(md, c->report)) | (tsv && stepq_text_commit(tsv, c->formats_table));
+    int bad = md && stepq_text_commit(md, c->report);  // both committed, even when the first fails
+    if (tsv && stepq_text_commit(tsv, c->formats_table)) bad = 1;
     return bad ? STEPQ_ERR : STEPQ_OK;
 }
 
