@@ -1,8 +1,6 @@
 // options.c: see options.h.
 #include "options.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
