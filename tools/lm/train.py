@@ -25,6 +25,7 @@ import torch.nn.functional as F
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from model import DeltaLM, make_config, save_checkpoint  # noqa: E402
+import recall  # noqa: E402
 
 DOMAINS = (("prose", 0.5), ("fortunes", 0.15), ("code", 0.35))
 
@@ -54,6 +55,51 @@ def batch(streams, gen, B, T):
         rows.append(s[st:st + T + 1])
     x = torch.stack(rows).long()
     return x[:, :-1], x[:, 1:]
+
+
+def recall_batch(streams, gen, B, T, name_list, args):
+    """B windows of T+1 bytes, each a host slice of T+1 bytes with recall material woven in
+    (recall.weave, seeded from gen) and cut back to T+1 bytes; every query or copy lies whole in
+    the window.  Returns x, y and w (the loss weight of each predicted byte: args.answer_weight on
+    answer bytes, 1 elsewhere)."""
+    probs = torch.tensor([p for _, p in DOMAINS])
+    doms = torch.multinomial(probs, B, replacement=True, generator=gen)
+    rows, weights = [], []
+    for i in range(B):
+        s = streams[DOMAINS[int(doms[i])][0]]
+        st = int(torch.randint(0, len(s) - T - 1, (1,), generator=gen))
+        seed = int(torch.randint(0, 2**62, (1,), generator=gen))
+        host = bytes(s[st:st + T + 1].numpy())
+        doc, spans = recall.weave(host, seed, name_list, n_records=args.records, n_passages=args.passages,
+                                  dmin=args.dmin, dmax=args.dmax, limit=T + 1 - args.recall_margin)
+        doc = doc[:T + 1]
+        w = torch.ones(T)
+        for sp in spans:
+            if sp["start"] + sp["length"] <= T + 1:
+                w[sp["start"] - 1:sp["start"] - 1 + sp["length"]] = args.answer_weight
+        rows.append(torch.tensor(list(doc), dtype=torch.long))
+        weights.append(w)
+    x = torch.stack(rows)
+    return x[:, :-1], x[:, 1:], torch.stack(weights)
+
+
+@torch.no_grad()
+def recall_eval(model, docs, mode="chunk"):
+    """Exact-match share and mean answer NLL per distance bucket over docs [(doc, spans)],
+    records only: [(n, exact share, mean nll)] per recall.BUCKETS."""
+    acc = [[0, 0, 0.0] for _ in recall.BUCKETS]
+    for doc, spans in docs:
+        x = torch.tensor(list(doc), dtype=torch.long)[None]
+        logits = model(x[:, :-1], mode=mode)[0]
+        recs = [s for s in spans if s["kind"] == "record"]
+        for s, r in zip(recs, recall.answer_scores(logits, doc, recs)):
+            b = recall.bucket_of(s["distance"])
+            if r is None or b is None:
+                continue
+            acc[b][0] += 1
+            acc[b][1] += int(r[1])
+            acc[b][2] += r[0]
+    return [(n, e / n if n else float("nan"), l / n if n else float("nan")) for n, e, l in acc]
 
 
 @torch.no_grad()
@@ -132,6 +178,23 @@ def main():
                          "eval (reproduces a run that was stopped there)")
     ap.add_argument("--tokens-before", type=int, default=0,
                     help="tokens the --init-from checkpoint had already seen (for the logs and metrics.json)")
+    ap.add_argument("--recall", action="store_true",
+                    help="weave recall material (recall.py) into every training window")
+    ap.add_argument("--records", type=int, default=24, help="records per window (--recall)")
+    ap.add_argument("--passages", type=int, default=3, help="repeated passages per window (--recall)")
+    ap.add_argument("--dmin", type=float, default=16, help="shortest wanted distance (--recall)")
+    ap.add_argument("--dmax", type=float, default=8192, help="longest wanted distance (--recall)")
+    ap.add_argument("--recall-margin", type=int, default=1536,
+                    help="queries and copies are placed before host byte seq+1-margin, so that what is "
+                         "inserted before them cannot push them out of the window (--recall)")
+    ap.add_argument("--answer-weight", type=float, default=1.0,
+                    help="loss weight of answer bytes (--recall); every other byte weighs 1")
+    ap.add_argument("--recall-eval", default=None,
+                    help="held-out recall documents (heldout_recall.json) to score at every eval")
+    ap.add_argument("--recall-eval-docs", type=int, default=6, help="documents of --recall-eval per periodic eval")
+    ap.add_argument("--resume", action="store_true",
+                    help="continue the run in --out from its last checkpoint (state.pt: optimizer, step, "
+                         "data generator, timings), bit for bit as if it had not stopped")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -139,9 +202,12 @@ def main():
     torch.manual_seed(args.seed)
     os.makedirs(args.out, exist_ok=True)
     command = " ".join(["python"] + [os.path.relpath(sys.argv[0], os.getcwd())] + sys.argv[1:])
-    with open(os.path.join(args.out, "command.txt"), "w") as f:
+    state_path = os.path.join(args.out, "state.pt")
+    if args.resume and not os.path.exists(state_path):
+        sys.exit("train.py: error: --resume: %s does not exist (no checkpoint to continue from)" % state_path)
+    with open(os.path.join(args.out, "command.txt"), "a" if args.resume else "w") as f:
         f.write(command + "\n")
-    logf = open(os.path.join(args.out, "train.log"), "w")
+    logf = open(os.path.join(args.out, "train.log"), "a" if args.resume else "w")
 
     def log(msg):
         line = "%s %s" % (time.strftime("%H:%M:%S"), msg)
@@ -170,6 +236,19 @@ def main():
     log("corpus: " + ", ".join("%s %d bytes" % (d, len(s)) for d, s in streams.items())
         + "; held-out prose %d docs, code %d docs" % (len(held["prose"]), len(held["code"])))
     gen = torch.Generator().manual_seed(args.seed + 1)
+    name_list = recall.names(bytes(streams["prose"].numpy())) if args.recall else None
+    if args.recall:
+        log("recall: %d records and %d passages per %d-byte window, distances %g..%g, answer weight %g, "
+            "%d names" % (args.records, args.passages, args.seq, args.dmin, args.dmax, args.answer_weight,
+                          len(name_list)))
+    recall_docs = []
+    if args.recall_eval:
+        with open(args.recall_eval) as f:
+            rj = json.load(f)
+        base = os.path.dirname(os.path.abspath(args.recall_eval))
+        for d in rj["documents"][:args.recall_eval_docs]:
+            with open(os.path.join(base, d["file"]), "rb") as f:
+                recall_docs.append((f.read(), d["spans"]))
 
     decay, no_decay = [], []
     for n, p in model.named_parameters():
@@ -195,19 +274,57 @@ def main():
         model.train()
         log("%s step %d tokens %d: held-out prose %.4f bpb (%d bytes), code %.4f bpb (%d bytes)"
             % ("FINAL" if final else "eval", step, args.tokens_before + step * args.batch * args.seq, pb, pn, cb, cn))
+        if recall_docs:
+            model.eval()
+            rb = recall_eval(model, recall_docs)
+            model.train()
+            log("  recall exact (n) per bucket: " + "  ".join(
+                "%d-%d %.2f (%d)" % (lo, hi, e, n) for (lo, hi), (n, e, _) in zip(recall.BUCKETS, rb)))
+            log("  recall answer nll per bucket: " + "  ".join("%.3f" % l for _, _, l in rb))
         return pb, cb
+
+    def save_state(step):
+        """The model, then what a resumed run needs, written beside it and renamed into place."""
+        save_checkpoint(model, args.out)
+        tmp = state_path + ".tmp"
+        torch.save({"step": step, "opt": opt.state_dict(), "gen": gen.get_state(), "ema": ema,
+                    "train_time": train_time, "args": vars(args)}, tmp)
+        os.replace(tmp, state_path)
 
     t0 = time.time()
     train_time = 0.0
     ema = None
+    first = 0
+    if args.resume:
+        from model import load_checkpoint
+        st = torch.load(state_path, weights_only=False)
+        keep = ("model", "steps", "warmup", "lr", "min_lr_frac", "wd", "seq", "batch", "seed", "recall", "records",
+                "passages", "dmin", "dmax", "recall_margin", "answer_weight", "init_from", "threads")
+        diff = [k for k in keep if st["args"].get(k) != getattr(args, k)]
+        if diff:
+            sys.exit("train.py: error: --resume with other settings than the run in %s: %s"
+                     % (args.out, ", ".join("--%s %s (was %s)" % (k.replace("_", "-"), getattr(args, k), st["args"].get(k))
+                                            for k in diff)))
+        model.load_state_dict(load_checkpoint(args.out).state_dict())
+        opt.load_state_dict(st["opt"])
+        gen.set_state(st["gen"])
+        first, ema, train_time = st["step"], st["ema"], st["train_time"]
+        log("resumed at step %d (%.1f s of training before)" % (first, train_time))
+    if recall_docs and first == 0:
+        evaluate(0)
     model.train()
-    for step in range(args.steps):
+    for step in range(first, args.steps):
         ts = time.time()
         for gparam in opt.param_groups:
             gparam["lr"] = lr_at(step)
-        x, y = batch(streams, gen, args.batch, args.seq)
+        if args.recall:
+            x, y, w = recall_batch(streams, gen, args.batch, args.seq, name_list, args)
+        else:
+            x, y = batch(streams, gen, args.batch, args.seq)
+            w = None
         logits = model(x)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), reduction="none")
+        loss = loss.mean() if w is None else (loss * w.reshape(-1)).sum() / w.sum()
         opt.zero_grad(set_to_none=True)
         loss.backward()
         gn = torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
@@ -224,9 +341,9 @@ def main():
                    (step + 1) * args.batch * args.seq / train_time, time.time() - t0))
         if (step + 1) % args.eval_every == 0 and step + 1 < args.steps:
             evaluate(step + 1)
-            save_checkpoint(model, args.out)
+            save_state(step + 1)
         if args.stop_after is not None and step + 1 == args.stop_after:
-            save_checkpoint(model, args.out)
+            save_state(step + 1)
             log("stopped after step %d of the %d-step schedule (--stop-after)" % (step + 1, args.steps))
             return
 

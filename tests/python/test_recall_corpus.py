@@ -1,0 +1,142 @@
+"""The recall corpus (tools/lm/recall.py, tools/lm/corpus.py): the generator is deterministic
+for a seed, every span it reports is found again by reading the woven text back (a parser
+written here, not the generator's bookkeeping), the answer metric equals a hand computation, and
+the shipped held-out recall documents are the ones data/lm/heldout_recall.json describes."""
+import hashlib
+import json
+import math
+import os
+import re
+import sys
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tools", "lm"))
+import recall  # noqa: E402
+
+NAMES = [b"Hezekiah", b"Ruth", b"Obadiah", b"Zerubbabel"]
+
+
+def host_text(lines=120):
+    """Lines of different lengths, none of which looks like a record."""
+    return b"".join(b"%d:%d %s\n" % (i // 10, i % 10, b"word " * (1 + (7 * i) % 13)) for i in range(lines))
+
+
+def parse_records(doc):
+    """Every query line found by reading doc: {key: (first, start, value)}, with first the
+    offset of the value in the one definition line of that key and start the offset of the value
+    in the query line."""
+    defs, out = {}, {}
+    for m in re.finditer(rb"(?m)^#(\d{4}) ([=?]) ([A-Za-z]+);\n", doc):
+        key, op, val = m.group(1).decode(), m.group(2), m.group(3)
+        if op == b"=":
+            assert key not in defs, "key %s defined twice" % key
+            defs[key] = (m.start(3), val)
+        else:
+            first, dval = defs[key]          # a query never comes before its definition
+            assert dval == val
+            out[key] = (first, m.start(3), val)
+    return out
+
+
+def test_deterministic_for_a_seed():
+    host = host_text()
+    a = recall.weave(host, 7, NAMES, n_records=10, n_passages=2, dmax=2048)
+    b = recall.weave(host, 7, NAMES, n_records=10, n_passages=2, dmax=2048)
+    c = recall.weave(host, 8, NAMES, n_records=10, n_passages=2, dmax=2048)
+    assert a == b
+    assert a[0] != c[0]
+
+
+def test_spans_read_back_from_the_text():
+    host = host_text()
+    for seed in range(20):
+        doc, spans = recall.weave(host, seed, NAMES, n_records=10, n_passages=2, dmax=2048)
+        # the host survives whole: removing the record lines and the copies gives it back
+        recs = [s for s in spans if s["kind"] == "record"]
+        found = parse_records(doc)
+        assert len(recs) == len(found) > 0
+        for s in recs:
+            first, start, val = found[s["key"]]
+            assert (s["first"], s["start"], s["length"]) == (first, start, len(val))
+            assert s["distance"] == start - first
+        for s in spans:
+            if s["kind"] != "passage":
+                continue
+            orig = doc[s["first"] - recall.PASSAGE_CUE:s["first"] + s["length"]]
+            copy = doc[s["start"] - recall.PASSAGE_CUE:s["start"] + s["length"]]
+            assert orig == copy and orig.endswith(b"\n") and len(orig) >= recall.PASSAGE_MIN
+            assert orig in host   # the original is the host's own lines, nothing inserted inside
+        stripped = re.sub(rb"(?m)^#\d{4} [=?] [A-Za-z]+;\n", b"", doc)
+        assert len(stripped) == len(host) + sum(s["length"] + recall.PASSAGE_CUE for s in spans
+                                                if s["kind"] == "passage")
+
+
+def test_hand_written_case():
+    """Four lines of host, one record wanted 5 to 6 bytes apart: the layout is fixed by hand."""
+    host = b"aaaa\nbbbb\ncccc\ndddd\n"
+    # line starts 0, 5, 10, 15: the definition goes at 0 or 5, the query at the first line start
+    # more than 5 bytes on (10 or 15, since a drawn distance is not a whole number); a definition
+    # drawn at 10 leaves no line start for its query, and the record is dropped
+    seen = set()
+    for seed in range(16):
+        doc, spans = recall.weave(host, seed, [b"Ruth"], n_records=1, n_passages=0, dmin=5, dmax=6)
+        if not spans:                        # the definition drawn at 10: nothing woven
+            assert doc == host
+            seen.add(None)
+            continue
+        (s,) = spans
+        key = s["key"].encode()
+        d, q = b"#" + key + b" = Ruth;\n", b"#" + key + b" ? Ruth;\n"
+        layouts = {0: d + b"aaaa\nbbbb\n" + q + b"cccc\ndddd\n", 5: b"aaaa\n" + d + b"bbbb\ncccc\n" + q + b"dddd\n"}
+        at = doc.index(d)
+        assert doc == layouts[at]
+        assert s["first"] == at + 8 and s["start"] == doc.index(q) + 8
+        assert s["distance"] == len(d) + 10 and recall.bucket_of(s["distance"]) == 0
+        seen.add(at)
+    assert seen == {0, 5, None}
+
+
+def test_bucket_edges():
+    assert recall.bucket_of(15) is None and recall.bucket_of(16) == 0 and recall.bucket_of(63) == 0
+    assert recall.bucket_of(64) == 1 and recall.bucket_of(8191) == 6 and recall.bucket_of(8192) is None
+
+
+def test_answer_metric_by_hand():
+    torch = pytest.importorskip("torch")
+    doc = b"xx#0001 ? Ab;\n"
+    span = dict(kind="record", key="0001", first=0, start=10, length=2)   # b"Ab"
+    T = len(doc) - 1
+    logits = torch.zeros(T, 256)
+    logits[9, ord("A")] = math.log(3.0)     # predicts doc[10] = 'A' with p = 3 / 258
+    logits[10, ord("b")] = math.log(5.0)    # predicts doc[11] = 'b' with p = 5 / 260
+    (r,) = recall.answer_scores(logits, doc, [span])
+    # the logits are float32: log(3) and log(5) are rounded to float32 before the softmax
+    assert r[0] == pytest.approx(-math.log(3 / 258) - math.log(5 / 260), rel=1e-6)
+    assert r[1] is True
+    logits[10, ord("c")] = math.log(7.0)    # now 'c' is the argmax at the second answer byte
+    (r,) = recall.answer_scores(logits, doc, [span])
+    assert r[0] == pytest.approx(-math.log(3 / 258) - math.log(5 / 266), rel=1e-6)
+    assert r[1] is False
+
+
+def test_shipped_heldout_recall_documents():
+    path = os.path.join(ROOT, "data", "lm", "heldout_recall.json")
+    with open(path) as f:
+        rj = json.load(f)
+    assert rj["buckets"] == recall.BUCKETS
+    n = 0
+    for d in rj["documents"]:
+        with open(os.path.join(os.path.dirname(path), d["file"]), "rb") as f:
+            doc = f.read()
+        assert len(doc) == d["bytes"] and hashlib.sha256(doc).hexdigest() == d["sha256"], d["file"]
+        found = parse_records(doc)
+        for s in d["spans"]:
+            assert s["distance"] == s["start"] - s["first"]
+            a = doc[s["first"]:s["first"] + s["length"]]
+            assert a == doc[s["start"]:s["start"] + s["length"]]
+            if s["kind"] == "record":
+                assert found[s["key"]][:2] == (s["first"], s["start"])
+                n += 1
+    assert n > 1000

@@ -1,0 +1,185 @@
+"""Recall material woven into text: what a model must remember over a distance.
+
+Two kinds of material, each placed at line boundaries of a host text (prose, fortunes, code):
+
+  record   a definition line  b"#0417 = Hezekiah;\\n"  and, later, a query line
+           b"#0417 ? Hezekiah;\\n".  The answer is the value's bytes in the query line
+           (b"Hezekiah"); nothing before the query says which value it will be but the
+           definition.  Keys are four random digits, distinct within a document; values are
+           names drawn from NAMES (a fixed list taken from the training prose, see names()).
+  passage  a run of whole host lines (PASSAGE_MIN..PASSAGE_MAX bytes) copied later as lines of
+           their own.  The answer is the copy after its first PASSAGE_CUE bytes (the cue that
+           tells which passage is being repeated).
+
+Distances.  A span's distance is the answer's start minus the start of the same bytes' first
+occurrence in the document (the value in the definition line; the same offset in the original
+passage).  Wanted distances are drawn log-uniformly in [dmin, dmax]; the definition (or original)
+goes at a random line start that leaves room, the query (or copy) at the first line start at
+least that far on (a record's query directly after its definition where that line start is more
+than twice as far as wanted), so the distance a span gets is recorded exactly (material inserted
+between the two adds to it).  Nothing is inserted inside an original passage.
+
+Everything is deterministic for (host text, seed, parameters): random.Random(seed) is the only
+source of randomness, and the same call with the same arguments gives the same bytes and spans.
+
+Used by corpus.py (held-out recall documents and data/lm/heldout_recall.json) and train.py
+(training windows woven on the fly, one generator seeded from the run's seed).
+"""
+import bisect
+import math
+import random
+import re
+
+PASSAGE_MIN = 32
+PASSAGE_MAX = 160
+PASSAGE_CUE = 8
+BUCKETS = [[16, 64], [64, 256], [256, 512], [512, 1024], [1024, 2048], [2048, 4096], [4096, 8192]]
+
+_NAME = re.compile(rb"\b[A-Z][a-z]{3,9}\b")
+_WORD = re.compile(rb"\b[A-Za-z]+\b")
+
+
+def names(prose, min_count=3):
+    """Proper names of the prose: words of 4..10 letters, capitalised, seen at least min_count
+    times and never in lower case (so not a sentence-initial common word). Sorted."""
+    counts = {}
+    for m in _NAME.finditer(prose):
+        counts[m.group(0)] = counts.get(m.group(0), 0) + 1
+    lower = set(w for w in _WORD.findall(prose) if w[:1].islower())
+    return sorted(w for w, c in counts.items() if c >= min_count and w.lower() not in lower)
+
+
+def bucket_of(distance, buckets=BUCKETS):
+    """Index of the bucket [lo, hi) holding distance, or None."""
+    for i, (lo, hi) in enumerate(buckets):
+        if lo <= distance < hi:
+            return i
+    return None
+
+
+def _line_starts(host):
+    starts = [0]
+    i = host.find(b"\n")
+    while i >= 0:
+        if i + 1 < len(host):
+            starts.append(i + 1)
+        i = host.find(b"\n", i + 1)
+    return starts
+
+
+def _log_uniform(rng, lo, hi):
+    return math.exp(rng.uniform(math.log(lo), math.log(hi)))
+
+
+def weave(host, seed, name_list, n_records=24, n_passages=3, dmin=16, dmax=8192, limit=None):
+    """Weave recall material into host (bytes).  Returns (doc, spans).
+
+    Every query or copy lies before host offset `limit` (default: len(host)), so a caller that
+    cuts the woven document to len(host) bytes or so keeps them whole.  spans: one dict per
+    record or passage, in order of answer position:
+      kind ('record' | 'passage'), key (record's key, else None), first (where the answer's bytes
+      first occur), start (answer start), length (answer bytes), distance (start - first).
+    A host without room for a wanted distance (shorter than it) gets fewer spans."""
+    rng = random.Random(seed)
+    limit = len(host) if limit is None else min(limit, len(host))
+    starts = _line_starts(host)
+    used_keys = set()
+    inserts = []  # (host offset, order, bytes, marks): marks = [(offset in bytes, span index, role)]
+    spans = []
+    protected = []  # host intervals (a, end) of original passages: nothing may be inserted inside
+
+    def free(x):
+        return all(not (lo < x < hi) for lo, hi in protected)
+
+    # passages first, so that records are never inserted inside an original passage (which would
+    # make it differ from its copy)
+    for i in range(n_passages + n_records):
+        kind = "passage" if i < n_passages else "record"
+        d = _log_uniform(rng, dmin, dmax)
+        room = [s for s in starts if s + d < limit and free(s)]
+        if not room:
+            continue
+        a = room[rng.randrange(len(room))]
+        j = bisect.bisect_left(starts, a + d)
+        while j < len(starts) and not free(starts[j]):
+            j += 1
+        if j >= len(starts) or starts[j] >= limit:
+            continue
+        b = starts[j]
+        if b - a > 2 * d:
+            # the next line start is much further than wanted: the query (or copy) follows the
+            # definition's line directly (records only; a passage needs whole lines between)
+            b = a if kind == "record" else b
+        if kind == "record":
+            while True:
+                key = rng.randrange(10000)
+                if key not in used_keys:
+                    break
+            used_keys.add(key)
+            val = name_list[rng.randrange(len(name_list))]
+            head_def = b"#%04d = " % key
+            head_q = b"#%04d ? " % key
+            si = len(spans)
+            spans.append(dict(kind="record", key="%04d" % key, length=len(val), value=val.decode()))
+            inserts.append((a, i, head_def + val + b";\n", [(len(head_def), si, "first")]))
+            inserts.append((b, i, head_q + val + b";\n", [(len(head_q), si, "start")]))
+        else:
+            # whole lines from a, PASSAGE_MIN..PASSAGE_MAX bytes; the copy at b is inserted
+            k = bisect.bisect_left(starts, a)
+            end = a
+            taken = [t[0] for t in inserts]
+            while (k + 1 < len(starts) and starts[k + 1] - a <= PASSAGE_MAX and starts[k + 1] <= b
+                   and free(starts[k + 1]) and not any(end < t < starts[k + 1] for t in taken)):
+                k += 1
+                end = starts[k]
+            if end - a < PASSAGE_MIN or any(a < t < end for t in taken):
+                continue
+            protected.append((a, end))
+            passage = host[a:end]
+            si = len(spans)
+            spans.append(dict(kind="passage", key=None, length=len(passage) - PASSAGE_CUE))
+            # the original stays where it is in the host: mark it with an empty insert at a
+            inserts.append((a, i, b"", [(PASSAGE_CUE, si, "first")]))
+            inserts.append((b, i, passage, [(PASSAGE_CUE, si, "start")]))
+    # lay out: host pieces and inserts in host order (ties: in order of drawing)
+    # an original passage's mark goes after every line inserted at its offset, so that it marks
+    # the host bytes themselves
+    inserts.sort(key=lambda t: (t[0], t[2] == b"", t[1]))
+    out, pos, cur = [], 0, 0
+    for off, _, data, marks in inserts:
+        out.append(host[cur:off])
+        pos += off - cur
+        cur = off
+        for rel, si, role in marks:
+            spans[si][role] = pos + rel
+        out.append(data)
+        pos += len(data)
+    out.append(host[cur:])
+    doc = b"".join(out)
+    spans = [s for s in spans if "first" in s and "start" in s]
+    for s in spans:
+        s["distance"] = s["start"] - s["first"]
+        assert doc[s["first"]:s["first"] + s["length"]] == doc[s["start"]:s["start"] + s["length"]]
+    spans.sort(key=lambda s: s["start"])
+    return doc, spans
+
+
+def answer_scores(logits, doc, spans):
+    """Per span: (nll of the answer bytes in nats, teacher-forced; exact) from logits [T, 256]
+    of the document doc[0..T] (logits[t] predicts byte t+1).  exact: every answer byte is the
+    argmax at its position, which is what greedy decoding from the answer's start produces
+    (greedy decoding follows the teacher-forced path for as long as it is right)."""
+    import torch
+    logp = torch.log_softmax(logits.double(), -1)
+    tgt = torch.tensor(list(doc[1:logits.shape[0] + 1]), dtype=torch.long)
+    out = []
+    for s in spans:
+        lo, hi = s["start"] - 1, s["start"] - 1 + s["length"]
+        if hi > logits.shape[0]:
+            out.append(None)
+            continue
+        t = tgt[lo:hi]
+        nll = -logp[lo:hi].gather(1, t[:, None]).sum().item()
+        exact = bool((logp[lo:hi].argmax(-1) == t).all())
+        out.append((nll, exact))
+    return out
