@@ -22,7 +22,13 @@
  * SQ_EINTERNAL what that call had allocated is lost: close what you hold and stop.
  *
  * Threads: calls on different objects may run in parallel; one object is used by one thread at
- * a time. A session steps its heads in parallel with OpenMP where libstepq was built with it.
+ * a time. A session refuses a call made while another thread is inside one of its calls
+ * (SQ_EINVAL saying so) rather than race it. A session steps its heads in parallel with OpenMP
+ * where libstepq was built with it.
+ *
+ * Lifetimes: a codec or session made with a plan holds its own reference to the plan, so
+ * sq_plan_close may come before theirs; the plan is freed when the last of them is closed. A
+ * handle must not be used after it is closed (the library cannot tell a freed handle).
  */
 #ifndef STEPQ_PUBLIC_H
 #define STEPQ_PUBLIC_H
@@ -146,14 +152,19 @@ typedef struct {
 
 /* SQ_EINVAL for an argument out of range, or an environment that would crash a step: as
  * sq_codec_open's, and, since the heads step on OpenMP threads, OMP_NUM_THREADS above 4096 or
- * a thread stack below 1 MiB (OMP_STACKSIZE, GOMP_STACKSIZE) */
+ * a thread stack below 1 MiB (OMP_STACKSIZE, GOMP_STACKSIZE). SQ_ENOMEM, before allocating
+ * anything, when the states of every head and format would exceed the machine's memory (the
+ * command line's check; STEPQ_MEMORY_BYTES overrides the machine's size). */
 sq_status sq_session_open(const sq_session_config* cfg, sq_session** out);
 void sq_session_close(sq_session* s);
 /* One step of every head: q, k (H,K), v (H,V), g (H,1) for GDN or (H,K) for KDA, beta (H).
  * The first `prefill` steps run at native precision; the step that ends the prefill encodes
- * every format's boundary state; each later step is a decode step of method 2. SQ_ENONFINITE
- * naming the head, step and format where a state or read-out stops being finite; every later
- * step of the session then fails. */
+ * every format's boundary state; each later step is a decode step of method 2. The inputs are
+ * held to the trace reader's rules first (method 6.1), naming the step, head and value, and the
+ * step is then not taken (the session goes on): SQ_ENONFINITE for a NaN or Inf, SQ_EINVAL for a
+ * q or k of L2 norm above 1 + 1e-3, a g above 0 or a beta outside [0, 1]. SQ_ENONFINITE naming
+ * the head, step and format where a state or read-out stops being finite; every later step of
+ * the session then fails. */
 sq_status sq_session_step(sq_session* s, const float* q, const float* k, const float* v, const float* g,
                           const float* beta);
 /* steps taken */

@@ -20,6 +20,7 @@
 #include "../sim/kernels.h"
 #include "../sim/session.h"
 #include "../sim/sums.h"
+#include "../sim/trace.h"
 #include "stepq_version.h"
 
 static _Thread_local stepq_error_sink sink;
@@ -117,9 +118,25 @@ sq_status sq_format_find(const char* name, int* index) {
 // ---------------------------------------------------------------------------------------------
 // plans
 
+// A plan is shared by the codecs and sessions made with it: each holds a reference, and the
+// plan is freed when sq_plan_close and the last of them have let it go (the counts are atomic:
+// a codec may be closed on another thread than its plan).
 struct sq_plan {
     stepq_plan p;
+    int refs;
 };
+
+static const sq_plan* plan_retain(const sq_plan* plan) {
+    if (plan) __atomic_add_fetch(&((sq_plan*)plan)->refs, 1, __ATOMIC_RELAXED);
+    return plan;
+}
+
+static void plan_release(const sq_plan* plan) {
+    sq_plan* p = (sq_plan*)plan;
+    if (!p || __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) != 0) return;
+    stepq_plan_free(&p->p);
+    free(p);
+}
 
 static int kind_ok(int kind) { return kind == SQ_GDN || kind == SQ_KDA; }
 
@@ -128,6 +145,7 @@ sq_status sq_plan_open(const char* path, sq_plan** out) {
     if (!path || !out) return fail(SQ_EINVAL, "sq_plan_open: path and out must not be NULL");
     *out = NULL;
     sq_plan* plan = callocCheck(1, sizeof *plan);
+    plan->refs = 1;
     if (stepq_plan_read(&plan->p, path) != STEPQ_OK) {
         stepq_plan_free(&plan->p);
         free(plan);
@@ -137,11 +155,7 @@ sq_status sq_plan_open(const char* path, sq_plan** out) {
     return leave(SQ_OK);
 }
 
-void sq_plan_close(sq_plan* plan) {
-    if (!plan) return;
-    stepq_plan_free(&plan->p);
-    free(plan);
-}
+void sq_plan_close(sq_plan* plan) { plan_release(plan); }
 
 sq_status sq_plan_get_info(const sq_plan* plan, sq_plan_info* out) {
     ENTER();
@@ -198,6 +212,7 @@ sq_status sq_plan_check(const sq_plan* plan, sq_kind kind, int K, int V, int n, 
 // one head's codec
 
 struct sq_codec {
+    const sq_plan* plan;  // held (plan_retain) while the codec lives: hp points into it
     const stepq_format* fmt;
     stepq_head_plan hp;
     uint8_t rows[STEPQ_MAX_DIM];
@@ -242,7 +257,7 @@ sq_status sq_codec_open(const char* format, const sq_plan* plan, int plan_head, 
     sq_status rc;
     if (codec_args(&rc, f, p, plan_head, kind, K, V, "sq_codec_open") != STEPQ_OK) return leave(rc);
     sq_codec* c = callocCheck(1, sizeof *c);
-    *c = (sq_codec){.fmt = f, .K = K, .V = V};
+    *c = (sq_codec){.plan = plan_retain(plan), .fmt = f, .K = K, .V = V};
     // a plan only where the format reads one: the others encode with w = 1 at their own width
     stepq_assert(stepq_head_plan_for(&c->hp, c->rows, f, stepq_format_needs_plan(f) ? p : NULL, plan_head, kind,
                                      K) == STEPQ_OK);
@@ -254,6 +269,7 @@ sq_status sq_codec_open(const char* format, const sq_plan* plan, int plan_head, 
 
 void sq_codec_close(sq_codec* c) {
     if (!c) return;
+    plan_release(c->plan);
     free(c->work);
     free(c);
 }
@@ -288,12 +304,108 @@ sq_status sq_codec_decode(sq_codec* c, const uint8_t* packed, size_t n, float* X
 // sessions
 
 struct sq_session {
+    const sq_plan* plan;   // held while the session lives (plan_retain): its heads read it
+    int busy;              // 1 while a call is inside: a second thread's call is refused
     stepq_session* s;
     stepq_slot* slots;     // (F)
     int* plan_index;       // (H)
     stepq_step_in* in;     // (H)
     int H, F, K, V, G, keep_states;
 };
+
+// A session is used by one thread at a time: every call on it claims it first, and a call that
+// finds it claimed (another thread inside) is refused instead of racing it
+static int session_claim(const sq_session* s, const char* who) {
+    int idle = 0;
+    if (!s) {
+        stepq_error("%s: session is NULL", who);
+        return STEPQ_ERR;
+    }
+    if (__atomic_compare_exchange_n(&((sq_session*)s)->busy, &idle, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return STEPQ_OK;
+    stepq_error("%s: the session is in use by another thread (a session is used by one thread at a time; "
+                "give each thread its own, or take turns with a lock)", who);
+    return STEPQ_ERR;
+}
+
+static sq_status session_done(const sq_session* s, sq_status rc) {
+    __atomic_store_n(&((sq_session*)s)->busy, 0, __ATOMIC_RELEASE);
+    return leave(rc);
+}
+
+static sq_status session_fail(const sq_session* s, sq_status rc, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static sq_status session_fail(const sq_session* s, sq_status rc, const char* fmt, ...) {
+    char buf[sizeof sink.msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    stepq_error("%s", buf);
+    return session_done(s, rc);
+}
+
+// what sq_session_open allocates, counted before it does: per head the reference state and,
+// per format, the decoded state, its packed bytes and scratch (at most a state's floats each),
+// and the kept states
+static double session_bytes(int H, int F, int K, int V, int keep) {
+    return 4.0 * K * V * H * (2.0 + F * (3.0 + keep));
+}
+
+// the trace reader's rules (method 6.1) on one step's inputs: everything finite, q and k of norm
+// at most 1 + STEPQ_TRACE_NORM_TOL (a norm below 1 is what an eps in the normalisation gives),
+// g <= 0, beta in [0, 1]; the message names the step, head and value, *rc is SQ_ENONFINITE for a
+// NaN or Inf and SQ_EINVAL for a finite value out of range
+static int step_inputs_ok(const sq_session* s, const float* q, const float* k, const float* v, const float* g,
+                          const float* beta, sq_status* rc) {
+    *rc = SQ_EINVAL;
+    const long t = stepq_session_steps(s->s);
+    const char* qk[2] = {"q", "k"};
+    for (int h = 0; h < s->H; h++) {
+        for (int w = 0; w < 2; w++) {
+            const float* x = (w ? k : q) + (size_t)h * s->K;
+            double n2 = 0;
+            for (int i = 0; i < s->K; i++) n2 += (double)x[i] * x[i];
+            if (!isfinite(n2)) {
+                for (int i = 0; i < s->K; i++)
+                    if (!isfinite(x[i])) {
+                        stepq_error("sq_session_step: step %ld, head %d: %s[%d] is %g (not finite)", t, h, qk[w], i,
+                                    x[i]);
+                        *rc = SQ_ENONFINITE;
+                        return STEPQ_ERR;
+                    }
+            }
+            if (!isfinite(n2) || !stepq_qk_norm_ok(sqrt(n2), 1.0)) {
+                stepq_error("sq_session_step: step %ld, head %d: %s has L2 norm %.6g; the recurrence reads q and k "
+                            "L2-normalised per head (norm at most 1 + %g, finite)", t, h, qk[w], sqrt(n2),
+                            STEPQ_TRACE_NORM_TOL);
+                return STEPQ_ERR;
+            }
+        }
+        for (int j = 0; j < s->V; j++)
+            if (!isfinite(v[(size_t)h * s->V + j])) {
+                stepq_error("sq_session_step: step %ld, head %d: v[%d] is %g (not finite)", t, h, j,
+                            v[(size_t)h * s->V + j]);
+                *rc = SQ_ENONFINITE;
+                return STEPQ_ERR;
+            }
+        for (int j = 0; j < s->G; j++) {
+            const float x = g[(size_t)h * s->G + j];
+            if (!(isfinite(x) && x <= 0)) {
+                stepq_error("sq_session_step: step %ld, head %d: g[%d] is %g; a log decay is finite and <= 0", t, h,
+                            j, x);
+                if (!isfinite(x)) *rc = SQ_ENONFINITE;
+                return STEPQ_ERR;
+            }
+        }
+        if (!(beta[h] >= 0 && beta[h] <= 1)) {
+            stepq_error("sq_session_step: step %ld, head %d: beta is %g; it must lie in [0, 1]", t, h, beta[h]);
+            if (!isfinite(beta[h])) *rc = SQ_ENONFINITE;
+            return STEPQ_ERR;
+        }
+    }
+    return STEPQ_OK;
+}
 
 sq_status sq_session_open(const sq_session_config* cfg, sq_session** out) {
     ENTER();
@@ -328,8 +440,12 @@ sq_status sq_session_open(const sq_session_config* cfg, sq_session** out) {
             return fail(SQ_EPLAN, "sq_session_open: head %d is the plan's head %d; %s has heads [0, %d)", h, ph,
                         p->file, p->H);
     }
+    if (cfg->prefill < 0) return fail(SQ_EINVAL, "sq_session_open: prefill is %ld; it must be >= 0", cfg->prefill);
+    if (stepq_check_memory(session_bytes(H, F, cfg->K, cfg->V, cfg->keep_states != 0),
+                           "sq_session_open: the states of every head and format"))
+        return leave(SQ_ENOMEM);
     sq_session* s = callocCheck(1, sizeof *s);
-    *s = (sq_session){.H = H, .F = F, .K = cfg->K, .V = cfg->V, .G = stepq_kind_gates(cfg->kind, cfg->K),
+    *s = (sq_session){.plan = cfg->plan, .H = H, .F = F, .K = cfg->K, .V = cfg->V, .G = stepq_kind_gates(cfg->kind, cfg->K),
                       .keep_states = cfg->keep_states != 0};
     s->slots = callocCheck(F ? (size_t)F : 1, sizeof *s->slots);
     for (int f = 0; f < F; f++)
@@ -346,8 +462,9 @@ sq_status sq_session_open(const sq_session_config* cfg, sq_session** out) {
     s->s = stepq_session_open(&sc);
     if (!s->s) {
         free(s->slots); free(s->plan_index); free(s->in); free(s);
-        return leave(cfg->prefill < 0 ? SQ_EINVAL : SQ_EPLAN);
+        return leave(SQ_EPLAN);
     }
+    plan_retain(s->plan);
     *out = s;
     return leave(SQ_OK);
 }
@@ -355,6 +472,7 @@ sq_status sq_session_open(const sq_session_config* cfg, sq_session** out) {
 void sq_session_close(sq_session* s) {
     if (!s) return;
     stepq_session_close(s->s);
+    plan_release(s->plan);
     free(s->slots);
     free(s->plan_index);
     free(s->in);
@@ -366,10 +484,13 @@ sq_status sq_session_step(sq_session* s, const float* q, const float* k, const f
     ENTER();
     if (!s || !q || !k || !v || !g || !beta)
         return fail(SQ_EINVAL, "sq_session_step: session, q, k, v, g and beta must not be NULL");
+    if (session_claim(s, "sq_session_step") != STEPQ_OK) return leave(SQ_EINVAL);
+    sq_status bad;
+    if (step_inputs_ok(s, q, k, v, g, beta, &bad) != STEPQ_OK) return session_done(s, bad);
     const size_t K = (size_t)s->K, V = (size_t)s->V, G = (size_t)s->G;
     for (int h = 0; h < s->H; h++)
         s->in[h] = (stepq_step_in){.q = q + h * K, .k = k + h * K, .v = v + h * V, .g = g + h * G, .beta = beta[h]};
-    return leave(stepq_session_step(s->s, s->in) == STEPQ_OK ? SQ_OK : SQ_ENONFINITE);
+    return session_done(s, stepq_session_step(s->s, s->in) == STEPQ_OK ? SQ_OK : SQ_ENONFINITE);
 }
 
 long sq_session_steps(const sq_session* s) { return s ? stepq_session_steps(s->s) : 0; }
@@ -395,39 +516,42 @@ static int session_ask(const sq_session* s, int f, int slot_needed, const char* 
 sq_status sq_session_readout(const sq_session* s, int f, float* y) {
     ENTER();
     if (!y) return fail(SQ_EINVAL, "sq_session_readout: y is NULL");
-    if (session_ask(s, f, 1, "sq_session_readout") != STEPQ_OK) return leave(SQ_EINVAL);
+    if (session_claim(s, "sq_session_readout") != STEPQ_OK) return leave(SQ_EINVAL);
+    if (session_ask(s, f, 1, "sq_session_readout") != STEPQ_OK) return session_done(s, SQ_EINVAL);
     for (int h = 0; h < s->H; h++) {
         const stepq_view* v = stepq_session_view(s->s, h);
         memcpy(y + (size_t)h * s->V, f < 0 ? v->y : v->f[f].y_hat, sizeof(float) * s->V);
     }
-    return leave(SQ_OK);
+    return session_done(s, SQ_OK);
 }
 
 sq_status sq_session_state(const sq_session* s, int f, float* S) {
     ENTER();
     if (!S) return fail(SQ_EINVAL, "sq_session_state: S is NULL");
-    if (session_ask(s, f, 1, "sq_session_state") != STEPQ_OK) return leave(SQ_EINVAL);
+    if (session_claim(s, "sq_session_state") != STEPQ_OK) return leave(SQ_EINVAL);
+    if (session_ask(s, f, 1, "sq_session_state") != STEPQ_OK) return session_done(s, SQ_EINVAL);
     if (f >= 0 && !s->keep_states)
-        return fail(SQ_EINVAL, "sq_session_state: the session keeps no quantized states (open it with keep_states = 1)");
+        return session_fail(s, SQ_EINVAL, "sq_session_state: the session keeps no quantized states (open it with keep_states = 1)");
     const size_t KV = (size_t)s->K * s->V;
     for (int h = 0; h < s->H; h++) {
         const stepq_view* v = stepq_session_view(s->s, h);
         memcpy(S + h * KV, f < 0 ? v->S : v->f[f].qs->X, sizeof(float) * KV);
     }
-    return leave(SQ_OK);
+    return session_done(s, SQ_OK);
 }
 
 sq_status sq_session_errors(const sq_session* s, int f, double* err2, double* hat2, double* ref2) {
     ENTER();
     if (s && f < 0) return fail(SQ_EINVAL, "sq_session_errors: format %d: errors are a format's (f >= 0)", f);
-    if (session_ask(s, f, 1, "sq_session_errors") != STEPQ_OK) return leave(SQ_EINVAL);
+    if (session_claim(s, "sq_session_errors") != STEPQ_OK) return leave(SQ_EINVAL);
+    if (session_ask(s, f, 1, "sq_session_errors") != STEPQ_OK) return session_done(s, SQ_EINVAL);
     for (int h = 0; h < s->H; h++) {
         const stepq_view* v = stepq_session_view(s->s, h);
         if (err2) err2[h] = v->f[f].m.err2;
         if (hat2) hat2[h] = v->f[f].m.hat2;
         if (ref2) ref2[h] = stepq_sq_norm(v->S, s->K, s->V);
     }
-    return leave(SQ_OK);
+    return session_done(s, SQ_OK);
 }
 
 size_t sq_session_bytes(const sq_session* s, int f, int h) {
@@ -442,13 +566,14 @@ sq_status sq_session_packed(const sq_session* s, int f, int h, uint8_t* packed, 
     if (s && (f < 0 || h < 0 || h >= s->H))
         return fail(SQ_EINVAL, "sq_session_packed: format %d, head %d: a format (f >= 0) of a head in [0, %d)", f,
                     h, s->H);
-    if (session_ask(s, f, 1, "sq_session_packed") != STEPQ_OK) return leave(SQ_EINVAL);
+    if (session_claim(s, "sq_session_packed") != STEPQ_OK) return leave(SQ_EINVAL);
+    if (session_ask(s, f, 1, "sq_session_packed") != STEPQ_OK) return session_done(s, SQ_EINVAL);
     const stepq_qstate* qs = stepq_session_view(s->s, h)->f[f].qs;
     if (n != qs->bytes)
-        return fail(SQ_EINVAL, "sq_session_packed: format %s stores %zu bytes a head, not %zu", qs->fmt->name,
+        return session_fail(s, SQ_EINVAL, "sq_session_packed: format %s stores %zu bytes a head, not %zu", qs->fmt->name,
                     qs->bytes, n);
     memcpy(packed, qs->packed, n);
-    return leave(SQ_OK);
+    return session_done(s, SQ_OK);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -67,7 +67,7 @@ static int check_norm_row(const char* path, const char* name, float* row, int K,
         for (int i = 0; n > 0 && i < K; i++) row[i] = (float)(row[i] / n);
         return STEPQ_OK;
     }
-    if (eps > 0 ? n <= 1.0 + STEPQ_TRACE_NORM_TOL : fabs(n - 1.0) <= STEPQ_TRACE_NORM_TOL) return STEPQ_OK;
+    if (stepq_qk_norm_ok(n, eps)) return STEPQ_OK;
     if (eps > 0) {
         stepq_error("%s: dataset '%s' is not L2-normalised: step %ld, head %d has norm %.6g, above 1 (tolerance "
                     "%g), which normalisation with the trace's qk_norm_eps = %g cannot give", path, name, t, h, n,

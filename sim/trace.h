@@ -18,6 +18,7 @@
 #ifndef STEPQ_TRACE_H
 #define STEPQ_TRACE_H
 
+#include <math.h>
 #include <hdf5.h>
 
 #include "stream.h"
@@ -44,6 +45,12 @@ typedef struct {
 // dataset and index (step and head). normalize: divide q and k by their norms instead of
 // refusing them (the user asked for it: source.normalize, replay --normalize).
 #define STEPQ_TRACE_NORM_TOL 1e-3
+// the rule on the L2 norm n of one q or k row: within STEPQ_TRACE_NORM_TOL of 1, or (eps > 0:
+// normalised as x / sqrt(|x|^2 + eps), which gives norms below 1 where x is small) at most
+// 1 + STEPQ_TRACE_NORM_TOL. The trace reader and libstepq's session apply it.
+static inline int stepq_qk_norm_ok(double n, double eps) {
+    return eps > 0 ? n <= 1.0 + STEPQ_TRACE_NORM_TOL : fabs(n - 1.0) <= STEPQ_TRACE_NORM_TOL;
+}
 int stepq_trace_read(stepq_trace* tr, const char* path, int normalize);
 // A source that streams the trace at path (method 6.1): its shapes, kind, scale, S0 and labels
 // are read and checked here (the messages of stepq_trace_read); each head's cursor reads q, k,

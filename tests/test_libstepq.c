@@ -8,8 +8,12 @@
 //   the state it reports, and its squared error is the one summed here from the two states;
 // - every format's codec round trip of a random state is within the error its bits allow
 //   (max |X - X_hat| below the row's absmax, a bound no working codec misses), bytes >= bits;
-// - refusals: each named status with a message naming what is wrong, and nothing printed.
+// - refusals: each named status with a message naming what is wrong, and nothing printed;
+// - a step's inputs held to the trace reader's rules, two threads on one session (each call runs
+//   alone or is refused; the result is that of as many serial steps), a session too big for the
+//   machine refused before it allocates.
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,10 +144,16 @@ static void check_session(sq_kind kind, const char* fmt, int H, int K, int V, lo
     CHECK(worst_y < 1e-4 && worst_S < 1e-4, "%s reference vs float64: read-out %g, state %g",
           kind == SQ_KDA ? "kda" : "gdn", worst_y, worst_S);
     CHECK(sq_session_steps(s) == prefill + T, "steps %ld", sq_session_steps(s));
-    // a NaN input ends the session with SQ_ENONFINITE naming the head
+    // a NaN input is refused with SQ_ENONFINITE naming the head, and not taken
     v[V] = NAN;
-    CHECK(sq_session_step(s, q, k, v, g, beta) == SQ_ENONFINITE && strstr(sq_last_error(), "head 1"),
+    CHECK(sq_session_step(s, q, k, v, g, beta) == SQ_ENONFINITE && strstr(sq_last_error(), "head 1: v[0] is nan"),
           "a NaN value: %s", sq_last_error());
+    CHECK(sq_session_steps(s) == prefill + T, "the refused step was taken: %ld steps", sq_session_steps(s));
+    // a value that overflows the state ends the session with SQ_ENONFINITE naming the head
+    v[V] = 3e38f;
+    for (int i = 0; i < 4 && sq_session_step(s, q, k, v, g, beta) == SQ_OK; i++) continue;
+    CHECK(strstr(sq_last_error(), "non-finite") && strstr(sq_last_error(), "head 1"), "an overflow: %s",
+          sq_last_error());
     CHECK(sq_session_step(s, q, k, v, g, beta) != SQ_OK, "a failed session stepped again");
     sq_session_close(s);
     free(q); free(k); free(v); free(g); free(beta); free(y); free(y0); free(S); free(S1); free(Sd); free(R); free(yr);
@@ -230,6 +240,111 @@ static void check_refusals(void) {
     CHECK(sq_mean_ci95(x, 0, &m, &h) == SQ_EINVAL, "n = 0");
 }
 
+// the trace reader's rules on a step's inputs: each bad value refused (SQ_EINVAL, naming it), the
+// step not taken, and the session still usable
+static void check_step_inputs(void) {
+    enum { H = 2, K = 16, V = 8 };
+    sq_session* s = NULL;
+    const char* names[] = {"int8"};
+    sq_session_config cfg = {.kind = SQ_GDN, .K = K, .V = V, .n_heads = H, .formats = names, .n_formats = 1};
+    CHECK(sq_session_open(&cfg, &s) == SQ_OK, "open: %s", sq_last_error());
+    if (!s) return;
+    float q[H * K], k[H * K], v[H * V], g[H], beta[H];
+    for (int h = 0; h < H; h++) unit(q + h * K, K), unit(k + h * K, K), g[h] = -0.1f, beta[h] = 0.5f;
+    for (int j = 0; j < H * V; j++) v[j] = (float)gauss();
+    CHECK(sq_session_step(s, q, k, v, g, beta) == SQ_OK, "good step: %s", sq_last_error());
+    struct { float* at; float bad; const char* says; } cases[] = {
+        {&beta[1], 1.5f, "head 1: beta is 1.5"}, {&beta[0], -0.25f, "head 0: beta is -0.25"},
+        {&g[1], 0.5f, "head 1: g[0] is 0.5"}, {&q[3], 100.0f, "head 0: q has L2 norm"},
+        {&k[K + 1], 3.0f, "head 1: k has L2 norm"}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        float keep = *cases[c].at;
+        *cases[c].at = cases[c].bad;
+        sq_status rc = sq_session_step(s, q, k, v, g, beta);
+        CHECK(rc == SQ_EINVAL && strstr(sq_last_error(), "step 1, ") && strstr(sq_last_error(), cases[c].says),
+              "case %zu: status %d, message '%s'", c, rc, sq_last_error());
+        *cases[c].at = keep;
+    }
+    struct { float* at; float bad; const char* says; } nonfinite[] = {
+        {&beta[0], NAN, "head 0: beta is nan"}, {&g[0], -INFINITY, "head 0: g[0] is -inf"},
+        {&q[K + 2], INFINITY, "head 1: q[2] is inf"}, {&v[V + 2], NAN, "head 1: v[2] is nan"}};
+    for (size_t c = 0; c < sizeof nonfinite / sizeof *nonfinite; c++) {
+        float keep = *nonfinite[c].at;
+        *nonfinite[c].at = nonfinite[c].bad;
+        sq_status rc = sq_session_step(s, q, k, v, g, beta);
+        CHECK(rc == SQ_ENONFINITE && strstr(sq_last_error(), nonfinite[c].says), "non-finite case %zu: %d, '%s'", c,
+              rc, sq_last_error());
+        *nonfinite[c].at = keep;
+    }
+    CHECK(sq_session_steps(s) == 1, "refused steps were taken: %ld steps", sq_session_steps(s));
+    CHECK(sq_session_step(s, q, k, v, g, beta) == SQ_OK, "a good step after the refusals: %s", sq_last_error());
+    sq_session_close(s);
+}
+
+// Two threads step one session at once with the same inputs: each call either runs alone or is
+// refused as the session being in use; the steps that ran give the state a serial session
+// reaches in as many steps.
+struct stepper { sq_session* s; const float *q, *k, *v, *g, *beta; int ok, refused, other; };
+
+static void* step_many(void* arg) {
+    struct stepper* a = arg;
+    for (int i = 0; i < 200; i++) {
+        sq_status rc = sq_session_step(a->s, a->q, a->k, a->v, a->g, a->beta);
+        if (rc == SQ_OK) a->ok++;
+        else if (rc == SQ_EINVAL && strstr(sq_last_error(), "in use by another thread")) a->refused++;
+        else a->other++;
+    }
+    return NULL;
+}
+
+static void check_threads(void) {
+    enum { H = 4, K = 32, V = 32 };
+    const char* names[] = {"int6"};
+    sq_session_config cfg = {.kind = SQ_GDN, .K = K, .V = V, .n_heads = H, .formats = names, .n_formats = 1,
+                             .prefill = 3, .keep_states = 1};
+    sq_session *s = NULL, *serial = NULL;
+    CHECK(sq_session_open(&cfg, &s) == SQ_OK && sq_session_open(&cfg, &serial) == SQ_OK, "open: %s", sq_last_error());
+    if (!s || !serial) return;
+    static float q[H * K], k[H * K], v[H * V], g[H], beta[H];
+    for (int h = 0; h < H; h++) unit(q + h * K, K), unit(k + h * K, K), g[h] = -0.01f, beta[h] = 0.7f;
+    for (int j = 0; j < H * V; j++) v[j] = (float)gauss();
+    struct stepper a[2];
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++) {
+        a[i] = (struct stepper){.s = s, .q = q, .k = k, .v = v, .g = g, .beta = beta};
+        pthread_create(&th[i], NULL, step_many, &a[i]);
+    }
+    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    const int ok = a[0].ok + a[1].ok;
+    CHECK(a[0].other + a[1].other == 0 && ok + a[0].refused + a[1].refused == 400,
+          "%d ok, %d refused, %d other", ok, a[0].refused + a[1].refused, a[0].other + a[1].other);
+    CHECK(sq_session_steps(s) == ok, "%ld steps taken, %d calls succeeded", sq_session_steps(s), ok);
+    for (int i = 0; i < ok; i++) sq_session_step(serial, q, k, v, g, beta);
+    static float A[H * K * V], B[H * K * V];
+    CHECK(sq_session_state(s, 0, A) == SQ_OK && sq_session_state(serial, 0, B) == SQ_OK &&
+              memcmp(A, B, sizeof A) == 0, "the shared session's state differs from %d serial steps", ok);
+    CHECK(sq_session_state(s, -1, A) == SQ_OK && sq_session_state(serial, -1, B) == SQ_OK &&
+              memcmp(A, B, sizeof A) == 0, "the shared session's reference differs from %d serial steps", ok);
+    sq_session_close(s);
+    sq_session_close(serial);
+}
+
+// a session whose states exceed the machine's memory is refused before anything is allocated
+static void check_memory(void) {
+    const char* old = getenv("STEPQ_MEMORY_BYTES");
+    char* keep = old ? strdup(old) : NULL;
+    setenv("STEPQ_MEMORY_BYTES", "67108864", 1);  // a machine of 64 MiB
+    const char* names[] = {"int8", "int6"};
+    sq_session_config cfg = {.kind = SQ_GDN, .K = 128, .V = 128, .n_heads = 256, .formats = names, .n_formats = 2};
+    sq_session* s = NULL;
+    sq_status rc = sq_session_open(&cfg, &s);
+    CHECK(rc == SQ_ENOMEM && !s && strstr(sq_last_error(), "the states of every head and format"), "status %d: %s",
+          rc, sq_last_error());
+    if (keep) setenv("STEPQ_MEMORY_BYTES", keep, 1);
+    else unsetenv("STEPQ_MEMORY_BYTES");
+    free(keep);
+}
+
 int main(void) {
     // the library prints nothing: this test's stderr goes to a file while it runs it
     char path[] = "/tmp/test_libstepq.XXXXXX";
@@ -243,6 +358,9 @@ int main(void) {
     check_session(SQ_GDN, "int8", 3, 32, 16, 5, 20);
     check_session(SQ_KDA, "int8", 2, 16, 32, 0, 20);
     check_session(SQ_GDN, "int4", 2, 128, 128, 3, 6);
+    check_step_inputs();
+    check_threads();
+    check_memory();
     fflush(stderr);
     off_t printed = lseek(fd, 0, SEEK_END);
     dup2(saved, 2);

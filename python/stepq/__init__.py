@@ -13,6 +13,7 @@ is docs/method.md of the repository.
     stepq.Session(...)                    the decode-step protocol stepped from outside (method 2)
 """
 import ctypes
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,15 +66,89 @@ def _is_torch(x):
 
 def _as_f32(x, what, shape=None):
     """x as a C-contiguous float32 numpy array (a CPU torch tensor's memory is not kept: copied
-    or viewed through .numpy()), checked against shape where given (None entries: any)"""
+    or viewed through .numpy()), checked against shape where given (None entries: any).
+
+    Taken: arrays and CPU tensors of any real floating dtype (float16, bfloat16, float32,
+    float64, ...), and Python numbers or sequences of them. Refused, naming the dtype and
+    shape: complex, integer, boolean and other arrays (a complex state would lose its imaginary
+    part, an integer one is not a state), and arrays with no elements."""
+    if _is_torch(x):
+        if x.device.type != "cpu":
+            raise ValueError("%s is a torch tensor on %s; stepq takes CPU tensors" % (what, x.device))
+        if not x.is_floating_point():
+            raise ValueError("%s is a torch tensor of dtype %s and shape %s; stepq takes real floating-point "
+                             "values (float16, bfloat16, float32, float64)" % (what, x.dtype, tuple(x.shape)))
+        # bfloat16 and float16 have no numpy view: converted to float32 by torch, exactly
+        x = x.detach().to(dtype=__import__("torch").float32).numpy()
+    elif isinstance(x, np.ndarray) or hasattr(x, "__array__"):
+        x = np.asarray(x)
+        if x.dtype.kind != "f":
+            raise ValueError("%s is an array of dtype %s and shape %s; stepq takes real floating-point values "
+                             "(float16, bfloat16, float32, float64)" % (what, x.dtype, x.shape))
+    else:
+        try:
+            x = np.asarray(x)
+        except (ValueError, TypeError) as e:
+            raise ValueError("%s is not an array of numbers (%s)" % (what, e)) from None
+        if x.dtype.kind not in "iuf":
+            raise ValueError("%s holds values of type %s; stepq takes real numbers" % (what, x.dtype))
+    a = np.ascontiguousarray(x, dtype=np.float32)
+    if a.size == 0:
+        raise ValueError("%s has no elements (shape %s)" % (what, a.shape))
+    if shape is not None and (a.ndim != len(shape) or any(s is not None and s != d for s, d in zip(shape, a.shape))):
+        raise ValueError("%s has shape %s, expected %s" % (what, a.shape, tuple("*" if s is None else s for s in shape)))
+    return a
+
+
+def _as_u8(x, what):
+    """packed bytes as a C-contiguous uint8 numpy array: a uint8 array or tensor as it is, a
+    sequence of integers in [0, 255]; anything else (floats, wider integers out of range) is
+    refused rather than wrapped modulo 256"""
     if _is_torch(x):
         if x.device.type != "cpu":
             raise ValueError("%s is a torch tensor on %s; stepq takes CPU tensors" % (what, x.device))
         x = x.detach().numpy()
-    a = np.ascontiguousarray(x, dtype=np.float32)
-    if shape is not None and (a.ndim != len(shape) or any(s is not None and s != d for s, d in zip(shape, a.shape))):
-        raise ValueError("%s has shape %s, expected %s" % (what, a.shape, tuple("*" if s is None else s for s in shape)))
-    return a
+    a = np.asarray(x)
+    if a.dtype != np.uint8:
+        if a.dtype.kind not in "iu" or (a.size and (a.min() < 0 or a.max() > 255)):
+            raise ValueError("%s must be bytes (uint8), not an array of dtype %s and shape %s%s"
+                             % (what, a.dtype, a.shape, "" if a.dtype.kind not in "iu" else " with values outside [0, 255]"))
+    return np.ascontiguousarray(a, dtype=np.uint8)
+
+
+_INT_RANGE = {"int": (-2**31, 2**31 - 1), "long": (-2**63, 2**63 - 1)}
+
+
+def _int(x, what, lo, hi=None, ctype="int"):
+    """x as a Python int in [lo, hi] (hi: the C type's largest where None): integers only (a
+    float, a bool or a string is refused, not truncated or converted), range-checked before the
+    C call so that no value is cut to the C type's width"""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        if _is_torch(x) and x.dim() == 0 and not x.is_floating_point() and x.dtype != __import__("torch").bool:
+            x = int(x)
+        else:
+            raise ValueError("%s must be an integer, not %r (%s)" % (what, x, type(x).__name__))
+    x = int(x)
+    hi = _INT_RANGE[ctype][1] if hi is None else hi
+    if not lo <= x <= hi:
+        raise ValueError("%s is %d; it must lie in [%d, %d]" % (what, x, lo, hi))
+    return x
+
+
+def _cstr(x, what):
+    """a format name or path as bytes for C: str (or a path), UTF-8, no NUL (C would stop there)"""
+    import os
+    if isinstance(x, os.PathLike):
+        x = os.fspath(x)
+    if isinstance(x, bytes):
+        b = x
+    elif isinstance(x, str):
+        b = x.encode("utf-8", errors="surrogateescape")
+    else:
+        raise ValueError("%s must be a string, not %r (%s)" % (what, x, type(x).__name__))
+    if b"\0" in b:
+        raise ValueError("%s %r holds a NUL character, which C would cut it at" % (what, x))
+    return b
 
 
 def _like(out, x):
@@ -143,7 +218,7 @@ class Plan(_Handle):
 
     def __init__(self, path):
         h = ctypes.c_void_p()
-        _check(_lib.lib.sq_plan_open(str(path).encode(), ctypes.byref(h)))
+        _check(_lib.lib.sq_plan_open(_cstr(path, "the plan path"), ctypes.byref(h)))
         self._h = h
         info = _lib.PlanInfo()
         _check(_lib.lib.sq_plan_get_info(h, ctypes.byref(info)))
@@ -167,16 +242,17 @@ class Plan(_Handle):
     def find(self, layer, head):
         """the index of head (layer, head) in the plan; StepqError (SQ_EPLAN) if it has none"""
         i = ctypes.c_int()
-        _check(_lib.lib.sq_plan_find(self.handle, layer, head, ctypes.byref(i)))
+        _check(_lib.lib.sq_plan_find(self.handle, _int(layer, "layer", -2**31), _int(head, "head", -2**31),
+                                     ctypes.byref(i)))
         return i.value
 
     def check(self, kind, K, V, heads=()):
         """StepqError (SQ_EPLAN) unless the plan was made for heads of this kind and K x V and
         holds every (layer, head) of heads"""
         n = len(heads)
-        layers = (ctypes.c_int * max(n, 1))(*[int(l) for l, _ in heads])
-        hs = (ctypes.c_int * max(n, 1))(*[int(h) for _, h in heads])
-        _check(_lib.lib.sq_plan_check(self.handle, _kind(kind), K, V, n, layers, hs))
+        layers = (ctypes.c_int * max(n, 1))(*[_int(l, "a layer of heads", -2**31) for l, _ in heads])
+        hs = (ctypes.c_int * max(n, 1))(*[_int(h, "a head of heads", -2**31) for _, h in heads])
+        _check(_lib.lib.sq_plan_check(self.handle, _kind(kind), _int(K, "K", 1), _int(V, "V", 1), n, layers, hs))
 
     def close(self):
         if self._h:
@@ -202,35 +278,56 @@ class Codec(_Handle):
     _h = None
 
     def __init__(self, name, K, V, plan=None, head=0, kind=None):
+        if plan is not None and not isinstance(plan, Plan):
+            raise ValueError("plan must be a stepq.Plan (open a path with stepq.Plan(path)), not %r" % (plan,))
         if kind is None:
             kind = plan.kind if isinstance(plan, Plan) else "gdn"
+        self.name, self.K, self.V = str(name), _int(K, "K", 1), _int(V, "V", 1)
+        fmt, head, kind = _cstr(name, "the format name"), _int(head, "head", 0), _kind(kind)
         h = ctypes.c_void_p()
-        _check(_lib.lib.sq_codec_open(str(name).encode(), plan.handle if plan is not None else None, int(head),
-                                      _kind(kind), int(K), int(V), ctypes.byref(h)))
+        _check(_lib.lib.sq_codec_open(fmt, plan.handle if plan is not None else None, head, kind, self.K, self.V,
+                                      ctypes.byref(h)))
         self._h = h
-        self.name, self.K, self.V = name, K, V
+        # libstepq holds the plan itself as long as the codec lives; the Python object is kept too
+        self._plan = plan
+        self._lock = threading.Lock()  # one encode or decode at a time: they share the codec's scratch
         self.bytes = _lib.lib.sq_codec_bytes(h)
         self.bits = _lib.lib.sq_codec_bits(h)
+
+    @property
+    def handle(self):
+        if self._h is None:
+            raise ValueError("the codec %s (%d x %d) is closed" % (self.name, self.K, self.V))
+        return self._h
 
     def encode(self, X, previous=None):
         """X [K, V] -> its packed bytes (uint8 [bytes]). previous: the bytes of the last encode,
         which a freeze-gated format reads (zeros when absent)"""
         x = _as_f32(X, "the state", (self.K, self.V))
-        P = np.zeros(self.bytes, np.uint8) if previous is None else np.array(previous, np.uint8).reshape(self.bytes)
-        _check(_lib.lib.sq_codec_encode(self._h, _p(x), _p(P), P.size))
+        if previous is None:
+            P = np.zeros(self.bytes, np.uint8)
+        else:
+            P = _as_u8(previous, "previous").reshape(-1).copy()
+            if P.size != self.bytes:
+                raise ValueError("previous holds %d bytes; format %s packs a %d x %d head into %d"
+                                 % (P.size, self.name, self.K, self.V, self.bytes))
+        with self._lock:
+            _check(_lib.lib.sq_codec_encode(self.handle, _p(x), _p(P), P.size))
         return P
 
     def decode(self, P):
         """packed bytes (uint8 [bytes]) -> X_hat [K, V] float32"""
-        p = np.ascontiguousarray(P, dtype=np.uint8).reshape(-1)
+        p = _as_u8(P, "the packed bytes").reshape(-1)
         X = np.empty((self.K, self.V), np.float32)
-        _check(_lib.lib.sq_codec_decode(self._h, _p(p), p.size, _p(X)))
+        with self._lock:
+            _check(_lib.lib.sq_codec_decode(self.handle, _p(p), p.size, _p(X)))
         return X
 
     def close(self):
-        if self._h is not None:
+        if getattr(self, "_h", None) is not None:
             _lib.lib.sq_codec_close(self._h)
             self._h = None
+        self._plan = None
 
 
 def _heads(S, what="S"):
@@ -262,7 +359,8 @@ def decode(P, name, K, V, plan=None, head=0, kind=None):
     """packed bytes, uint8 [bytes] -> X_hat [K, V]; a list of H of them (or uint8 [H, bytes])
     -> X_hat [H, K, V]; float32"""
     one = not isinstance(P, (list, tuple)) and np.asarray(P).ndim == 1
-    ps = [np.asarray(P, np.uint8)] if one else [np.asarray(x, np.uint8) for x in P]
+    ps = [_as_u8(P, "the packed bytes")] if one else [_as_u8(x, "the packed bytes of head %d" % i)
+                                                      for i, x in enumerate(P)]
     plan, opened = _plan_of(plan)
     try:
         out = []
@@ -307,18 +405,29 @@ class Session(_Handle):
     beta [H]; afterwards readout(f), state(f) and errors(f) read format f (an index or a name;
     None: the reference)."""
 
+    _h = None
+
     def __init__(self, kind, K, V, n_heads, formats=(), plan=None, plan_heads=None, prefill=0, S0=None,
                  scale=None, keep_states=False):
-        self.kind, self.K, self.V, self.H = kind, int(K), int(V), int(n_heads)
+        self._lock = threading.Lock()  # one call at a time: threads take turns (libstepq refuses a race)
+        self.kind = kind
+        self.K, self.V, self.H = _int(K, "K", 1), _int(V, "V", 1), _int(n_heads, "n_heads", 1)
+        if isinstance(formats, (str, bytes)):
+            raise ValueError("formats must be a list of format names, not the string %r" % (formats,))
         self.formats = [str(f) for f in formats]
+        cnames = [_cstr(f, "the format name") for f in formats]
         self.G = self.K if _kind(kind) == 1 else 1
-        names = (ctypes.c_char_p * max(len(self.formats), 1))(*[f.encode() for f in self.formats])
-        self._plan, self._opened = _plan_of(plan)
+        prefill = _int(prefill, "prefill", 0, ctype="long")
+        if scale is not None and not (isinstance(scale, (int, float, np.floating, np.integer))
+                                      and not isinstance(scale, bool) and np.isfinite(scale) and scale > 0):
+            raise ValueError("scale is %r; it must be a finite number > 0 (None: 1/sqrt(K))" % (scale,))
+        names = (ctypes.c_char_p * max(len(cnames), 1))(*cnames)
         ph = None
         if plan_heads is not None:
-            ph = (ctypes.c_int * self.H)(*[int(i) for i in plan_heads])
             if len(plan_heads) != self.H:
                 raise ValueError("plan_heads has %d entries for %d heads" % (len(plan_heads), self.H))
+            ph = (ctypes.c_int * self.H)(*[_int(i, "plan_heads[%d]" % j, 0) for j, i in enumerate(plan_heads)])
+        self._plan, self._opened = _plan_of(plan)
         s0 = None
         if S0 is not None:
             self._S0 = _as_f32(S0, "S0", (self.H, self.K, self.V))
@@ -326,11 +435,24 @@ class Session(_Handle):
         cfg = _lib.SessionConfig(kind=_kind(kind), K=self.K, V=self.V, scale=0.0 if scale is None else float(scale),
                                  n_heads=self.H, formats=names, n_formats=len(self.formats),
                                  plan=self._plan.handle if self._plan is not None else None,
-                                 plan_heads=ph, prefill=int(prefill), S0=s0, keep_states=int(bool(keep_states)))
+                                 plan_heads=ph, prefill=prefill, S0=s0, keep_states=int(bool(keep_states)))
         h = ctypes.c_void_p()
-        self._h = None
-        _check(_lib.lib.sq_session_open(ctypes.byref(cfg), ctypes.byref(h)))
+        try:
+            _check(_lib.lib.sq_session_open(ctypes.byref(cfg), ctypes.byref(h)))
+        except BaseException:
+            self.close()
+            raise
         self._h = h
+
+    @property
+    def handle(self):
+        if self._h is None:
+            raise ValueError("the session (%s, %d heads of %d x %d) is closed" % (self.kind, self.H, self.K, self.V))
+        return self._h
+
+    def _call(self, fn, *args):
+        with self._lock:
+            _check(fn(self.handle, *args))
 
     def _f(self, f):
         if f is None:
@@ -339,7 +461,8 @@ class Session(_Handle):
             if f not in self.formats:
                 raise ValueError("format %r is not one of this session's %s" % (f, self.formats))
             return self.formats.index(f)
-        return int(f)
+        return _int(f, "format index", 0, max(len(self.formats) - 1, 0)) if self.formats else \
+            _int(f, "format index (this session has no formats)", 0, -1)
 
     def step(self, q, k, v, g, beta):
         H, K, V, G = self.H, self.K, self.V, self.G
@@ -349,45 +472,55 @@ class Session(_Handle):
             raise ValueError("g has %d gates per head; %s heads of %d key rows take %d" % (a[3].shape[1], self.kind, K, G))
         if a[4].shape[0] != H:
             raise ValueError("beta has %d entries for %d heads" % (a[4].shape[0], H))
-        _check(_lib.lib.sq_session_step(self._h, *[_p(x) for x in a]))
+        self._call(_lib.lib.sq_session_step, *[_p(x) for x in a])
 
     @property
     def steps(self):
-        return _lib.lib.sq_session_steps(self._h)
+        with self._lock:
+            return _lib.lib.sq_session_steps(self.handle)
 
     def readout(self, f=None):
         """y [H, V] of format f after the last step (None: the float32 reference)"""
         y = np.empty((self.H, self.V), np.float32)
-        _check(_lib.lib.sq_session_readout(self._h, self._f(f), _p(y)))
+        self._call(_lib.lib.sq_session_readout, self._f(f), _p(y))
         return y
 
     def state(self, f=None):
         """S [H, K, V]: the reference state (None), or format f's S_hat_t (keep_states=True)"""
         S = np.empty((self.H, self.K, self.V), np.float32)
-        _check(_lib.lib.sq_session_state(self._h, self._f(f), _p(S)))
+        self._call(_lib.lib.sq_session_state, self._f(f), _p(S))
         return S
 
     def errors(self, f):
         """(err2, hat2, ref2), each [H] float64: ||S_hat_t - S_t||_F^2, ||S_hat_t||_F^2, ||S_t||_F^2"""
         e, a, r = (np.empty(self.H) for _ in range(3))
-        _check(_lib.lib.sq_session_errors(self._h, self._f(f), _p(e), _p(a), _p(r)))
+        if f is None:
+            raise ValueError("errors are a format's: give a format (a name or an index), not None")
+        self._call(_lib.lib.sq_session_errors, self._f(f), _p(e), _p(a), _p(r))
         return e, a, r
 
     def packed(self, f, h):
         """the bytes format f stores for head h after the last step (uint8)"""
-        fi = self._f(f)
-        n = _lib.lib.sq_session_bytes(self._h, fi, int(h))
-        P = np.empty(n, np.uint8)
-        _check(_lib.lib.sq_session_packed(self._h, fi, int(h), _p(P), n))
-        return P
+        if f is None:
+            raise ValueError("packed bytes are a format's: give a format (a name or an index), not None")
+        fi, h = self._f(f), _int(h, "head", 0, self.H - 1)
+        with self._lock:
+            n = _lib.lib.sq_session_bytes(self.handle, fi, h)
+        P = np.empty(max(n, 1), np.uint8)
+        self._call(_lib.lib.sq_session_packed, fi, h, _p(P), n)
+        return P[:n]
 
     def close(self):
-        if getattr(self, "_h", None) is not None:
-            _lib.lib.sq_session_close(self._h)
-            self._h = None
-        if getattr(self, "_opened", False) and self._plan is not None:
-            self._plan.close()
-            self._opened = False
+        lock = getattr(self, "_lock", None)
+        if lock is None:
+            return
+        with lock:
+            if self._h is not None:
+                _lib.lib.sq_session_close(self._h)
+                self._h = None
+            if getattr(self, "_opened", False) and self._plan is not None:
+                self._plan.close()
+                self._opened = False
 
 
 def mean_ci95(x):

@@ -115,7 +115,7 @@ def test_refusals(gdn_plan):
     with pytest.raises(ValueError, match="g has 16 gates per head; gdn heads of 16 key rows take 1"):
         s.step(q, k, v, np.zeros((2, 16)), beta)
     v[1, 3] = np.inf
-    with pytest.raises(stepq.StepqError, match="head 1, step 0") as e:
+    with pytest.raises(stepq.StepqError, match=r"step 0, head 1: v\[3\] is inf") as e:
         s.step(q, k, v, g, beta)
     assert e.value.status == "SQ_ENONFINITE"
 
