@@ -140,3 +140,61 @@ def test_shipped_heldout_recall_documents():
                 assert found[s["key"]][:2] == (s["first"], s["start"])
                 n += 1
     assert n > 1000
+
+
+def test_reset_control_where_the_memory_lives_in_one_head():
+    """A tiny GDN and KDA whose read-out passes through one head alone (o_proj's columns of every
+    other head zeroed): zeroing the other heads' states before a query leaves the answer's
+    scores exactly as they are, zeroing the live head's state changes them."""
+    torch = pytest.importorskip("torch")
+    from model import DeltaLM, make_config
+    import recall_metrics as rm
+    host = host_text(40)
+    doc, spans = recall.weave(host, 5, NAMES, n_records=6, n_passages=0, dmin=20, dmax=400)
+    for mt in ("gated_deltanet", "kda"):
+        torch.manual_seed(0)
+        m = DeltaLM(make_config(mt, hidden_size=32, num_hidden_layers=2, num_heads=2, head_dim=16,
+                                intermediate_size=64, max_position_embeddings=4096)).eval()
+        live = (0, 1)
+        with torch.no_grad():
+            for li, layer in enumerate(m.model.layers):
+                w = layer.attn.o_proj.weight
+                for h in range(2):
+                    if (li, h) != live:
+                        w[:, h * 16:(h + 1) * 16] = 0
+                    else:
+                        w.mul_(20)                       # a read-out strong enough to move the logits
+        rows = [None] if mt == "gated_deltanet" else list(range(16))
+        dead = [(li, h, r) for li in range(2) for h in range(2) if (li, h) != live for r in rows]
+        on = [(live[0], live[1], r) for r in rows]
+        recs = rm.doc_records(m, doc, spans, {"none": [], "dead": dead, "live": on})
+        assert len(recs) == sum(s["kind"] == "record" for s in spans) > 0
+        for r in recs:
+            assert r["dead"] == r["none"]
+            assert abs(r["native"][0] - r["none"][0]) < 1e-3 * max(1.0, abs(r["none"][0]))
+        assert all(r["live"][0] != r["none"][0] for r in recs)
+
+
+def test_half_lives_of_a_gate_set_by_hand():
+    """A GDN whose gate is a constant: g = -exp(A_log) * softplus(dt_bias) with a_proj zeroed,
+    so every head's half-life is ln 2 / (exp(A_log) softplus(dt_bias)), computed here."""
+    torch = pytest.importorskip("torch")
+    from model import DeltaLM, make_config
+    import recall_metrics as rm
+    torch.manual_seed(1)
+    m = DeltaLM(make_config("gated_deltanet", hidden_size=32, num_hidden_layers=2, num_heads=2, head_dim=16,
+                            intermediate_size=64)).eval()
+    want = []
+    with torch.no_grad():
+        for li, layer in enumerate(m.model.layers):
+            a = layer.attn
+            a.a_proj.weight.zero_()
+            a.A_log.copy_(torch.tensor([math.log(0.5), math.log(2.0)]))
+            a.dt_bias.copy_(torch.tensor([0.1 * (li + 1), -3.0]))
+            for h in range(2):
+                decay = math.exp(a.A_log[h].item()) * math.log1p(math.exp(a.dt_bias[h].item()))
+                want.append((li, h, None, math.log(2) / decay))
+    got = rm.unit_half_lives(m, [host_text(20)], 512)
+    assert [u[:3] for u in got] == [w[:3] for w in want]
+    for g, w in zip(got, want):
+        assert g[3] == pytest.approx(w[3], rel=1e-5)

@@ -146,13 +146,20 @@ class ShortConvolution(nn.Conv1d):
     def __init__(self, d, kernel_size):
         super().__init__(d, d, kernel_size, groups=d, padding=kernel_size - 1, bias=False)
 
-    def forward(self, x):  # x [B, T, D]
+    def forward(self, x, cache=None, key=None):  # x [B, T, D]
         # the W taps as shifted multiply-adds in the [B, T, D] layout: the same sum as F.conv1d
         # (up to float32 rounding order), about 3x faster through backward on a CPU than conv1d on
-        # the transposed tensor, whose SiLU and gradients then ran on strided memory
+        # the transposed tensor, whose SiLU and gradients then ran on strided memory.
+        # cache (a dict, with key): the last W-1 inputs before x ([B, W-1, D]; zeros where absent)
+        # are read from cache[key] and replaced by those after x
         T, W = x.shape[1], self.kernel_size[0]
         w = self.weight[:, 0, :]                                  # [D, W]
-        xp = F.pad(x, (0, 0, W - 1, 0))                           # zeros before t = 0
+        if cache is not None and key in cache:
+            xp = torch.cat([cache[key].to(x.dtype), x], 1)
+        else:
+            xp = F.pad(x, (0, 0, W - 1, 0))                       # zeros before t = 0
+        if cache is not None:
+            cache[key] = xp[:, -(W - 1):].detach().clone()
         y = xp[:, W - 1:W - 1 + T] * w[:, W - 1]
         for i in range(W - 1):
             y = y + xp[:, i:i + T] * w[:, i]
@@ -415,23 +422,26 @@ class GatedDeltaNet(nn.Module):
         self.o_norm = RMSNormGated(self.V, cfg["norm_eps"], "swish")
         self.o_proj = nn.Linear(vd, d, bias=False)
 
-    def inputs(self, x):
-        """x [B,T,d] (attn_norm output) -> q,k [B,T,H,K] (l2-normalised, unscaled), v, g [B,T,H], beta [B,T,H]."""
+    def inputs(self, x, cache=None):
+        """x [B,T,d] (attn_norm output) -> q,k [B,T,H,K] (l2-normalised, unscaled), v, g [B,T,H], beta [B,T,H].
+        cache: the layer's dict of carried state (see DeltaLM.forward), or None."""
         B, T, _ = x.shape
-        q = l2norm(self.q_conv1d(self.q_proj(x)).view(B, T, self.H, self.K))
-        k = l2norm(self.k_conv1d(self.k_proj(x)).view(B, T, self.H, self.K))
-        v = self.v_conv1d(self.v_proj(x)).view(B, T, self.H, self.V)
+        q = l2norm(self.q_conv1d(self.q_proj(x), cache, "q").view(B, T, self.H, self.K))
+        k = l2norm(self.k_conv1d(self.k_proj(x), cache, "k").view(B, T, self.H, self.K))
+        v = self.v_conv1d(self.v_proj(x), cache, "v").view(B, T, self.H, self.V)
         wdt = torch.float64 if x.dtype == torch.float64 else torch.float32
         g = -self.A_log.to(wdt).exp() * F.softplus(self.a_proj(x).to(wdt) + self.dt_bias.to(wdt))
         beta = torch.sigmoid(self.b_proj(x))
         return q, k, v, g, beta
 
-    def forward(self, x, mode="chunk", record=None, chunk_size=64):
+    def forward(self, x, mode="chunk", record=None, chunk_size=64, cache=None):
         B, T, _ = x.shape
-        q, k, v, g, beta = self.inputs(x)
+        q, k, v, g, beta = self.inputs(x, cache)
         fn = chunk_gdn if mode == "chunk" else recurrent_gdn
         kw = dict(chunk_size=chunk_size) if mode == "chunk" else {}
-        o_rule, S = fn(q, k, v, g, beta, **kw)
+        o_rule, S = fn(q, k, v, g, beta, initial_state=None if cache is None else cache.get("S"), **kw)
+        if cache is not None:
+            cache["S"] = S.detach().to(torch.float32)
         o_rule = o_rule.to(x.dtype)
         gate = self.g_proj(x).view(B, T, self.H, self.V)
         o = self.o_norm(o_rule, gate)
@@ -464,24 +474,27 @@ class KimiDeltaAttention(nn.Module):
         self.o_norm = RMSNormGated(self.V, cfg["norm_eps"], "sigmoid")
         self.o_proj = nn.Linear(vd, d, bias=False)
 
-    def inputs(self, x):
+    def inputs(self, x, cache=None):
         B, T, _ = x.shape
-        q = l2norm(self.q_conv1d(self.q_proj(x)).view(B, T, self.H, self.K))
-        k = l2norm(self.k_conv1d(self.k_proj(x)).view(B, T, self.H, self.K))
-        v = self.v_conv1d(self.v_proj(x)).view(B, T, self.H, self.V)
+        q = l2norm(self.q_conv1d(self.q_proj(x), cache, "q").view(B, T, self.H, self.K))
+        k = l2norm(self.k_conv1d(self.k_proj(x), cache, "k").view(B, T, self.H, self.K))
+        v = self.v_conv1d(self.v_proj(x), cache, "v").view(B, T, self.H, self.V)
         f = self.f_proj(x).view(B, T, self.H, self.K)
         wdt = torch.float64 if x.dtype == torch.float64 else torch.float32
         g = -self.A_log.to(wdt).exp()[:, None] * F.softplus(f.to(wdt) + self.dt_bias.to(wdt).view(self.H, self.K))
         beta = torch.sigmoid(self.b_proj(x))
         return q, k, v, g, beta
 
-    def forward(self, x, mode="chunk", record=None, chunk_size=32, sub_chunk=8):
+    def forward(self, x, mode="chunk", record=None, chunk_size=32, sub_chunk=8, cache=None):
         B, T, _ = x.shape
-        q, k, v, g, beta = self.inputs(x)
+        q, k, v, g, beta = self.inputs(x, cache)
+        S0 = None if cache is None else cache.get("S")
         if mode == "chunk":
-            o, S = chunk_kda(q, k, v, g, beta, chunk_size=chunk_size, sub_chunk=sub_chunk)
+            o, S = chunk_kda(q, k, v, g, beta, chunk_size=chunk_size, sub_chunk=sub_chunk, initial_state=S0)
         else:
-            o, S = recurrent_kda(q, k, v, g, beta)
+            o, S = recurrent_kda(q, k, v, g, beta, initial_state=S0)
+        if cache is not None:
+            cache["S"] = S.detach().to(torch.float32)
         o_rule = o.to(x.dtype)
         gate = self.g_proj(x).view(B, T, self.H, self.V)
         o = self.o_norm(o_rule, gate)
@@ -535,15 +548,21 @@ class DeltaLM(nn.Module):
                 if getattr(m, "bias", None) is not None:
                     nn.init.zeros_(m.bias)
 
-    def forward(self, tokens, mode="chunk", hidden_out=None, records=None, **kw):
+    def forward(self, tokens, mode="chunk", hidden_out=None, records=None, cache=None, **kw):
         """tokens [B,T] int64 -> logits [B,T,vocab].  mode: 'chunk' or 'recurrent'.
         hidden_out: list to receive the residual stream after the embedding and after every block.
         records: list of one dict per layer to receive that layer's q, k, v, g, beta, o_rule (delta
-        rule output), gate (output-gate pre-activation), o (input of o_proj) and S (final state)."""
+        rule output), gate (output-gate pre-activation), o (input of o_proj) and S (final state).
+        cache: a list of one dict per layer carrying the state across calls: 'S' [B,H,K,V] (float32,
+        K-first) and 'q', 'k', 'v' (the last W-1 pre-convolution inputs, [B,W-1,D]); read where
+        present (empty dicts: a fresh start) and replaced by the state after tokens, so that
+        forward(a) then forward(b) with one cache gives the logits of forward(a + b)."""
         x = self.model.embeddings(tokens)
         if hidden_out is not None:
             hidden_out.append(x)
         for i, layer in enumerate(self.model.layers):
+            if cache is not None:
+                kw["cache"] = cache[i]
             x = layer(x, mode=mode, record=records[i] if records is not None else None, **kw)
             if hidden_out is not None:
                 hidden_out.append(x)

@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""Recall metrics of a byte-level GDN / KDA model on the held-out recall documents, and where
+its memory lives: written into the model's metrics.json (merged with what train.py wrote).
+
+Per record of data/lm/heldout_recall.json (recall.py): the answer's teacher-forced NLL (nats,
+summed over its bytes) and exact match (greedy decoding from the answer's start gives it:
+recall.answer_scores), per distance bucket, with 95% intervals over records (Student's t).
+
+Units: a GDN head, or a KDA key row (layer, head, row). A unit's half-life is ln 2 / -mean(g)
+over the held-out prose (the mean log decay of its gate), as train.py reports it.
+
+The reset control: the states of a set of units are zeroed just before the query line
+("#NNNN ? ", i.e. after every byte before it), and the query line is then read on to the
+answer's end: GDN, the whole [K, V] state of each head of the set; KDA, row `row` of its head's
+state. Sets: the longest-lived quarter of the units (by half-life), and random quarters (--draws
+of them, seeds 0..draws-1, mean over draws). The conv state is kept (it is not the recurrent
+state).
+
+Usage: python tools/lm/recall_metrics.py MODEL_DIR [--json data/lm/heldout_recall.json]
+       [--docs N] [--draws 5] [--threads 1] [--out MODEL_DIR/metrics.json]
+"""
+import argparse
+import copy
+import json
+import math
+import os
+import sys
+import time
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import recall  # noqa: E402
+from model import load_checkpoint  # noqa: E402
+
+QUERY_HEAD = 8          # len(b"#0417 ? "): the query line's bytes before the answer
+HALF_LIFE_DOC_BYTES = 8192
+
+
+def t975(df):
+    """Student's t quantile 0.975 (df >= 1): the table for small df, the normal one beyond 30"""
+    table = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+             2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
+             2.045, 2.042]
+    return table[df - 1] if df <= 30 else 1.960 + 2.4 / df
+
+
+def mean_ci95(xs):
+    n = len(xs)
+    if n == 0:
+        return float("nan"), float("nan")
+    m = sum(xs) / n
+    if n < 2:
+        return m, float("nan")
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
+    return m, t975(n - 1) * sd / math.sqrt(n)
+
+
+@torch.no_grad()
+def unit_half_lives(model, docs, max_len=HALF_LIFE_DOC_BYTES):
+    """[(layer, head, row or None, half-life in tokens)] of every unit, from the mean log decay on
+    docs (each read from its start, at most max_len bytes)"""
+    sums, n = None, 0
+    for text in docs:
+        x = torch.tensor(list(text[:max_len]), dtype=torch.long)[None]
+        h = model.model.embeddings(x)
+        gs = []
+        for layer in model.model.layers:
+            _, _, _, g, _ = layer.attn.inputs(layer.attn_norm(h))
+            gs.append(g[0].double().sum(0))          # [H] or [H,K]
+            h = layer(h)
+        sums = gs if sums is None else [a + b for a, b in zip(sums, gs)]
+        n += x.shape[1]
+    units = []
+    for li, s in enumerate(sums):
+        hl = math.log(2) / (-(s / n))
+        for hi in range(hl.shape[0]):
+            if hl.dim() == 1:
+                units.append((li, hi, None, float(hl[hi])))
+            else:
+                units.extend((li, hi, r, float(hl[hi, r])) for r in range(hl.shape[1]))
+    return units
+
+
+def zero_units(cache, units):
+    """a copy of cache with the states of units zeroed"""
+    c = [dict(d) for d in cache]
+    for li in {u[0] for u in units}:
+        c[li]["S"] = c[li]["S"].clone()
+    for li, hi, row, *_ in units:
+        if row is None:
+            c[li]["S"][:, hi] = 0
+        else:
+            c[li]["S"][:, hi, row] = 0
+    return c
+
+
+@torch.no_grad()
+def doc_records(model, doc, spans, conditions):
+    """Per record of the document: dict(distance, native=(nll, exact), <condition>=(nll, exact)...).
+    native comes from one pass over the whole document; each condition (a list of units) zeroes
+    those units' states just before the query line and reads it from there to the answer's end."""
+    recs = [s for s in spans if s["kind"] == "record"]
+    x = torch.tensor(list(doc), dtype=torch.long)[None]
+    cuts = sorted({s["start"] - QUERY_HEAD for s in recs})
+    cache = [{} for _ in model.model.layers]
+    logits, snaps, at = [], {}, 0
+    for c in cuts + [x.shape[1] - 1]:
+        if c > at:
+            logits.append(model(x[:, at:c], cache=cache)[0])
+            at = c
+        snaps[c] = copy.deepcopy(cache)
+    full = torch.cat(logits, 0)                          # logits of bytes 0..T-2
+    native = recall.answer_scores(full, doc, recs)
+    out = []
+    for s, nat in zip(recs, native):
+        qs = s["start"] - QUERY_HEAD
+        r = dict(distance=s["distance"], native=nat)
+        seg = x[:, qs:s["start"] + s["length"] - 1]
+        for name, units in conditions.items():
+            lg = model(seg, cache=zero_units(snaps[qs], units))[0]
+            local = dict(s, start=s["start"] - qs)
+            r[name] = recall.answer_scores(lg, doc[qs:], [local])[0]
+        out.append(r)
+    return out
+
+
+def summarise(records, key, what):
+    """per bucket: (n, mean, ci95) of records' key: what 0 = nll, 1 = exact"""
+    out = []
+    for b in range(len(recall.BUCKETS)):
+        xs = [r[key][what] if what == 0 else float(r[key][what]) for r in records
+              if recall.bucket_of(r["distance"]) == b and r[key] is not None]
+        out.append((len(xs),) + mean_ci95(xs))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("model")
+    ap.add_argument("--json", default=os.path.join(REPO, "data", "lm", "heldout_recall.json"))
+    ap.add_argument("--heldout-json", default=os.path.join(REPO, "data", "lm", "heldout.json"))
+    ap.add_argument("--docs", type=int, default=None, help="only the first N recall documents")
+    ap.add_argument("--draws", type=int, default=5, help="random quarters drawn for the control")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--out", default=None, help="metrics file to merge into (default MODEL/metrics.json)")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.set_flush_denormal(True)
+    t0 = time.time()
+    model = load_checkpoint(args.model)
+    with open(args.json) as f:
+        rj = json.load(f)
+    base = os.path.dirname(os.path.abspath(args.json))
+    docs = rj["documents"][:args.docs]
+
+    # half-lives on the held-out prose books (data/lm/heldout/prose, as the C side reads them)
+    with open(args.heldout_json) as f:
+        hj = json.load(f)
+    prose = []
+    for d in hj["documents"]:
+        if d["domain"] == "prose":
+            with open(os.path.join(REPO, "data", "lm", "heldout", "prose", os.path.basename(d["file"])), "rb") as f:
+                prose.append(f.read())
+    units = unit_half_lives(model, prose)
+    hls = sorted(u[3] for u in units)
+    order = sorted(units, key=lambda u: -u[3])
+    quarter = len(units) // 4
+    longest = order[:quarter]
+    conditions = {"reset_longest": longest}
+    for d in range(args.draws):
+        g = torch.Generator().manual_seed(d)
+        pick = torch.randperm(len(units), generator=g)[:quarter].tolist()
+        conditions["reset_random_%d" % d] = [units[i] for i in pick]
+    print("%d units, half-lives %.3g .. %.3g (median %.3g); longest quarter: %d units from %.3g tokens"
+          % (len(units), hls[0], hls[-1], hls[len(hls) // 2], quarter, longest[-1][3]), flush=True)
+
+    records = []
+    for i, d in enumerate(docs):
+        with open(os.path.join(base, d["file"]), "rb") as f:
+            doc = f.read()
+        records.extend(doc_records(model, doc, d["spans"], conditions))
+        print("doc %d/%d %s: %d records, %.0f s" % (i + 1, len(docs), d["file"], len(records), time.time() - t0),
+              flush=True)
+
+    nat_e, nat_l = summarise(records, "native", 1), summarise(records, "native", 0)
+    lon_e = summarise(records, "reset_longest", 1)
+    rnd = [summarise(records, "reset_random_%d" % d, 1) for d in range(args.draws)]
+    rnd_e = [sum(r[b][1] for r in rnd) / len(rnd) for b in range(len(recall.BUCKETS))]
+    metrics = {
+        "recall_buckets": recall.BUCKETS,
+        "recall_n": [n for n, _, _ in nat_e],
+        "recall_exact": [m for _, m, _ in nat_e],
+        "recall_exact_ci95": [h for _, _, h in nat_e],
+        "recall_answer_nll": [m for _, m, _ in nat_l],
+        "recall_answer_nll_ci95": [h for _, _, h in nat_l],
+        "recall_exact_reset_longest_quarter": [m for _, m, _ in lon_e],
+        "recall_exact_reset_random_quarter": rnd_e,
+        "recall_reset_random_draws": args.draws,
+        "units": "gdn heads" if model.config["model_type"] == "gated_deltanet" else "kda key rows",
+        "units_count": len(units),
+        "units_half_life_over_100": sum(h >= 100 for h in hls) / len(hls),
+        "units_half_life_over_500": sum(h >= 500 for h in hls) / len(hls),
+        "units_half_life_over_1000": sum(h >= 1000 for h in hls) / len(hls),
+        "recall_eval": "records of %s (%d documents), teacher-forced, chunked forward from a zero state; exact: "
+                       "greedy answer equals the value; nll: nats summed over the answer bytes; 95%% intervals over "
+                       "records (Student's t); reset: the states of a quarter of the units (by half-life on the "
+                       "held-out prose books, ln 2 / -mean g) zeroed just before the query line"
+                       % (os.path.relpath(args.json, REPO), len(docs)),
+        "recall_command": " ".join(["python", os.path.relpath(sys.argv[0], os.getcwd())] + sys.argv[1:]),
+    }
+    out = args.out or os.path.join(args.model, "metrics.json")
+    old = {}
+    if os.path.exists(out):
+        with open(out) as f:
+            old = json.load(f)
+    old.update(metrics)
+    tmp = out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(old, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, out)
+    print("bucket        n  exact (95%)        nll (95%)         reset longest  reset random")
+    for b, (lo, hi) in enumerate(recall.BUCKETS):
+        print("%5d-%-5d %4d  %.3f +- %.3f   %7.3f +- %.3f   %.3f          %.3f"
+              % (lo, hi, nat_e[b][0], nat_e[b][1], nat_e[b][2], nat_l[b][1], nat_l[b][2], lon_e[b][1], rnd_e[b]))
+    print("units with half-life >= 100 / 500 / 1000 tokens: %.3f / %.3f / %.3f; wrote %s (%.0f s)"
+          % (metrics["units_half_life_over_100"], metrics["units_half_life_over_500"],
+             metrics["units_half_life_over_1000"], out, time.time() - t0))
+
+
+if __name__ == "__main__":
+    main()
