@@ -21,7 +21,7 @@ from tiny_models import MODELS  # noqa: E402
 
 
 def stream(model, ids, prefill):
-    from stepq.hf.__main__ import run_stream
+    from stepq.hf.cli import run_stream
     run_stream(model, ids, prefill)
 
 
@@ -229,7 +229,7 @@ BOOKS = [os.path.join(ROOT, "data", "lm", "heldout", "prose", b + ".txt")
 
 def fla_model(name):
     pytest.importorskip("fla")
-    from stepq.hf.__main__ import load_model
+    from stepq.hf.cli import load_model
     return load_model(os.path.join(ROOT, "data", "lm", name))[0]
 
 

@@ -11,15 +11,21 @@ weights_sha256, tokenizer, text, prefill
 (steps the first forward took at once; each later step was one decode call), transformers and
 torch versions.
 """
+import os
+import sys
+import time
+
 import h5py
 import numpy as np
 
 from . import QK_NORM_EPS, AdapterError, Hooks, delta_layers, spec_of, step_inputs, weights_sha256
+from .cli import Output, Progress, check_model_dir, check_texts, load_model, model_files, outputs, run_stream, tokens
 
 
 class Capture:
-    """Records every kernel call of the hooked layers into path (a trace, written as it goes and
-    renamed into place on close(); removed if the capture fails). attrs: extra root attributes."""
+    """Records every kernel call of the hooked layers into path (a trace, written as it goes into
+    a temporary file beside it and renamed into place on close(); removed if the capture fails).
+    path: a file name or a cli.Output already checked. attrs: extra root attributes."""
 
     def __init__(self, model, path, layers=None, attrs=None):
         self.spec = spec_of(model)
@@ -32,10 +38,13 @@ class Capture:
         self.col = {l.index: i for i, l in enumerate(self.layers)}
         self.t = {l.index: 0 for l in self.layers}  # steps seen per layer
         self.buf = {l.index: [] for l in self.layers}  # steps not yet written, flushed every 64
-        self.path = str(path)
-        self.tmp = self.path + ".tmp"
+        self.out = path if isinstance(path, Output) else Output(path, [])
+        self.path = self.out.path
         self.hooks = None
-        self.f = h5py.File(self.tmp, "w")
+        try:
+            self.f = h5py.File(self.out.tmp, "w")
+        except OSError as e:
+            raise self.out.failed(e) from None
         try:
             self._start(model, attrs)
         except BaseException:
@@ -93,7 +102,10 @@ class Capture:
         buf.append([x[0].detach().cpu().numpy() for x in (q, k, v, g, beta, y)])
         self.t[i] += q.shape[1]
         if sum(b[0].shape[0] for b in buf) >= 64:
-            self._flush(i)
+            try:
+                self._flush(i)
+            except OSError as e:
+                raise self.out.failed(e) from None
         self.calls += 1
         return out
 
@@ -118,7 +130,6 @@ class Capture:
         return min(self.t.values())
 
     def close(self, ok=True):
-        import os
         if self.hooks is not None:
             self.hooks.close()
             self.hooks = None
@@ -129,17 +140,21 @@ class Capture:
             err = AdapterError("the captured layers saw different numbers of steps %s" % self.t)
         else:
             err = None
-        if ok:
-            for i in self.buf:
-                self._flush(i)
-            self.f.attrs["prefill"] = int(self.prefill or 0)
-            self.f.attrs["steps"] = int(self.steps)
-        self.f.close()
+        try:
+            if ok:
+                for i in self.buf:
+                    self._flush(i)
+                self.f.attrs["prefill"] = int(self.prefill or 0)
+                self.f.attrs["steps"] = int(self.steps)
+            self.f.close()
+        except OSError as e:  # a full disk, a file-size limit: the system's reason, nothing left
+            self.f = None
+            raise self.out.failed(e) from None
         self.f = None
         if ok:
-            os.replace(self.tmp, self.path)
+            self.out.commit()
         else:
-            os.unlink(self.tmp)
+            self.out.discard()
         if err:
             raise err
 
@@ -148,3 +163,43 @@ class Capture:
 
     def __exit__(self, exc_type, exc, tb):
         self.close(ok=exc_type is None)
+
+
+def command(a):
+    """python -m stepq.hf capture: every input and output checked, then one trace per text"""
+    check_model_dir(a.model)
+    check_texts(a.text)
+    outs = {}
+    for t in a.text:
+        out = os.path.join(a.out, os.path.splitext(os.path.basename(t))[0] + ".h5")
+        if out in outs:
+            raise AdapterError("--text %s and %s would both be captured into %s (give texts distinct file names)"
+                               % (outs[out], t, out))
+        outs[out] = t
+    if os.path.exists(a.out) and not os.path.isdir(a.out):
+        raise AdapterError("--out %s is a file; capture writes one trace per text into a directory" % a.out)
+    inputs = list(a.text) + model_files(a.model)
+    checked = outputs([(out, "--out") for out in outs], inputs)  # temporary files made: writable, before work
+    try:
+        model, tok = load_model(a.model)
+        import torch
+        import transformers
+        for out, t in zip(checked, a.text):
+            ids = tokens(tok, t, a.max_tokens)
+            T = ids.shape[1]
+            if T < 2:
+                raise AdapterError("--text %s: %d tokens; a capture needs at least 2" % (t, T))
+            attrs = {"tokenizer": "bytes" if tok is None else type(tok).__name__ + " " + str(tok.name_or_path),
+                     "text": os.path.abspath(t), "transformers_version": transformers.__version__,
+                     "torch_version": torch.__version__, "command": " ".join(sys.argv)}
+            prefill = a.prefill if a.prefill is not None else T
+            prog = Progress("capture %s" % os.path.basename(t), T, "tokens")
+            t0 = time.time()
+            with Capture(model, out, a.layers, attrs) as c:
+                run_stream(model, ids, prefill, lambda n, _: prog.tick(n))
+            dt = time.time() - t0
+            print("wrote %s: %d steps of %d layers x %d value heads (%s), %.1f tokens/s" %
+                  (out.path, c.steps, len(c.layers), c.HV, c.spec.kind, T / dt))
+    finally:
+        for o in checked:
+            o.discard()

@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import Plan, Session, StepqError, mean_ci95
 from . import AdapterError, Hooks, delta_layers, forward, initial_state, returned_state, spec_of, step_inputs
+from .cli import Progress, check_model_dir, outputs, check_texts, load_model, model_files, regular_file, tokens
 
 
 class _State:
@@ -93,12 +94,12 @@ class Evaluator:
 
 
 def _batch(tok, texts, need):
-    from .__main__ import fail, tokens
     rows = []
     for t in texts:
         ids = tokens(tok, t)
         if ids.shape[1] < need:
-            fail("--text %s has %d tokens; --prefill + --decode + 1 = %d are needed" % (t, ids.shape[1], need))
+            raise AdapterError("--text %s has %d tokens; --prefill + --decode + 1 = %d are needed"
+                               % (t, ids.shape[1], need))
         rows.append(ids[:, :need])
     import torch
     return torch.cat(rows, 0)
@@ -185,91 +186,89 @@ def binned(x, B):
     return x[..., :nb * B].reshape(x.shape[:-1] + (nb, B)).mean(-1)
 
 
-def cmd_eval(a):
-    import h5py
-    import torch
-    import transformers
-    from .__main__ import Progress, fail, load_model
-    if a.prefill < 1 or a.decode < 1 or a.bin < 1 or a.bin > a.decode:
-        fail("--prefill and --decode must be >= 1 and --bin in [1, --decode]")
+def _check(a):
+    """every option and input of eval before any work; returns the outputs (h5, tsv, png or None)"""
+    if a.bin > a.decode:
+        raise AdapterError("--bin %d is above --decode %d (a bin holds at most the decode steps)" % (a.bin, a.decode))
     from .. import formats as table
     known = {f.name for f in table()}
     for f in a.formats:
         if f not in known:
-            fail("--formats: no format is called '%s' (stepq formats lists them)" % f)
-    model, tok = load_model(a.model)
+            raise AdapterError("--formats: no format is called '%s' (stepq formats lists them)" % f)
+    if len(set(a.formats)) != len(a.formats):
+        raise AdapterError("--formats names a format twice: %s" % ",".join(a.formats))
+    check_model_dir(a.model)
+    check_texts(a.text)
+    inputs = list(a.text) + model_files(a.model)
+    if a.plan:
+        regular_file(a.plan, "--plan")
+        inputs.append(a.plan)
+    if a.plot:
+        regular_file(a.plot, "--plot")
+        inputs.append(a.plot)
+    stem = os.path.splitext(a.out)[0]
+    return outputs([(a.out, "--out"), (stem + ".tsv", "the table beside --out")]
+                   + ([(stem + ".png", "the figure beside --out")] if a.plot else []), inputs)
+
+
+def cmd_eval(a):
+    import h5py
+    import torch
+    import transformers
+    outs = _check(a)
+    try:
+        _run(a, outs, h5py, torch, transformers)
+    finally:
+        for o in outs:
+            o.discard()
+
+
+def _write(out, fn):
+    """fn(temporary path), then the temporary renamed into place; a failed write names its reason"""
+    try:
+        fn(out.tmp)
+    except OSError as e:
+        raise out.failed(e) from None
+    out.commit()
+
+
+def _run(a, outs, h5py, torch, transformers):
     plan = Plan(a.plan) if a.plan else None
+    model, tok = load_model(a.model)
     ids = _batch(tok, a.text, a.prefill + a.decode + 1)
     prog = Progress("eval", a.decode, "decode steps")
     t0 = time.time()
     r = evaluate(model, ids, a.formats, a.prefill, a.decode, plan, a.layers, a.generate, prog.tick)
     dt = time.time() - t0
     D, F, B = ids.shape[0], len(a.formats), a.bin
-    tmp = a.out + ".tmp"
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    with h5py.File(tmp, "w") as h:
-        at = h.attrs
-        at["experiment"] = "hf-eval"
-        at["model"] = os.path.abspath(a.model)
-        at["model_type"] = model.config.model_type
-        at["command"] = " ".join(sys.argv)
-        at["transformers_version"] = transformers.__version__
-        at["torch_version"] = str(torch.__version__)
-        at["prefill"] = a.prefill
-        at["decode"] = a.decode
-        at["bin"] = B
-        at["unit"] = "nats per token"
-        at["seconds"] = dt
-        if a.plan:
-            at["plan"] = os.path.abspath(a.plan)
-        h["documents"] = [os.path.abspath(t).encode() for t in a.text]
-        h["formats"] = [f.encode() for f in a.formats]
-        h["decode_step"] = np.arange(0, (a.decode // B) * B, B, dtype=np.int64)
-        h["nll_native"] = r["nll_native"]
-        h["layers"] = r["layers"]
-        for name in ("extra", "kl", "top1"):
-            b = binned(r[name], B)  # [D, F, NB]
-            h[name] = b
-            mc = np.array([[mean_ci95(b[:, f, j]) for j in range(b.shape[2])] for f in range(F)])
-            h[name + "_mean"] = mc[..., 0]
-            h[name + "_ci95"] = mc[..., 1]
-        h["extra_window"] = r["extra"].mean(-1)
-        h["state_err"] = binned(r["state_err"], B)
-        h["readout_err"] = binned(r["readout_err"], B)
-        if "greedy" in r:
-            g = r["greedy"]
-            h["greedy"] = g
-            same = g[:, 1:] == g[:, :1]
-            h["greedy_agree"] = np.where(same.all(-1), g.shape[-1], np.argmin(same, -1))
-            # the paper's "outputs grow longer": tokens before the first end-of-sequence token (all of
-            # them where the model has none, as a byte model)
-            eos = getattr(model.config, "eos_token_id", None)
-            eos = [] if eos is None else ([eos] if isinstance(eos, int) else list(eos))
-            ended = np.isin(g, eos)
-            h["greedy_length"] = np.where(ended.any(-1), np.argmax(ended, -1), g.shape[-1])
-            h["greedy_length"].attrs["description"] = ("tokens before the first end-of-sequence token %s [D,1+F] "
-                                                       "(row 0 native; G where none came)" % eos)
-    os.replace(tmp, a.out)
-    table = os.path.splitext(a.out)[0] + ".tsv"
-    with open(table + ".tmp", "w") as t:
-        em = binned(r["extra"], B)
-        t.write("# decode_step" + "".join("\t%s_mean\t%s_ci95" % (f, f) for f in a.formats) + "\n")
-        for j in range(em.shape[2]):
-            row = [mean_ci95(em[:, f, j]) for f in range(F)]
-            t.write("%d" % (j * B) + "".join("\t%.9g\t%.9g" % mc for mc in row) + "\n")
-    os.replace(table + ".tmp", table)
+
+    def h5(tmp):
+        with h5py.File(tmp, "w") as h:
+            _fill(h, a, r, model, dt, torch, transformers)
+
+    def tsv(tmp):
+        with open(tmp, "w") as t:
+            em = binned(r["extra"], B)
+            t.write("# decode_step" + "".join("\t%s_mean\t%s_ci95" % (f, f) for f in a.formats) + "\n")
+            for j in range(em.shape[2]):
+                row = [mean_ci95(em[:, f, j]) for f in range(F)]
+                t.write("%d" % (j * B) + "".join("\t%.9g\t%.9g" % mc for mc in row) + "\n")
+
+    _write(outs[0], h5)
+    _write(outs[1], tsv)
+    table = outs[1].path
     if a.plot:
         import subprocess
-        png = os.path.splitext(a.out)[0] + ".png"
         source = "%s (%s), %d documents, prefill %d, plan %s" % (a.model,
                                                                 model.config.model_type, D, a.prefill,
                                                                 os.path.basename(a.plan) if a.plan else "none")
         # the variables by name, as stepq run passes them (cli/plot.c): never read as gnuplot code
-        r_ = subprocess.run(["gnuplot", "-c", a.plot, "datafile outfile formats source unit", table, png,
+        r_ = subprocess.run(["gnuplot", "-c", a.plot, "datafile outfile formats source unit", table, outs[2].tmp,
                              " ".join(a.formats), source, "token"], capture_output=True, text=True)
         if r_.returncode != 0:
-            fail("gnuplot %s failed: %s" % (a.plot, r_.stderr.strip()[-500:]))
-        print("wrote %s" % png)
+            raise AdapterError("gnuplot %s failed: %s" % (a.plot, r_.stderr.strip()[-500:]))
+        outs[2].commit()
+        print("wrote %s" % outs[2].path)
     ms = dt / (a.decode * (1 + F)) * 1e3
     print("wrote %s and %s: %d documents, %d decode steps, %d formats, %.1f ms per token and stream" %
           (a.out, table, D, a.decode, F, ms))
@@ -277,3 +276,49 @@ def cmd_eval(a):
         m, c = mean_ci95(r["extra"][:, f].mean(-1))
         print("  %-14s extra NLL over the window %+.5f +- %.5f nats/token, KL %.3g, top-1 agreement %.3f" %
               (name, m, c, r["kl"][:, f].mean(), r["top1"][:, f].mean()))
+
+
+def _fill(h, a, r, model, dt, torch, transformers):
+    """the datasets and attributes of eval's HDF5 output (the module's docstring)"""
+    F, B = len(a.formats), a.bin
+    at = h.attrs
+    at["experiment"] = "hf-eval"
+    at["model"] = os.path.abspath(a.model)
+    at["model_type"] = model.config.model_type
+    at["command"] = " ".join(sys.argv)
+    at["transformers_version"] = transformers.__version__
+    at["torch_version"] = str(torch.__version__)
+    at["prefill"] = a.prefill
+    at["decode"] = a.decode
+    at["bin"] = B
+    at["unit"] = "nats per token"
+    at["seconds"] = dt
+    if a.plan:
+        at["plan"] = os.path.abspath(a.plan)
+    h["documents"] = [os.path.abspath(t).encode() for t in a.text]
+    h["formats"] = [f.encode() for f in a.formats]
+    h["decode_step"] = np.arange(0, (a.decode // B) * B, B, dtype=np.int64)
+    h["nll_native"] = r["nll_native"]
+    h["layers"] = r["layers"]
+    for name in ("extra", "kl", "top1"):
+        b = binned(r[name], B)  # [D, F, NB]
+        h[name] = b
+        mc = np.array([[mean_ci95(b[:, f, j]) for j in range(b.shape[2])] for f in range(F)])
+        h[name + "_mean"] = mc[..., 0]
+        h[name + "_ci95"] = mc[..., 1]
+    h["extra_window"] = r["extra"].mean(-1)
+    h["state_err"] = binned(r["state_err"], B)
+    h["readout_err"] = binned(r["readout_err"], B)
+    if "greedy" in r:
+        g = r["greedy"]
+        h["greedy"] = g
+        same = g[:, 1:] == g[:, :1]
+        h["greedy_agree"] = np.where(same.all(-1), g.shape[-1], np.argmin(same, -1))
+        # the paper's "outputs grow longer": tokens before the first end-of-sequence token (all of
+        # them where the model has none, as a byte model)
+        eos = getattr(model.config, "eos_token_id", None)
+        eos = [] if eos is None else ([eos] if isinstance(eos, int) else list(eos))
+        ended = np.isin(g, eos)
+        h["greedy_length"] = np.where(ended.any(-1), np.argmax(ended, -1), g.shape[-1])
+        h["greedy_length"].attrs["description"] = ("tokens before the first end-of-sequence token %s [D,1+F] "
+                                                   "(row 0 native; G where none came)" % eos)

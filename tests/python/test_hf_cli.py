@@ -1,0 +1,228 @@
+"""`python -m stepq.hf` under malformed models, options and outputs (issue 33, classes 5 and 6):
+each is refused before any work with exactly one line `stepq.hf: error: ...` naming it, exit
+status 2, and nothing written; outputs never replace an input and two runs into one place each
+leave a whole file."""
+import glob
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+
+import h5py
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+sys.path.insert(0, os.path.dirname(__file__))
+from tiny_models import qwen3_next  # noqa: E402
+
+from stepq.hf.__main__ import main  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    d = tmp_path_factory.mktemp("hfcli")
+    qwen3_next().save_pretrained(d / "model")
+    (d / "doc.txt").write_bytes(bytes(range(32, 127)) * 2)
+    return d
+
+
+def refused(capsys, args, pattern, only=True):
+    with pytest.raises(SystemExit) as e:
+        main([str(a) for a in args])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    lines = [l for l in err.strip().split("\n") if l.startswith("stepq.hf: error: ")]
+    assert len(lines) == 1, err
+    if only:
+        assert err.strip() == lines[0], err
+    assert re.search(pattern, lines[0]), lines[0]
+    return lines[0]
+
+
+def nothing_left(d):
+    assert not glob.glob(os.path.join(str(d), "*.tmp*")), os.listdir(d)
+
+
+def model_copy(work, name, edit):
+    d = work / name
+    if d.exists():
+        shutil.rmtree(d)
+    shutil.copytree(work / "model", d)
+    edit(d)
+    return d
+
+
+def capture(model, text, out, *more):
+    return ["capture", "--model", model, "--text", text, "--out", out, *more]
+
+
+# ---- 5. model directories --------------------------------------------------------------------------
+
+def _set_json(p, obj):
+    p.write_text(json.dumps(obj))
+
+
+def _cut(p, frac):
+    b = p.read_bytes()
+    p.write_bytes(b[:int(len(b) * frac)])
+
+
+def _header_edit(p, fn):
+    b = p.read_bytes()
+    n = struct.unpack("<Q", b[:8])[0]
+    h = json.loads(b[8:8 + n])
+    fn(h)
+    nh = json.dumps(h).encode()
+    nh += b" " * (n - len(nh)) if len(nh) <= n else b""
+    p.write_bytes(struct.pack("<Q", len(nh)) + nh + b[8 + n:])
+
+
+def _first_tensor(h):
+    return sorted(k for k in h if k != "__metadata__")[0]
+
+
+CASES = [
+    ("unknown_type", lambda d: _set_json(d / "config.json", dict(json.load(open(d / "config.json")), model_type="llama")),
+     r"model_type 'llama' has no stepq adapter"),
+    ("config_cut", lambda d: _cut(d / "config.json", 0.5), r"config.json: not JSON"),
+    ("config_list", lambda d: (d / "config.json").write_text("[1, 2]"), r"config.json holds a JSON list"),
+    ("config_device", lambda d: ((d / "config.json").unlink(), os.symlink("/dev/zero", d / "config.json")),
+     r"config.json is a character device, not a regular file"),
+    ("weights_cut", lambda d: _cut(d / "model.safetensors", 0.5), r"model.safetensors: tensor '.*' lies at bytes"),
+    ("weights_header_cut", lambda d: _cut(d / "model.safetensors", 0.0001),
+     r"model.safetensors: its header claims \d+ bytes, the file holds"),
+    ("offsets_lie", lambda d: _header_edit(d / "model.safetensors", lambda h: h[_first_tensor(h)].__setitem__(
+        "data_offsets", [0, 10**12])), r"lies at bytes \[0, 1000000000000\)"),
+    ("dtype_lies", lambda d: _header_edit(d / "model.safetensors", lambda h: h[_first_tensor(h)].__setitem__(
+        "dtype", "F64")), r"\(F64 \[.*\]\) needs \d+ bytes; its offsets give"),
+    ("dtype_unknown", lambda d: _header_edit(d / "model.safetensors", lambda h: h[_first_tensor(h)].__setitem__(
+        "dtype", "Q4")), r"is not described by a known dtype"),
+]
+
+
+@pytest.mark.parametrize("name,edit,pattern", CASES, ids=[c[0] for c in CASES])
+def test_malformed_model_directories(work, capsys, name, edit, pattern):
+    d = model_copy(work, name, edit)
+    out = work / ("out_" + name)
+    refused(capsys, capture(d, work / "doc.txt", out), pattern)
+    assert not out.exists()
+
+
+def test_nan_weight_is_refused(work, capsys):
+    m = qwen3_next()
+    with torch.no_grad():
+        m.model.norm.weight[3] = float("nan")
+    m.save_pretrained(work / "nan_model")
+    out = work / "out_nan"
+    refused(capsys, capture(work / "nan_model", work / "doc.txt", out),
+            r"weight model.norm.weight holds nan at element 3 \(a weight must be finite\)", only=False)
+    assert not glob.glob(str(out / "*"))
+
+
+# ---- 5. options and texts ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("more,pattern", [
+    (["--max-tokens", "0"], r"argument --max-tokens: 0 is below 2"),
+    (["--max-tokens", "-3"], r"argument --max-tokens: -3 is below 2"),
+    (["--max-tokens", "1e3"], r"'1e3' is not a whole number"),
+    (["--layers", ""], r"argument --layers: an empty list"),
+    (["--layers", "0,0"], r"names an index twice"),
+    (["--layers", "-1"], r"is not a list of indices|index -1 is negative"),
+    (["--prefill", "0"], r"argument --prefill: 0 is below 1"),
+])
+def test_capture_options(work, capsys, more, pattern):
+    out = work / "out_opts"
+    refused(capsys, capture(work / "model", work / "doc.txt", out, *more), pattern)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("more,pattern", [
+    (["--formats", ""], r"argument --formats: an empty list"),
+    (["--formats", "int8,int8"], r"names a format twice"),
+    (["--formats", "int8", "--generate", "-1"], r"argument --generate: -1 is below 0"),
+    (["--formats", "int8", "--bin", "9", "--decode", "8"], r"--bin 9 is above --decode 8"),
+    (["--formats", "int8", "--plan", "/dev/null"], r"--plan /dev/null is a character device"),
+])
+def test_eval_options(work, capsys, more, pattern):
+    out = work / "ev_opts" / "e.h5"
+    refused(capsys, ["eval", "--model", work / "model", "--text", work / "doc.txt", "--out", out] + more, pattern)
+    assert not out.exists()
+
+
+def test_texts_that_are_not_files(work, capsys):
+    out = work / "out_text"
+    refused(capsys, capture(work / "model", "/dev/zero", out), r"--text /dev/zero is a character device")
+    refused(capsys, capture(work / "model", work, out), r"is a directory, not a regular file")
+    refused(capsys, capture(work / "model", work / "missing.txt", out), r"missing.txt: No such file or directory")
+    assert not out.exists()
+
+
+# ---- 6. outputs -------------------------------------------------------------------------------------
+
+def test_outputs_never_replace_inputs(work, capsys):
+    # capture: a --out that is a file; a text that is the trace it would write
+    (work / "afile").write_text("x")
+    refused(capsys, capture(work / "model", work / "doc.txt", work / "afile"), r"--out .*afile is a file")
+    d = work / "selfout"
+    d.mkdir(exist_ok=True)
+    (d / "doc.h5").write_bytes(b"my document")
+    refused(capsys, capture(work / "model", d / "doc.h5", d), r"doc.h5: it is .*doc.h5, an input of this run")
+    assert (d / "doc.h5").read_bytes() == b"my document"
+    nothing_left(d)
+    # eval: --out a directory; --out the text itself; the table beside it a text
+    refused(capsys, ["eval", "--model", work / "model", "--text", work / "doc.txt", "--formats", "int8", "--out", work],
+            r"is a directory \(give a file name\)")
+    refused(capsys, ["eval", "--model", work / "model", "--text", work / "doc.txt", "--formats", "int8", "--out",
+                     work / "doc.txt"], r"doc.txt: it is .*doc.txt, an input of this run")
+    (work / "t.tsv").write_text("keep")
+    refused(capsys, ["eval", "--model", work / "model", "--text", work / "t.tsv", "--formats", "int8", "--out",
+                     work / "t.h5"], r"cannot write .*t.tsv: it is .*t.tsv, an input")
+    assert (work / "t.tsv").read_text() == "keep" and not (work / "t.h5").exists()
+    # --out in a model's directory, over one of its files
+    refused(capsys, ["eval", "--model", work / "model", "--text", work / "doc.txt", "--formats", "int8", "--out",
+                     work / "model" / "config.json"], r"config.json, an input of this run")
+    nothing_left(work)
+
+
+def test_two_texts_of_one_name(work, capsys):
+    (work / "a").mkdir(exist_ok=True)
+    (work / "b").mkdir(exist_ok=True)
+    (work / "a" / "same.txt").write_bytes(b"a" * 40)
+    (work / "b" / "same.txt").write_bytes(b"b" * 40)
+    out = work / "out_same"
+    refused(capsys, ["capture", "--model", work / "model", "--text", work / "a" / "same.txt", work / "b" / "same.txt",
+                     "--out", out], r"would both be captured into .*same.h5")
+    assert not out.exists()
+
+
+def test_an_unwritable_place_names_the_reason(work, capsys):
+    refused(capsys, capture(work / "model", work / "doc.txt", "/dev/null/traces"),
+            r"cannot write /dev/null/traces/doc.h5: /dev/null is a character device, not a directory")
+    refused(capsys, ["eval", "--model", work / "model", "--text", work / "doc.txt", "--formats", "int8", "--out",
+                     "/dev/null/e.h5"], r"cannot write /dev/null/e.h5: /dev/null is a character device, not a directory")
+
+
+def test_two_captures_into_one_place_at_once(work):
+    """two processes capture texts of one file name and different lengths into one --out at
+    once: the trace left is whole, one of the two, and no temporary file remains"""
+    for sub, n in (("p", 60), ("q", 90)):
+        (work / sub).mkdir(exist_ok=True)
+        (work / sub / "doc.txt").write_bytes(bytes(range(40, 40 + n)))
+    out = work / "shared"
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    procs = [subprocess.Popen([sys.executable, "-m", "stepq.hf", "capture", "--model", str(work / "model"), "--text",
+                               str(work / sub / "doc.txt"), "--out", str(out), "--prefill", "8"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) for sub in ("p", "q")]
+    for p in procs:
+        _, err = p.communicate()
+        assert p.returncode == 0, err.decode()[-2000:]
+    with h5py.File(out / "doc.h5") as f:
+        text = f.attrs["text"]
+        n = {str(work / "p" / "doc.txt"): 60, str(work / "q" / "doc.txt"): 90}[text]
+        assert f["q"].shape[0] == n and f.attrs["steps"] == n
+    nothing_left(out)
