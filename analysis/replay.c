@@ -7,12 +7,14 @@
 // end. A failed run abandons the temporary file: nothing is left at the output path.
 #include "replay.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/common.h"
 #include "../base/h5util.h"
+#include "../base/outfile.h"
 #include "../base/stats.h"
 #include "runner.h"
 
@@ -22,6 +24,7 @@ typedef struct {
     hid_t y, y_ref, S_final, S_ref_final;  // the output's streamed datasets
     int V, K;
     int failed;  // an HDF5 write failed (reported once, at the end)
+    int err;     // errno of the first failed write
 } replay_sink;
 
 // one thread's read-outs of the head in flight: steps [t0, t0 + n)
@@ -47,10 +50,10 @@ static void buf_free(void* tls) {
 static int write_slab(replay_sink* s, hid_t d, float* data, int rank, const hsize_t* start, const hsize_t* count) {
     int rc;
 #pragma omp critical(stepq_hdf5)
-    rc = h5u_slab(d, 1, H5T_NATIVE_FLOAT, data, rank, start, count);
-    if (rc != STEPQ_OK) {
-#pragma omp atomic write
-        s->failed = 1;
+    {
+        rc = h5u_slab(d, 1, H5T_NATIVE_FLOAT, data, rank, start, count);
+        if (rc != STEPQ_OK && !s->failed) s->err = errno;
+        if (rc != STEPQ_OK) s->failed = 1;
     }
     return rc;
 }
@@ -141,16 +144,19 @@ static int write_figures(hid_t f, const stepq_replay_cfg* c, const stepq_run_out
 int stepq_replay(const stepq_replay_cfg* c) {
     const stepq_format* fmts[1] = {c->format};
     const long T = c->src->T;
+    // y and y_ref (T x HV x V each) and the final states: refused up front where they cannot fit
+    if (stepq_output_space(c->output, 8.0 * c->src->n_heads * ((double)T * c->src->V + (double)c->src->K * c->src->V)))
+        return STEPQ_ERR;
     hid_t f = h5u_create(c->output);
     if (f < 0) return STEPQ_ERR;
-    replay_sink sink = {-1, -1, -1, -1, 0, 0, 0};
+    replay_sink sink = {-1, -1, -1, -1, 0, 0, 0, 0};
     int rc = create_streams(&sink, f, c->src, T);
     const stepq_observer obs = {.name = "replay", .ctx = &sink, .thread_init = buf_init, .thread_free = buf_free,
                                 .init_head = buf_init_head, .on_step = buf_step, .end_head = buf_end_head};
     stepq_run_cfg rc_cfg = {fmts, 1, c->prefill, T - c->prefill, 1, 0, "replay", c->plan, NULL, 0, NULL, &obs, 1};
     stepq_run_out o;
     int ran = rc == STEPQ_OK && stepq_run_heads(&o, c->src, &rc_cfg) == STEPQ_OK;
-    if (sink.failed) stepq_error("%s: cannot write the read-outs (HDF5)", c->output);
+    if (sink.failed) stepq_error("cannot write %s: %s; nothing was left there", c->output, h5u_reason(sink.err));
     rc = !ran || sink.failed || write_figures(f, c, &o) != STEPQ_OK ? STEPQ_ERR : STEPQ_OK;
     if (ran) stepq_run_out_free(&o);
     close_streams(&sink);

@@ -1,6 +1,7 @@
 #include "h5util.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,14 @@ hid_t h5u_create_chunked(hid_t loc, const char* name, hid_t type, int rank, cons
 
 int h5u_slab(hid_t d, int write, hid_t memtype, void* data, int rank, const hsize_t* start,
              const hsize_t* count) {
+    // HDF5 keeps its printing of errors per thread (thread-safe builds): an OpenMP thread that
+    // reads or writes a slab silences it for itself, or a failed write prints HDF5's stack
+    static _Thread_local int quiet;
+    if (!quiet) {
+        H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+        quiet = 1;
+    }
+    errno = 0;  // a failed write leaves the system's reason here (HDF5's sec2 driver keeps it)
     hid_t fs = H5Dget_space(d), ms = H5Screate_simple(rank, count, NULL);
     herr_t st = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
     if (st >= 0)
@@ -107,6 +116,8 @@ int h5u_slab(hid_t d, int write, hid_t memtype, void* data, int rank, const hsiz
     H5Sclose(fs);
     return st < 0 ? STEPQ_ERR : STEPQ_OK;
 }
+
+const char* h5u_reason(int e) { return e ? strerror(e) : "HDF5 refused the write"; }
 
 int h5u_write(hid_t loc, const char* name, hid_t memtype, const void* data, int rank,
               const hsize_t* dims, const char* units, const char* description) {
@@ -354,6 +365,13 @@ int h5u_read_attr_f64(double* out, hid_t file, const char* fname, const char* na
 
 hid_t h5u_open_read(const char* path, const char* what, const char* hint) {
     h5u_quiet();
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {  // a FIFO would block the open forever
+        stepq_error("%s: cannot read %s: it is %s, not a regular file%s", path, what,
+                    S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                    : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a special file", hint);
+        return -1;
+    }
     FILE* probe = fopen(path, "rb");
     if (!probe) {
         stepq_error("%s: cannot open %s (missing or unreadable%s)", path, what, hint);

@@ -50,6 +50,8 @@ hid_t h5u_create_chunked(hid_t loc, const char* name, hid_t type, int rank, cons
 // (contiguous, memtype, count's shape). STEPQ_ERR (no message) when HDF5 fails.
 int h5u_slab(hid_t d, int write, hid_t memtype, void* data, int rank, const hsize_t* start,
              const hsize_t* count);
+// the reason a write failed, from the errno saved right after it: strerror, or HDF5's own refusal
+const char* h5u_reason(int e);
 // Reads a string attribute of the root; *out malloc'd. STEPQ_ERR if absent and required.
 int h5u_read_attr_str(char** out, hid_t file, const char* file_name, const char* name,
                       int required);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -146,6 +147,25 @@ static int check(const char* path, int dir_must_exist) {
 }
 
 int stepq_output_check(const char* path) { return check(path, 0); }
+
+int stepq_output_space(const char* path, double bytes) {
+    char* copy = strdup(path);
+    char* dir = dirname(copy);
+    struct statvfs vs;
+    // the directory may not exist yet (the front ends make it): its nearest existing ancestor
+    while (statvfs(dir, &vs) != 0 && strcmp(dir, "/") && strcmp(dir, ".")) dir = dirname(dir);
+    int rc = STEPQ_OK;
+    if (statvfs(dir, &vs) == 0) {
+        const double avail = (double)vs.f_bavail * (double)vs.f_frsize;
+        if (bytes > avail) {
+            stepq_error("cannot write %s: it would take about %.3g GB and %s has %.3g GB free", path, bytes / 1e9,
+                        dir, avail / 1e9);
+            rc = STEPQ_ERR;
+        }
+    }
+    free(copy);
+    return rc;
+}
 
 int stepq_tmpfile(char** tmp, const char* path) {
     const size_t n = strlen(path) + 12;

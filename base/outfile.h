@@ -36,6 +36,10 @@ void stepq_inputs_reset(void);
 // STEPQ_ERR with a message when an output at path would be refused (the front ends check every
 // output of a run before any work; a directory that does not exist yet passes: they make it)
 int stepq_output_check(const char* path);
+// STEPQ_ERR with a message when an output of about `bytes` (its size known up front: a trace, a
+// replay's read-outs) would not fit in the free space of the file system its directory is on
+// (statvfs: the space an unprivileged write may use); STEPQ_OK where it fits or cannot be told
+int stepq_output_space(const char* path, double bytes);
 // A new file beside path, "<path>.tmp.XXXXXX" (mkstemp: unique to this process), with the
 // permissions a new file gets under the umask instead of mkstemp's 0600: its file descriptor,
 // *tmp <- its name (malloc'd, set also on failure); -1 with errno when it cannot be created

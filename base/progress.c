@@ -28,10 +28,12 @@ static void print_line(const stepq_progress* p, double now) {
             p->total, p->unit, rate, p->unit, el, left);
 }
 
-void stepq_progress_tick(stepq_progress* p) {
+void stepq_progress_tick(stepq_progress* p) { stepq_progress_add(p, 1); }
+
+void stepq_progress_add(stepq_progress* p, long n) {
 #pragma omp critical(stepq_progress)
     {
-        p->done++;
+        p->done += n;
         double now = stepq_now();
         if (!p->quiet && now - p->last >= 2.0 && p->done < p->total) {
             p->last = now;

@@ -14,6 +14,7 @@ typedef struct {
 
 void stepq_progress_start(stepq_progress* p, const char* label, const char* unit, long total);
 void stepq_progress_tick(stepq_progress* p);  // thread-safe
+void stepq_progress_add(stepq_progress* p, long n);  // n units at once; thread-safe
 void stepq_progress_end(stepq_progress* p);
 double stepq_now(void);  // seconds, monotonic
 

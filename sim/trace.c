@@ -1,12 +1,15 @@
 // trace.c: reading, validating, writing HDF5 traces; the trace stream source.
 #include "trace.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/common.h"
 #include "../base/h5util.h"
+#include "../base/outfile.h"
+#include "../base/progress.h"
 #include "recurrence.h"
 
 void stepq_trace_free(stepq_trace* tr) {
@@ -625,6 +628,8 @@ int stepq_trace_open(stepq_source** out, const char* path, int normalize) {
 typedef struct {
     hid_t d[N_DS];
     int failed;
+    int err;  // errno of the first failed write
+    stepq_progress prog;  // steps x heads written
 } stream_out;
 
 // steps [t0, t0 + n) of head h from the buffers (n, K) (n, K) (n, V) (n, G) (n)
@@ -633,16 +638,16 @@ static void write_chunk(stream_out* w, int h, long t0, long n, const float* q, c
     hsize_t s3[3] = {(hsize_t)t0, (hsize_t)h, 0}, cq[3] = {(hsize_t)n, 1, (hsize_t)K};
     hsize_t cv[3] = {(hsize_t)n, 1, (hsize_t)V}, cg[3] = {(hsize_t)n, 1, (hsize_t)G}, cb[2] = {(hsize_t)n, 1};
     const hid_t F = H5T_NATIVE_FLOAT;
-    int rc;
 #pragma omp critical(stepq_hdf5)
-    rc = h5u_slab(w->d[DS_Q], 1, F, (float*)q, 3, s3, cq) || h5u_slab(w->d[DS_K], 1, F, (float*)k, 3, s3, cq) ||
-         h5u_slab(w->d[DS_V], 1, F, (float*)v, 3, s3, cv) ||
-         h5u_slab(w->d[DS_G], 1, F, (float*)g, G > 1 ? 3 : 2, s3, G > 1 ? cg : cb) ||
-         h5u_slab(w->d[DS_BETA], 1, F, (float*)beta, 2, s3, cb);
-    if (rc) {
-#pragma omp atomic write
-        w->failed = 1;
+    {
+        int rc = h5u_slab(w->d[DS_Q], 1, F, (float*)q, 3, s3, cq) || h5u_slab(w->d[DS_K], 1, F, (float*)k, 3, s3, cq) ||
+                 h5u_slab(w->d[DS_V], 1, F, (float*)v, 3, s3, cv) ||
+                 h5u_slab(w->d[DS_G], 1, F, (float*)g, G > 1 ? 3 : 2, s3, G > 1 ? cg : cb) ||
+                 h5u_slab(w->d[DS_BETA], 1, F, (float*)beta, 2, s3, cb);
+        if (rc && !w->failed) w->err = errno;
+        if (rc) w->failed = 1;
     }
+    stepq_progress_add(&w->prog, n);
 }
 
 int stepq_trace_write_source(const char* path, const stepq_source* src, long T, const char* note,
@@ -652,15 +657,19 @@ int stepq_trace_write_source(const char* path, const stepq_source* src, long T, 
         stepq_error("%s has %ld steps; %ld were asked for", src->desc, src->T, T);
         return STEPQ_ERR;
     }
+    const int HV = src->n_heads, K = src->K, V = src->V, G = src->n_gates, kda = stepq_kind_of(src->kind)->gate_per_key;
+    // its size is known: refused up front where it cannot fit (7 PB streamed for hours before)
+    if (stepq_output_space(path, 4.0 * HV * ((double)T * (2.0 * K + V + G + 1) + (src->S0 ? (double)K * V : 0))))
+        return STEPQ_ERR;
     hid_t f = h5u_create(path);
     if (f < 0) return STEPQ_ERR;
-    const int HV = src->n_heads, K = src->K, V = src->V, G = src->n_gates, kda = stepq_kind_of(src->kind)->gate_per_key;
     const long C = stepq_trace_chunk_steps();
     hsize_t dqk[3] = {(hsize_t)T, (hsize_t)HV, (hsize_t)K}, dv[3] = {(hsize_t)T, (hsize_t)HV, (hsize_t)V};
     hsize_t ds[3] = {(hsize_t)HV, (hsize_t)K, (hsize_t)V}, cqk[3] = {(hsize_t)C, 1, (hsize_t)K};
     hsize_t cv[3] = {(hsize_t)C, 1, (hsize_t)V}, cb[3] = {(hsize_t)C, 1, (hsize_t)K};
     const hid_t F = H5T_NATIVE_FLOAT;
-    stream_out w = {{-1, -1, -1, -1, -1}, 0};
+    stream_out w = {{-1, -1, -1, -1, -1}, 0, 0, {0}};
+    stepq_progress_start(&w.prog, "trace", "steps x heads", T * HV);
     w.d[DS_Q] = h5u_create_chunked(f, "q", F, 3, dqk, cqk, "1", "query, L2-normalised, unscaled [T,H,K]");
     w.d[DS_K] = h5u_create_chunked(f, "k", F, 3, dqk, cqk, "1", "key, L2-normalised [T,H,K]");
     w.d[DS_V] = h5u_create_chunked(f, "v", F, 3, dv, cv, "1", "value [T,HV,V]");
@@ -701,7 +710,7 @@ int stepq_trace_write_source(const char* path, const stepq_source* src, long T, 
         }
         src->close(c);
         free(q); free(k); free(v); free(g); free(beta); free(in);
-        if (w.failed) stepq_error("%s: cannot write the trace (HDF5)", path);
+        if (w.failed) stepq_error("cannot write %s: %s; nothing was left there", path, h5u_reason(w.err));
         rc = w.failed || source_failed;
     } else if (!rc) {
 #pragma omp parallel
@@ -731,7 +740,7 @@ int stepq_trace_write_source(const char* path, const stepq_source* src, long T, 
             }
             free(q); free(k); free(v); free(g); free(beta);
         }
-        if (w.failed) stepq_error("%s: cannot write the trace (HDF5)", path);
+        if (w.failed) stepq_error("cannot write %s: %s; nothing was left there", path, h5u_reason(w.err));
         rc = w.failed || source_failed;
     }
     for (int d = 0; d < N_DS; d++)

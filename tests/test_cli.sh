@@ -180,6 +180,26 @@ rc=$?
 [ $rc -eq 1 ] && ok || bad "write failure: exit status $rc (1 expected; 139 is a crash)"
 grep -q "cannot write $dir/full.h5: File too large; nothing was left there" "$dir/full.out" && ok || { bad "write failure: no message with the system's reason"; cat "$dir/full.out"; }
 left "$dir/full.h5" && bad "write failure left a file behind" || ok
+# writes that fail in the middle of the stream, on OpenMP threads (HDF5 printed its 25-line stack
+# there, then "cannot write the trace (HDF5)" without the reason)
+"$stepq" trace --out "$dir/mid.h5" --steps 3000 --heads 0-3 >/dev/null 2>&1 || bad "mid: trace"
+( ulimit -f 300; exec "$stepq" replay --trace "$dir/mid.h5" --format int8 --out "$dir/midfull.h5" --prefill 100 ) >/dev/null 2>"$dir/midfull.err"
+rc=$?
+[ $rc -eq 1 ] && ok || bad "replay failing mid-stream: exit status $rc"
+grep -q "^stepq: error: cannot write $dir/midfull.h5: File too large; nothing was left there$" "$dir/midfull.err" && ok || { bad "replay failing mid-stream: no message with the reason"; cat "$dir/midfull.err"; }
+grep -q "HDF5-DIAG\|#0" "$dir/midfull.err" && { bad "replay failing mid-stream printed HDF5's stack"; head -3 "$dir/midfull.err"; } || ok
+( ulimit -f 200; exec "$stepq" trace --out "$dir/tracefull.h5" --steps 20000 --heads 0-3 ) >/dev/null 2>"$dir/tracefull.err"
+rc=$?
+[ $rc -eq 1 ] && ok || bad "trace failing mid-stream: exit status $rc"
+[ "$(grep -v '^trace: ' "$dir/tracefull.err")" = "stepq: error: cannot write $dir/tracefull.h5: File too large; nothing was left there" ] && ok || { bad "trace failing mid-stream: not one line with the reason"; head -5 "$dir/tracefull.err"; }
+left "$dir/tracefull.h5" && bad "trace failing mid-stream left a file behind" || ok
+left "$dir/midfull.h5" && bad "replay failing mid-stream left a file behind" || ok
+# an output whose size is known up front and exceeds the free space (7 PB streamed silently)
+expect_error trace_no_space "cannot write .*huge_trace.h5: it would take about 7.4.e\+06 GB and .* GB free" "$dir/huge_trace.h5" -- "$stepq" trace --out "$dir/huge_trace.h5" --steps 99999999999 --heads 0-47
+# a FIFO given as an input blocked the open forever; it is refused as not a regular file
+mkfifo "$dir/fifo_in.h5"
+expect_error trace_fifo "fifo_in.h5: cannot read trace: it is a FIFO, not a regular file" "$dir/fifo_o.h5" -- timeout 20 "$stepq" replay --trace "$dir/fifo_in.h5" --format int8 --out "$dir/fifo_o.h5"
+expect_error plan_fifo "fifo_in.h5: cannot read plan: it is a FIFO, not a regular file" "$dir/fifo_o.h5" -- timeout 20 "$stepq" replay --trace "$dir/mid.h5" --format stepquant4 --plan "$dir/fifo_in.h5" --out "$dir/fifo_o.h5"
 cat >"$dir/fullrun.cfg" <<CFG
 experiment = "propagation";
 source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0, 1]; };
@@ -340,7 +360,16 @@ for e in nan -1e-9 1.5; do
   cp "$dir/small_k_eps.h5" "$dir/eps_$e.h5" && "$mkbad" --f64 "$dir/eps_$e.h5" qk_norm_eps $e && ok || bad "mkbad --f64 qk_norm_eps $e"
   expect_error "eps_$e" "eps_$e.h5: attribute 'qk_norm_eps' is .*; it must lie in \[0, 1\]" "$dir/oe4.h5" -- "$stepq" replay --trace "$dir/eps_$e.h5" --format int8 --out "$dir/oe4.h5"
 done
-expect_error huge_T "the run's errors per bin \(formats x heads x bins\) needs [0-9.]+ GiB of memory; this machine has 1.0 GiB" "$dir/o9.h5" -- env STEPQ_MEMORY_BYTES=1073741824 "$stepq" replay --trace "$dir/huge_T.h5" --format int8 --out "$dir/o9.h5"
+# a replay of it would write read-outs larger than the disk: refused before the run's memory is counted
+expect_error huge_T_disk "cannot write .*o9.h5: it would take about [0-9.e+]+ GB and .* GB free" "$dir/o9.h5" -- env STEPQ_MEMORY_BYTES=1073741824 "$stepq" replay --trace "$dir/huge_T.h5" --format int8 --out "$dir/o9.h5"
+cat >"$dir/huge_T.cfg" <<CFG
+experiment = "propagation";
+source = { type = "trace"; path = "$dir/huge_T.h5"; };
+formats = ["int8"];
+prefill = 8; decode = 1000000000L; bin = 1;
+output = "$dir/o9.h5";
+CFG
+expect_error huge_T "the run's errors per bin \(formats x heads x bins\) needs [0-9.]+ GiB of memory; this machine has 1.0 GiB" "$dir/o9.h5" -- env STEPQ_MEMORY_BYTES=1073741824 "$stepq" run "$dir/huge_T.cfg"
 expect_error no_steps "no_steps.h5: dataset 'q' has shape \[0, 2, 128\]: a trace needs at least one step, one head and one key channel" "$dir/o9.h5" -- "$stepq" replay --trace "$dir/no_steps.h5" --format int8 --out "$dir/o9.h5"
 expect_error zscale "zero_scale.h5: attribute 'scale' is 0; it must be finite and positive" "$dir/o9.h5" -- "$stepq" replay --trace "$dir/zero_scale.h5" --format int8 --out "$dir/o9.h5"
 expect_error overflow "the float32 reference met a non-finite state or read-out at head 0 \(layer 0, head 0\), step 3" "$dir/o10.h5" -- "$stepq" replay --trace "$dir/overflow.h5" --format int8 --out "$dir/o10.h5"
