@@ -79,12 +79,28 @@ static int write_impl(hid_t loc, const char* name, hid_t memtype, const void* da
     return rc;
 }
 
+static hid_t create_chunked(hid_t loc, const char* name, hid_t type, int rank, const hsize_t* dims,
+                            const hsize_t* chunk, const char* units, const char* description, int grow);
+
 hid_t h5u_create_chunked(hid_t loc, const char* name, hid_t type, int rank, const hsize_t* dims,
                          const hsize_t* chunk, const char* units, const char* description) {
-    hid_t sp = H5Screate_simple(rank, dims, NULL);
+    return create_chunked(loc, name, type, rank, dims, chunk, units, description, 0);
+}
+
+hid_t h5u_create_growing(hid_t loc, const char* name, hid_t type, int rank, const hsize_t* dims,
+                         const hsize_t* chunk, const char* units, const char* description) {
+    return create_chunked(loc, name, type, rank, dims, chunk, units, description, 1);
+}
+
+static hid_t create_chunked(hid_t loc, const char* name, hid_t type, int rank, const hsize_t* dims,
+                            const hsize_t* chunk, const char* units, const char* description, int grow) {
+    hsize_t max[4] = {0, 0, 0, 0};
+    for (int i = 0; i < rank; i++) max[i] = i == 0 && grow ? H5S_UNLIMITED : dims[i];
+    hid_t sp = H5Screate_simple(rank, dims, max);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     hsize_t ck[4];
-    for (int i = 0; i < rank; i++) ck[i] = chunk[i] < 1 ? 1 : chunk[i] > dims[i] && dims[i] > 0 ? dims[i] : chunk[i];
+    for (int i = 0; i < rank; i++)
+        ck[i] = chunk[i] < 1 ? 1 : chunk[i] > dims[i] && dims[i] > 0 && !(grow && i == 0) ? dims[i] : chunk[i];
     H5Pset_chunk(dcpl, rank, ck);
     hid_t d = H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Pclose(dcpl);

@@ -46,6 +46,10 @@ int h5u_open_f32(hid_t* d, hsize_t* dims, hid_t file, const char* file_name, con
 // message on failure.
 hid_t h5u_create_chunked(hid_t loc, const char* name, hid_t type, int rank, const hsize_t* dims,
                          const hsize_t* chunk, const char* units, const char* description);
+// the same with its first dimension growing without bound from dims[0] (H5Dset_extent): a trace
+// written as it comes, whose length is not known up front
+hid_t h5u_create_growing(hid_t loc, const char* name, hid_t type, int rank, const hsize_t* dims,
+                         const hsize_t* chunk, const char* units, const char* description);
 // The hyperslab [start, start + count) of dataset d written from (write) or read into data
 // (contiguous, memtype, count's shape). STEPQ_ERR (no message) when HDF5 fails.
 int h5u_slab(hid_t d, int write, hid_t memtype, void* data, int rank, const hsize_t* start,

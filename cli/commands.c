@@ -59,6 +59,7 @@ static int config_command(int argc, char** argv, const char* only) {
                         {"--quick", OPT_FLAG, &quick, NULL, 0, 0, 0, NULL, 0},
                         {"--resume", OPT_FLAG, &resume, NULL, 0, 0, 0, NULL, 0},
                         {"--backend", OPT_STR, &stepq_backend_override, NULL, 0, 0, 0, "cpu or cuda", 0},
+                        {"--plan-any-model", OPT_FLAG, &stepq_plan_any_model, NULL, 0, 0, 0, NULL, 0},
                         {0}};
     if (stepq_parse_options(argc, argv, opts, &path, 1, 1)) return 2;
     return stepq_run_config(path, only, quick, resume);
@@ -76,7 +77,8 @@ static int refuse_ranks(const char* cmd) {
 
 int stepq_cmd_run(int argc, char** argv) {
     if (argc < 2 || stepq_wants_help(argc, argv)) {
-        puts("usage: stepq run CONFIG.cfg [--threads N] [--quick] [--resume] [--backend cpu|cuda]\n\n"
+        puts("usage: stepq run CONFIG.cfg [--threads N] [--quick] [--resume] [--backend cpu|cuda]\n"
+             "                 [--plan-any-model]\n\n"
              "Runs the experiment a config describes (libconfig syntax, see experiments/, method\n"
              "6.4), writes its HDF5 file and, where the config names a gnuplot script, its PNG\n"
              "beside it.\n"
@@ -96,7 +98,8 @@ int stepq_cmd_run(int argc, char** argv) {
              "format table and the ablation) from OUTPUT.journal, the heads it completed, and ends\n"
              "with the same numbers as an uninterrupted run. --backend cuda runs the heads on the\n"
              "GPU engine (method 6.5; the config's `backend` key otherwise, default cpu): the same\n"
-             "figures, no journal.\n"
+             "figures, no journal. --plan-any-model lets a plan that names no model (calibrated on\n"
+             "synthetic streams) serve traces of a model, which is otherwise refused.\n"
              "Under mpirun (stepq built with MPI, method 6.12), `mpirun -np N stepq run CONFIG`\n"
              "splits each driver's units (heads x seeds, documents' runs, ...) over the N ranks,\n"
              "and rank 0 writes the same files as one process; each rank keeps a journal,\n"
@@ -130,14 +133,17 @@ static int replay_help(void) {
     char planned[512];
     planned_names(planned, sizeof planned);
     printf("usage: stepq replay --trace IN.h5 --format NAME --out OUT.h5 [--prefill N]\n"
-           "                    [--plan PLAN.h5] [--normalize] [--threads N]\n\n"
+           "                    [--plan PLAN.h5 [--plan-any-model]] [--normalize] [--threads N]\n\n"
            "Runs a trace through the decode-step protocol of method 2 in format NAME, beside a\n"
            "float32 reference on the same inputs. With --prefill N the first N steps run at\n"
            "native precision and the boundary state is encoded once (default 0: the trace's\n"
            "S0 is encoded at step 0). Writes y [T,HV,V], y_ref, S_final [HV,K,V], S_ref_final,\n"
            "per-step err_readout and err_state [HV,D], accumulated_readout_rel and p1_residual.\n"
            "These formats need --plan, made for the trace's heads (its layer and head labels, or\n"
-           "layer 0 and head = value head) by `stepq calibrate`: %s.\n"
+           "layer 0 and head = value head) by `stepq calibrate`: %s. A plan is bound to the model\n"
+           "of the traces it was calibrated on (their weights_sha256): it is refused for another\n"
+           "model's trace, and a plan naming no model (a synthetic preset's) for a trace that names\n"
+           "one, unless --plan-any-model says that will do.\n"
            "q and k must be L2-normalised per head and step (within 1e-3), as fla feeds them;\n"
            "--normalize divides them by their norms instead of refusing the trace.\n", planned);
     return 0;
@@ -155,6 +161,7 @@ int stepq_cmd_replay(int argc, char** argv) {
         {"--prefill", OPT_INT, &prefill, NULL, 0, STEPS_MAX, 0, "N", 0},
         {"--plan", OPT_STR, &plan_path, NULL, 0, 0, 0, "a plan file PLAN.h5", 0},
         {"--normalize", OPT_FLAG, &normalize, NULL, 0, 0, 0, NULL, 0},
+        {"--plan-any-model", OPT_FLAG, &stepq_plan_any_model, NULL, 0, 0, 0, NULL, 0},
         THREADS_OPT(&stepq_threads_override),
         {0}};
     if (stepq_parse_options(argc, argv, opts, NULL, 0, 0) || refuse_ranks("replay")) return 2;

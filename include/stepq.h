@@ -181,6 +181,43 @@ sq_status sq_session_errors(const sq_session* s, int f, double* err2, double* ha
 size_t sq_session_bytes(const sq_session* s, int f, int h);
 sq_status sq_session_packed(const sq_session* s, int f, int h, uint8_t* packed, size_t n);
 
+/* ---- traces: a model's recurrence inputs written as they come (method 6.1) ------------------ */
+typedef struct sq_trace sq_trace;
+
+typedef struct {
+    sq_kind kind;
+    int H, HV;                   /* q/k heads and value heads (HV a multiple of H) */
+    int K, V;
+    double scale;                /* the read-out scale; 0: 1/sqrt(K) */
+    double qk_norm_eps;          /* the eps q and k were normalised with (x / sqrt(|x|^2 + eps)), or 0 */
+    const char* weights_sha256;  /* SHA-256 of the model's weights (a plan made from the trace is bound to
+                                    it), or NULL */
+    const int* layer;            /* (HV) the model's layer of each value head, or NULL (copied) */
+    const int* head;             /* (HV) its head in that layer, or NULL (copied) */
+    int with_y;                  /* 1: also the model's own read-outs y (HV,V) per step */
+} sq_trace_config;
+
+/* A trace file at path, written beside it and renamed into place by sq_trace_close(t, 1); the
+ * layout every stepq reader takes (trace.h), with a checksum of what identifies it (kind, shapes,
+ * scale, eps, weights, labels) that the readers verify. SQ_EINVAL for shapes out of range, SQ_EFILE
+ * for an output the command line would refuse (a directory, a device, an unwritable place). */
+sq_status sq_trace_open(const char* path, const sq_trace_config* cfg, sq_trace** out);
+/* a root attribute of the trace: a string, or an integer (sq_trace_attr_int); the trace's own
+ * names (kind, scale, qk_norm_eps, weights_sha256, identity_xxh3, steps) are refused */
+sq_status sq_trace_attr(sq_trace* t, const char* name, const char* value);
+sq_status sq_trace_attr_int(sq_trace* t, const char* name, long value);
+/* n steps: q, k (n,H,K), v (n,HV,V), g (n,HV) for GDN or (n,HV,K) for KDA, beta (n,HV), y (n,HV,V)
+ * where the trace has read-outs (else NULL). Every value is held to the reader's rules first
+ * (SQ_ENONFINITE or SQ_EINVAL naming the step, head and value; nothing of the block is kept);
+ * SQ_EFILE naming the system's reason when the write fails. */
+sq_status sq_trace_append(sq_trace* t, long n, const float* q, const float* k, const float* v, const float* g,
+                          const float* beta, const float* y);
+/* steps appended */
+long sq_trace_steps(const sq_trace* t);
+/* commit 1: the file into place (SQ_EFILE with the reason if that fails, and nothing is left);
+ * 0: abandoned, nothing left. The handle is freed either way. */
+sq_status sq_trace_close(sq_trace* t, int commit);
+
 /* ---- statistics ----------------------------------------------------------------------------- */
 /* *mean and *half <- the mean of x (n) and the half-width of its 95% confidence interval
  * (Student's t, n - 1 degrees of freedom; NaN for n < 2), as every stepq result reports them */

@@ -577,6 +577,93 @@ sq_status sq_session_packed(const sq_session* s, int f, int h, uint8_t* packed, 
 }
 
 // ---------------------------------------------------------------------------------------------
+// traces
+
+struct sq_trace {
+    stepq_trace_out* w;
+    int busy;
+};
+
+sq_status sq_trace_open(const char* path, const sq_trace_config* cfg, sq_trace** out) {
+    ENTER();
+    if (!path || !cfg || !out) return fail(SQ_EINVAL, "sq_trace_open: path, cfg and out must not be NULL");
+    *out = NULL;
+    if (!kind_ok(cfg->kind))
+        return fail(SQ_EINVAL, "sq_trace_open: kind %d is neither SQ_GDN (0) nor SQ_KDA (1)", cfg->kind);
+    if (cfg->H < 1 || cfg->HV < cfg->H || cfg->HV % cfg->H || cfg->K < 1 || cfg->V < 1 || cfg->K > STEPQ_MAX_DIM ||
+        cfg->V > STEPQ_MAX_DIM || !(cfg->scale >= 0) || !isfinite(cfg->scale) ||
+        !(cfg->qk_norm_eps >= 0 && cfg->qk_norm_eps <= 1))
+        return fail(SQ_EINVAL, "sq_trace_open: %d q/k heads and %d value heads of %d x %d, scale %g, qk_norm_eps %g: "
+                    "HV a multiple of H >= 1, K and V in [1, %d], the scale finite and >= 0 (0: 1/sqrt(K)), the eps "
+                    "in [0, 1]", cfg->H, cfg->HV, cfg->K, cfg->V, cfg->scale, cfg->qk_norm_eps, STEPQ_MAX_DIM);
+    if (cfg->weights_sha256 && !stepq_is_sha256_hex(cfg->weights_sha256))
+        return fail(SQ_EINVAL, "sq_trace_open: weights_sha256 '%.80s' is not a SHA-256 (64 lower-case hex digits)",
+                    cfg->weights_sha256);
+    stepq_trace id = {.kind = cfg->kind, .H = cfg->H, .HV = cfg->HV, .K = cfg->K, .V = cfg->V,
+                      .scale = cfg->scale > 0 ? cfg->scale : 1.0 / sqrt((double)cfg->K),
+                      .qk_norm_eps = cfg->qk_norm_eps, .layer = (int*)cfg->layer, .head = (int*)cfg->head};
+    if (cfg->weights_sha256) snprintf(id.model_sha256, sizeof id.model_sha256, "%s", cfg->weights_sha256);
+    stepq_trace_out* w = stepq_trace_out_open(path, &id, cfg->with_y != 0);
+    if (!w) return leave(SQ_EFILE);
+    sq_trace* t = callocCheck(1, sizeof *t);
+    t->w = w;
+    *out = t;
+    return leave(SQ_OK);
+}
+
+static int trace_claim(sq_trace* t, const char* who) {
+    int idle = 0;
+    if (!t) {
+        stepq_error("%s: trace is NULL", who);
+        return STEPQ_ERR;
+    }
+    if (__atomic_compare_exchange_n(&t->busy, &idle, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return STEPQ_OK;
+    stepq_error("%s: the trace is in use by another thread (one thread at a time)", who);
+    return STEPQ_ERR;
+}
+
+static sq_status trace_done(sq_trace* t, sq_status rc) {
+    __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+    return leave(rc);
+}
+
+sq_status sq_trace_attr(sq_trace* t, const char* name, const char* value) {
+    ENTER();
+    if (!name || !value) return fail(SQ_EINVAL, "sq_trace_attr: name and value must not be NULL");
+    if (trace_claim(t, "sq_trace_attr") != STEPQ_OK) return leave(SQ_EINVAL);
+    return trace_done(t, stepq_trace_out_attr(t->w, name, value, 0) == STEPQ_OK ? SQ_OK : SQ_EINVAL);
+}
+
+sq_status sq_trace_attr_int(sq_trace* t, const char* name, long value) {
+    ENTER();
+    if (!name) return fail(SQ_EINVAL, "sq_trace_attr_int: name must not be NULL");
+    if (trace_claim(t, "sq_trace_attr_int") != STEPQ_OK) return leave(SQ_EINVAL);
+    return trace_done(t, stepq_trace_out_attr(t->w, name, NULL, value) == STEPQ_OK ? SQ_OK : SQ_EINVAL);
+}
+
+sq_status sq_trace_append(sq_trace* t, long n, const float* q, const float* k, const float* v, const float* g,
+                          const float* beta, const float* y) {
+    ENTER();
+    if (n < 0 || (n > 0 && (!q || !k || !v || !g || !beta)))
+        return fail(SQ_EINVAL, "sq_trace_append: %ld steps; n >= 0, and q, k, v, g and beta must not be NULL", n);
+    if (trace_claim(t, "sq_trace_append") != STEPQ_OK) return leave(SQ_EINVAL);
+    if (stepq_trace_out_append(t->w, n, q, k, v, g, beta, y) == STEPQ_OK) return trace_done(t, SQ_OK);
+    const int why = stepq_trace_out_why(t->w);  // a value the reader would refuse, or the write itself
+    return trace_done(t, why == STEPQ_TRACE_OUT_NONFINITE ? SQ_ENONFINITE : why == STEPQ_TRACE_OUT_WRITE ? SQ_EFILE
+                                                                                                       : SQ_EINVAL);
+}
+
+long sq_trace_steps(const sq_trace* t) { return t ? stepq_trace_out_steps(t->w) : 0; }
+
+sq_status sq_trace_close(sq_trace* t, int commit) {
+    ENTER();
+    if (!t) return leave(SQ_OK);
+    int rc = stepq_trace_out_close(t->w, commit != 0);
+    free(t);
+    return leave(rc == STEPQ_OK ? SQ_OK : SQ_EFILE);
+}
+
+// ---------------------------------------------------------------------------------------------
 // statistics
 
 sq_status sq_mean_ci95(const double* x, int n, double* mean, double* half) {

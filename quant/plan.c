@@ -3,6 +3,8 @@
 // weight L).
 #include "plan.h"
 
+int stepq_plan_any_model = 0;
+
 #include <hdf5.h>
 #include <inttypes.h>
 #include <math.h>

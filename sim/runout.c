@@ -97,6 +97,13 @@ int stepq_plan_match(int* plan_index, const stepq_plan* p, const stepq_source* s
                     src->model_sha256);
         return STEPQ_ERR;
     }
+    if (!p->model_sha256[0] && src->model_sha256[0] && !stepq_plan_any_model) {
+        stepq_error("%s names no model (it was calibrated on synthetic streams, or on traces that name none); "
+                    "%s is of the model whose weights have SHA-256 %.16s...: calibrate on this model's traces, "
+                    "or say that a plan of any model will do (--plan-any-model)", plan_path, src->desc,
+                    src->model_sha256);
+        return STEPQ_ERR;
+    }
     for (int h = 0; h < src->n_heads; h++) {
         int ph = stepq_plan_find(p, src->layer[h], src->head[h]);
         if (ph < 0) {

@@ -207,16 +207,53 @@ static int read_norm_eps(stepq_trace* tr, hid_t f, const char* path) {
     return STEPQ_OK;
 }
 
-// the optional root attribute 'weights_sha256' (stepq.hf capture): which model the trace is of
+void stepq_trace_identity(char out[17], const stepq_trace* t) {
+    size_t cap = 256 + (size_t)t->HV * 24, n = 0;
+    char* b = mallocCheck(cap);
+    n += (size_t)snprintf(b + n, cap - n, "stepq trace identity 1;kind=%s;H=%d;HV=%d;K=%d;V=%d;scale=%a;"
+                          "qk_norm_eps=%a;weights_sha256=%s;labels=", stepq_kind_name(t->kind), t->H, t->HV, t->K,
+                          t->V, t->scale, t->qk_norm_eps, t->model_sha256);
+    for (int h = 0; h < t->HV; h++)
+        n += (size_t)snprintf(b + n, cap - n, "%d.%d,", t->layer ? t->layer[h] : -1, t->head ? t->head[h] : h);
+    snprintf(out, 17, "%016llx", (unsigned long long)stepq_xxh3(0, b, n));
+    free(b);
+}
+
+int stepq_trace_write_identity(hid_t f, const stepq_trace* t) {
+    char id[17];
+    stepq_trace_identity(id, t);
+    return (t->model_sha256[0] && h5u_attr_str(f, "weights_sha256", t->model_sha256)) ||
+           h5u_attr_str(f, "identity_xxh3", id);
+}
+
+// the optional root attribute 'weights_sha256' (stepq.hf capture): which model the trace is of;
+// then 'identity_xxh3', the checksum of what identifies the trace (stepq_trace_identity: kind,
+// shapes, scale, eps, weights, labels), which a trace naming its model must carry and match: a
+// plan calibrated on it is bound to that model, so an edited weights_sha256 must not pass
 static int read_model(stepq_trace* tr, hid_t f, const char* path) {
-    char* w = NULL;
+    char *w = NULL, *id = NULL;
     tr->model_sha256[0] = 0;
     if (h5u_read_attr_str(&w, f, path, "weights_sha256", 0)) return STEPQ_ERR;
-    if (!w) return STEPQ_OK;
-    int ok = stepq_is_sha256_hex(w);
-    if (ok) snprintf(tr->model_sha256, sizeof tr->model_sha256, "%s", w);
-    else stepq_error("%s: attribute 'weights_sha256' is '%.80s', not a SHA-256 (64 lower-case hex digits)", path, w);
+    int ok = !w || stepq_is_sha256_hex(w);
+    if (!ok) stepq_error("%s: attribute 'weights_sha256' is '%.80s', not a SHA-256 (64 lower-case hex digits)", path, w);
+    if (ok && w) snprintf(tr->model_sha256, sizeof tr->model_sha256, "%s", w);
+    if (ok && h5u_read_attr_str(&id, f, path, "identity_xxh3", 0)) ok = 0;
+    if (ok && (id || w)) {
+        char want[17];
+        stepq_trace_identity(want, tr);
+        if (!id) {
+            stepq_error("%s names its model (weights_sha256) without the checksum of what identifies it "
+                        "(identity_xxh3): written by an older stepq, or edited; capture it again", path);
+            ok = 0;
+        } else if (strcmp(id, want)) {
+            stepq_error("%s: the attributes that identify it (kind, shapes, scale, qk_norm_eps, weights_sha256, "
+                        "layer and head labels) do not match their checksum identity_xxh3 (%.20s, computed %s): "
+                        "edited or corrupted; capture it again", path, id, want);
+            ok = 0;
+        }
+    }
     free(w);
+    free(id);
     return ok ? STEPQ_OK : STEPQ_ERR;
 }
 
@@ -283,7 +320,8 @@ int stepq_trace_write(const char* path, const stepq_trace* tr, const char* note)
              (tr->layer && h5u_write(f, "layer", H5T_NATIVE_INT, tr->layer, 1, ds, NULL,
                                      "the model's layer of each value head [HV]")) ||
              (tr->head && h5u_write(f, "head", H5T_NATIVE_INT, tr->head, 1, ds, NULL,
-                                    "the model's head of each value head [HV]"));
+                                    "the model's head of each value head [HV]")) ||
+             stepq_trace_write_identity(f, tr);
     if (rc) {
         h5u_abandon(f, path);
         return STEPQ_ERR;
@@ -683,6 +721,13 @@ int stepq_trace_write_source(const char* path, const stepq_source* src, long T, 
              h5u_write(f, "layer", H5T_NATIVE_INT, src->layer, 1, ds, NULL, "the model's layer of each value head [HV]") ||
              h5u_write(f, "head", H5T_NATIVE_INT, src->head, 1, ds, NULL, "the model's head of each value head [HV]") ||
              (attrs && attrs(f, ctx));
+    if (!rc) {
+        stepq_trace id = {.kind = src->kind, .H = HV, .HV = HV, .K = K, .V = V,
+                          .scale = src->scale, .qk_norm_eps = src->qk_norm_eps, .layer = src->layer,
+                          .head = src->head};
+        snprintf(id.model_sha256, sizeof id.model_sha256, "%s", src->model_sha256);
+        rc = stepq_trace_write_identity(f, &id);
+    }
     for (int d = 0; d < N_DS; d++) rc = rc || w.d[d] < 0;
     int source_failed = 0;
     if (!rc && src->lockstep) {  // one cursor for every head: a chunk of steps of all heads at a time

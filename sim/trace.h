@@ -52,6 +52,33 @@ static inline int stepq_qk_norm_ok(double n, double eps) {
     return eps > 0 ? n <= 1.0 + STEPQ_TRACE_NORM_TOL : fabs(n - 1.0) <= STEPQ_TRACE_NORM_TOL;
 }
 int stepq_trace_read(stepq_trace* tr, const char* path, int normalize);
+// the checksum of what identifies a trace: kind, H, HV, K, V, scale, qk_norm_eps, weights_sha256
+// and the layer/head labels, as one line hashed with XXH3 (16 hex digits); every writer stores it
+// as the root attribute identity_xxh3 and the readers check it (a trace naming its model must
+// carry it), so that a plan is bound to the model its traces came from
+void stepq_trace_identity(char out[17], const stepq_trace* t);
+// writes weights_sha256 (where t names a model) and identity_xxh3 into an open trace file
+int stepq_trace_write_identity(hid_t f, const stepq_trace* t);
+
+// A trace written as it comes (sim/traceout.c; libstepq's sq_trace_*): id gives kind, H, HV, K,
+// V, scale, qk_norm_eps, model_sha256 and the labels (copied; the arrays are unused); with_y adds
+// a dataset y [T,HV,V] (the model's own read-outs). Blocks of n steps are appended in the
+// reader's layout ([n,H,K] q and k, [n,HV,V] v and y, [n,HV] or [n,HV,K] g, [n,HV] beta), each
+// value held to the reader's rules first (a refused block writes nothing); the file is written
+// beside path and renamed into place by close(w, 1), with 'steps' and the identity checksum;
+// close(w, 0), or a failure, leaves nothing. NULL or STEPQ_ERR with a message naming the path.
+#define STEPQ_TRACE_OUT_CHUNK 64  // steps of one head per HDF5 chunk (and per write)
+typedef struct stepq_trace_out stepq_trace_out;
+stepq_trace_out* stepq_trace_out_open(const char* path, const stepq_trace* id, int with_y);
+// a root attribute: a string (str) or an integer (str NULL); the trace's own names are refused
+int stepq_trace_out_attr(stepq_trace_out* w, const char* name, const char* str, long long num);
+int stepq_trace_out_append(stepq_trace_out* w, long n, const float* q, const float* k, const float* v,
+                           const float* g, const float* beta, const float* y);
+long stepq_trace_out_steps(const stepq_trace_out* w);
+// why the last append failed: a NaN or Inf, a value out of range, or the write
+enum { STEPQ_TRACE_OUT_NONFINITE = 1, STEPQ_TRACE_OUT_RANGE = 2, STEPQ_TRACE_OUT_WRITE = 3 };
+int stepq_trace_out_why(const stepq_trace_out* w);
+int stepq_trace_out_close(stepq_trace_out* w, int commit);
 // A source that streams the trace at path (method 6.1): its shapes, kind, scale, S0 and labels
 // are read and checked here (the messages of stepq_trace_read); each head's cursor reads q, k,
 // v, g and beta in chunks of steps (hyperslabs) and checks every chunk as it reads it, so that

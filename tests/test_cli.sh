@@ -181,14 +181,18 @@ rc=$?
 grep -q "cannot write $dir/full.h5: File too large; nothing was left there" "$dir/full.out" && ok || { bad "write failure: no message with the system's reason"; cat "$dir/full.out"; }
 left "$dir/full.h5" && bad "write failure left a file behind" || ok
 # writes that fail in the middle of the stream, on OpenMP threads (HDF5 printed its 25-line stack
-# there, then "cannot write the trace (HDF5)" without the reason)
+# there, then "cannot write the trace (HDF5)" without the reason). Under LeakSanitizer, leaks are
+# not looked for here: HDF5 keeps a chunk buffer when a file whose write failed is closed (its
+# error path, not stepq's)
 "$stepq" trace --out "$dir/mid.h5" --steps 3000 --heads 0-3 >/dev/null 2>&1 || bad "mid: trace"
-( ulimit -f 300; exec "$stepq" replay --trace "$dir/mid.h5" --format int8 --out "$dir/midfull.h5" --prefill 100 ) >/dev/null 2>"$dir/midfull.err"
+( ulimit -f 300; export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+  exec "$stepq" replay --trace "$dir/mid.h5" --format int8 --out "$dir/midfull.h5" --prefill 100 ) >/dev/null 2>"$dir/midfull.err"
 rc=$?
 [ $rc -eq 1 ] && ok || bad "replay failing mid-stream: exit status $rc"
 grep -q "^stepq: error: cannot write $dir/midfull.h5: File too large; nothing was left there$" "$dir/midfull.err" && ok || { bad "replay failing mid-stream: no message with the reason"; cat "$dir/midfull.err"; }
-grep -q "HDF5-DIAG\|#0" "$dir/midfull.err" && { bad "replay failing mid-stream printed HDF5's stack"; head -3 "$dir/midfull.err"; } || ok
-( ulimit -f 200; exec "$stepq" trace --out "$dir/tracefull.h5" --steps 20000 --heads 0-3 ) >/dev/null 2>"$dir/tracefull.err"
+grep -q "HDF5-DIAG" "$dir/midfull.err" && { bad "replay failing mid-stream printed HDF5's stack"; head -3 "$dir/midfull.err"; } || ok
+( ulimit -f 200; export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+  exec "$stepq" trace --out "$dir/tracefull.h5" --steps 20000 --heads 0-3 ) >/dev/null 2>"$dir/tracefull.err"
 rc=$?
 [ $rc -eq 1 ] && ok || bad "trace failing mid-stream: exit status $rc"
 [ "$(grep -v '^trace: ' "$dir/tracefull.err")" = "stepq: error: cannot write $dir/tracefull.h5: File too large; nothing was left there" ] && ok || { bad "trace failing mid-stream: not one line with the reason"; head -5 "$dir/tracefull.err"; }
@@ -504,7 +508,7 @@ expect_error threads_abc "run: --threads 'abc' is not valid: it takes an integer
 expect_error threads_big "replay: --threads '100000' is not valid: it takes an integer in \[0, 4096\]" "$dir/t2.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/t2.h5" --threads 100000
 expect_error seed_neg "trace: --seed '-1' is not valid: it takes an integer in \[0, " "$dir/t3.h5" -- "$stepq" trace --out "$dir/t3.h5" --steps 4 --seed -1
 expect_error prefill_12x "replay: --prefill '12x' is not valid: it takes an integer in \[0, " "$dir/t4.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/t4.h5" --prefill 12x
-expect_error unknown_opt "replay: unknown option --frobnicate \(it takes --trace, --format, --out, --prefill, --plan, --normalize, --threads" "$dir/t5.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/t5.h5" --frobnicate 3
+expect_error unknown_opt "replay: unknown option --frobnicate \(it takes --trace, --format, --out, --prefill, --plan, --normalize, --plan-any-model, --threads" "$dir/t5.h5" -- "$stepq" replay --trace "$dir/good.h5" --format int8 --out "$dir/t5.h5" --frobnicate 3
 expect_error no_value "trace: --steps needs a value: an integer in \[1, " "$dir/t6.h5" -- "$stepq" trace --out "$dir/t6.h5" --steps
 expect_error twice "trace: --steps is given twice" "$dir/t7.h5" -- "$stepq" trace --out "$dir/t7.h5" --steps 4 --steps 5
 expect_error required "replay: --out is required" "" -- "$stepq" replay --trace "$dir/good.h5" --format int8

@@ -21,7 +21,7 @@ import numpy as np
 from . import _lib
 
 __all__ = ["StepqError", "Format", "formats", "Plan", "Codec", "encode", "decode", "roundtrip",
-           "Session", "mean_ci95", "version", "build_info"]
+           "Session", "TraceWriter", "mean_ci95", "version", "build_info"]
 
 _KINDS = {"gdn": 0, "kda": 1}
 _KIND_NAMES = {v: k for k, v in _KINDS.items()}
@@ -521,6 +521,102 @@ class Session(_Handle):
             if getattr(self, "_opened", False) and self._plan is not None:
                 self._plan.close()
                 self._opened = False
+
+
+# ---- trace files ------------------------------------------------------------------------------
+
+class TraceWriter(_Handle):
+    """A trace file (method 6.1) written as it comes, by libstepq: the layout every stepq reader
+    takes, each appended value held to the reader's rules, written beside `path` and renamed into
+    place by close() (commit); abandon() or a failure leaves nothing. kind 'gdn' or 'kda'; H q/k
+    heads and HV value heads of K x V; scale (None: 1/sqrt(K)); qk_norm_eps (0: q and k exactly
+    normalised); weights_sha256 binds plans calibrated on the trace to that model; layer, head:
+    the model's labels of the HV value heads; with_y: the model's own read-outs too."""
+
+    _h = None
+
+    def __init__(self, path, kind, H, HV, K, V, scale=None, qk_norm_eps=0.0, weights_sha256=None, layer=None,
+                 head=None, with_y=False):
+        self._lock = threading.Lock()
+        self.path = str(path)
+        self.kind, self.H, self.HV = kind, _int(H, "H", 1), _int(HV, "HV", 1)
+        self.K, self.V = _int(K, "K", 1), _int(V, "V", 1)
+        self.G = self.K if _kind(kind) == 1 else 1
+        self.with_y = bool(with_y)
+        labels = []
+        for name, x in (("layer", layer), ("head", head)):
+            if x is None:
+                labels.append(None)
+                continue
+            if len(x) != self.HV:
+                raise ValueError("%s has %d labels for %d value heads" % (name, len(x), self.HV))
+            labels.append((ctypes.c_int * self.HV)(*[_int(i, name, -2**31) for i in x]))
+        self._labels = labels  # kept alive for the call (libstepq copies them)
+        cfg = _lib.TraceConfig(kind=_kind(kind), H=self.H, HV=self.HV, K=self.K, V=self.V,
+                               scale=0.0 if scale is None else float(scale), qk_norm_eps=float(qk_norm_eps),
+                               weights_sha256=None if weights_sha256 is None else _cstr(weights_sha256, "weights_sha256"),
+                               layer=labels[0], head=labels[1], with_y=int(self.with_y))
+        h = ctypes.c_void_p()
+        _check(_lib.lib.sq_trace_open(_cstr(path, "the trace path"), ctypes.byref(cfg), ctypes.byref(h)))
+        self._h = h
+
+    @property
+    def handle(self):
+        if self._h is None:
+            raise ValueError("the trace %s is closed" % self.path)
+        return self._h
+
+    def attr(self, name, value):
+        """a root attribute: a string or an integer"""
+        with self._lock:
+            if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+                _check(_lib.lib.sq_trace_attr_int(self.handle, _cstr(name, "the attribute name"),
+                                                  _int(value, name, -2**63, ctype="long")))
+            else:
+                _check(_lib.lib.sq_trace_attr(self.handle, _cstr(name, "the attribute name"),
+                                              _cstr(str(value), "attribute " + str(name))))
+
+    def append(self, q, k, v, g, beta, y=None):
+        """n steps: q, k [n, H, K], v [n, HV, V], g [n, HV] (GDN) or [n, HV, K] (KDA), beta [n, HV],
+        y [n, HV, V] where the trace has read-outs"""
+        qa = _as_f32(q, "q")
+        n = qa.shape[0] if qa.ndim == 3 else -1
+        a = [_as_f32(q, "q", (n, self.H, self.K)), _as_f32(k, "k", (n, self.H, self.K)),
+             _as_f32(v, "v", (n, self.HV, self.V)),
+             _as_f32(g, "g", (n, self.HV) if self.G == 1 else (n, self.HV, self.K)),
+             _as_f32(beta, "beta", (n, self.HV))]
+        if self.with_y:
+            if y is None:
+                raise ValueError("the trace holds read-outs: append y [n, HV, V] too")
+            a.append(_as_f32(y, "y", (n, self.HV, self.V)))
+        ptr = [_p(x) for x in a] + ([None] if not self.with_y else [])
+        with self._lock:
+            _check(_lib.lib.sq_trace_append(self.handle, n, *ptr))
+
+    @property
+    def steps(self):
+        with self._lock:
+            return _lib.lib.sq_trace_steps(self.handle)
+
+    def close(self, commit=True):
+        """commit: the file into place (StepqError naming the reason if that fails); else abandoned"""
+        lock = getattr(self, "_lock", None)
+        if lock is None:
+            return
+        with lock:
+            if self._h is not None:
+                h, self._h = self._h, None
+                _check(_lib.lib.sq_trace_close(h, int(bool(commit))))
+
+    def abandon(self):
+        self.close(commit=False)
+
+    def __exit__(self, exc_type, *exc):
+        self.close(commit=exc_type is None)
+
+    def __del__(self):
+        if getattr(self, "_h", None) is not None:
+            self.close(commit=False)
 
 
 def mean_ci95(x):

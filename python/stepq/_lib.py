@@ -54,6 +54,12 @@ class SessionConfig(ctypes.Structure):
                 ("S0", c_void_p), ("keep_states", c_int)]
 
 
+class TraceConfig(ctypes.Structure):
+    _fields_ = [("kind", c_int), ("H", c_int), ("HV", c_int), ("K", c_int), ("V", c_int), ("scale", c_double),
+                ("qk_norm_eps", c_double), ("weights_sha256", c_char_p), ("layer", POINTER(c_int)),
+                ("head", POINTER(c_int)), ("with_y", c_int)]
+
+
 F32P = c_void_p  # float* from numpy's .ctypes.data
 U8P = c_void_p
 F64P = c_void_p
@@ -89,6 +95,12 @@ SIGNATURES = {
     "sq_session_errors": (c_int, [c_void_p, c_int, F64P, F64P, F64P]),
     "sq_session_bytes": (c_size_t, [c_void_p, c_int, c_int]),
     "sq_session_packed": (c_int, [c_void_p, c_int, c_int, U8P, c_size_t]),
+    "sq_trace_open": (c_int, [c_char_p, POINTER(TraceConfig), POINTER(c_void_p)]),
+    "sq_trace_attr": (c_int, [c_void_p, c_char_p, c_char_p]),
+    "sq_trace_attr_int": (c_int, [c_void_p, c_char_p, c_long]),
+    "sq_trace_append": (c_int, [c_void_p, c_long, F32P, F32P, F32P, F32P, F32P, F32P]),
+    "sq_trace_steps": (c_long, [c_void_p]),
+    "sq_trace_close": (c_int, [c_void_p, c_int]),
     "sq_mean_ci95": (c_int, [F64P, c_int, POINTER(c_double), POINTER(c_double)]),
 }
 

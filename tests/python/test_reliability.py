@@ -299,3 +299,127 @@ def test_lifetimes_under_asan(gdn_plan, tmp_path):
     env = dict(os.environ, STEPQ_LIBRARY=lib, LD_PRELOAD=asan, ASAN_OPTIONS="detect_leaks=0")
     r = subprocess.run([sys.executable, str(script), str(gdn_plan)], capture_output=True, text=True, env=env)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-3000:]
+
+
+# ---- 7. traces written by libstepq, bound to their model -----------------------------------------
+
+def trace_block(rng, n, H, HV, kind="gdn"):
+    return (np.stack([unit_rows(rng, H) for _ in range(n)]), np.stack([unit_rows(rng, H) for _ in range(n)]),
+            rng.standard_normal((n, HV, V)).astype(np.float32),
+            -rng.uniform(0.001, 0.2, (n, HV) if kind == "gdn" else (n, HV, K)).astype(np.float32),
+            rng.uniform(0, 1, (n, HV)).astype(np.float32))
+
+
+def test_trace_writer_round_trip(tmp_path):
+    """what TraceWriter appends, in blocks of any size, is what h5py reads back, with the labels,
+    attributes and a step count; a KDA trace's per-key gates too"""
+    h5py = pytest.importorskip("h5py")
+    rng = np.random.default_rng(11)
+    for kind in ("gdn", "kda"):
+        path = tmp_path / ("w_%s.h5" % kind)
+        blocks = [trace_block(rng, n, 1, 2, kind) for n in (1, 63, 70, 2)]
+        with stepq.TraceWriter(path, kind, 1, 2, K, V, weights_sha256="0" * 64, layer=[3, 3], head=[0, 1]) as w:
+            w.attr("text", "doc.txt")
+            w.attr("prefill", 1)
+            for b in blocks:
+                w.append(*b)
+            assert w.steps == 136
+        with h5py.File(path) as f:
+            for j, name in enumerate(("q", "k", "v", "g", "beta")):
+                assert np.array_equal(f[name][...], np.concatenate([b[j] for b in blocks])), name
+            assert list(f["layer"][...]) == [3, 3] and list(f["head"][...]) == [0, 1]
+            assert f.attrs["kind"] == kind and f.attrs["text"] == "doc.txt" and f.attrs["prefill"] == 1
+            assert f.attrs["steps"] == 136 and f.attrs["weights_sha256"] == "0" * 64 and len(f.attrs["identity_xxh3"]) == 16
+        assert [p.name for p in tmp_path.iterdir() if ".tmp" in p.name] == []
+
+
+def test_trace_writer_refuses_what_the_reader_refuses(tmp_path):
+    rng = np.random.default_rng(12)
+    path = tmp_path / "bad.h5"
+    w = stepq.TraceWriter(path, "gdn", 1, 2, K, V)
+    w.append(*trace_block(rng, 5, 1, 2))
+    for j, bad, pattern, status in [
+            (4, 1.5, r"step 5, head 1: beta\[0\] is 1.5 \(beta lies in \[0, 1\]\)", "SQ_EINVAL"),
+            (3, 0.5, r"step 5, head 1: g\[0\] is 0.5", "SQ_EINVAL"),
+            (2, np.nan, r"step 5, head 1: v\[0\] is nan \(not finite\)", "SQ_ENONFINITE"),
+            (0, 3.0, r"step 5, head 0: q has L2 norm 3", "SQ_EINVAL")]:
+        b = [x.copy() for x in trace_block(rng, 1, 1, 2)]
+        if j == 0:
+            b[0] *= bad
+        elif j == 2:
+            b[2][0, 1, 0] = bad
+        else:
+            b[j][0, 1] = bad
+        with pytest.raises(stepq.StepqError, match=pattern) as e:
+            w.append(*b)
+        assert e.value.status == status
+    assert w.steps == 5                                       # refused blocks are not kept
+    with pytest.raises(stepq.StepqError, match="attribute 'kind' is the trace's own"):
+        w.attr("kind", "kda")
+    w.abandon()
+    assert list(tmp_path.iterdir()) == []                     # abandoned: nothing left
+    with pytest.raises(stepq.StepqError, match="no steps were appended"):
+        stepq.TraceWriter(tmp_path / "empty.h5", "gdn", 1, 1, K, V).close()
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(stepq.StepqError, match="is a directory"):
+        stepq.TraceWriter(tmp_path, "gdn", 1, 1, K, V)
+    with pytest.raises(stepq.StepqError, match="not a SHA-256"):
+        stepq.TraceWriter(tmp_path / "x.h5", "gdn", 1, 1, K, V, weights_sha256="abc")
+
+
+def test_an_edited_model_identity_is_refused(stepq_bin, tmp_path):
+    """a trace names its model and carries the checksum of what identifies it: editing
+    weights_sha256 (to pass a plan off as another model's), or deleting the checksum, is refused"""
+    h5py = pytest.importorskip("h5py")
+    rng = np.random.default_rng(13)
+    path = tmp_path / "cap.h5"
+    with stepq.TraceWriter(path, "gdn", 1, 2, K, V, weights_sha256="a" * 64) as w:
+        w.append(*trace_block(rng, 40, 1, 2))
+
+    def replay():
+        return subprocess.run([stepq_bin, "replay", "--trace", str(path), "--format", "int8", "--out",
+                               str(tmp_path / "r.h5"), "--prefill", "8"], capture_output=True, text=True)
+
+    assert replay().returncode == 0
+    with h5py.File(path, "r+") as f:
+        f.attrs["weights_sha256"] = "b" * 64
+    r = replay()
+    assert r.returncode != 0 and "do not match their checksum identity_xxh3" in r.stderr, r.stderr
+    with h5py.File(path, "r+") as f:
+        del f.attrs["identity_xxh3"]
+    r = replay()
+    assert r.returncode != 0 and "names its model (weights_sha256) without the checksum" in r.stderr, r.stderr
+
+
+def test_a_plan_naming_no_model_is_refused_for_a_models_trace(stepq_bin, gdn_plan, tmp_path):
+    """a synthetic preset's plan (no model_weights_sha256) is refused for a trace that names its
+    model, unless the user says so (--plan-any-model); for a trace naming none it is taken"""
+    rng = np.random.default_rng(14)
+    named, anon = tmp_path / "named.h5", tmp_path / "anon.h5"
+    for path, sha in ((named, "c" * 64), (anon, None)):
+        with stepq.TraceWriter(path, "gdn", 1, 2, K, V, weights_sha256=sha, layer=[0, 0], head=[0, 1]) as w:
+            w.append(*trace_block(rng, 40, 1, 2))
+
+    def replay(trace, *more):
+        return subprocess.run([stepq_bin, "replay", "--trace", str(trace), "--format", "stepquant4", "--plan",
+                               str(gdn_plan), "--out", str(tmp_path / "r.h5"), "--prefill", "8", *more],
+                              capture_output=True, text=True)
+
+    r = replay(named)
+    assert r.returncode != 0 and "names no model" in r.stderr and "--plan-any-model" in r.stderr, r.stderr
+    assert replay(named, "--plan-any-model").returncode == 0
+    assert replay(anon).returncode == 0
+
+
+def test_eval_refuses_a_plan_naming_no_model(gdn_plan):
+    pytest.importorskip("transformers")
+    sys.path.insert(0, os.path.dirname(__file__))
+    from tiny_models import qwen3_next
+    from stepq.hf import AdapterError
+    from stepq.hf.eval import Evaluator
+    model = qwen3_next()
+    with stepq.Plan(gdn_plan) as p:
+        with pytest.raises(AdapterError, match="names no model .*--plan-any-model"):
+            Evaluator(model, plan=p)
+        with pytest.raises(stepq.StepqError, match="has no head 0 of layer 1"):  # past that check, to the heads
+            Evaluator(model, plan=p, plan_any_model=True)

@@ -89,7 +89,9 @@ def parser():
     e.add_argument("--model", required=True)
     e.add_argument("--text", required=True, nargs="+", help="documents, one row of the batch each")
     e.add_argument("--formats", required=True, type=name_list)
-    e.add_argument("--plan", default=None)
+    e.add_argument("--plan", default=None, help="a plan calibrated on this model's captures")
+    e.add_argument("--plan-any-model", action="store_true",
+                   help="accept a plan that names no model (calibrated on synthetic streams)")
     e.add_argument("--out", required=True, help="the output OUT.h5")
     e.add_argument("--prefill", type=_int_at_least(1), default=512)
     e.add_argument("--decode", type=_int_at_least(1), default=512)

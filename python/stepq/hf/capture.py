@@ -15,17 +15,18 @@ import os
 import sys
 import time
 
-import h5py
 import numpy as np
 
+from .. import TraceWriter
 from . import QK_NORM_EPS, AdapterError, Hooks, delta_layers, spec_of, step_inputs, weights_sha256
 from .cli import Output, Progress, check_model_dir, check_texts, load_model, model_files, outputs, run_stream, tokens
 
 
 class Capture:
-    """Records every kernel call of the hooked layers into path (a trace, written as it goes into
-    a temporary file beside it and renamed into place on close(); removed if the capture fails).
-    path: a file name or a cli.Output already checked. attrs: extra root attributes."""
+    """Records every kernel call of the hooked layers into path: a trace written by libstepq
+    (stepq.TraceWriter: the reader's layout and rules, the checksum of what identifies it) as the
+    model runs, beside path and renamed into place on close(); nothing is left if the capture
+    fails. path: a file name or a cli.Output already checked. attrs: extra root attributes."""
 
     def __init__(self, model, path, layers=None, attrs=None):
         self.spec = spec_of(model)
@@ -35,55 +36,31 @@ class Capture:
             raise AdapterError("the captured layers differ in heads or head sizes %s: capture them one at a time "
                                "(--layers)" % sorted(shapes))
         self.H, self.HV, self.K, self.V = shapes.pop()
-        self.col = {l.index: i for i, l in enumerate(self.layers)}
         self.t = {l.index: 0 for l in self.layers}  # steps seen per layer
-        self.buf = {l.index: [] for l in self.layers}  # steps not yet written, flushed every 64
-        self.out = path if isinstance(path, Output) else Output(path, [])
-        self.path = self.out.path
-        self.hooks = None
-        try:
-            self.f = h5py.File(self.out.tmp, "w")
-        except OSError as e:
-            raise self.out.failed(e) from None
-        try:
-            self._start(model, attrs)
-        except BaseException:
-            self.close(ok=False)
-            raise
-
-    def _start(self, model, attrs):
-        L, H, HV, K, V = len(self.layers), self.H, self.HV, self.K, self.V
-        G = K if self.spec.kind == "kda" else None
-
-        def ds(name, width, per, desc):
-            shape = (0, width) + ((per,) if per else ())
-            d = self.f.create_dataset(name, shape=shape, maxshape=(None,) + shape[1:], dtype="f4",
-                                      chunks=(64,) + shape[1:])
-            d.attrs["description"] = desc
-            return d
-
-        self.d = {
-            "q": ds("q", L * H, K, "L2-normalised query [T,H,K], unscaled"),
-            "k": ds("k", L * H, K, "L2-normalised key [T,H,K]"),
-            "v": ds("v", L * HV, V, "value [T,HV,V]"),
-            "g": ds("g", L * HV, G, "log decay [T,HV]" + (" per key channel [T,HV,K]" if G else "")),
-            "beta": ds("beta", L * HV, None, "write strength [T,HV]"),
-            "y": ds("y", L * HV, V, "the layer's own read-out [T,HV,V] (its kernel's output, scale applied)"),
-        }
-        self.f["layer"] = np.repeat([l.index for l in self.layers], HV).astype(np.int32)
-        self.f["head"] = np.tile(np.arange(HV), L).astype(np.int32)
-        a = self.f.attrs
-        a["kind"] = self.spec.kind
-        a["scale"] = 1.0 / np.sqrt(K)
-        a["model_type"] = self.spec.model_type
-        a["model"] = str(getattr(model.config, "_name_or_path", "") or "")
-        a["weights_sha256"] = weights_sha256(model)
-        a["layers"] = np.array([l.index for l in self.layers], np.int32)
-        for k_, v_ in (attrs or {}).items():
-            a[k_] = str(v_) if isinstance(v_, str) else v_
+        self.pending = {l.index: None for l in self.layers}  # per layer: its steps not yet written
+        self.written = 0
+        out = path if isinstance(path, Output) else Output(path, [])
+        out.discard()  # checked and writable: libstepq writes its own temporary file beside it
+        self.path = out.path
+        self.attrs = dict(attrs or {})
+        self.attrs.update(model_type=self.spec.model_type, model=str(getattr(model.config, "_name_or_path", "") or ""),
+                          layers=",".join(str(l.index) for l in self.layers))
+        self.sha = weights_sha256(model)
+        self.eps = None
+        self.w = None
         self.calls = 0
         self.prefill = None
         self.hooks = Hooks(model, self.layers, self.spec, self._kernel)
+
+    def _open(self):
+        """the trace, at the first kernel call (which says how q and k are normalised)"""
+        L = len(self.layers)
+        self.w = TraceWriter(self.path, self.spec.kind, L * self.H, L * self.HV, self.K, self.V,
+                             scale=1.0 / np.sqrt(self.K), qk_norm_eps=self.eps or 0.0, weights_sha256=self.sha,
+                             layer=np.repeat([l.index for l in self.layers], self.HV).tolist(),
+                             head=np.tile(np.arange(self.HV), L).tolist(), with_y=True)
+        for k_, v_ in self.attrs.items():
+            self.w.attr(k_, v_)
 
     def _kernel(self, layer, which, a, run):
         q, k, v, g, beta = step_inputs(self.spec, layer, a)
@@ -92,38 +69,33 @@ class Capture:
             raise AdapterError("capture records one stream: a batch of %d documents was given" % q.shape[0])
         if self.t[i] == 0 and a.get("initial_state") is not None:
             raise AdapterError("layer %d already holds a state: a capture starts at a document's first token" % i)
-        if a.get("use_qk_l2norm_in_kernel"):
-            self.f.attrs["qk_norm_eps"] = QK_NORM_EPS  # normalised here, as the kernel does
+        if self.eps is None:
+            self.eps = QK_NORM_EPS if a.get("use_qk_l2norm_in_kernel") else 0.0  # normalised here, as the kernel does
         out = run()
         y = out[0].to(q.dtype)
         if self.prefill is None:
             self.prefill = q.shape[1]
-        buf = self.buf[i]
-        buf.append([x[0].detach().cpu().numpy() for x in (q, k, v, g, beta, y)])
+        new = [x[0].detach().cpu().float().numpy() for x in (q, k, v, g, beta, y)]
+        old = self.pending[i]
+        self.pending[i] = new if old is None else [np.concatenate([a_, b_]) for a_, b_ in zip(old, new)]
         self.t[i] += q.shape[1]
-        if sum(b[0].shape[0] for b in buf) >= 64:
-            try:
-                self._flush(i)
-            except OSError as e:
-                raise self.out.failed(e) from None
+        self._drain()
         self.calls += 1
         return out
 
-    def _flush(self, i):
-        """writes layer i's buffered steps into its columns"""
-        buf = self.buf[i]
-        if not buf:
+    def _drain(self):
+        """the steps every layer has seen, every layer's heads side by side, into the trace"""
+        n = min(self.t.values()) - self.written
+        if n <= 0:
             return
-        n = sum(b[0].shape[0] for b in buf)
-        t0 = self.t[i] - n
-        c = self.col[i]
-        H, HV = self.H, self.HV
-        for j, (name, w) in enumerate((("q", H), ("k", H), ("v", HV), ("g", HV), ("beta", HV), ("y", HV))):
-            d = self.d[name]
-            if d.shape[0] < t0 + n:
-                d.resize(t0 + n, axis=0)
-            d[t0:t0 + n, c * w:(c + 1) * w] = np.concatenate([b[j] for b in buf])
-        buf.clear()
+        if self.w is None:
+            self._open()
+        parts = [self.pending[l.index] for l in self.layers]
+        block = [np.concatenate([p[j][:n] for p in parts], axis=1) for j in range(6)]
+        self.w.append(*block)
+        for l in self.layers:
+            self.pending[l.index] = [x[n:] for x in self.pending[l.index]]
+        self.written += n
 
     @property
     def steps(self):
@@ -133,30 +105,33 @@ class Capture:
         if self.hooks is not None:
             self.hooks.close()
             self.hooks = None
-        if self.f is None:
-            return
         if ok and len(set(self.t.values())) != 1:
-            ok = False
-            err = AdapterError("the captured layers saw different numbers of steps %s" % self.t)
-        else:
-            err = None
-        try:
+            if self.w is not None:
+                self.w.abandon()
+                self.w = None
+            raise AdapterError("the captured layers saw different numbers of steps %s" % self.t)
+        if self.w is None:
             if ok:
-                for i in self.buf:
-                    self._flush(i)
-                self.f.attrs["prefill"] = int(self.prefill or 0)
-                self.f.attrs["steps"] = int(self.steps)
-            self.f.close()
-        except OSError as e:  # a full disk, a file-size limit: the system's reason, nothing left
-            self.f = None
-            raise self.out.failed(e) from None
-        self.f = None
-        if ok:
-            self.out.commit()
-        else:
-            self.out.discard()
-        if err:
-            raise err
+                raise AdapterError("nothing was captured into %s: the model made no delta-rule kernel call" % self.path)
+            return
+        w, self.w = self.w, None
+        if not ok:
+            w.abandon()
+            return
+        try:
+            self._drain_into(w)
+            w.attr("prefill", int(self.prefill or 0))
+        except BaseException:
+            w.abandon()
+            raise
+        w.close()
+
+    def _drain_into(self, w):
+        self.w = w
+        try:
+            self._drain()
+        finally:
+            self.w = None
 
     def __enter__(self):
         return self

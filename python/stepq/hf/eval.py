@@ -38,11 +38,15 @@ class _State:
 class Evaluator:
     """One set of hooks on the model; target (None: native) says whose stream the next forward is."""
 
-    def __init__(self, model, layers=None, plan=None):
+    def __init__(self, model, layers=None, plan=None, plan_any_model=False):
         self.spec = spec_of(model)
         self.layers = delta_layers(model, self.spec, layers)
         self.plan = plan
         if plan is not None:
+            if not plan.model_sha256 and not plan_any_model:
+                raise AdapterError("%s names no model (it was calibrated on synthetic streams, or on traces that name "
+                                   "none): calibrate on this model's captures, or say that a plan of any model will "
+                                   "do (--plan-any-model)" % plan.file)
             if plan.model_sha256:
                 from . import weights_sha256
                 mine = weights_sha256(model)
@@ -105,12 +109,13 @@ def _batch(tok, texts, need):
     return torch.cat(rows, 0)
 
 
-def evaluate(model, ids, formats, prefill, decode, plan=None, layers=None, generate=0, progress=None):
+def evaluate(model, ids, formats, prefill, decode, plan=None, layers=None, generate=0, progress=None,
+             plan_any_model=False):
     """the measurements of the module's docstring, as a dict of numpy arrays (ids [D, P+N+1])"""
     import torch
     D = ids.shape[0]
     P, N, F = prefill, decode, len(formats)
-    ev = Evaluator(model, layers, plan)
+    ev = Evaluator(model, layers, plan, plan_any_model)
     try:
         streams = [None] + [_State(ev, f) for f in formats]
         caches = []
@@ -238,7 +243,7 @@ def _run(a, outs, h5py, torch, transformers):
     ids = _batch(tok, a.text, a.prefill + a.decode + 1)
     prog = Progress("eval", a.decode, "decode steps")
     t0 = time.time()
-    r = evaluate(model, ids, a.formats, a.prefill, a.decode, plan, a.layers, a.generate, prog.tick)
+    r = evaluate(model, ids, a.formats, a.prefill, a.decode, plan, a.layers, a.generate, prog.tick, a.plan_any_model)
     dt = time.time() - t0
     D, F, B = ids.shape[0], len(a.formats), a.bin
 
