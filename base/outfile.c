@@ -19,6 +19,7 @@
 static struct { char* tmp; char* path; } pending[MAX_PENDING];  // temporary name, final path
 static struct input { dev_t dev; ino_t ino; uint64_t xxh3; char* path; } * inputs;  // as many as are read
 static int n_inputs, cap_inputs;
+static int inputs_generation = 1;  // advanced by stepq_inputs_reset: a new run's inputs
 
 void stepq_note_input(const char* path) {
     struct stat st;  // regular files only: a pipe's bytes cannot be read twice
@@ -39,6 +40,7 @@ void stepq_note_input(const char* path) {
 }
 
 void stepq_inputs_reset(void) {
+    inputs_generation++;
     for (int i = 0; i < n_inputs; i++) free(inputs[i].path);
     n_inputs = 0;
 }
@@ -63,6 +65,11 @@ void stepq_forget_input(const char* path) {
             inputs[i--] = inputs[--n_inputs];
         }
 }
+
+int stepq_inputs_generation(void) { return inputs_generation; }
+int stepq_inputs_count(void) { return n_inputs; }
+const char* stepq_input_path(int i) { return inputs[i].path; }
+uint64_t stepq_input_xxh3_of(int i) { return inputs[i].xxh3; }
 
 uint64_t stepq_inputs_xxh3(void) {
     uint64_t k = 0;

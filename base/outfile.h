@@ -26,6 +26,12 @@ int stepq_input_xxh3(uint64_t* out, const char* path);
 // the XXH3 64 of the checksums of every input read so far, in the order they were read (what a
 // journal's key covers besides the config: traces, plans, a model's files, texts)
 uint64_t stepq_inputs_xxh3(void);
+// the inputs noted so far, in the order they were read: how many, the i-th's path and XXH3
+int stepq_inputs_count(void);
+// which run's inputs these are: changes with every stepq_inputs_reset (each config of an `all`)
+int stepq_inputs_generation(void);
+const char* stepq_input_path(int i);
+uint64_t stepq_input_xxh3_of(int i);
 // one line per input read so far, malloc'd: "PATH xxh3=HEX", the XXH3 64 checksum of its bytes
 // (stepq_file_xxh3; 0 when it could not be read); "" when there is none
 char* stepq_inputs_describe(void);

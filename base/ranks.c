@@ -70,6 +70,69 @@ int stepq_ranks_agree(int rc, const char* what) {
     return STEPQ_ERR;
 }
 
+int stepq_ranks_same(uint64_t v, const char* what) {
+    if (nranks == 1) return STEPQ_OK;
+    uint64_t lo, hi;
+    ops->min_max_u64(v, &lo, &hi);
+    if (lo == hi) return STEPQ_OK;
+    uint64_t r0 = rank == 0 ? v : 0;  // rank 0's value, to every rank (the others add nothing)
+    ops->xor_bytes(&r0, sizeof r0);
+    int* who = callocCheck((size_t)nranks, sizeof(int));
+    ops->gather_int(v != r0, who);
+    if (rank == 0) {
+        char list[256];
+        size_t o = 0;
+        list[0] = 0;
+        for (int r = 1; r < nranks && o < sizeof list - 16; r++)
+            if (who[r]) o += (size_t)snprintf(list + o, sizeof list - o, "%s%d", o ? ", " : "", r);
+        stepq_error("the ranks of this MPI job disagree on %s: rank%s %s differ%s from rank 0 (every rank must run the "
+                    "same binary and command on the same data; node-local copies must be identical); nothing was run",
+                    what, strchr(list, ',') ? "s" : "", list, strchr(list, ',') ? "" : "s");
+    }
+    free(who);
+    agreed_failure = 1;
+    return STEPQ_ERR;
+}
+
+static uint64_t command_xxh3;
+static char command_text[512];
+
+void stepq_ranks_set_command(int argc, char** argv) {
+    uint64_t h = 0;
+    size_t o = 0;
+    command_text[0] = 0;
+    for (int i = 0; i < argc; i++) {
+        h = stepq_xxh3(h, argv[i], strlen(argv[i]) + 1);
+        if (i > 0 && o < sizeof command_text - 2)
+            o += (size_t)snprintf(command_text + o, sizeof command_text - o, "%s%s", o ? " " : "", argv[i]);
+    }
+    command_xxh3 = h;
+}
+
+int stepq_ranks_check_inputs(void) {
+    // once a run, at its first output: what it has read by then (the config, traces, plans, a
+    // model); a plan it writes and reads back is rank 0's alone, and is not compared
+    static int checked;
+    if (nranks == 1 || checked == stepq_inputs_generation()) return STEPQ_OK;
+    checked = stepq_inputs_generation();
+    uint64_t exe = 0;
+    if (stepq_file_xxh3(&exe, "/proc/self/exe") != STEPQ_OK) exe = 0;
+    char what[4200];
+    snprintf(what, sizeof what, "the command line (rank 0's: stepq %s)", command_text);
+    if (stepq_ranks_same(exe, "the stepq binary (its XXH3)") || stepq_ranks_same(command_xxh3, what))
+        return STEPQ_ERR;
+    const int n = stepq_inputs_count();
+    snprintf(what, sizeof what, "the number of input files (rank 0 read %d)", n);
+    if (stepq_ranks_same((uint64_t)n, what)) return STEPQ_ERR;
+    for (int i = 0; i < n; i++) {
+        const char* path = stepq_input_path(i);
+        snprintf(what, sizeof what, "input %d, %s (its path, or its XXH3 %016llx on rank 0)", i, path,
+                 (unsigned long long)stepq_input_xxh3_of(i));
+        if (stepq_ranks_same(stepq_xxh3(stepq_input_xxh3_of(i), path, strlen(path)), what)) return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
 void stepq_ranks_sum(int* v) {
     if (nranks > 1) ops->sum_int(v);
 }

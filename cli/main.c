@@ -64,5 +64,6 @@ int main(int argc, char** argv) {
     // its file, instead of killing stepq at the first byte of a journal or an output
     signal(SIGXFSZ, SIG_IGN);
     if (stepq_mpi_init(&argc, &argv) != STEPQ_OK) return 2;
+    stepq_ranks_set_command(argc, argv);
     return stepq_ranks_finish(dispatch(argc, argv));
 }

@@ -129,5 +129,34 @@ mpi 2 trace --out t2.h5 >trace.log 2>&1 && bad "trace ran under mpirun"
 grep -q "trace has no units to split over ranks; run it without mpirun" trace.log || { bad "no message for trace"; cat trace.log; }
 [ ! -e t2.h5 ] || bad "the refused trace left t2.h5"
 
+# 6. ranks that would run different things stop before any work, naming the first difference:
+# other configs (an MPMD launch), or other data at one path (node-local copies that differ)
+sed 's|"nan/out.h5"|"mix/out.h5"|; s|"int6"|"int8"|' nan.cfg >other.cfg
+"$stepq" trace --out t_ok.h5 --steps 96 --heads 0-3 --seed 1 >/dev/null 2>&1 || bad "stepq trace failed"
+sed 's|"t.h5"|"t_ok.h5"|; s|"nan/out.h5"|"mix/out.h5"|' nan.cfg >mix.cfg
+mpirun --bind-to none -np 1 "$stepq" run mix.cfg --threads 1 : -np 1 "$stepq" run other.cfg --threads 1 >mpmd.log 2>&1 &&
+    bad "ranks started with different configs ran"
+grep -q "the ranks of this MPI job disagree on the command line (rank 0's: stepq run mix.cfg --threads 1): rank 1 differs" mpmd.log ||
+    { bad "no message naming the command lines"; cat mpmd.log; }
+mkdir -p r0 r1
+"$stepq" trace --out r0/t_ok.h5 --steps 96 --heads 0-3 --seed 1 >/dev/null 2>&1 &&
+    "$stepq" trace --out r1/t_ok.h5 --steps 96 --heads 0-3 --seed 2 >/dev/null 2>&1 || bad "stepq trace failed"
+sed 's|"mix/out.h5"|"../mix/out.h5"|' mix.cfg >local.cfg
+mpirun --bind-to none -np 1 --wdir r0 "$stepq" run ../local.cfg --threads 1 : -np 1 --wdir r1 "$stepq" run ../local.cfg --threads 1 >local.log 2>&1 &&
+    bad "ranks reading different data at one path ran"
+grep -q "disagree on input 1, t_ok.h5 (its path, or its XXH3 [0-9a-f]* on rank 0): rank 1 differs" local.log ||
+    { bad "no message naming the input that differs"; cat local.log; }
+[ ! -e mix/out.h5 ] && ! ls mix/*.tmp.* >/dev/null 2>&1 || bad "a job whose ranks disagreed left an output"
+
+# 7. experiments/stepq.sbatch with the user's own --threads: theirs wins, given once (a fake
+# mpirun on PATH prints what it was asked to run)
+mkdir -p fakebin && printf '#!/bin/sh\necho "$@"\n' >fakebin/mpirun && chmod +x fakebin/mpirun
+out=$(cd "$src" && PATH="$dir/fakebin:$PATH" SLURM_NTASKS=2 SLURM_CPUS_PER_TASK=8 bash experiments/stepq.sbatch x.cfg --threads 4 --quick)
+[ "$out" = "-np 2 --map-by slot:PE=4 --bind-to core build/stepq run x.cfg --quick --threads 4" ] ||
+    bad "stepq.sbatch with --threads 4: $out"
+out=$(cd "$src" && PATH="$dir/fakebin:$PATH" SLURM_NTASKS=2 SLURM_CPUS_PER_TASK=8 bash experiments/stepq.sbatch x.cfg --resume)
+[ "$out" = "-np 2 --map-by slot:PE=8 --bind-to core build/stepq run x.cfg --resume --threads 8" ] ||
+    bad "stepq.sbatch without --threads: $out"
+
 [ $fail -eq 0 ] && echo "mpi: every run identical to one process"
 exit $fail
