@@ -510,6 +510,12 @@ static int session_ask(const sq_session* s, int f, int slot_needed, const char* 
         stepq_error("%s: no %s has been taken yet", who, f >= 0 ? "decode step" : "step");
         return STEPQ_ERR;
     }
+    for (int h = 0; h < s->H; h++)
+        if (!stepq_session_view(s->s, h)->S) {  // a head whose first step failed has no view
+            stepq_error("%s: head %d has nothing to read: its first step failed (the session's steps fail from "
+                        "then on; open a new one)", who, h);
+            return STEPQ_ERR;
+        }
     return STEPQ_OK;
 }
 
@@ -535,7 +541,10 @@ sq_status sq_session_state(const sq_session* s, int f, float* S) {
     const size_t KV = (size_t)s->K * s->V;
     for (int h = 0; h < s->H; h++) {
         const stepq_view* v = stepq_session_view(s->s, h);
-        memcpy(S + h * KV, f < 0 ? v->S : v->f[f].qs->X, sizeof(float) * KV);
+        const float* from = f < 0 ? v->S : v->f[f].qs->X;
+        if (!from) return session_fail(s, SQ_EINVAL, "sq_session_state: head %d of format %d keeps no state now (a "
+                                       "step failed)", h, f);
+        memcpy(S + h * KV, from, sizeof(float) * KV);
     }
     return session_done(s, SQ_OK);
 }
@@ -557,7 +566,7 @@ sq_status sq_session_errors(const sq_session* s, int f, double* err2, double* ha
 size_t sq_session_bytes(const sq_session* s, int f, int h) {
     if (!s || f < 0 || f >= s->F || h < 0 || h >= s->H) return 0;
     const stepq_view* v = stepq_session_view(s->s, h);
-    return v->f ? v->f[f].qs->bytes : 0;
+    return v->f && v->f[f].qs ? v->f[f].qs->bytes : 0;  // no state before the first decode step
 }
 
 sq_status sq_session_packed(const sq_session* s, int f, int h, uint8_t* packed, size_t n) {

@@ -423,3 +423,31 @@ def test_eval_refuses_a_plan_naming_no_model(gdn_plan):
             Evaluator(model, plan=p)
         with pytest.raises(stepq.StepqError, match="has no head 0 of layer 1"):  # past that check, to the heads
             Evaluator(model, plan=p, plan_any_model=True)
+
+
+def test_reading_a_head_whose_first_step_failed_is_refused(tmp_path):
+    """a session whose first step fails on one head (an initial state so large that S^T k
+    overflows) keeps no view of that head: libstepq then copied its read-out from NULL (a crash
+    in Release), found by fuzz_session; now a refusal naming the head. Run in a fresh
+    interpreter: the old library killed it."""
+    script = tmp_path / "failed.py"
+    script.write_text(textwrap.dedent("""
+        import numpy as np, stepq
+        S0 = np.zeros((2, 8, 8), np.float32); S0[1] = 3e38
+        s = stepq.Session("gdn", 8, 8, 2, ["int8"], S0=S0)
+        k = np.full((2, 8), 8 ** -0.5, np.float32)
+        try:
+            s.step(k, k, np.ones((2, 8), np.float32), np.full((2, 1), -0.1, np.float32), np.full(2, 0.5, np.float32))
+        except stepq.StepqError as e:
+            print(e.status)
+        for f in (None, 0):
+            try:
+                s.readout(f)
+            except stepq.StepqError as e:
+                print(e.status, e)
+    """))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = r.stdout.strip().split("\n")
+    assert lines[0] == "SQ_ENONFINITE", r.stdout
+    assert all("head 1 has nothing to read: its first step failed" in l for l in lines[1:]) and len(lines) == 3, r.stdout
