@@ -226,3 +226,54 @@ def test_two_captures_into_one_place_at_once(work):
         n = {str(work / "p" / "doc.txt"): 60, str(work / "q" / "doc.txt"): 90}[text]
         assert f["q"].shape[0] == n and f.attrs["steps"] == n
     nothing_left(out)
+
+
+# ---- releases: what the adapters use is looked for in the installed modeling files -------------------
+
+def test_a_release_without_what_the_adapter_uses_is_refused(monkeypatch):
+    import dataclasses
+    import importlib
+    from stepq.hf import ADAPTERS, AdapterError, check_adapter
+    spec = ADAPTERS["qwen3_next"]
+    check_adapter(spec)                                   # the installed release has everything
+    mod = importlib.import_module(spec.modeling)
+
+    def old_kernel(query, key, value, g, beta, chunk_size=64, initial_state=None, output_final_state=False):
+        raise AssertionError("never called")
+
+    monkeypatch.setattr(mod, spec.kernels[0], old_kernel)
+    with pytest.raises(AdapterError, match=r"transformers [0-9.]+ has no adapter for qwen3_next: its "
+                                           r"transformers.models.qwen3_next.modeling_qwen3_next lacks the parameter\(s\) "
+                                           r"use_qk_l2norm_in_kernel of torch_chunk_gated_delta_rule \(stepq.hf was "
+                                           r"tested on transformers 5.18.0, .*5.24.0\)"):
+        check_adapter(spec)
+    monkeypatch.undo()
+    gone = dataclasses.replace(spec, modeling="transformers.models.qwen3_next.no_such_file")
+    with pytest.raises(AdapterError, match=r"lacks the module transformers.models.qwen3_next.no_such_file"):
+        check_adapter(gone)
+
+
+def test_a_model_of_linear_layers_alone_is_refused(work, capsys):
+    """transformers cannot run a Qwen3-Next whose layers are all linear attention with a cache (its
+    traceback: get_seq_length can only be called on Attention layers): refused by name, from the
+    config before loading, and from forward() for a model built in Python"""
+    from transformers import Qwen3NextConfig, Qwen3NextForCausalLM
+    from tiny_models import COMMON
+    from stepq.hf import AdapterError
+    from stepq.hf.capture import Capture
+    from stepq.hf.cli import run_stream
+    cfg = Qwen3NextConfig(**dict(COMMON, num_hidden_layers=2), layer_types=["linear_attention"] * 2,
+                          linear_num_value_heads=2, linear_num_key_heads=1, linear_key_head_dim=128,
+                          linear_value_head_dim=128, head_dim=32, num_experts=2, num_experts_per_tok=1,
+                          moe_intermediate_size=32, shared_expert_intermediate_size=32)
+    m = Qwen3NextForCausalLM(cfg).eval()
+    m.save_pretrained(work / "linear_only")
+    capsys.readouterr()                                   # save_pretrained's progress bar
+    out = work / "out_linear"
+    refused(capsys, capture(work / "linear_only", work / "doc.txt", out),
+            r"linear_only: a qwen3_next model whose layers are all linear attention cannot run with a cache")
+    assert not out.exists()
+    with pytest.raises(AdapterError, match="needs at least one full_attention layer"):
+        with Capture(m, work / "lin.h5"):
+            run_stream(m, torch.randint(0, 256, (1, 8)), 8)
+    assert not (work / "lin.h5").exists()

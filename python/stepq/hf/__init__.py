@@ -20,7 +20,14 @@ import importlib
 import inspect
 from dataclasses import dataclass
 
-SUPPORTED_TRANSFORMERS = ("5.24.0",)
+# The releases tests/python/compat.sh ran the adapters' tests on (the pinned one last). Any
+# release is accepted whose modeling files hold what the adapters use (check_adapter): the
+# delta-rule layer class, the kernel functions with the parameters read off their calls, and the
+# modeling file's l2norm; the rest are refused naming what is missing, with this range.
+TESTED_TRANSFORMERS = ("5.18.0", "5.20.2", "5.23.0", "5.24.0")
+# the parameters a transformers kernel call must take (step_inputs and the adapters read them)
+HF_KERNEL_PARAMS = ("query", "key", "value", "g", "beta", "initial_state", "output_final_state",
+                    "use_qk_l2norm_in_kernel")
 
 
 @dataclass(frozen=True)
@@ -57,13 +64,41 @@ class AdapterError(ValueError):
     """a model, version or request the adapters cannot honour; the message names what"""
 
 
-def check_transformers():
+def check_adapter(spec):
+    """the installed modeling file of spec holds what its adapter uses, else AdapterError naming
+    the release, the model and what is missing, with the releases the adapters were tested on"""
     import transformers
-    if transformers.__version__ not in SUPPORTED_TRANSFORMERS:
-        raise AdapterError("stepq.hf supports transformers %s; this is %s, whose delta-rule modules it has not "
-                           "been checked against (pip install transformers==%s)" %
-                           (", ".join(SUPPORTED_TRANSFORMERS), transformers.__version__, SUPPORTED_TRANSFORMERS[-1]))
-    return transformers.__version__
+    where = "transformers %s" % transformers.__version__
+    if spec.family == "fla":
+        import fla
+        where = "flash-linear-attention %s" % fla.__version__
+    tested = ("transformers %s" % ", ".join(TESTED_TRANSFORMERS)) if spec.family == "hf" else \
+        ("flash-linear-attention %s" % ", ".join(SUPPORTED_FLA))
+    try:
+        mod = importlib.import_module(spec.modeling)
+    except ImportError:
+        mod = None
+    missing = []
+    if mod is None:
+        missing.append("the module %s" % spec.modeling)
+    else:
+        if not isinstance(getattr(mod, spec.layer_class, None), type):
+            missing.append("the layer class %s" % spec.layer_class)
+        for name in spec.kernels:
+            fn = getattr(mod, name, None)
+            if not callable(fn):
+                missing.append("the kernel %s" % name)
+                continue
+            if spec.family == "hf":
+                params = inspect.signature(inspect.unwrap(fn)).parameters
+                lack = [p for p in HF_KERNEL_PARAMS if p not in params]
+                if lack:
+                    missing.append("the parameter(s) %s of %s" % (", ".join(lack), name))
+        if spec.family == "hf" and not callable(getattr(mod, "l2norm", None)):
+            missing.append("its l2norm")
+    if missing:
+        raise AdapterError("%s has no adapter for %s: its %s lacks %s (stepq.hf was tested on %s)"
+                           % (where, spec.model_type, spec.modeling, "; ".join(missing), tested))
 
 
 def spec_of(model):
@@ -122,6 +157,7 @@ class Hooks:
     signature (a dict); it returns what the kernel returns."""
 
     def __init__(self, model, layers, spec, on_kernel):
+        check_adapter(spec)
         self.spec, self.on_kernel = spec, on_kernel
         self.mod = importlib.import_module(spec.modeling)
         self.by_module = {id(l.module): l for l in layers}
@@ -250,12 +286,26 @@ def returned_state(spec, a, S):
     return S
 
 
+def linear_only_reason(model_type, version):
+    return ("a %s model whose layers are all linear attention cannot run with a cache in transformers %s: its "
+            "cache asks an attention layer for the sequence length (get_seq_length), and there is none; stepq.hf "
+            "steps a model token by token with its cache, so it needs at least one full_attention layer in "
+            "layer_types" % (model_type, version))
+
+
 def forward(model, ids, cache=None):
     """(logits, cache) of model on ids [B, T] after cache (None: from the start), keeping the
     cache: transformers 5.24 names it `cache`, fla's models `past_key_values`"""
     params = inspect.signature(model.forward).parameters
     name = "cache" if "cache" in params else "past_key_values"
-    out = model(ids, use_cache=True, **({name: cache} if cache is not None else {}))
+    try:
+        out = model(ids, use_cache=True, **({name: cache} if cache is not None else {}))
+    except ValueError as e:
+        if "get_seq_length" not in str(e):
+            raise
+        import transformers
+        raise AdapterError(linear_only_reason(getattr(model.config, "model_type", "?"), transformers.__version__)) \
+            from None
     new = out.get("cache") if "cache" in out else out.get("past_key_values")
     if new is None:
         raise AdapterError("%s returned no cache: stepq.hf steps a model one token a call with its cache" %

@@ -53,8 +53,15 @@ class Capture:
         self.hooks = Hooks(model, self.layers, self.spec, self._kernel)
 
     def _open(self):
-        """the trace, at the first kernel call (which says how q and k are normalised)"""
+        """the trace, at the first kernel call, which says how q and k are normalised and how many
+        q/k heads the kernel is given: the layer's own (transformers 5.24), or one per value head
+        where the modeling file repeats them first (5.18: the trace then holds HV q/k heads)"""
         L = len(self.layers)
+        Hq = {self.pending[l.index][0].shape[1] for l in self.layers}
+        if len(Hq) != 1 or self.HV % next(iter(Hq)):
+            raise AdapterError("the kernels of the captured layers were given %s q/k heads for %d value heads"
+                               % (sorted(Hq), self.HV))
+        self.H = Hq.pop()
         self.w = TraceWriter(self.path, self.spec.kind, L * self.H, L * self.HV, self.K, self.V,
                              scale=1.0 / np.sqrt(self.K), qk_norm_eps=self.eps or 0.0, weights_sha256=self.sha,
                              layer=np.repeat([l.index for l in self.layers], self.HV).tolist(),

@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 
-from . import ADAPTERS, SUPPORTED_FLA, AdapterError, check_transformers
+from . import ADAPTERS, SUPPORTED_FLA, AdapterError, check_adapter
 
 TEXT_LIMIT = 1 << 30        # a text is read to at most 1 GiB, as the C command line reads one
 CONFIG_LIMIT = 16 << 20     # config.json, as the C side reads it
@@ -156,8 +156,9 @@ def load_model(path):
     CPU, every weight finite"""
     import torch
     cfg = check_model_dir(path)
-    check_transformers()
     mt = cfg.get("model_type")
+    if mt not in ADAPTERS:
+        mt = (cfg.get("text_config") or {}).get("model_type")
     if mt in ADAPTERS and ADAPTERS[mt].family == "fla":
         try:
             import fla  # registers fla's models with transformers' Auto classes
@@ -167,6 +168,13 @@ def load_model(path):
         if fla.__version__ not in SUPPORTED_FLA:
             raise AdapterError("stepq.hf supports flash-linear-attention %s; this is %s"
                                % (", ".join(SUPPORTED_FLA), fla.__version__))
+    check_adapter(ADAPTERS[mt])
+    lt = cfg.get("layer_types") or ((cfg.get("text_config") or {}).get("layer_types")
+                                    if isinstance(cfg.get("text_config"), dict) else None)
+    if ADAPTERS[mt].family == "hf" and isinstance(lt, list) and lt and "full_attention" not in lt:
+        import transformers
+        from . import linear_only_reason
+        raise AdapterError("%s: %s" % (path, linear_only_reason(mt, transformers.__version__)))
     from transformers import AutoModelForCausalLM
     try:
         model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
