@@ -126,6 +126,13 @@ def check_model_dir(path):
     if not any(t in ADAPTERS for t in types):
         raise AdapterError("%s: model_type %r has no stepq adapter (supported: %s)"
                            % (cpath, cfg.get("model_type"), ", ".join(sorted(ADAPTERS))))
+    mt = next(t for t in types if t in ADAPTERS)
+    lt = cfg.get("layer_types") or ((cfg.get("text_config") or {}).get("layer_types")
+                                    if isinstance(cfg.get("text_config"), dict) else None)
+    if ADAPTERS[mt].family == "hf" and isinstance(lt, list) and lt and "full_attention" not in lt:
+        import transformers
+        from . import linear_only_reason
+        raise AdapterError("%s: %s" % (path, linear_only_reason(mt, transformers.__version__)))
     weights = sorted(f for f in os.listdir(path) if f.endswith(".safetensors"))
     if not weights and not any(f.startswith("pytorch_model") and f.endswith(".bin") for f in os.listdir(path)):
         raise AdapterError("%s: no weights (model.safetensors or pytorch_model.bin)" % path)
@@ -169,12 +176,6 @@ def load_model(path):
             raise AdapterError("stepq.hf supports flash-linear-attention %s; this is %s"
                                % (", ".join(SUPPORTED_FLA), fla.__version__))
     check_adapter(ADAPTERS[mt])
-    lt = cfg.get("layer_types") or ((cfg.get("text_config") or {}).get("layer_types")
-                                    if isinstance(cfg.get("text_config"), dict) else None)
-    if ADAPTERS[mt].family == "hf" and isinstance(lt, list) and lt and "full_attention" not in lt:
-        import transformers
-        from . import linear_only_reason
-        raise AdapterError("%s: %s" % (path, linear_only_reason(mt, transformers.__version__)))
     from transformers import AutoModelForCausalLM
     try:
         model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
