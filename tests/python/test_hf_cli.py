@@ -277,3 +277,30 @@ def test_a_model_of_linear_layers_alone_is_refused(work, capsys):
         with Capture(m, work / "lin.h5"):
             run_stream(m, torch.randint(0, 256, (1, 8)), 8)
     assert not (work / "lin.h5").exists()
+
+
+def test_eval_in_bfloat16_on_the_cpu(work, capsys):
+    """--dtype bfloat16: the model runs in bf16 (its kernels compute in float32 inside), the
+    adapters read the kernels' inputs as float32 and the reference recurrence is float32, so fp32
+    stays next to native (the bf16 read-out and state rounding alone), a 4-bit state does not; the
+    output records device, dtype and the kernels that ran"""
+    from tiny_models import qwen3_5
+    qwen3_5().save_pretrained(work / "q35")
+    (work / "d1.txt").write_bytes(bytes(range(33, 127)))
+    (work / "d2.txt").write_bytes(bytes(range(126, 32, -1)) * 2)
+    out = work / "bf16" / "e.h5"
+    capsys.readouterr()
+    main(["eval", "--model", str(work / "q35"), "--text", str(work / "d1.txt"), str(work / "d2.txt"), "--formats",
+          "fp32,int4", "--out", str(out), "--prefill", "24", "--decode", "32", "--bin", "8", "--dtype", "bfloat16"])
+    capsys.readouterr()
+    with h5py.File(out) as f:
+        assert f.attrs["dtype"] == "bfloat16" and f.attrs["device"] == "cpu"
+        assert "modeling_qwen3_5.torch_recurrent_gated_delta_rule" in f.attrs["kernels"]
+        fp32, int4 = abs(f["extra_window"][:, 0]).max(), abs(f["extra_window"][:, 1]).max()
+    # measured: fp32 exactly 0 (its read-outs round to the same bf16 values as the kernel's own),
+    # int4 0.112 nats/token; the bounds leave room for other kernels' float32 rounding
+    assert fp32 < 1e-3 and int4 > 0.02, (fp32, int4)
+    refused(capsys, ["eval", "--model", work / "q35", "--text", work / "d1.txt", "--formats", "int8", "--out",
+                     work / "g.h5", "--device", "cuda"], r"--device cuda: stepq.hf runs models on the CPU for now")
+    refused(capsys, ["eval", "--model", work / "q35", "--text", work / "d1.txt", "--formats", "int8", "--out",
+                     work / "g.h5", "--dtype", "float8"], r"argument --dtype: invalid choice: 'float8'")

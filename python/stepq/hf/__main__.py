@@ -19,6 +19,7 @@ import argparse
 import sys
 
 from . import AdapterError
+from .cli import DTYPES
 
 
 class _Parser(argparse.ArgumentParser):
@@ -85,7 +86,11 @@ def parser():
                    help="tokens of the first forward (default: all at once); then one token per call")
     c.add_argument("--layers", type=int_list, default=None,
                    help="layer indices, e.g. 0,2,4-6 (default: every delta-rule layer)")
-    e = sub.add_parser("eval", help="the model with its states in stepq formats: extra NLL, KL, top-1, errors")
+    for x in (c, e := sub.add_parser("eval", help="the model with its states in stepq formats: extra NLL, KL, "
+                                                  "top-1, errors")):
+        x.add_argument("--dtype", choices=DTYPES, default="float32",
+                       help="the model's weights and activations (the reference recurrence stays float32)")
+        x.add_argument("--device", default="cpu", help="where the model runs: cpu (a GPU is not supported yet)")
     e.add_argument("--model", required=True)
     e.add_argument("--text", required=True, nargs="+", help="documents, one row of the batch each")
     e.add_argument("--formats", required=True, type=name_list)

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import TraceWriter
 from . import QK_NORM_EPS, AdapterError, Hooks, delta_layers, spec_of, step_inputs, weights_sha256
-from .cli import Output, Progress, check_model_dir, check_texts, load_model, model_files, outputs, run_stream, tokens
+from .cli import Output, Progress, check_device, check_model_dir, check_texts, load_model, model_files, outputs, run_stream, tokens
 
 
 class Capture:
@@ -149,6 +149,7 @@ class Capture:
 
 def command(a):
     """python -m stepq.hf capture: every input and output checked, then one trace per text"""
+    check_device(a.device)
     check_model_dir(a.model)
     check_texts(a.text)
     outs = {}
@@ -163,7 +164,7 @@ def command(a):
     inputs = list(a.text) + model_files(a.model)
     checked = outputs([(out, "--out") for out in outs], inputs)  # temporary files made: writable, before work
     try:
-        model, tok = load_model(a.model)
+        model, tok = load_model(a.model, a.dtype, a.device)
         import torch
         import transformers
         for out, t in zip(checked, a.text):
@@ -173,7 +174,8 @@ def command(a):
                 raise AdapterError("--text %s: %d tokens; a capture needs at least 2" % (t, T))
             attrs = {"tokenizer": "bytes" if tok is None else type(tok).__name__ + " " + str(tok.name_or_path),
                      "text": os.path.abspath(t), "transformers_version": transformers.__version__,
-                     "torch_version": torch.__version__, "command": " ".join(sys.argv)}
+                     "torch_version": torch.__version__, "command": " ".join(sys.argv),
+                     "device": a.device, "dtype": a.dtype}
             prefill = a.prefill if a.prefill is not None else T
             prog = Progress("capture %s" % os.path.basename(t), T, "tokens")
             t0 = time.time()

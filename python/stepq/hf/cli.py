@@ -158,10 +158,26 @@ def check_finite(model, path):
                                % (path, name, t.reshape(-1)[bad].item(), bad))
 
 
-def load_model(path):
-    """(model, tokenizer or None): the checked directory loaded by transformers, in float32 on the
-    CPU, every weight finite"""
+DTYPES = ("float32", "bfloat16", "float16")
+
+
+def check_device(device):
+    """the --device a run can use here: cpu (the adapters hook the models' torch kernels there);
+    a GPU's kernels (fla's Triton ones) are not hooked yet, so cuda is refused by name"""
+    if device != "cpu":
+        raise AdapterError("--device %s: stepq.hf runs models on the CPU for now (on a GPU the models call fla's "
+                           "Triton kernels, which the adapters do not hook yet); give --device cpu" % device)
+    return device
+
+
+def load_model(path, dtype="float32", device="cpu"):
+    """(model, tokenizer or None): the checked directory loaded by transformers in dtype (float32,
+    bfloat16 or float16) on device, every weight finite. The adapters read the kernels' inputs in
+    float32 whatever the model's dtype, and the reference recurrence stays float32."""
     import torch
+    if dtype not in DTYPES:
+        raise AdapterError("--dtype %s: one of %s" % (dtype, ", ".join(DTYPES)))
+    check_device(device)
     cfg = check_model_dir(path)
     mt = cfg.get("model_type")
     if mt not in ADAPTERS:
@@ -178,7 +194,7 @@ def load_model(path):
     check_adapter(ADAPTERS[mt])
     from transformers import AutoModelForCausalLM
     try:
-        model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype)).to(device).eval()
     except Exception as e:  # what the checks above could not foresee: transformers' own reason
         raise AdapterError("%s: transformers could not load it: %s" % (path, str(e).strip().split("\n")[0][:500])) \
             from None

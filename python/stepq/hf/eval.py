@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import Plan, Session, StepqError, mean_ci95
 from . import AdapterError, Hooks, delta_layers, forward, initial_state, returned_state, spec_of, step_inputs
-from .cli import Progress, check_model_dir, outputs, check_texts, load_model, model_files, regular_file, tokens
+from .cli import Progress, check_device, check_model_dir, outputs, check_texts, load_model, model_files, regular_file, tokens
 
 
 class _State:
@@ -57,12 +57,14 @@ class Evaluator:
             for l in self.layers:
                 plan.check(self.spec.kind, l.K, l.V, [(l.index, h) for h in range(l.HV)])
         self.target = None
+        self.ran = set()  # the kernel functions that ran ("module.name"), for the output's record
         self.hooks = Hooks(model, self.layers, self.spec, self._kernel)
 
     def close(self):
         self.hooks.close()
 
     def _kernel(self, layer, which, a, run):
+        self.ran.add("%s.%s" % (self.spec.modeling, self.spec.kernels[which]))
         st = self.target
         q = a["query"] if "query" in a else a["q"]
         if st is None or q.shape[1] > 1 or a.get("initial_state") is None:
@@ -94,6 +96,9 @@ class Evaluator:
         st.errs[layer.index].append((np.sqrt(err2 / np.maximum(ref2, 1e-300)), ry))
         out = torch.from_numpy(y_hat).reshape(B, 1, HV, V).to((a["value"] if "value" in a else a["v"]).dtype)
         S_hat = torch.from_numpy(s.state(0)).reshape(B, HV, K, V)
+        S_in = a.get("initial_state")
+        if S_in is not None and self.spec.family == "hf":
+            S_hat = S_hat.to(S_in.dtype)  # the cache keeps the state in its own dtype
         return out, returned_state(self.spec, a, S_hat)
 
 
@@ -157,7 +162,8 @@ def evaluate(model, ids, formats, prefill, decode, plan=None, layers=None, gener
             for s in st.sessions.values():
                 s.close()
         res = dict(nll_native=nll_native, extra=extra, kl=kl, top1=top1, state_err=state_err,
-                   readout_err=readout_err, layers=np.array([l.index for l in ev.layers], np.int32))
+                   readout_err=readout_err, layers=np.array([l.index for l in ev.layers], np.int32),
+                   kernels=sorted(ev.ran))
         if generate:
             res["greedy"] = _greedy(model, ev, ids[:, :P], formats, generate)
         return res
@@ -202,6 +208,7 @@ def _check(a):
             raise AdapterError("--formats: no format is called '%s' (stepq formats lists them)" % f)
     if len(set(a.formats)) != len(a.formats):
         raise AdapterError("--formats names a format twice: %s" % ",".join(a.formats))
+    check_device(a.device)
     check_model_dir(a.model)
     check_texts(a.text)
     inputs = list(a.text) + model_files(a.model)
@@ -239,7 +246,7 @@ def _write(out, fn):
 
 def _run(a, outs, h5py, torch, transformers):
     plan = Plan(a.plan) if a.plan else None
-    model, tok = load_model(a.model)
+    model, tok = load_model(a.model, a.dtype, a.device)
     ids = _batch(tok, a.text, a.prefill + a.decode + 1)
     prog = Progress("eval", a.decode, "decode steps")
     t0 = time.time()
@@ -293,6 +300,9 @@ def _fill(h, a, r, model, dt, torch, transformers):
     at["command"] = " ".join(sys.argv)
     at["transformers_version"] = transformers.__version__
     at["torch_version"] = str(torch.__version__)
+    at["device"] = a.device
+    at["dtype"] = a.dtype
+    at["kernels"] = ", ".join(sorted(r.get("kernels", [])))
     at["prefill"] = a.prefill
     at["decode"] = a.decode
     at["bin"] = B
