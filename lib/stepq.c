@@ -50,15 +50,20 @@ static sq_status leave(sq_status rc) {
         if (setjmp(jump)) return leave(SQ_EINTERNAL); \
     } while (0)
 
+// the message of a refusal, into the sink
+static void say(const char* fmt, va_list ap) {
+    char buf[sizeof sink.msg];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    stepq_error("%s", buf);
+}
+
 // an entry's own refusal: the message, then leave(rc)
 static sq_status fail(sq_status rc, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 static sq_status fail(sq_status rc, const char* fmt, ...) {
-    char buf[sizeof sink.msg];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    say(fmt, ap);
     va_end(ap);
-    stepq_error("%s", buf);
     return leave(rc);
 }
 
@@ -336,12 +341,10 @@ static sq_status session_done(const sq_session* s, sq_status rc) {
 static sq_status session_fail(const sq_session* s, sq_status rc, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static sq_status session_fail(const sq_session* s, sq_status rc, const char* fmt, ...) {
-    char buf[sizeof sink.msg];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    say(fmt, ap);
     va_end(ap);
-    stepq_error("%s", buf);
     return session_done(s, rc);
 }
 
