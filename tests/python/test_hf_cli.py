@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import h5py
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -304,3 +305,41 @@ def test_eval_in_bfloat16_on_the_cpu(work, capsys):
                      work / "g.h5", "--device", "cuda"], r"--device cuda: stepq.hf runs models on the CPU for now")
     refused(capsys, ["eval", "--model", work / "q35", "--text", work / "d1.txt", "--formats", "int8", "--out",
                      work / "g.h5", "--dtype", "float8"], r"argument --dtype: invalid choice: 'float8'")
+
+
+def test_documents_of_different_lengths_in_one_eval(work, capsys):
+    """documents of different lengths are evaluated together, grouped by their decode steps: each
+    document's row equals evaluating it alone, the steps past its end are NaN, and the means per
+    bin are over the documents that reach the bin; a document without a token to decode after
+    the prefill is refused by name"""
+    from tiny_models import qwen3_5
+    from stepq.hf.eval import evaluate
+    model = qwen3_5()
+    model.save_pretrained(work / "q35len")
+    rng = np.random.default_rng(3)
+    texts = []
+    for name, n in (("long", 24 + 32 + 1), ("mid", 24 + 20 + 1), ("short", 24 + 7 + 1)):
+        (work / (name + ".txt")).write_bytes(bytes(rng.integers(32, 127, n).astype(np.uint8)))
+        texts.append(work / (name + ".txt"))
+    out = work / "len" / "e.h5"
+    capsys.readouterr()
+    main(["eval", "--model", str(work / "q35len"), "--text", *map(str, texts), "--formats", "int4,int8",
+          "--out", str(out), "--prefill", "24", "--decode", "32", "--bin", "4"])
+    capsys.readouterr()
+    with h5py.File(out) as f:
+        assert list(f["decode_steps"][...]) == [32, 20, 7]
+        extra, em = f["extra"][...], f["extra_mean"][...]
+    for i, (t, n) in enumerate(zip(texts, (32, 20, 7))):
+        ids = torch.tensor([list(t.read_bytes())])
+        alone = evaluate(model, ids, ["int4", "int8"], prefill=24, decode=n)["extra"][0]  # [F, n]
+        nb = n // 4
+        np.testing.assert_allclose(extra[i, :, :nb], alone[:, :nb * 4].reshape(2, nb, 4).mean(-1), atol=1e-6)
+        assert np.isnan(extra[i, :, nb:]).all()
+    np.testing.assert_allclose(em[:, 0], extra[:, :, 0].mean(0), atol=1e-12)    # bin 0: all three documents
+    np.testing.assert_allclose(em[:, 3], extra[:2, :, 3].mean(0), atol=1e-12)   # bins 1-4: the long and the mid one
+    np.testing.assert_allclose(em[:, 7], extra[0, :, 7], atol=1e-12)            # bins 5-7: the long one alone
+    (work / "tiny.txt").write_bytes(b"x" * 25)
+    refused(capsys, ["eval", "--model", work / "q35len", "--text", work / "tiny.txt", "--formats", "int8", "--out",
+                     work / "t.h5", "--prefill", "24"], r"--text .*tiny.txt has 25 tokens; --prefill 24 needs at least 26",
+            only=False)  # counted in tokens: after the model and its tokenizer are loaded (transformers' loading bar)
+    assert not (work / "t.h5").exists()

@@ -102,16 +102,61 @@ class Evaluator:
         return out, returned_state(self.spec, a, S_hat)
 
 
-def _batch(tok, texts, need):
-    rows = []
+def _documents(tok, texts, prefill, decode):
+    """[(ids [1, T], decode steps)] of the texts: each document gives min(decode, T - prefill - 1)
+    decode steps; one without a token to decode after the prefill is refused by name"""
+    docs = []
     for t in texts:
         ids = tokens(tok, t)
-        if ids.shape[1] < need:
-            raise AdapterError("--text %s has %d tokens; --prefill + --decode + 1 = %d are needed"
-                               % (t, ids.shape[1], need))
-        rows.append(ids[:, :need])
+        n = min(decode, ids.shape[1] - prefill - 1)
+        if n < 1:
+            raise AdapterError("--text %s has %d tokens; --prefill %d needs at least %d (a token to decode after "
+                               "it, and the one it predicts)" % (t, ids.shape[1], prefill, prefill + 2))
+        docs.append((ids[:, :prefill + n + 1], n))
+    return docs
+
+
+def evaluate_documents(model, docs, formats, prefill, decode, plan=None, layers=None, generate=0, progress=None,
+                       plan_any_model=False):
+    """evaluate() over documents of different lengths: grouped by their decode steps (one batch a
+    group, in the order of the lengths), the per-document arrays put back in the documents' order
+    with NaN past each one's last step ([D, ...N]), the per-layer errors averaged over the
+    documents that reach each step, and decode_steps [D]"""
     import torch
-    return torch.cat(rows, 0)
+    D, F = len(docs), len(formats)
+    groups = {}
+    for i, (_, n) in enumerate(docs):
+        groups.setdefault(n, []).append(i)
+    out, done = None, 0
+    for n in sorted(groups, reverse=True):
+        rows = groups[n]
+        ids = torch.cat([docs[i][0] for i in rows], 0)
+        tick = (lambda k, base=done: progress(base + k)) if progress else None
+        r = evaluate(model, ids, formats, prefill, n, plan, layers, generate, tick, plan_any_model)
+        done += n
+        if out is None:
+            L, HV = r["state_err"].shape[1], r["state_err"].shape[2]
+            out = dict(nll_native=np.full((D, decode), np.nan), extra=np.full((D, F, decode), np.nan),
+                       kl=np.full((D, F, decode), np.nan), top1=np.full((D, F, decode), np.nan),
+                       state_err=np.zeros((F, L, HV, decode)), readout_err=np.zeros((F, L, HV, decode)),
+                       reach=np.zeros(decode), layers=r["layers"], kernels=set(),
+                       decode_steps=np.array([m for _, m in docs], np.int64))
+            if generate:
+                out["greedy"] = np.zeros((D, 1 + F, generate), np.int64)
+        for j, i in enumerate(rows):
+            out["nll_native"][i, :n] = r["nll_native"][j]
+            for k in ("extra", "kl", "top1"):
+                out[k][i, :, :n] = r[k][j]
+            if generate:
+                out["greedy"][i] = r["greedy"][j]
+        for k in ("state_err", "readout_err"):  # means over the group's documents: weighted by their number
+            out[k][..., :n] += r[k] * len(rows)
+        out["reach"][:n] += len(rows)
+        out["kernels"].update(r["kernels"])
+    for k in ("state_err", "readout_err"):  # NaN at the steps no document reaches
+        out[k] = np.where(out["reach"] > 0, out[k] / np.maximum(out["reach"], 1), np.nan)
+    out["kernels"] = sorted(out["kernels"])
+    return out
 
 
 def evaluate(model, ids, formats, prefill, decode, plan=None, layers=None, generate=0, progress=None,
@@ -247,12 +292,13 @@ def _write(out, fn):
 def _run(a, outs, h5py, torch, transformers):
     plan = Plan(a.plan) if a.plan else None
     model, tok = load_model(a.model, a.dtype, a.device)
-    ids = _batch(tok, a.text, a.prefill + a.decode + 1)
-    prog = Progress("eval", a.decode, "decode steps")
+    docs = _documents(tok, a.text, a.prefill, a.decode)
+    prog = Progress("eval", sum(sorted({n for _, n in docs})), "decode steps")
     t0 = time.time()
-    r = evaluate(model, ids, a.formats, a.prefill, a.decode, plan, a.layers, a.generate, prog.tick, a.plan_any_model)
+    r = evaluate_documents(model, docs, a.formats, a.prefill, a.decode, plan, a.layers, a.generate, prog.tick,
+                           a.plan_any_model)
     dt = time.time() - t0
-    D, F, B = ids.shape[0], len(a.formats), a.bin
+    D, F, B = len(docs), len(a.formats), a.bin
 
     def h5(tmp):
         with h5py.File(tmp, "w") as h:
@@ -263,7 +309,7 @@ def _run(a, outs, h5py, torch, transformers):
             em = binned(r["extra"], B)
             t.write("# decode_step" + "".join("\t%s_mean\t%s_ci95" % (f, f) for f in a.formats) + "\n")
             for j in range(em.shape[2]):
-                row = [mean_ci95(em[:, f, j]) for f in range(F)]
+                row = [_mean_ci95_present(em[:, f, j]) for f in range(F)]
                 t.write("%d" % (j * B) + "".join("\t%.9g\t%.9g" % mc for mc in row) + "\n")
 
     _write(outs[0], h5)
@@ -285,9 +331,9 @@ def _run(a, outs, h5py, torch, transformers):
     print("wrote %s and %s: %d documents, %d decode steps, %d formats, %.1f ms per token and stream" %
           (a.out, table, D, a.decode, F, ms))
     for f, name in enumerate(a.formats):
-        m, c = mean_ci95(r["extra"][:, f].mean(-1))
+        m, c = mean_ci95(np.nanmean(r["extra"][:, f], -1))
         print("  %-14s extra NLL over the window %+.5f +- %.5f nats/token, KL %.3g, top-1 agreement %.3f" %
-              (name, m, c, r["kl"][:, f].mean(), r["top1"][:, f].mean()))
+              (name, m, c, np.nanmean(r["kl"][:, f]), np.nanmean(r["top1"][:, f])))
 
 
 def _fill(h, a, r, model, dt, torch, transformers):
@@ -316,12 +362,15 @@ def _fill(h, a, r, model, dt, torch, transformers):
     h["nll_native"] = r["nll_native"]
     h["layers"] = r["layers"]
     for name in ("extra", "kl", "top1"):
-        b = binned(r[name], B)  # [D, F, NB]
+        b = binned(r[name], B)  # [D, F, NB]; NaN where a document ends before the bin
         h[name] = b
-        mc = np.array([[mean_ci95(b[:, f, j]) for j in range(b.shape[2])] for f in range(F)])
+        mc = np.array([[_mean_ci95_present(b[:, f, j]) for j in range(b.shape[2])] for f in range(F)])
         h[name + "_mean"] = mc[..., 0]
         h[name + "_ci95"] = mc[..., 1]
-    h["extra_window"] = r["extra"].mean(-1)
+    h["extra_window"] = np.nanmean(r["extra"], -1)  # each document over its own decode steps
+    h["decode_steps"] = r["decode_steps"]
+    h["decode_steps"].attrs["description"] = ("decode steps of each document [D]: --decode, or fewer where the "
+                                              "document ends first (the arrays over steps hold NaN past them)")
     h["state_err"] = binned(r["state_err"], B)
     h["readout_err"] = binned(r["readout_err"], B)
     if "greedy" in r:
@@ -337,3 +386,9 @@ def _fill(h, a, r, model, dt, torch, transformers):
         h["greedy_length"] = np.where(ended.any(-1), np.argmax(ended, -1), g.shape[-1])
         h["greedy_length"].attrs["description"] = ("tokens before the first end-of-sequence token %s [D,1+F] "
                                                    "(row 0 native; G where none came)" % eos)
+
+
+def _mean_ci95_present(x):
+    """mean_ci95 of the documents that reach a bin (NaN where none does)"""
+    x = x[~np.isnan(x)]
+    return mean_ci95(x) if x.size else (np.nan, np.nan)
