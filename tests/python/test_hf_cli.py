@@ -343,3 +343,18 @@ def test_documents_of_different_lengths_in_one_eval(work, capsys):
                      work / "t.h5", "--prefill", "24"], r"--text .*tiny.txt has 25 tokens; --prefill 24 needs at least 26",
             only=False)  # counted in tokens: after the model and its tokenizer are loaded (transformers' loading bar)
     assert not (work / "t.h5").exists()
+
+
+def test_plot_needs_no_path(work, capsys):
+    """--plot alone draws with stepq's own nll.gp: the installed package's copy (the wheel carries
+    it), or the clone's"""
+    from tiny_models import qwen3_5
+    if not (work / "q35").exists():
+        qwen3_5().save_pretrained(work / "q35")
+    (work / "p.txt").write_bytes(bytes(range(33, 127)))
+    out = work / "plotted" / "e.h5"
+    capsys.readouterr()
+    main(["eval", "--model", str(work / "q35"), "--text", str(work / "p.txt"), "--formats", "int4", "--out", str(out),
+          "--prefill", "24", "--decode", "16", "--bin", "4", "--plot"])
+    assert "wrote %s" % (work / "plotted" / "e.png") in capsys.readouterr().out
+    assert os.path.getsize(work / "plotted" / "e.png") > 1000

@@ -73,10 +73,24 @@ def name_list(s):
     return out
 
 
+CAPTURE_EXAMPLES = """examples:
+  python -m stepq.hf capture --model data/lm/gdn --text book.txt --out traces/ --max-tokens 4096 --prefill 2048
+  python -m stepq.hf capture --model Qwen3.5-DIR --text a.txt b.txt --out traces/ --layers 0,4-6 --dtype bfloat16
+then: stepq replay --trace traces/book.h5 --format int6 --out r.h5; a calibration config whose
+source is { type = "trace"; path = "traces/book.h5"; } makes a plan for the model."""
+
+EVAL_EXAMPLES = """examples:
+  python -m stepq.hf eval --model data/lm/gdn --text a.txt b.txt --formats int8,int6,int4 --out results/mine.h5 \\
+      --prefill 512 --decode 512 --plot
+  python -m stepq.hf eval --model DIR --text a.txt --formats stepquant6 --plan plan.h5 --out r.h5 --dtype bfloat16
+Documents may differ in length: each gives --decode steps or fewer where it ends first."""
+
+
 def parser():
     p = _Parser(prog="python -m stepq.hf", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    c = sub.add_parser("capture", help="record what enters each delta-rule layer into stepq trace files")
+    c = sub.add_parser("capture", help="record what enters each delta-rule layer into stepq trace files",
+                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=CAPTURE_EXAMPLES)
     c.add_argument("--model", required=True, help="a model directory (save_pretrained's)")
     c.add_argument("--text", required=True, nargs="+", help="text files, one trace each (at most 1 GiB)")
     c.add_argument("--out", required=True, help="the directory the traces go to")
@@ -87,7 +101,8 @@ def parser():
     c.add_argument("--layers", type=int_list, default=None,
                    help="layer indices, e.g. 0,2,4-6 (default: every delta-rule layer)")
     for x in (c, e := sub.add_parser("eval", help="the model with its states in stepq formats: extra NLL, KL, "
-                                                  "top-1, errors")):
+                                                  "top-1, errors",
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EVAL_EXAMPLES)):
         x.add_argument("--dtype", choices=DTYPES, default="float32",
                        help="the model's weights and activations (the reference recurrence stays float32)")
         x.add_argument("--device", default="cpu", help="where the model runs: cpu (a GPU is not supported yet)")
@@ -103,8 +118,9 @@ def parser():
     e.add_argument("--bin", type=_int_at_least(1), default=64)
     e.add_argument("--layers", type=int_list, default=None)
     e.add_argument("--generate", type=_int_at_least(0), default=0, help="also N greedy tokens per format and document")
-    e.add_argument("--plot", default=None, metavar="SCRIPT",
-                   help="draw OUT.png from the table with this gnuplot script (the clone's plots/nll.gp)")
+    e.add_argument("--plot", nargs="?", const="", default=None, metavar="SCRIPT",
+                   help="draw OUT.png from the table: with stepq's own nll.gp (the package carries it), or with "
+                        "the gnuplot script SCRIPT")
     return p
 
 

@@ -228,6 +228,18 @@ def tokens(tok, path, limit=None):
     return torch.tensor([ids], dtype=torch.long)
 
 
+def plot_script(name="nll.gp"):
+    """a gnuplot script of stepq's: the installed package's copy (the wheel carries plots/ beside
+    the library), else the clone's plots/ (a source tree)"""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for d in (os.path.join(here, "plots"), os.path.join(here, "..", "..", "plots")):
+        p = os.path.join(d, name)
+        if os.path.isfile(p):
+            return os.path.normpath(p)
+    raise AdapterError("--plot: stepq's %s is in neither %s nor a clone's plots/ (reinstall the package, or give "
+                       "--plot SCRIPT)" % (name, os.path.join(here, "plots")))
+
+
 # ---- outputs ----------------------------------------------------------------------------------------
 
 def same_file(a, b):

@@ -14,7 +14,9 @@ decode_step [NB], nll_native [D,N], extra [D,F,NB], extra_mean, extra_ci95 [F,NB
 [D,F]; kl, top1 [D,F,NB] with kl_mean, kl_ci95, top1_mean, top1_ci95 [F,NB]; layers [L];
 state_err, readout_err [F,L,HV,NB] (means over documents); with --generate: greedy [D,1+F,G]
 tokens (row 0 native), greedy_agree [D,F] (tokens equal to native's before the first
-difference) and greedy_length [D,1+F] (tokens before the first end-of-sequence token). A .tsv of extra NLL beside it, for plots/nll.gp.
+difference) and greedy_length [D,1+F] (tokens before the first end-of-sequence token); decode_steps [D]
+(documents of different lengths: each gives --decode steps or fewer, NaN past its end). A .tsv of
+extra NLL beside it, for plots/nll.gp.
 """
 import os
 import sys
@@ -24,7 +26,8 @@ import numpy as np
 
 from .. import Plan, Session, StepqError, mean_ci95
 from . import AdapterError, Hooks, delta_layers, forward, initial_state, returned_state, spec_of, step_inputs
-from .cli import Progress, check_device, check_model_dir, outputs, check_texts, load_model, model_files, regular_file, tokens
+from .cli import (Progress, check_device, check_model_dir, check_texts, load_model, model_files, outputs, plot_script,
+                  regular_file, tokens)
 
 
 class _State:
@@ -260,6 +263,8 @@ def _check(a):
     if a.plan:
         regular_file(a.plan, "--plan")
         inputs.append(a.plan)
+    if a.plot == "":
+        a.plot = plot_script("nll.gp")
     if a.plot:
         regular_file(a.plot, "--plot")
         inputs.append(a.plot)
