@@ -57,6 +57,25 @@ static void say(const char* fmt, va_list ap) {
     stepq_error("%s", buf);
 }
 
+// One object, one thread at a time: a call claims the object's flag (busy) and release() frees
+// it on the way out; a call that finds it claimed is refused instead of racing the thread inside
+// (busy NULL: the object itself is NULL)
+static int claim(const int* busy, const char* what, const char* advice, const char* who) {
+    int idle = 0;
+    if (!busy) {
+        stepq_error("%s: %s is NULL", who, what);
+        return STEPQ_ERR;
+    }
+    if (__atomic_compare_exchange_n((int*)busy, &idle, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return STEPQ_OK;
+    stepq_error("%s: the %s is in use by another thread (%s)", who, what, advice);
+    return STEPQ_ERR;
+}
+
+static sq_status release(const int* busy, sq_status rc) {
+    __atomic_store_n((int*)busy, 0, __ATOMIC_RELEASE);
+    return leave(rc);
+}
+
 // an entry's own refusal: the message, then leave(rc)
 static sq_status fail(sq_status rc, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 static sq_status fail(sq_status rc, const char* fmt, ...) {
@@ -321,22 +340,11 @@ struct sq_session {
 // A session is used by one thread at a time: every call on it claims it first, and a call that
 // finds it claimed (another thread inside) is refused instead of racing it
 static int session_claim(const sq_session* s, const char* who) {
-    int idle = 0;
-    if (!s) {
-        stepq_error("%s: session is NULL", who);
-        return STEPQ_ERR;
-    }
-    if (__atomic_compare_exchange_n(&((sq_session*)s)->busy, &idle, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-        return STEPQ_OK;
-    stepq_error("%s: the session is in use by another thread (a session is used by one thread at a time; "
-                "give each thread its own, or take turns with a lock)", who);
-    return STEPQ_ERR;
+    return claim(s ? &s->busy : NULL, "session",
+                 "a session is used by one thread at a time; give each thread its own, or take turns with a lock", who);
 }
 
-static sq_status session_done(const sq_session* s, sq_status rc) {
-    __atomic_store_n(&((sq_session*)s)->busy, 0, __ATOMIC_RELEASE);
-    return leave(rc);
-}
+static sq_status session_done(const sq_session* s, sq_status rc) { return release(&s->busy, rc); }
 
 static sq_status session_fail(const sq_session* s, sq_status rc, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -624,20 +632,10 @@ sq_status sq_trace_open(const char* path, const sq_trace_config* cfg, sq_trace**
 }
 
 static int trace_claim(sq_trace* t, const char* who) {
-    int idle = 0;
-    if (!t) {
-        stepq_error("%s: trace is NULL", who);
-        return STEPQ_ERR;
-    }
-    if (__atomic_compare_exchange_n(&t->busy, &idle, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return STEPQ_OK;
-    stepq_error("%s: the trace is in use by another thread (one thread at a time)", who);
-    return STEPQ_ERR;
+    return claim(t ? &t->busy : NULL, "trace", "one thread at a time", who);
 }
 
-static sq_status trace_done(sq_trace* t, sq_status rc) {
-    __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
-    return leave(rc);
-}
+static sq_status trace_done(sq_trace* t, sq_status rc) { return release(&t->busy, rc); }
 
 sq_status sq_trace_attr(sq_trace* t, const char* name, const char* value) {
     ENTER();
