@@ -93,7 +93,7 @@ typedef struct {
     const inputs* in;
     const stepq_format* fmt;    // NULL: a float32 variant
     int variant;                // V_* for float32
-    const stepq_kernels* k;
+    const stepq_backend* k;
     const stepq_bench_isa* isa;
     const stepq_plan* plan;
 } step_job;
@@ -114,12 +114,12 @@ static double run_steps(const step_job* j, long n, double* wall) {
         stepq_step_in st = step_of(in, t);
         if (j->fmt) {
             stepq_decays(decay, st.g, 1, BK);
-            j->k->qstep_read(&qs, &st, decay, NULL, NULL, NULL);
-            if (j->k->qstep_write(&qs, &st, decay, in->scale, 1, NULL, y, NULL) != STEPQ_OK) break;
+            j->k->read(&qs, &st, decay, NULL, NULL, NULL);
+            if (j->k->write(&qs, &st, decay, in->scale, 1, NULL, y, NULL) != STEPQ_OK) break;
         } else if (j->variant == V_PLAIN) {
             j->isa->plain_step(S, y, u, st.q, st.k, st.v, st.g, st.beta, (float)in->scale, 1, BK, BV);
         } else {
-            stepq_step_fn f = j->variant == V_REF_F32 ? stepq_step_f32 : j->k->step_f32;
+            stepq_step_fn f = j->variant == V_REF_F32 ? stepq_step_f32 : j->k->step;
             f(S, y, u, st.q, st.k, st.v, st.g, st.beta, in->scale, 1, BK, BV);
         }
     }
@@ -178,10 +178,10 @@ static double copy_bandwidth(size_t bytes) {
     return best;  // bytes copied per second (read once and written once)
 }
 
-static const stepq_bench_isa* isa_for(const stepq_kernels* k) {
+static const stepq_bench_isa* isa_for(const stepq_backend* k) {
 #if defined(__x86_64__)
-    if (k->level == STEPQ_ISA_AVX512) return &stepq_bench_avx512;
-    if (k->level == STEPQ_ISA_AVX2) return &stepq_bench_avx2;
+    if (k->isa == STEPQ_ISA_AVX512) return &stepq_bench_avx512;
+    if (k->isa == STEPQ_ISA_AVX2) return &stepq_bench_avx2;
 #endif
     return &stepq_bench_v2;
 }
@@ -195,7 +195,7 @@ typedef struct {
 } serve_time;
 
 static serve_time serve(const inputs* in, const stepq_format* f, const stepq_plan* plan,
-                        const stepq_kernels* k, int heads, int tokens) {
+                        const stepq_backend* k, int heads, int tokens) {
     const int T = threads_max();
     serve_time out = {0, 0, 0};
     size_t per = f ? 0 : sizeof(float) * BK * BV;
@@ -230,12 +230,12 @@ static serve_time serve(const inputs* in, const stepq_format* f, const stepq_pla
                 for (int h = 0; h < heads; h++) {
                     uint8_t* P = pool + per * (size_t)h;
                     if (!f) {
-                        k->step_f32((float*)P, y, u, st.q, st.k, st.v, st.g, st.beta, in->scale, 1, BK, BV);
+                        k->step((float*)P, y, u, st.q, st.k, st.v, st.g, st.beta, in->scale, 1, BK, BV);
                         continue;
                     }
                     qs.packed = P;
-                    k->qstep_read(&qs, &st, decay, NULL, NULL, NULL);
-                    k->qstep_write(&qs, &st, decay, in->scale, 1, NULL, y, NULL);
+                    k->read(&qs, &st, decay, NULL, NULL, NULL);
+                    k->write(&qs, &st, decay, in->scale, 1, NULL, y, NULL);
                 }
             }
             if (f) {
@@ -265,7 +265,8 @@ static double driver_seconds(const char* fmt_name, int heads, const stepq_plan* 
     stepq_assert(stepq_synth_preset(&p, "gdn-qwen-like") == STEPQ_OK &&
                  stepq_synth_open(&src, &p, 0, 1, &layer, 1, hs, heads) == STEPQ_OK);
     const stepq_format* f = stepq_format_find(fmt_name);
-    stepq_run_cfg rc = {&f, 1, 2048, 6144, 64, 0, "bench driver", plan, NULL, 0, NULL, NULL, 0};
+    stepq_run_cfg rc = {.formats = &f, .n_formats = 1, .prefill = 2048, .decode = 6144, .bin = 64,
+                        .label = "bench driver", .plan = plan};
     stepq_run_out o;
 #ifdef _OPENMP
     const int t_was = omp_get_max_threads();
@@ -294,7 +295,7 @@ typedef struct {
     int n;
 } step_table;
 
-static void print_steps(const step_table* st, const stepq_kernels* k, double peak, double bw) {
+static void print_steps(const step_table* st, const stepq_backend* k, double peak, double bw) {
     const double flops = 7.0 * BK * BV;  // per head-step: pass 1 mul, mul-add; pass 2 two mul-adds
     double f32 = st->fast[V_F32].cpu_ns, plain = st->fast[V_PLAIN].cpu_ns;
     printf("\nstep: one %d x %d gdn-qwen-like head, %d recorded steps cycled; ns per head-step "
@@ -319,7 +320,7 @@ static void print_steps(const step_table* st, const stepq_kernels* k, double pea
 
 static int write_bench(const stepq_bench_cfg* c, const step_table* st, const char** snames,
                        const serve_time* sv, const int* sheads, int ns, double peak, double bw,
-                       const double* drv, const stepq_kernels* k) {
+                       const double* drv, const stepq_backend* k) {
     hid_t f = h5u_create(c->output);
     if (f < 0) return STEPQ_ERR;
     double* v = mallocCheck(sizeof(double) * 6 * (st->n > ns ? st->n : ns));
@@ -357,7 +358,7 @@ static int write_bench(const stepq_bench_cfg* c, const step_table* st, const cha
 
 // every format's full step, with the active kernels and with the reference, beside the
 // plain fp32 loop, the reference step and the fp32 step
-static step_table time_steps(const inputs* in, const stepq_kernels* k, const stepq_bench_isa* isa,
+static step_table time_steps(const inputs* in, const stepq_backend* k, const stepq_bench_isa* isa,
                              const stepq_plan* plan, long n) {
     step_table st = {mallocCheck(sizeof(char*) * (N_BASE + stepq_n_formats)),
                      callocCheck(N_BASE + stepq_n_formats, sizeof(step_time)),
@@ -373,7 +374,7 @@ static step_table time_steps(const inputs* in, const stepq_kernels* k, const ste
             st.names[i] = i < N_BASE ? base_names[i] : stepq_formats[i - N_BASE].name;
             time_once(&fast[i], r, &j, n);
             if (i >= N_BASE) {
-                j.k = &stepq_kernels_reference;
+                j.k = &stepq_backend_reference;
                 time_once(&ref[i], r, &j, n);
             }
         }
@@ -387,7 +388,7 @@ static step_table time_steps(const inputs* in, const stepq_kernels* k, const ste
 }
 
 int stepq_bench(const stepq_bench_cfg* c) {
-    const stepq_kernels* k = stepq_kernels_active();
+    const stepq_backend* k = stepq_backend_default();
     const stepq_bench_isa* isa = isa_for(k);
     inputs* in = mallocCheck(sizeof *in);
     record(in);

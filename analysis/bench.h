@@ -14,7 +14,7 @@
 #ifndef STEPQ_BENCH_H
 #define STEPQ_BENCH_H
 
-#include "../sim/kernels.h"
+#include "../sim/backend.h"
 #include "../sim/stream.h"
 #include "output.h"
 

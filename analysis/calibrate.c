@@ -11,7 +11,7 @@
 #include "../quant/alloc.h"
 #include "../quant/format.h"
 #include "../sim/headloop.h"
-#include "../sim/kernels.h"
+#include "../sim/backend.h"
 #include "../sim/runstate.h"
 #include "../base/progress.h"
 #include "../base/ranks.h"
@@ -23,7 +23,7 @@
 // absmax (dual = 0) with the given row widths, through the active kernels' codecs (kn)
 static void row_errors(double* err, const float* X, const uint8_t* rows, const float* w,
                        const stepq_plan* p, int dual, float* work, uint8_t* packed, float* Xh,
-                       const stepq_kernels* kn) {
+                       const stepq_backend* kn) {
     const int K = p->K, V = p->V;
     // the two quantizers of the table's families: the dual-axis fit (method 4.2) and per-row
     // absmax (time-b), each at the widths of rows
@@ -59,7 +59,7 @@ static void row_errors(double* err, const float* X, const uint8_t* rows, const f
 // GDN: mean over (K,V) of w_i^2 err^2, one value per head; KDA: plain mean over V per row.
 static void head_distortions(double* d_dual, double* d_abs, const float* snaps, int n,
                              const stepq_plan* p, int h, const uint8_t* pivot) {
-    const stepq_kernels* kn = stepq_kernels_active();
+    const stepq_backend* kn = stepq_backend_default();
     const int K = p->K, V = p->V, G = p->G;
     const float* w = p->w + (size_t)h * K;
     float* work = mallocCheck(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
@@ -111,7 +111,7 @@ typedef struct {
     gsl_rng* rng;       // its reservoir sampling
     long seen;          // snapshots offered to the reservoir so far
     int live;           // the propagated error is still above 1e-12 in this segment
-    stepq_propagate_fn propagate;  // the active kernels' (sim/kernels.h)
+    stepq_propagate_fn propagate;  // the default CPU backend's (sim/backend.h)
 } calib_scratch;
 
 static void* calib_thread_init(void* ctx, const stepq_view* v) {
@@ -128,7 +128,7 @@ static void* calib_thread_init(void* ctx, const stepq_view* v) {
     cs->kP = mallocCheck(sizeof(float) * 2 * K);
     cs->snaps = x->reservoirs ? NULL : mallocCheck(sizeof(float) * R * K * V);
     cs->rng = gsl_rng_alloc(gsl_rng_taus2);
-    cs->propagate = stepq_kernels_active()->propagate;
+    cs->propagate = stepq_backend_default()->propagate;
     return cs;
 }
 

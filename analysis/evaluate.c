@@ -10,7 +10,8 @@
 int stepq_evaluate(double* pooled, int* diverged, const stepq_source* src,
                    const stepq_format* const* formats, int n_formats, const stepq_plan* plan,
                    long prefill, long decode, const char* label) {
-    stepq_run_cfg rc = {(const stepq_format**)formats, n_formats, prefill, decode, decode, 0, label, plan, NULL, 0, NULL, NULL, 0};
+    stepq_run_cfg rc = {.formats = (const stepq_format**)formats, .n_formats = n_formats, .prefill = prefill,
+                        .decode = decode, .bin = decode, .label = label, .plan = plan};
     stepq_run_out o;
     if (stepq_run_heads(&o, src, &rc) != STEPQ_OK) return STEPQ_ERR;
     for (int f = 0; f < n_formats; f++) {

@@ -256,13 +256,35 @@ static void summary(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
     free(col);
 }
 
+// the run's journal as its done/keep hooks (sim/runout.h): heads it holds are read back, heads
+// that end are added
+typedef struct {
+    stepq_journal* journal;
+    int seed;
+} journal_hooks;
+
+static int journal_done(void* ctx, int h, stepq_run_out* o) {
+    const journal_hooks* j = ctx;
+    return stepq_journal_fill(j->journal, j->seed, h, o);
+}
+
+static int journal_keep(void* ctx, int h, const stepq_run_out* o) {
+    const journal_hooks* j = ctx;
+    return stepq_journal_add(j->journal, j->seed, h, o);
+}
+
 int stepq_propagation(const stepq_propagation_cfg* c) {
     const int S = c->n_seeds, F = c->n_formats;
-    stepq_run_cfg rc = {c->formats, F, c->prefill, c->decode, c->bin, 0, "propagation", c->plan, NULL, 0, c->backend, NULL, 0};
-    if (c->journal_key && !(c->backend && c->backend->run_heads)) {
-        rc.journal = stepq_journal_open(c->output, c->journal_key, F, (c->decode + c->bin - 1) / c->bin,
+    stepq_run_cfg rc = {.formats = c->formats, .n_formats = F, .prefill = c->prefill, .decode = c->decode,
+                        .bin = c->bin, .label = "propagation", .plan = c->plan, .backend = c->backend};
+    journal_hooks jh = {.journal = NULL};
+    if (c->journal_key && !(c->backend && !c->backend->write)) {  // a backend of whole runs keeps none
+        jh.journal = stepq_journal_open(c->output, c->journal_key, F, (c->decode + c->bin - 1) / c->bin,
                                         c->srcs[0]->n_heads, c->resume);
-        if (!rc.journal) return STEPQ_ERR;
+        if (!jh.journal) return STEPQ_ERR;
+        rc.done = journal_done;
+        rc.keep = journal_keep;
+        rc.hook_ctx = &jh;
     }
     stepq_run_out o0, o;
     seed_summary ss = {callocCheck((size_t)S * F, sizeof(double)), callocCheck((size_t)S * F, sizeof(double)),
@@ -271,7 +293,7 @@ int stepq_propagation(const stepq_propagation_cfg* c) {
     int r = STEPQ_OK;
     for (int si = 0; si < S && r == STEPQ_OK; si++) {
         stepq_run_out* out = si == 0 ? &o0 : &o;
-        rc.journal_seed = si;
+        rc.seed = jh.seed = si;
         if (stepq_run_heads(out, c->srcs[si], &rc) != STEPQ_OK) {
             r = STEPQ_ERR;
             break;
@@ -295,7 +317,7 @@ int stepq_propagation(const stepq_propagation_cfg* c) {
         free(qs);
         stepq_run_out_free(&o0);
     }
-    stepq_journal_close(rc.journal, r == STEPQ_OK);
+    stepq_journal_close(jh.journal, r == STEPQ_OK);
     free(ss.pooled);
     free(ss.median);
     free(ss.diverged);

@@ -153,7 +153,8 @@ int stepq_replay(const stepq_replay_cfg* c) {
     int rc = create_streams(&sink, f, c->src, T);
     const stepq_observer obs = {.name = "replay", .ctx = &sink, .thread_init = buf_init, .thread_free = buf_free,
                                 .init_head = buf_init_head, .on_step = buf_step, .end_head = buf_end_head};
-    stepq_run_cfg rc_cfg = {fmts, 1, c->prefill, T - c->prefill, 1, 0, "replay", c->plan, NULL, 0, NULL, &obs, 1};
+    stepq_run_cfg rc_cfg = {.formats = fmts, .n_formats = 1, .prefill = c->prefill, .decode = T - c->prefill,
+                            .bin = 1, .label = "replay", .plan = c->plan, .extra = &obs, .n_extra = 1};
     stepq_run_out o;
     int ran = rc == STEPQ_OK && stepq_run_heads(&o, c->src, &rc_cfg) == STEPQ_OK;
     if (sink.failed) stepq_error("cannot write %s: %s; nothing was left there", c->output, h5u_reason(sink.err));

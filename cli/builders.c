@@ -42,12 +42,13 @@ const stepq_backend* stepq_backend_from_cfg(const stepq_cfgfile* cf, int has_key
     const char* name = "cpu";
     if (has_key && cfg_str(cf, NULL, "backend", &name, 0, "cpu")) return NULL;
     if (stepq_backend_override) name = stepq_backend_override;
-    if (strcmp(name, "cpu") && strcmp(name, "cuda")) {
+    if (!stepq_backend_find(name) && strcmp(name, "cuda")) {  // (cuda: named where not built in)
         const config_setting_t* s = config_lookup(&cf->cfg, "backend");
         if (s && !stepq_backend_override)
-            stepq_error("%s:%d: backend '%s' is not \"cpu\" or \"cuda\"", cfg_file_of(cf, s), config_setting_source_line(s), name);
+            stepq_error("%s:%d: backend '%s' is not one of %s", cfg_file_of(cf, s), config_setting_source_line(s),
+                        name, STEPQ_BACKEND_NAMES);
         else
-            stepq_error("--backend %s is not cpu or cuda", name);
+            stepq_error("--backend %s is not one of %s", name, STEPQ_BACKEND_NAMES);
         return NULL;
     }
     return stepq_backend_named(name);

@@ -58,7 +58,7 @@ static int config_command(int argc, char** argv, const char* only) {
     stepq_opt opts[] = {THREADS_OPT(&stepq_threads_override),
                         {"--quick", OPT_FLAG, &quick, NULL, 0, 0, 0, NULL, 0},
                         {"--resume", OPT_FLAG, &resume, NULL, 0, 0, 0, NULL, 0},
-                        {"--backend", OPT_STR, &stepq_backend_override, NULL, 0, 0, 0, "cpu or cuda", 0},
+                        {"--backend", OPT_STR, &stepq_backend_override, NULL, 0, 0, 0, "cpu (the default instruction set), reference, x86-64-v2, avx2, avx512 or cuda", 0},
                         {"--plan-any-model", OPT_FLAG, &stepq_plan_any_model, NULL, 0, 0, 0, NULL, 0},
                         {0}};
     if (stepq_parse_options(argc, argv, opts, &path, 1, 1)) return 2;

@@ -175,7 +175,7 @@ static int propagation_checks(const stepq_backend** be, const stepq_cfgfile* cf,
         return STEPQ_ERR;
     }
     if (!(*be = stepq_backend_from_cfg(cf, 1))) return STEPQ_ERR;
-    if (cf->resume && (*be)->run_heads) {
+    if (cf->resume && !(*be)->write) {  // a backend of whole runs only
         stepq_error("%s: --resume continues CPU runs; a run on the GPU is not journaled", cf->path);
         return STEPQ_ERR;
     }

@@ -7,7 +7,10 @@
 
 #include "../base/h5util.h"
 #include "../base/ranks.h"
-#include "../sim/kernels.h"
+#include "../sim/backend.h"
+#ifdef STEPQ_WITH_CUDA
+#include "../sim/cuda/engine.h"
+#endif
 #include "builders.h"
 #include "commands.h"
 #include "mpi.h"
@@ -40,7 +43,10 @@ static void usage(FILE* fp) {
 }
 
 static int dispatch(int argc, char** argv) {
-    if (stepq_kernels_init() != 0 || stepq_check_env(1) != STEPQ_OK) return 2;
+#ifdef STEPQ_WITH_CUDA
+    stepq_backend_set_cuda(&stepq_backend_cuda);
+#endif
+    if (stepq_backend_init() != 0 || stepq_check_env(1) != STEPQ_OK) return 2;
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -582,7 +582,7 @@ static int nll_checks(const stepq_cfgfile* cf, int nd, long long bin, long long 
     }
     const stepq_backend* be = stepq_backend_from_cfg(cf, 1);
     if (!be) return STEPQ_ERR;
-    if (be->run_heads) {
+    if (!be->write) {  // a backend of whole runs only
         stepq_error("%s: the language model runs on the CPU backend only", cf->path);
         return STEPQ_ERR;
     }

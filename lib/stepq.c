@@ -17,7 +17,7 @@
 #include "../quant/format.h"
 #include "../quant/plan.h"
 #include "../sim/env.h"
-#include "../sim/kernels.h"
+#include "../sim/backend.h"
 #include "../sim/session.h"
 #include "../sim/sums.h"
 #include "../sim/trace.h"
@@ -433,7 +433,7 @@ sq_status sq_session_open(const sq_session_config* cfg, sq_session** out) {
     if (cfg->n_heads < 1 || cfg->K < 1 || cfg->V < 1 || cfg->K > STEPQ_MAX_DIM || cfg->V > STEPQ_MAX_DIM)
         return fail(SQ_EINVAL, "sq_session_open: %d heads of %d x %d: at least one head, of at most %d x %d",
                     cfg->n_heads, cfg->K, cfg->V, STEPQ_MAX_DIM, STEPQ_MAX_DIM);
-    if (stepq_kernels_init() != STEPQ_OK) return leave(SQ_EINVAL);  // STEPQ_KERNELS names none this CPU runs
+    if (stepq_backend_init() != STEPQ_OK) return leave(SQ_EINVAL);  // STEPQ_KERNELS names none this CPU runs
     if (stepq_check_env(1) != STEPQ_OK) return leave(SQ_EINVAL);  // OMP_NUM_THREADS too high, a stack too small, ...
     const int H = cfg->n_heads, F = cfg->n_formats;
     const stepq_plan* p = cfg->plan ? &cfg->plan->p : NULL;

@@ -1,6 +1,6 @@
 // qstate.h: one head's state in a format (the packed bytes P_t and what its codecs and the
 // decode-step protocol of method 2 work in). The protocol (sim/protocol.h) and the fused
-// kernels (sim/kernels.h) step it; the families' row codecs (famrows.h) read and write it.
+// kernels (sim/backend.h) step it; the families' row codecs (famrows.h) read and write it.
 #ifndef STEPQ_QSTATE_H
 #define STEPQ_QSTATE_H
 
@@ -15,7 +15,7 @@ typedef struct {
     uint8_t rows[STEPQ_MAX_DIM];  // (K) widths of the head's key rows
     uint8_t* packed;     // (packed_bytes) P_t
     size_t bytes;
-    float* X;            // (K,V) S_hat_t in the protocol; the fused kernels (kernels.h) use it
+    float* X;            // (K,V) S_hat_t in the protocol; the fused kernels (sim/backend.h) use it
                          // only for the formats whose encoder needs the whole head
     float* work;         // STEPQ_WORK_FLOATS(K,V) encoder scratch
     uint32_t* row_off;   // (K) where row i's bytes start in packed (fused kernels)

@@ -11,48 +11,17 @@
 #include "recurrence.h"
 #include "sums.h"
 
-// ---------------------------------------------------------------------------------------------
-// backends
+// how a slot steps: its halves around the reference's step, picked once for the engine (below)
+typedef struct stepq_slot_fns {
+    // before the reference steps (it sees S_{t-1}), or NULL
+    void (*read)(stepq_head* e, int f, const stepq_step_in* in);
+    // after it; S_ref (K,V): the reference state to measure against, or NULL
+    int (*write)(stepq_head* e, int f, const stepq_step_in* in, const float* S_ref);
+} stepq_slot_fns;
 
-static int keep_write(stepq_qstate* qs, const stepq_step_in* in, double scale, int n_gates,
-                      float* y_hat, float* X_pre) {
-    return stepq_qstate_step_keep(qs, y_hat, qs->u, in, scale, n_gates, X_pre);
-}
+static const stepq_slot_fns* fns_of(const stepq_slot* sl, unsigned needs);
 
-static int cut_write(stepq_qstate* qs, const stepq_step_in* in, const float* decay,
-                     const float* u_ref, double scale, float* y_hat) {
-    return stepq_qstate_step_cut(qs, y_hat, u_ref, in, decay, scale);
-}
-
-static int rows_write(stepq_qstate* qs, const stepq_step_in* in, double scale, int n_gates, float* y_hat,
-                      const int8_t* sel, int value, int b) {
-    return stepq_qstate_step_rows(qs, y_hat, qs->u, in, scale, n_gates, sel, value, b);
-}
-
-static stepq_backend of_kernels(const char* name, const stepq_kernels* k) {
-    return (stepq_backend){.name = name, .step = k->step_f32, .read = k->qstep_read,
-                           .write = k->qstep_write, .write_keep = keep_write,
-                           .write_cut = cut_write, .write_rows = rows_write, .run_heads = NULL};
-}
-
-static stepq_backend cpu, reference;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static void make_backends(void) {
-    cpu = of_kernels("cpu", stepq_kernels_active());
-    reference = of_kernels("reference", &stepq_kernels_reference);
-}
-
-const stepq_backend* stepq_backend_cpu(void) {
-    pthread_once(&once, make_backends);
-    return &cpu;
-}
-
-const stepq_backend* stepq_backend_reference(void) {
-    pthread_once(&once, make_backends);
-    return &reference;
-}
-
-static const stepq_backend* resolve(const stepq_backend* b) { return b ? b : stepq_backend_cpu(); }
+static const stepq_backend* resolve(const stepq_backend* b) { return b ? b : stepq_backend_default(); }
 
 // ---------------------------------------------------------------------------------------------
 // checks before any work
@@ -111,6 +80,11 @@ void stepq_head_init(stepq_head* e, const stepq_headloop_cfg* cfg, const stepq_h
     e->stopped = callocCheck(F ? F : 1, 1);
     e->sv = callocCheck(F ? F : 1, sizeof(stepq_slot_view));
     e->tls = callocCheck((size_t)(cfg->n_obs ? cfg->n_obs : 1), sizeof(void*));
+    e->fns = callocCheck(F ? F : 1, sizeof(stepq_slot_fns*));
+    for (int f = 0; f < e->F; f++) {
+        e->fns[f] = fns_of(&cfg->slots[f], e->needs);
+        e->any_cut |= cfg->slots[f].proto == STEPQ_PROTO_CUT;
+    }
     stepq_view shape_view = {.F = e->F, .K = e->K, .V = e->V, .G = e->G, .kind = e->kind,
                              .scale = e->scale};
     for (int o = 0; o < cfg->n_obs; o++)
@@ -130,7 +104,7 @@ void stepq_head_free(stepq_head* e) {
     if (e->loaded) drop(e);
     stepq_runstate_free(&e->rs);
     free(e->qs); free(e->y_hat); free(e->pred); free(e->X_pre); free(e->decay); free(e->u_ref);
-    free(e->stopped); free(e->sv); free(e->tls);
+    free(e->stopped); free(e->sv); free(e->tls); free(e->fns);
     memset(e, 0, sizeof *e);
 }
 
@@ -200,31 +174,73 @@ static int boundary(stepq_head* e) {
     return NOTIFY(e, &v, on_boundary);
 }
 
+// ---------------------------------------------------------------------------------------------
+// how a slot steps
+
+static float* slot_pred(const stepq_head* e, int f) { return e->pred ? e->pred + (size_t)f * e->V : NULL; }
+static float* slot_y(const stepq_head* e, int f) { return e->y_hat + (size_t)f * e->V; }
+
+// the measure of a step written by the reference protocol (qs->X is S_hat_t)
+static void measure_x(stepq_head* e, int f, const float* S_ref) {
+    if (!S_ref) return;
+    e->sv[f].m.err2 = stepq_sq_dist(e->qs[f].X, S_ref, e->K, e->V);
+    e->sv[f].m.hat2 = stepq_sq_norm(e->qs[f].X, e->K, e->V);
+}
+
+// the normal protocol on the backend's halves (the fused kernels on a CPU backend)
+static void read_normal(stepq_head* e, int f, const stepq_step_in* in) {
+    float* pred = slot_pred(e, f);
+    e->be->read(&e->qs[f], in, e->decay, pred ? e->rs.grad : NULL, pred ? e->rs.S : NULL, pred);
+}
+static int write_normal(stepq_head* e, int f, const stepq_step_in* in, const float* S_ref) {
+    return e->be->write(&e->qs[f], in, e->decay, e->scale, e->G, S_ref, slot_y(e, f), &e->sv[f].m);
+}
+
+// the normal protocol keeping X_t and S_hat_t (STEPQ_NEED_STATES): the reference protocol's read
+static void read_keep(stepq_head* e, int f, const stepq_step_in* in) {
+    stepq_ref_read(&e->qs[f], in, e->decay, e->rs.grad, e->rs.S, slot_pred(e, f));
+}
+static int write_keep(stepq_head* e, int f, const stepq_step_in* in, const float* S_ref) {
+    if (e->be->write_keep(&e->qs[f], in, e->scale, e->G, slot_y(e, f), e->X_pre + (size_t)f * e->K * e->V))
+        return STEPQ_ERR;
+    measure_x(e, f, S_ref);
+    return STEPQ_OK;
+}
+
+static int write_cut(stepq_head* e, int f, const stepq_step_in* in, const float* S_ref) {
+    if (e->be->write_cut(&e->qs[f], in, e->decay, e->u_ref, e->scale, slot_y(e, f))) return STEPQ_ERR;
+    measure_x(e, f, S_ref);
+    return STEPQ_OK;
+}
+
+static int write_rows(stepq_head* e, int f, const stepq_step_in* in, const float* S_ref) {
+    const stepq_slot* sl = &e->cfg->slots[f];
+    if (e->be->write_rows(&e->qs[f], in, e->scale, e->G, slot_y(e, f), sl->rows + (size_t)e->h * sl->rows_stride,
+                          sl->rows_value, sl->fmt->width))
+        return STEPQ_ERR;
+    measure_x(e, f, S_ref);
+    return STEPQ_OK;
+}
+
+static const stepq_slot_fns fns_normal = {read_normal, write_normal}, fns_keep = {read_keep, write_keep},
+                            fns_cut = {NULL, write_cut}, fns_rows = {NULL, write_rows};
+
+static const stepq_slot_fns* fns_of(const stepq_slot* sl, unsigned needs) {
+    if (sl->proto == STEPQ_PROTO_CUT) return &fns_cut;
+    if (sl->proto == STEPQ_PROTO_ROWS) return &fns_rows;
+    return needs & STEPQ_NEED_STATES ? &fns_keep : &fns_normal;
+}
+
 static int decode_step(stepq_head* e, const stepq_step_in* in) {
-    const stepq_backend* be = e->be;
     const int K = e->K, V = e->V, G = e->G;
-    const unsigned needs = e->needs;
     stepq_runstate* rs = &e->rs;
-    int any_cut = 0;
     // each slot's read half sees S_{t-1}, so P1's prediction of its read-out error,
     // E_{t-1}^T A_t^T (scale q_t), is taken before the reference steps
-    if (needs & STEPQ_NEED_PRED) stepq_readout_weights(rs->grad, in->q, in->k, in->g, in->beta, e->scale, G, K);
+    if (e->needs & STEPQ_NEED_PRED) stepq_readout_weights(rs->grad, in->q, in->k, in->g, in->beta, e->scale, G, K);
     stepq_decays(e->decay, in->g, G, K);
-    for (int f = 0; f < e->F; f++) {
-        if (e->stopped[f]) continue;
-        if (e->cfg->slots[f].proto == STEPQ_PROTO_CUT) {
-            any_cut = 1;
-            continue;
-        }
-        if (e->cfg->slots[f].proto == STEPQ_PROTO_ROWS) continue;
-        if (needs & STEPQ_NEED_STATES) {
-            if (e->pred) stepq_p1_predict(e->pred + (size_t)f * V, e->qs[f].X, rs->S, rs->grad, K, V);
-        } else {
-            be->read(&e->qs[f], in, e->decay, e->pred ? rs->grad : NULL, e->pred ? rs->S : NULL,
-                     e->pred ? e->pred + (size_t)f * V : NULL);
-        }
-    }
-    if (any_cut) stepq_delta_write(e->u_ref, rs->S, in, e->decay, K, V);
+    for (int f = 0; f < e->F; f++)
+        if (!e->stopped[f] && e->fns[f]->read) e->fns[f]->read(e, f, in);
+    if (e->any_cut) stepq_delta_write(e->u_ref, rs->S, in, e->decay, K, V);
     stepq_runstate_step(rs, in, e->scale);
     e->t++;
     stepq_view v = view_of(e, in, 1);
@@ -234,32 +250,13 @@ static int decode_step(stepq_head* e, const stepq_step_in* in) {
         e->fail_t = e->t - 1;
         return STEPQ_ERR;
     }
-    const float* S_ref = needs & STEPQ_NEED_MEASURE ? rs->S : NULL;
+    const float* S_ref = e->needs & STEPQ_NEED_MEASURE ? rs->S : NULL;
     for (int f = 0; f < e->F; f++) {
-        stepq_slot_view* s = &e->sv[f];
-        s->live = !e->stopped[f];
-        if (!s->live) continue;
-        stepq_qstate* qs = &e->qs[f];
-        float* y_hat = e->y_hat + (size_t)f * V;
-        int rc;
-        const stepq_slot* sl = &e->cfg->slots[f];
-        if (sl->proto == STEPQ_PROTO_CUT)
-            rc = be->write_cut(qs, in, e->decay, e->u_ref, e->scale, y_hat);
-        else if (sl->proto == STEPQ_PROTO_ROWS)
-            rc = be->write_rows(qs, in, e->scale, G, y_hat, sl->rows + (size_t)e->h * sl->rows_stride,
-                                sl->rows_value, sl->fmt->width);
-        else if (needs & STEPQ_NEED_STATES)
-            rc = be->write_keep(qs, in, e->scale, G, y_hat, e->X_pre + (size_t)f * K * V);
-        else
-            rc = be->write(qs, in, e->decay, e->scale, G, S_ref, y_hat, &s->m);
-        if (rc != STEPQ_OK) {
+        e->sv[f].live = !e->stopped[f];
+        if (e->sv[f].live && e->fns[f]->write(e, f, in, S_ref) != STEPQ_OK) {
             e->fail_t = e->t - 1;
             e->fail_f = f;
             return STEPQ_ERR;
-        }
-        if (S_ref && (needs & STEPQ_NEED_STATES || sl->proto != STEPQ_PROTO_NORMAL)) {
-            s->m.err2 = stepq_sq_dist(qs->X, S_ref, K, V);  // the reference write's measure
-            s->m.hat2 = stepq_sq_norm(qs->X, K, V);
         }
     }
     return NOTIFY(e, &v, on_step);

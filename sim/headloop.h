@@ -3,9 +3,10 @@
 // are stepped through the decode-step protocol of method 2. Every driver runs on it.
 //
 // Three parts, each a value:
-//   - a backend: how the quantized states are stepped ({read, write, ...} with NULL for what a
-//     backend does not do, as zfp's execution policies): the reference protocol, the fused CPU
-//     kernels of this machine (sim/kernels.h), the CUDA engine (whole runs only);
+//   - a backend (sim/backend.h): how the quantized states are stepped ({read, write, ...} with
+//     NULL for what a backend does not do): the reference protocol, the fused CPU kernels of an
+//     instruction set, the CUDA engine (whole runs only); each slot picks its step functions
+//     from it once, when a head begins;
 //   - slots: the quantized states a head carries, each a format and a protocol variant (the
 //     normal protocol, or "cut": the delta write read on the reference state, method 3);
 //   - observers: what a driver measures, called at the start of a head, after every step (the
@@ -21,7 +22,7 @@
 #define STEPQ_HEADLOOP_H
 
 #include "../base/progress.h"
-#include "kernels.h"
+#include "backend.h"
 #include "protocol.h"
 #include "runout.h"
 #include "runstate.h"
@@ -39,35 +40,6 @@ enum {
     STEPQ_NEED_MEASURE = 1u << 1,  // ||S_hat_t - S_t||_F^2 and ||S_hat_t||_F^2 of each slot
     STEPQ_NEED_STATES = 1u << 2,   // each slot's X_t before its encode and S_hat_t after it
 };
-
-struct stepq_backend {
-    const char* name;        // "reference", "cpu", "cuda": what refusals name
-    // the stepped protocol (sim/kernels.h's halves), or NULL: the backend runs whole runs only
-    stepq_step_fn step;      // the float32 reference step
-    void (*read)(stepq_qstate* qs, const stepq_step_in* in, const float* decay, const double* grad,
-                 const float* S_prev, float* pred);
-    int (*write)(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
-                 int n_gates, const float* S_ref, float* y_hat, stepq_qmeasure* m);
-    // the write half keeping X_t before its encode in X_pre (K,V) and S_hat_t in qs->X
-    // (STEPQ_NEED_STATES), or NULL where the state is never materialised
-    int (*write_keep)(stepq_qstate* qs, const stepq_step_in* in, double scale, int n_gates,
-                      float* y_hat, float* X_pre);
-    // the cut protocol's step (stepq_qstate_step_cut), or NULL
-    int (*write_cut)(stepq_qstate* qs, const stepq_step_in* in, const float* decay,
-                     const float* u_ref, double scale, float* y_hat);
-    // the row-subset protocol's step (stepq_qstate_step_rows), or NULL
-    int (*write_rows)(stepq_qstate* qs, const stepq_step_in* in, double scale, int n_gates,
-                      float* y_hat, const int8_t* sel, int value, int b);
-    // a whole run of every head measured as stepq_run_out (the CUDA engine), or NULL
-    int (*run_heads)(stepq_run_out* out, const stepq_source* src, const stepq_run_cfg* cfg);
-};
-typedef struct stepq_backend stepq_backend;
-
-// the reference protocol (sim/protocol.h with sim/recurrence.h's step and quant/'s codecs)
-const stepq_backend* stepq_backend_reference(void);
-// the fused kernels this process uses (stepq_kernels_active), with the reference protocol for
-// write_keep and write_cut (the same numbers, tests/test_kernels.c)
-const stepq_backend* stepq_backend_cpu(void);
 
 typedef struct {
     const stepq_format* fmt;
@@ -127,7 +99,7 @@ typedef struct stepq_observer {
 } stepq_observer;
 
 typedef struct {
-    const stepq_backend* backend;  // NULL: stepq_backend_cpu()
+    const stepq_backend* backend;  // NULL: stepq_backend_default()
     const stepq_slot* slots;       // (F)
     int n_slots;
     const stepq_plan* plan;        // for the formats that need one, or NULL
@@ -161,6 +133,10 @@ typedef struct {
     float *y_hat, *pred, *X_pre;  // (F,V) (F,V) (F,K,V): pred and X_pre only where needed
     float* decay;              // (K)
     float* u_ref;              // (V) the reference's delta write (cut slots)
+    // (F) each slot's halves, picked from the backend once when a head begins (the read may be
+    // NULL: cut and row-subset slots read inside their write)
+    const struct stepq_slot_fns** fns;
+    int any_cut;               // a slot runs the cut protocol
     unsigned char* stopped;    // (F)
     stepq_slot_view* sv;       // (F)
     void** tls;                // (n_obs) each observer's scratch in this engine's thread

@@ -1,5 +1,5 @@
-// kernels.c: the fused decode step (kernels.h), built once per instruction set: CMake compiles
-// this file for x86-64-v2, AVX2 and AVX-512 with STEPQ_KERNELS_NAME naming the table it
+// kernels.c: the fused decode step (backend.h), built once per instruction set: CMake compiles
+// this file for x86-64-v2, AVX2 and AVX-512 with STEPQ_KERNELS_NAME naming the backend it
 // defines. Each family's row codecs come from quant/famrows.h (over quant/rowcodec.h and
 // quant/dualfit.h, whose SIMD blocks switch on with the wider builds), and the passes below
 // are written once for every family: STEPQ_DISPATCH_FAMILY specialises them for each family
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../quant/famrows.h"
-#include "kernels.h"
+#include "backend.h"
 #include "sums.h"
 
 #define REAL float
@@ -436,7 +436,7 @@ static int fused(const stepq_format* f) {
 static void qstep_read(stepq_qstate* qs, const stepq_step_in* in, const float* decay,
                        const double* grad, const float* S_prev, float* pred) {
     if (!fused(qs->fmt)) {
-        stepq_kernels_reference.qstep_read(qs, in, decay, grad, S_prev, pred);
+        stepq_backend_reference.read(qs, in, decay, grad, S_prev, pred);
         return;
     }
     const int V = qs->V;
@@ -516,7 +516,7 @@ FR_INLINE int write_rows(stepq_qstate* qs, const fr_ctx* h, const stepq_step_in*
 
 static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
                        int n_gates, const float* S_ref, float* y, stepq_qmeasure* out) {
-    if (!fused(qs->fmt)) return stepq_kernels_reference.qstep_write(qs, in, decay, scale, n_gates, S_ref, y, out);
+    if (!fused(qs->fmt)) return stepq_backend_reference.write(qs, in, decay, scale, n_gates, S_ref, y, out);
     const int K = qs->K, V = qs->V, local = row_local(qs->fmt);
     fr_ctx h;
     load_ctx(&h, qs);
@@ -568,7 +568,7 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
     return STEPQ_OK;
 }
 
-// the calibration's round trips (kernels.h): the codecs of quant/dual.c and quant/rows.c
+// the calibration's round trips (backend.h): the codecs of quant/dual.c and quant/rows.c
 // compiled for this table's instruction set (the dual-axis fit with V known for the paper's
 // rows), the same operations, so the same bytes and values (test_kernels)
 static int dual_roundtrip(float* Xh, uint8_t* P, const float* X, const stepq_head_plan* hp, int dsq,
@@ -589,13 +589,17 @@ static int rows_roundtrip(float* Xh, uint8_t* P, const float* X, const uint8_t* 
     return STEPQ_OK;
 }
 
-const stepq_kernels STEPQ_KERNELS_NAME = {
+const stepq_backend STEPQ_KERNELS_NAME = {
     .name = STEPQ_KERNELS_LABEL,
-    .level = STEPQ_KERNELS_LEVEL,
-    .step_f32 = step_f32,
+    .isa = STEPQ_KERNELS_LEVEL,
+    .step = step_f32,
     .propagate = propagate,
-    .qstep_read = qstep_read,
-    .qstep_write = qstep_write,
+    .read = qstep_read,
+    .write = qstep_write,
+    .write_keep = stepq_ref_write_keep,
+    .write_cut = stepq_ref_write_cut,
+    .write_rows = stepq_ref_write_rows,
     .dual_roundtrip = dual_roundtrip,
     .rows_roundtrip = rows_roundtrip,
+    .run_heads = stepq_cpu_run_heads,
 };

@@ -355,7 +355,7 @@ void stepq_lm_seq_init(stepq_lm_seq* s, const stepq_lm* m) {
     s->m = m;
     s->conv = callocCheck((size_t)m->layers * 3 * m->D * (m->conv - 1), sizeof(float));
     s->S = callocCheck((size_t)m->layers * m->heads * m->K * m->V, sizeof(float));
-    s->be = stepq_backend_cpu();
+    s->be = stepq_backend_default();
     s->x = callocCheck((size_t)m->hidden, sizeof(float));
     scratch_float* w = mallocCheck(sizeof *w);
     SCRATCH_ALLOC(float, *w, m);

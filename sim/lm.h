@@ -13,7 +13,7 @@
 #include "../quant/format.h"
 #include "../quant/plan.h"
 #include "headloop.h"
-#include "kernels.h"
+#include "backend.h"
 #include "protocol.h"
 #include "trace.h"
 

@@ -11,6 +11,8 @@
 #include "../quant/format.h"
 #include "stream.h"
 
+typedef struct stepq_run_out stepq_run_out;
+
 typedef struct {
     const stepq_format** formats;  // (F)
     int n_formats;
@@ -20,16 +22,22 @@ typedef struct {
     int keep_y;       // also keep every read-out and the final states (replay)
     const char* label;  // for progress lines
     const stepq_plan* plan;  // calibration plan for the formats that need one, or NULL
-    struct stepq_journal* journal;  // heads done are read from it and new ones added (journal.h), or NULL
-    int journal_seed;               // this run's seed index in the journal
-    const struct stepq_backend* backend;  // who steps the heads (sim/headloop.h); NULL: the CPU
+    // heads a driver already has (a run journal, analysis/journal.h), or NULL: done(ctx, h, out)
+    // fills head h's figures from it and returns 1 (the head is not run); keep(ctx, h, out)
+    // records head h once it has ended (STEPQ_ERR, with its message, stops the run). A backend
+    // that runs every head (CUDA) refuses them.
+    int (*done)(void* ctx, int h, stepq_run_out* out);
+    int (*keep)(void* ctx, int h, const stepq_run_out* out);
+    void* hook_ctx;
+    int seed;                       // which of the driver's seeds this run is (an MPI run's units)
+    const struct stepq_backend* backend;  // who steps the heads (sim/backend.h); NULL: the default
     // more observers of every step after measure() (sim/headloop.h: a driver's streamed
     // outputs); a backend that runs whole runs only refuses them
     const struct stepq_observer* extra;
     int n_extra;
 } stepq_run_cfg;
 
-typedef struct {
+struct stepq_run_out {
     int F, H, K, V;
     long T, n_bins;        // T = prefill + decode
     float* err_y;          // (F, H, NB) mean over the bin of ||y_hat - y|| / ||y||
@@ -47,7 +55,7 @@ typedef struct {
     float* y_ref;          // (T, H, V)
     float* S_final;        // (F, H, K, V) S_hat_T, keep_y only
     float* S_ref_final;    // (H, K, V)
-} stepq_run_out;
+};
 
 void stepq_run_out_free(stepq_run_out* out);
 

@@ -17,7 +17,7 @@ void stepq_runstate_init(stepq_runstate* s, int K, int V, int G) {
     s->grad = callocCheck((size_t)K, sizeof(double));
     s->omega = callocCheck((size_t)K, sizeof(double));
     s->gsum = callocCheck((size_t)G, sizeof(double));
-    s->step = stepq_kernels_active()->step_f32;
+    s->step = stepq_backend_default()->step;
 }
 
 void stepq_runstate_free(stepq_runstate* s) {

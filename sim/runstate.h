@@ -7,7 +7,7 @@
 #ifndef STEPQ_RUNSTATE_H
 #define STEPQ_RUNSTATE_H
 
-#include "kernels.h"
+#include "backend.h"
 #include "stream.h"
 
 typedef struct {
@@ -19,7 +19,7 @@ typedef struct {
     double* grad;   // (K) read-out weights A_t^T (scale q_t) of the last observed step
     double* omega;  // (K) sum of grad_i^2 over the observed steps (method 4.1)
     double* gsum;   // (G) sum of the log gates over the observed steps
-    stepq_step_fn step;  // the float32 step: the active kernels' (sim/kernels.h)
+    stepq_step_fn step;  // the float32 step: the default CPU backend's (sim/backend.h), or a head loop's
 } stepq_runstate;
 
 void stepq_runstate_init(stepq_runstate* s, int K, int V, int G);

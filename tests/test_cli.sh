@@ -244,7 +244,7 @@ fi
 
 # --- backends: an unknown one named; cuda refused by name where there is no GPU or no CUDA build
 cfg backends 'prefill = 4; decode = 8;'
-expect_error backend_bad "--backend gpu is not cpu or cuda" "$dir/backends/out.h5" -- "$stepq" run "$dir/backends.cfg" --backend gpu
+expect_error backend_bad "--backend gpu is not one of cpu, reference, x86-64-v2, avx2, avx512, cuda" "$dir/backends/out.h5" -- "$stepq" run "$dir/backends.cfg" --backend gpu
 if ! command -v nvidia-smi >/dev/null 2>&1; then
     expect_error backend_cuda "backend cuda: (no CUDA device|this stepq was built without CUDA)" "$dir/backends/out.h5" -- "$stepq" run "$dir/backends.cfg" --backend cuda
 fi

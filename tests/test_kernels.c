@@ -1,4 +1,4 @@
-// test_kernels: every fused kernel table this CPU runs (sim/kernels.h) against the reference
+// test_kernels: every fused CPU backend this CPU runs (sim/backend.h) against the reference
 // (the decode-step protocol with the reference step and codecs), on every format of the table,
 // GDN and KDA plans with every width (2, 4, 6, 8 and FP16 pivots), the paper's 128-wide rows and
 // other widths (96: the generic loops; 40: vector tails), states with ridges, zero rows,
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "../quant/format.h"
-#include "../sim/kernels.h"
+#include "../sim/backend.h"
 #include "../sim/recurrence.h"
 #include "../sim/sums.h"
 #include "testutil.h"
@@ -58,7 +58,7 @@ static void random_step(step_inputs* s, int K, int V, int G, gsl_rng* r, double 
 
 // one format on one kernel table against the reference, T steps (and a non-finite one at the
 // end), the inputs v of the standard deviation vscale
-static void compare(const stepq_format* f, const stepq_kernels* k, const stepq_plan* plan, int kind,
+static void compare(const stepq_format* f, const stepq_backend* k, const stepq_plan* plan, int kind,
                     int K, int V, gsl_rng* r, double vscale) {
     const int G = stepq_kind_gates(kind, K);
     const double scale = 1.0 / sqrt((double)K);
@@ -88,13 +88,13 @@ static void compare(const stepq_format* f, const stepq_kernels* k, const stepq_p
         const int serving = t % 2 == 1;
         const float* sref = serving ? NULL : Sref;
         if (serving) memset(pa, 0, sizeof(float) * V), memset(pb, 0, sizeof(float) * V);
-        stepq_kernels_reference.qstep_read(&a, &st, decay, serving ? NULL : grad, sref, serving ? NULL : pa);
-        k->qstep_read(&b, &st, decay, serving ? NULL : grad, sref, serving ? NULL : pb);
+        stepq_backend_reference.read(&a, &st, decay, serving ? NULL : grad, sref, serving ? NULL : pa);
+        k->read(&b, &st, decay, serving ? NULL : grad, sref, serving ? NULL : pb);
         float y[STEPQ_MAX_DIM], w[STEPQ_MAX_DIM];
         stepq_step_f32(Sref, y, w, in.q, in.k, in.v, in.g, in.beta, scale, G, K, V);
         stepq_qmeasure ea = {-1, -1}, eb = {serving ? -1 : -2, -1};  // untouched when serving
-        int ra = stepq_kernels_reference.qstep_write(&a, &st, decay, scale, G, sref, ya, &ea);
-        int rb = k->qstep_write(&b, &st, decay, scale, G, sref, yb, &eb);
+        int ra = stepq_backend_reference.write(&a, &st, decay, scale, G, sref, ya, &ea);
+        int rb = k->write(&b, &st, decay, scale, G, sref, yb, &eb);
         if (t == T) {
             CHECK(ra != 0 && rb != 0, "%s %s %s V=%d: a non-finite step returned %d (reference %d)",
                   f->name, k->name, stepq_kind_name(kind), V, rb, ra);
@@ -117,7 +117,7 @@ static void compare(const stepq_format* f, const stepq_kernels* k, const stepq_p
 // the lifetime propagation (calibration) against the reference: P, the three sums and the
 // one measured step of format f from state S on the reference (a) and on table k (b): 1 where
 // they differ in bytes, read-out or measure; *kept: whether the reference kept its bytes
-static int one_step(const stepq_format* f, const stepq_kernels* k, const stepq_plan* plan, const float* S,
+static int one_step(const stepq_format* f, const stepq_backend* k, const stepq_plan* plan, const float* S,
                     const step_inputs* in, int K, int V, int* kept) {
     const double scale = 1.0 / sqrt((double)K);
     stepq_qstate a, b;
@@ -131,12 +131,12 @@ static int one_step(const stepq_format* f, const stepq_kernels* k, const stepq_p
     memcpy(Sref, S, sizeof(float) * K * V);
     stepq_step_in st = {in->q, in->k, in->v, in->g, in->beta};
     stepq_decays(decay, in->g, 1, K);
-    stepq_kernels_reference.qstep_read(&a, &st, decay, NULL, Sref, NULL);
-    k->qstep_read(&b, &st, decay, NULL, Sref, NULL);
+    stepq_backend_reference.read(&a, &st, decay, NULL, Sref, NULL);
+    k->read(&b, &st, decay, NULL, Sref, NULL);
     stepq_step_f32(Sref, y, w, in->q, in->k, in->v, in->g, in->beta, scale, 1, K, V);
     stepq_qmeasure ea = {-1, -1}, eb = {-2, -1};
-    bad |= stepq_kernels_reference.qstep_write(&a, &st, decay, scale, 1, Sref, ya, &ea) != 0 ||
-           k->qstep_write(&b, &st, decay, scale, 1, Sref, yb, &eb) != 0 ||
+    bad |= stepq_backend_reference.write(&a, &st, decay, scale, 1, Sref, ya, &ea) != 0 ||
+           k->write(&b, &st, decay, scale, 1, Sref, yb, &eb) != 0 ||
            memcmp(ya, yb, sizeof(float) * V) != 0 || memcmp(a.packed, b.packed, a.bytes) != 0 ||
            memcmp(&ea, &eb, sizeof ea) != 0;
     *kept = memcmp(a.packed, before, a.bytes) == 0;
@@ -169,7 +169,7 @@ static double freeze_ratio(const stepq_format* f, const stepq_plan* plan, const 
 // LeapQuant's freeze gate at its threshold: with no decay a step changes the state by
 // beta k (v - S^T k)^T, so bisecting beta finds where the reference stops keeping its bytes;
 // the kernel must decide as it does at every point, down to beta's last bits there
-static void check_freeze(const stepq_kernels* k, gsl_rng* r) {
+static void check_freeze(const stepq_backend* k, gsl_rng* r) {
     const stepq_format* f = stepq_format_find("leap6-r4-freeze");
     const int K = 128, V = 128;
     stepq_plan plan;
@@ -210,7 +210,7 @@ static void check_freeze(const stepq_kernels* k, gsl_rng* r) {
 }
 
 // returned norm after a few steps from P = I, K x K (the fast table specialises K = 128)
-static void check_propagate(const stepq_kernels* k, int kind, int K, gsl_rng* r) {
+static void check_propagate(const stepq_backend* k, int kind, int K, gsl_rng* r) {
     const int G = stepq_kind_gates(kind, K);
     float *P[2], *kP = malloc(sizeof(float) * 2 * K);
     double *m[2], *rl[2], *w = malloc(sizeof(double) * K), *g = malloc(sizeof(double) * K);
@@ -240,8 +240,8 @@ static void check_propagate(const stepq_kernels* k, int kind, int K, gsl_rng* r)
 // the calibration's round trips (dual-axis fit, DSQ, per-row absmax) against the reference's
 // codecs, bit for bit: bytes and decoded values at every width of the plans, without and with
 // FP16 pivot rows, and a non-finite head refused by both
-static void check_roundtrips(const stepq_kernels* k, const stepq_plan* plan, const float* S, int K, int V) {
-    const stepq_kernels* ref = &stepq_kernels_reference;
+static void check_roundtrips(const stepq_backend* k, const stepq_plan* plan, const float* S, int K, int V) {
+    const stepq_backend* ref = &stepq_backend_reference;
     const size_t nb = (size_t)K * V * 2 + 2 * (size_t)V + 4;
     uint8_t *Pa = calloc(nb, 1), *Pb = calloc(nb, 1), rows[STEPQ_MAX_DIM];
     float *Xa = malloc(sizeof(float) * K * V), *Xb = malloc(sizeof(float) * K * V);
@@ -273,7 +273,7 @@ static void check_roundtrips(const stepq_kernels* k, const stepq_plan* plan, con
     free(Pa); free(Pb); free(Xa); free(Xb); free(work); free(X);
 }
 
-static void check_steps(const stepq_kernels* k, gsl_rng* r) {
+static void check_steps(const stepq_backend* k, gsl_rng* r) {
     // K = 40 with V = 128: the register passes' groups of 16 rows end in a group of 8
     static const int shapes[][2] = {{128, 128}, {40, 128}, {64, 96}, {48, 40}};
     float S[128 * 128], S2[128 * 128], y1[128], y2[128], w[128];
@@ -287,7 +287,7 @@ static void check_steps(const stepq_kernels* k, gsl_rng* r) {
             for (int t = 0; t < 4; t++) {
                 random_step(&in, K, V, G, r, 1.0);
                 stepq_step_f32(S, y1, w, in.q, in.k, in.v, in.g, in.beta, 0.1, G, K, V);
-                k->step_f32(S2, y2, w, in.q, in.k, in.v, in.g, in.beta, 0.1, G, K, V);
+                k->step(S2, y2, w, in.q, in.k, in.v, in.g, in.beta, 0.1, G, K, V);
             }
             CHECK(!memcmp(S, S2, sizeof(float) * K * V) && !memcmp(y1, y2, sizeof(float) * V),
                   "%s: the float32 step differs from the reference (%d x %d, %s)", k->name, K, V,
@@ -306,15 +306,15 @@ static void check_steps(const stepq_kernels* k, gsl_rng* r) {
 }
 
 int main(int argc, char** argv) {
-    const stepq_kernels* k = argc == 2 ? stepq_kernels_find(argv[1]) : NULL;
-    if (!k || k == &stepq_kernels_reference) {
+    const stepq_backend* k = argc == 2 ? stepq_backend_find(argv[1]) : NULL;
+    if (!k || k == &stepq_backend_reference) {
         fprintf(stderr, "usage: test_kernels TABLE, one of:");
-        for (const stepq_kernels* const* t = stepq_kernels_all; *t; t++)
-            if (*t != &stepq_kernels_reference) fprintf(stderr, " %s", (*t)->name);
+        for (const stepq_backend* const* t = stepq_backends_cpu; *t; t++)
+            if (*t != &stepq_backend_reference) fprintf(stderr, " %s", (*t)->name);
         fprintf(stderr, "%s%s%s\n", argc == 2 ? " (not '" : "", argc == 2 ? argv[1] : "", argc == 2 ? "')" : "");
         return 2;
     }
-    if (!stepq_kernels_supported(k)) {
+    if (!stepq_backend_supported(k)) {
         printf("test_kernels: %s: this CPU cannot run it: skipped\n", k->name);
         return 77;
     }
@@ -322,7 +322,7 @@ int main(int argc, char** argv) {
     gsl_rng_set(r, 17);
     check_steps(k, r);
     check_freeze(k, r);
-    CHECK(stepq_kernels_find("reference") == &stepq_kernels_reference && !stepq_kernels_find("sse9"),
+    CHECK(stepq_backend_find("reference") == &stepq_backend_reference && !stepq_backend_find("sse9"),
           "kernels by name");
     gsl_rng_free(r);
     char name[64];

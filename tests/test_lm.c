@@ -351,7 +351,7 @@ static void check_lm_source(const char* which) {
     live->close(c);
     free(in);
     const stepq_format* f[2] = {stepq_format_find("int4"), stepq_format_find("int6-replay16")};
-    stepq_run_cfg rc = {f, 2, 16, 80, 16, 0, "test", NULL, NULL, 0, NULL, NULL, 0};
+    stepq_run_cfg rc = {.formats = f, .n_formats = 2, .prefill = 16, .decode = 80, .bin = 16, .label = "test"};
     stepq_run_out a, b;
     CHECK(stepq_run_heads(&a, cap, &rc) == STEPQ_OK && stepq_run_heads(&b, live, &rc) == STEPQ_OK, "%s: runs", which);
     size_t n = (size_t)a.F * a.H;
@@ -386,7 +386,7 @@ int main(int argc, char** argv) {
     src_dir = argv[1];
     work = argv[2];
     h5u_quiet();
-    stepq_kernels_init();
+    stepq_backend_init();
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "mkdir -p %s", work);
     CHECK(system(cmd) == 0, "mkdir");

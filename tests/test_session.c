@@ -130,7 +130,7 @@ static void check_refusals(void) {
     stepq_session_cfg sc = {.shape = stepq_shape_of(src), .n_heads = 1, .slots = &cut, .n_slots = 1,
                             .backend = &whole};
     CHECK(stepq_session_open(&sc) == NULL, "a backend without steps opened a session");
-    stepq_backend nocut = *stepq_backend_cpu();
+    stepq_backend nocut = *stepq_backend_default();
     nocut.write_cut = NULL;
     sc.backend = &nocut;
     CHECK(stepq_session_open(&sc) == NULL, "a backend without the cut protocol ran it");

@@ -52,7 +52,7 @@ typedef struct {
     char* gws;              // (Hb, ws_bytes) the workspaces when they do not fit shared memory
 } eng_args;
 
-// runner.c's measure(): the figures of decode step t, with the divergence test (||S_hat||_F >
+// sim/run.c's measure(): the figures of decode step t, with the divergence test (||S_hat||_F >
 // 10 ||S||_F); returns 1 when the format diverged at this step (every thread alike)
 BP int eng_measure(const eng_args* a, const bp_ws* w, int hb, long t) {
     const int diverged = w->ds[5] > 100 * w->ds[1] && w->ds[1] > 0;
@@ -83,7 +83,7 @@ BP void eng_keep_prev(bp_ws* w, float* prev) {
     BP_SYNC();
 }
 
-// One block: head hb of the batch in format a->fmt, steps [t0, t1), in analysis/runner.c's
+// One block: head hb of the batch in format a->fmt, steps [t0, t1), in sim/run.c's
 // order (method 2): prefill steps step the reference alone; at t = prefill the reference is
 // checked and the boundary state encoded; each decode step updates both states and reads both
 // out, checks the reference (its failure comes first), then the quantized path, encodes it
@@ -431,7 +431,7 @@ static void launch_engine(const eng_args* a, const eng_format* m, int emu, cudaS
 }
 
 // the read-outs of chunk [t0, t1) into out (the prefill's reference read-outs are every
-// format's read-outs too, as in runner.c)
+// format's read-outs too, as in sim/run.c)
 static void gather_y(const eng_run* r, const eng_dev* d, int h0, int Hb, long t0, long t1) {
     const int F = r->F, V = r->V, H = r->out->H, TC = r->TC;
     const size_t TV = (size_t)TC * V;
@@ -621,7 +621,7 @@ extern "C" int stepq_cuda_run_heads_on(stepq_run_out* out, const stepq_source* s
                     "engine needs one; the CPU runner does not)");
         return STEPQ_ERR;
     }
-    if (cfg->journal) {  // a journal lives on the analysis floor: its caller reads and writes it
+    if (cfg->done || cfg->keep) {  // a journal lives on the analysis floor: its caller reads and writes it
         stepq_error("the CUDA engine does not read or write a run journal (--resume): run the heads "
                     "it lacks and journal them in the caller, or run without one");
         return STEPQ_ERR;

@@ -44,7 +44,7 @@ int stepq_cuda_available(void);
 // source is too short, a format needs a plan that is missing or does not match, keep_y needs
 // more memory than the machine has, the float32 reference or a format's quantized path meets a
 // non-finite state (the CPU's messages, head and step), a format's family has no GPU encoder
-// (none today), no CUDA device is present, or cfg->journal is given (a journal is the caller's:
+// (none today), no CUDA device is present, or cfg->done or cfg->keep is given (a journal is the caller's:
 // the engine runs every head).
 // cfg->label is not printed (no progress lines). Uses the current CUDA device and at
 // most half of its free memory; the environment variable STEPQ_CUDA_MAX_BATCH caps the heads a
@@ -52,6 +52,9 @@ int stepq_cuda_available(void);
 // Failures of the CUDA runtime itself (out of device memory, a kernel fault) print the call,
 // file and line and exit(1), as the house's check macros do.
 int stepq_cuda_run_heads(stepq_run_out* out, const stepq_source* src, const stepq_run_cfg* cfg);
+
+// the engine as a backend (sim/backend.h; cuda_backend.c): whole runs only
+extern const struct stepq_backend stepq_backend_cuda;
 
 // ---------------------------------------------------------------------------------------------
 // Test hooks: where a call runs. STEPQ_CUDA_EMULATE runs the same block programs on the host,

@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 // rec (nh, TC, R) <- steps [t0, t1) of the nh heads read by cursors cur (t1 - t0 <= TC);
-// gate_sum (nh) += the mean log gate of each step (analysis/runner.c's order). STEPQ_ERR where
+// gate_sum (nh) += the mean log gate of each step (sim/run.c's order). STEPQ_ERR where
 // the source failed or ended (it said why)
 int stepq_cuda_prep(float* rec, double* gate_sum, stepq_cursor* const* cur, int nh,
                     const stepq_source* src, long t0, long t1, long prefill, int TC, int R);

@@ -11,7 +11,7 @@
 
 extern "C" {
 #include "../../quant/plan.h"
-#include "../kernels.h"
+#include "../backend.h"
 #include "../protocol.h"
 #include "../recurrence.h"
 #include "engine.h"
@@ -524,7 +524,7 @@ extern "C" int stepq_serving_check(stepq_serving_report* rep, const stepq_format
     float *beta = (float*)mallocCheck(sizeof(float) * n), *decay = (float*)mallocCheck(sizeof(float) * K);
     float *yg = (float*)mallocCheck(sizeof(float) * n * V), *yc = (float*)mallocCheck(sizeof(float) * n * V);
     uint8_t* Pg = (uint8_t*)mallocCheck((size_t)n * s->stride);
-    const stepq_kernels* cpu = stepq_kernels_active();
+    const stepq_backend* cpu = stepq_backend_default();
     double d2 = 0, c2 = 0;
     rep->y_equal = 1;
     for (int t = 0; t < steps && rc == STEPQ_OK; t++) {
@@ -535,8 +535,8 @@ extern "C" int stepq_serving_check(stepq_serving_report* rep, const stepq_format
         for (int h = 0; h < n && rc == STEPQ_OK; h++) {
             stepq_step_in in = {q + (size_t)h * K, k + (size_t)h * K, v + (size_t)h * V, g + (size_t)h * G, beta[h]};
             stepq_decays(decay, in.g, G, K);
-            cpu->qstep_read(&qs[h], &in, decay, NULL, NULL, NULL);
-            rc = cpu->qstep_write(&qs[h], &in, decay, scale, G, NULL, yc + (size_t)h * V, NULL);
+            cpu->read(&qs[h], &in, decay, NULL, NULL, NULL);
+            rc = cpu->write(&qs[h], &in, decay, scale, G, NULL, yc + (size_t)h * V, NULL);
         }
         if (rc == STEPQ_OK) chk_compare_y(rep, yg, yc, (size_t)n * V, &d2, &c2);
     }

@@ -15,7 +15,7 @@
 //           (what sim/kernels.c's read and write passes do on the CPU).
 //   fp32    the baseline: the float32 state read once and written once, same step.
 // Sums over the key rows: nsplit row groups per column (1 = the CPU's order, bit-equal to the
-// fused CPU step of sim/kernels.h; more groups use more threads and meet method 6.5's rule).
+// fused CPU step of sim/backend.h; more groups use more threads and meet method 6.5's rule).
 // LeapQuant's freeze gate is not supported here (it needs the previous state beside the new).
 #ifndef STEPQ_CUDA_SERVING_H
 #define STEPQ_CUDA_SERVING_H
@@ -67,7 +67,7 @@ int stepq_serving_read(stepq_serving* s, float* y, uint8_t* packed);
 // device only: the mean wall time of `steps` steps (CUDA events around them), ms
 int stepq_serving_time(stepq_serving* s, int steps, double* ms_per_step);
 
-// The kernels against the CPU's fused decode step (sim/kernels.h, the active table): n heads,
+// The kernels against the CPU's fused decode step (sim/backend.h, the default CPU backend): n heads,
 // head h with plan head h mod min(n, plan->H) (plan may be NULL for formats that need none),
 // random states and inputs, `steps` steps.
 typedef struct {

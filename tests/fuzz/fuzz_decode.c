@@ -11,7 +11,7 @@
 #include "../../base/h5util.h"
 #include "../../quant/format.h"
 #include "../../quant/plan.h"
-#include "../../sim/kernels.h"
+#include "../../sim/backend.h"
 #include "../../sim/protocol.h"
 #include "../../sim/recurrence.h"
 #include "fuzzutil.h"
@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fz_bytes b = {data, size, 0};
     if (!loaded) {
         h5u_quiet();
-        stepq_kernels_init();
+        stepq_backend_init();
         char path[512];
         for (int k = 0; k < 2; k++) {
             snprintf(path, sizeof path, "%s/plan_%s.h5", STEPQ_FUZZ_DATA, k ? "kda" : "gdn");
@@ -48,13 +48,13 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (int i = 0; i < K; i++) q[i] = k[i] = 1.0f / sqrtf((float)K), g[i] = -0.01f * (float)(1 + i % 7);
     for (int j = 0; j < V; j++) v[j] = (float)((int)fz_u8(&b) - 128) / 64.0f;
     stepq_step_in in = {q, k, v, g, 0.5f};
-    const stepq_kernels* kt = stepq_kernels_active();
+    const stepq_backend* kt = stepq_backend_default();
     float* Sref = callocCheck((size_t)K * V, sizeof(float));
     stepq_readout_weights(grad, q, k, g, in.beta, 1.0 / sqrt(K), G, K);
     stepq_decays(decay, g, G, K);
-    kt->qstep_read(&qs, &in, decay, grad, Sref, pred);
+    kt->read(&qs, &in, decay, grad, Sref, pred);
     stepq_qmeasure m;
-    kt->qstep_write(&qs, &in, decay, 1.0 / sqrt(K), G, Sref, y, &m);
+    kt->write(&qs, &in, decay, 1.0 / sqrt(K), G, Sref, y, &m);
     free(Sref);
     free(X);
     stepq_qstate_free(&qs);

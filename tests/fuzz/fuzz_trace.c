@@ -85,7 +85,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const stepq_format* fm[4] = {stepq_format_find("fp32"), stepq_format_find("bf16"),
                                      stepq_format_find("int8"), stepq_format_find("int4")};
         long prefill = (long)(attrs >> 4) % src->T;
-        stepq_run_cfg rc = {fm, 4, prefill, src->T - prefill, (int)(src->T - prefill), 0, NULL, NULL, NULL, 0, NULL, NULL, 0};
+        stepq_run_cfg rc = {.formats = fm, .n_formats = 4, .prefill = prefill, .decode = src->T - prefill,
+                            .bin = (int)(src->T - prefill)};
         stepq_run_out o;
         setenv("STEPQ_QUIET", "1", 1);
         if (stepq_run_heads(&o, src, &rc) == STEPQ_OK) stepq_run_out_free(&o);

@@ -8,7 +8,7 @@
 //   - the codec against the CPU encoders and decoders: packed bytes and decoded states equal,
 //     a non-finite head refused, LeapQuant's freeze gate both ways;
 //   - the serving step (fused and split kernels, and the FP32 baseline) against the CPU's
-//     fused decode step (sim/kernels.h): read-outs and packed bytes equal with the CPU's order
+//     fused decode step (sim/backend.h): read-outs and packed bytes equal with the CPU's order
 //     of sums (nsplit = 1), within method 6.5's rule with split sums.
 // What this cannot check: the device's barriers, races and launches, shared-memory sizes, and
 // the device compiler's arithmetic (test_cuda_parity does, on a GPU).
@@ -28,6 +28,8 @@ static int formats_of(const stepq_format** out, int V, int fz) {
 }
 
 // beta_scale: small writes keep LeapQuant's freeze gate closing on many steps
+static int refuse_done(void* ctx, int h, stepq_run_out* o) { return 0; }
+
 static void engine_vs_cpu(int kind, int K, int V, int H, int groups, long prefill, long decode,
                           int bin, double beta_scale, gsl_rng* r) {
     const int HV = H * groups;
@@ -79,13 +81,14 @@ static void engine_failure(gsl_rng* r) {
         .bin = 4, .keep_y = 0, .label = "test", .plan = NULL};
     fprintf(stderr, "(one more expected: the source is too short)\n");
     CHECK(stepq_cuda_run_heads_on(&b, src, &longer, STEPQ_CUDA_EMULATE) == STEPQ_ERR, "a run longer than its source");
-    cfg.journal = (struct stepq_journal*)&cfg;  // never read: refused first
+    cfg.hook_ctx = &cfg;  // a driver's journal: never called, refused first
+    cfg.done = refuse_done;
     fprintf(stderr, "(one more expected: the engine keeps no journal)\n");
     CHECK(stepq_cuda_run_heads_on(&b, src, &cfg, STEPQ_CUDA_EMULATE) == STEPQ_ERR, "a journal accepted");
     stepq_source_free(src);
 }
 
-// A format that diverges (runner.c: ||S_hat||_F > 10 ||S||_F): GDN 2-bit units store odd levels
+// A format that diverges (sim/run.c: ||S_hat||_F > 10 ||S||_F): GDN 2-bit units store odd levels
 // (never 0), so once a fast-decaying reference with nothing written falls below the smallest
 // level the FP16 factors allow (2^-48), the stored state stays above it. Both runs must mark the
 // same heads and steps, and leave the same NaN bins; format 0 diverging must not stop the
