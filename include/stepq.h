@@ -148,6 +148,11 @@ typedef struct {
     long prefill;                /* steps at native precision before the first encode */
     const float* S0;             /* (H,K,V) initial states, or NULL for zeros */
     int keep_states;             /* 1: sq_session_state reads each format's S_hat_t */
+    const char* backend;         /* who steps the states (method 6.10): NULL or "cpu" for the widest
+                                  * instruction set this CPU runs (or STEPQ_KERNELS's), "reference",
+                                  * "x86-64-v2", "avx2", "avx512"; every one gives the same numbers,
+                                  * bit for bit. SQ_EINVAL for another name or one this CPU cannot
+                                  * run ("cuda" runs whole runs only, not sessions) */
 } sq_session_config;
 
 /* SQ_EINVAL for an argument out of range, or an environment that would crash a step: as

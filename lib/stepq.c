@@ -452,6 +452,11 @@ sq_status sq_session_open(const sq_session_config* cfg, sq_session** out) {
                         p->file, p->H);
     }
     if (cfg->prefill < 0) return fail(SQ_EINVAL, "sq_session_open: prefill is %ld; it must be >= 0", cfg->prefill);
+    const stepq_backend* be = stepq_backend_named(cfg->backend ? cfg->backend : "cpu");
+    if (!be) return leave(SQ_EINVAL);  // it said why
+    if (!be->write)
+        return fail(SQ_EINVAL, "sq_session_open: backend %s runs whole runs only; a session steps heads one "
+                    "at a time (cpu, reference, x86-64-v2, avx2, avx512)", be->name);
     if (stepq_check_memory(session_bytes(H, F, cfg->K, cfg->V, cfg->keep_states != 0),
                            "sq_session_open: the states of every head and format"))
         return leave(SQ_ENOMEM);
@@ -468,7 +473,7 @@ sq_status sq_session_open(const sq_session_config* cfg, sq_session** out) {
     stepq_session_cfg sc = {
         .shape = {.kind = cfg->kind, .K = cfg->K, .V = cfg->V, .n_gates = s->G, .scale = scale},
         .n_heads = H, .slots = s->slots, .n_slots = F, .plan = p, .plan_index = p ? s->plan_index : NULL,
-        .prefill = cfg->prefill,
+        .prefill = cfg->prefill, .backend = be,
         .needs = STEPQ_NEED_MEASURE | (s->keep_states ? STEPQ_NEED_STATES : 0u), .S0 = cfg->S0};
     s->s = stepq_session_open(&sc);
     if (!s->s) {

@@ -403,12 +403,14 @@ class Session(_Handle):
     each format's boundary state; every later step is a decode step. step() takes q, k [H, K]
     (L2-normalised, q unscaled), v [H, V], g [H] or [H, 1] (GDN) or [H, K] (KDA) log decays and
     beta [H]; afterwards readout(f), state(f) and errors(f) read format f (an index or a name;
-    None: the reference)."""
+    None: the reference). backend names who steps the states (None: "cpu", the widest
+    instruction set this CPU runs; "reference", "x86-64-v2", "avx2", "avx512"): every one gives
+    the same numbers, bit for bit."""
 
     _h = None
 
     def __init__(self, kind, K, V, n_heads, formats=(), plan=None, plan_heads=None, prefill=0, S0=None,
-                 scale=None, keep_states=False):
+                 scale=None, keep_states=False, backend=None):
         self._lock = threading.Lock()  # one call at a time: threads take turns (libstepq refuses a race)
         self.kind = kind
         self.K, self.V, self.H = _int(K, "K", 1), _int(V, "V", 1), _int(n_heads, "n_heads", 1)
@@ -416,6 +418,7 @@ class Session(_Handle):
             raise ValueError("formats must be a list of format names, not the string %r" % (formats,))
         self.formats = [str(f) for f in formats]
         cnames = [_cstr(f, "the format name") for f in formats]
+        cbackend = None if backend is None else _cstr(backend, "the backend name")
         self.G = self.K if _kind(kind) == 1 else 1
         prefill = _int(prefill, "prefill", 0, ctype="long")
         if scale is not None and not (isinstance(scale, (int, float, np.floating, np.integer))
@@ -435,7 +438,8 @@ class Session(_Handle):
         cfg = _lib.SessionConfig(kind=_kind(kind), K=self.K, V=self.V, scale=0.0 if scale is None else float(scale),
                                  n_heads=self.H, formats=names, n_formats=len(self.formats),
                                  plan=self._plan.handle if self._plan is not None else None,
-                                 plan_heads=ph, prefill=prefill, S0=s0, keep_states=int(bool(keep_states)))
+                                 plan_heads=ph, prefill=prefill, S0=s0, keep_states=int(bool(keep_states)),
+                                 backend=cbackend)
         h = ctypes.c_void_p()
         try:
             _check(_lib.lib.sq_session_open(ctypes.byref(cfg), ctypes.byref(h)))

@@ -51,7 +51,7 @@ class SessionConfig(ctypes.Structure):
     _fields_ = [("kind", c_int), ("K", c_int), ("V", c_int), ("scale", c_double),
                 ("n_heads", c_int), ("formats", POINTER(c_char_p)), ("n_formats", c_int),
                 ("plan", c_void_p), ("plan_heads", POINTER(c_int)), ("prefill", c_long),
-                ("S0", c_void_p), ("keep_states", c_int)]
+                ("S0", c_void_p), ("keep_states", c_int), ("backend", c_char_p)]
 
 
 class TraceConfig(ctypes.Structure):
