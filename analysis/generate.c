@@ -74,7 +74,7 @@ static int generate_one(uint8_t* out, const stepq_generate_cfg* c, const uint8_t
     float* logits = mallocCheck(sizeof(float) * m->vocab);
     int rc = STEPQ_OK;
     for (long t = 0; t < np && !rc; t++) rc = stepq_lm_step(&s, prompt[t], logits, NULL);
-    if (!rc) rc = stepq_lm_seq_quantize(&s, f, c->plan);
+    if (!rc) rc = stepq_lm_seq_quantize(&s, f, c->plan, c->backend);
     gsl_rng* r = gsl_rng_alloc(gsl_rng_taus2);
     gsl_rng_set(r, (unsigned long)(seed * 0x9e3779b97f4a7c15ull + 0x67656e));
     for (long t = 0; t < c->length && !rc; t++) {

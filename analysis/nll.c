@@ -53,7 +53,7 @@ static void one_document(nll_run* r, int d, int f, stepq_lm_seq* prefilled) {
         rc = decode(r->native + (size_t)d * N, &s, r->bytes[d], r, logits);
     } else {
         const size_t LHK = (size_t)c->model->layers * c->model->heads * c->model->K;
-        if (f < c->n_formats) rc = stepq_lm_seq_quantize(&s, c->formats[f], c->plan);
+        if (f < c->n_formats) rc = stepq_lm_seq_quantize(&s, c->formats[f], c->plan, c->backend);
         else rc = stepq_lm_seq_round_rows(&s, r->rows + ((size_t)d * N_OCT_RUNS + f - c->n_formats) * LHK,
                                           c->octile_width);
         rc = rc || decode(r->quant + ((size_t)d * r->F + f) * N, &s, r->bytes[d], r, logits);

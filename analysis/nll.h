@@ -31,6 +31,7 @@ typedef struct {
     const stepq_format* const* formats;  // (F)
     int n_formats;
     const stepq_plan* plan;  // for the calibrated formats (the model's (layer, head) pairs), or NULL
+    const stepq_backend* backend;  // steps the states in a format (sim/backend.h); NULL: the default
     int octile_width;        // > 0: the octile sweep at this width (needs the plan's omega)
     long prefill, decode;
     int bin;

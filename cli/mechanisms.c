@@ -27,7 +27,7 @@
 
 static const char* const keys_selfcorrect[] = {"experiment", "description", "seed", "seeds", "source",
                                                "prefill", "decode", "windows", "formats", "output",
-                                               "plot", "threads", NULL};
+                                               "plot", "threads", "backend", NULL};
 
 // windows (W) <- the config's `windows`, or doublings from 16 up to decode (and decode itself)
 static int windows_from_cfg(long** out, int* n, const stepq_cfgfile* cf, long long decode) {
@@ -565,7 +565,7 @@ static const char* const keys_nll[] = {"experiment", "description", "model", "do
                                        "calibrate", "prefill", "decode", "bin", "octile", "output", "plot",
                                        "threads", "backend", NULL};
 
-static int nll_checks(const stepq_cfgfile* cf, int nd, long long bin, long long decode,
+static int nll_checks(const stepq_backend** be, const stepq_cfgfile* cf, int nd, long long bin, long long decode,
                       const config_setting_t* calib, const char* plan_path, long long octile) {
     if (octile && (octile == 1 || !plan_path)) {
         stepq_error("%s:%d: 'octile' is the width of the octile sweep's rows (2 to 8, 0: none) and needs 'plan'",
@@ -580,10 +580,9 @@ static int nll_checks(const stepq_cfgfile* cf, int nd, long long bin, long long 
         stepq_error("%s: a 'calibrate' group needs 'plan', the file it writes", cf->path);
         return STEPQ_ERR;
     }
-    const stepq_backend* be = stepq_backend_from_cfg(cf, 1);
-    if (!be) return STEPQ_ERR;
-    if (!be->write) {  // a backend of whole runs only
-        stepq_error("%s: the language model runs on the CPU backend only", cf->path);
+    if (!(*be = stepq_backend_from_cfg(cf, 1))) return STEPQ_ERR;
+    if (!(*be)->write) {  // a backend of whole runs only
+        stepq_error("%s: the language model runs on the CPU backends only", cf->path);
         return STEPQ_ERR;
     }
     return STEPQ_OK;
@@ -649,7 +648,8 @@ int stepq_run_nll(const stepq_cfgfile* cf) {
         free(fmts); free(docs);
         return STEPQ_ERR;
     }
-    int rc = nll_checks(cf, nd, bin, decode, calib, plan_path, octile);
+    const stepq_backend* be = NULL;
+    int rc = nll_checks(&be, cf, nd, bin, decode, calib, plan_path, octile);
     stepq_set_threads(threads);
     lm_run lr;
     rc = lm_run_open(&lr, cf, model_dir, docs, nd, plan_path, calib, rc);
@@ -659,7 +659,7 @@ int stepq_run_nll(const stepq_cfgfile* cf) {
     stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
     if (!rc) {
         stepq_nll_cfg nc = {.model = &lr.m, .documents = docs, .n_documents = nd, .formats = fmts, .n_formats = nf,
-                            .plan = lr.pp, .octile_width = (int)octile, .prefill = prefill, .decode = decode,
+                            .plan = lr.pp, .backend = be, .octile_width = (int)octile, .prefill = prefill, .decode = decode,
                             .bin = (int)bin, .output = output, .table = plot ? table : NULL,
                             .octile_table = plot && octile ? otable : NULL,
                             .prov = {"nll", cf->path, cf->text, 0, lr.m.desc}};
@@ -683,7 +683,7 @@ int stepq_run_nll(const stepq_cfgfile* cf) {
 
 static const char* const keys_generate[] = {"experiment", "description", "model", "prompts", "seeds", "seed",
                                             "formats", "plan", "calibrate", "length", "top_k", "output",
-                                            "plot", "threads", NULL};
+                                            "plot", "threads", "backend", NULL};
 
 int stepq_run_generate(const stepq_cfgfile* cf) {
     long long length, topk, threads;
@@ -703,7 +703,8 @@ int stepq_run_generate(const stepq_cfgfile* cf) {
         free(fmts); free(prompts); free(seeds);
         return STEPQ_ERR;
     }
-    int rc = nll_checks(cf, np, 1, 1, calib, plan_path, 0);
+    const stepq_backend* be = NULL;
+    int rc = nll_checks(&be, cf, np, 1, 1, calib, plan_path, 0);
     stepq_set_threads(threads);
     lm_run lr;
     rc = lm_run_open(&lr, cf, model_dir, prompts, np, plan_path, calib, rc);
@@ -712,8 +713,11 @@ int stepq_run_generate(const stepq_cfgfile* cf) {
     stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
     stepq_sibling(samples, sizeof samples, output, STEPQ_SIB_SAMPLES);
     if (!rc) {
-        stepq_generate_cfg gc = {&lr.m, prompts, np, seeds, S, fmts, nf, lr.pp, length, (int)topk, output,
-                                 plot ? table : NULL, samples, {"generate", cf->path, cf->text, seeds[0], lr.m.desc}};
+        stepq_generate_cfg gc = {.model = &lr.m, .prompts = prompts, .n_prompts = np, .seeds = seeds, .n_seeds = S,
+                                 .formats = fmts, .n_formats = nf, .plan = lr.pp, .backend = be, .length = length,
+                                 .top_k = (int)topk, .output = output, .table = plot ? table : NULL,
+                                 .samples = samples,
+                                 .prov = {"generate", cf->path, cf->text, seeds[0], lr.m.desc}};
         rc = stepq_prepare_output(output) || stepq_generate(&gc);
         if (!rc) printf("wrote %s and %s\n", output, samples);
     }

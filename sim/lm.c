@@ -283,18 +283,6 @@ void stepq_lm_inputs_free(stepq_lm_inputs* in) {
 #undef SQRTR
 #undef LM_DELTA
 
-// the rows of S (K x V) that rows (K) marks, stored at INT-width and read back
-static int round_rows(float* S, const uint8_t* rows, int width, int K, int V) {
-    uint8_t packed[2 + STEPQ_MAX_DIM];
-    float xq[STEPQ_MAX_DIM];
-    for (int i = 0; i < K; i++) {
-        if (!rows[i]) continue;
-        if (rc_rows_encode_row(packed, xq, S + (size_t)i * V, width, V)) return STEPQ_ERR;
-        memcpy(S + (size_t)i * V, xq, sizeof(float) * V);
-    }
-    return STEPQ_OK;
-}
-
 // one head of layer l in float32: natively (the reference step) or through its format's state
 static int delta_f32(stepq_lm_seq* s, int l, int h, float* S, float* y, float* work, const float* q,
                      const float* k, const float* v, const float* g, float beta, double scale, int G, int K,
@@ -302,7 +290,8 @@ static int delta_f32(stepq_lm_seq* s, int l, int h, float* S, float* y, float* w
     if (!s->qs) {
         stepq_step_f32(S, y, work, q, k, v, g, beta, scale, G, K, V);
         if (!s->round_rows) return STEPQ_OK;
-        return round_rows(S, s->round_rows + ((size_t)l * s->m->heads + h) * K, s->round_width, K, V);
+        return stepq_rows_reencode(S, (const int8_t*)s->round_rows + ((size_t)l * s->m->heads + h) * K, 1,
+                                   s->round_width, K, V);
     }
     stepq_qstate* qs = &s->qs[(size_t)l * s->m->heads + h];
     stepq_step_in in = {q, k, v, g, beta};
@@ -385,10 +374,12 @@ void stepq_lm_seq_copy(stepq_lm_seq* dst, const stepq_lm_seq* src) {
 int stepq_lm_seq_round_rows(stepq_lm_seq* s, const uint8_t* rows, int width) {
     const stepq_lm* m = s->m;
     stepq_assert(!s->qs && width >= 2 && width <= 8);
+    for (size_t i = 0; i < (size_t)m->layers * m->heads * m->K; i++) stepq_assert(rows[i] <= 1);  // marks: 0 or 1
     s->round_rows = rows;
     s->round_width = width;
     for (int i = 0; i < m->layers * m->heads; i++)
-        if (round_rows(s->S + (size_t)i * m->K * m->V, rows + (size_t)i * m->K, width, m->K, m->V)) {
+        if (stepq_rows_reencode(s->S + (size_t)i * m->K * m->V, (const int8_t*)rows + (size_t)i * m->K, 1, width,
+                                m->K, m->V)) {
             stepq_error("%s: the state of layer %d, head %d is not finite at the boundary", m->desc, i / m->heads,
                         i % m->heads);
             return STEPQ_ERR;
@@ -396,10 +387,17 @@ int stepq_lm_seq_round_rows(stepq_lm_seq* s, const uint8_t* rows, int width) {
     return STEPQ_OK;
 }
 
-int stepq_lm_seq_quantize(stepq_lm_seq* s, const stepq_format* fmt, const stepq_plan* plan) {
+int stepq_lm_seq_quantize(stepq_lm_seq* s, const stepq_format* fmt, const stepq_plan* plan,
+                          const stepq_backend* be) {
     const stepq_lm* m = s->m;
     const int LH = m->layers * m->heads;
     stepq_assert(!s->qs);
+    if (be && !be->write) {
+        stepq_error("%s: backend %s runs whole runs only; the language model steps its heads one token at a "
+                    "time (cpu, reference, x86-64-v2, avx2, avx512)", m->desc, be->name);
+        return STEPQ_ERR;
+    }
+    s->be = be ? be : stepq_backend_default();
     if (plan && (plan->kind != m->kind || plan->K != m->K || plan->V != m->V)) {
         stepq_error("the plan is for a %s model of %d x %d heads, not %s", stepq_kind_name(plan->kind), plan->K,
                     plan->V, m->desc);

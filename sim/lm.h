@@ -59,7 +59,7 @@ typedef struct {
     stepq_qstate* qs;    // (L*H) the states in a format, after stepq_lm_seq_quantize; else NULL
     const uint8_t* round_rows;  // (L, H, K) rows re-encoded after every step (stepq_lm_seq_round_rows)
     int round_width;
-    const stepq_backend* be;  // steps the states in a format: the head loop's CPU backend
+    const stepq_backend* be;  // steps the states in a format (stepq_lm_seq_quantize's)
     float* x;            // the residual stream of a token
     void* scratch;       // the per-token scratch of a layer (lm.c)
 } stepq_lm_seq;
@@ -71,9 +71,11 @@ void stepq_lm_seq_free(stepq_lm_seq* s);
 void stepq_lm_seq_copy(stepq_lm_seq* dst, const stepq_lm_seq* src);
 // The boundary of method 2: every head's native state is encoded in fmt (plan: for the
 // calibrated formats; its heads are the model's (layer, head) pairs), and the following
-// tokens run through the decode-step protocol. STEPQ_ERR if the plan lacks a head or the
-// state is not finite.
-int stepq_lm_seq_quantize(stepq_lm_seq* s, const stepq_format* fmt, const stepq_plan* plan);
+// tokens run through the decode-step protocol on backend be (sim/backend.h; NULL: the default
+// CPU backend; one that runs whole runs only is refused). STEPQ_ERR if the plan lacks a head
+// or the state is not finite.
+int stepq_lm_seq_quantize(stepq_lm_seq* s, const stepq_format* fmt, const stepq_plan* plan,
+                          const stepq_backend* be);
 // The octile protocol (method 7.2): the states stay float32 except the key rows with
 // rows[(l*H + h)*K + i] = 1, which are stored at INT-width (per-row absmax, as int4/int6/int8) now,
 // at the boundary, and again after every following token's update and read-out: with every row

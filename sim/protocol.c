@@ -57,8 +57,6 @@ static int encode_decode(stepq_qstate* st, const float* S) {
     return STEPQ_OK;
 }
 
-int stepq_qstate_requantize(stepq_qstate* st) { return encode_decode(st, st->X); }
-
 int stepq_qstate_load(stepq_qstate* st, const float* S) {
     st->count = 0;
     return encode_decode(st, S);
@@ -91,12 +89,16 @@ int stepq_qstate_step_rows(stepq_qstate* st, float* y, float* work, const stepq_
                            double scale, int n_gates, const int8_t* sel, int value, int b) {
     const int K = st->K, V = st->V;
     stepq_step_f32(st->X, y, work, in->q, in->k, in->v, in->g, in->beta, scale, n_gates, K, V);
+    return stepq_rows_reencode(st->X, sel, value, b, K, V);
+}
+
+int stepq_rows_reencode(float* X, const int8_t* sel, int value, int b, int K, int V) {
     uint8_t packed[2 + STEPQ_MAX_DIM];
     float xq[STEPQ_MAX_DIM];
     for (int i = 0; i < K; i++) {
         if (sel[i] != value) continue;
-        if (rc_rows_encode_row(packed, xq, st->X + (size_t)i * V, b, V) != STEPQ_OK) return STEPQ_ERR;
-        memcpy(st->X + (size_t)i * V, xq, sizeof(float) * V);
+        if (rc_rows_encode_row(packed, xq, X + (size_t)i * V, b, V) != STEPQ_OK) return STEPQ_ERR;
+        memcpy(X + (size_t)i * V, xq, sizeof(float) * V);
     }
     return STEPQ_OK;
 }

@@ -46,9 +46,10 @@ int stepq_qstate_step_cut(stepq_qstate* st, float* y, const float* u_ref, const 
 // row is not finite.
 int stepq_qstate_step_rows(stepq_qstate* st, float* y, float* work, const stepq_step_in* in,
                            double scale, int n_gates, const int8_t* sel, int value, int b);
-// P <- encode(X), X <- decode(P): the state X was changed in place (a driver's own step).
-// STEPQ_ERR if X is not finite.
-int stepq_qstate_requantize(stepq_qstate* st);
+// X (K,V): the rows i with sel[i] == value stored at width b (per-row absmax, as int<b>) and
+// read back, in place (the row-subset protocol's re-encode; the language model's octile rows).
+// STEPQ_ERR if such a row is not finite.
+int stepq_rows_reencode(float* X, const int8_t* sel, int value, int b, int K, int V);
 // X (K,V) <- decode(P_t), the stored state (a replay format: the live state it replays to)
 void stepq_qstate_decode(const stepq_qstate* st, float* X);
 

@@ -71,7 +71,7 @@ static void check_round_rows(const stepq_lm* m, const uint8_t* tok, long T, cons
         stepq_lm_seq_init(&q, m);
         for (size_t i = 0; i < n; i++) rows[i] = run == 1 ? 1 : run == 2 ? 0 : (uint8_t)(i % 2);
         for (long t = 0; t < T; t++) {
-            if (t == 32 && run == 0) CHECK(stepq_lm_seq_quantize(&q, stepq_format_find("int6"), NULL) == 0, "int6");
+            if (t == 32 && run == 0) CHECK(stepq_lm_seq_quantize(&q, stepq_format_find("int6"), NULL, NULL) == 0, "int6");
             if (t == 32 && run > 0) CHECK(stepq_lm_seq_round_rows(&q, rows, 6) == 0, "round rows");
             CHECK(stepq_lm_step(&q, tok[t], lq, NULL) == 0, "%s: octile protocol step", which);
             for (int i = 0; i < m->vocab; i++) {
@@ -185,7 +185,7 @@ static void check_model(const char* which) {
         stepq_lm_seq_init(&q, &m);
         double e = 0;
         for (long t = 0; t < T; t++) {
-            if (t == 32) CHECK(stepq_lm_seq_quantize(&q, stepq_format_find(fmts[fi]), NULL) == 0, "quantize");
+            if (t == 32) CHECK(stepq_lm_seq_quantize(&q, stepq_format_find(fmts[fi]), NULL, NULL) == 0, "quantize");
             CHECK(stepq_lm_step(&q, tok[t], lq, NULL) == 0, "%s %s step", which, fmts[fi]);
             for (int i = 0; i < m.vocab; i++) e = fmax(e, fabs((double)lq[i] - logits[t * m.vocab + i]));
         }

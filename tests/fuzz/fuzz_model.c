@@ -119,7 +119,7 @@ static void run_model(const stepq_lm* m, fz_bytes* b) {
     float* logits = mallocCheck(sizeof(float) * m->vocab);
     int rc = STEPQ_OK;
     for (int t = 0; t < 12 && rc == STEPQ_OK; t++) {
-        if (t == 8) rc = stepq_lm_seq_quantize(&s, stepq_format_find("int4"), NULL);
+        if (t == 8) rc = stepq_lm_seq_quantize(&s, stepq_format_find("int4"), NULL, NULL);
         if (rc == STEPQ_OK) rc = stepq_lm_step(&s, fz_u8(b), logits, NULL);
     }
     free(logits);
