@@ -723,11 +723,11 @@ static sq_status calibrate_locked(const sq_calibrate_config* cfg, const char* co
                                       .reservoir = cfg->reservoir, .pivots = cfg->pivots,
                                       .pivot_fraction = cfg->pivot_fraction, .damp_fraction = cfg->damp_fraction,
                                       .seed = cfg->seed};
-    if (stepq_calib_settings_check(&set, "sq_calibrate") != STEPQ_OK) return SQ_EINVAL;
     if (cfg->steps < 0) {
         stepq_error("sq_calibrate: steps %ld is negative (0: every step of the shortest trace)", cfg->steps);
         return SQ_EINVAL;
     }
+    if (stepq_calib_settings_check(&set, "sq_calibrate") != STEPQ_OK) return SQ_EINVAL;
     if (stepq_kernels_init() != STEPQ_OK || stepq_check_env(1) != STEPQ_OK) return SQ_EINVAL;
     stepq_calib_build b;
     if (stepq_calib_from_traces(&b, traces, n, cfg->normalize != 0, &set, out_path, "sq_calibrate") != STEPQ_OK)
