@@ -19,8 +19,9 @@
  *
  * Errors. Every function that can fail returns an sq_status; SQ_OK is 0. The message of the
  * calling thread's last failure is sq_last_error(), naming what was wrong (the file, format,
- * head or argument). The library prints nothing and never ends the program. After SQ_ENOMEM or
- * SQ_EINTERNAL what that call had allocated is lost: close what you hold and stop.
+ * head or argument). The library prints nothing (but sq_calibrate's progress, when asked) and
+ * never ends the program. After SQ_ENOMEM or SQ_EINTERNAL what that call had allocated is lost:
+ * close what you hold and stop.
  *
  * Threads: calls on different objects may run in parallel; one object is used by one thread at
  * a time. A session refuses a call made while another thread is inside one of its calls

@@ -80,8 +80,8 @@ def name_list(s):
 CAPTURE_EXAMPLES = """examples:
   python -m stepq.hf capture --model data/lm/gdn --text book.txt --out traces/ --max-tokens 4096 --prefill 2048
   python -m stepq.hf capture --model Qwen3.5-DIR --text a.txt b.txt --out traces/ --layers 0,4-6 --dtype bfloat16
-then: stepq replay --trace traces/book.h5 --format int6 --out r.h5; a calibration config whose
-source is { type = "trace"; path = "traces/book.h5"; } makes a plan for the model."""
+then: python -m stepq.hf calibrate --trace traces/book.h5 --out plan.h5 makes a plan for the model;
+stepq replay --trace traces/book.h5 --format int6 --out r.h5 replays a trace in a format."""
 
 EVAL_EXAMPLES = """examples:
   python -m stepq.hf eval --model data/lm/gdn --text a.txt b.txt --formats int8,int6,int4 --out results/mine.h5 \\
