@@ -207,6 +207,26 @@ def test_a_bad_value_met_while_reading_names_it(traces, tmp_path, capfd):
     assert not os.path.exists(tmp_path / "nan_plan.h5") and not glob.glob(str(tmp_path / "nan_plan.h5.tmp*"))
 
 
+def test_normalize(traces, stepq_bin, tmp_path):
+    """q of one step scaled by 1.5: refused as the reader meets it, unless normalize (the
+    config's `normalize = true`, the same plan)"""
+    d, a, b = traces
+    big = str(tmp_path / "big.h5")
+    shutil.copy(a, big)
+    with h5py.File(big, "r+") as f:
+        f["q"][20] = f["q"][20] * 1.5
+    with pytest.raises(stepq.StepqError, match=r"big.h5: dataset 'q' is not L2-normalised: step 20"):
+        stepq.calibrate([big], tmp_path / "n.h5", reservoir=2)
+    stepq.calibrate([big], tmp_path / "n.h5", reservoir=2, normalize=True)
+    cfg = tmp_path / "n.cfg"
+    cfg.write_text('experiment = "calibrate";\ntraces = ["%s"];\nsteps = 72;\nreservoir = 2;\nnormalize = true;\n'
+                   'output = "%s";\n' % (big, tmp_path / "n_cfg.h5"))
+    run(stepq_bin, "calibrate", cfg)
+    assert_same(tmp_path / "n_cfg.h5", tmp_path / "n.h5", but=("config",))
+    with h5py.File(tmp_path / "n.h5") as f:
+        assert f.attrs["config"].endswith(" --normalize")
+
+
 def test_help_has_examples():
     for cmd in ("capture", "eval", "calibrate"):
         r = subprocess.run([__import__("sys").executable, "-m", "stepq.hf", cmd, "--help"], capture_output=True,
