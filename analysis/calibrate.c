@@ -2,17 +2,22 @@
 #include "calibrate.h"
 
 #include <gsl/gsl_rng.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/common.h"
+#include "../base/outfile.h"
 #include "../quant/alloc.h"
 #include "../quant/format.h"
 #include "../sim/headloop.h"
 #include "../sim/backend.h"
 #include "../sim/runstate.h"
+#include "../sim/trace.h"
 #include "../base/progress.h"
 #include "../base/ranks.h"
 
@@ -374,23 +379,40 @@ static void mark_damp(stepq_plan* p) {
     free(order);
 }
 
-// every segment long enough, with the first one's heads, of a shape the dual-axis fit holds
+// STEPQ_ERR with the message when segment s is not of segment 0's model (i: its index)
+static int same_model(const stepq_source* s, const stepq_source* s0, int i) {
+    char how[256] = "";
+    if (s->kind != s0->kind)
+        snprintf(how, sizeof how, "is %s, segment 0 %s", stepq_kind_name(s->kind), stepq_kind_name(s0->kind));
+    else if (s->K != s0->K || s->V != s0->V || s->n_heads != s0->n_heads)
+        snprintf(how, sizeof how, "has %d heads of %d x %d, segment 0 %d of %d x %d", s->n_heads, s->K, s->V,
+                 s0->n_heads, s0->K, s0->V);
+    else if (s->scale != s0->scale)
+        snprintf(how, sizeof how, "reads out with scale %.9g, segment 0 with %.9g", s->scale, s0->scale);
+    else if (strcmp(s->model_sha256, s0->model_sha256))
+        snprintf(how, sizeof how, "comes from the model of weights SHA-256 '%.16s', segment 0 from '%.16s'",
+                 s->model_sha256, s0->model_sha256);
+    for (int h = 0; !how[0] && h < s->n_heads; h++)
+        if (s->layer[h] != s0->layer[h] || s->head[h] != s0->head[h])
+            snprintf(how, sizeof how, "labels head %d (layer %d, head %d), segment 0 (layer %d, head %d)", h,
+                     s->layer[h], s->head[h], s0->layer[h], s0->head[h]);
+    if (!how[0]) return STEPQ_OK;
+    stepq_error("calibration segment %d (%s) %s (%s): a calibration's segments come from one model and its "
+                "heads", i, s->desc, how, s0->desc);
+    return STEPQ_ERR;
+}
+
+// before any work: the segments of one model, each long enough, of a shape the dual-axis fit holds
 static int check_segments(const stepq_calib_cfg* c) {
     const stepq_source* s0 = c->segments[0];
-    for (int i = 0; i < c->n_segments; i++)
-        if (c->segments[i]->T < c->steps || c->segments[i]->n_heads != s0->n_heads) {
-            stepq_error("calibration segment %d (%s) is shorter than %ld steps or has other heads",
-                        i, c->segments[i]->desc, c->steps);
+    for (int i = 0; i < c->n_segments; i++) {
+        if (same_model(c->segments[i], s0, i) != STEPQ_OK) return STEPQ_ERR;
+        if (c->segments[i]->T < c->steps) {
+            stepq_error("calibration segment %d (%s) is shorter than the %ld steps asked for", i,
+                        c->segments[i]->desc, c->steps);
             return STEPQ_ERR;
         }
-    // one model: the plan records it, and traces of another are refused when it is used
-    for (int i = 1; i < c->n_segments; i++)
-        if (strcmp(c->segments[i]->model_sha256, s0->model_sha256)) {
-            stepq_error("calibration segments 0 (%s) and %d (%s) come from different models (weights SHA-256 "
-                        "'%.16s' and '%.16s')", s0->desc, i, c->segments[i]->desc, s0->model_sha256,
-                        c->segments[i]->model_sha256);
-            return STEPQ_ERR;
-        }
+    }
     // the distortions are measured with the dual-axis fit (method 4.2)
     char what[sizeof s0->desc + 64];
     snprintf(what, sizeof what, "calibration on %s (its dual-axis fit)", s0->desc);
@@ -421,12 +443,13 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
             stepq_plan_free(&p);
             return STEPQ_ERR;
         }
-        if (bytes > 8.0 * 1073741824.0)
+        if (bytes > 8.0 * 1073741824.0 && !c->quiet)
             fprintf(stderr, "calibrate: keeping %.1f GiB of KDA snapshots for the pivot pass\n", bytes / 1073741824.0);
         x.reservoirs = mallocCheck((size_t)bytes);
     }
     stepq_progress pr;
     stepq_progress_start(&pr, "calibrate", "heads", p.H);
+    pr.quiet |= c->quiet;
     // every head's native runs through the segments, each from a zero state (method 4.1)
     const stepq_observer obs = {.name = "calibrate", .ctx = &x, .thread_init = calib_thread_init,
                                 .thread_free = calib_thread_free, .init_head = calib_init_head,
@@ -454,7 +477,7 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
         stepq_plan_free(&p);
         return STEPQ_ERR;
     }
-    if (!getenv("STEPQ_QUIET"))
+    if (!getenv("STEPQ_QUIET") && !c->quiet)
         fprintf(stderr, "calibrate: pivots and allocations of %d units (%s)\n", p.H * p.G,
                 p.kind == STEPQ_GDN ? "exact DP" : "Lagrangian + repair, pivots refitted");
     int rc = stepq_allocate(&p, redistort_kda, &x);
@@ -467,4 +490,165 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
     if (rc == STEPQ_OK && out) *out = p;
     else stepq_plan_free(&p);
     return rc;
+}
+
+// ---------------------------------------------------------------------------------------------
+// a calibration as the front ends describe it
+
+#define KNOB(k, isint, d, l, h, what)                                                                  \
+    {.key = #k, .integer = isint, .offset = offsetof(stepq_calib_settings, k), .def = d, .lo = l, .hi = h, \
+     .help = what}
+const stepq_calib_knob stepq_calib_knobs[] = {
+    KNOB(steps, 1, 2048, 1, 1LL << 40, "steps of each segment, each from a zero state (method 4.1)"),
+    KNOB(horizon, 0, 2048, STEPQ_KNOB_HORIZON_MIN, STEPQ_KNOB_HORIZON_MAX,
+         "the horizon H of the lifetimes L_u, M_u and R_u (method 4.1)"),
+    KNOB(gamma, 0, 0.25, 0, STEPQ_KNOB_GAMMA_MAX, "the row influence w_i = exp(gamma/2 (log omega_i - mean)) (method 4.1)"),
+    KNOB(rho, 0, 0.5, 0, STEPQ_KNOB_RHO_MAX, "the row-factor exponent of the dual-axis fit (method 4.2)"),
+    KNOB(refits, 1, 1, 0, STEPQ_KNOB_REFITS_MAX, "weighted least-squares refits of the column factors (method 4.2)"),
+    KNOB(snapshot_every, 1, 8, 1, 1LL << 30, "steps between the state snapshots offered to the reservoir (method 4.1)"),
+    KNOB(reservoir, 1, 64, 1, 1 << 20, "state snapshots kept per head by reservoir sampling (method 4.1)"),
+    KNOB(pivots, 1, -1, -1, STEPQ_KNOB_PIVOTS_MAX, "FP16 pivot units (method 4.3); -1: pivot_fraction of the units"),
+    KNOB(pivot_fraction, 0, -1, -1, 1, "the share of units made pivots; -1: the paper's (GDN 32/2304, KDA 512/81920)"),
+    KNOB(damp_fraction, 0, STEPQ_DAMP_FP16_SHARE, 0, 1, "the share of key rows DAMP keeps in FP16 (method 6.2)"),
+    KNOB(seed, 1, 1, 0, 1LL << 62, "the seed of the reservoir sampling (one stream per (layer, head))"),
+    {.key = NULL}};
+#undef KNOB
+
+void stepq_calib_defaults(stepq_calib_settings* s) {
+    memset(s, 0, sizeof *s);
+    for (const stepq_calib_knob* k = stepq_calib_knobs; k->key; k++) {
+        char* at = (char*)s + k->offset;
+        if (k->integer) *(long long*)at = (long long)k->def;
+        else *(double*)at = k->def;
+    }
+}
+
+int stepq_calib_settings_check(const stepq_calib_settings* s, const char* who) {
+    for (const stepq_calib_knob* k = stepq_calib_knobs; k->key; k++) {
+        const char* at = (const char*)s + k->offset;
+        const double v = k->integer ? (double)*(const long long*)at : *(const double*)at;
+        if (at == (const char*)&s->steps && v == 0) continue;  // the shortest trace's, once they are open
+        if (!(v >= k->lo && v <= k->hi)) {  // NaN too
+            stepq_error("%s: %s %.17g is outside [%.17g, %.17g] (%s)", who, k->key, v, k->lo, k->hi, k->help);
+            return STEPQ_ERR;
+        }
+    }
+    return STEPQ_OK;
+}
+
+void stepq_calib_build_free(stepq_calib_build* b) {
+    for (int i = 0; b->c.segments && i < b->c.n_segments; i++) stepq_source_free(b->c.segments[i]);
+    free(b->c.segments);
+    b->c.segments = NULL;
+    free(b->command);
+    b->command = NULL;
+}
+
+// appends printf-style to the key's text; STEPQ_ERR once it no longer fits
+static int text_add(char* text, size_t n, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+static int text_add(char* text, size_t n, const char* fmt, ...) {
+    const size_t o = strlen(text);
+    va_list ap;
+    va_start(ap, fmt);
+    const int w = vsnprintf(text + o, n - o, fmt, ap);
+    va_end(ap);
+    if (w >= 0 && (size_t)w < n - o) return STEPQ_OK;
+    stepq_error("calibrate: the description of the calibration's segments exceeds %zu bytes (fewer or shorter "
+                "paths)", n);
+    return STEPQ_ERR;
+}
+
+int stepq_calib_trace_segments(stepq_calib_build* b, const char* const* paths, int n, int normalize, char* text,
+                               size_t text_n) {
+    b->c.segments = callocCheck((size_t)n, sizeof *b->c.segments);
+    b->c.n_segments = n;
+    for (int i = 0; i < n; i++) {
+        uint64_t h;
+        if (stepq_trace_open(&b->c.segments[i], paths[i], normalize) != STEPQ_OK ||
+            stepq_input_xxh3(&h, paths[i]) != STEPQ_OK ||
+            text_add(text, text_n, "segment: trace %s xxh3 %016" PRIx64 "%s\n", paths[i], h,
+                     normalize ? ", q and k normalised on reading" : "") != STEPQ_OK)
+            return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
+void stepq_calib_finish(stepq_calib_build* b, const stepq_calib_settings* s, char* text, size_t text_n,
+                        const char* output, stepq_provenance prov) {
+    const stepq_source* s0 = b->c.segments[0];
+    const int units = s0->n_heads * stepq_kind_units(s0->kind, s0->K);
+    const double pfrac = s->pivot_fraction < 0 ? stepq_pivot_share(s0->kind) : s->pivot_fraction;
+    const long long pivots = s->pivots < 0 ? (long long)lround(pfrac * units) : s->pivots;
+    snprintf(b->desc, sizeof b->desc, "%s; %d segments of %lld steps", s0->desc, b->c.n_segments, s->steps);
+    b->c.steps = s->steps;
+    b->c.horizon = s->horizon;
+    b->c.gamma = s->gamma;
+    b->c.rho = s->rho;
+    b->c.refits = (int)s->refits;
+    b->c.snapshot_every = (int)s->snapshot_every;
+    b->c.reservoir = (int)s->reservoir;
+    b->c.pivots = (int)pivots;
+    b->c.damp_fraction = s->damp_fraction;
+    b->c.seed = (uint64_t)s->seed;
+    b->c.output = output;
+    prov.source = b->desc;
+    b->c.prov = prov;
+    const size_t o = strlen(text);
+    snprintf(text + o, text_n - o,
+             "\nsteps=%lld horizon=%.17g gamma=%.17g rho=%.17g refits=%lld snapshot_every=%lld "
+             "reservoir=%lld pivots=%lld damp_fraction=%.17g seed=%lld\n",
+             s->steps, s->horizon, s->gamma, s->rho, s->refits, s->snapshot_every, s->reservoir, pivots,
+             s->damp_fraction, s->seed);
+    snprintf(b->key, sizeof b->key, "%016" PRIx64, stepq_xxh3(0, text, strlen(text)));
+    b->c.key = b->key;
+}
+
+// b->command <- the command line of this calibration with every setting spelled out
+static void trace_command(stepq_calib_build* b, const char* const* paths, int n, int normalize,
+                          const stepq_calib_settings* s, const char* output) {
+    size_t len = 512 + strlen(output ? output : "");
+    for (int i = 0; i < n; i++) len += strlen(paths[i]) + 1;
+    for (const stepq_calib_knob* k = stepq_calib_knobs; k->key; k++) len += strlen(k->key) + 40;
+    char* c = mallocCheck(len);
+    size_t o = (size_t)snprintf(c, len, "stepq calibrate --trace");
+    for (int i = 0; i < n; i++) o += (size_t)snprintf(c + o, len - o, " %s", paths[i]);
+    o += (size_t)snprintf(c + o, len - o, " --out %s", output ? output : "-");
+    for (const stepq_calib_knob* k = stepq_calib_knobs; k->key; k++) {
+        const char* at = (const char*)s + k->offset;
+        o += (size_t)snprintf(c + o, len - o, " --");
+        for (const char* p = k->key; *p; p++) c[o++] = *p == '_' ? '-' : *p;
+        if (k->integer) o += (size_t)snprintf(c + o, len - o, " %lld", *(const long long*)at);
+        else o += (size_t)snprintf(c + o, len - o, " %.17g", *(const double*)at);
+    }
+    if (normalize) snprintf(c + o, len - o, " --normalize");
+    b->command = c;
+}
+
+int stepq_calib_from_traces(stepq_calib_build* b, const char* const* paths, int n, int normalize,
+                            const stepq_calib_settings* s, const char* output, const char* who) {
+    memset(b, 0, sizeof *b);
+    if (n < 1) {
+        stepq_error("%s: no trace to calibrate on (give one or more trace files)", who);
+        return STEPQ_ERR;
+    }
+    stepq_calib_settings set = *s;
+    char* text = mallocCheck(STEPQ_CALIB_TEXT_MAX);
+    snprintf(text, STEPQ_CALIB_TEXT_MAX, "stepq %s\n", stepq_git_revision());
+    int rc = stepq_calib_trace_segments(b, paths, n, normalize, text, STEPQ_CALIB_TEXT_MAX);
+    if (!rc && set.steps == 0) {  // every step of the shortest trace
+        set.steps = b->c.segments[0]->T;
+        for (int i = 1; i < n; i++)
+            if (b->c.segments[i]->T < set.steps) set.steps = b->c.segments[i]->T;
+    }
+    rc = rc || stepq_calib_settings_check(&set, who);
+    if (!rc) {
+        trace_command(b, paths, n, normalize, &set, output);
+        stepq_calib_finish(b, &set, text, STEPQ_CALIB_TEXT_MAX, output,
+                           (stepq_provenance){.experiment = "calibrate", .config_text = b->command,
+                                              .seed = (uint64_t)set.seed});
+        rc = check_segments(&b->c);  // before any work: what stepq_calibrate would refuse later
+    }
+    free(text);
+    if (rc) stepq_calib_build_free(b);
+    return rc ? STEPQ_ERR : STEPQ_OK;
 }

@@ -9,6 +9,7 @@
 #ifndef STEPQ_CALIBRATE_H
 #define STEPQ_CALIBRATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../quant/plan.h"
@@ -35,11 +36,80 @@ typedef struct {
     const char* output;       // plan file, or NULL to keep the plan in memory only
     const char* key;          // what the plan was made from (stepq_plan.calibration_key), or NULL
     stepq_provenance prov;
+    int quiet;                // 1: no progress and no notes on stderr (libstepq's sq_calibrate
+                              // unless asked for them)
 } stepq_calib_cfg;
 
 // Writes the plan (unless c->output is NULL); *out (if not NULL) receives it in memory too
-// (caller frees). Quiet when STEPQ_QUIET is set.
+// (caller frees). Quiet when STEPQ_QUIET is set or c->quiet. Before any work it checks that the
+// segments are of one model: the same kind, heads of one shape and labels, read-out scale and
+// weights (each mismatch named by both segments' descriptions), each long enough.
 int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c);
+
+// ---------------------------------------------------------------------------------------------
+// a calibration as the front ends describe it: a config (cli/builders.c), the command line's
+// `stepq calibrate --trace` and libstepq's sq_calibrate (lib/stepq.c) build it here, so that one
+// calibration gets one key and one plan whichever of them asked for it
+
+// The settings of a calibration (method 4.1, 4.3); stepq_calib_knobs gives each its default
+// and range.
+typedef struct {
+    long long steps;          // per segment
+    double horizon, gamma, rho;
+    long long refits, snapshot_every, reservoir;
+    long long pivots;         // -1: pivot_fraction of the units
+    double pivot_fraction;    // -1: the kind's share (stepq_pivot_share)
+    double damp_fraction;
+    long long seed;           // of the reservoir sampling
+} stepq_calib_settings;
+
+// One setting: a config's key (the command line's option is --key with '-' for '_'), its field
+// (a long long where integer, else a double), the config's default and the accepted range.
+typedef struct {
+    const char* key;
+    int integer;
+    size_t offset;  // in stepq_calib_settings
+    double def, lo, hi;
+    const char* help;  // what it is, one line, citing the method
+} stepq_calib_knob;
+extern const stepq_calib_knob stepq_calib_knobs[];  // ends with a row whose key is NULL
+
+// s <- every knob's default (a config's: steps 2048)
+void stepq_calib_defaults(stepq_calib_settings* s);
+// STEPQ_ERR naming the first setting outside its range (as "who: name V is outside [lo, hi]");
+// steps 0 passes (a trace calibration's: every step of the shortest trace)
+int stepq_calib_settings_check(const stepq_calib_settings* s, const char* who);
+
+// the most the text a calibration's key is taken of may hold (revision, segments, settings)
+#define STEPQ_CALIB_TEXT_MAX 16384
+
+// A calibration ready to run: its cfg (segments owned), key and descriptions.
+typedef struct {
+    stepq_calib_cfg c;
+    char key[40];
+    char desc[640];
+    char* command;  // the equivalent command line of a trace calibration (its plan's config), or NULL
+} stepq_calib_build;
+void stepq_calib_build_free(stepq_calib_build* b);
+
+// The calibration's segments from trace files, one each (normalize: q and k divided by their
+// norms on reading, method 6.1); appends "segment: trace PATH xxh3 HEX" per file to the key's
+// text (text, of text_n bytes). Each file is opened and checked (a missing file, an HDF5 file
+// that is no trace) with a message naming it.
+int stepq_calib_trace_segments(stepq_calib_build* b, const char* const* paths, int n, int normalize, char* text,
+                               size_t text_n);
+// Completes b once its segments are open: the settings (pivots from the pivot fraction, the
+// kind's share by default), desc, the key of text + the settings, output and provenance
+// (prov.source is set to desc here).
+void stepq_calib_finish(stepq_calib_build* b, const stepq_calib_settings* s, char* text, size_t text_n,
+                        const char* output, stepq_provenance prov);
+// `stepq calibrate --trace A.h5 [B.h5 ...] --out output` and sq_calibrate: the segments of the
+// traces, checked as stepq_calibrate checks them before any work (one model, kind, shape, long
+// enough), the settings s checked (who names the caller: "calibrate", "sq_calibrate"); s->steps
+// 0: every step of the shortest trace. The plan's config is the equivalent command line with
+// every setting spelled out (b->command).
+int stepq_calib_from_traces(stepq_calib_build* b, const char* const* paths, int n, int normalize,
+                            const stepq_calib_settings* s, const char* output, const char* who);
 
 // The pivots and allocations of every scheme and budget from the statistics already in p
 // (l, L, M, d_dual, d_abs). d_dual_pivot: (H, G, NW) distortions recomputed with each head's

@@ -11,6 +11,7 @@
 #include <xxhash.h>
 
 static _Thread_local stepq_error_sink* sink;
+static stepq_error_sink* team;  // the sink of threads without their own (stepq_error_team_sink)
 static const char* error_prefix = "";  // "rank R of N: " in an MPI run (base/ranks.c)
 
 void stepq_error_prefix(const char* prefix) { error_prefix = prefix ? prefix : ""; }
@@ -21,21 +22,35 @@ stepq_error_sink* stepq_error_sink_set(stepq_error_sink* s) {
     return old;
 }
 
-// appends one line to the sink (the first messages win when it is full)
-static void sink_put(const char* fmt, va_list ap) {
-    if (sink->n + 1 >= sizeof sink->msg) return;
-    if (sink->n) sink->msg[sink->n++] = '\n';
-    int w = vsnprintf(sink->msg + sink->n, sizeof sink->msg - sink->n, fmt, ap);
-    if (w > 0) sink->n += (size_t)w < sizeof sink->msg - sink->n ? (size_t)w : sizeof sink->msg - 1 - sink->n;
-    sink->msg[sink->n] = 0;
+void stepq_error_team_sink(stepq_error_sink* s) {
+#pragma omp critical(stepq_team_sink)
+    team = s;
+}
+
+// appends one line to sink s (the first messages win when it is full)
+static void sink_put(stepq_error_sink* s, const char* fmt, va_list ap) {
+    if (s->n + 1 >= sizeof s->msg) return;
+    if (s->n) s->msg[s->n++] = '\n';
+    int w = vsnprintf(s->msg + s->n, sizeof s->msg - s->n, fmt, ap);
+    if (w > 0) s->n += (size_t)w < sizeof s->msg - s->n ? (size_t)w : sizeof s->msg - 1 - s->n;
+    s->msg[s->n] = 0;
 }
 
 void stepq_error(const char* fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
+    int kept = 0;
     if (sink) {
-        sink_put(fmt, ap);
+        sink_put(sink, fmt, ap);
+        kept = 1;
     } else {
+#pragma omp critical(stepq_team_sink)
+        if (team) {
+            sink_put(team, fmt, ap);
+            kept = 1;
+        }
+    }
+    if (!kept) {
         fprintf(stderr, "stepq: error: %s", error_prefix);
         vfprintf(stderr, fmt, ap);
         fputc('\n', stderr);
@@ -47,7 +62,7 @@ void stepq_fatal(const char* fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     if (sink && sink->jump) {
-        sink_put(fmt, ap);
+        sink_put(sink, fmt, ap);
         va_end(ap);
         sink->fatal = 1;
         longjmp(*(jmp_buf*)sink->jump, 1);

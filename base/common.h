@@ -108,6 +108,12 @@ typedef struct {
 } stepq_error_sink;
 // sets this thread's sink (NULL: print again); returns the one it replaces
 stepq_error_sink* stepq_error_sink_set(stepq_error_sink* sink);
+// The sink of the threads that have none of their own: the OpenMP threads a library call's work
+// runs on (a calibration's heads, whose trace readers name a bad value as they meet it) keep
+// their messages there, one at a time, while it is set (NULL: they print again). Their fatal
+// errors still print and exit (a jump cannot cross threads). One call at a time may set it:
+// lib/ serialises the calls that do.
+void stepq_error_team_sink(stepq_error_sink* sink);
 
 // The one number parsers (options, configs' command-line overrides, the environment): the whole
 // string, in [lo, hi]; STEPQ_ERR (no message) otherwise.

@@ -45,6 +45,11 @@ void stepq_inputs_reset(void) {
     n_inputs = 0;
 }
 
+void stepq_inputs_forget_since(int n) {
+    for (int i = n < 0 ? 0 : n; i < n_inputs; i++) free(inputs[i].path);
+    if (n >= 0 && n < n_inputs) n_inputs = n;
+}
+
 int stepq_input_xxh3(uint64_t* out, const char* path) {
     struct stat st;
     if (stat(path, &st) == 0)
@@ -154,6 +159,26 @@ static int check(const char* path, int dir_must_exist) {
 }
 
 int stepq_output_check(const char* path) { return check(path, 0); }
+
+int stepq_output_prepare(const char* path) {
+    if (stepq_output_check(path) != STEPQ_OK) return STEPQ_ERR;
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    char* slash = strrchr(buf, '/');
+    if (!slash || slash == buf) return STEPQ_OK;
+    *slash = 0;
+    for (char* p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0777) && errno != EEXIST) break;
+            *p = '/';
+        }
+    if (mkdir(buf, 0777) && errno != EEXIST) {
+        stepq_error("cannot create directory %s: %s", buf, strerror(errno));
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
 
 int stepq_output_space(const char* path, double bytes) {
     char* copy = strdup(path);

@@ -35,6 +35,9 @@ uint64_t stepq_input_xxh3_of(int i);
 // one line per input read so far, malloc'd: "PATH xxh3=HEX", the XXH3 64 checksum of its bytes
 // (stepq_file_xxh3; 0 when it could not be read); "" when there is none
 char* stepq_inputs_describe(void);
+// forgets the inputs noted after the first n (stepq_inputs_count() before a library call that
+// reads files: the call leaves the list as it found it, so a later output may replace them)
+void stepq_inputs_forget_since(int n);
 // forgets every input noted so far: an `all` config starts each of its configs afresh, so that
 // each output records (and its journal's key covers) its own inputs, not the earlier configs'
 void stepq_inputs_reset(void);
@@ -42,6 +45,9 @@ void stepq_inputs_reset(void);
 // STEPQ_ERR with a message when an output at path would be refused (the front ends check every
 // output of a run before any work; a directory that does not exist yet passes: they make it)
 int stepq_output_check(const char* path);
+// stepq_output_check, then the directories of path's directory part made where they are missing
+// (mkdir -p): the last step before a run's work (STEPQ_ERR naming what cannot be made)
+int stepq_output_prepare(const char* path);
 // STEPQ_ERR with a message when an output of about `bytes` (its size known up front: a trace, a
 // replay's read-outs) would not fit in the free space of the file system its directory is on
 // (statvfs: the space an unprivileged write may use); STEPQ_OK where it fits or cannot be told

@@ -67,23 +67,7 @@ int stepq_prepare_output(const char* path) {
     // the last moment before the work: the ranks of an MPI run agree on what they run and read
     if (stepq_ranks_check_inputs() != STEPQ_OK) return STEPQ_ERR;
     if (stepq_rank() != 0) return STEPQ_OK;  // rank 0 writes an MPI run's outputs (base/ranks.h)
-    if (stepq_output_check(path) != STEPQ_OK) return STEPQ_ERR;
-    char buf[4096];
-    snprintf(buf, sizeof buf, "%s", path);
-    char* slash = strrchr(buf, '/');
-    if (!slash) return STEPQ_OK;
-    *slash = 0;
-    for (char* p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(buf, 0777) && errno != EEXIST) break;
-            *p = '/';
-        }
-    if (mkdir(buf, 0777) && errno != EEXIST) {
-        stepq_error("cannot create directory %s: %s", buf, strerror(errno));
-        return STEPQ_ERR;
-    }
-    return STEPQ_OK;
+    return stepq_output_prepare(path);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -301,18 +285,13 @@ const char* const stepq_keys_calibrate[] = {
     "seeds", "traces", "steps", "horizon", "gamma", "rho", "refits", "snapshot_every",
     "reservoir", "pivots", "pivot_fraction", "damp_fraction", "seed", "normalize", "texts", NULL};
 
-void stepq_calib_build_free(stepq_calib_build* b) {
-    for (int i = 0; b->c.segments && i < b->c.n_segments; i++) stepq_source_free(b->c.segments[i]);
-    free(b->c.segments);
-    b->c.segments = NULL;
-}
-
 // the segments: a run of the synthetic source per seed, a trace file each, or the source's
 // language model on each text (its first `steps` bytes); text gets what determines them
 static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const long long* seeds,
                              int ns, const char** traces, int nt, const char** texts, int nx, long long steps,
                              int normalize, const config_setting_t* extra, char* text, size_t text_n) {
-    const int n = ns ? ns : nt ? nt : nx;
+    if (nt) return stepq_calib_trace_segments(b, traces, nt, normalize, text, text_n);
+    const int n = ns ? ns : nx;
     const char* model = NULL;
     if (nx && config_lookup_string(&cf->cfg, "model", &model) != CONFIG_TRUE &&
         config_lookup_string(&cf->cfg, "source.path", &model) != CONFIG_TRUE) {
@@ -330,15 +309,10 @@ static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, cons
                 return STEPQ_ERR;
             if (i == 0) o += (size_t)snprintf(text + o, text_n - o, "source: %s\nseeds:", desc);
             o += (size_t)snprintf(text + o, text_n - o, " %lld", seeds[i]);
-        } else if (nx) {
+        } else {
             char mb[4096], tb[4096];
             if (model_source(&b->c.segments[i], stepq_data_path(mb, sizeof mb, model),
                              stepq_data_path(tb, sizeof tb, texts[i]), 0, steps, desc, sizeof desc))
-                return STEPQ_ERR;
-            o += (size_t)snprintf(text + o, text_n - o, "segment: %s\n", desc);
-        } else {
-            if (describe_trace(desc, sizeof desc, traces[i], normalize) ||
-                stepq_trace_open(&b->c.segments[i], traces[i], normalize))
                 return STEPQ_ERR;
             o += (size_t)snprintf(text + o, text_n - o, "segment: %s\n", desc);
         }
@@ -349,8 +323,7 @@ static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, cons
 
 int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const config_setting_t* g,
                          const char* output, const config_setting_t* extra) {
-    long long steps, refits, every, reservoir, pivots, seed;
-    double horizon, gamma, rho, pfrac, dfrac;
+    stepq_calib_settings set;
     long long* seeds = NULL;
     int ns = 0, nt = 0, nx = 0, normalize = 0;
     const char **traces = NULL, **texts = NULL;
@@ -358,58 +331,30 @@ int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const co
     int rc = (g && cfg_check_keys(cf, g, stepq_keys_calibrate)) || cfg_bool(cf, g, "normalize", &normalize, 0) ||
         cfg_i64_list(cf, g, "seeds", &seeds, &ns, 0, 0, (long long)1 << 62) ||
         cfg_str_list(cf, g, "traces", &traces, &nt, 0) ||
-        cfg_str_list(cf, g, "texts", &texts, &nx, 0) ||
-        cfg_int(cf, g, "steps", &steps, 0, 2048, 1, 1LL << 40) ||
-        cfg_float(cf, g, "horizon", &horizon, 0, 2048, STEPQ_KNOB_HORIZON_MIN, STEPQ_KNOB_HORIZON_MAX) ||
-        cfg_float(cf, g, "gamma", &gamma, 0, 0.25, 0, STEPQ_KNOB_GAMMA_MAX) ||
-        cfg_float(cf, g, "rho", &rho, 0, 0.5, 0, STEPQ_KNOB_RHO_MAX) ||
-        cfg_int(cf, g, "refits", &refits, 0, 1, 0, STEPQ_KNOB_REFITS_MAX) ||
-        cfg_int(cf, g, "snapshot_every", &every, 0, 8, 1, 1LL << 30) ||
-        cfg_int(cf, g, "reservoir", &reservoir, 0, 64, 1, 1 << 20) ||
-        cfg_int(cf, g, "pivots", &pivots, 0, -1, -1, STEPQ_KNOB_PIVOTS_MAX) ||
-        cfg_float(cf, g, "pivot_fraction", &pfrac, 0, -1, -1, 1) ||
-        cfg_float(cf, g, "damp_fraction", &dfrac, 0, STEPQ_DAMP_FP16_SHARE, 0, 1) ||
-        cfg_int(cf, g, "seed", &seed, 0, 1, 0, 1LL << 62);
+        cfg_str_list(cf, g, "texts", &texts, &nx, 0);
+    // the settings, each with its default and range (analysis/calibrate.c: stepq_calib_knobs)
+    for (const stepq_calib_knob* k = stepq_calib_knobs; k->key && !rc; k++) {
+        char* at = (char*)&set + k->offset;
+        rc = k->integer ? cfg_int(cf, g, k->key, (long long*)at, 0, (long long)k->def, (long long)k->lo, (long long)k->hi)
+                        : cfg_float(cf, g, k->key, (double*)at, 0, k->def, k->lo, k->hi);
+    }
     if (!rc && (ns > 0) + (nt > 0) + (nx > 0) != 1) {
         stepq_error("%s: calibration needs one of 'seeds' (runs of the synthetic source), 'traces' (trace "
                     "files) or 'texts' (the model source on each text), one per segment", cf->path);
         rc = STEPQ_ERR;
     }
-    char text[16384];
+    char text[STEPQ_CALIB_TEXT_MAX];
     snprintf(text, sizeof text, "stepq %s\n", stepq_git_revision());
     if (!rc && normalize && !nt) {
         stepq_error("%s: 'normalize' applies to calibration traces; this calibration runs the synthetic source", cf->path);
         rc = STEPQ_ERR;
     }
-    rc = rc || segments_from_cfg(b, cf, seeds, ns, traces, nt, texts, nx, steps, normalize, extra, text, sizeof text);
-    if (!rc) {
-        const stepq_source* s0 = b->c.segments[0];
-        int units = s0->n_heads * stepq_kind_units(s0->kind, s0->K);
-        if (pfrac < 0) pfrac = stepq_pivot_share(s0->kind);
-        if (pivots < 0) pivots = (long long)lround(pfrac * units);
-        snprintf(b->desc, sizeof b->desc, "%s; %d segments of %lld steps", s0->desc,
-                 b->c.n_segments, steps);
-        b->c.steps = steps;
-        b->c.horizon = horizon;
-        b->c.gamma = gamma;
-        b->c.rho = rho;
-        b->c.refits = (int)refits;
-        b->c.snapshot_every = (int)every;
-        b->c.reservoir = (int)reservoir;
-        b->c.pivots = (int)pivots;
-        b->c.damp_fraction = dfrac;
-        b->c.seed = (uint64_t)seed;
-        b->c.output = output;
-        b->c.prov = (stepq_provenance){"calibrate", cf->path, cf->text, (uint64_t)seed, b->desc};
-        size_t o = strlen(text);
-        snprintf(text + o, sizeof text - o,
-                 "\nsteps=%lld horizon=%.17g gamma=%.17g rho=%.17g refits=%lld snapshot_every=%lld "
-                 "reservoir=%lld pivots=%lld damp_fraction=%.17g seed=%lld\n",
-                 steps, horizon, gamma, rho, refits, every, reservoir, pivots, dfrac, seed);
-        snprintf(b->key, sizeof b->key, "%016" PRIx64,
-                 stepq_xxh3(0, text, strlen(text)));
-        b->c.key = b->key;
-    }
+    rc = rc || segments_from_cfg(b, cf, seeds, ns, traces, nt, texts, nx, set.steps, normalize, extra, text,
+                                 sizeof text);
+    if (!rc)
+        stepq_calib_finish(b, &set, text, sizeof text, output,
+                           (stepq_provenance){.experiment = "calibrate", .config_path = cf->path,
+                                              .config_text = cf->text, .seed = (uint64_t)set.seed});
     free(seeds);
     free(traces);
     free(texts);

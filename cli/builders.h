@@ -31,15 +31,10 @@ int stepq_formats_check_plan(const stepq_cfgfile* cf, const stepq_format* const*
 // A calibration as a config describes it (method 4.1, 4.3): the keys of a `calibrate` group g,
 // or of the root when g is NULL. Builds the segment sources (one per seed of the synthetic
 // source, or per trace file) and the settings; key <- the calibration key (hex) of everything
-// the plan depends on: the stepq revision, the source, the segments, every setting.
-typedef struct {
-    stepq_calib_cfg c;
-    char key[40];
-    char desc[640];
-} stepq_calib_build;
+// the plan depends on: the stepq revision, the source, the segments, every setting
+// (analysis/calibrate.h: the settings and the key are built there for every front end).
 int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const config_setting_t* g,
                          const char* output, const config_setting_t* extra);
-void stepq_calib_build_free(stepq_calib_build* b);
 
 // The keys a calibrate group (or a calibrate config's root, with the root's own keys) takes.
 extern const char* const stepq_keys_calibrate[];

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../analysis/bench.h"
+#include "../analysis/calibrate.h"
 #include "../analysis/memory.h"
 #include "../analysis/robust.h"
 #include "../sim/lm.h"
@@ -109,20 +110,96 @@ int stepq_cmd_run(int argc, char** argv) {
     return config_command(argc, argv, NULL);
 }
 
+// the command line's name of a calibration knob: --snapshot-every for snapshot_every
+static void knob_option(char* buf, size_t n, const char* key) {
+    snprintf(buf, n, "--%s", key);
+    for (char* p = buf + 2; *p; p++)
+        if (*p == '_') *p = '-';
+}
+
+static int calibrate_help(void) {
+    puts("usage: stepq calibrate CONFIG.cfg [--threads N] [--quick]\n"
+         "       stepq calibrate --trace A.h5 [B.h5 ...] --out PLAN.h5 [--steps N] [--horizon H]\n"
+         "                       [--normalize] [--threads N] [SETTINGS]\n\n"
+         "Makes the plan the calibrated formats run with (method 4.1, 4.3): native runs of a\n"
+         "source, one segment per entry of `seeds` (synthetic), trace file or text, each from\n"
+         "a zero state for `steps` steps; per unit the mean log gate, lifetime weight (horizon),\n"
+         "measured lifetime, omega and w per key row, distortions of every width from a\n"
+         "reservoir of state snapshots; then pivots and bit allocations for every scheme at\n"
+         "budgets 4 and 6, and the DAMP rows. The plan records the key of what it was made from\n"
+         "(a propagation config's `calibrate` group reuses a plan whose key matches instead of\n"
+         "calibrating again).\n\n"
+         "With CONFIG.cfg: an experiment = \"calibrate\" file (see experiments/calibrate_*.cfg);\n"
+         "the plan goes to its `output`.\n\n"
+         "With --trace: one segment per trace file (`python -m stepq.hf capture` writes them, as\n"
+         "does `stepq trace`), all of one model: the same kind, heads, labels, read-out scale and\n"
+         "weights, each checked before any work. The plan goes to --out (written beside it and\n"
+         "renamed into place; never over an input) and is the plan of a config with\n"
+         "`traces = [...]` and the same settings, key included (method 6.11). --normalize divides\n"
+         "q and k by their norms on reading instead of refusing a trace that is not normalised.\n"
+         "The settings, a config's keys with '-' for '_' (its defaults, except --steps):");
+    for (const stepq_calib_knob* k = stepq_calib_knobs; k->key; k++) {
+        char name[64], def[48];
+        knob_option(name, sizeof name, k->key);
+        if (!strcmp(k->key, "steps")) snprintf(def, sizeof def, "every step of the shortest trace");
+        else snprintf(def, sizeof def, "%.6g", k->def);
+        printf("  %-18s %s (default %s)\n", name, k->help, def);
+    }
+    puts("\nexample:\n"
+         "  python -m stepq.hf capture --model DIR --text a.txt b.txt --out traces/ --max-tokens 2048\n"
+         "  stepq calibrate --trace traces/a.h5 traces/b.h5 --out plan.h5\n"
+         "  stepq replay --trace traces/a.h5 --format stepquant6 --plan plan.h5 --out r.h5");
+    return 0;
+}
+
+// `stepq calibrate --trace A.h5 [B.h5 ...] --out PLAN.h5 [settings]`
+static int calibrate_traces(int argc, char** argv) {
+    stepq_calib_settings set;
+    stepq_calib_defaults(&set);
+    set.steps = 0;  // every step of the shortest trace
+    const char **traces = NULL, *out = NULL;
+    int nt = 0, normalize = 0;
+    enum { MAX_KNOBS = 24 };
+    char names[MAX_KNOBS][64];
+    stepq_opt opts[MAX_KNOBS + 5];
+    int n = 0;
+    opts[n++] = (stepq_opt){.name = "--trace", .type = OPT_STRS, .dest = &traces, .n = &nt, .required = 1,
+                            .meta = "trace files A.h5 B.h5 ..."};
+    opts[n++] = (stepq_opt){.name = "--out", .type = OPT_STR, .dest = &out, .required = 1, .meta = "the plan file PLAN.h5"};
+    for (const stepq_calib_knob* k = stepq_calib_knobs; k->key; k++) {
+        stepq_assert(n - 2 < MAX_KNOBS);
+        knob_option(names[n - 2], sizeof names[n - 2], k->key);
+        opts[n] = (stepq_opt){.name = names[n - 2], .type = k->integer ? OPT_INT : OPT_REAL,
+                              .dest = (char*)&set + k->offset, .lo = k->lo, .hi = k->hi};
+        n++;
+    }
+    opts[n++] = (stepq_opt){.name = "--normalize", .type = OPT_FLAG, .dest = &normalize};
+    opts[n++] = (stepq_opt)THREADS_OPT(&stepq_threads_override);
+    opts[n] = (stepq_opt){.name = NULL};
+    if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) {
+        free(traces);
+        return 2;
+    }
+    stepq_set_threads(0);
+    stepq_calib_build b;
+    int rc = stepq_calib_from_traces(&b, traces, nt, normalize, &set, out, "calibrate");
+    if (rc == STEPQ_OK) {
+        rc = stepq_prepare_output(out) || stepq_calibrate(NULL, &b.c);
+        if (!rc) printf("wrote plan %s (%d heads, %d segments of %ld steps, %d pivot units)\n", out,
+                        b.c.segments[0]->n_heads, b.c.n_segments, b.c.steps, b.c.pivots);
+        stepq_calib_build_free(&b);
+    }
+    free(traces);
+    return rc ? 1 : 0;
+}
+
 int stepq_cmd_calibrate(int argc, char** argv) {
     if (argc < 2 || stepq_wants_help(argc, argv)) {
-        puts("usage: stepq calibrate CONFIG.cfg [--threads N] [--quick]\n\n"
-             "Makes the plan the calibrated formats run with (method 4.1, 4.3): native runs of the\n"
-             "config's source, one segment per entry of `seeds` (synthetic) or `traces`, each from\n"
-             "a zero state for `steps` steps; per unit the mean log gate, lifetime weight (horizon),\n"
-             "measured lifetime, omega and w per key row, distortions of every width from a\n"
-             "reservoir of state snapshots; then pivots and bit allocations for every scheme at\n"
-             "budgets 4 and 6, and the DAMP rows. The config is an experiment = \"calibrate\" file\n"
-             "(see experiments/calibrate_*.cfg); the plan goes to its `output`, with the key of\n"
-             "what it was made from (a propagation config's `calibrate` group reuses a plan whose\n"
-             "key matches instead of calibrating again).");
+        calibrate_help();
         return argc < 2 ? 2 : 0;
     }
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--trace")) return calibrate_traces(argc, argv);
     return config_command(argc, argv, "calibrate");
 }
 

@@ -25,7 +25,7 @@ static const struct {
     {"replay", stepq_cmd_replay, "...", "run a trace file through the decode-step protocol in one format"},
     {"roundtrip", stepq_cmd_roundtrip, "...", "encode states in a format and decode them back (bytes and S_hat out)"},
     {"trace", stepq_cmd_trace, "...", "write a synthetic stream as a trace file"},
-    {"calibrate", stepq_cmd_calibrate, "CONFIG.cfg", "make a plan (bit allocation, pivots, row influence)"},
+    {"calibrate", stepq_cmd_calibrate, "...", "make a plan from a config or from traces (bit allocation, pivots, row influence)"},
     {"compare-plans", stepq_cmd_compare_plans, "A.h5 B.h5", "Spearman of two plans' lifetime and omega rankings"},
     {"formats", stepq_cmd_formats, "", "list the state formats with nominal and actual bits"},
     {"memory", stepq_cmd_memory, "", "bit accounting and the serving memory model (method 4.4, 4.5)"},

@@ -72,6 +72,7 @@ static void what_it_takes(char* buf, size_t n, const stepq_opt* o) {
         snprintf(buf, n, "a list of indices like 0,2,5-7, each in [%.0f, %.0f] and named once", o->lo, o->hi);
         break;
     case OPT_FLAG: snprintf(buf, n, "no value"); break;
+    case OPT_STRS: snprintf(buf, n, "one or more of %s", o->meta ? o->meta : "a value"); break;
     }
 }
 
@@ -82,7 +83,8 @@ static int set_value(stepq_opt* o, const char* v, const char* cmd) {
     case OPT_INT: rc = stepq_parse_int((long long*)o->dest, v, (long long)o->lo, (long long)o->hi); break;
     case OPT_REAL: rc = stepq_parse_real((double*)o->dest, v, o->lo, o->hi); break;
     case OPT_LIST: rc = parse_list((int**)o->dest, o->n, v, (long long)o->lo, (long long)o->hi); break;
-    case OPT_FLAG: break;
+    case OPT_FLAG:
+    case OPT_STRS: break;
     }
     if (rc != STEPQ_OK) {
         char takes[128];
@@ -140,6 +142,22 @@ int stepq_parse_options(int argc, char** argv, stepq_opt* opts, const char** pos
             return STEPQ_ERR;
         }
         o->seen = 1;
+        if (o->type == OPT_STRS) {  // the values up to the next option
+            int k = 0;
+            while (i + 1 + k < argc && (argv[i + 1 + k][0] != '-' || argv[i + 1 + k][1] == 0)) k++;
+            if (k == 0) {
+                char takes[128];
+                what_it_takes(takes, sizeof takes, o);
+                stepq_error("%s: %s needs a value: %s", cmd, o->name, takes);
+                return STEPQ_ERR;
+            }
+            const char** v = mallocCheck(sizeof(char*) * (size_t)k);
+            for (int j = 0; j < k; j++) v[j] = argv[i + 1 + j];
+            *(const char***)o->dest = v;
+            *o->n = k;
+            i += k;
+            continue;
+        }
         if (set_value(o, argv[++i], cmd) != STEPQ_OK) return STEPQ_ERR;
     }
     for (stepq_opt* o = opts; o->name; o++)

@@ -12,6 +12,7 @@ typedef enum {
     OPT_REAL,   // double*, finite, within [lo, hi]
     OPT_LIST,   // int** + int* count (n): indices like 0,2,5-7, each within [lo, hi]; malloc'd
     OPT_FLAG,   // int*: set to 1, takes no value
+    OPT_STRS,   // const char*** + int* count (n): one or more values, up to the next option; malloc'd
 } stepq_opt_type;
 
 typedef struct {

@@ -9,7 +9,8 @@
  *   - codecs: one head's state encoded into a format's packed bytes and decoded back (method 6.2);
  *   - sessions: the engine's head loop stepped from outside, one step of q, k, v, g, beta for a
  *     set of heads at a time, with the float32 reference and every format's quantized path
- *     (method 2) read back after each step (method 6.10).
+ *     (method 2) read back after each step (method 6.10);
+ *   - traces written as a model runs, and plans calibrated on them (`stepq calibrate --trace`'s).
  *
  * Conventions. A head's state is K-first: S[i*V + j] is key row i, value column j, float32
  * (Hugging Face's [B, H, K, V] recurrent state, one head of it; vLLM keeps [V, K]). q and k are
@@ -18,8 +19,9 @@
  *
  * Errors. Every function that can fail returns an sq_status; SQ_OK is 0. The message of the
  * calling thread's last failure is sq_last_error(), naming what was wrong (the file, format,
- * head or argument). The library prints nothing and never ends the program. After SQ_ENOMEM or
- * SQ_EINTERNAL what that call had allocated is lost: close what you hold and stop.
+ * head or argument). The library prints nothing (but sq_calibrate's progress, when asked) and
+ * never ends the program. After SQ_ENOMEM or SQ_EINTERNAL what that call had allocated is lost:
+ * close what you hold and stop.
  *
  * Threads: calls on different objects may run in parallel; one object is used by one thread at
  * a time. A session refuses a call made while another thread is inside one of its calls
@@ -222,6 +224,41 @@ long sq_trace_steps(const sq_trace* t);
 /* commit 1: the file into place (SQ_EFILE with the reason if that fails, and nothing is left);
  * 0: abandoned, nothing left. The handle is freed either way. */
 sq_status sq_trace_close(sq_trace* t, int commit);
+
+/* ---- calibration: a plan made from traces (method 4.1, 4.3) --------------------------------- */
+typedef struct {
+    long steps;             /* steps of each trace, each a segment from a zero state; 0: every step of
+                               the shortest trace */
+    double horizon;         /* the horizon H of the lifetimes L_u, M_u, R_u (method 4.1) */
+    double gamma;           /* the row influence w_i = exp(gamma/2 (log omega_i - mean)) (method 4.1) */
+    double rho;             /* the row-factor exponent of the dual-axis fit (method 4.2) */
+    int refits;             /* weighted least-squares refits of the column factors (method 4.2) */
+    int snapshot_every;     /* steps between the state snapshots offered to the reservoir (method 4.1) */
+    int reservoir;          /* state snapshots kept per head by reservoir sampling (method 4.1) */
+    long pivots;            /* FP16 pivot units (method 4.3); -1: pivot_fraction of the units */
+    double pivot_fraction;  /* the share of units made pivots; -1: the paper's (GDN 32/2304, KDA 512/81920) */
+    double damp_fraction;   /* the share of key rows DAMP keeps in FP16 (method 6.2) */
+    int64_t seed;           /* of the reservoir sampling, in [0, 2^62]: the plan is a function of it */
+    int normalize;          /* 1: q and k divided by their norms on reading, instead of refusing a trace
+                               whose q or k is not L2-normalised */
+    int progress;           /* 1: progress lines on stderr as the command line prints them (the one
+                               thing the library prints, and only when asked); 0: silent */
+} sq_calibrate_config;
+
+/* *cfg <- the defaults, those of `stepq calibrate --trace` (a config's, but steps 0) */
+sq_status sq_calibrate_defaults(sq_calibrate_config* cfg);
+/* A plan calibrated on n trace files, one segment each, written to out_path beside it and renamed
+ * into place (nothing is left there on a failure): the same bytes as `stepq calibrate --trace
+ * traces... --out out_path` with the same settings writes, its `config` attribute that command
+ * line with every setting spelled out. Before any work: SQ_EINVAL naming the setting out of range
+ * (or a NULL argument, n < 1); SQ_EFILE naming the file for a trace that is missing or is no
+ * trace, traces of different kinds, shapes, (layer, head) labels, read-out scales or models
+ * (weights_sha256), a trace shorter than steps, and an out_path that is a directory, one of the
+ * traces or cannot be written. A value the trace reader refuses as it reads (a NaN, a q or k not
+ * normalised) fails the call with SQ_EFILE naming the file, dataset and index. Deterministic for a
+ * seed, whatever the threads. The heads run in parallel (OpenMP); one calibration runs at a time
+ * in a process (a second call waits for the first). */
+sq_status sq_calibrate(const sq_calibrate_config* cfg, const char* const* traces, int n, const char* out_path);
 
 /* ---- statistics ----------------------------------------------------------------------------- */
 /* *mean and *half <- the mean of x (n) and the half-width of its 95% confidence interval

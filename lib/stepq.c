@@ -8,11 +8,14 @@
 #include "../include/stepq.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <string.h>
 
+#include "../analysis/calibrate.h"
 #include "../base/common.h"
+#include "../base/outfile.h"
 #include "../base/stats.h"
 #include "../quant/format.h"
 #include "../quant/plan.h"
@@ -142,6 +145,13 @@ sq_status sq_format_find(const char* name, int* index) {
 // ---------------------------------------------------------------------------------------------
 // plans
 
+// The floors keep a list of the files a run reads, which no output may replace (base/outfile.h):
+// the process's, not a call's. A library call that reads files (sq_plan_open, sq_calibrate)
+// holds this lock and forgets them before it returns, so that a plan opened, or the traces of a
+// calibration, may be written over by a later call. sq_calibrate holds it while it runs (its
+// output is checked against its traces): a plan opened meanwhile waits for it.
+static pthread_mutex_t inputs_lock = PTHREAD_MUTEX_INITIALIZER;
+
 // A plan is shared by the codecs and sessions made with it: each holds a reference, and the
 // plan is freed when sq_plan_close and the last of them have let it go (the counts are atomic:
 // a codec may be closed on another thread than its plan).
@@ -165,12 +175,24 @@ static void plan_release(const sq_plan* plan) {
 static int kind_ok(int kind) { return kind == SQ_GDN || kind == SQ_KDA; }
 
 sq_status sq_plan_open(const char* path, sq_plan** out) {
-    ENTER();
+    volatile int held = 0;  // 1 while this call holds inputs_lock
+    enter();
+    if (setjmp(jump)) {  // a fatal error below (ENTER's, with the lock let go)
+        if (held) pthread_mutex_unlock(&inputs_lock);
+        return leave(SQ_EINTERNAL);
+    }
     if (!path || !out) return fail(SQ_EINVAL, "sq_plan_open: path and out must not be NULL");
     *out = NULL;
     sq_plan* plan = callocCheck(1, sizeof *plan);
     plan->refs = 1;
-    if (stepq_plan_read(&plan->p, path) != STEPQ_OK) {
+    pthread_mutex_lock(&inputs_lock);
+    held = 1;
+    const int noted = stepq_inputs_count();
+    const int rc = stepq_plan_read(&plan->p, path);
+    stepq_inputs_forget_since(noted);  // read whole into memory: a later output may replace it
+    held = 0;
+    pthread_mutex_unlock(&inputs_lock);
+    if (rc != STEPQ_OK) {
         stepq_plan_free(&plan->p);
         free(plan);
         return leave(SQ_EFILE);
@@ -676,6 +698,79 @@ sq_status sq_trace_close(sq_trace* t, int commit) {
     int rc = stepq_trace_out_close(t->w, commit != 0);
     free(t);
     return leave(rc == STEPQ_OK ? SQ_OK : SQ_EFILE);
+}
+
+// ---------------------------------------------------------------------------------------------
+// calibration: the command line's, through analysis/calibrate.h (one implementation)
+
+sq_status sq_calibrate_defaults(sq_calibrate_config* cfg) {
+    ENTER();
+    if (!cfg) return fail(SQ_EINVAL, "sq_calibrate_defaults: cfg is NULL");
+    stepq_calib_settings s;
+    stepq_calib_defaults(&s);
+    *cfg = (sq_calibrate_config){.steps = 0, .horizon = s.horizon, .gamma = s.gamma, .rho = s.rho,
+                                 .refits = (int)s.refits, .snapshot_every = (int)s.snapshot_every,
+                                 .reservoir = (int)s.reservoir, .pivots = (long)s.pivots,
+                                 .pivot_fraction = s.pivot_fraction, .damp_fraction = s.damp_fraction,
+                                 .seed = s.seed, .normalize = 0, .progress = 0};
+    return leave(SQ_OK);
+}
+
+// One calibration at a time (it holds inputs_lock): the sink of its worker threads
+// (stepq_error_team_sink) is the process's, and so is the list of inputs its output is checked
+// against.
+
+// the calibration of sq_calibrate, its inputs checked first; the caller holds inputs_lock
+static sq_status calibrate_locked(const sq_calibrate_config* cfg, const char* const* traces, int n,
+                                  const char* out_path) {
+    const stepq_calib_settings set = {.steps = cfg->steps, .horizon = cfg->horizon, .gamma = cfg->gamma,
+                                      .rho = cfg->rho, .refits = cfg->refits, .snapshot_every = cfg->snapshot_every,
+                                      .reservoir = cfg->reservoir, .pivots = cfg->pivots,
+                                      .pivot_fraction = cfg->pivot_fraction, .damp_fraction = cfg->damp_fraction,
+                                      .seed = cfg->seed};
+    if (cfg->steps < 0) {
+        stepq_error("sq_calibrate: steps %ld is negative (0: every step of the shortest trace)", cfg->steps);
+        return SQ_EINVAL;
+    }
+    if (stepq_calib_settings_check(&set, "sq_calibrate") != STEPQ_OK) return SQ_EINVAL;
+    if (stepq_kernels_init() != STEPQ_OK || stepq_check_env(1) != STEPQ_OK) return SQ_EINVAL;
+    stepq_calib_build b;
+    if (stepq_calib_from_traces(&b, traces, n, cfg->normalize != 0, &set, out_path, "sq_calibrate") != STEPQ_OK)
+        return SQ_EFILE;
+    b.c.quiet = !cfg->progress;
+    sq_status rc = SQ_OK;
+    if (stepq_output_prepare(out_path) != STEPQ_OK) rc = SQ_EFILE;  // a directory, a trace, unwritable
+    stepq_error_sink team = {.jump = NULL};
+    stepq_error_team_sink(&team);
+    if (rc == SQ_OK && stepq_calibrate(NULL, &b.c) != STEPQ_OK) rc = SQ_EFILE;
+    stepq_error_team_sink(NULL);
+    if (team.n) stepq_error("%s", team.msg);  // what the heads' threads said, after the call's own
+    stepq_calib_build_free(&b);
+    return rc;
+}
+
+sq_status sq_calibrate(const sq_calibrate_config* cfg, const char* const* traces, int n, const char* out_path) {
+    volatile int held = 0;  // 1 while this call holds inputs_lock
+    enter();
+    if (setjmp(jump)) {  // a fatal error below (ENTER's, with the lock and the team sink let go)
+        if (held) {
+            stepq_error_team_sink(NULL);
+            pthread_mutex_unlock(&inputs_lock);
+        }
+        return leave(SQ_EINTERNAL);
+    }
+    if (!cfg || !traces || !out_path || n < 1)
+        return fail(SQ_EINVAL, "sq_calibrate: cfg, out_path and n >= 1 traces must be given (n is %d)", n);
+    for (int i = 0; i < n; i++)
+        if (!traces[i]) return fail(SQ_EINVAL, "sq_calibrate: trace %d of %d is NULL", i, n);
+    pthread_mutex_lock(&inputs_lock);
+    held = 1;
+    const int noted = stepq_inputs_count();
+    const sq_status rc = calibrate_locked(cfg, traces, n, out_path);
+    stepq_inputs_forget_since(noted);  // the traces were this call's inputs, not the process's
+    held = 0;
+    pthread_mutex_unlock(&inputs_lock);
+    return leave(rc);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -469,6 +469,65 @@ CFG
     && [ -f "$dir/sq.h5" ] && ok || bad "replay in stepquant4 with a trace plan failed"
 expect_error replay_noplan "replay: format time6 needs a calibration plan: give --plan PLAN.h5" "$dir/np.h5" -- "$stepq" replay --trace "$dir/good.h5" --format time6 --out "$dir/np.h5"
 
+# --- stepq calibrate --trace (issue 32 item 5): the plan a config with the same traces and
+# settings writes (an independent front end: libconfig's keys against the options), key included;
+# deterministic for a seed whatever the threads; every refusal before any work, naming the file
+"$stepq" trace --out "$dir/ct_a.h5" --steps 80 --heads 0-3 --seed 11 >/dev/null 2>&1 &&
+    "$stepq" trace --out "$dir/ct_b.h5" --steps 64 --heads 0-3 --seed 12 >/dev/null 2>&1 &&
+    "$stepq" trace --out "$dir/ct_kda.h5" --steps 64 --heads 0-3 --preset kda-kimi-like >/dev/null 2>&1 &&
+    "$stepq" trace --out "$dir/ct_two.h5" --steps 64 --heads 0-1 >/dev/null 2>&1 &&
+    "$stepq" trace --out "$dir/ct_other.h5" --steps 64 --heads 4-7 >/dev/null 2>&1 && ok || bad "stepq trace for calibrate --trace"
+"$stepq" calibrate --trace "$dir/ct_a.h5" "$dir/ct_b.h5" --out "$dir/ct/plan.h5" --reservoir 4 --snapshot-every 4 \
+    --seed 3 >"$dir/ct.out" 2>&1 && grep -q "2 segments of 64 steps" "$dir/ct.out" && ok || { bad "calibrate --trace (the shortest trace's 64 steps):"; cat "$dir/ct.out"; }
+cat >"$dir/ct.cfg" <<CFG
+experiment = "calibrate";
+traces = ["$dir/ct_a.h5", "$dir/ct_b.h5"];
+steps = 64;
+reservoir = 4;
+snapshot_every = 4;
+seed = 3;
+output = "$dir/ct_cfg.h5";
+CFG
+"$stepq" calibrate "$dir/ct.cfg" >/dev/null 2>&1 && ok || bad "the config of calibrate --trace failed"
+"$stepq" calibrate --trace "$dir/ct_a.h5" "$dir/ct_b.h5" --out "$dir/ct_t1.h5" --reservoir 4 --snapshot-every 4 \
+    --seed 3 --threads 1 >/dev/null 2>&1 && ok || bad "calibrate --trace --threads 1"
+"$stepq" calibrate --trace "$dir/ct_a.h5" "$dir/ct_b.h5" --out "$dir/ct_s4.h5" --reservoir 4 --snapshot-every 4 \
+    --seed 4 >/dev/null 2>&1 && ok || bad "calibrate --trace --seed 4"
+if [ -n "$py" ]; then
+    # the plans' config attributes differ (the config file's text, the command line); nothing else
+    "$py" tools/h5cmp.py "$dir/ct/plan.h5" "$dir/ct_cfg.h5" --ignore-attr config >"$dir/ct_cmp.out" 2>&1 && ok || { bad "calibrate --trace and its config differ:"; cat "$dir/ct_cmp.out"; }
+    "$py" tools/h5cmp.py "$dir/ct/plan.h5" "$dir/ct_t1.h5" --ignore-attr config >"$dir/ct_cmp.out" 2>&1 && ok || { bad "calibrate --trace on one thread differs:"; cat "$dir/ct_cmp.out"; }
+    "$py" tools/h5cmp.py "$dir/ct/plan.h5" "$dir/ct_s4.h5" --ignore-attr config 2>&1 | grep -q "dataset distortion_dual differs" && ok || bad "another seed gave the same reservoir"
+    "$py" - "$dir/ct/plan.h5" "$dir/ct_cfg.h5" <<'PY' && ok || bad "calibrate --trace: key, source or command line (above)"
+import sys, h5py
+s = lambda v: v.decode() if isinstance(v, bytes) else str(v)
+a, b = (h5py.File(p)["/"].attrs for p in sys.argv[1:])
+bad = [k for k in ("calibration_key", "calibration_source") if s(a[k]) != s(b[k])]
+want = "stepq calibrate --trace %s %s --out %s --steps 64 " % (sys.argv[1].replace("ct/plan.h5", "ct_a.h5"),
+                                                               sys.argv[1].replace("ct/plan.h5", "ct_b.h5"), sys.argv[1])
+if not s(a["config"]).startswith(want) or " --seed 3" not in s(a["config"]): bad.append("config: " + s(a["config"]))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+fi
+cta="$dir/ct_a.h5"
+expect_error ct_missing "nosuch.h5: cannot open trace \(missing or unreadable" "$dir/ct_r.h5" -- "$stepq" calibrate --trace "$cta" "$dir/nosuch.h5" --out "$dir/ct_r.h5"
+expect_error ct_plan "ct_cfg.h5 is a stepq plan, not a trace" "$dir/ct_r.h5" -- "$stepq" calibrate --trace "$cta" "$dir/ct_cfg.h5" --out "$dir/ct_r.h5"
+expect_error ct_kind "segment 1 \(trace .*ct_kda.h5.*\) is kda, segment 0 gdn" "$dir/ct_r.h5" -- "$stepq" calibrate --trace "$cta" "$dir/ct_kda.h5" --out "$dir/ct_r.h5"
+expect_error ct_shape "segment 1 \(trace .*ct_two.h5.*\) has 2 heads of 128 x 128, segment 0 4 of 128 x 128" "$dir/ct_r.h5" -- "$stepq" calibrate --trace "$cta" "$dir/ct_two.h5" --out "$dir/ct_r.h5"
+expect_error ct_labels "segment 1 \(trace .*ct_other.h5.*\) labels head 0 \(layer 0, head 4\), segment 0 \(layer 0, head 0\)" "$dir/ct_r.h5" -- "$stepq" calibrate --trace "$cta" "$dir/ct_other.h5" --out "$dir/ct_r.h5"
+expect_error ct_short "segment 1 \(trace .*ct_b.h5.*\) is shorter than the 70 steps asked for" "$dir/ct_r.h5" -- "$stepq" calibrate --trace "$cta" "$dir/ct_b.h5" --out "$dir/ct_r.h5" --steps 70
+cp "$cta" "$dir/ct_a_copy.h5"
+expect_error ct_outin "cannot write .*ct_a.h5: it is .*ct_a.h5, an input of this run" "" -- "$stepq" calibrate --trace "$cta" --out "$cta"
+cmp -s "$cta" "$dir/ct_a_copy.h5" && ok || bad "calibrate --out equal to a --trace changed the trace"
+mkdir -p "$dir/ct_dir"
+expect_error ct_outdir "cannot write .*ct_dir: it is a directory" "" -- "$stepq" calibrate --trace "$cta" --out "$dir/ct_dir"
+for n in ct_missing ct_kind ct_outin ct_outdir; do ! grep -q "heads/s" "$dir/$n.stderr" && ok || bad "$n was refused only after the work"; done
+expect_error ct_gamma "calibrate: --gamma 'abc' is not valid: it takes a number in \[0, 10\]" "$dir/ct_r.h5" -- "$stepq" calibrate --trace "$cta" --out "$dir/ct_r.h5" --gamma abc
+expect_error ct_notrace "calibrate: --trace needs a value: one or more of trace files" "$dir/ct_r.h5" -- "$stepq" calibrate --trace --out "$dir/ct_r.h5"
+expect_error ct_noout "calibrate: --out is required" "" -- "$stepq" calibrate --trace "$cta"
+expect_error ct_both "calibrate: unexpected argument '.*ct.cfg'" "$dir/ct_r.h5" -- "$stepq" calibrate "$dir/ct.cfg" --trace "$cta" --out "$dir/ct_r.h5"
+
 # --- a calibrate group reuses a plan made from the same calibration, and only then
 cat >"$dir/reuse.cfg" <<CFG
 experiment = "propagation";

@@ -11,7 +11,10 @@
 // - refusals: each named status with a message naming what is wrong, and nothing printed;
 // - a step's inputs held to the trace reader's rules, two threads on one session (each call runs
 //   alone or is refused; the result is that of as many serial steps), a session too big for the
-//   machine refused before it allocates.
+//   machine refused before it allocates;
+// - sq_calibrate on traces written here: a plan of their kind, shape, labels and model, the same
+//   bytes for a seed, and its refusals (the command line's plan is compared with it in
+//   tests/python/test_calibrate.py and with a config's in test_cli.sh).
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -345,6 +348,142 @@ static void check_memory(void) {
     free(keep);
 }
 
+// a GDN trace at path: T steps of n heads of K x V labelled (layer, head), random normalised
+// inputs, the model named by sha (or NULL); kind KDA for a trace of another kind
+static int write_trace(const char* path, sq_kind kind, int n, int K, int V, long T, const char* sha) {
+    const int layer[] = {0, 0, 1, 1}, head[] = {0, 1, 0, 1}, G = kind == SQ_KDA ? K : 1;
+    sq_trace_config tc = {.kind = kind, .H = n, .HV = n, .K = K, .V = V, .weights_sha256 = sha, .layer = layer,
+                          .head = head};
+    sq_trace* t = NULL;
+    if (sq_trace_open(path, &tc, &t) != SQ_OK) return 1;
+    float *q = malloc(sizeof(float) * n * K), *k = malloc(sizeof(float) * n * K), *v = malloc(sizeof(float) * n * V);
+    float *g = malloc(sizeof(float) * n * G), *beta = malloc(sizeof(float) * n);
+    int rc = 0;
+    for (long s = 0; s < T && !rc; s++) {
+        for (int h = 0; h < n; h++) {
+            unit(q + h * K, K);
+            unit(k + h * K, K);
+            for (int j = 0; j < V; j++) v[h * V + j] = (float)gauss();
+            for (int i = 0; i < G; i++) g[h * G + i] = (float)(-0.2 * unif());
+            beta[h] = (float)unif();
+        }
+        rc = sq_trace_append(t, 1, q, k, v, g, beta, NULL) != SQ_OK;
+    }
+    free(q), free(k), free(v), free(g), free(beta);
+    return sq_trace_close(t, !rc) != SQ_OK || rc;
+}
+
+// the packed bytes of format f for one random state with each head of the plan at path: two plans
+// that store the same w, widths and pivots give the same bytes
+static unsigned long long plan_bytes_hash(const char* path, const char* f, int K, int V) {
+    sq_plan* p = NULL;
+    if (sq_plan_open(path, &p) != SQ_OK) return 0;
+    sq_plan_info info;
+    sq_plan_get_info(p, &info);
+    unsigned long long hash = 1469598103934665603ull;  // FNV-1a over every head's bytes
+    float* X = malloc(sizeof(float) * K * V);
+    for (int h = 0; h < info.n_heads; h++) {
+        for (int i = 0; i < K * V; i++) X[i] = (float)sin(0.37 * i + h);
+        sq_codec* c = NULL;
+        if (sq_codec_open(f, p, h, info.kind, K, V, &c) != SQ_OK) continue;
+        size_t n = sq_codec_bytes(c);
+        unsigned char* P = calloc(n, 1);
+        sq_codec_encode(c, X, P, n);
+        for (size_t i = 0; i < n; i++) hash = (hash ^ P[i]) * 1099511628211ull;
+        free(P);
+        sq_codec_close(c);
+    }
+    free(X);
+    sq_plan_close(p);
+    return hash;
+}
+
+// sq_calibrate: a plan of the traces' kind, shape, labels and model, the same for a seed; every
+// refusal before any work, naming the setting or file, nothing left behind; the traces not held
+// as inputs once the call returns (a later output may replace them)
+static void check_calibrate(void) {
+    char dir[] = "/tmp/test_libstepq_cal.XXXXXX";
+    if (!mkdtemp(dir)) return;
+    char a[256], b[256], other[256], kda[256], out[256], out2[256], sub[256], missing[256];
+    const char* sha = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    const char* sha2 = "1123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    snprintf(a, sizeof a, "%s/a.h5", dir);
+    snprintf(b, sizeof b, "%s/b.h5", dir);
+    snprintf(other, sizeof other, "%s/other.h5", dir);
+    snprintf(kda, sizeof kda, "%s/kda.h5", dir);
+    snprintf(out, sizeof out, "%s/plans/p.h5", dir);  // in a directory sq_calibrate makes
+    snprintf(out2, sizeof out2, "%s/p2.h5", dir);
+    snprintf(sub, sizeof sub, "%s/plans", dir);
+    snprintf(missing, sizeof missing, "%s/none.h5", dir);
+    const int K = 32, V = 32, n = 3;
+    CHECK(!write_trace(a, SQ_GDN, n, K, V, 48, sha) && !write_trace(b, SQ_GDN, n, K, V, 40, sha) &&
+              !write_trace(other, SQ_GDN, n, K, V, 40, sha2) && !write_trace(kda, SQ_KDA, n, K, V, 40, sha),
+          "traces: %s", sq_last_error());
+    sq_calibrate_config cfg;
+    CHECK(sq_calibrate_defaults(&cfg) == SQ_OK && cfg.steps == 0 && cfg.horizon == 2048 && cfg.gamma == 0.25 &&
+              cfg.rho == 0.5 && cfg.reservoir == 64 && cfg.snapshot_every == 8 && cfg.pivots == -1 && !cfg.progress,
+          "the defaults");
+    cfg.reservoir = 3;
+    cfg.snapshot_every = 4;
+    const char* two[] = {a, b};
+    CHECK(sq_calibrate(&cfg, two, 2, out) == SQ_OK, "%s", sq_last_error());
+    sq_plan* p = NULL;
+    sq_plan_info info = {0};
+    CHECK(sq_plan_open(out, &p) == SQ_OK && sq_plan_get_info(p, &info) == SQ_OK && info.kind == SQ_GDN &&
+              info.K == K && info.V == V && info.n_heads == n && !strcmp(info.model_sha256, sha) &&
+              strlen(info.calibration_key) == 16,
+          "%s: %d heads of %d x %d, model '%s'", sq_last_error(), info.n_heads, info.K, info.V, info.model_sha256);
+    int layer = -1, head = -1;
+    CHECK(p && sq_plan_head(p, 2, &layer, &head) == SQ_OK && layer == 1 && head == 0, "head 2: (%d, %d)", layer, head);
+    sq_plan_close(p);
+    // the same seed: the same plan
+    CHECK(sq_calibrate(&cfg, two, 2, out2) == SQ_OK, "%s", sq_last_error());
+    const unsigned long long h1 = plan_bytes_hash(out, "stepquant4", K, V);
+    CHECK(h1 && h1 == plan_bytes_hash(out2, "stepquant4", K, V), "the same seed, another plan");
+    // refusals, each naming what is wrong, with nothing written
+    sq_calibrate_config bad = cfg;
+    bad.gamma = -1;
+    CHECK(sq_calibrate(&bad, two, 2, out2) == SQ_EINVAL && strstr(sq_last_error(), "gamma -1"), "%s", sq_last_error());
+    bad = cfg;
+    bad.steps = -5;
+    CHECK(sq_calibrate(&bad, two, 2, out2) == SQ_EINVAL && strstr(sq_last_error(), "steps -5"), "%s", sq_last_error());
+    bad = cfg;
+    bad.horizon = NAN;
+    CHECK(sq_calibrate(&bad, two, 2, out2) == SQ_EINVAL && strstr(sq_last_error(), "horizon"), "%s", sq_last_error());
+    CHECK(sq_calibrate(&cfg, two, 0, out2) == SQ_EINVAL && sq_calibrate(NULL, two, 2, out2) == SQ_EINVAL &&
+              sq_calibrate(&cfg, two, 2, NULL) == SQ_EINVAL, "NULL, n = 0");
+    const char* with_missing[] = {a, missing};
+    CHECK(sq_calibrate(&cfg, with_missing, 2, out2) == SQ_EFILE && strstr(sq_last_error(), missing), "%s",
+          sq_last_error());
+    const char* with_plan[] = {a, out};
+    CHECK(sq_calibrate(&cfg, with_plan, 2, out2) == SQ_EFILE && strstr(sq_last_error(), "is a stepq plan, not a trace"),
+          "%s", sq_last_error());
+    const char* models[] = {a, other};
+    CHECK(sq_calibrate(&cfg, models, 2, out2) == SQ_EFILE && strstr(sq_last_error(), "other.h5") &&
+              strstr(sq_last_error(), "weights SHA-256"), "%s", sq_last_error());
+    const char* kinds[] = {a, kda};
+    CHECK(sq_calibrate(&cfg, kinds, 2, out2) == SQ_EFILE && strstr(sq_last_error(), "kda.h5") &&
+              strstr(sq_last_error(), "is kda"), "%s", sq_last_error());
+    bad = cfg;
+    bad.steps = 45;
+    CHECK(sq_calibrate(&bad, two, 2, out2) == SQ_EFILE && strstr(sq_last_error(), "shorter than the 45 steps"), "%s",
+          sq_last_error());
+    CHECK(sq_calibrate(&cfg, two, 2, a) == SQ_EFILE && strstr(sq_last_error(), "an input of this run"), "%s",
+          sq_last_error());
+    CHECK(sq_calibrate(&cfg, two, 2, sub) == SQ_EFILE && strstr(sq_last_error(), "is a directory"), "%s",
+          sq_last_error());
+    CHECK(plan_bytes_hash(out2, "stepquant4", K, V) == h1, "a refused call changed %s", out2);
+    // a plan opened (above) and the traces calibrated on were those calls' inputs only: a later
+    // calibration may write over the plan, a trace over a trace
+    CHECK(sq_calibrate(&cfg, two, 2, out2) == SQ_OK, "over a plan opened before: %s", sq_last_error());
+    CHECK(!write_trace(b, SQ_GDN, n, K, V, 40, sha), "a trace over %s after calibrating on it: %s", b, sq_last_error());
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "ls %s %s | grep -q '[.]tmp[.]'", dir, sub);
+    CHECK(system(cmd) != 0, "a temporary file left in %s", dir);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0, "rm %s", dir);
+}
+
 int main(void) {
     // the library prints nothing: this test's stderr goes to a file while it runs it
     char path[] = "/tmp/test_libstepq.XXXXXX";
@@ -361,6 +500,7 @@ int main(void) {
     check_step_inputs();
     check_threads();
     check_memory();
+    check_calibrate();
     fflush(stderr);
     off_t printed = lseek(fd, 0, SEEK_END);
     dup2(saved, 2);

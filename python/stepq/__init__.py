@@ -11,6 +11,8 @@ is docs/method.md of the repository.
     stepq.roundtrip(S, "int6")            [K, V] or [H, K, V] through a format and back
     stepq.encode / stepq.decode / Codec   the packed bytes themselves
     stepq.Session(...)                    the decode-step protocol stepped from outside (method 2)
+    stepq.TraceWriter(...)                a trace file written as a model runs (method 6.1)
+    stepq.calibrate(traces, out, ...)     a plan calibrated on traces (method 4.1, 4.3)
 """
 import ctypes
 import threading
@@ -21,7 +23,7 @@ import numpy as np
 from . import _lib
 
 __all__ = ["StepqError", "Format", "formats", "Plan", "Codec", "encode", "decode", "roundtrip",
-           "Session", "TraceWriter", "mean_ci95", "version", "build_info"]
+           "Session", "TraceWriter", "calibrate", "calibrate_defaults", "mean_ci95", "version", "build_info"]
 
 _KINDS = {"gdn": 0, "kda": 1}
 _KIND_NAMES = {v: k for k, v in _KINDS.items()}
@@ -621,6 +623,63 @@ class TraceWriter(_Handle):
     def __del__(self):
         if getattr(self, "_h", None) is not None:
             self.close(commit=False)
+
+
+# ---- calibration ----------------------------------------------------------------------------------
+
+# the settings of sq_calibrate_config: (name, kind, C range) where the C type is narrower than the
+# value libstepq checks (an int field), so that nothing is cut before libstepq sees it
+_CALIBRATE_KNOBS = {"steps": ("int", "long"), "horizon": ("real", None), "gamma": ("real", None),
+                    "rho": ("real", None), "refits": ("int", "int"), "snapshot_every": ("int", "int"),
+                    "reservoir": ("int", "int"), "pivots": ("int", "long"), "pivot_fraction": ("real", None),
+                    "damp_fraction": ("real", None), "seed": ("int", "long"), "normalize": ("bool", None)}
+
+
+def calibrate_defaults():
+    """the settings stepq.calibrate takes and their defaults (libstepq's sq_calibrate_defaults: those
+    of `stepq calibrate --trace`; steps 0 is every step of the shortest trace)"""
+    cfg = _lib.CalibrateConfig()
+    _check(_lib.lib.sq_calibrate_defaults(ctypes.byref(cfg)))
+    return {name: (bool(getattr(cfg, name)) if kind == "bool" else getattr(cfg, name))
+            for name, (kind, _) in _CALIBRATE_KNOBS.items()}
+
+
+def calibrate(traces, out, progress=False, **settings):
+    """Calibrates a plan on trace files (method 4.1, 4.3), one segment each, and writes it to out
+    (beside it, renamed into place): libstepq's sq_calibrate, the calibration of `stepq calibrate
+    --trace traces... --out out`, whose plan it equals for the same settings. traces: a path or a
+    list of them (`python -m stepq.hf capture` and `stepq trace` write them), all of one model.
+    settings: any of calibrate_defaults()'s (steps, horizon, gamma, rho, refits, snapshot_every,
+    reservoir, pivots, pivot_fraction, damp_fraction, seed, normalize); libstepq checks their
+    ranges and the inputs before any work (StepqError naming the setting or file). progress: the
+    command line's progress lines on stderr. Returns out."""
+    import os
+    if isinstance(traces, (str, bytes, os.PathLike)):
+        traces = [traces]
+    traces = list(traces)
+    if not traces:
+        raise ValueError("traces is empty: give one or more trace files")
+    cfg = _lib.CalibrateConfig()
+    _check(_lib.lib.sq_calibrate_defaults(ctypes.byref(cfg)))
+    for name, value in settings.items():
+        if name not in _CALIBRATE_KNOBS:
+            raise ValueError("stepq.calibrate has no setting %r (it takes %s)" % (name, ", ".join(_CALIBRATE_KNOBS)))
+        kind, ctype = _CALIBRATE_KNOBS[name]
+        if kind == "int":
+            value = _int(value, name, -2**63 if ctype == "long" else -2**31, ctype=ctype)
+        elif kind == "bool":
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError("%s must be True or False, not %r" % (name, value))
+            value = int(bool(value))
+        else:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise ValueError("%s must be a number, not %r (%s)" % (name, value, type(value).__name__))
+            value = float(value)
+        setattr(cfg, name, value)
+    cfg.progress = int(bool(progress))
+    paths = (ctypes.c_char_p * len(traces))(*[_cstr(t, "trace %d" % i) for i, t in enumerate(traces)])
+    _check(_lib.lib.sq_calibrate(ctypes.byref(cfg), paths, len(traces), _cstr(out, "out")))
+    return os.fspath(out) if not isinstance(out, bytes) else out
 
 
 def mean_ci95(x):

@@ -7,7 +7,7 @@ numpy. tests/python/test_binding.py checks these declarations against the header
 """
 import ctypes
 import os
-from ctypes import POINTER, c_char_p, c_double, c_int, c_long, c_size_t, c_uint8, c_void_p
+from ctypes import POINTER, c_char_p, c_double, c_int, c_int64, c_long, c_size_t, c_uint8, c_void_p
 
 here = os.path.dirname(os.path.abspath(__file__))
 
@@ -60,6 +60,13 @@ class TraceConfig(ctypes.Structure):
                 ("head", POINTER(c_int)), ("with_y", c_int)]
 
 
+class CalibrateConfig(ctypes.Structure):
+    _fields_ = [("steps", c_long), ("horizon", c_double), ("gamma", c_double), ("rho", c_double),
+                ("refits", c_int), ("snapshot_every", c_int), ("reservoir", c_int), ("pivots", c_long),
+                ("pivot_fraction", c_double), ("damp_fraction", c_double), ("seed", c_int64),
+                ("normalize", c_int), ("progress", c_int)]
+
+
 F32P = c_void_p  # float* from numpy's .ctypes.data
 U8P = c_void_p
 F64P = c_void_p
@@ -101,6 +108,8 @@ SIGNATURES = {
     "sq_trace_append": (c_int, [c_void_p, c_long, F32P, F32P, F32P, F32P, F32P, F32P]),
     "sq_trace_steps": (c_long, [c_void_p]),
     "sq_trace_close": (c_int, [c_void_p, c_int]),
+    "sq_calibrate_defaults": (c_int, [POINTER(CalibrateConfig)]),
+    "sq_calibrate": (c_int, [POINTER(CalibrateConfig), POINTER(c_char_p), c_int, c_char_p]),
     "sq_mean_ci95": (c_int, [F64P, c_int, POINTER(c_double), POINTER(c_double)]),
 }
 

@@ -5,8 +5,12 @@
     python -m stepq.hf eval    --model DIR --text FILE [FILE...] --formats F,F,... --out OUT.h5
                                [--plan PLAN.h5] [--prefill P] [--decode N] [--bin B] [--layers ...]
 
+    python -m stepq.hf calibrate --trace A.h5 [B.h5 ...] --out PLAN.h5 [--steps N] [--horizon H] ...
+
 capture writes one trace per text (DIR/<name>.h5) of what enters each delta-rule layer's
-recurrence: every C driver and `stepq calibrate` read it. eval keeps every layer's state in
+recurrence: every C driver and `stepq calibrate` read it. calibrate makes a plan of the traces
+for the calibrated formats (method 4.1, 4.3), libstepq's calibration: the plan `stepq calibrate
+--trace` writes with the same settings. eval keeps every layer's state in
 each format between tokens (method 2, run by libstepq) and measures extra NLL, KL divergence and
 top-1 agreement against the native model, and each layer and head's read-out and state error.
 A model directory without a tokenizer is read as bytes (its vocabulary must hold 256).
@@ -19,7 +23,7 @@ import argparse
 import sys
 
 from . import AdapterError
-from .cli import DTYPES
+from .cli import CALIBRATE_SETTINGS, DTYPES
 
 
 class _Parser(argparse.ArgumentParser):
@@ -76,14 +80,32 @@ def name_list(s):
 CAPTURE_EXAMPLES = """examples:
   python -m stepq.hf capture --model data/lm/gdn --text book.txt --out traces/ --max-tokens 4096 --prefill 2048
   python -m stepq.hf capture --model Qwen3.5-DIR --text a.txt b.txt --out traces/ --layers 0,4-6 --dtype bfloat16
-then: stepq replay --trace traces/book.h5 --format int6 --out r.h5; a calibration config whose
-source is { type = "trace"; path = "traces/book.h5"; } makes a plan for the model."""
+then: python -m stepq.hf calibrate --trace traces/book.h5 --out plan.h5 makes a plan for the model;
+stepq replay --trace traces/book.h5 --format int6 --out r.h5 replays a trace in a format."""
 
 EVAL_EXAMPLES = """examples:
   python -m stepq.hf eval --model data/lm/gdn --text a.txt b.txt --formats int8,int6,int4 --out results/mine.h5 \\
       --prefill 512 --decode 512 --plot
   python -m stepq.hf eval --model DIR --text a.txt --formats stepquant6 --plan plan.h5 --out r.h5 --dtype bfloat16
 Documents may differ in length: each gives --decode steps or fewer where it ends first."""
+
+
+CALIBRATE_EXAMPLES = """examples:
+  python -m stepq.hf calibrate --trace traces/book.h5 --out plan.h5
+  python -m stepq.hf calibrate --trace traces/a.h5 traces/b.h5 --out plan.h5 --steps 2048 --horizon 2048 --seed 7
+then: python -m stepq.hf eval --model DIR --text c.txt --formats stepquant6 --plan plan.h5 --out r.h5
+The settings not given take libstepq's defaults (`stepq calibrate --help` lists them); the same
+command with `stepq calibrate` writes the same plan."""
+
+
+def _number(kind):
+    def parse(s):
+        try:
+            return kind(s) if kind is float else int(s, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError("%r is not %s" % (s, "a number" if kind is float else "a whole number")) \
+                from None
+    return parse
 
 
 def parser():
@@ -121,6 +143,21 @@ def parser():
     e.add_argument("--plot", nargs="?", const="", default=None, metavar="SCRIPT",
                    help="draw OUT.png from the table: with stepq's own nll.gp (the package carries it), or with "
                         "the gnuplot script SCRIPT")
+    k = sub.add_parser("calibrate", help="a plan for the calibrated formats, made from capture's traces",
+                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=CALIBRATE_EXAMPLES,
+                       description="A plan calibrated on trace files, one segment each, all of one model (method "
+                                   "4.1, 4.3): libstepq's calibration, checked before any work and written beside "
+                                   "--out and renamed into place.")
+    k.add_argument("--trace", required=True, nargs="+", help="trace files (capture's), one segment each")
+    k.add_argument("--out", required=True, help="the plan file PLAN.h5")
+    from .. import calibrate_defaults
+    defaults = calibrate_defaults()  # libstepq's
+    for name, kind, what in CALIBRATE_SETTINGS:
+        if name != "steps":
+            what += " (default %g)" % defaults[name]
+        k.add_argument("--" + name.replace("_", "-"), dest=name, type=_number(kind), default=None, help=what)
+    k.add_argument("--normalize", action="store_true",
+                   help="divide q and k by their norms on reading instead of refusing a trace not L2-normalised")
     return p
 
 
@@ -133,6 +170,9 @@ def main(argv=None):
         if a.command == "capture":
             from .capture import command
             command(a)
+        elif a.command == "calibrate":
+            from .cli import cmd_calibrate
+            cmd_calibrate(a)
         else:
             from .eval import cmd_eval
             cmd_eval(a)

@@ -318,6 +318,35 @@ def outputs(specs, inputs):
     return made
 
 
+# ---- calibrate ------------------------------------------------------------------------------------
+
+# the settings of `calibrate` (stepq.calibrate's, whose defaults and ranges are libstepq's): name,
+# how the option is read, what it is
+CALIBRATE_SETTINGS = (
+    ("steps", int, "steps of each trace, each a segment from a zero state (default: every step of the shortest)"),
+    ("horizon", float, "the horizon H of the lifetimes L_u, M_u, R_u (method 4.1)"),
+    ("gamma", float, "the row influence w_i = exp(gamma/2 (log omega_i - mean)) (method 4.1)"),
+    ("rho", float, "the row-factor exponent of the dual-axis fit (method 4.2)"),
+    ("refits", int, "weighted least-squares refits of the column factors (method 4.2)"),
+    ("snapshot_every", int, "steps between the state snapshots offered to the reservoir (method 4.1)"),
+    ("reservoir", int, "state snapshots kept per head (method 4.1)"),
+    ("pivots", int, "FP16 pivot units (method 4.3); -1: pivot-fraction of the units"),
+    ("pivot_fraction", float, "the share of units made pivots; -1: the paper's"),
+    ("damp_fraction", float, "the share of key rows DAMP keeps in FP16 (method 6.2)"),
+    ("seed", int, "the seed of the reservoir sampling"),
+)
+
+
+def cmd_calibrate(a):
+    """`calibrate`: stepq.calibrate (libstepq's sq_calibrate) with the settings given, its
+    progress on stderr; libstepq checks the traces, the settings and --out before any work"""
+    from .. import Plan, calibrate
+    settings = {name: getattr(a, name) for name, _, _ in CALIBRATE_SETTINGS if getattr(a, name) is not None}
+    calibrate(a.trace, a.out, progress=True, normalize=a.normalize, **settings)
+    with Plan(a.out) as plan:
+        print("wrote plan %s (%d heads, %d segments)" % (a.out, len(plan.heads), len(a.trace)))
+
+
 # ---- running ----------------------------------------------------------------------------------------
 
 class Progress:
