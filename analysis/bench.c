@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -160,6 +161,29 @@ static step_time medians(step_reps* t) {
 // ---------------------------------------------------------------------------------------------
 // machine
 
+// what the step's speed is held against: one core's FMA peak, the memory's copy bandwidth, the
+// float32 step's memory traffic alone (bench.h), and the CPU and its cache sizes
+typedef struct {
+    double peak, bw, traffic_ns;
+    long l1d, l2;   // bytes (sysconf), 0 where unknown
+    char model[128];
+} machine;
+
+static void cpu_model(char* out, size_t n) {
+    snprintf(out, n, "unknown");
+    FILE* fp = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    while (fp && fgets(line, sizeof line, fp)) {
+        char* c = strchr(line, ':');
+        if (strncmp(line, "model name", 10) || !c) continue;
+        c += 1 + strspn(c + 1, " \t");
+        c[strcspn(c, "\n")] = 0;
+        snprintf(out, n, "%s", c);
+        break;
+    }
+    if (fp) fclose(fp);
+}
+
 static double copy_bandwidth(size_t bytes) {
     char* a = mallocCheck(bytes);
     char* b = mallocCheck(bytes);
@@ -295,31 +319,31 @@ typedef struct {
     int n;
 } step_table;
 
-static void print_steps(const step_table* st, const stepq_backend* k, double peak, double bw) {
+static void print_steps(const step_table* st, const stepq_backend* k, const machine* mc) {
     const double flops = 7.0 * BK * BV;  // per head-step: pass 1 mul, mul-add; pass 2 two mul-adds
     double f32 = st->fast[V_F32].cpu_ns, plain = st->fast[V_PLAIN].cpu_ns;
     printf("\nstep: one %d x %d gdn-qwen-like head, %d recorded steps cycled; ns per head-step "
            "(thread CPU time, median of %d; wall beside it)\n", BK, BV, T_STEPS, REPS);
-    printf("%-16s %10s %10s %10s %10s %10s %11s %12s\n", "", "cpu ns", "wall ns", "/ fp32", "/ plain",
-           "/ ref", "% FMA peak", "Mstep/s all");
+    printf("%-16s %10s %10s %10s %10s %10s %11s %10s %12s\n", "", "cpu ns", "wall ns", "/ fp32", "/ plain",
+           "/ ref", "% FMA peak", "% traffic", "Mstep/s all");
     for (int i = 0; i < st->n; i++) {
         const step_time* s = &st->fast[i];
         char vs_ref[16] = "-";
         if (i >= N_BASE) snprintf(vs_ref, sizeof vs_ref, "%.2f", st->ref[i].cpu_ns / s->cpu_ns);
         else if (i == V_F32) snprintf(vs_ref, sizeof vs_ref, "%.2f", st->fast[V_REF_F32].cpu_ns / s->cpu_ns);
-        printf("%-16s %10.0f %10.0f %10.2f %10.2f %10s %10.1f%% %12.3f\n", st->names[i], s->cpu_ns,
-               s->wall_ns, s->cpu_ns / f32, s->cpu_ns / plain, vs_ref, 100 * flops / s->cpu_ns / peak,
-               s->all_rate / 1e6);
+        printf("%-16s %10.0f %10.0f %10.2f %10.2f %10s %10.1f%% %9.1f%% %12.3f\n", st->names[i], s->cpu_ns,
+               s->wall_ns, s->cpu_ns / f32, s->cpu_ns / plain, vs_ref, 100 * flops / s->cpu_ns / mc->peak,
+               100 * mc->traffic_ns / s->cpu_ns, s->all_rate / 1e6);
     }
     printf("(/ fp32: against the %s float32 step; / plain: against the plain loop, the "
            "step written plainly and built with FMA contraction for this CPU; / ref: the reference "
-           "kernels' time over this one's; %% FMA peak counts the float32 step's %.0f flops)\n",
-           k->name, flops);
-    (void)bw;
+           "kernels' time over this one's; %% FMA peak counts the float32 step's %.0f flops; %% traffic: the "
+           "float32 state's traffic alone, %.0f ns, over the row's time)\n",
+           k->name, flops, mc->traffic_ns);
 }
 
 static int write_bench(const stepq_bench_cfg* c, const step_table* st, const char** snames,
-                       const serve_time* sv, const int* sheads, int ns, double peak, double bw,
+                       const serve_time* sv, const int* sheads, int ns, const machine* mc,
                        const double* drv, const stepq_backend* k) {
     hid_t f = h5u_create(c->output);
     if (f < 0) return STEPQ_ERR;
@@ -327,7 +351,9 @@ static int write_bench(const stepq_bench_cfg* c, const step_table* st, const cha
     hsize_t dn[1] = {(hsize_t)st->n}, dns[1] = {(hsize_t)ns};
     hid_t D = H5T_NATIVE_DOUBLE;
     int rc = stepq_write_provenance(f, &c->prov) || h5u_attr_str(f, "kernels", k->name) ||
-             h5u_attr_f64(f, "fma_peak_gflops", peak) || h5u_attr_f64(f, "copy_gbps", bw) ||
+             h5u_attr_f64(f, "fma_peak_gflops", mc->peak) || h5u_attr_f64(f, "copy_gbps", mc->bw) ||
+             h5u_attr_f64(f, "step_traffic_ns", mc->traffic_ns) || h5u_attr_str(f, "cpu_model", mc->model) ||
+             h5u_attr_i64(f, "l1d_bytes", mc->l1d) || h5u_attr_i64(f, "l2_bytes", mc->l2) ||
              h5u_attr_i64(f, "threads", threads_max()) ||
              h5u_write_strings(f, "step_rows", st->names, st->n, "rows of the step_* datasets");
     for (int i = 0; i < st->n; i++) v[i] = st->fast[i].cpu_ns, v[st->n + i] = st->fast[i].wall_ns,
@@ -397,12 +423,21 @@ int stepq_bench(const stepq_bench_cfg* c) {
     const long n = c->quick ? 200 : 2000;
     printf("stepq bench: kernels %s, %d threads%s\n", k->name, threads_max(), c->quick ? " (quick)" : "");
 
-    double peak = isa->fma_peak(c->quick ? 0.05 : 0.3), bw = copy_bandwidth(c->quick ? 64u << 20 : 256u << 20);
-    printf("machine: one core's FMA peak %.1f GFLOP/s (%s vectors); copy %.1f GB/s (%.1f GB/s read + write)\n",
-           peak, k->name, bw, 2 * bw);
+    machine mc = {.peak = isa->fma_peak(c->quick ? 0.05 : 0.3), .bw = copy_bandwidth(c->quick ? 64u << 20 : 256u << 20),
+                  .traffic_ns = isa->step_traffic_ns(BK, BV, c->quick ? 0.05 : 0.3),
+                  .l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE), .l2 = sysconf(_SC_LEVEL2_CACHE_SIZE)};
+    mc.l1d = mc.l1d > 0 ? mc.l1d : 0, mc.l2 = mc.l2 > 0 ? mc.l2 : 0;
+    cpu_model(mc.model, sizeof mc.model);
+    printf("machine: %s, L1d %ld KiB, L2 %ld KiB per core; one core's FMA peak %.1f GFLOP/s (%s vectors); copy "
+           "%.1f GB/s (%.1f GB/s read + write)\n", mc.model, mc.l1d >> 10, mc.l2 >> 10, mc.peak, k->name, mc.bw,
+           2 * mc.bw);
+    const double kib = (double)BK * BV * sizeof(float) / 1024;
+    printf("the float32 step's traffic alone: a read pass over the %d x %d state (%.0f KiB) and a read-modify-write "
+           "pass, %.0f KiB a step, %.0f ns (%.1f GB/s; the state %s L1d)\n", BK, BV, kib, 3 * kib, mc.traffic_ns,
+           3 * kib * 1024 / mc.traffic_ns, kib * 1024 <= mc.l1d ? "fits" : "does not fit");
 
     step_table st = time_steps(in, k, isa, &plan, n);
-    print_steps(&st, k, peak, bw);
+    print_steps(&st, k, &mc);
 
     static const char* const serve_fmts[] = {"fp32", "int8", "int6", "int4", "stepquant6", "nvfp4"};
     const int nsf = 6, sizes = c->quick ? 1 : 2;
@@ -424,7 +459,7 @@ int stepq_bench(const stepq_bench_cfg* c) {
             double gbs = s.bytes / s.ns_all;
             printf("%-12s %7d %9.1f %12.0f %12.0f %12.0f %10.1f %8.2f  (speed-up over fp32 %.2fx)\n",
                    serve_fmts[i], heads, heads * 65536.0 / 1e6, s.ns_1, s.ns_all, s.bytes, gbs,
-                   gbs / (2 * bw), sv[z * nsf].ns_all / s.ns_all);
+                   gbs / (2 * mc.bw), sv[z * nsf].ns_all / s.ns_all);
         }
     }
 
@@ -444,7 +479,7 @@ int stepq_bench(const stepq_bench_cfg* c) {
         printf("  %-10s %6.0f s on %d threads, %6.0f s on one: %.2fx\n", drv_fmts[i], drv[i], T, drv[2 + i],
                drv[2 + i] / drv[i]);
 
-    int rc = c->output ? write_bench(c, &st, snames, sv, sheads, nsf * sizes, peak, bw, drv, k) : STEPQ_OK;
+    int rc = c->output ? write_bench(c, &st, snames, sv, sheads, nsf * sizes, &mc, drv, k) : STEPQ_OK;
     free(st.names); free(st.fast); free(st.ref); free(snames); free(sv); free(sheads);
     stepq_plan_free(&plan);
     free(in);

@@ -38,6 +38,12 @@ typedef struct {
                        const float* v, const float* g, float beta, float scale, int n_gates,
                        int K, int V);
     double (*fma_peak)(double seconds);  // GFLOP/s of one thread
+    // The float32 step's memory traffic alone, in thread CPU ns per step (the least time a step
+    // can take where the state does not fit L1): a read pass over a K x V float32 state (the
+    // step's pass 1, (D S)^T k) then a read-modify-write pass over it (pass 2, the update with
+    // its read-out), on the widest vectors with the arithmetic of a row kept to one FMA; the
+    // median of repeated pairs over about `seconds`
+    double (*step_traffic_ns)(int K, int V, double seconds);
 } stepq_bench_isa;
 extern const stepq_bench_isa stepq_bench_v2, stepq_bench_avx2, stepq_bench_avx512;
 

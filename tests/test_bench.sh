@@ -13,6 +13,9 @@ STEPQ_QUIET=1 "$stepq" bench --quick --out "$dir/bench.h5" >"$dir/bench.txt" 2>"
     { echo "FAIL: bench --quick"; cat "$dir/bench.err"; exit 1; }
 fail=0
 grep -q "/ plain" "$dir/bench.txt" || { echo "FAIL: the step table has no / plain column"; fail=1; }
+grep -q "% traffic" "$dir/bench.txt" || { echo "FAIL: the step table has no % traffic column"; fail=1; }
+grep -q "^machine: .*, L1d [0-9]* KiB, L2 [0-9]* KiB per core" "$dir/bench.txt" ||
+    { echo "FAIL: the machine line names no CPU and caches"; fail=1; }
 [ "$(grep -c " on one: " "$dir/bench.txt")" -eq 2 ] || { echo "FAIL: not two driver lines on one thread"; fail=1; }
 [ -f "$dir/bench.h5" ] && ! compgen -G "$dir/bench.h5.tmp*" >/dev/null || { echo "FAIL: bench.h5 missing or .tmp left"; fail=1; }
 [ $fail -eq 0 ] || exit 1
@@ -50,10 +53,16 @@ for fmt, b in want.items():
     check(got[fmt] == b, f"serving bytes of {fmt}: {got[fmt]} != {b}")
 for a in ["driver_int6_projected_s", "driver_stepquant6_projected_s",
           "driver_int6_projected_one_thread_s", "driver_stepquant6_projected_one_thread_s",
-          "fma_peak_gflops", "copy_gbps"]:
+          "fma_peak_gflops", "copy_gbps", "step_traffic_ns"]:
     v = f.attrs.get(a)
     check(v is not None and np.isfinite(v) and v > 0, f"attribute {a} = {v}")
 check(int(f.attrs["threads"]) >= 1, "threads attribute")
+check(len(txt([f.attrs["cpu_model"]])[0]) > 0, "cpu_model attribute empty")
+check(int(f.attrs["l1d_bytes"]) >= 0 and int(f.attrs["l2_bytes"]) >= 0, "cache size attributes")
+# the float32 step moves at least its traffic: the traffic alone cannot take longer than the step
+# by more than timing noise allows (a limit above the step would mean the yardstick is wrong)
+check(f.attrs["step_traffic_ns"] < 3 * f["step_cpu_ns"][()][rows.index("fp32 step")],
+      "step_traffic_ns far above the float32 step it bounds")
 for m in bad: print("FAIL:", m)
 print(f"test_bench: {len(bad)} failed")
 sys.exit(1 if bad else 0)
