@@ -391,51 +391,22 @@ static double session_bytes(int H, int F, int K, int V, int keep) {
 // NaN or Inf and SQ_EINVAL for a finite value out of range
 static int step_inputs_ok(const sq_session* s, const float* q, const float* k, const float* v, const float* g,
                           const float* beta, sq_status* rc) {
-    *rc = SQ_EINVAL;
     const long t = stepq_session_steps(s->s);
-    const char* qk[2] = {"q", "k"};
+    char why[256];
+    int nonfinite;
     for (int h = 0; h < s->H; h++) {
-        for (int w = 0; w < 2; w++) {
-            const float* x = (w ? k : q) + (size_t)h * s->K;
-            double n2 = 0;
-            for (int i = 0; i < s->K; i++) n2 += (double)x[i] * x[i];
-            if (!isfinite(n2)) {
-                for (int i = 0; i < s->K; i++)
-                    if (!isfinite(x[i])) {
-                        stepq_error("sq_session_step: step %ld, head %d: %s[%d] is %g (not finite)", t, h, qk[w], i,
-                                    x[i]);
-                        *rc = SQ_ENONFINITE;
-                        return STEPQ_ERR;
-                    }
-            }
-            if (!isfinite(n2) || !stepq_qk_norm_ok(sqrt(n2), 1.0)) {
-                stepq_error("sq_session_step: step %ld, head %d: %s has L2 norm %.6g; the recurrence reads q and k "
-                            "L2-normalised per head (norm at most 1 + %g, finite)", t, h, qk[w], sqrt(n2),
-                            STEPQ_TRACE_NORM_TOL);
+        // eps 1: any norm up to 1 + the tolerance, as a trace with qk_norm_eps takes it (method 6.1)
+        const struct { int what; const float* x; int n; } in[5] = {
+            {STEPQ_IN_Q, q + (size_t)h * s->K, s->K}, {STEPQ_IN_K, k + (size_t)h * s->K, s->K},
+            {STEPQ_IN_V, v + (size_t)h * s->V, s->V}, {STEPQ_IN_G, g + (size_t)h * s->G, s->G},
+            {STEPQ_IN_BETA, beta + h, 1}};
+        for (int i = 0; i < 5; i++)
+            if (stepq_input_check(why, sizeof why, in[i].what, in[i].x, in[i].n, in[i].what == STEPQ_IN_BETA, 1.0,
+                                  &nonfinite)) {
+                stepq_error("sq_session_step: step %ld, head %d: %s", t, h, why);
+                *rc = nonfinite ? SQ_ENONFINITE : SQ_EINVAL;
                 return STEPQ_ERR;
             }
-        }
-        for (int j = 0; j < s->V; j++)
-            if (!isfinite(v[(size_t)h * s->V + j])) {
-                stepq_error("sq_session_step: step %ld, head %d: v[%d] is %g (not finite)", t, h, j,
-                            v[(size_t)h * s->V + j]);
-                *rc = SQ_ENONFINITE;
-                return STEPQ_ERR;
-            }
-        for (int j = 0; j < s->G; j++) {
-            const float x = g[(size_t)h * s->G + j];
-            if (!(isfinite(x) && x <= 0)) {
-                stepq_error("sq_session_step: step %ld, head %d: g[%d] is %g; a log decay is finite and <= 0", t, h,
-                            j, x);
-                if (!isfinite(x)) *rc = SQ_ENONFINITE;
-                return STEPQ_ERR;
-            }
-        }
-        if (!(beta[h] >= 0 && beta[h] <= 1)) {
-            stepq_error("sq_session_step: step %ld, head %d: beta is %g; it must lie in [0, 1]", t, h, beta[h]);
-            if (!isfinite(beta[h])) *rc = SQ_ENONFINITE;
-            return STEPQ_ERR;
-        }
     }
     return STEPQ_OK;
 }

@@ -42,6 +42,39 @@ static int value_error(const char* path, const char* name, float x, const char* 
     return STEPQ_ERR;
 }
 
+const char* const stepq_input_name[STEPQ_N_IN] = {"q", "k", "v", "g", "beta", "y"};
+
+void stepq_input_range(int what, float* lo, float* hi) {
+    *lo = what == STEPQ_IN_BETA ? 0.0f : -INFINITY;
+    *hi = what == STEPQ_IN_G ? 0.0f : what == STEPQ_IN_BETA ? 1.0f : INFINITY;
+}
+
+int stepq_input_check(char* why, size_t n_why, int what, const float* x, int n, int scalar, double eps,
+                      int* nonfinite) {
+    float lo, hi;
+    stepq_input_range(what, &lo, &hi);
+    const char* name = stepq_input_name[what];
+    double n2 = 0;
+    *nonfinite = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(isfinite(x[i]) && x[i] >= lo && x[i] <= hi)) {
+            *nonfinite = !isfinite(x[i]);
+            const char* rule = *nonfinite ? "not finite" : what == STEPQ_IN_G ? "a log decay is finite and <= 0"
+                                                                              : "beta lies in [0, 1]";
+            if (scalar) snprintf(why, n_why, "%s is %g (%s)", name, x[i], rule);
+            else snprintf(why, n_why, "%s[%d] is %g (%s)", name, i, x[i], rule);
+            return STEPQ_ERR;
+        }
+        n2 += (double)x[i] * x[i];
+    }
+    if ((what == STEPQ_IN_Q || what == STEPQ_IN_K) && !stepq_qk_norm_ok(sqrt(n2), eps)) {
+        snprintf(why, n_why, "%s has L2 norm %.6g; the recurrence reads q and k L2-normalised per head (within %g "
+                 "of 1%s)", name, sqrt(n2), STEPQ_TRACE_NORM_TOL, eps > 0 ? ", or below it with qk_norm_eps" : "");
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
 // every element finite and within [lo, hi]
 static int check_values(const char* path, const char* name, const float* x, const hsize_t* dims,
                         int rank, float lo, float hi) {
@@ -54,6 +87,13 @@ static int check_values(const char* path, const char* name, const float* x, cons
         return value_error(path, name, x[i], ib, lo, hi);
     }
     return STEPQ_OK;
+}
+
+// a step input's dataset under the reader's rules on its values (stepq_input_range)
+static int check_input(const char* path, int what, const float* x, const hsize_t* dims, int rank) {
+    float lo, hi;
+    stepq_input_range(what, &lo, &hi);
+    return check_values(path, stepq_input_name[what], x, dims, rank, lo, hi);
 }
 
 // q and k must be L2-normalised per head and step, as fla feeds them to the recurrence (method
@@ -275,11 +315,9 @@ static int read_all(stepq_trace* tr, hid_t f, const char* path, int normalize) {
     if (check_shapes(tr, path, dq, dk, dv, dg, db, ds, g_rank) || read_labels(tr, f, path) ||
         read_scale(tr, f, path) || read_norm_eps(tr, f, path) || read_model(tr, f, path))
         return STEPQ_ERR;
-    if (check_values(path, "q", tr->q, dq, 3, -INFINITY, INFINITY) ||
-        check_values(path, "k", tr->k, dk, 3, -INFINITY, INFINITY) ||
-        check_values(path, "v", tr->v, dv, 3, -INFINITY, INFINITY) ||
-        check_values(path, "g", tr->g, dg, g_rank, -INFINITY, 0.0f) ||
-        check_values(path, "beta", tr->beta, db, 2, 0.0f, 1.0f) ||
+    if (check_input(path, STEPQ_IN_Q, tr->q, dq, 3) || check_input(path, STEPQ_IN_K, tr->k, dk, 3) ||
+        check_input(path, STEPQ_IN_V, tr->v, dv, 3) || check_input(path, STEPQ_IN_G, tr->g, dg, g_rank) ||
+        check_input(path, STEPQ_IN_BETA, tr->beta, db, 2) ||
         (tr->S0 && check_values(path, "S0", tr->S0, ds, 3, -INFINITY, INFINITY)) ||
         check_norms(path, "q", tr->q, tr->T, tr->H, tr->K, normalize, tr->qk_norm_eps) ||
         check_norms(path, "k", tr->k, tr->T, tr->H, tr->K, normalize, tr->qk_norm_eps))
@@ -468,8 +506,8 @@ long stepq_trace_chunk_steps(void) {
     return e && stepq_parse_int(&n, e, 1, STEPQ_TRACE_CHUNK_MAX) == STEPQ_OK ? (long)n : STEPQ_TRACE_CHUNK_DEFAULT;
 }
 
-enum { DS_Q, DS_K, DS_V, DS_G, DS_BETA, N_DS };
-static const char* const ds_name[N_DS] = {"q", "k", "v", "g", "beta"};
+// the datasets a cursor reads: the step inputs of trace.h's order
+enum { DS_Q = STEPQ_IN_Q, DS_K = STEPQ_IN_K, DS_V = STEPQ_IN_V, DS_G = STEPQ_IN_G, DS_BETA = STEPQ_IN_BETA, N_DS = STEPQ_IN_Y };
 
 typedef struct {
     char path[4096];
@@ -505,10 +543,11 @@ static void stream_close(stepq_cursor* base) {
     free(c);
 }
 
-// every value of a chunk finite and within [lo, hi]; x (n, w): steps t0.. of head h of dataset
-// `name`, reported as its index in the file ([t, h] or [t, h, i])
-static int check_chunk(const stream_impl* im, int ds, const float* x, long t0, long n, int h, int w,
-                       float lo, float hi) {
+// every value of a chunk finite and within its input's range (stepq_input_range); x (n, w):
+// steps t0.. of head h of dataset ds, reported as its index in the file ([t, h] or [t, h, i])
+static int check_chunk(const stream_impl* im, int ds, const float* x, long t0, long n, int h, int w) {
+    float lo, hi;
+    stepq_input_range(ds, &lo, &hi);
     for (size_t e = 0; e < (size_t)n * w; e++) {
         if (isfinite(x[e]) && x[e] >= lo && x[e] <= hi) continue;
         char ib[96];
@@ -521,11 +560,11 @@ static int check_chunk(const stream_impl* im, int ds, const float* x, long t0, l
             double v = 0;
             if (h5u_slab(im->d[ds], 0, H5T_NATIVE_DOUBLE, &v, rank2 ? 2 : 3, start, one) == STEPQ_OK && isfinite(v)) {
                 stepq_error("%s: dataset '%s' holds %.17g at index %s, beyond float32's range (the recurrence runs "
-                            "in float32)", im->path, ds_name[ds], v, ib);
+                            "in float32)", im->path, stepq_input_name[ds], v, ib);
                 return STEPQ_ERR;
             }
         }
-        return value_error(im->path, ds_name[ds], x[e], ib, lo, hi);
+        return value_error(im->path, stepq_input_name[ds], x[e], ib, lo, hi);
     }
     return STEPQ_OK;
 }
@@ -552,16 +591,14 @@ static int read_chunk(stream_cursor* c, const stream_impl* im, long t0, long n) 
     chunks_read++;
     c->t0 = t0;
     c->n = n;
-    if (check_chunk(im, DS_Q, c->q, t0, n, hk, im->meta.K, -INFINITY, INFINITY) ||
-        check_chunk(im, DS_K, c->k, t0, n, hk, im->meta.K, -INFINITY, INFINITY) ||
-        check_chunk(im, DS_V, c->v, t0, n, hv, im->meta.V, -INFINITY, INFINITY) ||
-        check_chunk(im, DS_G, c->g, t0, n, hv, im->G, -INFINITY, 0.0f) ||
-        check_chunk(im, DS_BETA, c->beta, t0, n, hv, 1, 0.0f, 1.0f))
+    if (check_chunk(im, DS_Q, c->q, t0, n, hk, im->meta.K) || check_chunk(im, DS_K, c->k, t0, n, hk, im->meta.K) ||
+        check_chunk(im, DS_V, c->v, t0, n, hv, im->meta.V) || check_chunk(im, DS_G, c->g, t0, n, hv, im->G) ||
+        check_chunk(im, DS_BETA, c->beta, t0, n, hv, 1))
         return STEPQ_ERR;
     // q and k L2-normalised per head and step, or normalised here (source.normalize); q first
     for (int w = 0; w < 2; w++)
         for (long t = 0; t < n; t++)
-            if (check_norm_row(im->path, ds_name[w ? DS_K : DS_Q], (w ? c->k : c->q) + (size_t)t * im->meta.K, im->meta.K,
+            if (check_norm_row(im->path, stepq_input_name[w ? DS_K : DS_Q], (w ? c->k : c->q) + (size_t)t * im->meta.K, im->meta.K,
                                t0 + t, hk, im->normalize, im->meta.qk_norm_eps))
                 return STEPQ_ERR;
     return STEPQ_OK;

@@ -51,6 +51,21 @@ typedef struct {
 static inline int stepq_qk_norm_ok(double n, double eps) {
     return eps > 0 ? n <= 1.0 + STEPQ_TRACE_NORM_TOL : fabs(n - 1.0) <= STEPQ_TRACE_NORM_TOL;
 }
+
+// A step's inputs (and a trace's read-outs), in the order of a trace's datasets
+enum { STEPQ_IN_Q, STEPQ_IN_K, STEPQ_IN_V, STEPQ_IN_G, STEPQ_IN_BETA, STEPQ_IN_Y, STEPQ_N_IN };
+extern const char* const stepq_input_name[STEPQ_N_IN];  // "q", "k", "v", "g", "beta", "y"
+// The reader's rules on the values of input `what` (method 6.1), one definition for every
+// checker of inputs (the trace reader's datasets, the trace writer, libstepq's session): each
+// value finite and in [*lo, *hi] (g <= 0, beta in [0, 1]); q and k also of an L2 norm per head
+// and step that stepq_qk_norm_ok keeps
+void stepq_input_range(int what, float* lo, float* hi);
+// One head's vector x (n) of input `what` at one step under those rules (eps: the trace's
+// qk_norm_eps). STEPQ_OK, or STEPQ_ERR with why <- what is wrong, for a caller to prefix with
+// where ("v[5] is inf (not finite)", "q has L2 norm 3; ..."), and *nonfinite <- 1 where a value
+// is NaN or infinite. scalar: x is one value named without an index ("beta is 1.5 (...)").
+int stepq_input_check(char* why, size_t n_why, int what, const float* x, int n, int scalar, double eps,
+                      int* nonfinite);
 int stepq_trace_read(stepq_trace* tr, const char* path, int normalize);
 // the checksum of what identifies a trace: kind, H, HV, K, V, scale, qk_norm_eps, weights_sha256
 // and the layer/head labels, as one line hashed with XXH3 (16 hex digits); every writer stores it

@@ -13,7 +13,9 @@
 #include "../base/h5util.h"
 #include "trace.h"
 
-enum { O_Q, O_K, O_V, O_G, O_BETA, O_Y, N_OUT };
+// the datasets: the step inputs and the read-outs, in trace.h's order
+enum { O_Q = STEPQ_IN_Q, O_K = STEPQ_IN_K, O_V = STEPQ_IN_V, O_G = STEPQ_IN_G, O_BETA = STEPQ_IN_BETA, O_Y = STEPQ_IN_Y,
+       N_OUT = STEPQ_N_IN };
 
 struct stepq_trace_out {
     stepq_trace id;         // kind, shapes, scale, eps, model, labels (labels copied)
@@ -35,38 +37,21 @@ static int width(const stepq_trace_out* w, int o) {
 
 static int heads_of(const stepq_trace_out* w, int o) { return o == O_Q || o == O_K ? w->id.H : w->id.HV; }
 
-static const char* const out_name[N_OUT] = {"q", "k", "v", "g", "beta", "y"};
-
 // the reader's rules on n appended steps, naming the step (from the trace's start) and head
 static int check_block(const stepq_trace_out* w, long n, const float* const x[N_OUT]) {
+    char why[256];
+    int nonfinite;
     for (int o = 0; o < N_OUT; o++) {
         if (!x[o]) continue;
         const int H = heads_of(w, o), W = width(w, o);
         for (long t = 0; t < n; t++)
-            for (int h = 0; h < H; h++) {
-                const float* r = x[o] + ((size_t)t * H + h) * W;
-                double n2 = 0;
-                for (int i = 0; i < W; i++) {
-                    const int bad = !isfinite(r[i]) || (o == O_G && r[i] > 0) || (o == O_BETA && r[i] > 1) ||
-                                    (o == O_BETA && r[i] < 0);
-                    if (bad) {
-                        ((stepq_trace_out*)w)->why = isfinite(r[i]) ? STEPQ_TRACE_OUT_RANGE : STEPQ_TRACE_OUT_NONFINITE;
-                        stepq_error("cannot write %s: step %ld, head %d: %s[%d] is %g (%s)", w->path, w->T + w->n + t,
-                                    h, out_name[o], i, r[i], o == O_G ? "a log decay is finite and <= 0"
-                                    : o == O_BETA ? "beta lies in [0, 1]" : "not finite");
-                        return STEPQ_ERR;
-                    }
-                    n2 += (double)r[i] * r[i];
-                }
-                if ((o == O_Q || o == O_K) && !stepq_qk_norm_ok(sqrt(n2), w->id.qk_norm_eps)) {
-                    ((stepq_trace_out*)w)->why = STEPQ_TRACE_OUT_RANGE;
-                    stepq_error("cannot write %s: step %ld, head %d: %s has L2 norm %.6g; the recurrence reads q and "
-                                "k L2-normalised (within %g of 1%s)", w->path, w->T + w->n + t, h, out_name[o],
-                                sqrt(n2), STEPQ_TRACE_NORM_TOL,
-                                w->id.qk_norm_eps > 0 ? ", or below it with qk_norm_eps" : "");
+            for (int h = 0; h < H; h++)
+                if (stepq_input_check(why, sizeof why, o, x[o] + ((size_t)t * H + h) * W, W, 0, w->id.qk_norm_eps,
+                                      &nonfinite)) {
+                    ((stepq_trace_out*)w)->why = nonfinite ? STEPQ_TRACE_OUT_NONFINITE : STEPQ_TRACE_OUT_RANGE;
+                    stepq_error("cannot write %s: step %ld, head %d: %s", w->path, w->T + w->n + t, h, why);
                     return STEPQ_ERR;
                 }
-            }
     }
     return STEPQ_OK;
 }
@@ -137,7 +122,7 @@ stepq_trace_out* stepq_trace_out_open(const char* path, const stepq_trace* id, i
         const int H = heads_of(w, o), W = width(w, o);
         const int rank = o == O_BETA || (o == O_G && G == 1) ? 2 : 3;
         hsize_t dims[3] = {0, (hsize_t)H, (hsize_t)W}, chunk[3] = {STEPQ_TRACE_OUT_CHUNK, 1, (hsize_t)W};
-        w->d[o] = h5u_create_growing(f, out_name[o], H5T_NATIVE_FLOAT, rank, dims, chunk,
+        w->d[o] = h5u_create_growing(f, stepq_input_name[o], H5T_NATIVE_FLOAT, rank, dims, chunk,
                                      o == O_G ? "nats per step" : "1", desc[o]);
         w->buf[o] = mallocCheck(sizeof(float) * STEPQ_TRACE_OUT_CHUNK * H * W);
         rc = rc || w->d[o] < 0;
