@@ -436,7 +436,7 @@ static int fused(const stepq_format* f) {
 static void qstep_read(stepq_qstate* qs, const stepq_step_in* in, const float* decay,
                        const double* grad, const float* S_prev, float* pred) {
     if (!fused(qs->fmt)) {
-        stepq_backend_reference.read(qs, in, decay, grad, S_prev, pred);
+        stepq_ref_read(qs, in, decay, grad, S_prev, pred);
         return;
     }
     const int V = qs->V;
@@ -516,7 +516,7 @@ FR_INLINE int write_rows(stepq_qstate* qs, const fr_ctx* h, const stepq_step_in*
 
 static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
                        int n_gates, const float* S_ref, float* y, stepq_qmeasure* out) {
-    if (!fused(qs->fmt)) return stepq_backend_reference.write(qs, in, decay, scale, n_gates, S_ref, y, out);
+    if (!fused(qs->fmt)) return stepq_ref_write(qs, in, decay, scale, n_gates, S_ref, y, out);
     const int K = qs->K, V = qs->V, local = row_local(qs->fmt);
     fr_ctx h;
     load_ctx(&h, qs);
