@@ -69,8 +69,9 @@ TASKS_EXAMPLES = """examples (from the clone's root: the local tasks' data_files
   python -m stepq.hf tasks --model data/lm/gdn --format native --tasks tests/data/tasks/stepq_local_mc.yaml
   python -m stepq.hf tasks --model Qwen3.5-DIR --format int8 --tasks gsm8k --num-fewshot 5 --dtype bfloat16 \\
       --output results/gsm8k_int8.json --log-samples
-The context (prompt) runs natively; each scored continuation token but the last, and each
-generated token, goes through the format (method 7.4). Run --format native beside it."""
+The context (prompt) runs natively; then each continuation token but the last, and each
+generated token, is fed with the states in the format, so every scored or generated token after
+the first comes from them (method 7.4). Run --format native beside it to compare."""
 
 
 def _limit(s):
