@@ -273,6 +273,8 @@ def test_refusals(q35, tmp_path, monkeypatch, capsys):
             r"--tasks no_such_task_here: lm-eval could not load it")
     refused(capsys, ["--model", q35, "--format", "int8", "--tasks", str(tmp_path / "none.yaml")],
             r"--tasks .*none.yaml: No such file")
+    refused(capsys, ["--model", q35, "--format", "int8", "--tasks", os.path.join(TASKS, "nothing*.yaml")],
+            r"--tasks .*nothing\*.yaml matches no file")
     refused(capsys, ["--model", str(tmp_path), "--format", "int8", "--tasks", mc], r"no config.json")
     assert os.listdir(tmp_path) == []
 

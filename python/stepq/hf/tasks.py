@@ -151,10 +151,10 @@ class StepqLM(TemplateLM):
             ids = self.tokenizer.encode(string, add_special_tokens=bool(add_special_tokens))
         return ids[-left_truncate_len:] if left_truncate_len else ids
 
-    def tok_decode(self, ids):
+    def tok_decode(self, ids, skip_special_tokens=True):
         if self.tokenizer is None:
             return bytes(t for t in ids if 0 <= t < 256).decode("utf-8", errors="replace")
-        return self.tokenizer.decode(ids, skip_special_tokens=True)
+        return self.tokenizer.decode(ids, skip_special_tokens=skip_special_tokens)
 
     # ---- one request ---------------------------------------------------------------------------------
 
@@ -252,7 +252,7 @@ class StepqLM(TemplateLM):
         from lm_eval.models.utils import handle_stop_sequences, normalize_gen_kwargs
         from tqdm import tqdm
         res = []
-        eos = None if self._eot is None else self.tok_decode([self._eot])
+        eos = None if self._eot is None else self.tok_decode([self._eot], skip_special_tokens=False)
         for ctx, gen_kwargs in tqdm([r.args for r in requests], disable=disable_tqdm,
                                     desc="stepq %s generate_until" % self.format):
             kw = normalize_gen_kwargs(gen_kwargs, self.max_gen_toks)
@@ -283,10 +283,16 @@ def resolve_tasks(tasks, include_path=None):
     if include_path is not None and not os.path.isdir(include_path):
         raise AdapterError("--include-path %s: not a directory (a directory of task YAML files)" % include_path)
     from lm_eval.config.evaluate_config import EvaluatorConfig
+    import glob
     files = []
     for t in tasks.split(","):
         t = t.strip()
-        if t.endswith(".yaml") or t.endswith(".yml"):
+        if t.endswith(".yaml") and glob.has_magic(t):  # lm-eval takes a pattern of YAML files
+            found = sorted(glob.glob(t))
+            if not found:
+                raise AdapterError("--tasks %s matches no file" % t)
+            files += found
+        elif t.endswith(".yaml"):
             regular_file(t, "--tasks")
             files.append(t)
         elif os.path.isdir(t):
