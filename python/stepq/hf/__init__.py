@@ -164,6 +164,7 @@ class Hooks:
         self.handles = []
         self.patched = {}
         self.saved = {}
+        self.closed = False
         on_cpu = all(p.device.type == "cpu" for p in model.parameters())
         # on a CPU: fla's Triton pieces replaced by torch ones (fla_cpu) for the adapter's life; a
         # transformers kernel that resolved to fla's is unwrapped to transformers' torch function
@@ -172,11 +173,14 @@ class Hooks:
             from .fla_cpu import CpuStandIns
             self.stand_ins = CpuStandIns().__enter__()
         for name_i, name in enumerate(spec.kernels):
-            original = getattr(self.mod, name)
+            held = getattr(self.mod, name)  # the kernel, or another live adapter's wrapper of it
+            original = held
+            while getattr(original, "_stepq_hooks", None) is not None:
+                original = original._stepq_hooks.patched[name][0]
             if on_cpu and spec.family == "hf":
                 original = inspect.unwrap(original, stop=lambda f: f.__code__.co_name == name)
-            wrapper = self._wrap(original, name_i)
-            self.saved[name] = getattr(self.mod, name)
+            wrapper = self._wrap(original, name_i, held)
+            self.saved[name] = held
             self.patched[name] = (original, wrapper)
             setattr(self.mod, name, wrapper)
         for l in layers:
@@ -198,14 +202,18 @@ class Hooks:
         if tok is not None:
             _current.reset(tok)
 
-    def _wrap(self, original, which):
+    def _wrap(self, original, which, held):
+        """the wrapper of the kernel original: a call inside one of this adapter's layers goes to
+        on_kernel; any other to the adapter that held the name before (adapters of two models of
+        one class live at once), or to original"""
         sig = inspect.signature(original)
         var_kw = [n for n, p in sig.parameters.items() if p.kind is inspect.Parameter.VAR_KEYWORD]
+        other = held if getattr(held, "_stepq_hooks", None) is not None else original
 
         def kernel(*args, **kwargs):
             cur = _current.get()
             if cur is None or cur[0] is not self:
-                return original(*args, **kwargs)
+                return other(*args, **kwargs)
             bound = sig.bind(*args, **kwargs)
             bound.apply_defaults()
             a = dict(bound.arguments)
@@ -214,16 +222,21 @@ class Hooks:
             return self.on_kernel(cur[1], which, a, lambda: original(*args, **kwargs))
 
         kernel.__wrapped__ = original
+        kernel._stepq_hooks = self
         return kernel
 
     def close(self):
         for h in self.handles:
             h.remove()
         self.handles = []
+        self.closed = True
         for name, (original, wrapper) in self.patched.items():
             if getattr(self.mod, name) is wrapper:
-                setattr(self.mod, name, self.saved[name])
-        self.patched = {}
+                # back to what held the name before, past the wrappers of adapters closed since
+                held = self.saved[name]
+                while getattr(held, "_stepq_hooks", None) is not None and held._stepq_hooks.closed:
+                    held = held._stepq_hooks.saved[name]
+                setattr(self.mod, name, held)
         if self.stand_ins is not None:
             self.stand_ins.__exit__(None, None, None)
             self.stand_ins = None

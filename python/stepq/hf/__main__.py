@@ -4,6 +4,8 @@
                                [--prefill P] [--layers L,L,...]
     python -m stepq.hf eval    --model DIR --text FILE [FILE...] --formats F,F,... --out OUT.h5
                                [--plan PLAN.h5] [--prefill P] [--decode N] [--bin B] [--layers ...]
+    python -m stepq.hf tasks   --model DIR --format F --tasks T[,T...] [--plan PLAN.h5] [--limit N]
+                               [--num-fewshot K] [--output OUT.json] [--log-samples]
 
     python -m stepq.hf calibrate --trace A.h5 [B.h5 ...] --out PLAN.h5 [--steps N] [--horizon H] ...
 
@@ -13,6 +15,8 @@ for the calibrated formats (method 4.1, 4.3), libstepq's calibration: the plan `
 --trace` writes with the same settings. eval keeps every layer's state in
 each format between tokens (method 2, run by libstepq) and measures extra NLL, KL divergence and
 top-1 agreement against the native model, and each layer and head's read-out and state error.
+tasks runs lm-evaluation-harness tasks (accuracy, exact match, perplexity) on the model with its
+states held in one format between tokens (native: the model untouched).
 A model directory without a tokenizer is read as bytes (its vocabulary must hold 256).
 
 Every option and input is checked before any work, and every output is written beside itself
@@ -23,7 +27,7 @@ import argparse
 import sys
 
 from . import AdapterError
-from .cli import CALIBRATE_SETTINGS, DTYPES
+from .cli import CALIBRATE_SETTINGS, DTYPES, int_list
 
 
 class _Parser(argparse.ArgumentParser):
@@ -45,31 +49,6 @@ def _int_at_least(lo, what=""):
     return parse
 
 
-def int_list(s):
-    """'0,2,4-6' -> [0, 2, 4, 5, 6]: at least one index, none negative or given twice"""
-    out = []
-    for part in s.split(","):
-        part = part.strip()
-        try:
-            if "-" in part[1:]:
-                a, b = part.split("-", 1)
-                a, b = int(a, 10), int(b, 10)
-                if b < a:
-                    raise argparse.ArgumentTypeError("the range %s runs backwards" % part)
-                out += list(range(a, b + 1))
-            elif part:
-                out.append(int(part, 10))
-        except ValueError:
-            raise argparse.ArgumentTypeError("%r is not a list of indices like 0,2,4-6" % s) from None
-    if not out:
-        raise argparse.ArgumentTypeError("an empty list (give indices like 0,2,4-6)")
-    if min(out) < 0:
-        raise argparse.ArgumentTypeError("index %d is negative" % min(out))
-    if len(set(out)) != len(out):
-        raise argparse.ArgumentTypeError("%r names an index twice" % s)
-    return out
-
-
 def name_list(s):
     out = [x.strip() for x in s.split(",") if x.strip()]
     if not out:
@@ -88,6 +67,30 @@ EVAL_EXAMPLES = """examples:
       --prefill 512 --decode 512 --plot
   python -m stepq.hf eval --model DIR --text a.txt --formats stepquant6 --plan plan.h5 --out r.h5 --dtype bfloat16
 Documents may differ in length: each gives --decode steps or fewer where it ends first."""
+
+TASKS_EXAMPLES = """examples (from the clone's root: the local tasks' data_files are relative to it):
+  python -m stepq.hf tasks --model data/lm/gdn --format int8 --tasks tests/data/tasks --limit 4
+  python -m stepq.hf tasks --model data/lm/gdn --format native --tasks tests/data/tasks/stepq_local_mc.yaml
+  python -m stepq.hf tasks --model Qwen3.5-DIR --format int8 --tasks gsm8k --num-fewshot 5 --dtype bfloat16 \\
+      --output results/gsm8k_int8.json --log-samples
+The context (prompt) runs natively; then each continuation token but the last, and each
+generated token, is fed with the states in the format, so every scored or generated token after
+the first comes from them (method 7.4). Run --format native beside it to compare."""
+
+
+def _limit(s):
+    try:
+        v = float(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a number" % s) from None
+    if not v > 0 or v != v or v == float("inf"):
+        raise argparse.ArgumentTypeError("%s: give a count of documents per task (N >= 1) or a fraction (0 < x < 1)"
+                                         % s)
+    if v >= 1:
+        if v != int(v):
+            raise argparse.ArgumentTypeError("%s: a count of documents is a whole number" % s)
+        return int(v)
+    return v
 
 
 CALIBRATE_EXAMPLES = """examples:
@@ -122,12 +125,42 @@ def parser():
                    help="tokens of the first forward (default: all at once); then one token per call")
     c.add_argument("--layers", type=int_list, default=None,
                    help="layer indices, e.g. 0,2,4-6 (default: every delta-rule layer)")
-    for x in (c, e := sub.add_parser("eval", help="the model with its states in stepq formats: extra NLL, KL, "
+    t = sub.add_parser("tasks", help="lm-evaluation-harness tasks with the states in a stepq format",
+                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=TASKS_EXAMPLES)
+    for x in (c, t, e := sub.add_parser("eval", help="the model with its states in stepq formats: extra NLL, KL, "
                                                   "top-1, errors",
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EVAL_EXAMPLES)):
         x.add_argument("--dtype", choices=DTYPES, default="float32",
                        help="the model's weights and activations (the reference recurrence stays float32)")
         x.add_argument("--device", default="cpu", help="where the model runs: cpu (a GPU is not supported yet)")
+    t.add_argument("--model", required=True, help="a model directory (save_pretrained's)")
+    t.add_argument("--format", required=True,
+                   help="the format every delta-rule layer's state is held in between tokens (stepq formats lists "
+                        "them), or native: the model untouched")
+    t.add_argument("--tasks", required=True,
+                   help="lm-eval task names, task YAML files or a directory of them, comma-separated")
+    t.add_argument("--include-path", default=None, help="a directory of further task YAML files (lm-eval's)")
+    t.add_argument("--plan", default=None, help="a plan calibrated on this model's captures")
+    t.add_argument("--plan-any-model", action="store_true",
+                   help="accept a plan that names no model (calibrated on synthetic streams)")
+    t.add_argument("--layers", type=int_list, default=None,
+                   help="hold only these layers' states in the format (default: every delta-rule layer)")
+    t.add_argument("--limit", type=_limit, default=None,
+                   help="documents per task: N, or a fraction below 1 (lm-eval's; for trying things out)")
+    t.add_argument("--num-fewshot", type=_int_at_least(0), default=None, help="examples in each prompt (lm-eval's)")
+    t.add_argument("--batch-size", type=_int_at_least(1), default=1,
+                   help="1: stepq answers one request at a time")
+    t.add_argument("--max-length", type=_int_at_least(2), default=None,
+                   help="tokens of context at most (default: the config's max_position_embeddings, else 2048)")
+    t.add_argument("--max-gen-toks", type=_int_at_least(1), default=256,
+                   help="generated tokens at most where a task names none (lm-eval's default: 256)")
+    t.add_argument("--bootstrap-iters", type=_int_at_least(0), default=100000,
+                   help="resamples for the metrics' standard errors (lm-eval's; 0: none)")
+    t.add_argument("--output", default=None,
+                   help="OUT.json: lm-eval's results, configs and versions, and how stepq ran (format, plan, "
+                        "device, dtype, kernels)")
+    t.add_argument("--log-samples", action="store_true",
+                   help="also each document's requests and answers in --output (lm-eval's samples)")
     e.add_argument("--model", required=True)
     e.add_argument("--text", required=True, nargs="+", help="documents, one row of the batch each")
     e.add_argument("--formats", required=True, type=name_list)
@@ -173,6 +206,9 @@ def main(argv=None):
         elif a.command == "calibrate":
             from .cli import cmd_calibrate
             cmd_calibrate(a)
+        elif a.command == "tasks":
+            from .tasks import tasks_command
+            tasks_command(a)
         else:
             from .eval import cmd_eval
             cmd_eval(a)

@@ -6,6 +6,7 @@ and nothing imports __main__.
 Every refusal is an AdapterError whose message names the option or file and what is wrong;
 __main__ prints it as the one line `stepq.hf: error: ...` (the command line's rules, README
 "What is checked")."""
+import argparse
 import json
 import math
 import os
@@ -238,6 +239,31 @@ def plot_script(name="nll.gp"):
             return os.path.normpath(p)
     raise AdapterError("--plot: stepq's %s is in neither %s nor a clone's plots/ (reinstall the package, or give "
                        "--plot SCRIPT)" % (name, os.path.join(here, "plots")))
+
+
+def int_list(s):
+    """'0,2,4-6' -> [0, 2, 4, 5, 6]: at least one index, none negative or given twice"""
+    out = []
+    for part in s.split(","):
+        part = part.strip()
+        try:
+            if "-" in part[1:]:
+                a, b = part.split("-", 1)
+                a, b = int(a, 10), int(b, 10)
+                if b < a:
+                    raise argparse.ArgumentTypeError("the range %s runs backwards" % part)
+                out += list(range(a, b + 1))
+            elif part:
+                out.append(int(part, 10))
+        except ValueError:
+            raise argparse.ArgumentTypeError("%r is not a list of indices like 0,2,4-6" % s) from None
+    if not out:
+        raise argparse.ArgumentTypeError("an empty list (give indices like 0,2,4-6)")
+    if min(out) < 0:
+        raise argparse.ArgumentTypeError("index %d is negative" % min(out))
+    if len(set(out)) != len(out):
+        raise argparse.ArgumentTypeError("%r names an index twice" % s)
+    return out
 
 
 # ---- outputs ----------------------------------------------------------------------------------------

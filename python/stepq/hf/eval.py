@@ -37,6 +37,11 @@ class _State:
         self.ev, self.fmt, self.sessions = ev, fmt, {}
         self.errs = {l.index: [] for l in ev.layers}  # per layer: per step (state_rel, readout_rel) [B*HV]
 
+    def close(self):
+        for s in self.sessions.values():
+            s.close()
+        self.sessions = {}
+
 
 class Evaluator:
     """One set of hooks on the model; target (None: native) says whose stream the next forward is."""
@@ -207,8 +212,7 @@ def evaluate(model, ids, formats, prefill, decode, plan=None, layers=None, gener
                 e = np.array(st.errs[l.index])  # [N, 2, D*HV]
                 state_err[f, j] = e[:, 0].reshape(N, D, HV).mean(1).T
                 readout_err[f, j] = e[:, 1].reshape(N, D, HV).mean(1).T
-            for s in st.sessions.values():
-                s.close()
+            st.close()
         res = dict(nll_native=nll_native, extra=extra, kl=kl, top1=top1, state_err=state_err,
                    readout_err=readout_err, layers=np.array([l.index for l in ev.layers], np.int32),
                    kernels=sorted(ev.ran))
@@ -234,8 +238,7 @@ def _greedy(model, ev, prompt, formats, G):
                 logits, cache = forward(model, tok_[:, None], cache)
                 tok_ = logits[:, -1].argmax(-1)
             if st is not None:
-                for s in st.sessions.values():
-                    s.close()
+                st.close()
     return out
 
 

@@ -1,0 +1,383 @@
+"""Task accuracy through lm-evaluation-harness with every delta-rule layer's state held in a stepq
+format between tokens (method 7.4, "Task accuracy").
+
+StepqLM is an lm_eval model: it answers loglikelihood, loglikelihood_rolling and generate_until
+one request at a time with the sessions of eval.py (its Evaluator: the model's own kernel for a
+prompt, a libstepq Session per layer for each token after it):
+  - loglikelihood (context, continuation): the context in one native forward (its last logits
+    score the continuation's first token), then each continuation token but the last one call
+    through the format, whose logits score the next; as a server would generate the continuation
+    after the prompt, teacher-forced. A continuation of one token is scored by the native prefill
+    alone: the format cannot change it, as it cannot change a server's first generated token.
+  - loglikelihood_rolling: lm-eval's rolling windows (one token of context: the prefix token),
+    each scored as a loglikelihood request.
+  - generate_until: the context natively, then greedy tokens, each fed back through the format,
+    until a stop sequence, the end-of-sequence token or max_gen_toks.
+Each request opens its own sessions (the state encoded from the prefill's at its first decode
+call) and a cache of its own, and closes both: nothing passes from one request to the next.
+format "native" runs the model's own kernels by the same schedule (eval's native stream: the
+hooks hand every call to the original; on a CPU that is the torch function, fla's Triton pieces
+stood in for by fla_cpu's).
+
+lm-eval 0.4.13 finds models in its registry only (no entry points are read): importing this
+module registers StepqLM as "stepq" (lm_eval.api.registry.register_model), so from Python
+`import stepq.hf.tasks` then `lm_eval.simple_evaluate(model="stepq", model_args=...)`; the
+`lm_eval` command line cannot import it, and `python -m stepq.hf tasks` runs it instead.
+"""
+import argparse
+import contextlib
+import json
+import os
+import sys
+import time
+
+try:
+    import lm_eval
+    from lm_eval.api.model import TemplateLM
+    from lm_eval.api.registry import register_model
+except ImportError:  # the command refuses by name (tasks_command); the class needs it
+    lm_eval = None
+    TemplateLM = object
+
+    def register_model(*names):
+        return lambda cls: cls
+
+from .. import StepqError
+from . import AdapterError, forward
+from .cli import DTYPES, check_device, check_model_dir, int_list, load_model, model_files, outputs, regular_file
+
+LM_EVAL_TESTED = "0.4.13"
+NATIVE = "native"
+MODEL_ARGS = ("pretrained", "format", "plan", "plan_any_model", "layers", "device", "dtype", "batch_size",
+              "max_batch_size", "max_length", "max_gen_toks")
+
+
+def _flag(v):
+    return v if isinstance(v, bool) else str(v).strip().lower() in ("1", "true", "yes")
+
+
+def check_format(fmt):
+    """a format of stepq.formats(), or native"""
+    from .. import formats as table
+    known = [f.name for f in table()]
+    if fmt != NATIVE and fmt not in known:
+        raise AdapterError("--format: no format is called '%s' (stepq formats lists them; native runs the model "
+                           "untouched)" % fmt)
+    return fmt
+
+
+@register_model("stepq")
+class StepqLM(TemplateLM):
+    """lm_eval's model "stepq" (the module's docstring). model_args: pretrained (a model directory),
+    format (a stepq format, or native), plan, plan_any_model, layers (e.g. "0,2"), device, dtype,
+    max_length (default: the config's max_position_embeddings, else 2048), max_gen_toks (256)."""
+
+    def __init__(self, pretrained=None, format=NATIVE, plan=None, plan_any_model=False, layers=None, device=None,
+                 dtype="float32", batch_size=1, max_batch_size=None, max_length=None, max_gen_toks=256, **other):
+        if lm_eval is None:
+            raise AdapterError("lm-eval is not installed: pip install lm-eval==%s" % LM_EVAL_TESTED)
+        super().__init__()
+        if other:
+            raise AdapterError("the stepq model takes no argument %s (it takes %s)"
+                               % (", ".join(sorted(other)), ", ".join(MODEL_ARGS)))
+        if not pretrained:
+            raise AdapterError("the stepq model needs pretrained=DIR, a model directory (save_pretrained's)")
+        try:
+            bs = int(batch_size if batch_size is not None else 1)
+        except (TypeError, ValueError):
+            bs = None
+        if bs != 1:
+            raise AdapterError("--batch-size %s: stepq answers one request at a time (the adapters step unpadded "
+                               "rows), give 1" % batch_size)
+        self.format = check_format(str(format))
+        if plan is not None and self.format == NATIVE:
+            raise AdapterError("--plan %s goes with a format (native runs the model untouched)" % plan)
+        device = device or "cpu"
+        check_device(device)
+        if dtype not in DTYPES:
+            raise AdapterError("--dtype %s: one of %s" % (dtype, ", ".join(DTYPES)))
+        if isinstance(layers, str):
+            try:
+                layers = int_list(layers)
+            except argparse.ArgumentTypeError as e:
+                raise AdapterError("layers=%s: %s" % (layers, e)) from None
+        check_model_dir(pretrained)
+        if plan is not None:
+            regular_file(plan, "--plan")
+        from .. import Plan
+        self.path, self.dtype, self.plan_path = pretrained, dtype, plan
+        self._device = device
+        self.model, self.tokenizer = load_model(pretrained, dtype, device)
+        # the hooks of eval's native stream too: with target None every call runs the model's own
+        # kernel (on a CPU: the torch functions, fla's Triton pieces stood in for by fla_cpu's)
+        from .eval import Evaluator
+        self.ev = Evaluator(self.model, layers, Plan(plan) if plan else None, _flag(plan_any_model))
+        cfg = getattr(self.model.config, "text_config", None) or self.model.config
+        self.vocab = int(self.model.config.vocab_size)
+        self.max_length = int(max_length or getattr(cfg, "max_position_embeddings", None) or 2048)
+        self.max_gen_toks = int(max_gen_toks)
+        if self.max_length < 2 or self.max_gen_toks < 1 or self.max_gen_toks >= self.max_length:
+            raise AdapterError("max_length %d and max_gen_toks %d: a context needs room (1 <= max_gen_toks < "
+                               "max_length)" % (self.max_length, self.max_gen_toks))
+        tok = self.tokenizer
+        eos = tok.eos_token_id if tok is not None else getattr(self.model.config, "eos_token_id", None)
+        eos = eos[0] if isinstance(eos, (list, tuple)) and eos else eos
+        self._eot = eos if isinstance(eos, int) and 0 <= eos < self.vocab else None
+        bos = tok.bos_token_id if tok is not None else getattr(self.model.config, "bos_token_id", None)
+        bos = bos if isinstance(bos, int) and 0 <= bos < self.vocab else None
+        # what an empty context is conditioned on: BOS, else EOS, else a newline (a byte model's
+        # documents are separated by one)
+        self._prefix = bos if bos is not None else self._eot if self._eot is not None else self.tok_encode("\n")[0]
+
+    # ---- what TemplateLM asks of a model --------------------------------------------------------------
+
+    @property
+    def eot_token_id(self):
+        return self._eot
+
+    @property
+    def prefix_token_id(self):
+        return self._prefix
+
+    @property
+    def tokenizer_name(self):
+        return os.path.abspath(self.path) if self.tokenizer is None else self.tokenizer.name_or_path
+
+    def tok_encode(self, string, add_special_tokens=None, left_truncate_len=None, **kwargs):
+        """token ids of string: the tokenizer's (no special tokens unless asked), or UTF-8 bytes"""
+        if self.tokenizer is None:
+            ids = list(string.encode("utf-8"))
+        else:
+            ids = self.tokenizer.encode(string, add_special_tokens=bool(add_special_tokens))
+        return ids[-left_truncate_len:] if left_truncate_len else ids
+
+    def tok_decode(self, ids, skip_special_tokens=True):
+        if self.tokenizer is None:
+            return bytes(t for t in ids if 0 <= t < 256).decode("utf-8", errors="replace")
+        return self.tokenizer.decode(ids, skip_special_tokens=skip_special_tokens)
+
+    # ---- one request ---------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _request(self):
+        """the format's state of one request: new sessions, opened at the first decode call and
+        closed at its end (native: nothing)"""
+        from .eval import _State
+        st = None if self.format == NATIVE else _State(self.ev, self.format)
+        self.ev.target = st
+        try:
+            yield
+        finally:
+            self.ev.target = None
+            if st is not None:
+                st.close()
+
+    def _ids(self, ids):
+        import torch
+        return torch.tensor([ids], dtype=torch.long, device=self._device)
+
+    def score(self, context, continuation):
+        """(log-likelihood of the continuation's tokens after the context's, whether each is the
+        argmax): the context natively, then each continuation token but the last through the format"""
+        import torch
+        whole = (list(context) + list(continuation))[-(self.max_length + 1):]
+        n = len(continuation)
+        if n < 1:
+            raise AdapterError("a loglikelihood request with an empty continuation (nothing to score)")
+        if n >= len(whole):
+            raise AdapterError("a continuation of %d tokens does not fit max_length %d with a token of context"
+                               % (n, self.max_length))
+        ctx = whole[:-n]
+        ll, greedy = 0.0, True
+        with self._request(), torch.no_grad():
+            logits, cache = forward(self.model, self._ids(ctx))
+            for i, t in enumerate(continuation):
+                if i:
+                    logits, cache = forward(self.model, self._ids([continuation[i - 1]]), cache)
+                lp = torch.log_softmax(logits[0, -1].to(torch.float64), -1)
+                ll += float(lp[t])
+                greedy = greedy and int(lp.argmax()) == t
+        return ll, greedy
+
+    def generate(self, context, until, max_gen_toks):
+        """greedy text after the context ids: the context natively, each generated token fed back
+        through the format, until a stop string of until, EOS or max_gen_toks; cut at the first stop"""
+        import torch
+        ctx = list(context)[-(self.max_length - max_gen_toks):] or [self.prefix_token_id]
+        out, text = [], ""
+        with self._request(), torch.no_grad():
+            logits, cache = forward(self.model, self._ids(ctx))
+            while True:
+                t = int(logits[0, -1].argmax())
+                if self._eot is not None and t == self._eot:
+                    break
+                out.append(t)
+                text = self.tok_decode(out)
+                if len(out) >= max_gen_toks or any(u and u in text for u in until):
+                    break
+                logits, cache = forward(self.model, self._ids([t]), cache)
+        for u in until:
+            if u:
+                text = text.split(u)[0]
+        return text
+
+    # ---- lm-eval's requests --------------------------------------------------------------------------
+
+    def _loglikelihood_tokens(self, requests, disable_tqdm=False, **kwargs):
+        from tqdm import tqdm
+        res = []
+        for key, ctx, cont in tqdm(requests, disable=disable_tqdm, desc="stepq %s loglikelihood" % self.format):
+            r = self.score(ctx, cont)
+            res.append(r)
+            if key is not None:
+                self.cache_hook.add_partial("loglikelihood", key, r)
+        return res
+
+    def loglikelihood_rolling(self, requests, disable_tqdm=False):
+        from lm_eval import utils
+        from tqdm import tqdm
+        res = []
+        for (string,) in tqdm([r.args for r in requests], disable=disable_tqdm,
+                              desc="stepq %s loglikelihood_rolling" % self.format):
+            windows = map(utils.make_disjoint_window,
+                          utils.get_rolling_token_windows(token_list=self.tok_encode(string),
+                                                          prefix_token=self.prefix_token_id,
+                                                          max_seq_len=self.max_length, context_len=1))
+            ll = sum(self.score(c, t)[0] for c, t in windows)
+            res.append(ll)
+            self.cache_hook.add_partial("loglikelihood_rolling", (string,), ll)
+        return res
+
+    def generate_until(self, requests, disable_tqdm=False):
+        from lm_eval.models.utils import handle_stop_sequences, normalize_gen_kwargs
+        from tqdm import tqdm
+        res = []
+        eos = None if self._eot is None else self.tok_decode([self._eot], skip_special_tokens=False)
+        for ctx, gen_kwargs in tqdm([r.args for r in requests], disable=disable_tqdm,
+                                    desc="stepq %s generate_until" % self.format):
+            kw = normalize_gen_kwargs(gen_kwargs, self.max_gen_toks)
+            if kw.get("do_sample"):
+                raise AdapterError("a task asks for sampled generation (do_sample=True, temperature %s): stepq "
+                                   "generates greedily, the same tokens every run" % kw.get("temperature"))
+            until = handle_stop_sequences(kw.pop("until", None), eos=eos or None)
+            G = kw.pop("max_gen_toks")
+            if G >= self.max_length:
+                raise AdapterError("a task asks for %d generated tokens; max_length is %d" % (G, self.max_length))
+            text = self.generate(self.tok_encode(ctx), until, G)
+            res.append(text)
+            self.cache_hook.add_partial("generate_until", (ctx, gen_kwargs), text)
+        return res
+
+    def close(self):
+        if self.ev is not None:
+            self.ev.close()
+            self.ev = None
+
+
+# ---- python -m stepq.hf tasks --------------------------------------------------------------------------
+
+def resolve_tasks(tasks, include_path=None):
+    """(task_manager, the top-level Task and Group objects, the YAML files named): --tasks' names,
+    YAML files and directories resolved and loaded by lm-eval itself (its datasets read), before
+    the model loads; a task it cannot find or load is refused by name"""
+    if include_path is not None and not os.path.isdir(include_path):
+        raise AdapterError("--include-path %s: not a directory (a directory of task YAML files)" % include_path)
+    from lm_eval.config.evaluate_config import EvaluatorConfig
+    import glob
+    files = []
+    for t in tasks.split(","):
+        t = t.strip()
+        if t.endswith(".yaml") and glob.has_magic(t):  # lm-eval takes a pattern of YAML files
+            found = sorted(glob.glob(t))
+            if not found:
+                raise AdapterError("--tasks %s matches no file" % t)
+            files += found
+        elif t.endswith(".yaml"):
+            regular_file(t, "--tasks")
+            files.append(t)
+        elif os.path.isdir(t):
+            files += [os.path.join(t, f) for f in sorted(os.listdir(t)) if f.endswith(".yaml")]
+    cfg = EvaluatorConfig(tasks=tasks, include_path=include_path)
+    try:
+        tm = cfg.process_tasks()
+        if not cfg.tasks:
+            raise ValueError("no task YAML in it")
+        loaded = tm.load(cfg.tasks)
+    except Exception as e:  # lm-eval's and datasets' reasons, as one line
+        raise AdapterError("--tasks %s: lm-eval could not load it: %s" % (tasks, str(e).strip().split("\n")[0][:500])) \
+            from None
+    children = {c for names in loaded["group_map"].values() for c in names}
+    top = [g for n, g in loaded["groups"].items() if n not in children] + \
+          [t for n, t in loaded["tasks"].items() if n not in children]
+    return tm, top, files
+
+
+def tasks_command(a):
+    if lm_eval is None:
+        raise AdapterError("python -m stepq.hf tasks needs lm-eval: pip install lm-eval==%s" % LM_EVAL_TESTED)
+    check_format(a.format)
+    if a.plan and a.format == NATIVE:
+        raise AdapterError("--plan %s goes with a format (native runs the model untouched)" % a.plan)
+    if a.batch_size != 1:
+        raise AdapterError("--batch-size %d: stepq answers one request at a time (the adapters step unpadded "
+                           "rows), give 1" % a.batch_size)
+    check_device(a.device)
+    check_model_dir(a.model)
+    inputs = model_files(a.model)
+    if a.plan:
+        regular_file(a.plan, "--plan")
+        inputs.append(a.plan)
+    tm, top, files = resolve_tasks(a.tasks, a.include_path)
+    outs = outputs([(a.output, "--output")], inputs + files) if a.output else []
+    lm = None
+    try:
+        lm = StepqLM(pretrained=a.model, format=a.format, plan=a.plan, plan_any_model=a.plan_any_model,
+                     layers=a.layers, device=a.device, dtype=a.dtype, max_length=a.max_length,
+                     max_gen_toks=a.max_gen_toks)
+        t0 = time.time()
+        try:
+            r = lm_eval.simple_evaluate(model=lm, tasks=top, task_manager=tm, num_fewshot=a.num_fewshot,
+                                        limit=a.limit, log_samples=a.log_samples,
+                                        bootstrap_iters=a.bootstrap_iters, batch_size=1)
+        except (AdapterError, StepqError):
+            raise
+        except Exception as e:  # a task lm-eval cannot run (its metric or filter): its reason, as one line
+            raise AdapterError("lm-eval stopped on --tasks %s: %s: %s" % (
+                a.tasks, type(e).__name__, str(e).strip().split("\n")[0][:500])) from None
+        dt = time.time() - t0
+        r["stepq"] = record(a, lm, dt)
+        if outs:
+            from lm_eval.utils import handle_non_serializable
+            try:
+                with open(outs[0].tmp, "w") as f:
+                    json.dump(r, f, indent=2, default=handle_non_serializable, ensure_ascii=False)
+            except OSError as e:
+                raise outs[0].failed(e) from None
+            outs[0].commit()
+        from lm_eval.utils import make_table
+        print(make_table(r))
+        if "groups" in r:
+            print(make_table(r, "groups"))
+        print("stepq.hf tasks: %s, format %s%s, %s on %s: %.1f s%s" %
+              (a.model, a.format, " (plan %s)" % a.plan if a.plan else "", a.dtype, a.device, dt,
+               ", wrote %s" % a.output if a.output else ""))
+    finally:
+        if lm is not None:
+            lm.close()
+        for o in outs:
+            o.discard()
+
+
+def record(a, lm, dt):
+    """what the output says of the run beside lm-eval's own record"""
+    import torch
+    import transformers
+    return dict(model=os.path.abspath(a.model), model_type=lm.model.config.model_type, format=a.format,
+                plan=os.path.abspath(a.plan) if a.plan else None, device=a.device, dtype=a.dtype,
+                kernels=sorted(lm.ev.ran), max_length=lm.max_length,
+                prefill_boundary="loglikelihood: the context natively, each continuation token but the last "
+                                 "through the format; generate_until: the context natively, each generated token "
+                                 "through the format (method 7.4)",
+                seconds=dt, command=" ".join(sys.argv), lm_eval_version=lm_eval.__version__ if hasattr(
+                    lm_eval, "__version__") else LM_EVAL_TESTED, transformers_version=transformers.__version__,
+                torch_version=str(torch.__version__))
