@@ -419,39 +419,43 @@ static int check_segments(const stepq_calib_cfg* c) {
     return stepq_family_fits(&stepq_family_dual, what, s0->K, s0->V);
 }
 
-int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
-    if (check_segments(c) != STEPQ_OK) return STEPQ_ERR;
+// a plan for segment 0's heads with the calibration's knobs, its measurements still to be made
+static void new_plan(stepq_plan* p, const stepq_calib_cfg* c) {
     const stepq_source* s0 = c->segments[0];
-    stepq_plan p;
-    stepq_plan_alloc(&p, s0->kind, s0->K, s0->V, s0->n_heads);
-    memcpy(p.layer, s0->layer, sizeof(int) * p.H);
-    memcpy(p.head, s0->head, sizeof(int) * p.H);
-    p.gamma = c->gamma;
-    p.rho = c->rho;
-    p.horizon = c->horizon;
-    p.refits = c->refits;
-    p.pivots = c->pivots;
-    p.damp_fraction = c->damp_fraction;
-    if (c->key) snprintf(p.calibration_key, sizeof p.calibration_key, "%s", c->key);
-    snprintf(p.model_sha256, sizeof p.model_sha256, "%s", s0->model_sha256);
-    calib_ctx x = {c, &p, NULL, callocCheck((size_t)p.H, sizeof(int))};
-    if (p.kind == STEPQ_KDA) {
-        double bytes = (double)sizeof(float) * p.H * c->reservoir * p.K * p.V;
-        if (stepq_check_memory(bytes, "calibrate: keeping the KDA snapshots for the pivot pass (heads x "
-                                      "reservoir x K x V floats)")) {
-            free(x.n_snap);
-            stepq_plan_free(&p);
-            return STEPQ_ERR;
-        }
-        if (bytes > 8.0 * 1073741824.0 && !c->quiet)
-            fprintf(stderr, "calibrate: keeping %.1f GiB of KDA snapshots for the pivot pass\n", bytes / 1073741824.0);
-        x.reservoirs = mallocCheck((size_t)bytes);
-    }
+    stepq_plan_alloc(p, s0->kind, s0->K, s0->V, s0->n_heads);
+    memcpy(p->layer, s0->layer, sizeof(int) * p->H);
+    memcpy(p->head, s0->head, sizeof(int) * p->H);
+    p->gamma = c->gamma;
+    p->rho = c->rho;
+    p->horizon = c->horizon;
+    p->refits = c->refits;
+    p->pivots = c->pivots;
+    p->damp_fraction = c->damp_fraction;
+    if (c->key) snprintf(p->calibration_key, sizeof p->calibration_key, "%s", c->key);
+    snprintf(p->model_sha256, sizeof p->model_sha256, "%s", s0->model_sha256);
+}
+
+// KDA: room for every head's reservoir of snapshots, kept for the pivot pass (redistort_kda);
+// STEPQ_ERR when the machine lacks the memory
+static int reserve_snapshots(calib_ctx* x, const stepq_plan* p, const stepq_calib_cfg* c) {
+    if (p->kind != STEPQ_KDA) return STEPQ_OK;
+    double bytes = (double)sizeof(float) * p->H * c->reservoir * p->K * p->V;
+    if (stepq_check_memory(bytes, "calibrate: keeping the KDA snapshots for the pivot pass (heads x "
+                                  "reservoir x K x V floats)"))
+        return STEPQ_ERR;
+    if (bytes > 8.0 * 1073741824.0 && !c->quiet)
+        fprintf(stderr, "calibrate: keeping %.1f GiB of KDA snapshots for the pivot pass\n", bytes / 1073741824.0);
+    x->reservoirs = mallocCheck((size_t)bytes);
+    return STEPQ_OK;
+}
+
+// every head's native runs through the segments, each from a zero state (method 4.1), into the
+// plan's measurements; STEPQ_ERR when a run failed (on any rank)
+static int measure_heads(calib_ctx* x, stepq_plan* p, const stepq_calib_cfg* c) {
     stepq_progress pr;
-    stepq_progress_start(&pr, "calibrate", "heads", p.H);
+    stepq_progress_start(&pr, "calibrate", "heads", p->H);
     pr.quiet |= c->quiet;
-    // every head's native runs through the segments, each from a zero state (method 4.1)
-    const stepq_observer obs = {.name = "calibrate", .ctx = &x, .thread_init = calib_thread_init,
+    const stepq_observer obs = {.name = "calibrate", .ctx = x, .thread_init = calib_thread_init,
                                 .thread_free = calib_thread_free, .init_head = calib_init_head,
                                 .on_step = calib_step, .end_head = calib_end_head};
     // an MPI run (base/ranks.h): the units are the heads, each through every segment (its
@@ -460,27 +464,33 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
                                    .from_zero = 1, .split = 1};
     stepq_split sp;
     stepq_split_init(&sp);
-    const size_t HG = (size_t)p.H * p.G, HK = (size_t)p.H * p.K;
-    stepq_split_add(&sp, p.omega, sizeof(double) * HK);
-    stepq_split_add(&sp, p.w, sizeof(float) * HK);
-    double* per_unit[4] = {p.l, p.L, p.M, p.R};
+    const size_t HG = (size_t)p->H * p->G, HK = (size_t)p->H * p->K;
+    stepq_split_add(&sp, p->omega, sizeof(double) * HK);
+    stepq_split_add(&sp, p->w, sizeof(float) * HK);
+    double* per_unit[4] = {p->l, p->L, p->M, p->R};
     for (int i = 0; i < 4; i++) stepq_split_add(&sp, per_unit[i], sizeof(double) * HG);
-    stepq_split_add(&sp, p.d_dual, sizeof(double) * HG * STEPQ_NW);
-    stepq_split_add(&sp, p.d_abs, sizeof(double) * HG * STEPQ_NW);
-    stepq_split_add(&sp, x.n_snap, sizeof(int) * p.H);
+    stepq_split_add(&sp, p->d_dual, sizeof(double) * HG * STEPQ_NW);
+    stepq_split_add(&sp, p->d_abs, sizeof(double) * HG * STEPQ_NW);
+    stepq_split_add(&sp, x->n_snap, sizeof(int) * p->H);
     int failed = stepq_split_end(
         &sp, stepq_headloop_run_segments((const stepq_source* const*)c->segments, c->n_segments, &hc), "calibrate");
     stepq_progress_end(&pr);
-    if (failed) {
-        free(x.reservoirs);
-        free(x.n_snap);
-        stepq_plan_free(&p);
-        return STEPQ_ERR;
+    return failed ? STEPQ_ERR : STEPQ_OK;
+}
+
+int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
+    if (check_segments(c) != STEPQ_OK) return STEPQ_ERR;
+    stepq_plan p;
+    new_plan(&p, c);
+    calib_ctx x = {.c = c, .p = &p, .reservoirs = NULL, .n_snap = callocCheck((size_t)p.H, sizeof(int))};
+    int rc = reserve_snapshots(&x, &p, c);
+    if (rc == STEPQ_OK) rc = measure_heads(&x, &p, c);
+    if (rc == STEPQ_OK) {
+        if (!getenv("STEPQ_QUIET") && !c->quiet)
+            fprintf(stderr, "calibrate: pivots and allocations of %d units (%s)\n", p.H * p.G,
+                    p.kind == STEPQ_GDN ? "exact DP" : "Lagrangian + repair, pivots refitted");
+        rc = stepq_allocate(&p, redistort_kda, &x);  // method 4.3
     }
-    if (!getenv("STEPQ_QUIET") && !c->quiet)
-        fprintf(stderr, "calibrate: pivots and allocations of %d units (%s)\n", p.H * p.G,
-                p.kind == STEPQ_GDN ? "exact DP" : "Lagrangian + repair, pivots refitted");
-    int rc = stepq_allocate(&p, redistort_kda, &x);
     if (rc == STEPQ_OK) {
         mark_damp(&p);
         if (c->output) rc = stepq_plan_write(c->output, &p, c->prov.config_text, c->prov.source);

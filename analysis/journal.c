@@ -173,54 +173,45 @@ static int read_old(stepq_journal* j, FILE* fp, const char* path, const char* he
     return STEPQ_OK;
 }
 
-stepq_journal* stepq_journal_open(const char* output, const char* key, int F, long NB, int H, int resume) {
-    stepq_journal* j = callocCheck(1, sizeof *j);
-    j->path = journal_path(output, stepq_rank(), stepq_nranks());
-    j->F = F;
-    j->NB = NB;
-    j->size = record_size(F, NB);
-    const char* kill = getenv("STEPQ_TEST_KILL_AFTER_HEADS");
-    j->kill_after = kill ? atol(kill) : 0;
-    char header[512];
-    snprintf(header, sizeof header, "stepq journal %s F %d NB %ld\n", key, F, NB);
-    int rc = STEPQ_OK, n_old = 0;
-    // every journal of this output, whatever rank count wrote it: a resume reads them all, each
-    // rank keeping its own heads; a new run (no --resume) starts over and removes them
-    char** old = journals_beside(output, &n_old);
-    for (int i = 0; i < n_old && !rc && resume; i++) {
+// every journal of this output, whatever rank count wrote it: a resume reads them all, each rank
+// keeping its own heads (read_old)
+static int read_journals(stepq_journal* j, char** old, int n_old, const char* header, int H) {
+    int rc = STEPQ_OK;
+    for (int i = 0; i < n_old && !rc; i++) {
         FILE* fp = fopen(old[i], "rb");
         if (!fp) continue;
         rc = read_old(j, fp, old[i], header, H);
         fclose(fp);
     }
-    if (resume && !n_old && stepq_rank() == 0)
-        fprintf(stderr, "resume: no journal of %s: starting from the first head\n", output);
-    // every rank has read every journal before any is rewritten (an MPI run)
-    rc = stepq_ranks_agree(rc, "reading the journals");
-    if (!rc) {  // rewrite this rank's with its complete records only, then append: written beside
-        // it and renamed over it, so that a failed rewrite (a full disk) keeps the old records and
-        // leaves no file of its own
-        char* tmp;
-        const int fd = stepq_tmpfile(&tmp, j->path);
-        j->fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
-        int bad = !j->fp;
-        if (!bad) bad = fputs(header, j->fp) < 0;
-        for (long i = 0; i < j->n_old && !bad; i++)
-            bad = write_record(j->fp, j->old[i].s, j->old[i].h, j->old[i].data, j->size);
-        if (!bad) bad = fflush(j->fp) != 0 || rename(tmp, j->path) != 0;
-        if (bad) {
-            stepq_error("cannot write the journal %s: %s", j->path, errno ? strerror(errno) : "a write failed");
-            if (j->fp) fclose(j->fp);
-            else if (fd >= 0) close(fd);
-            j->fp = NULL;
-            if (fd >= 0) remove(tmp);
-            rc = STEPQ_ERR;
-        }
-        free(tmp);
-        rc = stepq_ranks_agree(rc, "writing the journals");
+    return rc;
+}
+
+// this rank's journal rewritten with its complete records only and left open to append: written
+// beside it and renamed over it, so that a failed rewrite (a full disk) keeps the old records and
+// leaves no file of its own
+static int rewrite(stepq_journal* j, const char* header) {
+    char* tmp;
+    const int fd = stepq_tmpfile(&tmp, j->path);
+    j->fp = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    int bad = !j->fp;
+    if (!bad) bad = fputs(header, j->fp) < 0;
+    for (long i = 0; i < j->n_old && !bad; i++)
+        bad = write_record(j->fp, j->old[i].s, j->old[i].h, j->old[i].data, j->size);
+    if (!bad) bad = fflush(j->fp) != 0 || rename(tmp, j->path) != 0;
+    if (bad) {
+        stepq_error("cannot write the journal %s: %s", j->path, errno ? strerror(errno) : "a write failed");
+        if (j->fp) fclose(j->fp);
+        else if (fd >= 0) close(fd);
+        j->fp = NULL;
+        if (fd >= 0) remove(tmp);
     }
-    // the journals of another rank count (their heads now in this run's, or a run started over):
-    // rank 0 removes them
+    free(tmp);
+    return bad ? STEPQ_ERR : STEPQ_OK;
+}
+
+// the journals of another rank count (their heads now in this run's, or a run started over):
+// rank 0 removes them when the open succeeded (rc); frees the names
+static void remove_stale(char** old, int n_old, const char* output, int rc) {
     for (int i = 0; i < n_old; i++) {
         int stale = 1;
         for (int r = 0; r < stepq_nranks() && stale; r++) {
@@ -232,6 +223,29 @@ stepq_journal* stepq_journal_open(const char* output, const char* key, int F, lo
         free(old[i]);
     }
     free(old);
+}
+
+stepq_journal* stepq_journal_open(const char* output, const char* key, int F, long NB, int H, int resume) {
+    stepq_journal* j = callocCheck(1, sizeof *j);
+    j->path = journal_path(output, stepq_rank(), stepq_nranks());
+    j->F = F;
+    j->NB = NB;
+    j->size = record_size(F, NB);
+    const char* kill = getenv("STEPQ_TEST_KILL_AFTER_HEADS");
+    j->kill_after = kill ? atol(kill) : 0;
+    char header[512];
+    snprintf(header, sizeof header, "stepq journal %s F %d NB %ld\n", key, F, NB);
+    // a resume reads every journal beside the output; a new run (no --resume) starts over and
+    // removes them
+    int n_old = 0;
+    char** old = journals_beside(output, &n_old);
+    int rc = resume ? read_journals(j, old, n_old, header, H) : STEPQ_OK;
+    if (resume && !n_old && stepq_rank() == 0)
+        fprintf(stderr, "resume: no journal of %s: starting from the first head\n", output);
+    // every rank has read every journal before any is rewritten (an MPI run)
+    rc = stepq_ranks_agree(rc, "reading the journals");
+    if (!rc) rc = stepq_ranks_agree(rewrite(j, header), "writing the journals");
+    remove_stale(old, n_old, output, rc);
     if (rc) {  // every rank knows (the agreements above): close without another
         if (j->fp) fclose(j->fp);
         j->fp = NULL;

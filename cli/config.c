@@ -132,6 +132,90 @@ static int check_outputs(const stepq_cfgfile* cf) {
     return STEPQ_OK;
 }
 
+// a NUL byte at line: refused (libconfig would end the text there)
+static int nul_byte(const char* path, int line) {
+    stepq_error("%s:%d: a NUL byte: a config is text (is it UTF-16, or not a config?)", path, line);
+    return STEPQ_ERR;
+}
+
+// past the string opening at t[*i] (its escapes, its newlines counted into *line): *i at its
+// closing quote; STEPQ_ERR for a NUL byte inside it
+static int skip_string(const char* t, size_t n, size_t* i, int* line, const char* path) {
+    for ((*i)++; *i < n && t[*i] != '"'; (*i)++) {
+        if (t[*i] == '\\' && *i + 1 < n) (*i)++;
+        if (t[*i] == '\n') (*line)++;
+        if (t[*i] == 0) return nul_byte(path, *line);
+    }
+    return STEPQ_OK;
+}
+
+// 1 when a comment opens at t[*i], *i then at its last byte (a line comment's before the newline);
+// a block comment's newlines are counted into *line
+static int skip_comment(const char* t, size_t n, size_t* i, int* line) {
+    const char c = t[*i];
+    if (c == '#' || (c == '/' && *i + 1 < n && t[*i + 1] == '/')) {  // to the end of the line
+        while (*i + 1 < n && t[*i + 1] != '\n' && t[*i + 1]) (*i)++;
+        return 1;
+    }
+    if (c == '/' && *i + 1 < n && t[*i + 1] == '*') {
+        for (*i += 2; *i + 1 < n && !(t[*i] == '*' && t[*i + 1] == '/'); (*i)++)
+            if (t[*i] == '\n') (*line)++;
+        (*i)++;
+        return 1;
+    }
+    return 0;
+}
+
+// a number's token from t[i]: its digits end at *digits_end, *is_float when it has a point or an
+// exponent; returns where its L suffixes end, their count in *longs
+static size_t number_token(const char* t, size_t n, size_t i, int hex, size_t* digits_end, int* is_float,
+                           int* longs) {
+    size_t j;
+    *is_float = 0;
+    for (j = i + (hex ? 2 : 0); j < n; j++) {
+        const char d = t[j];
+        if ((d >= '0' && d <= '9') || (hex && ((d >= 'a' && d <= 'f') || (d >= 'A' && d <= 'F')))) continue;
+        if (!hex && (d == '.' || d == 'e' || d == 'E')) {
+            *is_float = 1;
+            if ((d == 'e' || d == 'E') && j + 1 < n && (t[j + 1] == '+' || t[j + 1] == '-')) j++;
+            continue;
+        }
+        break;
+    }
+    *digits_end = j;
+    *longs = 0;
+    while (j < n && (t[j] == 'L' || t[j] == 'l')) j++, (*longs)++;
+    return j;
+}
+
+// the integer of digits t[i, digits_end): refused when it does not fit 64 bits, or needs 64 and
+// has no L (the sign is the nearest byte before it but blanks)
+static int check_integer(const char* t, size_t i, size_t digits_end, int hex, int longs, const char* path,
+                         int line) {
+    int neg = 0;
+    for (size_t k = i; k-- > 0;) {
+        if (t[k] == ' ' || t[k] == '\t') continue;
+        neg = t[k] == '-';
+        break;
+    }
+    errno = 0;
+    const unsigned long long v = strtoull(t + i, NULL, hex ? 16 : 10);
+    const int over64 = errno == ERANGE || v > (neg ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)LLONG_MAX);
+    const int over32 = v > (neg ? 2147483648ull : 2147483647ull);
+    const int len = (int)(digits_end - i);
+    if (over64) {
+        stepq_error("%s:%d: the integer %.*s does not fit in 64 bits", path, line, len, t + i);
+        return STEPQ_ERR;
+    }
+    if (over32 && !longs) {
+        stepq_error("%s:%d: the integer %.*s needs 64 bits: write it %.*sL (libconfig reads an integer "
+                    "without L as 32 bits and would cut it; in an array [...], every element then takes an L)", path, line,
+                    len, t + i, len, t + i);
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
 // What libconfig 1.5 would read wrongly without a word: an integer literal without an L suffix
 // is read as 32 bits (decode = 4294967424 became 128, 99999999999999999999 became -1), and a NUL
 // byte ends the text. Each is refused naming the file and line. Strings and comments are skipped.
@@ -140,75 +224,22 @@ static int check_text(const char* t, size_t n, const char* path) {
     for (size_t i = 0; i < n; i++) {
         const char c = t[i];
         if (c == '\n') line++;
-        if (c == 0) {
-            stepq_error("%s:%d: a NUL byte: a config is text (is it UTF-16, or not a config?)", path, line);
-            return STEPQ_ERR;
-        }
+        if (c == 0) return nul_byte(path, line);
         if (c == '"') {  // a string, with its escapes
-            for (i++; i < n && t[i] != '"'; i++) {
-                if (t[i] == '\\' && i + 1 < n) i++;
-                if (t[i] == '\n') line++;
-                if (t[i] == 0) {
-                    stepq_error("%s:%d: a NUL byte: a config is text (is it UTF-16, or not a config?)", path, line);
-                    return STEPQ_ERR;
-                }
-            }
+            if (skip_string(t, n, &i, &line, path)) return STEPQ_ERR;
             continue;
         }
-        if (c == '#' || (c == '/' && i + 1 < n && t[i + 1] == '/')) {  // to the end of the line
-            while (i + 1 < n && t[i + 1] != '\n' && t[i + 1]) i++;
-            continue;
-        }
-        if (c == '/' && i + 1 < n && t[i + 1] == '*') {
-            for (i += 2; i + 1 < n && !(t[i] == '*' && t[i + 1] == '/'); i++)
-                if (t[i] == '\n') line++;
-            i++;
-            continue;
-        }
+        if (skip_comment(t, n, &i, &line)) continue;
         const char p = i ? t[i - 1] : ' ';
         if (!(c >= '0' && c <= '9') || (p >= '0' && p <= '9') || (p >= 'a' && p <= 'z') || (p >= 'A' && p <= 'Z') ||
             p == '_' || p == '.')
             continue;
         // a number: its token, then whether it is an integer, its suffix and its magnitude
-        size_t j = i;
         const int hex = c == '0' && i + 1 < n && (t[i + 1] == 'x' || t[i + 1] == 'X');
-        int is_float = 0;
-        for (j = i + (hex ? 2 : 0); j < n; j++) {
-            const char d = t[j];
-            if ((d >= '0' && d <= '9') || (hex && ((d >= 'a' && d <= 'f') || (d >= 'A' && d <= 'F')))) continue;
-            if (!hex && (d == '.' || d == 'e' || d == 'E')) {
-                is_float = 1;
-                if ((d == 'e' || d == 'E') && j + 1 < n && (t[j + 1] == '+' || t[j + 1] == '-')) j++;
-                continue;
-            }
-            break;
-        }
-        const size_t digits_end = j;
-        int longs = 0;
-        while (j < n && (t[j] == 'L' || t[j] == 'l')) j++, longs++;
-        if (!is_float) {
-            int neg = 0;
-            for (size_t k = i; k-- > 0;) {
-                if (t[k] == ' ' || t[k] == '\t') continue;
-                neg = t[k] == '-';
-                break;
-            }
-            errno = 0;
-            const unsigned long long v = strtoull(t + i, NULL, hex ? 16 : 10);
-            const int over64 = errno == ERANGE || v > (neg ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)LLONG_MAX);
-            const int over32 = v > (neg ? 2147483648ull : 2147483647ull);
-            const int len = (int)(digits_end - i);
-            if (over64) {
-                stepq_error("%s:%d: the integer %.*s does not fit in 64 bits", path, line, len, t + i);
-                return STEPQ_ERR;
-            }
-            if (over32 && !longs) {
-                stepq_error("%s:%d: the integer %.*s needs 64 bits: write it %.*sL (libconfig reads an integer "
-                            "without L as 32 bits and would cut it; in an array [...], every element then takes an L)", path, line,
-                            len, t + i, len, t + i);
-                return STEPQ_ERR;
-            }
-        }
+        size_t digits_end;
+        int is_float, longs;
+        const size_t j = number_token(t, n, i, hex, &digits_end, &is_float, &longs);
+        if (!is_float && check_integer(t, i, digits_end, hex, longs, path, line)) return STEPQ_ERR;
         i = j - 1;
     }
     return STEPQ_OK;

@@ -411,10 +411,9 @@ static int step_inputs_ok(const sq_session* s, const float* q, const float* k, c
     return STEPQ_OK;
 }
 
-sq_status sq_session_open(const sq_session_config* cfg, sq_session** out) {
-    ENTER();
-    if (!cfg || !out) return fail(SQ_EINVAL, "sq_session_open: cfg and out must not be NULL");
-    *out = NULL;
+// sq_session_open's arguments, every name and head checked before anything is allocated, and
+// the backend *be; SQ_OK to go on, else the refusal's status as leave() gives it (the message said)
+static sq_status session_args(const sq_session_config* cfg, const stepq_backend** be) {
     if (!kind_ok(cfg->kind))
         return fail(SQ_EINVAL, "sq_session_open: kind %d is neither SQ_GDN (0) nor SQ_KDA (1)", cfg->kind);
     if (cfg->n_formats < 0 || (cfg->n_formats > 0 && !cfg->formats))
@@ -428,31 +427,37 @@ sq_status sq_session_open(const sq_session_config* cfg, sq_session** out) {
                     cfg->n_heads, cfg->K, cfg->V, STEPQ_MAX_DIM, STEPQ_MAX_DIM);
     if (stepq_backend_init() != STEPQ_OK) return leave(SQ_EINVAL);  // STEPQ_KERNELS names none this CPU runs
     if (stepq_check_env(1) != STEPQ_OK) return leave(SQ_EINVAL);  // OMP_NUM_THREADS too high, a stack too small, ...
-    const int H = cfg->n_heads, F = cfg->n_formats;
     const stepq_plan* p = cfg->plan ? &cfg->plan->p : NULL;
     if (p && plan_fits(p, cfg->kind, cfg->K, cfg->V, "sq_session_open") != STEPQ_OK) return leave(SQ_EPLAN);
-    // every name and head checked before anything is allocated
-    for (int f = 0; f < F; f++) {
+    for (int f = 0; f < cfg->n_formats; f++) {
         const stepq_format* fm = find_format(cfg->formats[f], "sq_session_open");
         if (!fm) return leave(SQ_ENOFORMAT);
         sq_status rc;
         if (codec_args(&rc, fm, p, 0, cfg->kind, cfg->K, cfg->V, "sq_session_open") != STEPQ_OK) return leave(rc);
     }
-    for (int h = 0; p && h < H; h++) {
+    for (int h = 0; p && h < cfg->n_heads; h++) {
         const int ph = cfg->plan_heads ? cfg->plan_heads[h] : h;
         if (ph < 0 || ph >= p->H)
             return fail(SQ_EPLAN, "sq_session_open: head %d is the plan's head %d; %s has heads [0, %d)", h, ph,
                         p->file, p->H);
     }
     if (cfg->prefill < 0) return fail(SQ_EINVAL, "sq_session_open: prefill is %ld; it must be >= 0", cfg->prefill);
-    const stepq_backend* be = stepq_backend_named(cfg->backend ? cfg->backend : "cpu");
-    if (!be) return leave(SQ_EINVAL);  // it said why
-    if (!be->write)
+    *be = stepq_backend_named(cfg->backend ? cfg->backend : "cpu");
+    if (!*be) return leave(SQ_EINVAL);  // it said why
+    if (!(*be)->write)
         return fail(SQ_EINVAL, "sq_session_open: backend %s runs whole runs only; a session steps heads one "
-                    "at a time (cpu, reference, x86-64-v2, avx2, avx512)", be->name);
-    if (stepq_check_memory(session_bytes(H, F, cfg->K, cfg->V, cfg->keep_states != 0),
+                    "at a time (cpu, reference, x86-64-v2, avx2, avx512)", (*be)->name);
+    if (stepq_check_memory(session_bytes(cfg->n_heads, cfg->n_formats, cfg->K, cfg->V, cfg->keep_states != 0),
                            "sq_session_open: the states of every head and format"))
         return leave(SQ_ENOMEM);
+    return SQ_OK;
+}
+
+// the session of checked arguments: its slots (one per format, the normal protocol), plan heads
+// and step inputs, and the engine's session over them; NULL (the message said) if that refuses
+static sq_session* session_new(const sq_session_config* cfg, const stepq_backend* be) {
+    const int H = cfg->n_heads, F = cfg->n_formats;
+    const stepq_plan* p = cfg->plan ? &cfg->plan->p : NULL;
     sq_session* s = callocCheck(1, sizeof *s);
     *s = (sq_session){.plan = cfg->plan, .H = H, .F = F, .K = cfg->K, .V = cfg->V, .G = stepq_kind_gates(cfg->kind, cfg->K),
                       .keep_states = cfg->keep_states != 0};
@@ -471,8 +476,20 @@ sq_status sq_session_open(const sq_session_config* cfg, sq_session** out) {
     s->s = stepq_session_open(&sc);
     if (!s->s) {
         free(s->slots); free(s->plan_index); free(s->in); free(s);
-        return leave(SQ_EPLAN);
+        return NULL;
     }
+    return s;
+}
+
+sq_status sq_session_open(const sq_session_config* cfg, sq_session** out) {
+    ENTER();
+    if (!cfg || !out) return fail(SQ_EINVAL, "sq_session_open: cfg and out must not be NULL");
+    *out = NULL;
+    const stepq_backend* be = NULL;
+    const sq_status rc = session_args(cfg, &be);
+    if (rc != SQ_OK) return rc;
+    sq_session* s = session_new(cfg, be);
+    if (!s) return leave(SQ_EPLAN);
     plan_retain(s->plan);
     *out = s;
     return leave(SQ_OK);

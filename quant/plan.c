@@ -140,49 +140,66 @@ static int write_knobs_xxh3(hid_t f, const stepq_plan* p) {
     return h5u_attr_str(f, "knobs_xxh3", hex);
 }
 
-int stepq_plan_write(const char* path, stepq_plan* p, const char* config, const char* source) {
-    snprintf(p->file, sizeof p->file, "%s", path);
-    hid_t f = h5u_create(path);
-    if (f < 0) return STEPQ_ERR;
-    hsize_t dH[1] = {(hsize_t)p->H}, dHG[2] = {(hsize_t)p->H, (hsize_t)p->G};
-    hsize_t dHK[2] = {(hsize_t)p->H, (hsize_t)p->K};
-    hsize_t dD[3] = {(hsize_t)p->H, (hsize_t)p->G, STEPQ_NW}, dW[1] = {STEPQ_NW};
-    hid_t D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT, U8 = H5T_NATIVE_UINT8;
-    size_t HG = (size_t)p->H * p->G;
-    double* half = mallocCheck(sizeof(double) * HG);  // for readers; derived, not read back
+// the shapes of a plan's datasets, from its H, G and K (the writer's and the reader's)
+typedef struct {
+    hsize_t H[1], HG[2], HK[2], D[3], W[1];
+} plan_dims;
+
+static plan_dims dims_of(const stepq_plan* p) {
+    const hsize_t H = (hsize_t)p->H, G = (hsize_t)p->G, K = (hsize_t)p->K;
+    return (plan_dims){.H = {H}, .HG = {H, G}, .HK = {H, K}, .D = {H, G, STEPQ_NW}, .W = {STEPQ_NW}};
+}
+
+// the plan's attributes: its layout version, kind, shape, knobs and where it came from
+static int write_attrs(hid_t f, const stepq_plan* p, const char* config, const char* source) {
+    return h5u_attr_str(f, "stepq_plan", STEPQ_PLAN_VERSION) || h5u_attr_str(f, "kind", stepq_kind_name(p->kind)) ||
+           h5u_attr_i64(f, "K", p->K) || h5u_attr_i64(f, "V", p->V) || h5u_attr_i64(f, "H", p->H) ||
+           h5u_attr_f64(f, "gamma", p->gamma) || h5u_attr_f64(f, "rho", p->rho) ||
+           h5u_attr_f64(f, "horizon", p->horizon) || h5u_attr_i64(f, "refits", p->refits) ||
+           h5u_attr_i64(f, "pivots", p->pivots) || h5u_attr_f64(f, "damp_fraction", p->damp_fraction) ||
+           h5u_attr_str(f, "config", config ? config : "") ||
+           h5u_attr_str(f, "calibration_source", source ? source : "") ||
+           (p->calibration_key[0] && h5u_attr_str(f, "calibration_key", p->calibration_key)) ||
+           (p->model_sha256[0] && h5u_attr_str(f, "model_weights_sha256", p->model_sha256)) ||
+           write_knobs_xxh3(f, p);
+}
+
+// the per-head, per-unit and per-row measurements (method 4.1), the heads' labels into the group
+// heads; half_life is for readers, derived from mean_log_gate and not read back
+static int write_arrays(hid_t f, hid_t heads, const stepq_plan* p) {
+    const plan_dims d = dims_of(p);
+    const hid_t D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT, U8 = H5T_NATIVE_UINT8;
+    const size_t HG = (size_t)p->H * p->G;
+    double* half = mallocCheck(sizeof(double) * HG);
     for (size_t u = 0; u < HG; u++) half[u] = p->l[u] < 0 ? M_LN2 / -p->l[u] : INFINITY;
-    hid_t g1 = H5Gcreate2(f, "heads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    hid_t g2 = H5Gcreate2(f, "alloc", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = g1 < 0 || g2 < 0 || h5u_attr_str(f, "stepq_plan", STEPQ_PLAN_VERSION) ||
-        h5u_attr_str(f, "kind", stepq_kind_name(p->kind)) ||
-        h5u_attr_i64(f, "K", p->K) || h5u_attr_i64(f, "V", p->V) || h5u_attr_i64(f, "H", p->H) ||
-        h5u_attr_f64(f, "gamma", p->gamma) || h5u_attr_f64(f, "rho", p->rho) ||
-        h5u_attr_f64(f, "horizon", p->horizon) || h5u_attr_i64(f, "refits", p->refits) ||
-        h5u_attr_i64(f, "pivots", p->pivots) || h5u_attr_f64(f, "damp_fraction", p->damp_fraction) ||
-        h5u_attr_str(f, "config", config ? config : "") ||
-        h5u_attr_str(f, "calibration_source", source ? source : "") ||
-        (p->calibration_key[0] && h5u_attr_str(f, "calibration_key", p->calibration_key)) ||
-        (p->model_sha256[0] && h5u_attr_str(f, "model_weights_sha256", p->model_sha256)) ||
-        write_knobs_xxh3(f, p) ||
-        h5u_write_ck(g1, "layer", I, p->layer, 1, dH, NULL, "model layer of each head") ||
-        h5u_write_ck(g1, "head", I, p->head, 1, dH, NULL, "head within its layer") ||
-        h5u_write_ck(f, "widths", I, stepq_plan_widths, 1, dW, "bits", "candidate widths; 16 = FP16 pivot") ||
-        h5u_write_ck(f, "mean_log_gate", D, p->l, 2, dHG, "nats/step", "l_u per unit [H,G] (G = 1 GDN, K KDA)") ||
-        h5u_write_ck(f, "half_life", D, half, 2, dHG, "steps", "ln 2 / -l_u per unit [H,G]") ||
-        h5u_write_ck(f, "lifetime", D, p->L, 2, dHG, "steps", "L_u = sum_{j<horizon} exp(2 j l_u) [H,G]") ||
-        h5u_write_ck(f, "measured_lifetime", D, p->M, 2, dHG, "steps",
+    const int rc =
+        h5u_write_ck(heads, "layer", I, p->layer, 1, d.H, NULL, "model layer of each head") ||
+        h5u_write_ck(heads, "head", I, p->head, 1, d.H, NULL, "head within its layer") ||
+        h5u_write_ck(f, "widths", I, stepq_plan_widths, 1, d.W, "bits", "candidate widths; 16 = FP16 pivot") ||
+        h5u_write_ck(f, "mean_log_gate", D, p->l, 2, d.HG, "nats/step", "l_u per unit [H,G] (G = 1 GDN, K KDA)") ||
+        h5u_write_ck(f, "half_life", D, half, 2, d.HG, "steps", "ln 2 / -l_u per unit [H,G]") ||
+        h5u_write_ck(f, "lifetime", D, p->L, 2, d.HG, "steps", "L_u = sum_{j<horizon} exp(2 j l_u) [H,G]") ||
+        h5u_write_ck(f, "measured_lifetime", D, p->M, 2, d.HG, "steps",
                      "sum over the horizon of ||P_j e||^2, P_j the products of A_t, per unit [H,G]") ||
-        h5u_write_ck(f, "readout_lifetime", D, p->R, 2, dHG, "1",
+        h5u_write_ck(f, "readout_lifetime", D, p->R, 2, d.HG, "1",
                      "sum over the horizon of the squared read-out error of a unit error injected at "
                      "a segment's start, (P_j^T g_{j+1})_i^2, per unit [H,G]") ||
-        h5u_write_ck(f, "omega", D, p->omega, 2, dHK, "1", "E[(A_t^T scale q_t)_i^2] per key row [H,K]") ||
-        h5u_write_ck(f, "w", H5T_NATIVE_FLOAT, p->w, 2, dHK, "1",
+        h5u_write_ck(f, "omega", D, p->omega, 2, d.HK, "1", "E[(A_t^T scale q_t)_i^2] per key row [H,K]") ||
+        h5u_write_ck(f, "w", H5T_NATIVE_FLOAT, p->w, 2, d.HK, "1",
                      "row influence exp(gamma/2 (log omega - head mean)) [H,K]") ||
-        h5u_write_ck(f, "distortion_dual", D, p->d_dual, 3, dD, "(state units)^2",
+        h5u_write_ck(f, "distortion_dual", D, p->d_dual, 3, d.D, "(state units)^2",
                      "d_u(b), dual-axis fit, per width of 'widths' [H,G,NW]") ||
-        h5u_write_ck(f, "distortion_absmax", D, p->d_abs, 3, dD, "(state units)^2",
+        h5u_write_ck(f, "distortion_absmax", D, p->d_abs, 3, d.D, "(state units)^2",
                      "d_u(b), per-row absmax, per width of 'widths' [H,G,NW]") ||
-        h5u_write_ck(f, "damp_fp16_rows", U8, p->damp, 2, dHK, NULL, "1 = row kept in FP16 by DAMP [H,K]");
+        h5u_write_ck(f, "damp_fp16_rows", U8, p->damp, 2, d.HK, NULL, "1 = row kept in FP16 by DAMP [H,K]");
+    free(half);
+    return rc;
+}
+
+// the allocation tables, alloc/<allocation>/budget<b>, each with its achieved bits and objective
+static int write_tables(hid_t f, const stepq_plan* p) {
+    const plan_dims d = dims_of(p);
+    int rc = 0;
     for (int a = 0; a < STEPQ_N_ALLOC && !rc; a++) {
         char name[96];
         snprintf(name, sizeof name, "alloc/%s", stepq_alloc_names[a]);
@@ -191,17 +208,27 @@ int stepq_plan_write(const char* path, stepq_plan* p, const char* config, const 
         if (g >= 0) H5Gclose(g);
         for (int b = 0; b < STEPQ_N_BUDGETS && !rc; b++) {
             table_name(name, sizeof name, a, b);
-            rc = h5u_write_ck(f, name, U8, p->bits[a][b], 2, dHG, "bits",
+            rc = h5u_write_ck(f, name, H5T_NATIVE_UINT8, p->bits[a][b], 2, d.HG, "bits",
                               "width of each unit; 16 = FP16 pivot [H,G]");
-            hid_t d = rc ? -1 : H5Dopen2(f, name, H5P_DEFAULT);
-            rc = rc || h5u_attr_f64(d, "achieved_bits", p->achieved[a][b]) ||
-                 h5u_attr_f64(d, "objective", p->objective[a][b]);
-            if (d >= 0) H5Dclose(d);
+            hid_t ds = rc ? -1 : H5Dopen2(f, name, H5P_DEFAULT);
+            rc = rc || h5u_attr_f64(ds, "achieved_bits", p->achieved[a][b]) ||
+                 h5u_attr_f64(ds, "objective", p->objective[a][b]);
+            if (ds >= 0) H5Dclose(ds);
         }
     }
+    return rc;
+}
+
+int stepq_plan_write(const char* path, stepq_plan* p, const char* config, const char* source) {
+    snprintf(p->file, sizeof p->file, "%s", path);
+    hid_t f = h5u_create(path);
+    if (f < 0) return STEPQ_ERR;
+    hid_t g1 = H5Gcreate2(f, "heads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g2 = H5Gcreate2(f, "alloc", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const int rc = g1 < 0 || g2 < 0 || write_attrs(f, p, config, source) || write_arrays(f, g1, p) ||
+                   write_tables(f, p);
     if (g1 >= 0) H5Gclose(g1);
     if (g2 >= 0) H5Gclose(g2);
-    free(half);
     if (rc) {
         h5u_abandon(f, path);
         return STEPQ_ERR;
@@ -255,20 +282,29 @@ static int check_plan(const stepq_plan* p, const char* path) {
     return STEPQ_OK;
 }
 
-static int read_body(stepq_plan* p, hid_t f, const char* path) {
-    char* kind = NULL;
+// a plan's header: its kind and shape, and the knobs that are integers
+typedef struct {
+    int kind;
     long long K, V, H, refits, pivots;
+} plan_header;
+
+static int read_header(plan_header* hd, hid_t f, const char* path) {
+    char* kind = NULL;
     if (h5u_read_attr_str(&kind, f, path, "kind", 1)) return STEPQ_ERR;
-    int k = stepq_kind_parse(kind, 0, path, "attribute 'kind'");
+    hd->kind = stepq_kind_parse(kind, 0, path, "attribute 'kind'");
     free(kind);
-    if (k < 0) return STEPQ_ERR;
-    if (read_int_attr(&K, f, path, "K", 1, STEPQ_MAX_DIM) || read_int_attr(&V, f, path, "V", 8, STEPQ_MAX_DIM) ||
-        read_int_attr(&H, f, path, "H", 1, 1 << 24) ||
-        read_int_attr(&refits, f, path, "refits", 0, STEPQ_KNOB_REFITS_MAX) ||
-        read_int_attr(&pivots, f, path, "pivots", 0, STEPQ_KNOB_PIVOTS_MAX))
+    if (hd->kind < 0) return STEPQ_ERR;
+    if (read_int_attr(&hd->K, f, path, "K", 1, STEPQ_MAX_DIM) || read_int_attr(&hd->V, f, path, "V", 8, STEPQ_MAX_DIM) ||
+        read_int_attr(&hd->H, f, path, "H", 1, 1 << 24) ||
+        read_int_attr(&hd->refits, f, path, "refits", 0, STEPQ_KNOB_REFITS_MAX) ||
+        read_int_attr(&hd->pivots, f, path, "pivots", 0, STEPQ_KNOB_PIVOTS_MAX))
         return STEPQ_ERR;
-    // the header's H against the plan's own list of heads before anything is sized by it (an
-    // edited H of 2^24 asked for gigabytes; so did one with that list deleted, found by fuzz_plan)
+    return STEPQ_OK;
+}
+
+// the header's H against the plan's own list of heads before anything is sized by it (an
+// edited H of 2^24 asked for gigabytes; so did one with that list deleted, found by fuzz_plan)
+static int check_heads_listed(hid_t f, const char* path, long long H) {
     hid_t dl = H5Lexists(f, "heads", H5P_DEFAULT) > 0 && H5Lexists(f, "heads/layer", H5P_DEFAULT) > 0
                    ? H5Dopen2(f, "heads/layer", H5P_DEFAULT)
                    : -1;
@@ -286,18 +322,18 @@ static int read_body(stepq_plan* p, hid_t f, const char* path) {
                     (unsigned long long)n);
         return STEPQ_ERR;
     }
-    // and what H heads take, against the machine's memory (a list declared long, never written)
-    if (stepq_check_memory(plan_bytes(k, (int)K, H), "the plan's heads")) return STEPQ_ERR;
-    stepq_plan_alloc(p, k, (int)K, (int)V, (int)H);
-    p->refits = (int)refits;
-    p->pivots = (int)pivots;
+    return STEPQ_OK;
+}
+
+// the knobs that are reals, each within the calibration configs' range (a flipped bit made rho
+// 9e307 and the errors 50-80%)
+static int read_knobs(stepq_plan* p, hid_t f, const char* path) {
     if (h5u_read_attr_f64(&p->gamma, f, path, "gamma") != 1 || h5u_read_attr_f64(&p->rho, f, path, "rho") != 1 ||
         h5u_read_attr_f64(&p->horizon, f, path, "horizon") != 1 ||
         h5u_read_attr_f64(&p->damp_fraction, f, path, "damp_fraction") != 1) {
         stepq_error("%s: a knob attribute (gamma, rho, horizon, damp_fraction) is missing", path);
         return STEPQ_ERR;
     }
-    // the calibration configs' ranges (a flipped bit made rho 9e307 and the errors 50-80%)
     static const struct { const char* name; double lo, hi; } knobs[] = {
         {"gamma", 0, STEPQ_KNOB_GAMMA_MAX}, {"rho", 0, STEPQ_KNOB_RHO_MAX},
         {"horizon", STEPQ_KNOB_HORIZON_MIN, STEPQ_KNOB_HORIZON_MAX}, {"damp_fraction", 0, 1}};
@@ -308,24 +344,34 @@ static int read_body(stepq_plan* p, hid_t f, const char* path) {
                         vals[i], knobs[i].lo, knobs[i].hi);
             return STEPQ_ERR;
         }
-    hsize_t dH[1] = {(hsize_t)H}, dHG[2] = {(hsize_t)H, (hsize_t)p->G}, dHK[2] = {(hsize_t)H, (hsize_t)K};
-    hsize_t dD[3] = {(hsize_t)H, (hsize_t)p->G, STEPQ_NW}, dW[1] = {STEPQ_NW};
-    int widths[STEPQ_NW];
-    hid_t D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT, U8 = H5T_NATIVE_UINT8;
-    if (h5u_read_exact(p->layer, I, f, path, "heads/layer", 1, dH) ||
-        h5u_read_exact(p->head, I, f, path, "heads/head", 1, dH) ||
-        h5u_read_exact(widths, I, f, path, "widths", 1, dW) ||
-        h5u_read_exact(p->l, D, f, path, "mean_log_gate", 2, dHG) ||
-        h5u_read_exact(p->L, D, f, path, "lifetime", 2, dHG) ||
-        h5u_read_exact(p->M, D, f, path, "measured_lifetime", 2, dHG) ||
-        h5u_read_exact(p->R, D, f, path, "readout_lifetime", 2, dHG) ||
-        h5u_read_exact(p->omega, D, f, path, "omega", 2, dHK) ||
-        h5u_read_exact(p->w, H5T_NATIVE_FLOAT, f, path, "w", 2, dHK) ||
-        h5u_read_exact(p->d_dual, D, f, path, "distortion_dual", 3, dD) ||
-        h5u_read_exact(p->d_abs, D, f, path, "distortion_absmax", 3, dD) ||
-        h5u_read_exact(p->damp, U8, f, path, "damp_fp16_rows", 2, dHK))
+    return STEPQ_OK;
+}
+
+// the datasets write_arrays writes (half_life aside), each of exactly its shape; widths into
+// widths[STEPQ_NW]
+static int read_arrays(stepq_plan* p, int* widths, hid_t f, const char* path) {
+    const plan_dims d = dims_of(p);
+    const hid_t D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT, U8 = H5T_NATIVE_UINT8;
+    if (h5u_read_exact(p->layer, I, f, path, "heads/layer", 1, d.H) ||
+        h5u_read_exact(p->head, I, f, path, "heads/head", 1, d.H) ||
+        h5u_read_exact(widths, I, f, path, "widths", 1, d.W) ||
+        h5u_read_exact(p->l, D, f, path, "mean_log_gate", 2, d.HG) ||
+        h5u_read_exact(p->L, D, f, path, "lifetime", 2, d.HG) ||
+        h5u_read_exact(p->M, D, f, path, "measured_lifetime", 2, d.HG) ||
+        h5u_read_exact(p->R, D, f, path, "readout_lifetime", 2, d.HG) ||
+        h5u_read_exact(p->omega, D, f, path, "omega", 2, d.HK) ||
+        h5u_read_exact(p->w, H5T_NATIVE_FLOAT, f, path, "w", 2, d.HK) ||
+        h5u_read_exact(p->d_dual, D, f, path, "distortion_dual", 3, d.D) ||
+        h5u_read_exact(p->d_abs, D, f, path, "distortion_absmax", 3, d.D) ||
+        h5u_read_exact(p->damp, U8, f, path, "damp_fp16_rows", 2, d.HK))
         return STEPQ_ERR;
-    char* key = NULL;  // absent in plans made before it was recorded
+    return STEPQ_OK;
+}
+
+// the calibration key and the model's SHA-256 where recorded, then the knobs against their
+// checksum knobs_xxh3 (each absent in plans made before it was recorded, which are read as they are)
+static int read_ids(stepq_plan* p, hid_t f, const char* path) {
+    char* key = NULL;
     if (h5u_read_attr_str(&key, f, path, "calibration_key", 0)) return STEPQ_ERR;
     if (key) snprintf(p->calibration_key, sizeof p->calibration_key, "%s", key);
     free(key);
@@ -338,33 +384,51 @@ static int read_body(stepq_plan* p, hid_t f, const char* path) {
     }
     if (mw) snprintf(p->model_sha256, sizeof p->model_sha256, "%s", mw);
     free(mw);
-    char* ck = NULL;  // absent in plans made before it was recorded, which are read as they are
+    char* ck = NULL;
     if (h5u_read_attr_str(&ck, f, path, "knobs_xxh3", 0)) return STEPQ_ERR;
-    if (ck) {
-        char want[17];
-        knobs_hex(want, p);
-        const int same = !strcmp(ck, want);
-        if (!same)
-            stepq_error("%s: the plan's attributes (kind, shape, knobs, calibration key) do not match their "
-                        "checksum knobs_xxh3 (%s, recorded %s): corrupted or edited; make it again with "
-                        "`stepq calibrate`", path, want, ck);
-        free(ck);
-        if (!same) return STEPQ_ERR;
-    }
-    if (memcmp(widths, stepq_plan_widths, sizeof widths) != 0) {
-        stepq_error("%s: 'widths' differ from this stepq's {2, 4, 6, 8, 16}", path);
-        return STEPQ_ERR;
-    }
+    if (!ck) return STEPQ_OK;
+    char want[17];
+    knobs_hex(want, p);
+    const int same = !strcmp(ck, want);
+    if (!same)
+        stepq_error("%s: the plan's attributes (kind, shape, knobs, calibration key) do not match their "
+                    "checksum knobs_xxh3 (%s, recorded %s): corrupted or edited; make it again with "
+                    "`stepq calibrate`", path, want, ck);
+    free(ck);
+    return same ? STEPQ_OK : STEPQ_ERR;
+}
+
+// the tables write_tables writes, with their achieved bits and objectives
+static int read_tables(stepq_plan* p, hid_t f, const char* path) {
+    const plan_dims d = dims_of(p);
     for (int a = 0; a < STEPQ_N_ALLOC; a++)
         for (int b = 0; b < STEPQ_N_BUDGETS; b++) {
             char name[96];
             table_name(name, sizeof name, a, b);
-            if (h5u_read_exact(p->bits[a][b], U8, f, path, name, 2, dHG)) return STEPQ_ERR;
-            hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
-            h5u_read_attr_f64(&p->achieved[a][b], d, path, "achieved_bits");
-            h5u_read_attr_f64(&p->objective[a][b], d, path, "objective");
-            H5Dclose(d);
+            if (h5u_read_exact(p->bits[a][b], H5T_NATIVE_UINT8, f, path, name, 2, d.HG)) return STEPQ_ERR;
+            hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+            h5u_read_attr_f64(&p->achieved[a][b], ds, path, "achieved_bits");
+            h5u_read_attr_f64(&p->objective[a][b], ds, path, "objective");
+            H5Dclose(ds);
         }
+    return STEPQ_OK;
+}
+
+static int read_body(stepq_plan* p, hid_t f, const char* path) {
+    plan_header hd;
+    if (read_header(&hd, f, path) || check_heads_listed(f, path, hd.H)) return STEPQ_ERR;
+    // and what H heads take, against the machine's memory (a list declared long, never written)
+    if (stepq_check_memory(plan_bytes(hd.kind, (int)hd.K, hd.H), "the plan's heads")) return STEPQ_ERR;
+    stepq_plan_alloc(p, hd.kind, (int)hd.K, (int)hd.V, (int)hd.H);
+    p->refits = (int)hd.refits;
+    p->pivots = (int)hd.pivots;
+    int widths[STEPQ_NW];
+    if (read_knobs(p, f, path) || read_arrays(p, widths, f, path) || read_ids(p, f, path)) return STEPQ_ERR;
+    if (memcmp(widths, stepq_plan_widths, sizeof widths) != 0) {
+        stepq_error("%s: 'widths' differ from this stepq's {2, 4, 6, 8, 16}", path);
+        return STEPQ_ERR;
+    }
+    if (read_tables(p, f, path)) return STEPQ_ERR;
     return check_plan(p, path);
 }
 

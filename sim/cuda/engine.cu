@@ -468,7 +468,7 @@ static eng_fail gather(const eng_run* r, const eng_dev* d, int h0, int Hb) {
     double* db = (double*)mallocCheck(FH * 8);
     long long* code = (long long*)mallocCheck(FH * sizeof(long long));
     bk_d2h(r->emu, code, d->fail, FH * sizeof(long long));
-    eng_fail first = {-1, 0, 0, 0, 0};
+    eng_fail first = {.h = -1, .f = 0, .reference = 0, .t = 0, .source = 0};
     for (int hb = 0; hb < Hb && first.h < 0; hb++) {  // the CPU stops a head at its first failure
         long long best = ENG_NONE;
         int bf = 0;
@@ -506,65 +506,86 @@ static eng_fail gather(const eng_run* r, const eng_dev* d, int h0, int Hb) {
     return first;
 }
 
+// the host side of a batch's chunks: two input buffers of `bytes` (pinned in device mode, each
+// with the event that says the device has read it) and the stream the chunks run on
+typedef struct {
+    float* in[2];
+    cudaEvent_t done[2];
+    cudaStream_t st;
+    size_t bytes;
+} eng_stage;
+
+static void stage_open(eng_stage* s, const eng_run* r, size_t bytes) {
+    *s = (eng_stage){.in = {NULL, NULL}, .done = {NULL, NULL}, .st = 0, .bytes = bytes};
+    for (int b = 0; b < 2; b++) {
+        if (r->emu) s->in[b] = (float*)mallocCheck(bytes);
+        else {
+            cudaCheck(cudaMallocHost((void**)&s->in[b], bytes));
+            cudaCheck(cudaEventCreateWithFlags(&s->done[b], cudaEventDisableTiming));
+        }
+    }
+    // a blocking stream: it waits for the synchronous copies of the plans and states (legacy stream)
+    if (!r->emu) cudaCheck(cudaStreamCreate(&s->st));
+}
+
+static void stage_close(eng_stage* s, const eng_run* r) {
+    for (int b = 0; b < 2; b++) {
+        if (r->emu) free(s->in[b]);
+        else {
+            cudaCheck(cudaFreeHost(s->in[b]));
+            cudaCheck(cudaEventDestroy(s->done[b]));
+        }
+    }
+    if (!r->emu) cudaCheck(cudaStreamDestroy(s->st));
+}
+
+// steps [t0, t1) of the batch, prepared in buffer b: uploaded, every format's engine launched,
+// and the read-outs gathered when kept
+static void run_chunk(const eng_run* r, eng_dev* d, const eng_stage* s, int b, int h0, int Hb, long t0, long t1) {
+    if (r->emu) memcpy(d->in[b], s->in[b], s->bytes);
+    else cudaCheck(cudaMemcpyAsync(d->in[b], s->in[b], s->bytes, cudaMemcpyHostToDevice, s->st));
+    if (r->cfg->keep_y) {  // a stopped format's read-outs stay zero, as the CPU leaves them
+        if (r->emu) memset(d->y, 0, (size_t)r->F * Hb * r->TC * r->V * 4);
+        else cudaCheck(cudaMemsetAsync(d->y, 0, (size_t)r->F * Hb * r->TC * r->V * 4, s->st));
+    }
+    for (int f = 0; f < r->F; f++) {
+        eng_args a = args_for(r, d, f, Hb, t0, t1, b);
+        launch_engine(&a, &r->fm[f], r->emu, s->st);
+    }
+    if (!r->emu) cudaCheck(cudaEventRecord(s->done[b], s->st));
+    if (r->cfg->keep_y) {
+        if (!r->emu) cudaCheck(cudaStreamSynchronize(s->st));
+        gather_y(r, d, h0, Hb, t0, t1);
+    }
+}
+
 // Heads [h0, h0 + Hb) through every step: chunks of TC steps, the host preparing chunk c + 1
 // while the device runs chunk c (device mode). Returns the batch's first failure.
 static eng_fail run_batch(const eng_run* r, eng_dev* d, double* gate_sum, int h0, int Hb) {
     const stepq_source* src = r->src;
-    const size_t in_bytes = (size_t)Hb * r->TC * r->R * 4;
     stepq_cursor** cur = (stepq_cursor**)mallocCheck(sizeof(stepq_cursor*) * Hb);
     for (int hb = 0; hb < Hb; hb++) cur[hb] = src->open(src, h0 + hb);
     upload_plans(d, r, h0, Hb);
     upload_states(d, r, h0, Hb);
-    float* host_in[2];
-    cudaStream_t st = 0;
-    cudaEvent_t done[2];
-    for (int b = 0; b < 2; b++) {
-        if (r->emu) host_in[b] = (float*)mallocCheck(in_bytes);
-        else {
-            cudaCheck(cudaMallocHost((void**)&host_in[b], in_bytes));
-            cudaCheck(cudaEventCreateWithFlags(&done[b], cudaEventDisableTiming));
-        }
-    }
-    // a blocking stream: it waits for the synchronous copies of the plans and states (legacy stream)
-    if (!r->emu) cudaCheck(cudaStreamCreate(&st));
+    eng_stage s;
+    stage_open(&s, r, (size_t)Hb * r->TC * r->R * 4);
     long c = 0;
     int source_failed = 0;
     for (long t0 = 0; t0 < r->T && !source_failed; t0 += r->TC, c++) {
         const long t1 = t0 + r->TC < r->T ? t0 + r->TC : r->T;
         const int b = (int)(c % 2);
-        if (!r->emu && c >= 2) cudaCheck(cudaEventSynchronize(done[b]));  // buffer b is free again
-        if (stepq_cuda_prep(host_in[b], gate_sum + h0, cur, Hb, src, t0, t1, r->cfg->prefill, r->TC, r->R) !=
+        if (!r->emu && c >= 2) cudaCheck(cudaEventSynchronize(s.done[b]));  // buffer b is free again
+        if (stepq_cuda_prep(s.in[b], gate_sum + h0, cur, Hb, src, t0, t1, r->cfg->prefill, r->TC, r->R) !=
             STEPQ_OK) {
             source_failed = 1;
             break;
         }
-        if (r->emu) memcpy(d->in[b], host_in[b], in_bytes);
-        else cudaCheck(cudaMemcpyAsync(d->in[b], host_in[b], in_bytes, cudaMemcpyHostToDevice, st));
-        if (r->cfg->keep_y) {  // a stopped format's read-outs stay zero, as the CPU leaves them
-            if (r->emu) memset(d->y, 0, (size_t)r->F * Hb * r->TC * r->V * 4);
-            else cudaCheck(cudaMemsetAsync(d->y, 0, (size_t)r->F * Hb * r->TC * r->V * 4, st));
-        }
-        for (int f = 0; f < r->F; f++) {
-            eng_args a = args_for(r, d, f, Hb, t0, t1, b);
-            launch_engine(&a, &r->fm[f], r->emu, st);
-        }
-        if (!r->emu) cudaCheck(cudaEventRecord(done[b], st));
-        if (r->cfg->keep_y) {
-            if (!r->emu) cudaCheck(cudaStreamSynchronize(st));
-            gather_y(r, d, h0, Hb, t0, t1);
-        }
+        run_chunk(r, d, &s, b, h0, Hb, t0, t1);
     }
-    if (!r->emu) cudaCheck(cudaStreamSynchronize(st));
+    if (!r->emu) cudaCheck(cudaStreamSynchronize(s.st));
     eng_fail first = gather(r, d, h0, Hb);
-    if (source_failed) first = (eng_fail){h0, 0, 0, 0, 1};
-    for (int b = 0; b < 2; b++) {
-        if (r->emu) free(host_in[b]);
-        else {
-            cudaCheck(cudaFreeHost(host_in[b]));
-            cudaCheck(cudaEventDestroy(done[b]));
-        }
-    }
-    if (!r->emu) cudaCheck(cudaStreamDestroy(st));
+    if (source_failed) first = (eng_fail){.h = h0, .f = 0, .reference = 0, .t = 0, .source = 1};
+    stage_close(&s, r);
     for (int hb = 0; hb < Hb; hb++) src->close(cur[hb]);
     free(cur);
     return first;
