@@ -7,9 +7,10 @@
 #   (test_cuda_parity), the GPU benchmark (stepq_bench_gpu --quick, which checks every timed
 #   kernel against the CPU first), then the CPU-side CUDA tests of the same build
 #   (test_cuda_numerics, test_cuda_emulate), and a propagation run through `--backend cuda`
-#   compared with the CPU's.
+#   compared with the CPU's, and the model adapters' eval on the GPU against the CPU's
+#   (hf_parity.py; skipped where no python has torch with CUDA, transformers and fla).
 # Leaves in OUTDIR: configure.log build.log device.log numerics.log emulate.log parity.log
-# bench.log bench_gpu.h5 summary.txt. Exit status: 0 when every step passed, 1 otherwise, 77
+# bench.log bench_gpu.h5 adapters.log (and hf/) summary.txt. Exit status: 0 when every step passed, 1 otherwise, 77
 # when there is no GPU (nothing that needs one ran).
 #   tests/gpu/device_check.sh /tmp/stepq-gpu          (from the repository root)
 #   STEPQ_CHECK_ARCHS="80;90" tests/gpu/device_check.sh OUT   (the default build's archs)
@@ -54,7 +55,7 @@ missing=$(for p in cmake gcc libhdf5-dev libgsl-dev libconfig-dev pkg-config; do
 step configure configure.log 120 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSTEPQ_CUDA=ON \
     "-DCMAKE_CUDA_ARCHITECTURES=$archs" || { echo "configure failed: see $out/configure.log"; exit 1; }
 step build build.log 300 cmake --build "$build" -j "$jobs" --target stepq_cuda_query test_cuda_numerics \
-    test_cuda_emulate test_cuda_parity stepq_bench_gpu stepq || { echo "build failed: see $out/build.log"; exit 1; }
+    test_cuda_emulate test_cuda_parity stepq_bench_gpu stepq stepq_shared || { echo "build failed: see $out/build.log"; exit 1; }
 step device device.log 60 "$build/sim/cuda/stepq_cuda_query"
 if [ $? -eq 77 ]; then
     echo "no CUDA device here: nothing that needs a GPU ran" | tee -a "$summary"
@@ -74,6 +75,12 @@ print('cpu vs cuda backend:', 'differ in ' + str(bad) if bad else 'agree within 
 sys.exit(1 if bad else 0)
 PY
 )"
+# the model adapters on the GPU (python -m stepq.hf eval --device cuda against --device cpu: fla's
+# Triton kernels hooked as the CPU's are; skipped, 77, where no python has torch with CUDA,
+# transformers and fla): the python first that has them, the project's test venv if built
+py=python3
+for p in "$root/build/venv/bin/python" "$root/tools/lm/.venv/bin/python"; do [ -x "$p" ] && py=$p && break; done
+step adapters adapters.log 240 env STEPQ_LIBRARY="$build/libstepq.so" "$py" "$root/tests/gpu/hf_parity.py" "$out/hf"
 step numerics numerics.log 60 "$build/tests/gpu/test_cuda_numerics"
 step emulate emulate.log 120 "$build/tests/gpu/test_cuda_emulate"
 echo "logs and bench_gpu.h5 in $out" | tee -a "$summary"

@@ -301,8 +301,16 @@ def test_eval_in_bfloat16_on_the_cpu(work, capsys):
     # measured: fp32 exactly 0 (its read-outs round to the same bf16 values as the kernel's own),
     # int4 0.112 nats/token; the bounds leave room for other kernels' float32 rounding
     assert fp32 < 1e-3 and int4 > 0.02, (fp32, int4)
+    import torch
+    if not torch.cuda.is_available():  # a machine without a GPU refuses it by name, before any work
+        refused(capsys, ["eval", "--model", work / "q35", "--text", work / "d1.txt", "--formats", "int8", "--out",
+                         work / "g.h5", "--device", "cuda"], r"--device cuda: torch sees no CUDA device here")
     refused(capsys, ["eval", "--model", work / "q35", "--text", work / "d1.txt", "--formats", "int8", "--out",
-                     work / "g.h5", "--device", "cuda"], r"--device cuda: stepq.hf runs models on the CPU for now")
+                     work / "g.h5", "--device", "gpu"], r"--device gpu: one of cpu, cuda, cuda:N, auto")
+    import importlib.util
+    if importlib.util.find_spec("accelerate") is None:
+        refused(capsys, ["eval", "--model", work / "q35", "--text", work / "d1.txt", "--formats", "int8", "--out",
+                         work / "g.h5", "--device", "auto"], r"--device auto: .* through accelerate, which is not installed")
     refused(capsys, ["eval", "--model", work / "q35", "--text", work / "d1.txt", "--formats", "int8", "--out",
                      work / "g.h5", "--dtype", "float8"], r"argument --dtype: invalid choice: 'float8'")
 

@@ -222,7 +222,7 @@ def test_command_native_fp32_int4(q35, tmp_path, monkeypatch, capsys):
         assert not [p for p in os.listdir(tmp_path) if ".tmp" in p]
     st = res["int4"]["stepq"]
     assert st["format"] == "int4" and st["dtype"] == "float32" and st["device"] == "cpu"
-    assert "transformers.models.qwen3_5.modeling_qwen3_5.torch_recurrent_gated_delta_rule" in st["kernels"]
+    assert "transformers.models.qwen3_5.modeling_qwen3_5.torch_recurrent_gated_delta_rule on cpu" in st["kernels"]
     assert set(res["native"]["results"]) == {"stepq_local_mc", "stepq_local_gen", "stepq_local_text"}
     model = StepqLM(pretrained=q35, format="native")
     try:

@@ -225,6 +225,15 @@ class Hooks:
         kernel._stepq_hooks = self
         return kernel
 
+    def ran(self, which, a):
+        """what the kernel call `which` with bound arguments a runs natively, for an output's
+        record: the function (module.name), the device of its tensors, and on a CPU whether fla's
+        Triton pieces were stood in for"""
+        f = self.patched[self.spec.kernels[which]][0]
+        dev = next((x.device.type for x in a.values() if hasattr(x, "device")), "cpu")
+        return "%s.%s on %s%s" % (getattr(f, "__module__", "?"), getattr(f, "__qualname__", "?"), dev,
+                                  " (stepq's CPU stand-ins for fla's Triton pieces)" if self.stand_ins else "")
+
     def close(self):
         for h in self.handles:
             h.remove()
@@ -308,9 +317,12 @@ def linear_only_reason(model_type, version):
 
 def forward(model, ids, cache=None):
     """(logits, cache) of model on ids [B, T] after cache (None: from the start), keeping the
-    cache: transformers 5.24 names it `cache`, fla's models `past_key_values`"""
+    cache: transformers 5.24 names it `cache`, fla's models `past_key_values`. ids go to the
+    device of the model's embeddings and the logits come back on the CPU (no copy where the model
+    runs there)"""
     params = inspect.signature(model.forward).parameters
     name = "cache" if "cache" in params else "past_key_values"
+    ids = ids.to(model.get_input_embeddings().weight.device)
     try:
         out = model(ids, use_cache=True, **({name: cache} if cache is not None else {}))
     except ValueError as e:
@@ -323,4 +335,4 @@ def forward(model, ids, cache=None):
     if new is None:
         raise AdapterError("%s returned no cache: stepq.hf steps a model one token a call with its cache" %
                            type(model).__name__)
-    return out.logits, new
+    return out.logits.cpu(), new

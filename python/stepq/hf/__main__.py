@@ -132,7 +132,8 @@ def parser():
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EVAL_EXAMPLES)):
         x.add_argument("--dtype", choices=DTYPES, default="float32",
                        help="the model's weights and activations (the reference recurrence stays float32)")
-        x.add_argument("--device", default="cpu", help="where the model runs: cpu (a GPU is not supported yet)")
+        x.add_argument("--device", default="cpu", help="where the model runs: cpu, cuda, cuda:N or auto (transformers' device_map); the quantized "
+                       "states are stepped by libstepq on the CPU whatever it is")
     t.add_argument("--model", required=True, help="a model directory (save_pretrained's)")
     t.add_argument("--format", required=True,
                    help="the format every delta-rule layer's state is held in between tokens (stepq formats lists "

@@ -163,11 +163,32 @@ DTYPES = ("float32", "bfloat16", "float16")
 
 
 def check_device(device):
-    """the --device a run can use here: cpu (the adapters hook the models' torch kernels there);
-    a GPU's kernels (fla's Triton ones) are not hooked yet, so cuda is refused by name"""
-    if device != "cpu":
-        raise AdapterError("--device %s: stepq.hf runs models on the CPU for now (on a GPU the models call fla's "
-                           "Triton kernels, which the adapters do not hook yet); give --device cpu" % device)
+    """the --device a run can use here: cpu; cuda or cuda:N where torch sees that GPU (the model
+    runs there in its own kernels, fla's Triton ones among them, hooked by name as on the CPU;
+    the quantized states stay in libstepq on the CPU, fed each step); auto (transformers'
+    device_map="auto": the model spread over the GPUs and the CPU as it fits). Refused by name
+    otherwise, before any work"""
+    import importlib.util
+    import re
+    if device == "cpu":
+        return device
+    if device == "auto":
+        if importlib.util.find_spec("accelerate") is None:
+            raise AdapterError("--device auto: transformers places a model with device_map=\"auto\" through "
+                               "accelerate, which is not installed (pip install accelerate), or give --device cpu, "
+                               "cuda or cuda:N")
+        return device
+    m = re.fullmatch(r"cuda(?::(\d+))?", str(device))
+    if not m:
+        raise AdapterError("--device %s: one of cpu, cuda, cuda:N, auto" % (device,))
+    import torch
+    n = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if n == 0:
+        raise AdapterError("--device %s: torch sees no CUDA device here (torch %s, built for CUDA %s); give --device "
+                           "cpu" % (device, torch.__version__, torch.version.cuda))
+    if m.group(1) is not None and int(m.group(1)) >= n:
+        raise AdapterError("--device %s: torch sees %d CUDA device%s (cuda:0%s)" % (device, n, "s" if n > 1 else "",
+                                                                                 "" if n == 1 else " to cuda:%d" % (n - 1)))
     return device
 
 
@@ -195,7 +216,10 @@ def load_model(path, dtype="float32", device="cpu"):
     check_adapter(ADAPTERS[mt])
     from transformers import AutoModelForCausalLM
     try:
-        model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype)).to(device).eval()
+        if device == "auto":  # accelerate's placement over the GPUs and the CPU
+            model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype), device_map="auto").eval()
+        else:
+            model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype)).to(device).eval()
     except Exception as e:  # what the checks above could not foresee: transformers' own reason
         raise AdapterError("%s: transformers could not load it: %s" % (path, str(e).strip().split("\n")[0][:500])) \
             from None

@@ -72,7 +72,7 @@ class Evaluator:
         self.hooks.close()
 
     def _kernel(self, layer, which, a, run):
-        self.ran.add("%s.%s" % (self.spec.modeling, self.spec.kernels[which]))
+        self.ran.add(self.hooks.ran(which, a))
         st = self.target
         q = a["query"] if "query" in a else a["q"]
         if st is None or q.shape[1] > 1 or a.get("initial_state") is None:
@@ -81,7 +81,9 @@ class Evaluator:
                                    "a call" % (layer.index, q.shape[1]))
             return run()
         import torch
-        q, k, v, g, beta = step_inputs(self.spec, layer, a)
+        # the model's tensors, wherever it runs, into libstepq on the CPU, and its answer back there
+        q, k, v, g, beta = (x.cpu() for x in step_inputs(self.spec, layer, a))
+        dev = (a["value"] if "value" in a else a["v"]).device
         B, _, H, K = q.shape
         HV, V = v.shape[2], v.shape[3]
         s = st.sessions.get(layer.index)
@@ -102,8 +104,8 @@ class Evaluator:
         err2, _, ref2 = s.errors(0)
         ry = np.sqrt(((y_hat - y) ** 2).sum(1) / np.maximum((y.astype(np.float64) ** 2).sum(1), 1e-300))
         st.errs[layer.index].append((np.sqrt(err2 / np.maximum(ref2, 1e-300)), ry))
-        out = torch.from_numpy(y_hat).reshape(B, 1, HV, V).to((a["value"] if "value" in a else a["v"]).dtype)
-        S_hat = torch.from_numpy(s.state(0)).reshape(B, HV, K, V)
+        out = torch.from_numpy(y_hat).reshape(B, 1, HV, V).to(device=dev, dtype=(a["value"] if "value" in a else a["v"]).dtype)
+        S_hat = torch.from_numpy(s.state(0)).reshape(B, HV, K, V).to(dev)
         S_in = a.get("initial_state")
         if S_in is not None and self.spec.family == "hf":
             S_hat = S_hat.to(S_in.dtype)  # the cache keeps the state in its own dtype

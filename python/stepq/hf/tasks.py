@@ -174,7 +174,7 @@ class StepqLM(TemplateLM):
 
     def _ids(self, ids):
         import torch
-        return torch.tensor([ids], dtype=torch.long, device=self._device)
+        return torch.tensor([ids], dtype=torch.long)  # forward() moves it to the model's device
 
     def score(self, context, continuation):
         """(log-likelihood of the continuation's tokens after the context's, whether each is the
