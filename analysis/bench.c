@@ -43,7 +43,7 @@ static int cmp_double(const void* a, const void* b) {
     double x = *(const double*)a, y = *(const double*)b;
     return x < y ? -1 : x > y;
 }
-static double median(double* x, int n) {
+double stepq_bench_median(double* x, int n) {
     qsort(x, (size_t)n, sizeof(double), cmp_double);
     return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
@@ -155,7 +155,7 @@ static void time_once(step_reps* t, int r, const step_job* j, long n) {
 }
 
 static step_time medians(step_reps* t) {
-    return (step_time){median(t->cpu, REPS), median(t->wall, REPS), median(t->all, REPS)};
+    return (step_time){stepq_bench_median(t->cpu, REPS), stepq_bench_median(t->wall, REPS), stepq_bench_median(t->all, REPS)};
 }
 
 // ---------------------------------------------------------------------------------------------

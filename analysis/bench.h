@@ -31,6 +31,9 @@ int stepq_bench(const stepq_bench_cfg* cfg);
 // stepq_step_f32 from memory (timed). Prints ns/step of each and generation / update.
 int stepq_bench_stream(const stepq_source* src, long steps, int repeats);
 
+// the median of x (n), sorting it in place (the mean of the middle two for an even n)
+double stepq_bench_median(double* x, int n);
+
 // The yardsticks built per instruction set (bench_isa.c), as sim/kernels.c is.
 typedef struct {
     int level;  // STEPQ_ISA_*

@@ -91,11 +91,6 @@ static float traffic_pair(float* restrict S, int n, float d) {
 
 static volatile float bench_sink;
 
-static int cmp_double(const void* a, const void* b) {
-    double x = *(const double*)a, y = *(const double*)b;
-    return (x > y) - (x < y);
-}
-
 static double step_traffic_ns(int K, int V, double seconds) {
     const int n = K * V;
     float* S = aligned_alloc(64, sizeof(float) * (size_t)n);
@@ -113,8 +108,7 @@ static double step_traffic_ns(int K, int V, double seconds) {
     } while (r < MAXR && thread_seconds() - t0 < seconds);
     free(S);
     bench_sink = sink;  // keeps the read passes from being elided
-    qsort(per, (size_t)r, sizeof(double), cmp_double);
-    return per[r / 2];
+    return stepq_bench_median(per, r);
 }
 
 const stepq_bench_isa STEPQ_BENCH_NAME = {

@@ -16,13 +16,16 @@ void stepq_ref_read(stepq_qstate* qs, const stepq_step_in* in, const float* deca
     if (pred) stepq_p1_predict(pred, qs->X, S_prev, grad, qs->K, qs->V);
 }
 
+void stepq_ref_measure(stepq_qmeasure* m, const stepq_qstate* qs, const float* S_ref) {
+    if (!S_ref) return;
+    m->err2 = stepq_sq_dist(qs->X, S_ref, qs->K, qs->V);
+    m->hat2 = stepq_sq_norm(qs->X, qs->K, qs->V);
+}
+
 int stepq_ref_write(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
                     int n_gates, const float* S_ref, float* y_hat, stepq_qmeasure* m) {
     if (stepq_qstate_step(qs, y_hat, qs->u, in, scale, n_gates) != STEPQ_OK) return STEPQ_ERR;
-    if (S_ref) {
-        m->err2 = stepq_sq_dist(qs->X, S_ref, qs->K, qs->V);
-        m->hat2 = stepq_sq_norm(qs->X, qs->K, qs->V);
-    }
+    stepq_ref_measure(m, qs, S_ref);
     return STEPQ_OK;
 }
 

@@ -113,7 +113,9 @@ const stepq_backend* stepq_backend_find(const char* name);
 // as not built in. (The sim floor cannot link the CUDA library, which sits on top of it.)
 void stepq_backend_set_cuda(const stepq_backend* cuda);
 
-// the reference protocol's halves and variants, for every CPU table
+// the reference protocol's halves and variants, for every CPU table; stepq_ref_measure: m <- the
+// measure of a step whose write left S_hat_t in qs->X, against S_ref (nothing where S_ref is NULL)
+void stepq_ref_measure(stepq_qmeasure* m, const stepq_qstate* qs, const float* S_ref);
 void stepq_ref_read(stepq_qstate* qs, const stepq_step_in* in, const float* decay, const double* grad,
                     const float* S_prev, float* pred);
 int stepq_ref_write(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,

@@ -180,13 +180,6 @@ static int boundary(stepq_head* e) {
 static float* slot_pred(const stepq_head* e, int f) { return e->pred ? e->pred + (size_t)f * e->V : NULL; }
 static float* slot_y(const stepq_head* e, int f) { return e->y_hat + (size_t)f * e->V; }
 
-// the measure of a step written by the reference protocol (qs->X is S_hat_t)
-static void measure_x(stepq_head* e, int f, const float* S_ref) {
-    if (!S_ref) return;
-    e->sv[f].m.err2 = stepq_sq_dist(e->qs[f].X, S_ref, e->K, e->V);
-    e->sv[f].m.hat2 = stepq_sq_norm(e->qs[f].X, e->K, e->V);
-}
-
 // the normal protocol on the backend's halves (the fused kernels on a CPU backend)
 static void read_normal(stepq_head* e, int f, const stepq_step_in* in) {
     float* pred = slot_pred(e, f);
@@ -203,13 +196,13 @@ static void read_keep(stepq_head* e, int f, const stepq_step_in* in) {
 static int write_keep(stepq_head* e, int f, const stepq_step_in* in, const float* S_ref) {
     if (e->be->write_keep(&e->qs[f], in, e->scale, e->G, slot_y(e, f), e->X_pre + (size_t)f * e->K * e->V))
         return STEPQ_ERR;
-    measure_x(e, f, S_ref);
+    stepq_ref_measure(&e->sv[f].m, &e->qs[f], S_ref);  // qs->X is S_hat_t
     return STEPQ_OK;
 }
 
 static int write_cut(stepq_head* e, int f, const stepq_step_in* in, const float* S_ref) {
     if (e->be->write_cut(&e->qs[f], in, e->decay, e->u_ref, e->scale, slot_y(e, f))) return STEPQ_ERR;
-    measure_x(e, f, S_ref);
+    stepq_ref_measure(&e->sv[f].m, &e->qs[f], S_ref);  // qs->X is S_hat_t
     return STEPQ_OK;
 }
 
@@ -218,7 +211,7 @@ static int write_rows(stepq_head* e, int f, const stepq_step_in* in, const float
     if (e->be->write_rows(&e->qs[f], in, e->scale, e->G, slot_y(e, f), sl->rows + (size_t)e->h * sl->rows_stride,
                           sl->rows_value, sl->fmt->width))
         return STEPQ_ERR;
-    measure_x(e, f, S_ref);
+    stepq_ref_measure(&e->sv[f].m, &e->qs[f], S_ref);  // qs->X is S_hat_t
     return STEPQ_OK;
 }
 

@@ -151,7 +151,6 @@ static void add_run_out(stepq_split* sp, stepq_run_out* o) {
 }
 
 int stepq_cpu_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg) {
-    const stepq_backend* be = cfg->backend ? cfg->backend : stepq_backend_default();
     int* plan_index = callocCheck((size_t)src->n_heads, sizeof(int));
     if (stepq_run_prepare(plan_index, src, cfg) != STEPQ_OK) {
         free(plan_index);
@@ -178,7 +177,7 @@ int stepq_cpu_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_r
     stepq_split_init(&sp);
     const int split = !cfg->n_extra;
     if (split) add_run_out(&sp, o);
-    stepq_headloop_cfg hc = {.backend = be, .slots = slots, .n_slots = F, .plan = cfg->plan,
+    stepq_headloop_cfg hc = {.backend = cfg->backend, .slots = slots, .n_slots = F, .plan = cfg->plan,
                              .plan_index = plan_index, .prefill = cfg->prefill, .decode = cfg->decode,
                              .obs = obs, .n_obs = 1 + cfg->n_extra, .progress = &pr, .skip = done_skip,
                              .skip_ctx = &r, .split = split, .unit0 = (long)cfg->seed * src->n_heads};
