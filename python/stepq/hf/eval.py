@@ -83,7 +83,7 @@ class Evaluator:
         import torch
         # the model's tensors, wherever it runs, into libstepq on the CPU, and its answer back there
         q, k, v, g, beta = (x.cpu() for x in step_inputs(self.spec, layer, a))
-        dev = (a["value"] if "value" in a else a["v"]).device
+        v_in = a["value"] if "value" in a else a["v"]  # the kernel's own v: its device and dtype
         B, _, H, K = q.shape
         HV, V = v.shape[2], v.shape[3]
         s = st.sessions.get(layer.index)
@@ -104,8 +104,8 @@ class Evaluator:
         err2, _, ref2 = s.errors(0)
         ry = np.sqrt(((y_hat - y) ** 2).sum(1) / np.maximum((y.astype(np.float64) ** 2).sum(1), 1e-300))
         st.errs[layer.index].append((np.sqrt(err2 / np.maximum(ref2, 1e-300)), ry))
-        out = torch.from_numpy(y_hat).reshape(B, 1, HV, V).to(device=dev, dtype=(a["value"] if "value" in a else a["v"]).dtype)
-        S_hat = torch.from_numpy(s.state(0)).reshape(B, HV, K, V).to(dev)
+        out = torch.from_numpy(y_hat).reshape(B, 1, HV, V).to(device=v_in.device, dtype=v_in.dtype)
+        S_hat = torch.from_numpy(s.state(0)).reshape(B, HV, K, V).to(v_in.device)
         S_in = a.get("initial_state")
         if S_in is not None and self.spec.family == "hf":
             S_hat = S_hat.to(S_in.dtype)  # the cache keeps the state in its own dtype
