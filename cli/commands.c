@@ -90,6 +90,8 @@ int stepq_cmd_run(int argc, char** argv) {
              "  \"regimes\", \"memory\": the mechanism drivers (method 6.3; see their configs).\n"
              "experiment = \"nll\", \"generate\": extra NLL over decode position and free-running\n"
              "  generation of the shipped language models (method 7).\n"
+             "experiment = \"recall\": answer accuracy per distance under each format, on a model\n"
+             "  trained to remember and the held-out recall set (method 7.5).\n"
              "experiment = \"all\": every config of its `configs` list in turn (experiments/all.cfg\n"
              "  reruns every experiment and figure); one that fails is reported and the rest run.\n"
              "--threads N (0 to 4096) overrides the config's threads (0: OpenMP's default); results\n"

@@ -388,6 +388,7 @@ static const struct {
     {"regimes", stepq_run_regimes},
     {"nll", stepq_run_nll},
     {"generate", stepq_run_generate},
+    {"recall", stepq_run_recall},
     {"all", run_all},
 };
 

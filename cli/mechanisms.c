@@ -12,6 +12,7 @@
 #include "../analysis/knobs.h"
 #include "../analysis/memory.h"
 #include "../analysis/nll.h"
+#include "../analysis/recall.h"
 #include "../analysis/octile.h"
 #include "../analysis/regimes.h"
 #include "../analysis/robust.h"
@@ -729,5 +730,62 @@ int stepq_run_generate(const stepq_cfgfile* cf) {
     }
     lm_run_close(&lr);
     free(fmts); free(prompts); free(seeds);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// recall: answer accuracy per distance under each format
+
+static const char* const keys_recall[] = {"experiment", "description", "model", "set", "documents", "formats",
+                                          "plan", "calibrate", "prefill", "output", "plot", "threads",
+                                          "backend", NULL};
+
+int stepq_run_recall(const stepq_cfgfile* cf) {
+    long long prefill, ndocs, threads;
+    const char *output, *plot, *desc, *plan_path, *model_dir, *set;
+    const stepq_format** fmts = NULL;
+    int nf = 0, err = 0;
+    config_setting_t* calib = NULL;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_recall) ||
+        cfg_str(cf, NULL, "model", &model_dir, 1, NULL) || cfg_str(cf, NULL, "set", &set, 1, NULL) ||
+        cfg_int(cf, NULL, "documents", &ndocs, 0, 0, 0, 1 << 20) ||
+        cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) || (calib = cfg_group(cf, NULL, "calibrate", 0, &err), err) ||
+        cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 30) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
+        stepq_formats_check_plan(cf, fmts, nf, plan_path)) {
+        free(fmts);
+        return STEPQ_ERR;
+    }
+    const stepq_backend* be = NULL;
+    int rc = nll_checks(&be, cf, 1, 1, 1, calib, plan_path, 0);
+    stepq_set_threads(threads);
+    lm_run lr;
+    const char* texts[1] = {set};
+    rc = lm_run_open(&lr, cf, model_dir, texts, 1, plan_path, calib, rc);
+    char table[4096], png[4096], buf[8192];
+    stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
+    stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
+    if (!rc) {
+        stepq_recall_cfg rcfg = {.model = &lr.m, .set = texts[0], .max_documents = (int)ndocs, .formats = fmts,
+                                 .n_formats = nf, .plan = lr.pp, .backend = be, .prefill = prefill,
+                                 .output = output, .table = plot ? table : NULL,
+                                 .prov = {"recall", cf->path, cf->text, 0, lr.m.desc}};
+        rc = stepq_prepare_output(output) || stepq_recall(&rcfg);
+        if (!rc) printf("wrote %s\n", output);
+    }
+    if (!rc && plot) {
+        stepq_plot_vars vars = {0};
+        stepq_plot_var(&vars, "formats", "%s", stepq_format_list(buf, sizeof buf, fmts, nf));
+        char docs[64] = "all its documents";
+        if (ndocs) snprintf(docs, sizeof docs, "the first %lld document(s) of each generator seed", ndocs);
+        stepq_plot_var(&vars, "source", "%s; recall set %s, %s, native prefill %lld bytes", lr.m.desc, set, docs,
+                       prefill);
+        rc = stepq_plot(plot, table, png, &vars);
+    }
+    lm_run_close(&lr);
+    free(fmts);
     return rc ? STEPQ_ERR : STEPQ_OK;
 }
