@@ -134,13 +134,21 @@ FR_INLINE void read_rows128(const stepq_qstate* qs, const fr_ctx* h, const stepq
     if (pred) fr_store128(pred, p);
 }
 
-// a row's largest |x| as float bits and, for a finite row of a vector width, its FP16 scale and
-// the reciprocal its codes take (rc_rows_encode_scaled's)
+// a row's largest |x| as float bits and, for a finite row of a vector width, its FP16 scale, the
+// reciprocal its codes take (rc_rows_encode_scaled's) and whether their clamp changes no code
+// (rc_row_scales16's mask)
 typedef struct {
     uint32_t umax;
     uint16_t sh;
     float inv;
+    int inside;
 } row128_scale;
+
+// row r's of 16 rows' scales side by side (rc_row_scales16)
+static inline row128_scale row128_scale_of(const uint32_t* umax, const uint16_t* sh, const float* inv,
+                                           __mmask16 inside, int r) {
+    return (row128_scale){umax[r], sh[r], inv[r], (inside >> r) & 1};
+}
 
 // row i: t (8 vectors) <- D x + k u^T of its decoded row, yv (8 vectors) += q t; returns its
 // largest |t| as float bits. DAMP: t is then rotated as DAMP encodes it (a finite row; the
@@ -237,7 +245,7 @@ FR_INLINE void rows128_put(uint8_t* P, __m512* xq, const __m512* t, row128_scale
     memcpy(P, &rs.sh, 2);
     __m512i z[FR_R128];
 #pragma GCC unroll 8
-    for (int c = 0; c < FR_R128; c++) z[c] = rc_codes16(t[c], vi, lo, hi);
+    for (int c = 0; c < FR_R128; c++) z[c] = rs.inside ? rc_codes16_inside(t[c], vi) : rc_codes16(t[c], vi, lo, hi);
     if (xq) {
         const __m512 vs = _mm512_set1_ps(rc_f16_to_f32(rs.sh));
 #pragma GCC unroll 8
@@ -325,12 +333,12 @@ FR_INLINE int write_leap128(stepq_qstate* qs, const fr_ctx* h, const stepq_step_
             if (umax[r] > 0x7f7fffffu) return STEPQ_ERR;
             qmax[r] = (float)STEPQ_QMAX(f->width);
         }
-        rc_row_scales16(sh, inv, umax, qmax);
+        __mmask16 inside = rc_row_scales16(sh, inv, umax, qmax);
         for (int r = 0; r < n; r++) {  // the base row, then the residual in the buffer
             __m512 t[FR_R128], xq[FR_R128];
             float* row = buf + 128 * r;
             fr_load128(t, row);
-            rows128_put(qs->packed + qs->row_off[g + r], xq, t, (row128_scale){umax[r], sh[r], inv[r]}, f->width);
+            rows128_put(qs->packed + qs->row_off[g + r], xq, t, row128_scale_of(umax, sh, inv, inside, r), f->width);
 #pragma GCC unroll 8
             for (int c = 0; c < FR_R128; c++) {
                 t[c] = _mm512_sub_ps(t[c], xq[c]);
@@ -342,7 +350,7 @@ FR_INLINE int write_leap128(stepq_qstate* qs, const fr_ctx* h, const stepq_step_
         }
         if (rb != 32) {
             for (int r = 0; r < 16; r++) qmax[r] = (float)STEPQ_QMAX(rb);
-            rc_row_scales16(sh, inv, umax, qmax);
+            inside = rc_row_scales16(sh, inv, umax, qmax);
         }
         for (int r = 0; r < n; r++) {
             __m512 t[FR_R128], d[FR_R128];
@@ -352,7 +360,7 @@ FR_INLINE int write_leap128(stepq_qstate* qs, const fr_ctx* h, const stepq_step_
 #pragma GCC unroll 8
                 for (int c = 0; c < FR_R128; c++) _mm512_storeu_ps(R + 64 * c, t[c]), d[c] = t[c];
             } else {
-                rows128_put(R, S_ref ? d : NULL, t, (row128_scale){umax[r], sh[r], inv[r]}, rb);
+                rows128_put(R, S_ref ? d : NULL, t, row128_scale_of(umax, sh, inv, inside, r), rb);
             }
             if (!S_ref) continue;
 #pragma GCC unroll 8
@@ -399,11 +407,11 @@ FR_INLINE int write_rows128(stepq_qstate* qs, const fr_ctx* h, const stepq_step_
         uint16_t sh[16];
         float inv[16];
         rows128_update16(buf, umax, qmax, y, qs, h, in, decay, scale, g, n, fam);
-        rc_row_scales16(sh, inv, umax, qmax);
+        const __mmask16 inside = rc_row_scales16(sh, inv, umax, qmax);
         for (int r = 0; r < n; r++) {
             __m512 t[FR_R128];
             fr_load128(t, buf + 128 * r);
-            if (rows128_encode(qs, h, t, (row128_scale){umax[r], sh[r], inv[r]}, g + r, S_ref, m, fam) != STEPQ_OK)
+            if (rows128_encode(qs, h, t, row128_scale_of(umax, sh, inv, inside, r), g + r, S_ref, m, fam) != STEPQ_OK)
                 return STEPQ_ERR;
         }
     }

@@ -286,13 +286,25 @@ static void check_nvfp4(void) {
 // and the reciprocal 1 / fp16 value, lane by lane: amax at every FP16 value times qmax, at the
 // midpoints between neighbours and the floats beside them, below the smallest subnormal (the
 // scale that would round to 0 is 1), above the largest FP16 times qmax (saturating), zero, and
-// log-uniform values; the three widths' qmax mixed across lanes
+// log-uniform values; the three widths' qmax mixed across lanes. Its mask of the rows whose
+// clamp changes no code: set where amax inv < qmax + 1/2, and there the codes of +-amax and of
+// the floats below it, unclamped, equal the clamped ones; both kinds of rows are met
+static int inside_differs(float amax, float inv, float q, int set) {
+    if (set != (amax * inv < q + 0.5f)) return 1;
+    if (!set) return 0;
+    float x[16];
+    for (int j = 0; j < 16; j++) x[j] = (j % 2 ? -1 : 1) * (j < 8 ? amax : nextafterf(amax, 0) * (1.0f - 0x1p-20f * j));
+    const __m512 v = _mm512_loadu_ps(x), vi = _mm512_set1_ps(inv);
+    const __mmask16 eq = _mm512_cmpeq_epi32_mask(rc_codes16_inside(v, vi),
+                                                 rc_codes16(v, vi, _mm512_set1_ps(-q), _mm512_set1_ps(q)));
+    return eq != 0xffff;
+}
 static void check_row_scales(void) {
     const float qm[3] = {127.0f, 31.0f, 7.0f};
     uint32_t um[16];
     float qmax[16], inv[16];
     uint16_t sh[16];
-    int bad = 0, lanes = 0, n = 0;
+    int bad = 0, lanes = 0, n = 0, inside = 0, clamped = 0;
     gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 5);
     for (uint32_t k = 0;; k++) {
@@ -311,16 +323,21 @@ static void check_row_scales(void) {
         if (k % 997 == 0) a = 0.0f;
         um[n] = stepq_f32_bits(a), qmax[n] = q, n++;
         if (n < 16) continue;
-        rc_row_scales16(sh, inv, um, qmax);
+        const __mmask16 in = rc_row_scales16(sh, inv, um, qmax);
         for (int l = 0; l < 16; l++, lanes++) {
             const uint16_t want = stepq_row_scale(stepq_bits_f32(um[l]), qmax[l]);
             const float sc = stepq_f16_to_f32(want), wi = sc > 0 ? 1.0f / sc : 0.0f;
-            bad += sh[l] != want || stepq_f32_bits(inv[l]) != stepq_f32_bits(wi);
+            const int set = (in >> l) & 1;
+            bad += sh[l] != want || stepq_f32_bits(inv[l]) != stepq_f32_bits(wi) ||
+                   inside_differs(stepq_bits_f32(um[l]), wi, qmax[l], set);
+            inside += set, clamped += !set;
         }
         n = 0;
     }
     gsl_rng_free(r);
-    CHECK(bad == 0 && lanes > 100000, "%d of %d row scales or reciprocals differ from stepq_row_scale's", bad, lanes);
+    CHECK(bad == 0 && lanes > 100000 && inside > 1000 && clamped > 100,
+          "%d of %d row scales, reciprocals or unclamped codes differ from stepq_row_scale's (%d rows "
+          "unclamped, %d clamped)", bad, lanes, inside, clamped);
 }
 
 // df_factors16 (F16C, eight at a time) against stepq_f16_to_f32(stepq_f16_factor(f)), bit
