@@ -128,7 +128,8 @@ static int read_span(recall_run* r, int d, const cJSON* s, const char* where, co
         return STEPQ_ERR;
     }
     x.bucket = bucket_of(r, x.distance);
-    if (x.def < r->c->prefill || x.bucket < 0) return STEPQ_OK;
+    if (x.def < r->c->prefill || x.bucket < 0 || (r->c->length && x.start + x.length > r->c->length))
+        return STEPQ_OK;
     for (x.pos = 0; x.start - r->c->prefill >= pos_edges[x.pos + 1]; x.pos++) {}
     if (r->R == r->cap) {  // grown by doubling
         rec* more = mallocCheck(sizeof(rec) * (size_t)(r->cap = 2 * r->cap + 64));

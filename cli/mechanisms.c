@@ -738,11 +738,11 @@ int stepq_run_generate(const stepq_cfgfile* cf) {
 // recall: answer accuracy per distance under each format
 
 static const char* const keys_recall[] = {"experiment", "description", "model", "set", "documents", "formats",
-                                          "plan", "calibrate", "prefill", "output", "plot", "threads",
-                                          "backend", NULL};
+                                          "plan", "calibrate", "prefill", "length", "output", "plot",
+                                          "threads", "backend", NULL};
 
 int stepq_run_recall(const stepq_cfgfile* cf) {
-    long long prefill, ndocs, threads;
+    long long prefill, length, ndocs, threads;
     const char *output, *plot, *desc, *plan_path, *model_dir, *set;
     const stepq_format** fmts = NULL;
     int nf = 0, err = 0;
@@ -752,6 +752,7 @@ int stepq_run_recall(const stepq_cfgfile* cf) {
         cfg_int(cf, NULL, "documents", &ndocs, 0, 0, 0, 1 << 20) ||
         cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) || (calib = cfg_group(cf, NULL, "calibrate", 0, &err), err) ||
         cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 30) ||
+        cfg_int(cf, NULL, "length", &length, 0, 0, 0, 1LL << 30) ||
         cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
         cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
         cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
@@ -771,7 +772,7 @@ int stepq_run_recall(const stepq_cfgfile* cf) {
     if (!rc) {
         stepq_recall_cfg rcfg = {.model = &lr.m, .set = texts[0], .max_documents = (int)ndocs, .formats = fmts,
                                  .n_formats = nf, .plan = lr.pp, .backend = be, .prefill = prefill,
-                                 .output = output, .table = plot ? table : NULL,
+                                 .length = length, .output = output, .table = plot ? table : NULL,
                                  .prov = {"recall", cf->path, cf->text, 0, lr.m.desc}};
         rc = stepq_prepare_output(output) || stepq_recall(&rcfg);
         if (!rc) printf("wrote %s\n", output);
@@ -779,8 +780,9 @@ int stepq_run_recall(const stepq_cfgfile* cf) {
     if (!rc && plot) {
         stepq_plot_vars vars = {0};
         stepq_plot_var(&vars, "formats", "%s", stepq_format_list(buf, sizeof buf, fmts, nf));
-        char docs[64] = "all its documents";
+        char docs[128] = "all its documents";
         if (ndocs) snprintf(docs, sizeof docs, "the first %lld document(s) of each generator seed", ndocs);
+        if (length) snprintf(docs + strlen(docs), sizeof docs - strlen(docs), " (their first %lld bytes)", length);
         stepq_plot_var(&vars, "source", "%s; recall set %s, %s, native prefill %lld bytes", lr.m.desc, set, docs,
                        prefill);
         rc = stepq_plot(plot, table, png, &vars);
