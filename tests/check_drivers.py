@@ -391,6 +391,60 @@ def check_nll():
         check(np.all(f["extra_window"][:, 1] > 0), "nll: int4 states cost NLL on every document")
 
 
+def check_recall():
+    """the records against the set read here; every summary recomputed from the per-record data"""
+    import json
+    cfg = os.path.join(src, "experiments", "recall_gdn.cfg")
+    path = os.path.join(quick, "recall", "gdn.h5")
+    png(path[:-3] + ".png")
+    setp = os.path.join(src, "data", "lm", "heldout_recall.json")
+    rs = json.load(open(setp))
+    quick_group = re.search(r"quick\s*=\s*\{[^}]*\}", open(cfg).read(), re.S).group(0)
+    per_seed = int(re.search(r"documents\s*=\s*(\d+)", quick_group).group(1))
+    m = re.search(r"length\s*=\s*(\d+)", quick_group)
+    length = int(m.group(1)) if m else 0
+    with h5py.File(path, "r") as f:
+        described(f, "recall")
+        P, F = int(f.attrs["prefill"]), len(config_list(cfg, "formats"))
+        docs, seen, want = [], {}, []   # the first per_seed documents of each seed, their eligible records
+        for d in rs["documents"]:
+            if seen.get(d["seed"], 0) < per_seed:
+                seen[d["seed"]] = seen.get(d["seed"], 0) + 1
+                recs = [sp for sp in d["spans"] if sp["kind"] == "record" and sp["first"] - len(sp["key"]) - 4 >= P
+                        and any(lo <= sp["distance"] < hi for lo, hi in rs["buckets"])
+                        and (length == 0 or sp["start"] + sp["length"] <= length)]
+                want += [(len(docs), sp["distance"], sp["start"] - P, sp["length"]) for sp in sorted(recs, key=lambda x: x["start"])]
+                docs.append(d)
+        got = list(zip(f["record_document"][()], f["record_distance"][()], f["record_position"][()], f["record_length"][()]))
+        check(got == want, f"recall: the {len(got)} records are the set's {len(want)} after the boundary")
+        nll, ex = f["nll"][()], f["exact"][()]
+        check(nll.shape == ex.shape == (len(want), 1 + F), f"recall: per-record shapes {nll.shape}")
+        check(np.all(np.isfinite(nll)) and np.all(nll > 0), "recall: answer NLL finite and positive")
+        L = f["record_length"][()]
+        # an exact answer's bytes were each the argmax: each byte's NLL at most ln 256
+        check(np.all(nll[ex == 1] <= (np.repeat(L[:, None], 1 + F, 1) * np.log(256))[ex == 1] + 1e-9),
+              "recall: an exact answer costs at most ln 256 nats per byte")
+        B = f["buckets"][()]
+        dist, docid = f["record_distance"][()], f["record_document"][()]
+        seeds = np.array([docs[i]["seed"] for i in docid])
+        for name, val, runs in (("exact", ex.astype(float), range(1 + F)), ("extra_nll", nll[:, 1:] - nll[:, :1], range(F))):
+            mean, ci, cis, pooled = (f[name + s][()] for s in ("_mean", "_ci95", "_ci95_seeds", "_pooled"))
+            for k in runs:
+                for b, (lo, hi) in enumerate(B):
+                    inb = (dist >= lo) & (dist < hi)
+                    per_doc = [val[inb & (docid == d), k].mean() for d in range(len(docs)) if np.any(inb & (docid == d))]
+                    per_seed_m = [val[inb & (seeds == s), k].mean() for s in sorted(set(seeds)) if np.any(inb & (seeds == s))]
+                    m, c = mean_ci(per_doc) if per_doc else (np.nan, np.nan)
+                    _, cs = mean_ci(per_seed_m) if per_seed_m else (np.nan, np.nan)
+                    ok = close(mean[k, b], m, rtol=1e-9) and close(ci[k, b], c, rtol=1e-4) and close(cis[k, b], cs, rtol=1e-4) \
+                        and close(pooled[k, b], val[inb, k].mean() if np.any(inb) else np.nan)
+                    check(ok, f"recall: {name} run {k} bucket {b}: mean, CIs over documents and seeds, pooled")
+        check(np.all(f["n_records"][()] == [np.sum((dist >= lo) & (dist < hi)) for lo, hi in B]), "recall: records per bucket")
+        tab = np.loadtxt(path[:-3] + ".tsv")
+        check(tab.shape == (len(B), 2 + 2 * (1 + F)) and close(tab[:, 2::2].T, f["exact_mean"][()], rtol=1e-6),
+              "recall: the table holds the accuracy per bucket")
+
+
 def check_regimes():
     for tag, cfg in presets():
         path = os.path.join(quick, "regimes", f"{tag}.h5")
@@ -413,7 +467,7 @@ def check_regimes():
             check(close(m, ratio.mean(axis=1)), f"regimes {tag}: ratio_mean over seeds")
 
 
-{"generate": check_generate, "nll": check_nll, "memory": check_memory, "selfcorrect": check_selfcorrect, "halflife": check_halflife, "octile": check_octile,
+{"generate": check_generate, "nll": check_nll, "recall": check_recall, "memory": check_memory, "selfcorrect": check_selfcorrect, "halflife": check_halflife, "octile": check_octile,
  "knobs": check_knobs, "robustness": check_robustness, "ablation": check_ablation, "regimes": check_regimes}[driver]()
 print(f"check_drivers {driver}: {checks - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

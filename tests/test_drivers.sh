@@ -17,6 +17,7 @@ run() {  # CONFIG: runs it at its quick size; outputs land under $dir/results/qu
 case "$driver" in
 memory) run "$src/experiments/memory.cfg" ;;
 generate) run "$src/experiments/generate_gdn.cfg" ;;
+recall) run "$src/experiments/recall_gdn.cfg" ;;
 nll)
     run "$src/experiments/nll_gdn.cfg"
     run "$src/experiments/nll_kda.cfg"
