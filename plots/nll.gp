@@ -27,8 +27,9 @@ set ylabel sprintf("extra NLL (nats/%s)", unit)
 do for [f=1:nf] {
   set title word(formats, f) noenhanced
   c = okabe[(f-1)%8+1]
-  set arrow 1 from graph 0, first 0 to graph 1, first 0 nohead dt 2 lc rgb "#777777"
-  plot datafile using 1:(column(2*f)-column(2*f+1)):(column(2*f)+column(2*f+1)) with filledcurves fc rgb c fs transparent solid 0.25 noborder, \
+  # zero as a plotted line: always in the panel's range, never drawn outside it
+  plot 0 with lines dt 2 lc rgb "#777777", \
+       datafile using 1:(column(2*f)-column(2*f+1)):(column(2*f)+column(2*f+1)) with filledcurves fc rgb c fs transparent solid 0.25 noborder, \
        '' using 1:(column(2*f)) with lines lw 2 lc rgb c
 }
 unset multiplot
