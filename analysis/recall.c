@@ -3,6 +3,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,14 +43,22 @@ typedef struct {
     int failed;
 } recall_run;
 
-void stepq_answer_add(stepq_answer* a, const float* logits, int vocab, int next) {
+// One answer scored as it is read: after the model has read the byte before each answer byte,
+// answer_add(a, logits, vocab, that byte). nll: nats summed over the bytes; exact: every byte was
+// the argmax of its logits (the first index among equal maxima, as torch.argmax). Starts at
+// ANSWER_START.
+typedef struct {
+    double nll;
+    int exact;
+} answer;
+#define ANSWER_START ((answer){.nll = 0, .exact = 1})
+
+static void answer_add(answer* a, const float* logits, int vocab, int next) {
     int best = 0;
     for (int i = 1; i < vocab; i++)
         if (logits[i] > logits[best]) best = i;
-    if (a->n == 0) a->exact = 1;
     a->exact = a->exact && best == next;
     a->nll += stepq_lm_nll(logits, vocab, next);
-    a->n++;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -199,16 +208,6 @@ static int read_document(recall_run* r, int d, const cJSON* o, int i, const char
     return STEPQ_OK;
 }
 
-// the directory of path ("." for a bare name), which the set's files are relative to
-static char* dir_of(const char* path) {
-    const char* slash = strrchr(path, '/');
-    char* d = mallocCheck(slash ? (size_t)(slash - path) + 2 : 2);
-    if (!slash) strcpy(d, ".");
-    else if (slash == path) strcpy(d, "/");
-    else memcpy(d, path, (size_t)(slash - path)), d[slash - path] = 0;
-    return d;
-}
-
 static int read_set(recall_run* r) {
     const char* path = r->c->set;
     size_t n;
@@ -234,7 +233,8 @@ static int read_set(recall_run* r) {
         r->bytes = callocCheck((size_t)n_all, sizeof(uint8_t*));
         r->len = callocCheck((size_t)n_all, sizeof(long));
         r->first_rec = callocCheck((size_t)n_all + 1, sizeof(int));
-        char* dir = dir_of(path);
+        char* copy = strdup(path);
+        const char* dir = dirname(copy);  // the set's files are relative to it
         rc = STEPQ_OK;
         for (int i = 0; i < n_all && !rc; i++) {
             const cJSON* o = cJSON_GetArrayItem(docs, i);
@@ -242,7 +242,7 @@ static int read_set(recall_run* r) {
             rc = read_document(r, r->D, o, i, dir, path);
             r->D++;
         }
-        free(dir);
+        free(copy);
         r->first_rec[r->D] = r->R;
         if (!rc && r->R == 0) {
             stepq_error("%s: no record of the %d documents read begins at or after byte %ld (the prefill)", path,
@@ -264,16 +264,16 @@ static int score_run(recall_run* r, int d, int run, stepq_lm_seq* s, float* logi
     const int vocab = c->model->vocab, lo = r->first_rec[d], hi = r->first_rec[d + 1];
     const uint8_t* doc = r->bytes[d];
     int k = lo;
-    stepq_answer a = {0};
+    answer a = ANSWER_START;
     for (long t = c->prefill; k < hi; t++) {  // byte t read; logits predict byte t + 1
         if (stepq_lm_step(s, doc[t], logits, NULL) != STEPQ_OK) return STEPQ_ERR;
         const rec* x = &r->recs[k];
         if (t + 1 < x->start) continue;
-        stepq_answer_add(&a, logits, vocab, doc[t + 1]);
+        answer_add(&a, logits, vocab, doc[t + 1]);
         if (t + 1 == x->start + x->length - 1) {
             r->nll[(size_t)k * (1 + r->F) + run] = a.nll;
             r->exact[(size_t)k * (1 + r->F) + run] = (uint8_t)a.exact;
-            a = (stepq_answer){0};
+            a = ANSWER_START;
             k++;
         }
     }

@@ -44,13 +44,4 @@ typedef struct {
 
 int stepq_recall(const stepq_recall_cfg* cfg);
 
-// One answer scored as it is read: after the model has read the byte before answer byte i,
-// stepq_answer_add(a, logits, vocab, answer[i]). nll: nats summed over the bytes; exact: every
-// byte was the argmax of its logits (the first index among equal maxima, as torch.argmax).
-typedef struct {
-    double nll;
-    int exact, n;
-} stepq_answer;
-void stepq_answer_add(stepq_answer* a, const float* logits, int vocab, int next);
-
 #endif
