@@ -163,8 +163,9 @@ static int run_seed(oct_run* r, int s, const stepq_format* fmt, stepq_progress* 
     if (stepq_headloop_run(c->calib[s], &rc) != STEPQ_OK) return STEPQ_ERR;
     stepq_slot slots[N_RUNS];
     for (int k = 0; k < N_RUNS; k++)
-        slots[k] = (stepq_slot){fmt, STEPQ_PROTO_ROWS, r->group + ((size_t)s * N_ORDERS + k / N_OCT) * r->H * K,
-                                (size_t)K, k % N_OCT};
+        slots[k] = (stepq_slot){.fmt = fmt, .proto = STEPQ_PROTO_ROWS,
+                                .rows = r->group + ((size_t)s * N_ORDERS + k / N_OCT) * r->H * K,
+                                .rows_stride = (size_t)K, .rows_value = k % N_OCT};  // from the exact state
     const stepq_observer obs = {.name = "octile", .ctx = &o, .thread_init = oct_thread_init,
                                 .thread_free = oct_thread_free, .init_head = oct_init,
                                 .on_step = oct_step, .end_head = oct_end};

@@ -32,6 +32,25 @@ static unsigned all_needs(const stepq_headloop_cfg* cfg) {
     return n;
 }
 
+// a run without the reference: nothing may read it
+static int no_reference_refused(const stepq_headloop_cfg* cfg, const char* what) {
+    for (int o = 0; o < cfg->n_obs; o++) {
+        const unsigned n = cfg->obs[o].needs;
+        if (!n) continue;
+        stepq_error("%s: %s reads %s, against the float32 reference, which a run without it (a serving step) "
+                    "does not step", what, cfg->obs[o].name,
+                    n & STEPQ_NEED_PRED ? "P1's prediction" : n & STEPQ_NEED_MEASURE ? "the state errors" : "the states");
+        return STEPQ_ERR;
+    }
+    for (int f = 0; f < cfg->n_slots; f++)
+        if (cfg->slots[f].proto == STEPQ_PROTO_CUT) {
+            stepq_error("%s: the cut protocol reads its delta write on the float32 reference, which a run "
+                        "without it (a serving step) does not step", what);
+            return STEPQ_ERR;
+        }
+    return STEPQ_OK;
+}
+
 int stepq_headloop_check(const stepq_headloop_cfg* cfg, const char* what) {
     const stepq_backend* be = resolve(cfg->backend);
     if (!be->step || !be->read || !be->write) {
@@ -44,6 +63,7 @@ int stepq_headloop_check(const stepq_headloop_cfg* cfg, const char* what) {
                     what, be->name, what);
         return STEPQ_ERR;
     }
+    if (cfg->no_reference && no_reference_refused(cfg, what) != STEPQ_OK) return STEPQ_ERR;
     for (int f = 0; f < cfg->n_slots; f++)
         if ((cfg->slots[f].proto == STEPQ_PROTO_CUT && !be->write_cut) ||
             (cfg->slots[f].proto == STEPQ_PROTO_ROWS && !be->write_rows)) {
@@ -108,11 +128,12 @@ void stepq_head_free(stepq_head* e) {
     memset(e, 0, sizeof *e);
 }
 
-// the view of the engine's present state
+// the view of the engine's present state (the reference's: none after the boundary without one)
 static stepq_view view_of(const stepq_head* e, const stepq_step_in* in, int decoding) {
+    const int ref = !e->cfg->no_reference || e->t <= e->cfg->prefill;
     return (stepq_view){.h = e->h, .segment = e->segment, .t = e->t, .td = e->t > e->cfg->prefill ? e->t - e->cfg->prefill : 0,
                         .decoding = decoding, .in = in, .decay = e->decay, .grad = e->rs.grad,
-                        .S = e->rs.S, .y = e->rs.y, .ny2 = 0, .nS2 = 0, .scale = e->scale,
+                        .S = ref ? e->rs.S : NULL, .y = ref ? e->rs.y : NULL, .ny2 = 0, .nS2 = 0, .scale = e->scale,
                         .F = e->F, .K = e->K, .V = e->V, .G = e->G, .kind = e->kind, .f = e->sv,
                         .stopped = e->stopped};
 }
@@ -151,6 +172,11 @@ int stepq_head_begin(stepq_head* e, int h, int ph, const float* S0) {
     return NOTIFY(e, &v, init_head);
 }
 
+// the rows of head e->h a row-subset slot marks
+static const int8_t* slot_rows(const stepq_head* e, const stepq_slot* sl) {
+    return sl->rows + (size_t)e->h * sl->rows_stride;
+}
+
 // the boundary: the native state checked, then encoded by every slot
 static int boundary(stepq_head* e) {
     const size_t V = (size_t)e->V, KV = (size_t)e->K * e->V;
@@ -159,8 +185,15 @@ static int boundary(stepq_head* e) {
         return STEPQ_ERR;
     }
     for (int f = 0; f < e->F; f++) {
-        if (e->cfg->slots[f].proto == STEPQ_PROTO_ROWS) {  // from the exact state
+        const stepq_slot* sl = &e->cfg->slots[f];
+        if (sl->proto == STEPQ_PROTO_ROWS) {  // from the exact state, or with its rows re-encoded
             memcpy(e->qs[f].X, e->rs.S, sizeof(float) * KV);
+            if (sl->rows_boundary && stepq_rows_reencode(e->qs[f].X, slot_rows(e, sl), sl->rows_value,
+                                                         sl->fmt->width, e->K, e->V) != STEPQ_OK) {
+                e->fail_t = e->t;
+                e->fail_f = f;
+                return STEPQ_ERR;
+            }
         } else if (stepq_qstate_load(&e->qs[f], e->rs.S) != STEPQ_OK) {
             e->fail_t = e->t;
             e->fail_f = f;
@@ -208,8 +241,8 @@ static int write_cut(stepq_head* e, int f, const stepq_step_in* in, const float*
 
 static int write_rows(stepq_head* e, int f, const stepq_step_in* in, const float* S_ref) {
     const stepq_slot* sl = &e->cfg->slots[f];
-    if (e->be->write_rows(&e->qs[f], in, e->scale, e->G, slot_y(e, f), sl->rows + (size_t)e->h * sl->rows_stride,
-                          sl->rows_value, sl->fmt->width))
+    if (e->be->write_rows(&e->qs[f], in, e->scale, e->G, slot_y(e, f), slot_rows(e, sl), sl->rows_value,
+                          sl->fmt->width))
         return STEPQ_ERR;
     stepq_ref_measure(&e->sv[f].m, &e->qs[f], S_ref);  // qs->X is S_hat_t
     return STEPQ_OK;
@@ -234,14 +267,17 @@ static int decode_step(stepq_head* e, const stepq_step_in* in) {
     for (int f = 0; f < e->F; f++)
         if (!e->stopped[f] && e->fns[f]->read) e->fns[f]->read(e, f, in);
     if (e->any_cut) stepq_delta_write(e->u_ref, rs->S, in, e->decay, K, V);
-    stepq_runstate_step(rs, in, e->scale);
+    const int ref = !e->cfg->no_reference;
+    if (ref) stepq_runstate_step(rs, in, e->scale);
     e->t++;
     stepq_view v = view_of(e, in, 1);
-    v.ny2 = stepq_sq_norm_row(rs->y, V);
-    v.nS2 = stepq_sq_norm(rs->S, K, V);
-    if (!isfinite(v.ny2) || !isfinite(v.nS2)) {
-        e->fail_t = e->t - 1;
-        return STEPQ_ERR;
+    if (ref) {
+        v.ny2 = stepq_sq_norm_row(rs->y, V);
+        v.nS2 = stepq_sq_norm(rs->S, K, V);
+        if (!isfinite(v.ny2) || !isfinite(v.nS2)) {
+            e->fail_t = e->t - 1;
+            return STEPQ_ERR;
+        }
     }
     const float* S_ref = e->needs & STEPQ_NEED_MEASURE ? rs->S : NULL;
     for (int f = 0; f < e->F; f++) {

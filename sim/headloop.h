@@ -15,7 +15,8 @@
 //
 // One head's engine (stepq_head) is stepped either by stepq_headloop_run, which reads every head
 // of a source in parallel (OpenMP; each thread its own engine and observer scratch, so results
-// do not depend on the thread count), or by a caller step by step (sim/session.h).
+// do not depend on the thread count), or by a caller step by step (sim/session.h; the language
+// model's heads, sim/lm.c, without the reference).
 //
 // Legend: F slots, K = d_k, V = d_v, G gates per step (1 GDN, K KDA).
 #ifndef STEPQ_HEADLOOP_H
@@ -30,7 +31,8 @@
 
 // the quantized path of a slot: method 2, method 3's cut protocol, or the row-subset protocol of
 // the octile sweep (stepq_qstate_step_rows: the exact state with some rows re-encoded, from the
-// exact boundary state)
+// exact boundary state or, with rows_boundary, from the boundary state with those rows
+// re-encoded)
 enum { STEPQ_PROTO_NORMAL = 0, STEPQ_PROTO_CUT = 1, STEPQ_PROTO_ROWS = 2 };
 
 // what observers read beyond the inputs and the reference (a bit set)
@@ -45,10 +47,13 @@ typedef struct {
     const stepq_format* fmt;
     int proto;  // STEPQ_PROTO_*
     // STEPQ_PROTO_ROWS: head h re-encodes its rows i with rows[h * rows_stride + i] == rows_value
-    // at fmt's width (fmt: a per-row absmax format, stepq_family_rows)
+    // at fmt's width (fmt: a per-row absmax format, stepq_family_rows) after every decode step;
+    // rows_boundary 1: at the boundary too (the language model's octile sweep, method 7.2), 0:
+    // the decode starts from the exact boundary state (the octile sweep of method 3 P4)
     const int8_t* rows;
     size_t rows_stride;
     int rows_value;
+    int rows_boundary;
 } stepq_slot;
 
 // one slot's part of a decode step's view
@@ -73,8 +78,8 @@ typedef struct {
     const stepq_step_in* in; // the step's inputs (NULL at the start, boundary and end)
     const float* decay;      // (K) the step's decays (decode steps)
     const double* grad;      // (K) the step's read-out weights (decode steps, STEPQ_NEED_PRED)
-    const float* S;          // (K,V) the reference state S_t
-    const float* y;          // (V) its read-out (after a step)
+    const float* S;          // (K,V) the reference state S_t (NULL after the boundary without one)
+    const float* y;          // (V) its read-out (after a step; NULL after the boundary without one)
     double ny2, nS2;         // ||y||^2, ||S||_F^2 (decode steps)
     double scale;            // the read-out scale
     int F, K, V, G, kind;
@@ -105,6 +110,13 @@ typedef struct {
     const stepq_plan* plan;        // for the formats that need one, or NULL
     const int* plan_index;         // (H) the plan's index of each head (stepq_plan_match), or NULL
     long prefill, decode;          // native steps, then decode steps (decode 0: a native run)
+    // 1: no reference after the boundary: a decode step steps the slots alone, as a serving step
+    // does (the language model's heads, method 7.1); the float32 reference runs the prefill and
+    // gives the boundary state, then stops (the view's S and y are NULL). Nothing measures
+    // against it, so stepq_headloop_check refuses observers that read P1's prediction, the state
+    // errors or the states (STEPQ_NEED_*) and slots of the cut protocol (its delta write is read
+    // on the reference state)
+    int no_reference;
     const stepq_observer* obs;     // (n_obs)
     int n_obs;
     stepq_progress* progress;         // ticked once a head (base/progress.h), or NULL
@@ -119,7 +131,8 @@ typedef struct {
 } stepq_headloop_cfg;
 
 // STEPQ_OK, or STEPQ_ERR (message) when the backend cannot provide what an observer or a slot
-// needs; `what` names the driver. stepq_headloop_run checks this itself before any head runs.
+// needs, or a run without the reference (no_reference) has an observer or slot that reads it;
+// `what` names the driver. stepq_headloop_run checks this itself before any head runs.
 int stepq_headloop_check(const stepq_headloop_cfg* cfg, const char* what);
 
 // One head's engine: the reference state and every slot's stored state, with its scratch.

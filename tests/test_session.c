@@ -5,7 +5,9 @@
 // compute the reference's numbers); (2) the float64 recurrence, which the float32 reference
 // read-out must follow to float32 accuracy. Also: replay formats re-encode only every `replay`
 // steps, the cut protocol is refused by name where a backend lacks it, and a non-finite input is
-// reported and ends the session.
+// reported and ends the session. And the engine without its reference (the language model's
+// serving step): a normal and a row-subset slot against the protocol by hand, and what reads the
+// reference refused.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +124,84 @@ static void check_preset(const char* preset) {
     stepq_source_free(src);
 }
 
+// one head of src natively over PREFILL steps from zero into S, the cursor left after them
+static void native_prefill(float* S, stepq_cursor* c, const stepq_source* src) {
+    float y[4096], work[4096];
+    stepq_step_in in;
+    memset(S, 0, sizeof(float) * src->K * src->V);
+    for (long t = 0; t < PREFILL; t++) {
+        CHECK(src->next(c, &in) == STEPQ_OK, "next");
+        stepq_step_f32(S, y, work, in.q, in.k, in.v, in.g, in.beta, src->scale, src->n_gates, src->K, src->V);
+    }
+}
+
+static int view_boundary(void* ctx, void* tls, const stepq_view* v) {
+    ((int*)ctx)[v->S && v->y && v->f[1].live ? 0 : 2]++;
+    return STEPQ_OK;
+}
+static int view_step(void* ctx, void* tls, const stepq_view* v) {
+    ((int*)ctx)[v->decoding && !v->S && !v->y ? 1 : 2]++;
+    return STEPQ_OK;
+}
+
+// The engine without its reference (no_reference, the language model's serving step) begun from
+// a native state with prefill 0: its first step encodes the boundary; a normal slot then steps
+// as the protocol by hand from stepq_qstate_load, and a row-subset slot with rows_boundary as
+// the float32 step followed by stepq_rows_reencode from the state with its rows re-encoded,
+// read-outs and states bit for bit; the view has no reference after the boundary.
+static void check_no_reference(const char* preset) {
+    stepq_source* src = small_source(preset);
+    const int K = src->K, V = src->V, G = src->n_gates;
+    const size_t KV = (size_t)K * V;
+    int8_t* sel = malloc((size_t)K);
+    for (int i = 0; i < K; i++) sel[i] = (int8_t)(i % 3 == 1);
+    const stepq_slot slots[2] = {{.fmt = stepq_format_find("int6"), .proto = STEPQ_PROTO_NORMAL},
+                                 {.fmt = stepq_format_find("int4"), .proto = STEPQ_PROTO_ROWS, .rows = sel,
+                                  .rows_stride = 0, .rows_value = 1, .rows_boundary = 1}};
+    int views[3] = {0};  // the boundary's with the reference state, decode steps' without, others
+    const stepq_observer obs = {.name = "views", .ctx = views, .on_step = view_step, .on_boundary = view_boundary};
+    const stepq_headloop_cfg cfg = {.slots = slots, .n_slots = 2, .decode = DECODE, .obs = &obs, .n_obs = 1,
+                                    .no_reference = 1};
+    CHECK(stepq_headloop_check(&cfg, "test") == STEPQ_OK, "%s: a run without the reference refused", preset);
+    const stepq_head_shape shape = stepq_shape_of(src);
+    stepq_head e;
+    stepq_head_init(&e, &cfg, &shape);
+    float* S0 = malloc(sizeof(float) * KV);
+    float* X = malloc(sizeof(float) * KV);
+    float* Xh = malloc(sizeof(float) * KV);
+    float y[4096], work[4096];
+    stepq_cursor* c = src->open(src, 1);
+    native_prefill(S0, c, src);
+    CHECK(stepq_head_begin(&e, 1, 0, S0) == STEPQ_OK, "begin");
+    stepq_qstate qs;  // the normal slot by hand
+    CHECK(stepq_qstate_init(&qs, slots[0].fmt, NULL, 0, src->kind, K, V) == STEPQ_OK, "init");
+    CHECK(stepq_qstate_load(&qs, S0) == STEPQ_OK, "load");
+    memcpy(X, S0, sizeof(float) * KV);  // the row-subset slot by hand
+    CHECK(stepq_rows_reencode(X, sel, 1, 4, K, V) == STEPQ_OK, "boundary rows");
+    int normal_equal = 1, rows_equal = 1;
+    for (long t = 0; t < DECODE; t++) {
+        stepq_step_in in;
+        CHECK(src->next(c, &in) == STEPQ_OK, "next");
+        CHECK(stepq_head_step(&e, &in) == STEPQ_OK, "%s: step %ld", preset, t);
+        CHECK(stepq_qstate_step(&qs, y, work, &in, src->scale, G) == STEPQ_OK, "by hand");
+        stepq_qstate_decode(&e.qs[0], Xh);
+        normal_equal &= !memcmp(y, e.y_hat, sizeof(float) * V) && !memcmp(Xh, qs.X, sizeof(float) * KV);
+        stepq_step_f32(X, y, work, in.q, in.k, in.v, in.g, in.beta, src->scale, G, K, V);
+        CHECK(stepq_rows_reencode(X, sel, 1, 4, K, V) == STEPQ_OK, "rows by hand");
+        rows_equal &= !memcmp(y, e.y_hat + V, sizeof(float) * V) && !memcmp(X, e.qs[1].X, sizeof(float) * KV);
+    }
+    CHECK(normal_equal, "%s: without the reference, the normal slot differs from the protocol by hand", preset);
+    CHECK(rows_equal, "%s: the row-subset slot differs from the float32 step and stepq_rows_reencode", preset);
+    CHECK(views[0] == 1 && views[1] == DECODE && views[2] == 0, "%s: the views: boundary %d (reference state), "
+          "%d of %d decode steps without the reference, %d wrong", preset, views[0], views[1], DECODE, views[2]);
+    CHECK(stepq_head_end(&e) == STEPQ_OK, "end");
+    stepq_head_free(&e);
+    stepq_qstate_free(&qs);
+    src->close(c);
+    free(sel); free(S0); free(X); free(Xh);
+    stepq_source_free(src);
+}
+
 // what a backend lacks is refused by name before any work
 static void check_refusals(void) {
     stepq_source* src = small_source("gdn-qwen-like");
@@ -134,6 +214,15 @@ static void check_refusals(void) {
     nocut.write_cut = NULL;
     sc.backend = &nocut;
     CHECK(stepq_session_open(&sc) == NULL, "a backend without the cut protocol ran it");
+    // without the reference: nothing that reads it
+    const stepq_slot int6 = {.fmt = stepq_format_find("int6"), .proto = STEPQ_PROTO_NORMAL};
+    const stepq_observer measure = {.name = "measure", .needs = STEPQ_NEED_MEASURE};
+    stepq_headloop_cfg lc = {.slots = &int6, .n_slots = 1, .decode = 1, .obs = &measure, .n_obs = 1, .no_reference = 1};
+    CHECK(stepq_headloop_check(&lc, "test") == STEPQ_ERR, "a run without the reference measured against it");
+    lc = (stepq_headloop_cfg){.slots = &cut, .n_slots = 1, .decode = 1, .no_reference = 1};
+    CHECK(stepq_headloop_check(&lc, "test") == STEPQ_ERR, "a run without the reference ran the cut protocol");
+    lc.slots = &int6;
+    CHECK(stepq_headloop_check(&lc, "test") == STEPQ_OK, "a normal slot without the reference refused");
     stepq_slot planned = {.fmt = stepq_format_find("stepquant6"), .proto = STEPQ_PROTO_NORMAL};
     sc = (stepq_session_cfg){.shape = stepq_shape_of(src), .n_heads = 1, .slots = &planned, .n_slots = 1};
     CHECK(stepq_session_open(&sc) == NULL, "a planned format ran without a plan");
@@ -144,6 +233,8 @@ int main(void) {
     setenv("STEPQ_QUIET", "1", 1);
     check_preset("gdn-qwen-like");
     check_preset("kda-kimi-like");
+    check_no_reference("gdn-qwen-like");
+    check_no_reference("kda-kimi-like");
     check_refusals();
     return tu_finish("test_session");
 }
