@@ -55,7 +55,7 @@ static void one_document(nll_run* r, int d, int f, stepq_lm_seq* prefilled) {
         const size_t LHK = (size_t)c->model->layers * c->model->heads * c->model->K;
         if (f < c->n_formats) rc = stepq_lm_seq_quantize(&s, c->formats[f], c->plan, c->backend);
         else rc = stepq_lm_seq_round_rows(&s, r->rows + ((size_t)d * N_OCT_RUNS + f - c->n_formats) * LHK,
-                                          c->octile_width);
+                                          c->octile_width, c->backend);
         rc = rc || decode(r->quant + ((size_t)d * r->F + f) * N, &s, r->bytes[d], r, logits);
     }
     if (rc) {
@@ -287,21 +287,28 @@ static void print_summary(const nll_run* r, const nll_summary* s) {
            "documents; the paper, uniform INT6: 0.102 -> 2.102 (Qwen), 0.0228 -> 0.1422 (KDA))\n", c->bin);
 }
 
-int stepq_nll(const stepq_nll_cfg* c) {
-    if (c->bin < 1 || c->decode % c->bin) {
-        stepq_error("nll: bin %d must divide decode %ld", c->bin, c->decode);
+// the octile sweep's width has a format, and the plan an omega for every head
+static int octile_checks(const stepq_nll_cfg* c) {
+    if (!c->plan || c->octile_width < 4 || c->octile_width > 8 || c->octile_width % 2) {
+        stepq_error("nll: the octile sweep needs a plan (its omega) and a width of 4, 6 or 8 (a per-row absmax "
+                    "format int<width>), not %d", c->octile_width);
         return STEPQ_ERR;
     }
-    if (c->octile_width && (!c->plan || c->octile_width < 2 || c->octile_width > 8)) {
-        stepq_error("nll: the octile sweep needs a plan (its omega) and a width of 2 to 8, not %d", c->octile_width);
-        return STEPQ_ERR;
-    }
-    for (int i = 0; c->octile_width && i < c->model->layers * c->model->heads; i++)
+    for (int i = 0; i < c->model->layers * c->model->heads; i++)
         if (stepq_plan_find(c->plan, i / c->model->heads, i % c->model->heads) < 0 || c->plan->K != c->model->K) {
             stepq_error("nll: the plan has no omega for layer %d, head %d of %s", i / c->model->heads,
                         i % c->model->heads, c->model->desc);
             return STEPQ_ERR;
         }
+    return STEPQ_OK;
+}
+
+int stepq_nll(const stepq_nll_cfg* c) {
+    if (c->bin < 1 || c->decode % c->bin) {
+        stepq_error("nll: bin %d must divide decode %ld", c->bin, c->decode);
+        return STEPQ_ERR;
+    }
+    if (c->octile_width && octile_checks(c) != STEPQ_OK) return STEPQ_ERR;
     nll_run r = {.c = c, .D = c->n_documents, .F = c->n_formats + (c->octile_width ? N_OCT_RUNS : 0),
                  .NB = (int)(c->decode / c->bin)};
     const double need = 8.0 * r.D * (r.F + 1) * c->decode;

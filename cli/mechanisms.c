@@ -568,8 +568,9 @@ static const char* const keys_nll[] = {"experiment", "description", "model", "do
 
 static int nll_checks(const stepq_backend** be, const stepq_cfgfile* cf, int nd, long long bin, long long decode,
                       const config_setting_t* calib, const char* plan_path, long long octile) {
-    if (octile && (octile == 1 || !plan_path)) {
-        stepq_error("%s:%d: 'octile' is the width of the octile sweep's rows (2 to 8, 0: none) and needs 'plan'",
+    if (octile && (octile % 2 || octile < 4 || !plan_path)) {
+        stepq_error("%s:%d: 'octile' is the width of the octile sweep's rows (4, 6 or 8: int4, int6, int8; 0: none) "
+                    "and needs 'plan'",
                     cfg_file_of(cf, config_lookup(&cf->cfg, "octile")), config_setting_source_line(config_lookup(&cf->cfg, "octile")));
         return STEPQ_ERR;
     }

@@ -3,6 +3,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,6 @@
 
 #include "../base/common.h"
 #include "../base/outfile.h"
-#include "../quant/rowcodec.h"
 #include "recurrence.h"
 #include "safetensors.h"
 #include "trace.h"
@@ -283,22 +283,27 @@ void stepq_lm_inputs_free(stepq_lm_inputs* in) {
 #undef SQRTR
 #undef LM_DELTA
 
-// one head of layer l in float32: natively (the reference step) or through its format's state
+// after the boundary, every head's engine (sim/headloop.h), head l * H + h: one slot (the
+// format's, or the octile rows'), no reference (a serving step)
+struct stepq_lm_heads {
+    stepq_slot slot;
+    stepq_headloop_cfg loop;
+    stepq_head* e;  // (L*H)
+};
+
+// one head of layer l in float32: natively (the backend's float32 step) or through its engine
 static int delta_f32(stepq_lm_seq* s, int l, int h, float* S, float* y, float* work, const float* q,
                      const float* k, const float* v, const float* g, float beta, double scale, int G, int K,
                      int V) {
-    if (!s->qs) {
-        stepq_step_f32(S, y, work, q, k, v, g, beta, scale, G, K, V);
-        if (!s->round_rows) return STEPQ_OK;
-        return stepq_rows_reencode(S, (const int8_t*)s->round_rows + ((size_t)l * s->m->heads + h) * K, 1,
-                                   s->round_width, K, V);
+    if (!s->heads) {
+        s->be->step(S, y, work, q, k, v, g, beta, scale, G, K, V);
+        return STEPQ_OK;
     }
-    stepq_qstate* qs = &s->qs[(size_t)l * s->m->heads + h];
-    stepq_step_in in = {q, k, v, g, beta};
-    float decay[STEPQ_MAX_DIM];
-    stepq_decays(decay, g, G, K);
-    s->be->read(qs, &in, decay, NULL, NULL, NULL);
-    return s->be->write(qs, &in, decay, scale, G, NULL, y, NULL);
+    stepq_head* e = &s->heads->e[(size_t)l * s->m->heads + h];
+    const stepq_step_in in = {q, k, v, g, beta};
+    if (stepq_head_step(e, &in) != STEPQ_OK) return STEPQ_ERR;
+    memcpy(y, e->y_hat, sizeof(float) * V);  // the slot's read-out
+    return STEPQ_OK;
 }
 
 #define REAL float
@@ -351,10 +356,16 @@ void stepq_lm_seq_init(stepq_lm_seq* s, const stepq_lm* m) {
     s->scratch = w;
 }
 
+static void free_heads(stepq_lm_seq* s) {
+    if (!s->heads) return;
+    for (int i = 0; i < s->m->layers * s->m->heads; i++) stepq_head_free(&s->heads->e[i]);
+    free(s->heads->e);
+    free(s->heads);
+    s->heads = NULL;
+}
+
 void stepq_lm_seq_free(stepq_lm_seq* s) {
-    if (s->qs)
-        for (int i = 0; i < s->m->layers * s->m->heads; i++) stepq_qstate_free(&s->qs[i]);
-    free(s->qs);
+    free_heads(s);
     free(s->conv);
     free(s->S);
     free(s->x);
@@ -365,59 +376,80 @@ void stepq_lm_seq_free(stepq_lm_seq* s) {
 
 void stepq_lm_seq_copy(stepq_lm_seq* dst, const stepq_lm_seq* src) {
     const stepq_lm* m = src->m;
-    stepq_assert(!src->qs);
+    stepq_assert(!src->heads);
     stepq_lm_seq_init(dst, m);
     memcpy(dst->conv, src->conv, sizeof(float) * m->layers * 3 * m->D * (m->conv - 1));
     memcpy(dst->S, src->S, sizeof(float) * m->layers * m->heads * m->K * m->V);
 }
 
-int stepq_lm_seq_round_rows(stepq_lm_seq* s, const uint8_t* rows, int width) {
+// The boundary: every head's engine begun from its native state with slot sl (plan: the
+// format's, its heads checked by the caller), the boundary itself at the engine's first step
+// (prefill 0). STEPQ_ERR if the format does not fit, the backend is refused or a state is not
+// finite.
+static int begin_heads(stepq_lm_seq* s, const stepq_slot* sl, const stepq_plan* plan, const stepq_backend* be) {
     const stepq_lm* m = s->m;
-    stepq_assert(!s->qs && width >= 2 && width <= 8);
-    for (size_t i = 0; i < (size_t)m->layers * m->heads * m->K; i++) stepq_assert(rows[i] <= 1);  // marks: 0 or 1
-    s->round_rows = rows;
-    s->round_width = width;
-    for (int i = 0; i < m->layers * m->heads; i++)
-        if (stepq_rows_reencode(s->S + (size_t)i * m->K * m->V, (const int8_t*)rows + (size_t)i * m->K, 1, width,
-                                m->K, m->V)) {
+    const int LH = m->layers * m->heads;
+    const size_t KV = (size_t)m->K * m->V;
+    stepq_assert(!s->heads);
+    if (stepq_format_fits(sl->fmt, m->K, m->V) != STEPQ_OK) return STEPQ_ERR;
+    for (int i = 0; i < LH; i++)
+        if (!stepq_all_finite(s->S + (size_t)i * KV, KV)) {
             stepq_error("%s: the state of layer %d, head %d is not finite at the boundary", m->desc, i / m->heads,
                         i % m->heads);
             return STEPQ_ERR;
         }
+    struct stepq_lm_heads* hs = callocCheck(1, sizeof *hs);
+    hs->slot = *sl;
+    // decode steps as long as the sequence runs
+    hs->loop = (stepq_headloop_cfg){.backend = be, .slots = &hs->slot, .n_slots = 1, .plan = plan,
+                                    .decode = LONG_MAX, .no_reference = 1};
+    if (stepq_headloop_check(&hs->loop, m->desc) != STEPQ_OK) {
+        free(hs);
+        return STEPQ_ERR;
+    }
+    const stepq_head_shape shape = {m->kind, m->K, m->V, stepq_kind_gates(m->kind, m->K), 1.0 / sqrt((double)m->K)};
+    hs->e = callocCheck((size_t)LH, sizeof *hs->e);
+    for (int i = 0; i < LH; i++) {
+        stepq_head_init(&hs->e[i], &hs->loop, &shape);
+        const int ph = plan ? stepq_plan_find(plan, i / m->heads, i % m->heads) : 0;
+        stepq_assert(stepq_head_begin(&hs->e[i], i, ph, s->S + (size_t)i * KV) == STEPQ_OK);  // no observers
+    }
+    s->heads = hs;
     return STEPQ_OK;
+}
+
+int stepq_lm_seq_round_rows(stepq_lm_seq* s, const uint8_t* rows, int width, const stepq_backend* be) {
+    const stepq_lm* m = s->m;
+    for (size_t i = 0; i < (size_t)m->layers * m->heads * m->K; i++) stepq_assert(rows[i] <= 1);  // marks: 0 or 1
+    char name[16];
+    snprintf(name, sizeof name, "int%d", width);
+    const stepq_format* fmt = stepq_format_find(name);  // the rows' codec: per-row absmax at the width
+    if (!fmt || fmt->family != &stepq_family_rows) {
+        stepq_error("%s: the octile protocol stores rows as a per-row absmax format does (int4, int6, int8); "
+                    "there is no int%d", m->desc, width);
+        return STEPQ_ERR;
+    }
+    const stepq_slot sl = {.fmt = fmt, .proto = STEPQ_PROTO_ROWS, .rows = (const int8_t*)rows,
+                           .rows_stride = (size_t)m->K, .rows_value = 1, .rows_boundary = 1};
+    return begin_heads(s, &sl, NULL, be);
 }
 
 int stepq_lm_seq_quantize(stepq_lm_seq* s, const stepq_format* fmt, const stepq_plan* plan,
                           const stepq_backend* be) {
     const stepq_lm* m = s->m;
-    const int LH = m->layers * m->heads;
-    stepq_assert(!s->qs);
-    if (be && !be->write) {
-        stepq_error("%s: backend %s runs whole runs only; the language model steps its heads one token at a "
-                    "time (cpu, reference, x86-64-v2, avx2, avx512)", m->desc, be->name);
-        return STEPQ_ERR;
-    }
-    s->be = be ? be : stepq_backend_default();
     if (plan && (plan->kind != m->kind || plan->K != m->K || plan->V != m->V)) {
         stepq_error("the plan is for a %s model of %d x %d heads, not %s", stepq_kind_name(plan->kind), plan->K,
                     plan->V, m->desc);
         return STEPQ_ERR;
     }
-    s->qs = callocCheck((size_t)LH, sizeof *s->qs);
-    for (int i = 0; i < LH; i++) {
-        const int l = i / m->heads, h = i % m->heads;
-        const int ph = plan ? stepq_plan_find(plan, l, h) : 0;
-        if (stepq_format_needs_plan(fmt) && (!plan || ph < 0)) {
-            stepq_error("format %s needs a plan with layer %d, head %d of %s", fmt->name, l, h, m->desc);
+    for (int i = 0; i < m->layers * m->heads && stepq_format_needs_plan(fmt); i++)
+        if (!plan || stepq_plan_find(plan, i / m->heads, i % m->heads) < 0) {
+            stepq_error("format %s needs a plan with layer %d, head %d of %s", fmt->name, i / m->heads,
+                        i % m->heads, m->desc);
             return STEPQ_ERR;
         }
-        if (stepq_qstate_init(&s->qs[i], fmt, plan, ph, m->kind, m->K, m->V) != STEPQ_OK ||
-            stepq_qstate_load(&s->qs[i], s->S + (size_t)i * m->K * m->V) != STEPQ_OK) {
-            stepq_error("%s: the state of layer %d, head %d is not finite at the boundary", m->desc, l, h);
-            return STEPQ_ERR;
-        }
-    }
-    return STEPQ_OK;
+    const stepq_slot sl = {.fmt = fmt, .proto = STEPQ_PROTO_NORMAL};
+    return begin_heads(s, &sl, plan, be);
 }
 
 // logits <- the head on the final norm of x

@@ -1,10 +1,12 @@
 // lm.h: a small delta-rule language model (method 7): fla's GatedDeltaNetForCausalLM or
 // KDAForCausalLM, byte vocabulary, loaded from a directory with config.json and
 // model.safetensors (tools/lm trains them; data/lm ships two). The forward runs token by
-// token; every recurrent layer's state is either native float32 or held in a state format of
-// the table through the decode-step protocol (method 2): the fused kernels decode a head, update
-// it, read it out and encode it again. The equations, tensor by tensor, are in method 7 and in
-// tools/lm/README.md; a float64 run of the same lines checks the float32 one.
+// token; every recurrent layer's state is either native float32 or, after the boundary, held in
+// a state format of the table through the decode-step protocol (method 2): each head is stepped
+// by the head loop's engine (sim/headloop.h: one slot, no reference, as a serving step), whose
+// backend's fused kernels decode a head, update it, read it out and encode it again. The
+// equations, tensor by tensor, are in method 7 and in tools/lm/README.md; a float64 run of the
+// same lines checks the float32 one.
 #ifndef STEPQ_LM_H
 #define STEPQ_LM_H
 
@@ -55,11 +57,9 @@ void stepq_lm_inputs_free(stepq_lm_inputs* in);
 typedef struct {
     const stepq_lm* m;
     float* conv;         // (L, 3, D, W-1) the last W-1 pre-convolution q, k, v inputs, oldest first
-    float* S;            // (L, H, K, V) native states
-    stepq_qstate* qs;    // (L*H) the states in a format, after stepq_lm_seq_quantize; else NULL
-    const uint8_t* round_rows;  // (L, H, K) rows re-encoded after every step (stepq_lm_seq_round_rows)
-    int round_width;
-    const stepq_backend* be;  // steps the states in a format (stepq_lm_seq_quantize's)
+    float* S;            // (L, H, K, V) native states, up to the boundary
+    struct stepq_lm_heads* heads;  // after the boundary: every head's engine (lm.c); else NULL
+    const stepq_backend* be;  // steps the native states (its float32 step): the default CPU backend
     float* x;            // the residual stream of a token
     void* scratch;       // the per-token scratch of a layer (lm.c)
 } stepq_lm_seq;
@@ -72,16 +72,17 @@ void stepq_lm_seq_copy(stepq_lm_seq* dst, const stepq_lm_seq* src);
 // The boundary of method 2: every head's native state is encoded in fmt (plan: for the
 // calibrated formats; its heads are the model's (layer, head) pairs), and the following
 // tokens run through the decode-step protocol on backend be (sim/backend.h; NULL: the default
-// CPU backend; one that runs whole runs only is refused). STEPQ_ERR if the plan lacks a head
-// or the state is not finite.
+// CPU backend; one that does not step heads one at a time is refused). STEPQ_ERR if the format
+// does not fit the heads, the plan lacks a head or a state is not finite.
 int stepq_lm_seq_quantize(stepq_lm_seq* s, const stepq_format* fmt, const stepq_plan* plan,
                           const stepq_backend* be);
-// The octile protocol (method 7.2): the states stay float32 except the key rows with
-// rows[(l*H + h)*K + i] = 1, which are stored at INT-width (per-row absmax, as int4/int6/int8) now,
-// at the boundary, and again after every following token's update and read-out: with every row
-// marked this is the format int<width> exactly. rows (not copied) must outlive the sequence's use.
-// STEPQ_ERR if a state is not finite.
-int stepq_lm_seq_round_rows(stepq_lm_seq* s, const uint8_t* rows, int width);
+// The octile protocol (method 7.2), the row-subset protocol on backend be (as above): the
+// states stay float32 except the key rows with rows[(l*H + h)*K + i] = 1, which are stored at
+// INT-width (per-row absmax, the format int<width>: 4, 6 or 8) now, at the boundary, and again
+// after every following token's update and read-out: with every row marked this is the format
+// int<width> exactly. rows (not copied) must outlive the sequence's use. STEPQ_ERR if no format
+// int<width> exists, the backend is refused or a state is not finite.
+int stepq_lm_seq_round_rows(stepq_lm_seq* s, const uint8_t* rows, int width, const stepq_backend* be);
 // One token: logits (vocab) of the next byte; in (may be NULL) receives what every layer's
 // recurrence saw. STEPQ_ERR if a state went non-finite.
 int stepq_lm_step(stepq_lm_seq* s, int token, float* logits, stepq_lm_inputs* in);

@@ -72,7 +72,7 @@ static void check_round_rows(const stepq_lm* m, const uint8_t* tok, long T, cons
         for (size_t i = 0; i < n; i++) rows[i] = run == 1 ? 1 : run == 2 ? 0 : (uint8_t)(i % 2);
         for (long t = 0; t < T; t++) {
             if (t == 32 && run == 0) CHECK(stepq_lm_seq_quantize(&q, stepq_format_find("int6"), NULL, NULL) == 0, "int6");
-            if (t == 32 && run > 0) CHECK(stepq_lm_seq_round_rows(&q, rows, 6) == 0, "round rows");
+            if (t == 32 && run > 0) CHECK(stepq_lm_seq_round_rows(&q, rows, 6, NULL) == 0, "round rows");
             CHECK(stepq_lm_step(&q, tok[t], lq, NULL) == 0, "%s: octile protocol step", which);
             for (int i = 0; i < m->vocab; i++) {
                 const size_t at = (size_t)t * m->vocab + i;
@@ -90,6 +90,46 @@ static void check_round_rows(const stepq_lm* m, const uint8_t* tok, long T, cons
     printf("%s: octile protocol: all rows at INT6 = int6 (0 difference), no rows = native, half the rows %.3g "
            "(all %.3g)\n", which, diff[2], diff[3]);
     free(rows); free(lq); free(l6);
+}
+
+// logits (T, vocab) of a run whose boundary at byte 32 is int4 (rows NULL) or the octile protocol
+// with rows at width 4, its heads on backend be
+static void run_on(float* out, const stepq_lm* m, const uint8_t* tok, long T, const uint8_t* rows,
+                   const stepq_backend* be) {
+    stepq_lm_seq q;
+    stepq_lm_seq_init(&q, m);
+    for (long t = 0; t < T; t++) {
+        if (t == 32)
+            CHECK((rows ? stepq_lm_seq_round_rows(&q, rows, 4, be) : stepq_lm_seq_quantize(&q, stepq_format_find("int4"), NULL, be)) == 0,
+                  "boundary on %s", be->name);
+        CHECK(stepq_lm_step(&q, tok[t], out + (size_t)t * m->vocab, NULL) == 0, "step on %s", be->name);
+    }
+    stepq_lm_seq_free(&q);
+}
+
+// The heads step on the backend given (method 6.5: every CPU backend computes the reference's
+// numbers, so the logits are equal bit for bit); a width without a format int<width> and a
+// backend that does not step heads one at a time are refused at the boundary.
+static void check_backends(const stepq_lm* m, const uint8_t* tok, long T, const char* which) {
+    const size_t n = (size_t)m->layers * m->heads * m->K, NL = (size_t)T * m->vocab;
+    uint8_t* rows = malloc(n);
+    for (size_t i = 0; i < n; i++) rows[i] = (uint8_t)(i % 3 == 0);
+    float *a = malloc(sizeof(float) * NL), *b = malloc(sizeof(float) * NL);
+    for (int r = 0; r < 2; r++) {
+        run_on(a, m, tok, T, r ? rows : NULL, stepq_backend_default());
+        run_on(b, m, tok, T, r ? rows : NULL, &stepq_backend_reference);
+        CHECK(!memcmp(a, b, sizeof(float) * NL), "%s: %s on %s and on the reference differ", which,
+              r ? "the octile protocol" : "int4", stepq_backend_default()->name);
+    }
+    stepq_lm_seq q;
+    stepq_lm_seq_init(&q, m);
+    const stepq_backend whole = {.name = "whole-runs-only"};
+    CHECK(stepq_lm_seq_round_rows(&q, rows, 5, NULL) != 0, "%s: rows at width 5 (no format int5)", which);
+    CHECK(stepq_lm_seq_round_rows(&q, rows, 4, &whole) != 0, "%s: rows on a backend of whole runs", which);
+    CHECK(stepq_lm_seq_quantize(&q, stepq_format_find("int4"), NULL, &whole) != 0, "%s: int4 on a backend of whole runs", which);
+    CHECK(stepq_lm_step(&q, tok[0], a, NULL) == 0 && !q.heads, "%s: native after the refusals", which);
+    stepq_lm_seq_free(&q);
+    free(rows); free(a); free(b);
 }
 
 static void check_model(const char* which) {
@@ -198,6 +238,7 @@ static void check_model(const char* which) {
            err[2]);
     free(lq);
     check_round_rows(&m, tok, T, logits, which);
+    check_backends(&m, tok, T, which);
     free(l64);
     free(tok); free(ref); free(ref64); free(logits);
     free(q0); free(k0); free(v0); free(g0); free(b0);
