@@ -88,6 +88,7 @@ void stepq_head_init(stepq_head* e, const stepq_headloop_cfg* cfg, const stepq_h
     e->kind = shape->kind;
     e->scale = shape->scale;
     e->needs = all_needs(cfg);
+    e->decays = cfg->n_obs > 0;
     const size_t F = (size_t)e->F, K = (size_t)e->K, V = (size_t)e->V;
     stepq_runstate_init(&e->rs, e->K, e->V, e->G);
     e->rs.step = e->be->step;
@@ -104,6 +105,7 @@ void stepq_head_init(stepq_head* e, const stepq_headloop_cfg* cfg, const stepq_h
     for (int f = 0; f < e->F; f++) {
         e->fns[f] = fns_of(&cfg->slots[f], e->needs);
         e->any_cut |= cfg->slots[f].proto == STEPQ_PROTO_CUT;
+        e->decays |= cfg->slots[f].proto != STEPQ_PROTO_ROWS;
     }
     stepq_view shape_view = {.F = e->F, .K = e->K, .V = e->V, .G = e->G, .kind = e->kind,
                              .scale = e->scale};
@@ -263,7 +265,7 @@ static int decode_step(stepq_head* e, const stepq_step_in* in) {
     // each slot's read half sees S_{t-1}, so P1's prediction of its read-out error,
     // E_{t-1}^T A_t^T (scale q_t), is taken before the reference steps
     if (e->needs & STEPQ_NEED_PRED) stepq_readout_weights(rs->grad, in->q, in->k, in->g, in->beta, e->scale, G, K);
-    stepq_decays(e->decay, in->g, G, K);
+    if (e->decays) stepq_decays(e->decay, in->g, G, K);
     for (int f = 0; f < e->F; f++)
         if (!e->stopped[f] && e->fns[f]->read) e->fns[f]->read(e, f, in);
     if (e->any_cut) stepq_delta_write(e->u_ref, rs->S, in, e->decay, K, V);

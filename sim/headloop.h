@@ -150,6 +150,8 @@ typedef struct {
     // NULL: cut and row-subset slots read inside their write)
     const struct stepq_slot_fns** fns;
     int any_cut;               // a slot runs the cut protocol
+    int decays;                // the steps' decays are read (by a slot of the normal or cut protocol,
+                               // or an observer's view); row-subset slots step from the gates
     unsigned char* stopped;    // (F)
     stepq_slot_view* sv;       // (F)
     void** tls;                // (n_obs) each observer's scratch in this engine's thread
