@@ -15,14 +15,16 @@ import sys
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 from model import load_checkpoint  # noqa: E402
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("model", help="model directory (config.json, model.safetensors)")
-    ap.add_argument("--json", default="data/lm/heldout_recall.json", help="the recall set")
+    ap.add_argument("--json", default=os.path.join(REPO, "data", "lm", "heldout_recall.json"), help="the recall set")
     ap.add_argument("--docs", type=int, default=6, help="the set's first N documents")
     ap.add_argument("--positions", default="256,512,1024,2048,4096,8192", help="bytes read, ascending")
     ap.add_argument("--threads", type=int, default=1)
@@ -33,6 +35,8 @@ def main():
             raise ValueError
     except ValueError:
         sys.exit(f"state_norms: --positions {a.positions!r}: ascending positive integers, comma-separated")
+    if a.docs < 1:
+        sys.exit(f"state_norms: --docs {a.docs}: at least 1")
     for f in ("config.json", "model.safetensors"):
         if not os.path.isfile(os.path.join(a.model, f)):
             sys.exit(f"state_norms: {a.model}: no {f}")
