@@ -339,13 +339,19 @@ STEPQ_RC void df_pack_row(uint8_t* P, const dual_work* w, const dual_shape* s, c
     const int b = s->bits[i], V = s->V;
 #if defined(STEPQ_RC_AVX512)
     if (RC_SIMD_WIDTH(b) && V % 64 == 0) {  // the codes as integers, 64 packed at once: the
-        // conversion rounds half to even as stepq_round_even does, so the clamped values go straight in
+        // conversion rounds half to even as stepq_round_even does, so the clamped values go straight in;
+        // GDN's odd 2-bit codes +-1, +-3 stored as stepq_odd2_store's (z + 3) / 2
+        const int odd = s->odd2 && b == 2;
         const __m512 inv_n = _mm512_set1_ps(1.0f / w->nrm[i]), lev = _mm512_set1_ps(w->lev[i]);
         const float* y = w->y + (size_t)i * V;
         for (int j = 0; j < V; j += 64) {
             __m512i z[4];
-            for (int k = 0; k < 4; k++)
-                z[k] = _mm512_cvtps_epi32(df_clamped16(_mm512_loadu_ps(y + j + 16 * k), _mm512_loadu_ps(inv_c + j + 16 * k), inv_n, lev));
+            for (int k = 0; k < 4; k++) {
+                const __m512 yk = _mm512_loadu_ps(y + j + 16 * k), ic = _mm512_loadu_ps(inv_c + j + 16 * k);
+                z[k] = odd ? _mm512_srai_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(df_codes16(yk, ic, inv_n, lev, 1)),
+                                                                _mm512_set1_epi32(3)), 1)
+                           : _mm512_cvtps_epi32(df_clamped16(yk, ic, inv_n, lev));
+            }
             rc_pack64(P + (size_t)j * b / 8, z, b, j + 64 < V);
         }
         return;

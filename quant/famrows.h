@@ -403,7 +403,21 @@ FR_INLINE void fr_dual_decode128(__m512* t, const stepq_qstate* qs, const fr_ctx
     // multiply fewer (STEPQuant@6's step 16.5 -> 15.9 us, DSQ6 10.1 -> 9.6, medians of 7)
     const uint8_t* P = qs->packed + qs->row_off[i];
     const int b = qs->rows[i];
-    const __m512 vrn = _mm512_set1_ps(df_get16(P) * df_nrm_of(&qs->hp, b));
+    const float nrm = df_nrm_of(&qs->hp, b);
+    if (b == 2 && stepq_kind_of(qs->hp.kind)->dual_odd2) {
+        // GDN's 2-bit rows: a row factor per group of 32 columns (two vectors), the stored codes
+        // u read as stepq_odd2_load's odd levels 2 (u & 3) - 3; nrm times them is exact as well
+        const int G = 128 / STEPQ_GDN2_GROUP;
+#pragma GCC unroll 8
+        for (int c = 0; c < FR_R128; c++) {
+            const __m512i u = _mm512_and_si512(rc_unpack16(P + 2 * G + 4 * c, 2), _mm512_set1_epi32(3));
+            const __m512i z = _mm512_sub_epi32(_mm512_slli_epi32(u, 1), _mm512_set1_epi32(3));
+            const __m512 vrn = _mm512_set1_ps(df_get16(P + 2 * (16 * c / STEPQ_GDN2_GROUP)) * nrm);
+            t[c] = _mm512_mul_ps(_mm512_mul_ps(vrn, _mm512_loadu_ps(h->c + 16 * c)), _mm512_cvtepi32_ps(z));
+        }
+        return;
+    }
+    const __m512 vrn = _mm512_set1_ps(df_get16(P) * nrm);
 #pragma GCC unroll 8
     for (int c = 0; c < FR_R128; c++)
         t[c] = _mm512_mul_ps(_mm512_mul_ps(vrn, _mm512_loadu_ps(h->c + 16 * c)),

@@ -62,6 +62,10 @@ static const uint8_t rc_idx4[64] __attribute__((aligned(64))) = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 3,
     0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0, 6, 0, 0, 0, 7, 0, 0, 0, 7};
 static const uint8_t rc_pick6[64] __attribute__((aligned(64))) = {0, 1, 2, 16, 17, 18, 32, 33, 34, 48, 49, 50};
+// output byte o (< 16) of 64 packed 2-bit codes: group o of 4 codes, which rc_pack64_2 leaves
+// in the low byte of 32-bit lane s = o / 4 of 128-bit lane L = o mod 4: byte 16 L + 4 s
+static const uint8_t rc_pick2x64[64] __attribute__((aligned(64))) = {
+    0, 16, 32, 48, 4, 20, 36, 52, 8, 24, 40, 56, 12, 28, 44, 60};
 // output byte o (< 48) of 64 packed 6-bit codes: group g = o / 3 of 4 codes, byte o mod 3 of it;
 // rc_pack64_6 leaves group g = 4 s + L in 32-bit lane s of 128-bit lane L: byte 16 L + 4 s + o mod 3
 static const uint8_t rc_pick6x64[64] __attribute__((aligned(64))) = {
@@ -75,9 +79,18 @@ static const uint8_t rc_pick4x64[64] __attribute__((aligned(64))) = {
 #endif
 
 #if defined(STEPQ_RC_AVX512)
-// 16 codes of width b in {4, 6, 8} at in -> int32 lanes, sign-extended
+// 16 codes of width b in {2, 4, 6, 8} at in -> int32 lanes, sign-extended. Width 2: the four
+// bytes as one 32-bit word in every lane, lane i shifted left by 30 - 2 i (code i in bits 30,
+// 31), then down with its sign
 static inline __m512i rc_unpack16(const uint8_t* in, int b) {
     if (b == 8) return _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i*)in));
+    if (b == 2) {
+        uint32_t word;
+        memcpy(&word, in, 4);
+        const __m512i w = _mm512_sllv_epi32(_mm512_set1_epi32((int)word),
+                                            _mm512_setr_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0));
+        return _mm512_srai_epi32(w, 30);
+    }
     __m128i src = _mm_maskz_loadu_epi8((__mmask16)((1u << (2 * b)) - 1), in);  // 2b bytes
     if (b == 6) {
         __m512i w = _mm512_permutexvar_epi8(_mm512_load_si512(rc_idx6), _mm512_castsi128_si512(src));
@@ -89,11 +102,18 @@ static inline __m512i rc_unpack16(const uint8_t* in, int b) {
     return _mm512_srai_epi32(w, 28);
 }
 
-// 16 codes (int32 lanes, in range) of width b in {4, 6, 8} -> 2b bytes at out; more: the bytes
-// after them may be overwritten (the next group's store follows)
+// 16 codes (int32 lanes, in range) of width b in {2, 4, 6, 8} -> 2b bytes at out; more: the
+// bytes after them may be overwritten (the next group's store follows)
 static inline void rc_pack16(uint8_t* out, __m512i z, int b, int more) {
     if (b == 8) {
         _mm_storeu_si128((__m128i*)out, _mm512_cvtepi32_epi8(z));
+    } else if (b == 2) {
+        // as bytes, two multiply-adds form z0 | z1 << 2 | z2 << 4 | z3 << 6 in each 32-bit lane
+        // (disjoint bit fields: the sums are the ORs), whose low bytes are the four bytes
+        __m128i w = _mm_and_si128(_mm512_cvtepi32_epi8(z), _mm_set1_epi8(3));
+        w = _mm_madd_epi16(_mm_maddubs_epi16(w, _mm_set1_epi16(4 << 8 | 1)), _mm_set1_epi32(16 << 16 | 1));
+        const uint32_t word = (uint32_t)_mm_cvtsi128_si32(_mm_cvtepi32_epi8(w));
+        memcpy(out, &word, 4);
     } else if (b == 6) {
         // per group of 4 lanes: z0 | z1 << 6 | z2 << 12 | z3 << 18, then 3 bytes of each group
         z = _mm512_and_si512(z, _mm512_set1_epi32(63));
@@ -147,12 +167,25 @@ static inline void rc_pack64_8(uint8_t* out, const __m512i* z) {
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     _mm512_storeu_si512(out, _mm512_permutexvar_epi32(order, w));
 }
-// 64 codes (four vectors) of width b in {4, 6, 8} -> 8 b bytes at out; more: as rc_pack64_6's.
+// 64 codes of width 2 (z: four vectors of int32 lanes, in range) -> 16 bytes at out: narrowed
+// to bytes side by side as in rc_pack64_6 (each group of 4 codes in one 32-bit lane: lane s of
+// 128-bit lane L holds codes 16 s + 4 L ...), two multiply-adds form the group's byte z0 | z1 << 2
+// | z2 << 4 | z3 << 6 at the lane's bottom, and rc_pick2x64 puts the 16 bytes in order
+static inline void rc_pack64_2(uint8_t* out, const __m512i* z) {
+    __m512i w = _mm512_packs_epi16(_mm512_packs_epi32(z[0], z[1]), _mm512_packs_epi32(z[2], z[3]));
+    w = _mm512_and_si512(w, _mm512_set1_epi8(3));
+    w = _mm512_maddubs_epi16(w, _mm512_set1_epi16(4 << 8 | 1));   // z0 + 4 z1
+    w = _mm512_madd_epi16(w, _mm512_set1_epi32(16 << 16 | 1));     // + 16 (z2 + 4 z3)
+    w = _mm512_permutexvar_epi8(_mm512_load_si512(rc_pick2x64), w);
+    _mm_storeu_si128((__m128i*)out, _mm512_castsi512_si128(w));
+}
+// 64 codes (four vectors) of width b in {2, 4, 6, 8} -> 8 b bytes at out; more: as rc_pack64_6's.
 // Always inlined: where b is not a constant (LeapQuant's base and residual rows) GCC called it,
 // and the codes went through memory (leap6-r4's fused step 12.5 -> 11.8 us)
 static inline __attribute__((always_inline)) void rc_pack64(uint8_t* out, const __m512i* z, int b, int more) {
     if (b == 6) rc_pack64_6(out, z, more);
     else if (b == 4) rc_pack64_4(out, z);
+    else if (b == 2) rc_pack64_2(out, z);
     else rc_pack64_8(out, z);
 }
 
@@ -169,7 +202,7 @@ static inline __m512i rc_codes16_inside(__m512 x, __m512 vi) { return _mm512_cvt
 static inline __m512 rc_values16(const uint8_t* in, int b, __m512 vs) {
     return _mm512_mul_ps(vs, _mm512_cvtepi32_ps(rc_unpack16(in, b)));
 }
-#define RC_SIMD_WIDTH(b) ((b) == 4 || (b) == 6 || (b) == 8)
+#define RC_SIMD_WIDTH(b) ((b) == 2 || (b) == 4 || (b) == 6 || (b) == 8)
 #endif
 
 // zf (V) <- the b-bit codes of in as floats

@@ -3,7 +3,7 @@
 // reach: E4M3 and E2M1 codes of values on and beside every code boundary, NVFP4 block scales across
 // E4M3's subnormal range, zero and underflowing blocks, Walsh-Hadamard transforms of signed
 // zeros and cancelling sums, FP8 codes and every FP8 byte, stochastic rounding at FP16's top and
-// on E4M3 codes; FP16 row scales on and beside every FP16 value. The NVFP4 rows are compared byte for byte with the reference
+// on E4M3 codes; FP16 row scales on and beside every FP16 value; the code packers of every vector width (2, 4, 6, 8 bits) against the bit stream. The NVFP4 rows are compared byte for byte with the reference
 // format (quant/nvfp4.c, built for baseline x86-64). This file is built with AVX-512; on a
 // CPU without it the test is skipped (77).
 #include <stdlib.h>
@@ -388,6 +388,43 @@ static void check_fwht(void) {
     gsl_rng_free(r);
     CHECK(bad == 0, "%d of %d Walsh-Hadamard transforms differ from the butterfly loop", bad, trials);
 }
+
+// the vector packers and unpacker of every width they take (2, 4, 6, 8) against the bit stream
+// of stepq_pack_codes, the definition: 64 codes at once, 16 at once (the tails), and back,
+// on random codes over the whole signed range of each width and on its two ends
+static void check_packers(void) {
+    gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 17);
+    int bad = 0, n = 0;
+    static const int widths[] = {2, 4, 6, 8};
+    for (int wi = 0; wi < 4; wi++) {
+        const int b = widths[wi], lo = -(1 << (b - 1)), span = 1 << b;
+        for (int trial = 0; trial < 200; trial++, n++) {
+            int8_t z[64], back[64];
+            int32_t zi[64];
+            for (int j = 0; j < 64; j++) {
+                z[j] = (int8_t)(trial == 0 ? lo : trial == 1 ? lo + span - 1 : lo + (int)gsl_rng_uniform_int(r, span));
+                zi[j] = z[j];
+            }
+            uint8_t ref[64], p64[64 + 64], p16[64 + 64];
+            stepq_pack_codes(ref, z, 64, b);
+            __m512i v[4];
+            for (int k = 0; k < 4; k++) v[k] = _mm512_loadu_si512(zi + 16 * k);
+            memset(p64, 0xa5, sizeof p64);
+            rc_pack64(p64, v, b, 0);
+            for (int k = 0; k < 4; k++) rc_pack16(p16 + 2 * b * k, v[k], b, k < 3);
+            for (int k = 0; k < 4; k++) {
+                int32_t u[16];
+                _mm512_storeu_si512(u, rc_unpack16(ref + 2 * b * k, b));
+                for (int j = 0; j < 16; j++) back[16 * k + j] = (int8_t)u[j];
+            }
+            bad += memcmp(ref, p64, (size_t)8 * b) != 0 || p64[8 * b] != 0xa5 || memcmp(ref, p16, (size_t)8 * b) != 0 ||
+                   memcmp(z, back, 64) != 0;
+        }
+    }
+    gsl_rng_free(r);
+    CHECK(bad == 0, "%d of %d groups of 64 codes pack or unpack otherwise than stepq_pack_codes", bad, n);
+}
 #endif
 
 #if defined(STEPQ_RC_AVX512)
@@ -404,6 +441,7 @@ __attribute__((noinline)) static int run_checks(void) {
     check_row_scales();
     check_refit_sums();
     check_factors16();
+    check_packers();
     return tu_finish("test_simd");
 }
 #endif
