@@ -346,12 +346,15 @@ STEPQ_RC void df_pack_row(uint8_t* P, const dual_work* w, const dual_shape* s, c
         const float* y = w->y + (size_t)i * V;
         for (int j = 0; j < V; j += 64) {
             __m512i z[4];
-            for (int k = 0; k < 4; k++) {
-                const __m512 yk = _mm512_loadu_ps(y + j + 16 * k), ic = _mm512_loadu_ps(inv_c + j + 16 * k);
-                z[k] = odd ? _mm512_srai_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(df_codes16(yk, ic, inv_n, lev, 1)),
-                                                                _mm512_set1_epi32(3)), 1)
-                           : _mm512_cvtps_epi32(df_clamped16(yk, ic, inv_n, lev));
-            }
+            if (odd)
+                for (int k = 0; k < 4; k++)
+                    z[k] = _mm512_srai_epi32(
+                        _mm512_add_epi32(_mm512_cvtps_epi32(df_codes16(_mm512_loadu_ps(y + j + 16 * k),
+                                                                       _mm512_loadu_ps(inv_c + j + 16 * k), inv_n, lev, 1)),
+                                         _mm512_set1_epi32(3)), 1);
+            else
+                for (int k = 0; k < 4; k++)
+                    z[k] = _mm512_cvtps_epi32(df_clamped16(_mm512_loadu_ps(y + j + 16 * k), _mm512_loadu_ps(inv_c + j + 16 * k), inv_n, lev));
             rc_pack64(P + (size_t)j * b / 8, z, b, j + 64 < V);
         }
         return;

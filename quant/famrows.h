@@ -395,6 +395,19 @@ FR_INLINE void fr_damp_decode128(__m512* t, const stepq_qstate* qs, const fr_ctx
     fr_scaled_decode128(t, qs, i);
     rc_fwht128(t);
 }
+// x (128) <- a GDN 2-bit row of the dual layout at P (df_decode_row's): a row factor per group
+// of 32 columns (two vectors), the stored codes u read as stepq_odd2_load's odd levels
+// 2 (u & 3) - 3, taken as fr_dual_decode128 takes the other widths (nrm times them is exact)
+__attribute__((noinline, unused)) static void fr_dual_odd2_decode128(float* x, const uint8_t* P, const float* c,
+                                                                     float nrm) {
+    const int G = 128 / STEPQ_GDN2_GROUP;
+    for (int k = 0; k < FR_R128; k++) {
+        const __m512i u = _mm512_and_si512(rc_unpack16(P + 2 * G + 4 * k, 2), _mm512_set1_epi32(3));
+        const __m512i z = _mm512_sub_epi32(_mm512_slli_epi32(u, 1), _mm512_set1_epi32(3));
+        const __m512 vrn = _mm512_set1_ps(df_get16(P + 2 * (16 * k / STEPQ_GDN2_GROUP)) * nrm);
+        _mm512_store_ps(x + 16 * k, _mm512_mul_ps(_mm512_mul_ps(vrn, _mm512_loadu_ps(c + 16 * k)), _mm512_cvtepi32_ps(z)));
+    }
+}
 FR_INLINE void fr_dual_decode128(__m512* t, const stepq_qstate* qs, const fr_ctx* h, int i) {
     if (fr_other_width128(t, qs, h, i, STEPQ_FAMILY_DUAL)) return;
     // df_decode_row's (r c_j) (nrm z_j) as ((r nrm) c_j) z_j: nrm is a power of two (at most
@@ -404,17 +417,10 @@ FR_INLINE void fr_dual_decode128(__m512* t, const stepq_qstate* qs, const fr_ctx
     const uint8_t* P = qs->packed + qs->row_off[i];
     const int b = qs->rows[i];
     const float nrm = df_nrm_of(&qs->hp, b);
-    if (b == 2 && stepq_kind_of(qs->hp.kind)->dual_odd2) {
-        // GDN's 2-bit rows: a row factor per group of 32 columns (two vectors), the stored codes
-        // u read as stepq_odd2_load's odd levels 2 (u & 3) - 3; nrm times them is exact as well
-        const int G = 128 / STEPQ_GDN2_GROUP;
-#pragma GCC unroll 8
-        for (int c = 0; c < FR_R128; c++) {
-            const __m512i u = _mm512_and_si512(rc_unpack16(P + 2 * G + 4 * c, 2), _mm512_set1_epi32(3));
-            const __m512i z = _mm512_sub_epi32(_mm512_slli_epi32(u, 1), _mm512_set1_epi32(3));
-            const __m512 vrn = _mm512_set1_ps(df_get16(P + 2 * (16 * c / STEPQ_GDN2_GROUP)) * nrm);
-            t[c] = _mm512_mul_ps(_mm512_mul_ps(vrn, _mm512_loadu_ps(h->c + 16 * c)), _mm512_cvtepi32_ps(z));
-        }
+    if (b == 2 && stepq_kind_of(qs->hp.kind)->dual_odd2) {  // out of line: the common path keeps its registers
+        float x[128] __attribute__((aligned(64)));
+        fr_dual_odd2_decode128(x, P, h->c, nrm);
+        fr_load128(t, x);
         return;
     }
     const __m512 vrn = _mm512_set1_ps(df_get16(P) * nrm);
