@@ -30,41 +30,55 @@ typedef struct {
     int failed;
 } nll_run;
 
-// the NLL of N forced steps from s (its state after the prefill), into out (N)
-static int decode(double* out, stepq_lm_seq* s, const uint8_t* doc, const nll_run* r, float* logits) {
-    const long P = r->c->prefill, N = r->c->decode;
-    const int vocab = r->c->model->vocab;
-    for (long n = 0; n < N; n++) {
-        if (stepq_lm_step(s, doc[P + n], logits, NULL) != STEPQ_OK) return STEPQ_ERR;
-        out[n] = stepq_lm_nll(logits, vocab, doc[P + n + 1]);
-    }
-    return STEPQ_OK;
-}
-
-// document d: the native prefill once, then the native decode and each format's from a copy
-static void one_document(nll_run* r, int d, int f, stepq_lm_seq* prefilled) {
+// the NLL of the decode steps of n runs of document d (run 0: native; 1 + f: run f), each from
+// a copy of its state after the prefill, stepped in one batch (stepq_lm_step_many); a run whose
+// state goes non-finite is reported and leaves the batch
+static void decode_batch(nll_run* r, int d, const int* runs, int n, const stepq_lm_seq* prefilled) {
     const stepq_nll_cfg* c = r->c;
-    const long N = c->decode;
-    float* logits = mallocCheck(sizeof(float) * c->model->vocab);
-    stepq_lm_seq s;
-    stepq_lm_seq_copy(&s, prefilled);
-    int rc = STEPQ_OK;
-    if (f < 0) {
-        rc = decode(r->native + (size_t)d * N, &s, r->bytes[d], r, logits);
-    } else {
-        const size_t LHK = (size_t)c->model->layers * c->model->heads * c->model->K;
-        if (f < c->n_formats) rc = stepq_lm_seq_quantize(&s, c->formats[f], c->plan, c->backend);
-        else rc = stepq_lm_seq_round_rows(&s, r->rows + ((size_t)d * N_OCT_RUNS + f - c->n_formats) * LHK,
-                                          c->octile_width, c->backend);
-        rc = rc || decode(r->quant + ((size_t)d * r->F + f) * N, &s, r->bytes[d], r, logits);
-    }
-    if (rc) {
-        stepq_error("nll: %s, %s: a state went non-finite", c->documents[d], f < 0 ? "native" : r->names[f]);
+    const long P = c->prefill, N = c->decode;
+    const int vocab = c->model->vocab;
+    const size_t LHK = (size_t)c->model->layers * c->model->heads * c->model->K;
+    const uint8_t* doc = r->bytes[d];
+    stepq_lm_seq seq[STEPQ_LM_BATCH], *live[STEPQ_LM_BATCH];
+    float* lg[STEPQ_LM_BATCH];
+    double* out[STEPQ_LM_BATCH];
+    int run_of[STEPQ_LM_BATCH], tok[STEPQ_LM_BATCH], bad[STEPQ_LM_BATCH], nl = 0;
+    for (int b = 0; b < n; b++) {
+        const int f = runs[b] - 1;
+        stepq_lm_seq_copy(&seq[b], prefilled);
+        int rc = STEPQ_OK;
+        if (f >= c->n_formats)
+            rc = stepq_lm_seq_round_rows(&seq[b], r->rows + ((size_t)d * N_OCT_RUNS + f - c->n_formats) * LHK,
+                                         c->octile_width, c->backend);
+        else if (f >= 0)
+            rc = stepq_lm_seq_quantize(&seq[b], c->formats[f], c->plan, c->backend);
+        if (rc) {
+            stepq_error("nll: %s, %s: a state went non-finite", c->documents[d], r->names[f]);
 #pragma omp atomic write
-        r->failed = 1;
+            r->failed = 1;
+            continue;
+        }
+        live[nl] = &seq[b], run_of[nl] = runs[b], lg[nl] = mallocCheck(sizeof(float) * vocab);
+        out[nl++] = f < 0 ? r->native + (size_t)d * N : r->quant + ((size_t)d * r->F + f) * N;
     }
-    stepq_lm_seq_free(&s);
-    free(logits);
+    for (long t = 0; t < N && nl > 0; t++) {
+        for (int b = 0; b < nl; b++) tok[b] = doc[P + t];
+        stepq_lm_step_many(live, nl, tok, lg, bad);
+        for (int b = 0; b < nl; b++) out[b][t] = stepq_lm_nll(lg[b], vocab, doc[P + t + 1]);
+        for (int b = nl - 1; b >= 0; b--) {
+            if (!bad[b]) continue;
+            stepq_error("nll: %s, %s: a state went non-finite", c->documents[d],
+                        run_of[b] ? r->names[run_of[b] - 1] : "native");
+#pragma omp atomic write
+            r->failed = 1;
+            free(lg[b]);
+            for (int k = b; k + 1 < nl; k++)
+                live[k] = live[k + 1], run_of[k] = run_of[k + 1], lg[k] = lg[k + 1], out[k] = out[k + 1];
+            nl--;
+        }
+    }
+    for (int b = 0; b < nl; b++) free(lg[b]);
+    for (int b = 0; b < n; b++) stepq_lm_seq_free(&seq[b]);
 }
 
 static int read_documents(nll_run* r) {
@@ -149,11 +163,18 @@ static void run_all(nll_run* r) {
         free(lg);
         if (r->rows) octile_rows(r, d);
     }
+    // each document's runs that this rank owns, in batches of up to `per`: unit u is batch u % nb
+    // of document u / nb
+    const int runs = r->F + 1, per = stepq_lm_batch_runs(r->D, runs), nb = (runs + per - 1) / per;
 #pragma omp parallel for schedule(dynamic, 1)
-    for (int k = 0; k < r->D * (r->F + 1); k++) {
-        if (r->failed || !owns_run(r, k / (r->F + 1), k % (r->F + 1))) continue;
-        one_document(r, k / (r->F + 1), k % (r->F + 1) - 1, &pre[k / (r->F + 1)]);
-        stepq_progress_tick(&pr);
+    for (int u = 0; u < r->D * nb; u++) {
+        const int d = u / nb;
+        int list[STEPQ_LM_BATCH], n = 0;
+        for (int run = (u % nb) * per; run < runs && run < (u % nb + 1) * per; run++)
+            if (owns_run(r, d, run)) list[n++] = run;
+        if (r->failed || n == 0) continue;
+        decode_batch(r, d, list, n, &pre[d]);
+        for (int k = 0; k < n; k++) stepq_progress_tick(&pr);
     }
     stepq_progress_end(&pr);
     for (int d = 0; d < r->D; d++)

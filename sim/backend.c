@@ -57,6 +57,15 @@ static int ref_rows_roundtrip(float* Xh, uint8_t* P, const float* X, const uint8
     return STEPQ_OK;
 }
 
+// the language model's products, the definition built for baseline x86-64
+#define REAL float
+#define MATVEC_FN ref_matvec
+#define MATVEC_LINKAGE static
+#include "matvec_impl.h"
+#undef REAL
+#undef MATVEC_FN
+#undef MATVEC_LINKAGE
+
 const stepq_backend stepq_backend_reference = {
     .name = "reference",
     .isa = STEPQ_ISA_BASE,
@@ -70,6 +79,7 @@ const stepq_backend stepq_backend_reference = {
     .dual_roundtrip = ref_dual_roundtrip,
     .rows_roundtrip = ref_rows_roundtrip,
     .run_heads = stepq_cpu_run_heads,
+    .matvec = ref_matvec,
 };
 
 #if defined(__x86_64__)

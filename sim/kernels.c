@@ -22,6 +22,9 @@
 #define PROPAGATE_LINKAGE static
 #define PROPAGATE_FIXED_DIM 128
 #include "propagate_impl.h"
+#define MATVEC_FN matvec
+#define MATVEC_LINKAGE static
+#include "matvec_impl.h"
 
 // the families' codecs come from quant/famrows.h: fam is a constant at every call site of the
 // passes below, so each family gets a loop of its own; these three dispatch once a step
@@ -610,4 +613,5 @@ const stepq_backend STEPQ_KERNELS_NAME = {
     .dual_roundtrip = dual_roundtrip,
     .rows_roundtrip = rows_roundtrip,
     .run_heads = stepq_cpu_run_heads,
+    .matvec = matvec,
 };

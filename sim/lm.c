@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <sys/stat.h>
 
 #include "../base/common.h"
@@ -271,9 +274,16 @@ void stepq_lm_inputs_free(stepq_lm_inputs* in) {
 #undef EXP_FN
 #undef IN_T
 
+#define MATVEC_FN matvec_f64
+#define MATVEC_LINKAGE static
+#include "matvec_impl.h"
+#undef MATVEC_FN
+#undef MATVEC_LINKAGE
+
 #define EXPR exp
 #define LOGR log1p
 #define SQRTR sqrt
+#define LM_MATVEC(be, y, W, x, n, n_out, n_in) matvec_f64(y, W, x, n, n_out, n_in)
 #define LM_DELTA(ctx, l, h, S, y, work, q, k, v, g, beta, scale, G, K, V) \
     (lm_delta_f64(S, y, work, q, k, v, g, beta, scale, G, K, V), STEPQ_OK)
 #include "lm_impl.h"
@@ -282,6 +292,7 @@ void stepq_lm_inputs_free(stepq_lm_inputs* in) {
 #undef LOGR
 #undef SQRTR
 #undef LM_DELTA
+#undef LM_MATVEC
 
 // after the boundary, every head's engine (sim/headloop.h), head l * H + h: one slot (the
 // format's, or the octile rows'), no reference (a serving step)
@@ -310,6 +321,7 @@ static int delta_f32(stepq_lm_seq* s, int l, int h, float* S, float* y, float* w
 #define EXPR expf
 #define LOGR log1pf
 #define SQRTR sqrtf
+#define LM_MATVEC(be, y, W, x, n, n_out, n_in) (be)->matvec(y, W, x, n, n_out, n_in)
 #define LM_DELTA(ctx, l, h, S, y, work, q, k, v, g, beta, scale, G, K, V) \
     delta_f32((stepq_lm_seq*)(ctx), l, h, S, y, work, q, k, v, g, beta, scale, G, K, V)
 #include "lm_impl.h"
@@ -318,6 +330,7 @@ static int delta_f32(stepq_lm_seq* s, int l, int h, float* S, float* y, float* w
 #undef LOGR
 #undef SQRTR
 #undef LM_DELTA
+#undef LM_MATVEC
 
 // the scratch of one token's layer, in one block of REALs
 #define SCRATCH_ALLOC(T, w, m)                                                                       \
@@ -452,36 +465,84 @@ int stepq_lm_seq_quantize(stepq_lm_seq* s, const stepq_format* fmt, const stepq_
     return begin_heads(s, &sl, plan, be);
 }
 
-// logits <- the head on the final norm of x
-static void head_f32(const stepq_lm* m, const float* x, float* logits, scratch_float* w) {
-    rmsnorm_float(w->a, x, m->norm, m->hidden, m->eps);
-    matvec_float(logits, m->lm_head, w->a, m->vocab, m->hidden);
+int stepq_lm_step_many(stepq_lm_seq* const* seqs, int n, const int* tokens, float* const* logits, int* failed) {
+    stepq_assert(n >= 1 && n <= STEPQ_LM_BATCH);
+    const stepq_lm* m = seqs[0]->m;
+    const stepq_backend* be = seqs[0]->be;
+    const size_t cs = (size_t)3 * m->D * (m->conv - 1);
+    float *x[STEPQ_LM_BATCH], *conv[STEPQ_LM_BATCH], *S[STEPQ_LM_BATCH];
+    void* ctx[STEPQ_LM_BATCH];
+    scratch_float* w[STEPQ_LM_BATCH];
+    stepq_lm_inputs* cap[STEPQ_LM_BATCH] = {0};
+    int fail[STEPQ_LM_BATCH] = {0};
+    for (int i = 0; i < n; i++) {
+        stepq_assert(seqs[i]->m == m && seqs[i]->be == be);
+        x[i] = seqs[i]->x, S[i] = seqs[i]->S, ctx[i] = seqs[i], w[i] = seqs[i]->scratch;
+        memcpy(x[i], m->embed + (size_t)tokens[i] * m->hidden, sizeof(float) * m->hidden);
+    }
+    for (int l = 0; l < m->layers; l++) {
+        for (int i = 0; i < n; i++) conv[i] = seqs[i]->conv + l * cs;
+        block_float(be, m, l, n, x, conv, S, ctx, w, cap, fail);
+    }
+    head_float(be, m, x, logits, w, n);
+    int rc = STEPQ_OK;
+    for (int i = 0; i < n; i++) {
+        if (failed) failed[i] = fail[i];
+        if (fail[i]) rc = STEPQ_ERR;
+    }
+    return rc;
+}
+
+int stepq_lm_batch_runs(int docs, int runs) {
+#ifdef _OPENMP
+    const int threads = omp_get_max_threads();
+#else
+    const int threads = 1;
+#endif
+    // one batch a document where there are documents enough for two on each thread (the
+    // weights read once a token for all its runs); else as many as make two units a thread
+    int batches = threads == 1 ? 1 : (2 * threads + docs - 1) / (docs > 0 ? docs : 1);
+    batches = batches < 1 ? 1 : batches > runs ? runs : batches;
+    int per = (runs + batches - 1) / batches;
+    return per < 1 ? 1 : per > STEPQ_LM_BATCH ? STEPQ_LM_BATCH : per;
 }
 
 int stepq_lm_step(stepq_lm_seq* s, int token, float* logits, stepq_lm_inputs* in) {
     const stepq_lm* m = s->m;
-    scratch_float* w = s->scratch;
-    float* x = s->x;
-    memcpy(x, m->embed + (size_t)token * m->hidden, sizeof(float) * m->hidden);
     const size_t cs = (size_t)3 * m->D * (m->conv - 1);
-    int rc = STEPQ_OK;
-    for (int l = 0; l < m->layers && !rc; l++) rc = block_float(m, l, x, s->conv + l * cs, s->S, s, w, in);
-    if (!rc) head_f32(m, x, logits, w);
-    return rc;
+    float *x = s->x, *S = s->S;
+    void* ctx = s;
+    scratch_float* w = s->scratch;
+    int fail = 0;
+    memcpy(x, m->embed + (size_t)token * m->hidden, sizeof(float) * m->hidden);
+    for (int l = 0; l < m->layers && !fail; l++) {
+        float* conv = s->conv + l * cs;
+        block_float(s->be, m, l, 1, &x, &conv, &S, &ctx, &w, &in, &fail);
+    }
+    if (fail) return STEPQ_ERR;
+    head_float(s->be, m, &x, &logits, &w, 1);
+    return STEPQ_OK;
 }
 
 void stepq_lm_forward_f64(const stepq_lm* m, const uint8_t* tokens, long T, double* logits) {
     scratch_double w;
     SCRATCH_ALLOC(double, w, m);
+    scratch_double* wp = &w;
     double* conv = callocCheck((size_t)m->layers * 3 * m->D * (m->conv - 1), sizeof(double));
     double* S = callocCheck((size_t)m->layers * m->heads * m->K * m->V, sizeof(double));
     double* x = mallocCheck(sizeof(double) * m->hidden);
     const size_t cs = (size_t)3 * m->D * (m->conv - 1);
+    void* ctx = NULL;
+    stepq_lm_inputs* cap = NULL;
+    int fail = 0;
     for (long t = 0; t < T; t++) {
         for (int i = 0; i < m->hidden; i++) x[i] = m->embed[(size_t)tokens[t] * m->hidden + i];
-        for (int l = 0; l < m->layers; l++) block_double(m, l, x, conv + l * cs, S, NULL, &w, NULL);
-        rmsnorm_double(w.a, x, m->norm, m->hidden, m->eps);
-        matvec_double(logits + (size_t)t * m->vocab, m->lm_head, w.a, m->vocab, m->hidden);
+        for (int l = 0; l < m->layers; l++) {
+            double* cl = conv + l * cs;
+            block_double(NULL, m, l, 1, &x, &cl, &S, &ctx, &wp, &cap, &fail);
+        }
+        double* lt = logits + (size_t)t * m->vocab;
+        head_double(NULL, m, &x, &lt, &wp, 1);
     }
     free(w.a);
     free(conv);

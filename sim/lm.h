@@ -86,6 +86,18 @@ int stepq_lm_seq_round_rows(stepq_lm_seq* s, const uint8_t* rows, int width, con
 // One token: logits (vocab) of the next byte; in (may be NULL) receives what every layer's
 // recurrence saw. STEPQ_ERR if a state went non-finite.
 int stepq_lm_step(stepq_lm_seq* s, int token, float* logits, stepq_lm_inputs* in);
+// One token for each of n (1 .. STEPQ_LM_BATCH) sequences of one model, sequence i reading
+// tokens[i] into logits[i]: every weight matrix read once for all of them (the forward of a
+// model this small is bound by reading its weights), each sequence's numbers those of
+// stepq_lm_step. failed (n, may be NULL) <- 1 for each sequence whose state went non-finite
+// (the others are stepped as usual); STEPQ_ERR if any did.
+#define STEPQ_LM_BATCH 32
+int stepq_lm_step_many(stepq_lm_seq* const* seqs, int n, const int* tokens, float* const* logits, int* failed);
+// How many of a document's runs (decodes of its text from one prefill) a driver steps in one
+// batch, for docs documents of runs runs each on this process's threads: all of them while
+// every thread gets two documents, else fewer, so that it gets two units (documents x
+// batches); none above STEPQ_LM_BATCH. The results do not depend on it.
+int stepq_lm_batch_runs(int docs, int runs);
 
 // The float64 run of the same forward (parameters promoted exactly, native states): logits
 // (T, vocab) of tokens (T). For checks.

@@ -1,27 +1,15 @@
-// lm_impl.h: the model's forward of one token (method 7), instantiated by lm.c for float
-// (REAL = float: native or quantized states) and for double (the float64 check). Weights are
-// float32; the double run promotes them exactly. Dot products run in 16 fixed lanes summed in
-// a fixed order, so the compiler may vectorise them without changing any result.
+// lm_impl.h: the model's forward of one token (method 7) for a batch of n sequences of one
+// model, instantiated by lm.c for float (REAL = float: native or quantized states) and for
+// double (the float64 check, n = 1). Weights are float32; the double run promotes them
+// exactly. A weight matrix is read once a token for the whole batch (sim/matvec_impl.h), each
+// sequence's product computed as alone, so a sequence's numbers do not depend on the batch it
+// runs in.
 //
-// Needs: REAL; LM_DELTA(ctx, l, h, S, y, work, q, k, v, g, beta, scale, G, K, V), an int
-// expression that steps head h of layer l (natively in S, or its quantized state through ctx)
-// and reads it out into y; EXPR, LOGR (log1p) and SQRTR.
-
-// y (n_out) <- W (n_out, n_in) x
-static void LM_CAT(matvec_, REAL)(REAL* restrict y, const float* restrict W, const REAL* restrict x, int n_out,
-                                  int n_in) {
-    for (int o = 0; o < n_out; o++) {
-        const float* w = W + (size_t)o * n_in;
-        REAL lane[16] = {0};
-        int i = 0;
-        for (; i + 16 <= n_in; i += 16)
-            for (int l = 0; l < 16; l++) lane[l] += (REAL)w[i + l] * x[i + l];
-        for (; i < n_in; i++) lane[i & 15] += (REAL)w[i] * x[i];
-        for (int s = 8; s >= 1; s /= 2)
-            for (int l = 0; l < s; l++) lane[l] += lane[l + s];
-        y[o] = lane[0];
-    }
-}
+// Needs: REAL; LM_MATVEC(be, y, W, x, n, n_out, n_in), the batch's products (matvec_impl.h's;
+// be: the backend the caller passed down, whose products the float forward takes);
+// LM_DELTA(ctx, l, h, S, y, work, q, k, v, g, beta, scale, G, K, V), an int expression that
+// steps head h of layer l (natively in S, or its quantized state through ctx) and reads it out
+// into y; EXPR, LOGR (log1p) and SQRTR.
 
 // y <- x / sqrt(mean(x^2) + eps) * w (RMSNorm; w may be NULL)
 static void LM_CAT(rmsnorm_, REAL)(REAL* y, const REAL* x, const float* w, int n, double eps) {
@@ -63,22 +51,37 @@ static void LM_CAT(conv_, REAL)(REAL* out, REAL* buf, const REAL* p, const float
     }
 }
 
+// the batch's product of field `in` of every sequence's scratch by W into field `out`
+#define LM_MV(out, W, in, n_out, n_in)                                               \
+    do {                                                                             \
+        REAL* o_[STEPQ_LM_BATCH];                                                    \
+        const REAL* i_[STEPQ_LM_BATCH];                                              \
+        for (int s_ = 0; s_ < n; s_++) o_[s_] = w[s_]->out, i_[s_] = w[s_]->in;      \
+        LM_MATVEC(be, o_, W, i_, n, n_out, n_in);                                    \
+    } while (0)
+
 // beta (H) and the gates g (H, or H x K for KDA) of a token from its normed input w->a
-static void LM_CAT(gates_, REAL)(const stepq_lm* m, const stepq_lm_layer* L, LM_CAT(scratch_, REAL) * w) {
+static void LM_CAT(gates_, REAL)(const stepq_backend* be, const stepq_lm* m, const stepq_lm_layer* L,
+                                 LM_CAT(scratch_, REAL) * const* w, int n) {
     const int H = m->heads, K = m->K, V = m->V, D = m->D, hid = m->hidden;
-    LM_CAT(matvec_, REAL)(w->beta, L->b_proj, w->a, H, hid);
-    for (int h = 0; h < H; h++) w->beta[h] = LM_CAT(sigmoid_, REAL)(w->beta[h]);
+    LM_MV(beta, L->b_proj, a, H, hid);
     if (m->kind != STEPQ_KDA) {
-        LM_CAT(matvec_, REAL)(w->g, L->a_proj, w->a, H, hid);
-        for (int h = 0; h < H; h++)
-            w->g[h] = -EXPR((REAL)L->A_log[h]) * LM_CAT(softplus_, REAL)(w->g[h] + (REAL)L->dt_bias[h]);
+        LM_MV(g, L->a_proj, a, H, hid);
     } else {
-        LM_CAT(matvec_, REAL)(w->f, L->f_proj0, w->a, V, hid);
-        LM_CAT(matvec_, REAL)(w->g, L->f_proj1, w->f, D, V);
-        for (int h = 0; h < H; h++)
-            for (int c = 0; c < K; c++)
-                w->g[h * K + c] = -EXPR((REAL)L->A_log[h]) *
-                                  LM_CAT(softplus_, REAL)(w->g[h * K + c] + (REAL)L->dt_bias[h * K + c]);
+        LM_MV(f, L->f_proj0, a, V, hid);
+        LM_MV(g, L->f_proj1, f, D, V);
+    }
+    for (int s = 0; s < n; s++) {
+        LM_CAT(scratch_, REAL)* ws = w[s];
+        for (int h = 0; h < H; h++) ws->beta[h] = LM_CAT(sigmoid_, REAL)(ws->beta[h]);
+        if (m->kind != STEPQ_KDA)
+            for (int h = 0; h < H; h++)
+                ws->g[h] = -EXPR((REAL)L->A_log[h]) * LM_CAT(softplus_, REAL)(ws->g[h] + (REAL)L->dt_bias[h]);
+        else
+            for (int h = 0; h < H; h++)
+                for (int c = 0; c < K; c++)
+                    ws->g[h * K + c] = -EXPR((REAL)L->A_log[h]) *
+                                       LM_CAT(softplus_, REAL)(ws->g[h * K + c] + (REAL)L->dt_bias[h * K + c]);
     }
 }
 
@@ -94,60 +97,87 @@ static void LM_CAT(capture_, REAL)(stepq_lm_inputs* cap, const LM_CAT(scratch_, 
     for (int h = 0; h < H; h++) cap->beta[(size_t)l * H + h] = (float)w->beta[h];
 }
 
-// x (hidden) <- x + the SwiGLU MLP of layer L on RMSNorm(x)
-static void LM_CAT(mlp_, REAL)(const stepq_lm* m, const stepq_lm_layer* L, REAL* x, LM_CAT(scratch_, REAL) * w) {
+// x[s] (hidden) <- x[s] + the SwiGLU MLP of layer L on RMSNorm(x[s])
+static void LM_CAT(mlp_, REAL)(const stepq_backend* be, const stepq_lm* m, const stepq_lm_layer* L, REAL* const* x,
+                               LM_CAT(scratch_, REAL) * const* w, int n) {
     const int hid = m->hidden;
-    LM_CAT(rmsnorm_, REAL)(w->a, x, L->mlp_norm, hid, m->eps);
-    LM_CAT(matvec_, REAL)(w->h1, L->gate_proj, w->a, m->inter, hid);
-    LM_CAT(matvec_, REAL)(w->h2, L->up_proj, w->a, m->inter, hid);
-    for (int i = 0; i < m->inter; i++) w->h1[i] = LM_CAT(silu_, REAL)(w->h1[i]) * w->h2[i];
-    LM_CAT(matvec_, REAL)(w->t, L->down_proj, w->h1, hid, m->inter);
-    for (int i = 0; i < hid; i++) x[i] += w->t[i];
+    for (int s = 0; s < n; s++) LM_CAT(rmsnorm_, REAL)(w[s]->a, x[s], L->mlp_norm, hid, m->eps);
+    LM_MV(h1, L->gate_proj, a, m->inter, hid);
+    LM_MV(h2, L->up_proj, a, m->inter, hid);
+    for (int s = 0; s < n; s++)
+        for (int i = 0; i < m->inter; i++) w[s]->h1[i] = LM_CAT(silu_, REAL)(w[s]->h1[i]) * w[s]->h2[i];
+    LM_MV(t, L->down_proj, h1, hid, m->inter);
+    for (int s = 0; s < n; s++)
+        for (int i = 0; i < hid; i++) x[s][i] += w[s]->t[i];
 }
 
-// x (hidden) <- x + the block l of the model at one token
-static int LM_CAT(block_, REAL)(const stepq_lm* m, int l, REAL* x, REAL* conv, REAL* S, void* ctx,
-                                LM_CAT(scratch_, REAL) * w, stepq_lm_inputs* cap) {
+// x[s] (hidden) <- x[s] + the block l of the model at one token, for each sequence s of the
+// batch (its convolution buffer conv[s], native states S[s], LM_DELTA's ctx[s], scratch w[s],
+// capture cap[s] or NULL); fail[s] <- 1 where its recurrence met a non-finite value (the
+// others go on)
+static void LM_CAT(block_, REAL)(const stepq_backend* be, const stepq_lm* m, int l, int n, REAL* const* x, REAL* const* conv,
+                                 REAL* const* S, void* const* ctx, LM_CAT(scratch_, REAL) * const* w,
+                                 stepq_lm_inputs* const* cap, int* fail) {
     const stepq_lm_layer* L = &m->L[l];
     const int H = m->heads, K = m->K, V = m->V, D = m->D, hid = m->hidden, W = m->conv;
     const int kda = stepq_kind_of(m->kind)->gate_per_key, G = stepq_kind_gates(m->kind, K);
-    LM_CAT(rmsnorm_, REAL)(w->a, x, L->attn_norm, hid, m->eps);
-    LM_CAT(matvec_, REAL)(w->pq, L->q_proj, w->a, D, hid);
-    LM_CAT(matvec_, REAL)(w->pk, L->k_proj, w->a, D, hid);
-    LM_CAT(matvec_, REAL)(w->pv, L->v_proj, w->a, D, hid);
     const size_t cs = (size_t)D * (W - 1);
-    LM_CAT(conv_, REAL)(w->q, conv + 0 * cs, w->pq, L->q_conv, D, W);
-    LM_CAT(conv_, REAL)(w->k, conv + 1 * cs, w->pk, L->k_conv, D, W);
-    LM_CAT(conv_, REAL)(w->v, conv + 2 * cs, w->pv, L->v_conv, D, W);
-    for (int h = 0; h < H; h++) {  // per head over its K channels
-        LM_CAT(l2norm_, REAL)(w->q + (size_t)h * K, K);
-        LM_CAT(l2norm_, REAL)(w->k + (size_t)h * K, K);
+    for (int s = 0; s < n; s++) LM_CAT(rmsnorm_, REAL)(w[s]->a, x[s], L->attn_norm, hid, m->eps);
+    LM_MV(pq, L->q_proj, a, D, hid);
+    LM_MV(pk, L->k_proj, a, D, hid);
+    LM_MV(pv, L->v_proj, a, D, hid);
+    for (int s = 0; s < n; s++) {
+        LM_CAT(scratch_, REAL)* ws = w[s];
+        LM_CAT(conv_, REAL)(ws->q, conv[s] + 0 * cs, ws->pq, L->q_conv, D, W);
+        LM_CAT(conv_, REAL)(ws->k, conv[s] + 1 * cs, ws->pk, L->k_conv, D, W);
+        LM_CAT(conv_, REAL)(ws->v, conv[s] + 2 * cs, ws->pv, L->v_conv, D, W);
+        for (int h = 0; h < H; h++) {  // per head over its K channels
+            LM_CAT(l2norm_, REAL)(ws->q + (size_t)h * K, K);
+            LM_CAT(l2norm_, REAL)(ws->k + (size_t)h * K, K);
+        }
     }
-    LM_CAT(gates_, REAL)(m, L, w);
-    if (cap) LM_CAT(capture_, REAL)(cap, w, l, D, H * G, H);
+    LM_CAT(gates_, REAL)(be, m, L, w, n);
     const double scale = 1.0 / sqrt((double)K);
-    for (int h = 0; h < H; h++) {  // the delta rule, read out after the write
-        REAL* y = w->y + (size_t)h * V;
-        if (LM_DELTA(ctx, l, h, S + ((size_t)l * H + h) * K * V, y, w->work, w->q + (size_t)h * K,
-                     w->k + (size_t)h * K, w->v + (size_t)h * V, w->g + (size_t)h * G, w->beta[h], scale, G, K,
-                     V) != STEPQ_OK)
-            return STEPQ_ERR;
+    for (int s = 0; s < n; s++) {
+        LM_CAT(scratch_, REAL)* ws = w[s];
+        if (cap[s]) LM_CAT(capture_, REAL)(cap[s], ws, l, D, H * G, H);
+        for (int h = 0; h < H; h++) {  // the delta rule, read out after the write
+            REAL* y = ws->y + (size_t)h * V;
+            if (LM_DELTA(ctx[s], l, h, S[s] + ((size_t)l * H + h) * K * V, y, ws->work, ws->q + (size_t)h * K,
+                         ws->k + (size_t)h * K, ws->v + (size_t)h * V, ws->g + (size_t)h * G, ws->beta[h], scale,
+                         G, K, V) != STEPQ_OK)
+                fail[s] = 1;
+        }
     }
     // the output gate and o_norm (per head over V, one weight shared by the heads)
     if (!kda) {
-        LM_CAT(matvec_, REAL)(w->z, L->g_proj, w->a, D, hid);
-        for (int i = 0; i < D; i++) w->z[i] = LM_CAT(silu_, REAL)(w->z[i]);
+        LM_MV(z, L->g_proj, a, D, hid);
     } else {
-        LM_CAT(matvec_, REAL)(w->f, L->g_proj0, w->a, V, hid);
-        LM_CAT(matvec_, REAL)(w->z, L->g_proj1, w->f, D, V);
-        for (int i = 0; i < D; i++) w->z[i] = LM_CAT(sigmoid_, REAL)(w->z[i] + (REAL)L->g_bias[i]);
+        LM_MV(f, L->g_proj0, a, V, hid);
+        LM_MV(z, L->g_proj1, f, D, V);
     }
-    for (int h = 0; h < H; h++) {
-        LM_CAT(rmsnorm_, REAL)(w->o + (size_t)h * V, w->y + (size_t)h * V, L->o_norm, V, m->eps);
-        for (int j = 0; j < V; j++) w->o[(size_t)h * V + j] *= w->z[(size_t)h * V + j];
+    for (int s = 0; s < n; s++) {
+        LM_CAT(scratch_, REAL)* ws = w[s];
+        for (int i = 0; i < D; i++)
+            ws->z[i] = kda ? LM_CAT(sigmoid_, REAL)(ws->z[i] + (REAL)L->g_bias[i]) : LM_CAT(silu_, REAL)(ws->z[i]);
+        for (int h = 0; h < H; h++) {
+            LM_CAT(rmsnorm_, REAL)(ws->o + (size_t)h * V, ws->y + (size_t)h * V, L->o_norm, V, m->eps);
+            for (int j = 0; j < V; j++) ws->o[(size_t)h * V + j] *= ws->z[(size_t)h * V + j];
+        }
     }
-    LM_CAT(matvec_, REAL)(w->t, L->o_proj, w->o, hid, D);
-    for (int i = 0; i < hid; i++) x[i] += w->t[i];
-    LM_CAT(mlp_, REAL)(m, L, x, w);
-    return STEPQ_OK;
+    LM_MV(t, L->o_proj, o, hid, D);
+    for (int s = 0; s < n; s++)
+        for (int i = 0; i < hid; i++) x[s][i] += w[s]->t[i];
+    LM_CAT(mlp_, REAL)(be, m, L, x, w, n);
 }
+
+// logits[s] <- the head on the final norm of x[s]
+static void LM_CAT(head_, REAL)(const stepq_backend* be, const stepq_lm* m, REAL* const* x, REAL* const* logits, LM_CAT(scratch_, REAL) * const* w,
+                                int n) {
+    for (int s = 0; s < n; s++) LM_CAT(rmsnorm_, REAL)(w[s]->a, x[s], m->norm, m->hidden, m->eps);
+    const REAL* a[STEPQ_LM_BATCH];
+    for (int s = 0; s < n; s++) a[s] = w[s]->a;
+    LM_MATVEC(be, logits, m->lm_head, a, n, m->vocab, m->hidden);
+}
+
+#undef LM_MV

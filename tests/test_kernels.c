@@ -210,6 +210,41 @@ static void check_freeze(const stepq_backend* k, gsl_rng* r) {
 }
 
 // returned norm after a few steps from P = I, K x K (the fast table specialises K = 128)
+// the language model's products (sim/matvec_impl.h) against the reference backend's and against
+// the 16 lanes written out here as a plain loop: the model's shapes (rows of 128, 384, 512) and others (a tail past the last 16; fewer than four
+// rows left), batches of 1 and 3, bit for bit
+static void check_matvec(const stepq_backend* k, gsl_rng* r) {
+    static const int shapes[][2] = {{256, 128}, {7, 384}, {130, 512}, {5, 40}, {3, 7}};
+    int bad = 0;
+    for (int si = 0; si < 5; si++) {
+        const int n_out = shapes[si][0], n_in = shapes[si][1];
+        float* W = malloc(sizeof(float) * n_out * n_in);
+        float xv[3][512], ya[3][256], yb[3][256], yc[3][256];
+        for (int i = 0; i < n_out * n_in; i++) W[i] = (float)gsl_ran_gaussian(r, 0.1);
+        for (int n = 1; n <= 3; n += 2) {
+            float *ypa[3], *ypb[3];
+            const float* xp[3];
+            for (int s = 0; s < n; s++) {
+                for (int i = 0; i < n_in; i++) xv[s][i] = (float)gsl_ran_gaussian(r, 1.0);
+                ypa[s] = ya[s], ypb[s] = yb[s], xp[s] = xv[s];
+                for (int o = 0; o < n_out; o++) {  // the definition: 16 lanes in order, then pairwise
+                    float lane[16] = {0};
+                    for (int i = 0; i < n_in; i++) lane[i & 15] += W[(size_t)o * n_in + i] * xv[s][i];
+                    for (int h = 8; h >= 1; h /= 2)
+                        for (int l = 0; l < h; l++) lane[l] += lane[l + h];
+                    yc[s][o] = lane[0];
+                }
+            }
+            k->matvec(ypa, W, xp, n, n_out, n_in);
+            stepq_backend_reference.matvec(ypb, W, xp, n, n_out, n_in);
+            for (int s = 0; s < n; s++)
+                bad += memcmp(ya[s], yb[s], sizeof(float) * n_out) != 0 || memcmp(ya[s], yc[s], sizeof(float) * n_out) != 0;
+        }
+        free(W);
+    }
+    CHECK(bad == 0, "%s: %d of 10 batches of the model's products differ from the reference's or the lanes'", k->name, bad);
+}
+
 static void check_propagate(const stepq_backend* k, int kind, int K, gsl_rng* r) {
     const int G = stepq_kind_gates(kind, K);
     float *P[2], *kP = malloc(sizeof(float) * 2 * K);
@@ -322,6 +357,7 @@ int main(int argc, char** argv) {
     gsl_rng_set(r, 17);
     check_steps(k, r);
     check_freeze(k, r);
+    check_matvec(k, r);
     CHECK(stepq_backend_find("reference") == &stepq_backend_reference && !stepq_backend_find("sse9"),
           "kernels by name");
     gsl_rng_free(r);

@@ -132,6 +132,52 @@ static void check_backends(const stepq_lm* m, const uint8_t* tok, long T, const 
     free(rows); free(a); free(b);
 }
 
+// A batch (stepq_lm_step_many) gives each sequence what it gives alone (stepq_lm_step): a native
+// sequence, one at int4 and one on the octile protocol from a boundary at byte 32, bit for bit;
+// one whose state goes non-finite is flagged and the others go on as before.
+static void check_batch(const stepq_lm* m, const uint8_t* tok, long T, const char* which) {
+    const size_t n = (size_t)m->layers * m->heads * m->K, NL = (size_t)T * m->vocab;
+    uint8_t* rows = malloc(n);
+    for (size_t i = 0; i < n; i++) rows[i] = (uint8_t)(i % 3 == 0);
+    float *alone = malloc(sizeof(float) * 3 * NL), *batch = malloc(sizeof(float) * 3 * NL);
+    stepq_lm_seq q[3];
+    for (int pass = 0; pass < 2; pass++) {
+        for (int b = 0; b < 3; b++) stepq_lm_seq_init(&q[b], m);
+        for (long t = 0; t < T; t++) {
+            if (t == 32) {
+                CHECK(stepq_lm_seq_quantize(&q[1], stepq_format_find("int4"), NULL, NULL) == 0, "%s: int4", which);
+                CHECK(stepq_lm_seq_round_rows(&q[2], rows, 4, NULL) == 0, "%s: rows", which);
+            }
+            float* out = pass ? batch : alone;
+            if (pass) {
+                stepq_lm_seq* ps[3] = {&q[0], &q[1], &q[2]};
+                int tk[3] = {tok[t], tok[t], tok[t]}, bad[3] = {1, 1, 1};
+                float* lg[3] = {out + (size_t)t * m->vocab, out + NL + (size_t)t * m->vocab, out + 2 * NL + (size_t)t * m->vocab};
+                CHECK(stepq_lm_step_many(ps, 3, tk, lg, bad) == 0 && !bad[0] && !bad[1] && !bad[2], "%s: batch step", which);
+            } else {
+                for (int b = 0; b < 3; b++)
+                    CHECK(stepq_lm_step(&q[b], tok[t], out + b * NL + (size_t)t * m->vocab, NULL) == 0, "%s: step", which);
+            }
+        }
+        for (int b = 0; b < 3; b++) stepq_lm_seq_free(&q[b]);
+    }
+    CHECK(!memcmp(alone, batch, sizeof(float) * 3 * NL), "%s: a batch of three sequences differs from each alone", which);
+    // a state made non-finite in one sequence of the batch: flagged; the other steps as alone
+    for (int b = 0; b < 2; b++) stepq_lm_seq_init(&q[b], m);
+    CHECK(stepq_lm_seq_quantize(&q[1], stepq_format_find("int8"), NULL, NULL) == 0, "%s: int8 from zero", which);
+    for (long t = 0; t < 8; t++) {
+        if (t == 4) q[1].conv[0] = NAN;  // the next token's q in head 0 of layer 0, and its state
+        stepq_lm_seq* ps[2] = {&q[0], &q[1]};
+        int tk[2] = {tok[t], tok[t]}, bad[2] = {0, 0};
+        float* lg[2] = {batch + (size_t)t * m->vocab, batch + NL};
+        const int rc = stepq_lm_step_many(ps, t <= 4 ? 2 : 1, tk, lg, bad);
+        if (t == 4) CHECK(rc != 0 && !bad[0] && bad[1], "%s: the non-finite state flagged in its sequence alone", which);
+    }
+    CHECK(!memcmp(alone, batch, sizeof(float) * 8 * m->vocab), "%s: the sequence beside a failed one", which);
+    for (int b = 0; b < 2; b++) stepq_lm_seq_free(&q[b]);
+    free(rows); free(alone); free(batch);
+}
+
 static void check_model(const char* which) {
     char dir[4096], fix[4096];
     snprintf(dir, sizeof dir, "%s/data/lm/%s", src_dir, which);
@@ -239,6 +285,7 @@ static void check_model(const char* which) {
     free(lq);
     check_round_rows(&m, tok, T, logits, which);
     check_backends(&m, tok, T, which);
+    check_batch(&m, tok, T, which);
     free(l64);
     free(tok); free(ref); free(ref64); free(logits);
     free(q0); free(k0); free(v0); free(g0); free(b0);

@@ -1,0 +1,85 @@
+// matvec_impl.h: the language model's matrix products (method 7), y[s] = W x[s] for a batch of
+// n vectors, written once and instantiated for REAL (float or double, x and y; W is float32):
+// by sim/lm.c for the float64 check, and by the CPU backends (sim/kernels.c, once per
+// instruction set; sim/backend.c for the reference) for float, which the model's float32
+// forward steps through (stepq_backend.matvec). Each dot product runs in 16 fixed lanes (lane l
+// takes the elements l, l + 16, ...; a vector of GCC's vector extension, as wide as the
+// instruction set makes it) summed in a fixed order, multiply then add (ISO C: no
+// contraction), so every instruction set gives the same bits and a vector's product does not
+// depend on the batch. A row of W is read once for the batch, and four rows' sums run side by
+// side (four independent chains of additions, where one row's chain bound the loop).
+//
+// Needs: REAL, MATVEC_FN (the function's name), MATVEC_LINKAGE.
+
+#define MV_CAT2(a, b) a##b
+#define MV_CAT(a, b) MV_CAT2(a, b)
+#define MV_LANES MV_CAT(MATVEC_FN, _lanes)  // 16 REALs
+#define MV_W16 MV_CAT(MATVEC_FN, _w16)      // 16 floats
+typedef REAL MV_LANES __attribute__((vector_size(16 * sizeof(REAL))));
+typedef float MV_W16 __attribute__((vector_size(64)));
+#define MV_8 MV_CAT(MATVEC_FN, _8)
+#define MV_4 MV_CAT(MATVEC_FN, _4)
+typedef REAL MV_8 __attribute__((vector_size(8 * sizeof(REAL))));
+typedef REAL MV_4 __attribute__((vector_size(4 * sizeof(REAL))));
+
+// the 16 weights at w as REALs, and 16 values of x (macros: a function returning a vector this
+// wide changes the ABI on the narrower instruction sets)
+#define MV_WLOAD(v, w)                                 \
+    do {                                               \
+        MV_W16 f_;                                     \
+        memcpy(&f_, (w), sizeof f_);                   \
+        (v) = __builtin_convertvector(f_, MV_LANES);   \
+    } while (0)
+
+// y[s] (n_out) <- W (n_out, n_in) x[s] for each of the n vectors
+MATVEC_LINKAGE void MATVEC_FN(REAL* const* y, const float* W, const REAL* const* x, int n, int n_out, int n_in) {
+    const int n16 = n_in / 16 * 16;
+    for (int o = 0; o < n_out; o += 4) {
+        const int rows = n_out - o < 4 ? n_out - o : 4;
+        const float* w[4];
+        for (int r = 0; r < 4; r++) w[r] = W + (size_t)(o + (r < rows ? r : 0)) * n_in;
+        for (int s = 0; s < n; s++) {
+            const REAL* xs = x[s];
+            MV_LANES a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+            for (int i = 0; i < n16; i += 16) {
+                MV_LANES xv, w0, w1, w2, w3;
+                memcpy(&xv, xs + i, sizeof xv);
+                MV_WLOAD(w0, w[0] + i);
+                MV_WLOAD(w1, w[1] + i);
+                MV_WLOAD(w2, w[2] + i);
+                MV_WLOAD(w3, w[3] + i);
+                a0 += w0 * xv;
+                a1 += w1 * xv;
+                a2 += w2 * xv;
+                a3 += w3 * xv;
+            }
+            // the elements past the last 16 into their lanes, then the lanes summed pairwise (8 + 8,
+            // 4 + 4, 2 + 2, 1 + 1: lane l with lane l + h), in vectors of 8, 4 and 2 where nothing is left
+            const MV_LANES acc[4] = {a0, a1, a2, a3};
+            for (int r = 0; r < rows; r++) {
+                if (n16 == n_in) {
+                    const MV_8 h8 = __builtin_shufflevector(acc[r], acc[r], 0, 1, 2, 3, 4, 5, 6, 7) +
+                                    __builtin_shufflevector(acc[r], acc[r], 8, 9, 10, 11, 12, 13, 14, 15);
+                    const MV_4 h4 = __builtin_shufflevector(h8, h8, 0, 1, 2, 3) + __builtin_shufflevector(h8, h8, 4, 5, 6, 7);
+                    const REAL l0 = h4[0] + h4[2], l1 = h4[1] + h4[3];
+                    y[s][o + r] = l0 + l1;
+                    continue;
+                }
+                REAL lane[16];
+                memcpy(lane, &acc[r], sizeof lane);
+                for (int i = n16; i < n_in; i++) lane[i & 15] += (REAL)w[r][i] * xs[i];
+                for (int h = 8; h >= 1; h /= 2)
+                    for (int l = 0; l < h; l++) lane[l] += lane[l + h];
+                y[s][o + r] = lane[0];
+            }
+        }
+    }
+}
+
+#undef MV_WLOAD
+#undef MV_8
+#undef MV_4
+#undef MV_LANES
+#undef MV_W16
+#undef MV_CAT
+#undef MV_CAT2
