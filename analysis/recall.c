@@ -257,42 +257,57 @@ static int read_set(recall_run* r) {
 // ---------------------------------------------------------------------------------------------
 // the runs: document d's native prefill once, then its native run and each format's from a copy
 
-// run `run` (0: native; 1 + f: format f) of document d from s, its state at the boundary, to
-// the end of its last answer, scoring each answer
-static int score_run(recall_run* r, int d, int run, stepq_lm_seq* s, float* logits) {
+// the runs `runs` (n; 0: native; 1 + f: format f) of document d, each from a copy of its state at
+// the boundary, stepped in one batch (stepq_lm_step_many) to the end of the document's last
+// answer, scoring each answer; a run whose state goes non-finite is reported and leaves the batch
+static void score_batch(recall_run* r, int d, const int* runs, int n, const stepq_lm_seq* prefilled) {
     const stepq_recall_cfg* c = r->c;
     const int vocab = c->model->vocab, lo = r->first_rec[d], hi = r->first_rec[d + 1];
     const uint8_t* doc = r->bytes[d];
+    stepq_lm_seq seq[STEPQ_LM_BATCH], *live[STEPQ_LM_BATCH];
+    float* lg[STEPQ_LM_BATCH];
+    answer a[STEPQ_LM_BATCH];
+    int run_of[STEPQ_LM_BATCH], tok[STEPQ_LM_BATCH], bad[STEPQ_LM_BATCH], nl = 0;
+    for (int b = 0; b < n; b++) {
+        stepq_lm_seq_copy(&seq[b], prefilled);
+        if (runs[b] > 0 && stepq_lm_seq_quantize(&seq[b], c->formats[runs[b] - 1], c->plan, c->backend)) {
+            stepq_error("recall: %s, %s: a state went non-finite", r->files[d], c->formats[runs[b] - 1]->name);
+#pragma omp atomic write
+            r->failed = 1;
+            continue;
+        }
+        live[nl] = &seq[b], run_of[nl] = runs[b], a[nl] = ANSWER_START;
+        lg[nl++] = mallocCheck(sizeof(float) * vocab);
+    }
     int k = lo;
-    answer a = ANSWER_START;
-    for (long t = c->prefill; k < hi; t++) {  // byte t read; logits predict byte t + 1
-        if (stepq_lm_step(s, doc[t], logits, NULL) != STEPQ_OK) return STEPQ_ERR;
+    for (long t = c->prefill; k < hi && nl > 0; t++) {  // byte t read; logits predict byte t + 1
+        for (int b = 0; b < nl; b++) tok[b] = doc[t];
+        stepq_lm_step_many(live, nl, tok, lg, bad);
+        for (int b = nl - 1; b >= 0; b--) {
+            if (!bad[b]) continue;
+            stepq_error("recall: %s, %s: a state went non-finite", r->files[d],
+                        run_of[b] ? c->formats[run_of[b] - 1]->name : "native");
+#pragma omp atomic write
+            r->failed = 1;
+            free(lg[b]);
+            for (int q = b; q + 1 < nl; q++)
+                live[q] = live[q + 1], run_of[q] = run_of[q + 1], lg[q] = lg[q + 1], a[q] = a[q + 1];
+            nl--;
+        }
         const rec* x = &r->recs[k];
         if (t + 1 < x->start) continue;
-        answer_add(&a, logits, vocab, doc[t + 1]);
+        for (int b = 0; b < nl; b++) answer_add(&a[b], lg[b], vocab, doc[t + 1]);
         if (t + 1 == x->start + x->length - 1) {
-            r->nll[(size_t)k * (1 + r->F) + run] = a.nll;
-            r->exact[(size_t)k * (1 + r->F) + run] = (uint8_t)a.exact;
-            a = ANSWER_START;
+            for (int b = 0; b < nl; b++) {
+                r->nll[(size_t)k * (1 + r->F) + run_of[b]] = a[b].nll;
+                r->exact[(size_t)k * (1 + r->F) + run_of[b]] = (uint8_t)a[b].exact;
+                a[b] = ANSWER_START;
+            }
             k++;
         }
     }
-    return STEPQ_OK;
-}
-
-static void one_run(recall_run* r, int d, int run, const stepq_lm_seq* prefilled) {
-    const stepq_recall_cfg* c = r->c;
-    float* logits = mallocCheck(sizeof(float) * c->model->vocab);
-    stepq_lm_seq s;
-    stepq_lm_seq_copy(&s, prefilled);
-    int rc = run > 0 ? stepq_lm_seq_quantize(&s, c->formats[run - 1], c->plan, c->backend) : STEPQ_OK;
-    if (rc || score_run(r, d, run, &s, logits)) {
-        stepq_error("recall: %s, %s: a state went non-finite", r->files[d], run ? c->formats[run - 1]->name : "native");
-#pragma omp atomic write
-        r->failed = 1;
-    }
-    stepq_lm_seq_free(&s);
-    free(logits);
+    for (int b = 0; b < nl; b++) free(lg[b]);
+    for (int b = 0; b < n; b++) stepq_lm_seq_free(&seq[b]);
 }
 
 static void prefill(recall_run* r, int d, stepq_lm_seq* s) {
@@ -321,11 +336,17 @@ static void run_all(recall_run* r) {
         for (int k = 0; k < runs; k++) needed |= owns(r, d, k);
         if (needed && r->first_rec[d + 1] > r->first_rec[d]) prefill(r, d, &pre[d]);
     }
+    // each document's runs that this rank owns, in batches of up to `per`: unit u is batch u % nb
+    // of document u / nb
+    const int per = stepq_lm_batch_runs(D, runs), nb = (runs + per - 1) / per;
 #pragma omp parallel for schedule(dynamic, 1)
-    for (int u = 0; u < D * runs; u++) {
-        const int d = u / runs, k = u % runs;
-        if (!r->failed && owns(r, d, k) && pre[d].m) one_run(r, d, k, &pre[d]);
-        stepq_progress_tick(&pr);
+    for (int u = 0; u < D * nb; u++) {
+        const int d = u / nb;
+        int list[STEPQ_LM_BATCH], n = 0;
+        for (int k = (u % nb) * per; k < runs && k < (u % nb + 1) * per; k++)
+            if (owns(r, d, k)) list[n++] = k;
+        if (!r->failed && n > 0 && pre[d].m) score_batch(r, d, list, n, &pre[d]);
+        for (int k = 0; k < n; k++) stepq_progress_tick(&pr);
     }
     stepq_progress_end(&pr);
     for (int d = 0; d < D; d++)
