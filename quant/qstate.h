@@ -22,6 +22,9 @@ typedef struct {
     float* u;            // (V) the step's delta write u_t (fused kernels, between the passes)
     long count;          // decode steps since the boundary encode (replay formats re-encode
                          // every fmt->replay of them; in between X evolves exactly)
+    int xd;              // 1: X holds this step's rows D S_hat_{t-1} from the fused read pass (the
+                         // AVX-512 passes of 128-wide rows), which the write pass takes instead
+                         // of decoding and decaying each row again
     int K, V;
 } stepq_qstate;
 

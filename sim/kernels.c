@@ -116,7 +116,7 @@ FR_INLINE __m512i max16x16(const __m512i* m) {
 }
 
 FR_INLINE void read_rows128(const stepq_qstate* qs, const fr_ctx* h, const stepq_step_in* in, const float* decay,
-                            const double* grad, const float* S_prev, float* pred, float* acc, int fam) {
+                            const double* grad, const float* S_prev, float* pred, float* acc, float* xd, int fam) {
     __m512 a[FR_R128], p[FR_R128], t[FR_R128];
 #pragma GCC unroll 8
     for (int c = 0; c < FR_R128; c++) a[c] = _mm512_setzero_ps(), p[c] = _mm512_setzero_ps();
@@ -131,7 +131,11 @@ FR_INLINE void read_rows128(const stepq_qstate* qs, const fr_ctx* h, const stepq
         }
         const __m512 vd = _mm512_set1_ps(decay[i]), vk = _mm512_set1_ps(in->k[i]);
 #pragma GCC unroll 8
-        for (int c = 0; c < FR_R128; c++) a[c] = _mm512_add_ps(a[c], _mm512_mul_ps(vk, _mm512_mul_ps(t[c], vd)));
+        for (int c = 0; c < FR_R128; c++) {
+            const __m512 td = _mm512_mul_ps(t[c], vd);
+            if (xd) _mm512_storeu_ps(xd + (size_t)i * 128 + 16 * c, td);
+            a[c] = _mm512_add_ps(a[c], _mm512_mul_ps(vk, td));
+        }
     }
     fr_store128(acc, a);
     if (pred) fr_store128(pred, p);
@@ -158,12 +162,20 @@ static inline row128_scale row128_scale_of(const uint32_t* umax, const uint16_t*
 // scale is the rotated row's, as rc_rows_encode_row takes it)
 FR_INLINE __m512i rows128_update_lanes(__m512* t, __m512* yv, const stepq_qstate* qs, const fr_ctx* h,
                                        const stepq_step_in* in, const float* decay, double scale, int i, int fam) {
-    fr_decode128(t, qs, h, i, fam);
     const __m512 vd = _mm512_set1_ps(decay[i]), vk = _mm512_set1_ps(in->k[i]);
     const __m512 vq = _mm512_set1_ps((float)scale * in->q[i]);
+    const float* xd = qs->X + (size_t)i * 128;  // the read pass's D x of the row (qs->xd)
+    if (qs->xd) {
+#pragma GCC unroll 8
+        for (int c = 0; c < FR_R128; c++) t[c] = _mm512_loadu_ps(xd + 16 * c);
+    } else {
+        fr_decode128(t, qs, h, i, fam);
+#pragma GCC unroll 8
+        for (int c = 0; c < FR_R128; c++) t[c] = _mm512_mul_ps(t[c], vd);
+    }
 #pragma GCC unroll 8
     for (int c = 0; c < FR_R128; c++) {
-        t[c] = _mm512_add_ps(_mm512_mul_ps(t[c], vd), _mm512_mul_ps(vk, _mm512_loadu_ps(qs->u + 16 * c)));
+        t[c] = _mm512_add_ps(t[c], _mm512_mul_ps(vk, _mm512_loadu_ps(qs->u + 16 * c)));
         yv[c] = _mm512_add_ps(yv[c], _mm512_mul_ps(vq, t[c]));
     }
     const __m512i m = rows128_lanemax(t);
@@ -444,6 +456,20 @@ static int fused(const stepq_format* f) {
     return f->replay == 0;
 }
 
+#if defined(STEPQ_RC_AVX512)
+// whether the read pass keeps its rows D S_hat_{t-1} in X for the write pass (qs->xd): 64 KiB
+// stored and loaded again instead of each row decoded and decayed twice, which pays for every
+// format but the float32 cast, whose decode is a load (its fused step 2.74 -> 3.62 us with
+// them kept). Medians of three alternating runs of `stepq bench --quick --threads 1` (the
+// other core busy), without and with: INT8 4.29 -> 4.07 us, INT6 5.18 -> 4.47, INT4 4.99 ->
+// 4.35, time6 5.21 -> 4.50, DAMP 10.13 -> 7.81, DSQ6 11.84 -> 10.92, STEPQuant@6 18.07 -> 16.82,
+// NVFP4 11.10 -> 9.59, FP8 tiles 12.56 -> 10.22, leap6-r4 11.90 -> 8.60, FP16 3.63 -> 3.51,
+// FP16 with stochastic rounding 14.09 -> 14.58 (the one slower), the float32 step 2.87 beside
+static int keeps_xd(const stepq_format* f) {
+    return !(f->family == &stepq_family_cast && f->cast.element == STEPQ_ELEM_FP32);
+}
+#endif
+
 static void qstep_read(stepq_qstate* qs, const stepq_step_in* in, const float* decay,
                        const double* grad, const float* S_prev, float* pred) {
     if (!fused(qs->fmt)) {
@@ -462,9 +488,11 @@ static void qstep_read(stepq_qstate* qs, const stepq_step_in* in, const float* d
     (V == 128 ? read_rows(qs, &h, in, decay, grad, S_prev, pred, acc, fam, 128)                  \
               : read_rows(qs, &h, in, decay, grad, S_prev, pred, acc, fam, V))
 #if defined(STEPQ_RC_AVX512)
-#define READ128(fam, name) read_rows128(qs, &h, in, decay, grad, S_prev, pred, acc, fam)
+    const int xd = keeps_xd(qs->fmt);
+#define READ128(fam, name) read_rows128(qs, &h, in, decay, grad, S_prev, pred, acc, xd ? qs->X : NULL, fam)
     if (V == 128 && regs128(qs->fmt)) {
         STEPQ_DISPATCH_FAMILY(qs->fmt->family->id, READ128)
+        qs->xd = xd;
     } else
 #undef READ128
 #endif
@@ -525,9 +553,18 @@ FR_INLINE int write_rows(stepq_qstate* qs, const fr_ctx* h, const stepq_step_in*
     return STEPQ_OK;
 }
 
+static int qstep_write_fused(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
+                             const float* S_ref, float* y, stepq_qmeasure* out);
 static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
                        int n_gates, const float* S_ref, float* y, stepq_qmeasure* out) {
     if (!fused(qs->fmt)) return stepq_ref_write(qs, in, decay, scale, n_gates, S_ref, y, out);
+    const int rc = qstep_write_fused(qs, in, decay, scale, S_ref, y, out);
+    qs->xd = 0;  // the read pass's rows are this step's
+    return rc;
+}
+
+static int qstep_write_fused(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
+                             const float* S_ref, float* y, stepq_qmeasure* out) {
     const int K = qs->K, V = qs->V, local = row_local(qs->fmt);
     fr_ctx h;
     load_ctx(&h, qs);

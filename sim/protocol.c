@@ -16,6 +16,7 @@ int stepq_qstate_init(stepq_qstate* st, const stepq_format* fmt, const stepq_pla
     st->row_off = NULL;
     if (stepq_format_fits(fmt, K, V) != STEPQ_OK) return STEPQ_ERR;
     st->fmt = fmt;
+    st->xd = 0;
     st->K = K;
     st->V = V;
     if (stepq_head_plan_for(&st->hp, st->rows, fmt, plan, ph, kind, K) != STEPQ_OK) return STEPQ_ERR;
@@ -59,6 +60,7 @@ static int encode_decode(stepq_qstate* st, const float* S) {
 
 int stepq_qstate_load(stepq_qstate* st, const float* S) {
     st->count = 0;
+    st->xd = 0;
     return encode_decode(st, S);
 }
 
