@@ -96,6 +96,7 @@ void stepq_head_init(stepq_head* e, const stepq_headloop_cfg* cfg, const stepq_h
     e->y_hat = mallocCheck(sizeof(float) * (F ? F : 1) * V);
     e->pred = e->needs & STEPQ_NEED_PRED ? mallocCheck(sizeof(float) * (F ? F : 1) * V) : NULL;
     e->X_pre = e->needs & STEPQ_NEED_STATES ? mallocCheck(sizeof(float) * (F ? F : 1) * K * V) : NULL;
+    e->S_prev = e->needs & STEPQ_NEED_PRED ? mallocCheck(sizeof(float) * K * V) : NULL;
     e->decay = mallocCheck(sizeof(float) * K);
     e->u_ref = mallocCheck(sizeof(float) * V);
     e->stopped = callocCheck(F ? F : 1, 1);
@@ -125,7 +126,7 @@ void stepq_head_free(stepq_head* e) {
         if (e->cfg->obs[o].thread_free) e->cfg->obs[o].thread_free(e->tls[o]);
     if (e->loaded) drop(e);
     stepq_runstate_free(&e->rs);
-    free(e->qs); free(e->y_hat); free(e->pred); free(e->X_pre); free(e->decay); free(e->u_ref);
+    free(e->qs); free(e->y_hat); free(e->pred); free(e->X_pre); free(e->S_prev); free(e->decay); free(e->u_ref);
     free(e->stopped); free(e->sv); free(e->tls); free(e->fns);
     memset(e, 0, sizeof *e);
 }
@@ -218,7 +219,7 @@ static float* slot_y(const stepq_head* e, int f) { return e->y_hat + (size_t)f *
 // the normal protocol on the backend's halves (the fused kernels on a CPU backend)
 static void read_normal(stepq_head* e, int f, const stepq_step_in* in) {
     float* pred = slot_pred(e, f);
-    e->be->read(&e->qs[f], in, e->decay, pred ? e->rs.grad : NULL, pred ? e->rs.S : NULL, pred);
+    e->be->read(&e->qs[f], in, e->decay, pred ? e->rs.grad : NULL, pred ? e->S_prev : NULL, pred);
 }
 static int write_normal(stepq_head* e, int f, const stepq_step_in* in, const float* S_ref) {
     return e->be->write(&e->qs[f], in, e->decay, e->scale, e->G, S_ref, slot_y(e, f), &e->sv[f].m);
@@ -226,7 +227,7 @@ static int write_normal(stepq_head* e, int f, const stepq_step_in* in, const flo
 
 // the normal protocol keeping X_t and S_hat_t (STEPQ_NEED_STATES): the reference protocol's read
 static void read_keep(stepq_head* e, int f, const stepq_step_in* in) {
-    stepq_ref_read(&e->qs[f], in, e->decay, e->rs.grad, e->rs.S, slot_pred(e, f));
+    stepq_ref_read(&e->qs[f], in, e->decay, e->rs.grad, e->S_prev, slot_pred(e, f));
 }
 static int write_keep(stepq_head* e, int f, const stepq_step_in* in, const float* S_ref) {
     if (e->be->write_keep(&e->qs[f], in, e->scale, e->G, slot_y(e, f), e->X_pre + (size_t)f * e->K * e->V))
@@ -262,12 +263,14 @@ static const stepq_slot_fns* fns_of(const stepq_slot* sl, unsigned needs) {
 static int decode_step(stepq_head* e, const stepq_step_in* in) {
     const int K = e->K, V = e->V, G = e->G;
     stepq_runstate* rs = &e->rs;
-    // each slot's read half sees S_{t-1}, so P1's prediction of its read-out error,
-    // E_{t-1}^T A_t^T (scale q_t), is taken before the reference steps
-    if (e->needs & STEPQ_NEED_PRED) stepq_readout_weights(rs->grad, in->q, in->k, in->g, in->beta, e->scale, G, K);
+    // each slot's read half sees S_{t-1} (P1's prediction of its read-out error, E_{t-1}^T A_t^T
+    // (scale q_t)), so it is kept before the reference steps; the cut protocol's delta write is
+    // read on it too
+    if (e->needs & STEPQ_NEED_PRED) {
+        stepq_readout_weights(rs->grad, in->q, in->k, in->g, in->beta, e->scale, G, K);
+        memcpy(e->S_prev, rs->S, sizeof(float) * K * V);
+    }
     if (e->decays) stepq_decays(e->decay, in->g, G, K);
-    for (int f = 0; f < e->F; f++)
-        if (!e->stopped[f] && e->fns[f]->read) e->fns[f]->read(e, f, in);
     if (e->any_cut) stepq_delta_write(e->u_ref, rs->S, in, e->decay, K, V);
     const int ref = !e->cfg->no_reference;
     if (ref) stepq_runstate_step(rs, in, e->scale);
@@ -281,10 +284,15 @@ static int decode_step(stepq_head* e, const stepq_step_in* in) {
             return STEPQ_ERR;
         }
     }
+    // each slot's halves back to back, so that what its read pass leaves for its write pass (its
+    // rows, qs->xd) is still in cache: with every slot's read before any write, 30 formats' 64 KiB
+    // each had left the cache in between
     const float* S_ref = e->needs & STEPQ_NEED_MEASURE ? rs->S : NULL;
     for (int f = 0; f < e->F; f++) {
         e->sv[f].live = !e->stopped[f];
-        if (e->sv[f].live && e->fns[f]->write(e, f, in, S_ref) != STEPQ_OK) {
+        if (!e->sv[f].live) continue;
+        if (e->fns[f]->read) e->fns[f]->read(e, f, in);
+        if (e->fns[f]->write(e, f, in, S_ref) != STEPQ_OK) {
             e->fail_t = e->t - 1;
             e->fail_f = f;
             return STEPQ_ERR;
