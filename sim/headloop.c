@@ -96,7 +96,7 @@ void stepq_head_init(stepq_head* e, const stepq_headloop_cfg* cfg, const stepq_h
     e->y_hat = mallocCheck(sizeof(float) * (F ? F : 1) * V);
     e->pred = e->needs & STEPQ_NEED_PRED ? mallocCheck(sizeof(float) * (F ? F : 1) * V) : NULL;
     e->X_pre = e->needs & STEPQ_NEED_STATES ? mallocCheck(sizeof(float) * (F ? F : 1) * K * V) : NULL;
-    e->S_prev = e->needs & STEPQ_NEED_PRED ? mallocCheck(sizeof(float) * K * V) : NULL;
+    e->S_kept = e->needs & STEPQ_NEED_PRED && F > 1 ? mallocCheck(sizeof(float) * K * V) : NULL;
     e->decay = mallocCheck(sizeof(float) * K);
     e->u_ref = mallocCheck(sizeof(float) * V);
     e->stopped = callocCheck(F ? F : 1, 1);
@@ -126,7 +126,7 @@ void stepq_head_free(stepq_head* e) {
         if (e->cfg->obs[o].thread_free) e->cfg->obs[o].thread_free(e->tls[o]);
     if (e->loaded) drop(e);
     stepq_runstate_free(&e->rs);
-    free(e->qs); free(e->y_hat); free(e->pred); free(e->X_pre); free(e->S_prev); free(e->decay); free(e->u_ref);
+    free(e->qs); free(e->y_hat); free(e->pred); free(e->X_pre); free(e->S_kept); free(e->decay); free(e->u_ref);
     free(e->stopped); free(e->sv); free(e->tls); free(e->fns);
     memset(e, 0, sizeof *e);
 }
@@ -263,14 +263,19 @@ static const stepq_slot_fns* fns_of(const stepq_slot* sl, unsigned needs) {
 static int decode_step(stepq_head* e, const stepq_step_in* in) {
     const int K = e->K, V = e->V, G = e->G;
     stepq_runstate* rs = &e->rs;
-    // each slot's read half sees S_{t-1} (P1's prediction of its read-out error, E_{t-1}^T A_t^T
-    // (scale q_t)), so it is kept before the reference steps; the cut protocol's delta write is
-    // read on it too
-    if (e->needs & STEPQ_NEED_PRED) {
-        stepq_readout_weights(rs->grad, in->q, in->k, in->g, in->beta, e->scale, G, K);
-        memcpy(e->S_prev, rs->S, sizeof(float) * K * V);
-    }
+    // Each slot's read half sees S_{t-1} (P1's prediction of its read-out error, E_{t-1}^T A_t^T
+    // (scale q_t)), its write half S_t. With several slots, S_{t-1} is kept and the reference
+    // steps first, so that each slot's halves run back to back and what its read pass leaves for
+    // its write pass (its rows, qs->xd) is still in cache (with every read before any write, 30
+    // formats' 64 KiB each had left it); one slot reads before the reference steps, with no copy.
+    const int apart = e->F > 1 && (e->needs & STEPQ_NEED_PRED);
+    if (e->needs & STEPQ_NEED_PRED) stepq_readout_weights(rs->grad, in->q, in->k, in->g, in->beta, e->scale, G, K);
     if (e->decays) stepq_decays(e->decay, in->g, G, K);
+    e->S_prev = apart ? e->S_kept : rs->S;
+    if (apart) memcpy(e->S_kept, rs->S, sizeof(float) * K * V);
+    else
+        for (int f = 0; f < e->F; f++)
+            if (!e->stopped[f] && e->fns[f]->read) e->fns[f]->read(e, f, in);
     if (e->any_cut) stepq_delta_write(e->u_ref, rs->S, in, e->decay, K, V);
     const int ref = !e->cfg->no_reference;
     if (ref) stepq_runstate_step(rs, in, e->scale);
@@ -284,14 +289,11 @@ static int decode_step(stepq_head* e, const stepq_step_in* in) {
             return STEPQ_ERR;
         }
     }
-    // each slot's halves back to back, so that what its read pass leaves for its write pass (its
-    // rows, qs->xd) is still in cache: with every slot's read before any write, 30 formats' 64 KiB
-    // each had left the cache in between
     const float* S_ref = e->needs & STEPQ_NEED_MEASURE ? rs->S : NULL;
     for (int f = 0; f < e->F; f++) {
         e->sv[f].live = !e->stopped[f];
         if (!e->sv[f].live) continue;
-        if (e->fns[f]->read) e->fns[f]->read(e, f, in);
+        if (apart && e->fns[f]->read) e->fns[f]->read(e, f, in);
         if (e->fns[f]->write(e, f, in, S_ref) != STEPQ_OK) {
             e->fail_t = e->t - 1;
             e->fail_f = f;

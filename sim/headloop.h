@@ -144,9 +144,10 @@ typedef struct {
     stepq_runstate rs;         // the reference: S, y, work, grad
     stepq_qstate* qs;          // (F)
     float *y_hat, *pred, *X_pre;  // (F,V) (F,V) (F,K,V): pred and X_pre only where needed
-    float* S_prev;             // (K,V) S_{t-1}, which the slots' reads take for P1's prediction
-                               // (STEPQ_NEED_PRED): the reference steps first, and each slot's
-                               // read and write halves then run back to back
+    const float* S_prev;       // (K,V) S_{t-1}, which the slots' reads take for P1's prediction
+                               // (STEPQ_NEED_PRED): the reference's own state where the reads come
+                               // before its step, else S_kept
+    float* S_kept;             // (K,V) S_{t-1} kept, where several slots read it (decode_step)
     float* decay;              // (K)
     float* u_ref;              // (V) the reference's delta write (cut slots)
     // (F) each slot's halves, picked from the backend once when a head begins (the read may be
