@@ -9,7 +9,8 @@
 // method 2 (decode the packed state, step it, encode, decode), built for baseline x86-64.
 // The fused kernels (sim/kernels.c, built for x86-64-v2, AVX2 and AVX-512) compute the same
 // numbers key row by key row: decode a row from its packed bytes, decay it and read it along
-// k (pass 1), then decode it again, write, read out and encode it while it is in L1 (pass 2),
+// k (pass 1; on AVX-512 the decayed row is kept in X for pass 2, qs->xd), then decode it again
+// (or take it from X), write, read out and encode it while it is in L1 (pass 2),
 // never materialising the float32 state for the formats whose codes are row-local (cast,
 // rows, DAMP, LeapQuant without freeze gating; on AVX-512 at most 16 updated rows wait in an L1
 // buffer for their scales, computed side by side; the dual-axis fit, NVFP4, FP8 tiles, stochastic
