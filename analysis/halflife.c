@@ -45,6 +45,31 @@ typedef struct {
 } hl_sums;
 
 // E <- A_t E; returns ||E^T scale q||^2; rows (K, may be NULL) += ||E_i||^2
+// out[i] <- sum over j of (a_ij - b_ij)^2 in double, in index order: the chain of additions of
+// one row is the definition; four rows' chains run side by side (their latency, not the
+// arithmetic, bound the loop)
+static void sq_diff_rows(double* out, const float* a, const float* b, int K, int V) {
+    int i = 0;
+    for (; i + 4 <= K; i += 4) {
+        double s[4] = {0, 0, 0, 0};
+        for (int j = 0; j < V; j++)
+            for (int r = 0; r < 4; r++) {
+                const size_t e = (size_t)(i + r) * V + j;
+                const double d = (double)a[e] - b[e];
+                s[r] += d * d;
+            }
+        for (int r = 0; r < 4; r++) out[i + r] = s[r];
+    }
+    for (; i < K; i++) {
+        double s = 0;
+        for (int j = 0; j < V; j++) {
+            const double d = (double)a[(size_t)i * V + j] - b[(size_t)i * V + j];
+            s += d * d;
+        }
+        out[i] = s;
+    }
+}
+
 static double propagate_error(double* E, double* rows, const stepq_step_in* in, const float* decay,
                               double scale, int K, int V) {
     double c[STEPQ_MAX_DIM], y[STEPQ_MAX_DIM];
@@ -58,12 +83,19 @@ static double propagate_error(double* E, double* rows, const stepq_step_in* in, 
     }
     for (int i = 0; i < K; i++) {
         double bk = (double)in->beta * in->k[i], qi = scale * in->q[i], r = 0;
-        for (int j = 0; j < V; j++) {
-            double e = E[(size_t)i * V + j] - bk * c[j];
-            E[(size_t)i * V + j] = e;
-            y[j] += qi * e;
-            r += e * e;
-        }
+        if (rows)  // each row's ||e||^2 too (KDA's units), in index order
+            for (int j = 0; j < V; j++) {
+                double e = E[(size_t)i * V + j] - bk * c[j];
+                E[(size_t)i * V + j] = e;
+                y[j] += qi * e;
+                r += e * e;
+            }
+        else  // without the chain of additions, the loop vectorises
+            for (int j = 0; j < V; j++) {
+                double e = E[(size_t)i * V + j] - bk * c[j];
+                E[(size_t)i * V + j] = e;
+                y[j] += qi * e;
+            }
         if (rows) rows[i] += r;
     }
     double s = 0;
@@ -126,17 +158,26 @@ static int hl_step(void* ctx, void* tls, const stepq_view* v) {
     const stepq_slot_view* q = &v->f[0];
     if (U == 1)
         for (int j = 0; j < V; j++) x->acc[0] += ((double)q->y_hat[j] - v->y[j]) * ((double)q->y_hat[j] - v->y[j]);
-    // eps: what this step's encode added (zero between a replay format's re-encodes)
-    for (int i = 0; i < K; i++) {
-        double eps = 0, err = 0;
-        for (int j = 0; j < V; j++) {
-            size_t e = (size_t)i * V + j;
-            double a = (double)q->qs->X[e] - q->X_pre[e], b = (double)q->qs->X[e] - v->S[e];
-            eps += a * a;
-            err += b * b;
+    // eps: what this step's encode added (zero between a replay format's re-encodes); err: the
+    // state's error (KDA's rows). Each row's sums in index order; GDN's eps of four rows side by
+    // side (sq_diff_rows: the chains of additions, not the arithmetic, bound the loop), summed
+    // into its one unit in row order
+    if (U > 1) {
+        for (int i = 0; i < K; i++) {
+            double eps = 0, err = 0;
+            for (int j = 0; j < V; j++) {
+                size_t e = (size_t)i * V + j;
+                double a = (double)q->qs->X[e] - q->X_pre[e], b = (double)q->qs->X[e] - v->S[e];
+                eps += a * a;
+                err += b * b;
+            }
+            x->d[i] += eps;
+            x->acc[i] += err;
         }
-        x->d[U > 1 ? i : 0] += eps;
-        if (U > 1) x->acc[i] += err;
+    } else {
+        double eps[STEPQ_MAX_DIM];
+        sq_diff_rows(eps, q->qs->X, q->X_pre, K, V);
+        for (int i = 0; i < K; i++) x->d[0] += eps[i];
     }
     return STEPQ_OK;
 }
