@@ -39,45 +39,35 @@ static void decode_batch(nll_run* r, int d, const int* runs, int n, const stepq_
     const int vocab = c->model->vocab;
     const size_t LHK = (size_t)c->model->layers * c->model->heads * c->model->K;
     const uint8_t* doc = r->bytes[d];
-    stepq_lm_seq seq[STEPQ_LM_BATCH], *live[STEPQ_LM_BATCH];
-    float* lg[STEPQ_LM_BATCH];
-    double* out[STEPQ_LM_BATCH];
-    int run_of[STEPQ_LM_BATCH], tok[STEPQ_LM_BATCH], bad[STEPQ_LM_BATCH], nl = 0;
+    stepq_lm_seq seq[STEPQ_LM_BATCH];
+    double* out[STEPQ_LM_BATCH];  // (n) where each run's NLL goes
+    stepq_lm_batch batch;
+    stepq_lm_batch_init(&batch);
+    int failed[STEPQ_LM_BATCH], nf = 0;
     for (int b = 0; b < n; b++) {
         const int f = runs[b] - 1;
         stepq_lm_seq_copy(&seq[b], prefilled);
+        out[b] = f < 0 ? r->native + (size_t)d * N : r->quant + ((size_t)d * r->F + f) * N;
         int rc = STEPQ_OK;
         if (f >= c->n_formats)
             rc = stepq_lm_seq_round_rows(&seq[b], r->rows + ((size_t)d * N_OCT_RUNS + f - c->n_formats) * LHK,
                                          c->octile_width, c->backend);
         else if (f >= 0)
             rc = stepq_lm_seq_quantize(&seq[b], c->formats[f], c->plan, c->backend);
-        if (rc) {
-            stepq_error("nll: %s, %s: a state went non-finite", c->documents[d], r->names[f]);
-#pragma omp atomic write
-            r->failed = 1;
-            continue;
-        }
-        live[nl] = &seq[b], run_of[nl] = runs[b], lg[nl] = mallocCheck(sizeof(float) * vocab);
-        out[nl++] = f < 0 ? r->native + (size_t)d * N : r->quant + ((size_t)d * r->F + f) * N;
+        if (rc) failed[nf++] = b;
+        else stepq_lm_batch_add(&batch, &seq[b], b);
     }
-    for (long t = 0; t < N && nl > 0; t++) {
-        for (int b = 0; b < nl; b++) tok[b] = doc[P + t];
-        stepq_lm_step_many(live, nl, tok, lg, bad);
-        for (int b = 0; b < nl; b++) out[b][t] = stepq_lm_nll(lg[b], vocab, doc[P + t + 1]);
-        for (int b = nl - 1; b >= 0; b--) {
-            if (!bad[b]) continue;
-            stepq_error("nll: %s, %s: a state went non-finite", c->documents[d],
-                        run_of[b] ? r->names[run_of[b] - 1] : "native");
-#pragma omp atomic write
-            r->failed = 1;
-            free(lg[b]);
-            for (int k = b; k + 1 < nl; k++)
-                live[k] = live[k + 1], run_of[k] = run_of[k + 1], lg[k] = lg[k + 1], out[k] = out[k + 1];
-            nl--;
-        }
+    for (long t = 0; t < N && batch.n > 0 && nf == 0; t++) {
+        stepq_lm_batch_step(&batch, doc[P + t], failed, &nf);
+        for (int k = 0; k < batch.n; k++) out[batch.id[k]][t] = stepq_lm_nll(batch.logits[k], vocab, doc[P + t + 1]);
     }
-    for (int b = 0; b < nl; b++) free(lg[b]);
+    for (int k = 0; k < nf; k++) {
+        stepq_error("nll: %s, %s: a state went non-finite", c->documents[d],
+                    runs[failed[k]] ? r->names[runs[failed[k]] - 1] : "native");
+#pragma omp atomic write
+        r->failed = 1;
+    }
+    stepq_lm_batch_free(&batch);
     for (int b = 0; b < n; b++) stepq_lm_seq_free(&seq[b]);
 }
 

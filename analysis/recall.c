@@ -264,49 +264,40 @@ static void score_batch(recall_run* r, int d, const int* runs, int n, const step
     const stepq_recall_cfg* c = r->c;
     const int vocab = c->model->vocab, lo = r->first_rec[d], hi = r->first_rec[d + 1];
     const uint8_t* doc = r->bytes[d];
-    stepq_lm_seq seq[STEPQ_LM_BATCH], *live[STEPQ_LM_BATCH];
-    float* lg[STEPQ_LM_BATCH];
-    answer a[STEPQ_LM_BATCH];
-    int run_of[STEPQ_LM_BATCH], tok[STEPQ_LM_BATCH], bad[STEPQ_LM_BATCH], nl = 0;
+    stepq_lm_seq seq[STEPQ_LM_BATCH];
+    answer a[STEPQ_LM_BATCH];  // (n) each run's answer so far
+    stepq_lm_batch batch;
+    stepq_lm_batch_init(&batch);
+    int failed[STEPQ_LM_BATCH], nf = 0;
     for (int b = 0; b < n; b++) {
         stepq_lm_seq_copy(&seq[b], prefilled);
-        if (runs[b] > 0 && stepq_lm_seq_quantize(&seq[b], c->formats[runs[b] - 1], c->plan, c->backend)) {
-            stepq_error("recall: %s, %s: a state went non-finite", r->files[d], c->formats[runs[b] - 1]->name);
-#pragma omp atomic write
-            r->failed = 1;
-            continue;
-        }
-        live[nl] = &seq[b], run_of[nl] = runs[b], a[nl] = ANSWER_START;
-        lg[nl++] = mallocCheck(sizeof(float) * vocab);
+        a[b] = ANSWER_START;
+        if (runs[b] > 0 && stepq_lm_seq_quantize(&seq[b], c->formats[runs[b] - 1], c->plan, c->backend)) failed[nf++] = b;
+        else stepq_lm_batch_add(&batch, &seq[b], b);
     }
     int k = lo;
-    for (long t = c->prefill; k < hi && nl > 0; t++) {  // byte t read; logits predict byte t + 1
-        for (int b = 0; b < nl; b++) tok[b] = doc[t];
-        stepq_lm_step_many(live, nl, tok, lg, bad);
-        for (int b = nl - 1; b >= 0; b--) {
-            if (!bad[b]) continue;
-            stepq_error("recall: %s, %s: a state went non-finite", r->files[d],
-                        run_of[b] ? c->formats[run_of[b] - 1]->name : "native");
-#pragma omp atomic write
-            r->failed = 1;
-            free(lg[b]);
-            for (int q = b; q + 1 < nl; q++)
-                live[q] = live[q + 1], run_of[q] = run_of[q + 1], lg[q] = lg[q + 1], a[q] = a[q + 1];
-            nl--;
-        }
+    for (long t = c->prefill; k < hi && batch.n > 0 && nf == 0; t++) {  // byte t read; logits predict byte t + 1
+        stepq_lm_batch_step(&batch, doc[t], failed, &nf);
         const rec* x = &r->recs[k];
         if (t + 1 < x->start) continue;
-        for (int b = 0; b < nl; b++) answer_add(&a[b], lg[b], vocab, doc[t + 1]);
+        for (int q = 0; q < batch.n; q++) answer_add(&a[batch.id[q]], batch.logits[q], vocab, doc[t + 1]);
         if (t + 1 == x->start + x->length - 1) {
-            for (int b = 0; b < nl; b++) {
-                r->nll[(size_t)k * (1 + r->F) + run_of[b]] = a[b].nll;
-                r->exact[(size_t)k * (1 + r->F) + run_of[b]] = (uint8_t)a[b].exact;
+            for (int q = 0; q < batch.n; q++) {
+                const int b = batch.id[q];
+                r->nll[(size_t)k * (1 + r->F) + runs[b]] = a[b].nll;
+                r->exact[(size_t)k * (1 + r->F) + runs[b]] = (uint8_t)a[b].exact;
                 a[b] = ANSWER_START;
             }
             k++;
         }
     }
-    for (int b = 0; b < nl; b++) free(lg[b]);
+    for (int q = 0; q < nf; q++) {
+        stepq_error("recall: %s, %s: a state went non-finite", r->files[d],
+                    runs[failed[q]] ? c->formats[runs[failed[q]] - 1]->name : "native");
+#pragma omp atomic write
+        r->failed = 1;
+    }
+    stepq_lm_batch_free(&batch);
     for (int b = 0; b < n; b++) stepq_lm_seq_free(&seq[b]);
 }
 

@@ -493,6 +493,37 @@ int stepq_lm_step_many(stepq_lm_seq* const* seqs, int n, const int* tokens, floa
     return rc;
 }
 
+void stepq_lm_batch_init(stepq_lm_batch* b) { memset(b, 0, sizeof *b); }
+
+void stepq_lm_batch_add(stepq_lm_batch* b, stepq_lm_seq* s, int id) {
+    stepq_assert(b->n < STEPQ_LM_BATCH);
+    b->seq[b->n] = s;
+    b->id[b->n] = id;
+    b->logits[b->n++] = mallocCheck(sizeof(float) * s->m->vocab);
+}
+
+void stepq_lm_batch_step(stepq_lm_batch* b, int token, int* failed, int* n_failed) {
+    int tok[STEPQ_LM_BATCH], bad[STEPQ_LM_BATCH], kept = 0;
+    *n_failed = 0;
+    if (b->n == 0) return;
+    for (int k = 0; k < b->n; k++) tok[k] = token;
+    stepq_lm_step_many(b->seq, b->n, tok, b->logits, bad);
+    for (int k = 0; k < b->n; k++) {
+        if (bad[k]) {
+            failed[(*n_failed)++] = b->id[k];
+            free(b->logits[k]);
+            continue;
+        }
+        b->seq[kept] = b->seq[k], b->id[kept] = b->id[k], b->logits[kept++] = b->logits[k];
+    }
+    b->n = kept;
+}
+
+void stepq_lm_batch_free(stepq_lm_batch* b) {
+    for (int k = 0; k < b->n; k++) free(b->logits[k]);
+    b->n = 0;
+}
+
 int stepq_lm_batch_runs(int docs, int runs) {
 #ifdef _OPENMP
     const int threads = omp_get_max_threads();

@@ -93,6 +93,24 @@ int stepq_lm_step(stepq_lm_seq* s, int token, float* logits, stepq_lm_inputs* in
 // (the others are stepped as usual); STEPQ_ERR if any did.
 #define STEPQ_LM_BATCH 32
 int stepq_lm_step_many(stepq_lm_seq* const* seqs, int n, const int* tokens, float* const* logits, int* failed);
+// A batch of sequences that read the same bytes (the runs of one document: its native decode
+// and each format's), stepped together and each leaving it when its state goes non-finite:
+// seq[k] (k < n) is the k-th sequence still in it, id[k] its number in the caller's list,
+// logits[k] its logits after a step.
+typedef struct {
+    int n;
+    stepq_lm_seq* seq[STEPQ_LM_BATCH];
+    int id[STEPQ_LM_BATCH];
+    float* logits[STEPQ_LM_BATCH];
+} stepq_lm_batch;
+void stepq_lm_batch_init(stepq_lm_batch* b);
+// s (not copied) joins the batch as number id
+void stepq_lm_batch_add(stepq_lm_batch* b, stepq_lm_seq* s, int id);
+// One token for every sequence of the batch; the numbers (id) of those whose state went
+// non-finite go to failed (n_failed of them) and they leave it (the others keep their order).
+void stepq_lm_batch_step(stepq_lm_batch* b, int token, int* failed, int* n_failed);
+void stepq_lm_batch_free(stepq_lm_batch* b);  // the logits (the sequences are the caller's)
+
 // How many of a document's runs (decodes of its text from one prefill) a driver steps in one
 // batch, for docs documents of runs runs each on this process's threads: all of them while
 // every thread gets two documents, else fewer, so that it gets two units (documents x

@@ -162,17 +162,24 @@ static void check_batch(const stepq_lm* m, const uint8_t* tok, long T, const cha
         for (int b = 0; b < 3; b++) stepq_lm_seq_free(&q[b]);
     }
     CHECK(!memcmp(alone, batch, sizeof(float) * 3 * NL), "%s: a batch of three sequences differs from each alone", which);
-    // a state made non-finite in one sequence of the batch: flagged; the other steps as alone
+    // a state made non-finite in one sequence of the batch: flagged (stepq_lm_step_many), and it
+    // leaves the batch (stepq_lm_batch_step); the other steps as alone
     for (int b = 0; b < 2; b++) stepq_lm_seq_init(&q[b], m);
     CHECK(stepq_lm_seq_quantize(&q[1], stepq_format_find("int8"), NULL, NULL) == 0, "%s: int8 from zero", which);
+    stepq_lm_batch bt;
+    stepq_lm_batch_init(&bt);
+    stepq_lm_batch_add(&bt, &q[0], 7);
+    stepq_lm_batch_add(&bt, &q[1], 9);
     for (long t = 0; t < 8; t++) {
         if (t == 4) q[1].conv[0] = NAN;  // the next token's q in head 0 of layer 0, and its state
-        stepq_lm_seq* ps[2] = {&q[0], &q[1]};
-        int tk[2] = {tok[t], tok[t]}, bad[2] = {0, 0};
-        float* lg[2] = {batch + (size_t)t * m->vocab, batch + NL};
-        const int rc = stepq_lm_step_many(ps, t <= 4 ? 2 : 1, tk, lg, bad);
-        if (t == 4) CHECK(rc != 0 && !bad[0] && bad[1], "%s: the non-finite state flagged in its sequence alone", which);
+        int failed[2], nf = -1;
+        stepq_lm_batch_step(&bt, tok[t], failed, &nf);
+        if (t == 4) CHECK(nf == 1 && failed[0] == 9 && bt.n == 1 && bt.id[0] == 7, "%s: the non-finite state's sequence "
+                          "alone leaves the batch", which);
+        else CHECK(nf == 0, "%s: no failure at token %ld", which, t);
+        memcpy(batch + (size_t)t * m->vocab, bt.logits[0], sizeof(float) * m->vocab);
     }
+    stepq_lm_batch_free(&bt);
     CHECK(!memcmp(alone, batch, sizeof(float) * 8 * m->vocab), "%s: the sequence beside a failed one", which);
     for (int b = 0; b < 2; b++) stepq_lm_seq_free(&q[b]);
     free(rows); free(alone); free(batch);
