@@ -83,6 +83,9 @@ typedef struct stepq_backend {
     // a whole run of every head of a source measured as stepq_run_out (method 3, P1): the CPU's
     // is the head loop with its measure (sim/run.c), the CUDA engine's its own
     int (*run_heads)(stepq_run_out* out, const stepq_source* src, const stepq_run_cfg* cfg);
+    // ||A||_F^2 of a (K,V) state in sums.h's order (the reference's norm after each step, method
+    // 6.5: the same bits on every CPU backend; NULL where a backend steps no head loop)
+    double (*sq_norm)(const float* A, int K, int V);
     // the language model's products y[s] = W x[s] for n vectors (sim/matvec_impl.h: the same bits
     // on every CPU backend; NULL where a backend does not run the model's forward)
     void (*matvec)(float* const* y, const float* W, const float* const* x, int n, int n_out, int n_in);

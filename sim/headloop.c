@@ -283,7 +283,7 @@ static int decode_step(stepq_head* e, const stepq_step_in* in) {
     stepq_view v = view_of(e, in, 1);
     if (ref) {
         v.ny2 = stepq_sq_norm_row(rs->y, V);
-        v.nS2 = stepq_sq_norm(rs->S, K, V);
+        v.nS2 = e->be->sq_norm ? e->be->sq_norm(rs->S, K, V) : stepq_sq_norm(rs->S, K, V);
         if (!isfinite(v.ny2) || !isfinite(v.nS2)) {
             e->fail_t = e->t - 1;
             return STEPQ_ERR;

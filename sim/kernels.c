@@ -26,6 +26,9 @@
 #define MATVEC_LINKAGE static
 #include "matvec_impl.h"
 
+// sums.h's ||A||_F^2 built for this table's instruction set (16 lanes a row: one vector on AVX-512)
+static double sq_norm(const float* A, int K, int V) { return stepq_sq_norm(A, K, V); }
+
 // the families' codecs come from quant/famrows.h: fam is a constant at every call site of the
 // passes below, so each family gets a loop of its own; these three dispatch once a step
 static void load_ctx(fr_ctx* h, const stepq_qstate* qs) { fr_load_ctx(h, qs, qs->fmt->family->id); }
@@ -650,5 +653,6 @@ const stepq_backend STEPQ_KERNELS_NAME = {
     .dual_roundtrip = dual_roundtrip,
     .rows_roundtrip = rows_roundtrip,
     .run_heads = stepq_cpu_run_heads,
+    .sq_norm = sq_norm,
     .matvec = matvec,
 };
