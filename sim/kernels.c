@@ -467,9 +467,12 @@ static int fused(const stepq_format* f) {
 // other core busy), without and with: INT8 4.29 -> 4.07 us, INT6 5.18 -> 4.47, INT4 4.99 ->
 // 4.35, time6 5.21 -> 4.50, DAMP 10.13 -> 7.81, DSQ6 11.84 -> 10.92, STEPQuant@6 18.07 -> 16.82,
 // NVFP4 11.10 -> 9.59, FP8 tiles 12.56 -> 10.22, leap6-r4 11.90 -> 8.60, FP16 3.63 -> 3.51,
-// FP16 with stochastic rounding 14.09 -> 14.58 (the one slower), the float32 step 2.87 beside
+// FP16 with stochastic rounding 14.09 -> 14.58 (the one slower), the float32 step 2.87 beside.
+// LeapQuant with its freeze gate on writes through the row functions (qstep_write_fused), which
+// decode from the packed bytes: nothing kept for it.
 static int keeps_xd(const stepq_format* f) {
-    return !(f->family == &stepq_family_cast && f->cast.element == STEPQ_ELEM_FP32);
+    if (f->family == &stepq_family_cast && f->cast.element == STEPQ_ELEM_FP32) return 0;
+    return !(fr_locality(f->family->id) == FR_GATED && !row_local(f));
 }
 #endif
 
