@@ -31,8 +31,8 @@ typedef struct {
 } nll_run;
 
 // the NLL of the decode steps of n runs of document d (run 0: native; 1 + f: run f), each from
-// a copy of its state after the prefill, stepped in one batch (stepq_lm_step_many); a run whose
-// state goes non-finite is reported and leaves the batch
+// a copy of its state after the prefill, stepped in one batch (stepq_lm_batch); a run whose
+// state goes non-finite is reported and the batch stops there (the driver fails)
 static void decode_batch(nll_run* r, int d, const int* runs, int n, const stepq_lm_seq* prefilled) {
     const stepq_nll_cfg* c = r->c;
     const long P = c->prefill, N = c->decode;

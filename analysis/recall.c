@@ -258,8 +258,9 @@ static int read_set(recall_run* r) {
 // the runs: document d's native prefill once, then its native run and each format's from a copy
 
 // the runs `runs` (n; 0: native; 1 + f: format f) of document d, each from a copy of its state at
-// the boundary, stepped in one batch (stepq_lm_step_many) to the end of the document's last
-// answer, scoring each answer; a run whose state goes non-finite is reported and leaves the batch
+// the boundary, stepped in one batch (stepq_lm_batch) to the end of the document's last
+// answer, scoring each answer; a run whose state goes non-finite is reported and the batch stops
+// there (the driver fails)
 static void score_batch(recall_run* r, int d, const int* runs, int n, const stepq_lm_seq* prefilled) {
     const stepq_recall_cfg* c = r->c;
     const int vocab = c->model->vocab, lo = r->first_rec[d], hi = r->first_rec[d + 1];
