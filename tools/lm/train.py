@@ -163,6 +163,32 @@ def half_lives(model, docs, max_len):
     return out
 
 
+def set_long_gates(model, spec, half_life):
+    """--long-gates: heads "L.H,..." of a GDN model start at a constant decay g = -ln 2 / half_life."""
+    if model.config["model_type"] != "gated_deltanet":
+        sys.exit("train.py: error: --long-gates: only GDN models (one gate per head); this one is %s"
+                 % model.config["model_type"])
+    if not half_life > 1:
+        sys.exit("train.py: error: --long-gate-half-life %g: give a half-life above 1 token" % half_life)
+    L, H = model.config["num_hidden_layers"], model.config["num_heads"]
+    out = []
+    for item in spec.split(","):
+        try:
+            l, h = (int(x) for x in item.split("."))
+        except ValueError:
+            sys.exit("train.py: error: --long-gates %r: %r is not layer.head" % (spec, item))
+        if not (0 <= l < L and 0 <= h < H):
+            sys.exit("train.py: error: --long-gates %r: %r is outside %d layers x %d heads" % (spec, item, L, H))
+        attn = model.model.layers[l].attn
+        dt = math.log(2) / half_life
+        with torch.no_grad():
+            attn.A_log[h] = 0.0
+            attn.dt_bias[h] = dt + math.log(-math.expm1(-dt))  # inverse softplus
+            attn.a_proj.weight[h].zero_()
+        out.append((l, h, float(attn.dt_bias[h])))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", choices=["gdn", "kda"], required=True)
@@ -195,6 +221,12 @@ def main():
     ap.add_argument("--stop-after", type=int, default=None,
                     help="stop after this many steps of the --steps schedule, save the checkpoint, skip the final "
                          "eval (reproduces a run that was stopped there)")
+    ap.add_argument("--long-gates", default=None, metavar="L.H[,L.H...]",
+                    help="GDN: before the first step, give these heads (layer.head, from 0) a constant decay of "
+                         "--long-gate-half-life tokens: A_log 0, dt_bias the inverse softplus of ln 2 / half-life, "
+                         "their a_proj row zeroed (training is free to move all three)")
+    ap.add_argument("--long-gate-half-life", type=float, default=2048.0,
+                    help="half-life in tokens that --long-gates starts its heads at")
     ap.add_argument("--tokens-before", type=int, default=0,
                     help="tokens the --init-from checkpoint had already seen (for the logs and metrics.json)")
     ap.add_argument("--recall", action="store_true",
@@ -250,6 +282,10 @@ def main():
     log("parameters: %d" % nparam)
     if args.init_from:
         log("initialised from %s (%d tokens seen before)" % (args.init_from, args.tokens_before))
+    if args.long_gates:
+        for lh in set_long_gates(model, args.long_gates, args.long_gate_half_life):
+            log("long gate: layer %d head %d: A_log 0, dt_bias %.4f, a_proj row zeroed (half-life %g tokens)"
+                % (lh[0], lh[1], lh[2], args.long_gate_half_life))
 
     streams, held = load_corpus(args.corpus)
     log("corpus: " + ", ".join("%s %d bytes" % (d, len(s)) for d, s in streams.items())
@@ -318,7 +354,8 @@ def main():
         from model import load_checkpoint
         st = torch.load(state_path, weights_only=False)
         keep = ("model", "steps", "warmup", "lr", "min_lr_frac", "wd", "seq", "batch", "seed", "recall", "records",
-                "passages", "dmin", "dmax", "recall_margin", "answer_weight", "init_from", "threads")
+                "passages", "dmin", "dmax", "recall_margin", "answer_weight", "init_from", "threads", "long_gates",
+                "long_gate_half_life")
         diff = [k for k in keep if st["args"].get(k) != getattr(args, k)]
         if diff:
             sys.exit("train.py: error: --resume with other settings than the run in %s: %s"
