@@ -318,16 +318,106 @@ static int run_inputstats(const stepq_cfgfile* cf) {
 // ---------------------------------------------------------------------------------------------
 // all: every config of a list
 
-static const char* const keys_all[] = {"experiment", "description", "configs", NULL};
+static const char* const keys_all[] = {"experiment", "description", "configs", "record", NULL};
+
+// The record of an `all` run (its `record` key): one block per config that ended ok, rewritten
+// whole after each one, so that `--resume` skips what an earlier, interrupted run finished:
+//   done<TAB>KEY<TAB>SECONDS<TAB>CONFIG      KEY: XXH3 of the config's text and stepq's revision
+//   input<TAB>XXH3<TAB>PATH                  each input that config read, by checksum
+// A config is skipped only where its block names the same key and every input listed still has
+// its checksum; anything else (a changed config, a rebuilt plan, another revision) runs again.
+static uint64_t all_key(const stepq_cfgfile* sub) {
+    uint64_t k = stepq_xxh3(0, sub->text, strlen(sub->text));
+    return stepq_xxh3(k, stepq_git_revision(), strlen(stepq_git_revision()));
+}
+
+// the block of `record` for config `path` under `key` whose inputs are unchanged: its start
+// and length (*len), with its seconds; NULL where there is none
+static const char* all_done_block(const char* record, const char* path, uint64_t key, double* secs,
+                                  size_t* len) {
+    char head[64];
+    snprintf(head, sizeof head, "done\t%016" PRIx64 "\t", key);
+    for (const char* b = record; b && *b; ) {
+        const char* next = strstr(b + 1, "\ndone\t");
+        const char* end = next ? next + 1 : b + strlen(b);
+        const char* nl = strchr(b, '\n');
+        char* stop = NULL;
+        double s = 0;
+        int match = 0;
+        if (!strncmp(b, head, strlen(head)) && nl) {
+            s = strtod(b + strlen(head), &stop);
+            match = stop && *stop == '\t' && (size_t)(nl - stop - 1) == strlen(path) &&
+                    !strncmp(stop + 1, path, strlen(path));
+        }
+        for (const char* l = nl ? nl + 1 : end; match && l < end; ) {
+            const char* e = strchr(l, '\n');
+            if (!e || e > end) e = end;
+            char file[4096];
+            uint64_t want = 0, have = 0;
+            int n = (int)(e - l);
+            if (n < 24 || n - 23 >= (int)sizeof file || strncmp(l, "input\t", 6)) match = 0;
+            else {
+                want = strtoull(l + 6, NULL, 16);
+                snprintf(file, sizeof file, "%.*s", n - 23, l + 23);
+                match = stepq_file_xxh3(&have, file) == STEPQ_OK && have == want;
+            }
+            l = e + 1;
+        }
+        if (match) {
+            *secs = s;
+            *len = (size_t)(end - b);
+            return b;
+        }
+        b = next ? next + 1 : NULL;
+    }
+    return NULL;
+}
+
+// rec (an open_memstream) <- what a config that ended ok adds: the block of an earlier run
+// (skipped) or its key line and the inputs it read; then the record rewritten whole
+static int all_record(const char* path, FILE* rec, char** buf, size_t* len, const char* block, size_t blen,
+                      uint64_t key, double secs, const char* config) {
+    if (block) fwrite(block, 1, blen, rec);
+    else if (config) {
+        fprintf(rec, "done\t%016" PRIx64 "\t%.1f\t%s\n", key, secs, config);
+        for (int i = 0; i < stepq_inputs_count(); i++)
+            fprintf(rec, "input\t%016" PRIx64 "\t%s\n", stepq_input_xxh3_of(i), stepq_input_path(i));
+    }
+    fflush(rec);
+    FILE* fp = stepq_text_create(path);
+    if (!fp) return STEPQ_ERR;
+    fwrite(*buf, 1, *len, fp);
+    return stepq_text_commit(fp, path);
+}
 
 static int run_all(const stepq_cfgfile* cf) {
-    const char **paths = NULL, *desc;
+    const char **paths = NULL, *desc, *record = NULL;
     int n = 0;
     if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_all) ||
-        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str_list(cf, NULL, "configs", &paths, &n, 1))
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "record", &record, 0, NULL) ||
+        cfg_str_list(cf, NULL, "configs", &paths, &n, 1))
         return STEPQ_ERR;
+    if (record && stepq_output_prepare(record)) {
+        free(paths);
+        return STEPQ_ERR;
+    }
+    // --resume reads what an earlier run finished; a run without it starts the record afresh
+    size_t n_old = 0;
+    char* old = record && cf->resume ? stepq_read_file(record, (size_t)1 << 30, &n_old) : NULL;
+    if (record && cf->resume && !old && stepq_rank() == 0)
+        fprintf(stderr, "resume: no record %s: every config runs\n", record);
+    char* buf = NULL;
+    size_t len = 0;
+    FILE* rec = record ? open_memstream(&buf, &len) : NULL;
+    if (rec) fputs("# stepq run --resume skips the configs done here (cli/experiments.c, run_all)\n", rec);
+    if (record && (!rec || all_record(record, rec, &buf, &len, NULL, 0, 0, 0, NULL))) {
+        if (rec) fclose(rec);
+        free(buf); free(old); free(paths);
+        return STEPQ_ERR;
+    }
     double* secs = callocCheck((size_t)n + 1, sizeof(double));
     int* rcs = callocCheck((size_t)n + 1, sizeof(int));
+    int* earlier = callocCheck((size_t)n + 1, sizeof(int));
     int failed = 0;
     for (int i = 0; i < n; i++) {
         char path[4096];
@@ -341,8 +431,12 @@ static int run_all(const stepq_cfgfile* cf) {
         stepq_inputs_reset();  // each config's outputs record its own inputs (base/outfile.h)
         stepq_cfgfile sub;
         const char* exp = NULL;
+        const char* done = NULL;
+        size_t dlen = 0;
+        uint64_t key = 0;
         if (cfg_load(&sub, path, cf->quick)) rcs[i] = 1;
         else {
+            key = all_key(&sub);
             if (cfg_str(&sub, NULL, "experiment", &exp, 1, NULL)) rcs[i] = 1;
             else if (!strcmp(exp, "all")) {
                 stepq_error("%s: an 'all' config lists another 'all' config (%s)", cf->path, path);
@@ -350,23 +444,33 @@ static int run_all(const stepq_cfgfile* cf) {
             }
             int propagation = exp && !strcmp(exp, "propagation");
             cfg_free(&sub);
-            if (!rcs[i]) rcs[i] = stepq_run_config(path, NULL, cf->quick, cf->resume && propagation);
+            done = rcs[i] ? NULL : all_done_block(old, path, key, &secs[i], &dlen);
+            if (done) {
+                earlier[i] = 1;
+                printf("done in an earlier run (%.1f s; %s)\n", secs[i], record);
+            } else if (!rcs[i])
+                rcs[i] = stepq_run_config(path, NULL, cf->quick, cf->resume && propagation);
         }
-        secs[i] = stepq_now() - t0;
+        if (!earlier[i]) secs[i] = stepq_now() - t0;
+        if (record && !rcs[i] && all_record(record, rec, &buf, &len, done, dlen, key, secs[i], path)) rcs[i] = 1;
         failed += rcs[i] != 0;
         fflush(stdout);
         // an MPI run goes on to the next config only where every rank ended this one alike:
         // ranks at different configs would meet in each other's merges (base/ranks.h)
         stepq_ranks_alike(rcs[i] ? STEPQ_ERR : STEPQ_OK, path);
     }
-    double total = 0;
+    double total = 0, before = 0;
     printf("\n==== %s: %d configs, %d failed\n", cf->path, n, failed);
     for (int i = 0; i < n; i++) {
-        printf("  %-40s %8.1f s  %s\n", paths[i], secs[i], rcs[i] ? "FAILED" : "ok");
+        printf("  %-40s %8.1f s  %s\n", paths[i], secs[i], rcs[i] ? "FAILED" : earlier[i] ? "ok (earlier run)" : "ok");
         total += secs[i];
+        before += earlier[i] ? secs[i] : 0;
     }
-    printf("  %-40s %8.1f s\n", "total", total);
-    free(secs); free(rcs); free(paths);
+    printf("  %-40s %8.1f s", "total", total);
+    if (before > 0) printf(" (%.1f s of it in earlier runs, %s)", before, record);
+    printf("\n");
+    if (rec) fclose(rec);
+    free(secs); free(rcs); free(earlier); free(paths); free(old); free(buf);
     return failed ? STEPQ_ERR : STEPQ_OK;
 }
 

@@ -242,6 +242,25 @@ a, b = (x.decode() if isinstance(x, bytes) else x for x in (a, b))
 sys.exit(0 if "good.h5" in a and "all_a.cfg" in a and "all_b.cfg" in b and "good.h5" not in b and "all_a.cfg" not in b and "all_ab.cfg" not in b else 1)' "$dir/all_a.h5" "$dir/all_b/out.h5" && ok || bad "an all config: an output lists another config's inputs"
 fi
 
+# an all config's record: --resume skips the configs done (same text, same inputs) and runs the rest
+cat >"$dir/all_rec.cfg" <<CFG
+experiment = "all";
+record = "$dir/all_rec.done";
+configs = ["$dir/all_a.cfg", "$dir/all_b.cfg"];
+CFG
+"$stepq" run "$dir/all_rec.cfg" >/dev/null 2>&1 && [ "$(grep -c '^done' "$dir/all_rec.done")" = 2 ] \
+    && ok || bad "an all config's record does not list its two configs"
+out=$("$stepq" run "$dir/all_rec.cfg" --resume 2>&1)
+[ "$(printf '%s\n' "$out" | grep -c 'done in an earlier run')" = 2 ] && ok \
+    || bad "all --resume ran again a config its record lists: $out"
+echo "# changed" >>"$dir/all_b.cfg"
+out=$("$stepq" run "$dir/all_rec.cfg" --resume 2>&1)
+[ "$(printf '%s\n' "$out" | grep -c 'done in an earlier run')" = 1 ] && printf '%s\n' "$out" | grep -q 'all_b.cfg .* ok$' \
+    && ok || bad "all --resume skipped a config whose text changed: $out"
+"$stepq" run "$dir/all_rec.cfg" >/dev/null 2>&1
+out=$("$stepq" run "$dir/all_rec.cfg" 2>&1)
+printf '%s\n' "$out" | grep -q 'done in an earlier run' && bad "an all run without --resume skipped a config" || ok
+
 # --- backends: an unknown one named; cuda refused by name where there is no GPU or no CUDA build
 cfg backends 'prefill = 4; decode = 8;'
 expect_error backend_bad "--backend gpu is not one of cpu, reference, x86-64-v2, avx2, avx512, cuda" "$dir/backends/out.h5" -- "$stepq" run "$dir/backends.cfg" --backend gpu
