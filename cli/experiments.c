@@ -373,46 +373,94 @@ static const char* all_done_block(const char* record, const char* path, uint64_t
     return NULL;
 }
 
-// rec (an open_memstream) <- what a config that ended ok adds: the block of an earlier run
-// (skipped) or its key line and the inputs it read; then the record rewritten whole
-static int all_record(const char* path, FILE* rec, char** buf, size_t* len, const char* block, size_t blen,
-                      uint64_t key, double secs, const char* config) {
-    if (block) fwrite(block, 1, blen, rec);
+typedef struct {
+    const char* path;  // the record (the all config's `record`), or NULL: none kept
+    char* old;         // with --resume, the record an earlier run left (NULL: none)
+    FILE* ms;          // this run's record, an open_memstream of buf
+    char* buf;
+    size_t len;
+} all_rec;
+
+// what ended ok joins the record: the block of an earlier run (block, blen: skipped) or the key
+// line of a config that just ran with the inputs it read; then the record is rewritten whole
+static int all_record_add(all_rec* r, const char* block, size_t blen, uint64_t key, double secs,
+                          const char* config) {
+    if (!r->path) return STEPQ_OK;
+    if (block) fwrite(block, 1, blen, r->ms);
     else if (config) {
-        fprintf(rec, "done\t%016" PRIx64 "\t%.1f\t%s\n", key, secs, config);
+        fprintf(r->ms, "done\t%016" PRIx64 "\t%.1f\t%s\n", key, secs, config);
         for (int i = 0; i < stepq_inputs_count(); i++)
-            fprintf(rec, "input\t%016" PRIx64 "\t%s\n", stepq_input_xxh3_of(i), stepq_input_path(i));
+            fprintf(r->ms, "input\t%016" PRIx64 "\t%s\n", stepq_input_xxh3_of(i), stepq_input_path(i));
     }
-    fflush(rec);
-    FILE* fp = stepq_text_create(path);
+    fflush(r->ms);
+    FILE* fp = stepq_text_create(r->path);
     if (!fp) return STEPQ_ERR;
-    fwrite(*buf, 1, *len, fp);
-    return stepq_text_commit(fp, path);
+    fwrite(r->buf, 1, r->len, fp);
+    return stepq_text_commit(fp, r->path);
+}
+
+static void all_record_close(all_rec* r) {
+    if (r->ms) fclose(r->ms);
+    free(r->buf);
+    free(r->old);
+}
+
+// --resume reads what an earlier run finished; a run without it starts the record afresh
+static int all_record_open(all_rec* r, const char* path, int resume) {
+    *r = (all_rec){path, NULL, NULL, NULL, 0};
+    if (!path) return STEPQ_OK;
+    if (stepq_output_prepare(path)) return STEPQ_ERR;
+    size_t n_old = 0;
+    r->old = resume ? stepq_read_file(path, (size_t)1 << 30, &n_old) : NULL;
+    if (resume && !r->old && stepq_rank() == 0) fprintf(stderr, "resume: no record %s: every config runs\n", path);
+    r->ms = open_memstream(&r->buf, &r->len);
+    if (!r->ms) {
+        stepq_error("%s: cannot keep the record in memory", path);
+        return STEPQ_ERR;
+    }
+    fputs("# stepq run --resume skips the configs done here (cli/experiments.c, run_all)\n", r->ms);
+    return all_record_add(r, NULL, 0, 0, 0, NULL);
+}
+
+// config `path` of an all config, or its block of an earlier run (*earlier <- 1); *secs <- its
+// time; the record gains it when it ends ok
+static int all_one(const stepq_cfgfile* cf, const char* path, all_rec* r, double* secs, int* earlier) {
+    double t0 = stepq_now();
+    stepq_inputs_reset();  // each config's outputs record its own inputs (base/outfile.h)
+    stepq_cfgfile sub;
+    const char *exp = NULL, *done = NULL;
+    size_t dlen = 0;
+    if (cfg_load(&sub, path, cf->quick)) return 1;
+    const uint64_t key = all_key(&sub);
+    int rc = cfg_str(&sub, NULL, "experiment", &exp, 1, NULL);
+    if (!rc && !strcmp(exp, "all")) {
+        stepq_error("%s: an 'all' config lists another 'all' config (%s)", cf->path, path);
+        rc = 1;
+    }
+    const int propagation = !rc && !strcmp(exp, "propagation");
+    cfg_free(&sub);
+    if (rc) return 1;
+    if ((done = all_done_block(r->old, path, key, secs, &dlen))) {
+        *earlier = 1;
+        printf("done in an earlier run (%.1f s; %s)\n", *secs, r->path);
+    } else {
+        rc = stepq_run_config(path, NULL, cf->quick, cf->resume && propagation);
+        *secs = stepq_now() - t0;
+    }
+    return rc || all_record_add(r, done, dlen, key, *secs, path) ? 1 : 0;
 }
 
 static int run_all(const stepq_cfgfile* cf) {
     const char **paths = NULL, *desc, *record = NULL;
     int n = 0;
+    all_rec r;
     if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_all) ||
         cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "record", &record, 0, NULL) ||
         cfg_str_list(cf, NULL, "configs", &paths, &n, 1))
         return STEPQ_ERR;
-    if (record && stepq_output_prepare(record)) {
+    if (all_record_open(&r, record, cf->resume)) {
+        all_record_close(&r);
         free(paths);
-        return STEPQ_ERR;
-    }
-    // --resume reads what an earlier run finished; a run without it starts the record afresh
-    size_t n_old = 0;
-    char* old = record && cf->resume ? stepq_read_file(record, (size_t)1 << 30, &n_old) : NULL;
-    if (record && cf->resume && !old && stepq_rank() == 0)
-        fprintf(stderr, "resume: no record %s: every config runs\n", record);
-    char* buf = NULL;
-    size_t len = 0;
-    FILE* rec = record ? open_memstream(&buf, &len) : NULL;
-    if (rec) fputs("# stepq run --resume skips the configs done here (cli/experiments.c, run_all)\n", rec);
-    if (record && (!rec || all_record(record, rec, &buf, &len, NULL, 0, 0, 0, NULL))) {
-        if (rec) fclose(rec);
-        free(buf); free(old); free(paths);
         return STEPQ_ERR;
     }
     double* secs = callocCheck((size_t)n + 1, sizeof(double));
@@ -427,32 +475,7 @@ static int run_all(const stepq_cfgfile* cf) {
         else fclose(probe);
         printf("\n==== %d/%d: %s%s\n", i + 1, n, path, cf->quick ? " (--quick)" : "");
         fflush(stdout);
-        double t0 = stepq_now();
-        stepq_inputs_reset();  // each config's outputs record its own inputs (base/outfile.h)
-        stepq_cfgfile sub;
-        const char* exp = NULL;
-        const char* done = NULL;
-        size_t dlen = 0;
-        uint64_t key = 0;
-        if (cfg_load(&sub, path, cf->quick)) rcs[i] = 1;
-        else {
-            key = all_key(&sub);
-            if (cfg_str(&sub, NULL, "experiment", &exp, 1, NULL)) rcs[i] = 1;
-            else if (!strcmp(exp, "all")) {
-                stepq_error("%s: an 'all' config lists another 'all' config (%s)", cf->path, path);
-                rcs[i] = 1;
-            }
-            int propagation = exp && !strcmp(exp, "propagation");
-            cfg_free(&sub);
-            done = rcs[i] ? NULL : all_done_block(old, path, key, &secs[i], &dlen);
-            if (done) {
-                earlier[i] = 1;
-                printf("done in an earlier run (%.1f s; %s)\n", secs[i], record);
-            } else if (!rcs[i])
-                rcs[i] = stepq_run_config(path, NULL, cf->quick, cf->resume && propagation);
-        }
-        if (!earlier[i]) secs[i] = stepq_now() - t0;
-        if (record && !rcs[i] && all_record(record, rec, &buf, &len, done, dlen, key, secs[i], path)) rcs[i] = 1;
+        rcs[i] = all_one(cf, path, &r, &secs[i], &earlier[i]);
         failed += rcs[i] != 0;
         fflush(stdout);
         // an MPI run goes on to the next config only where every rank ended this one alike:
@@ -469,8 +492,8 @@ static int run_all(const stepq_cfgfile* cf) {
     printf("  %-40s %8.1f s", "total", total);
     if (before > 0) printf(" (%.1f s of it in earlier runs, %s)", before, record);
     printf("\n");
-    if (rec) fclose(rec);
-    free(secs); free(rcs); free(earlier); free(paths); free(old); free(buf);
+    all_record_close(&r);
+    free(secs); free(rcs); free(earlier); free(paths);
     return failed ? STEPQ_ERR : STEPQ_OK;
 }
 
