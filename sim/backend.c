@@ -66,8 +66,6 @@ static int ref_rows_roundtrip(float* Xh, uint8_t* P, const float* X, const uint8
 #undef MATVEC_FN
 #undef MATVEC_LINKAGE
 
-static double ref_sq_norm(const float* A, int K, int V) { return stepq_sq_norm(A, K, V); }
-
 const stepq_backend stepq_backend_reference = {
     .name = "reference",
     .isa = STEPQ_ISA_BASE,
@@ -81,7 +79,7 @@ const stepq_backend stepq_backend_reference = {
     .dual_roundtrip = ref_dual_roundtrip,
     .rows_roundtrip = ref_rows_roundtrip,
     .run_heads = stepq_cpu_run_heads,
-    .sq_norm = ref_sq_norm,
+    .step_norm = stepq_step_norm_f32,
     .matvec = ref_matvec,
 };
 

@@ -38,6 +38,11 @@ typedef void (*stepq_step_fn)(float* S, float* y, float* work, const float* q, c
                               const float* v, const float* g, float beta, double scale,
                               int n_gates, int K, int V);
 
+// the float32 step that also returns ||S_t||_F^2 in sums.h's order (stepq_step_norm_f32)
+typedef double (*stepq_step_norm_fn)(float* S, float* y, float* work, const float* q, const float* k,
+                                     const float* v, const float* g, float beta, double scale,
+                                     int n_gates, int K, int V);
+
 typedef float (*stepq_propagate_fn)(float* P, double* m, double* rl, double* w, float* kP,
                                     float* m_step, const double* g, const stepq_step_in* in, int G,
                                     int K);
@@ -83,9 +88,10 @@ typedef struct stepq_backend {
     // a whole run of every head of a source measured as stepq_run_out (method 3, P1): the CPU's
     // is the head loop with its measure (sim/run.c), the CUDA engine's its own
     int (*run_heads)(stepq_run_out* out, const stepq_source* src, const stepq_run_cfg* cfg);
-    // ||A||_F^2 of a (K,V) state in sums.h's order (the reference's norm after each step, method
-    // 6.5: the same bits on every CPU backend; NULL where a backend steps no head loop)
-    double (*sq_norm)(const float* A, int K, int V);
+    // the float32 step returning ||S_t||_F^2 in sums.h's order, summed as the rows are written
+    // (the head loop's reference step and its norm, method 6.5: the same bits on every CPU
+    // backend; NULL where a backend steps no head loop)
+    stepq_step_norm_fn step_norm;
     // the language model's products y[s] = W x[s] for n vectors (sim/matvec_impl.h: the same bits
     // on every CPU backend; NULL where a backend does not run the model's forward)
     void (*matvec)(float* const* y, const float* W, const float* const* x, int n, int n_out, int n_in);

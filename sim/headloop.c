@@ -278,12 +278,18 @@ static int decode_step(stepq_head* e, const stepq_step_in* in) {
             if (!e->stopped[f] && e->fns[f]->read) e->fns[f]->read(e, f, in);
     if (e->any_cut) stepq_delta_write(e->u_ref, rs->S, in, e->decay, K, V);
     const int ref = !e->cfg->no_reference;
-    if (ref) stepq_runstate_step(rs, in, e->scale);
+    double nS2 = 0;  // ||S_t||_F^2, summed as the step writes the rows where the backend can
+    if (ref && e->be->step_norm)
+        nS2 = e->be->step_norm(rs->S, rs->y, rs->work, in->q, in->k, in->v, in->g, in->beta, e->scale, rs->G, K, V);
+    else if (ref) {
+        stepq_runstate_step(rs, in, e->scale);
+        nS2 = stepq_sq_norm(rs->S, K, V);
+    }
     e->t++;
     stepq_view v = view_of(e, in, 1);
     if (ref) {
         v.ny2 = stepq_sq_norm_row(rs->y, V);
-        v.nS2 = e->be->sq_norm ? e->be->sq_norm(rs->S, K, V) : stepq_sq_norm(rs->S, K, V);
+        v.nS2 = nS2;
         if (!isfinite(v.ny2) || !isfinite(v.nS2)) {
             e->fail_t = e->t - 1;
             return STEPQ_ERR;

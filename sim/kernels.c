@@ -14,6 +14,7 @@
 
 #define REAL float
 #define STEP_FN step_f32
+#define STEP_NORM_FN step_norm_f32
 #define EXP_FN expf
 #define STEP_LINKAGE static
 #define STEP_FIXED_DIM 128
@@ -26,8 +27,6 @@
 #define MATVEC_LINKAGE static
 #include "matvec_impl.h"
 
-// sums.h's ||A||_F^2 built for this table's instruction set (16 lanes a row: one vector on AVX-512)
-static double sq_norm(const float* A, int K, int V) { return stepq_sq_norm(A, K, V); }
 
 // the families' codecs come from quant/famrows.h: fam is a constant at every call site of the
 // passes below, so each family gets a loop of its own; these three dispatch once a step
@@ -656,6 +655,6 @@ const stepq_backend STEPQ_KERNELS_NAME = {
     .dual_roundtrip = dual_roundtrip,
     .rows_roundtrip = rows_roundtrip,
     .run_heads = stepq_cpu_run_heads,
-    .sq_norm = sq_norm,
+    .step_norm = step_norm_f32,
     .matvec = matvec,
 };

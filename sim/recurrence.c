@@ -4,12 +4,16 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "sums.h"
+
 #define REAL float
 #define STEP_FN stepq_step_f32
+#define STEP_NORM_FN stepq_step_norm_f32
 #define EXP_FN expf
 #include "recurrence_impl.h"
 #undef REAL
 #undef STEP_FN
+#undef STEP_NORM_FN
 #undef EXP_FN
 
 #define REAL double

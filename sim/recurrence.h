@@ -18,6 +18,11 @@
 void stepq_step_f32(float* S, float* y, float* work, const float* q, const float* k,
                     const float* v, const float* g, float beta, double scale, int n_gates, int K,
                     int V);
+// The same step returning ||S_t||_F^2 in sim/sums.h's order (stepq_sq_norm of the new state: each
+// row summed as it is written, the rows added in double in order)
+double stepq_step_norm_f32(float* S, float* y, float* work, const float* q, const float* k,
+                           const float* v, const float* g, float beta, double scale, int n_gates, int K,
+                           int V);
 // The same step with a float64 state: the ground truth. Inputs stay float32 (as stored).
 void stepq_step_f64(double* S, double* y, double* work, const float* q, const float* k,
                     const float* v, const float* g, float beta, double scale, int n_gates, int K,
