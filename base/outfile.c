@@ -76,6 +76,25 @@ int stepq_inputs_count(void) { return n_inputs; }
 const char* stepq_input_path(int i) { return inputs[i].path; }
 uint64_t stepq_input_xxh3_of(int i) { return inputs[i].xxh3; }
 
+int stepq_inputs_check_ranks(void) {
+    // once a run, at its first output: what it has read by then (the config, traces, plans, a
+    // model); a plan it writes and reads back is rank 0's alone, and is not compared
+    static int checked;
+    if (stepq_nranks() == 1 || checked == inputs_generation) return STEPQ_OK;
+    checked = inputs_generation;
+    if (stepq_ranks_check_command()) return STEPQ_ERR;
+    char what[4200];
+    snprintf(what, sizeof what, "the number of input files (rank 0 read %d)", n_inputs);
+    if (stepq_ranks_same((uint64_t)n_inputs, what)) return STEPQ_ERR;
+    for (int i = 0; i < n_inputs; i++) {
+        snprintf(what, sizeof what, "input %d, %s (its path, or its XXH3 %016llx on rank 0)", i, inputs[i].path,
+                 (unsigned long long)inputs[i].xxh3);
+        if (stepq_ranks_same(stepq_xxh3(inputs[i].xxh3, inputs[i].path, strlen(inputs[i].path)), what))
+            return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
 uint64_t stepq_inputs_xxh3(void) {
     uint64_t k = 0;
     for (int i = 0; i < n_inputs; i++) k = stepq_xxh3(k, &inputs[i].xxh3, sizeof inputs[i].xxh3);
@@ -103,7 +122,6 @@ static void remove_pending(void) {
         }
 }
 
-void stepq_outputs_abandon(void) { remove_pending(); }
 
 // Ctrl-C or a kill while a file is being written: unlink what is pending (unlink is
 // async-signal-safe), then die of the signal as before.
@@ -263,6 +281,7 @@ int stepq_output_begin(char** tmp, const char* path) {
     }
     if (!registered) {
         atexit(remove_pending);
+        stepq_ranks_before_abort(remove_pending);  // MPI_Abort runs no atexit hook
         signal(SIGINT, on_signal);
         signal(SIGTERM, on_signal);
         // a file-size limit (ulimit -f) then fails a write with EFBIG instead of killing stepq

@@ -2,7 +2,8 @@
 // Markdown reports, journals) goes to a temporary file of its own, "<path>.tmp.XXXXXX" (mkstemp:
 // two processes writing one output never share one), and is renamed into place only when
 // complete, so a full disk, a kill or an error never leaves a partial file at the final path.
-// The first output installs an atexit() hook and SIGINT/SIGTERM handlers that remove every
+// The first output installs an atexit() hook, SIGINT/SIGTERM handlers and an MPI abort hook
+// (base/ranks.h: MPI_Abort runs no atexit hook) that remove every
 // temporary file still pending. An output is refused up front when its path is a directory or
 // anything else that is not a regular file (a device, a FIFO), when it would replace a file this
 // run reads (an input noted by stepq_note_input: a config, a trace, a plan), or when its
@@ -35,6 +36,12 @@ uint64_t stepq_input_xxh3_of(int i);
 // one line per input read so far, malloc'd: "PATH xxh3=HEX", the XXH3 64 checksum of its bytes
 // (stepq_file_xxh3; 0 when it could not be read); "" when there is none
 char* stepq_inputs_describe(void);
+// Collective, before a run's work (once a run: at its first output): the ranks agree on the binary
+// they run (its XXH3), their command line (stepq_ranks_check_command), and every input noted so
+// far (the config with its includes, traces, plans, a model's files; their number, paths and
+// XXH3, in order), or every rank gets STEPQ_ERR and rank 0 names the first difference (ranks
+// started with other configs, or node-local copies of data that differ at one path)
+int stepq_inputs_check_ranks(void);
 // forgets the inputs noted after the first n (stepq_inputs_count() before a library call that
 // reads files: the call leaves the list as it found it, so a later output may replace them)
 void stepq_inputs_forget_since(int n);
@@ -68,9 +75,6 @@ char* stepq_output_pending(const char* path);
 // Renames tmp into place (ok) or removes it (!ok), and forgets it; STEPQ_ERR if ok and the
 // rename fails. Frees tmp.
 int stepq_output_end(char* tmp, const char* path, int ok);
-
-// removes every temporary file still pending (before an MPI_Abort, which runs no atexit hook)
-void stepq_outputs_abandon(void);
 
 // A text output (.tsv, .md): NULL with a message when refused or not creatable.
 FILE* stepq_text_create(const char* path);

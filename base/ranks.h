@@ -49,13 +49,14 @@ void stepq_ranks_sum(int* v);  // collective: *v <- the sum over ranks
 // Collective: STEPQ_OK where every rank holds the same v; else STEPQ_ERR on every rank, and rank 0
 // says which ranks' `what` differs from its own (an input's checksum, the command line, ...)
 int stepq_ranks_same(uint64_t v, const char* what);
-// Collective, before a run's work (once a run: at its first output): the ranks agree on the binary
-// they run (its XXH3), their command line, and every input noted so far (base/outfile.h: the config with its includes, traces, plans,
-// a model's files; their number, paths and XXH3, in order), or every rank gets STEPQ_ERR and rank
-// 0 names the first difference (ranks started with other configs, or node-local copies of data
-// that differ at one path)
-int stepq_ranks_check_inputs(void);
-// the command line this process was started with, for stepq_ranks_check_inputs
+// Collective: the ranks run the same binary (its XXH3) with the same command line, or every
+// rank gets STEPQ_ERR and rank 0 names which differ (stepq_inputs_check_ranks, base/outfile.h,
+// asks this before it compares the inputs)
+int stepq_ranks_check_command(void);
+// fn runs before a rank aborts the job (MPI_Abort runs no atexit hook): base/outfile.c's
+// removal of its pending outputs, set at its first output
+void stepq_ranks_before_abort(void (*fn)(void));
+// the command line this process was started with, for stepq_ranks_check_command
 void stepq_ranks_set_command(int argc, char** argv);
 // Collective: rc, where every rank's rc is the same (a failure is then one every rank knows);
 // where they differ, says so naming `what` and ends the job

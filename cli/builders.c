@@ -65,7 +65,7 @@ void stepq_set_threads(long long n) {
 
 int stepq_prepare_output(const char* path) {
     // the last moment before the work: the ranks of an MPI run agree on what they run and read
-    if (stepq_ranks_check_inputs() != STEPQ_OK) return STEPQ_ERR;
+    if (stepq_inputs_check_ranks() != STEPQ_OK) return STEPQ_ERR;
     if (stepq_rank() != 0) return STEPQ_OK;  // rank 0 writes an MPI run's outputs (base/ranks.h)
     return stepq_output_prepare(path);
 }

@@ -29,7 +29,7 @@ int stepq_rows_encode(uint8_t* P, const float* X, const uint8_t* bits, int rotat
         const float* x = X + (size_t)i * V;
         if (rotate && bits[i] != STEPQ_PIVOT_BITS) {
             memcpy(tmp, x, sizeof(float) * V);
-            stepq_fwht(tmp, V);
+            rc_fwht(tmp, V);
             x = tmp;
         }
         if (rc_row_encode(P, NULL, x, bits[i], V) != STEPQ_OK) return STEPQ_ERR;
@@ -42,7 +42,7 @@ void stepq_rows_decode(float* X, const uint8_t* P, const uint8_t* bits, int rota
     for (int i = 0; i < K; i++) {
         float* x = X + (size_t)i * V;
         rc_row_decode(x, P, bits[i], V);
-        if (rotate && bits[i] != STEPQ_PIVOT_BITS) stepq_fwht(x, V);
+        if (rotate && bits[i] != STEPQ_PIVOT_BITS) rc_fwht(x, V);
         P += STEPQ_ROW_BYTES(bits[i], V);
     }
 }
