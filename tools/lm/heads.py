@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""What a GDN model's heads do with a record: per head, how long its gate keeps a state (the
+half-life), how strongly it writes (beta), and how much of a record's write is still there when
+the record is asked for.
+
+For a record whose definition "#NNNN = VALUE;" puts its value's first byte at position f, and
+whose query "#NNNN ? VALUE" asks for it at position s (the answer's first byte), the head writes
+at p = f - 1 with key k_p and reads at r = s - 1 with query q_r (the state after the write at r).
+The step maps the state as S_t = A_t S_{t-1} + beta_t k_t v_t^T with A_t = (I - beta_t k_t k_t^T)
+exp(g_t) (method 1, K-first), so what the write at p adds to the read at r is scaled by
+
+    retention  k_p^T A_r ... A_{p+1} k_p   (how much of the written direction survives: decay
+                                            and the erosion by every later write along it)
+    match      q_r^T A_r ... A_{p+1} k_p   (what the query actually picks up of it)
+
+both in float64 from the model's own q, k, g, beta (tools/lm/model.py's inputs). Decay alone
+would give exp(sum g); the ratio of retention to that is what the other writes erased.
+
+Usage: python tools/lm/heads.py MODEL_DIR [--json data/lm/heldout_recall.json] [--docs 6]
+       [--threads 1]
+Prints one table per distance bucket: per head its half-life (mean log gate over the documents),
+mean beta over all bytes and at the records' writes, and the median retention, decay alone and
+match over the bucket's records.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import recall  # noqa: E402
+from model import load_checkpoint  # noqa: E402
+
+
+@torch.no_grad()
+def layer_inputs(model, doc):
+    """per layer (q, k, g, beta) of the document, float64: q, k [T,H,K], g, beta [T,H]"""
+    x = torch.tensor(list(doc), dtype=torch.long)[None]
+    h = model.model.embeddings(x)
+    out = []
+    for layer in model.model.layers:
+        q, k, _, g, beta = layer.attn.inputs(layer.attn_norm(h))
+        out.append(tuple(t[0].double() for t in (q, k, g, beta)))
+        h = layer(h)
+    return out
+
+
+@torch.no_grad()
+def records_through(q, k, g, beta, recs):
+    """[R,H] retention, decay alone and match of each record (p, r) through one layer"""
+    R, (T, H, K) = len(recs), k.shape
+    p = torch.tensor([a for a, _ in recs])
+    r = torch.tensor([b for _, b in recs])
+    x = k[p].clone()                                   # [R,H,K] the written directions
+    logd = torch.zeros(R, H, dtype=torch.float64)
+    for t in range(int(p.min()) + 1, int(r.max()) + 1):
+        live = ((p < t) & (t <= r))[:, None, None]
+        if not live.any():
+            continue
+        y = x * g[t].exp()[None, :, None]
+        y = y - beta[t][None, :, None] * k[t][None] * (k[t][None] * y).sum(-1, keepdim=True)
+        x = torch.where(live, y, x)
+        logd = logd + live[..., 0] * g[t][None]
+    ret = (k[p] * x).sum(-1)
+    match = (q[r] * x).sum(-1)
+    return ret, logd.exp(), match
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("model")
+    ap.add_argument("--json", default=os.path.join(REPO, "data/lm/heldout_recall.json"))
+    ap.add_argument("--docs", type=int, default=6)
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    model = load_checkpoint(args.model).eval()
+    if model.config["model_type"] != "gated_deltanet":
+        sys.exit("heads.py: error: %s is a %s model; this reads GDN heads (one gate a head)"
+                 % (args.model, model.config["model_type"]))
+    with open(args.json) as f:
+        rj = json.load(f)
+    base = os.path.dirname(os.path.abspath(args.json))
+    L, H = model.config["num_hidden_layers"], model.config["num_heads"]
+    gsum = torch.zeros(L, H, dtype=torch.float64)
+    bsum = torch.zeros(L, H, dtype=torch.float64)
+    bwrite = torch.zeros(L, H, dtype=torch.float64)
+    n_bytes = n_recs = 0
+    rows = []                                          # (distance, [L,H] ret, decay, match)
+    for d in rj["documents"][:args.docs]:
+        with open(os.path.join(base, d["file"]), "rb") as f:
+            doc = f.read()
+        recs = [s for s in d["spans"] if s["kind"] == "record"]
+        pr = [(s["first"] - 1, s["start"] - 1) for s in recs]
+        ins = layer_inputs(model, doc)
+        per = []
+        for li, (q, k, g, beta) in enumerate(ins):
+            gsum[li] += g.sum(0)
+            bsum[li] += beta.sum(0)
+            bwrite[li] += beta[[a for a, _ in pr]].sum(0)
+            per.append(records_through(q, k, g, beta, pr))
+        n_bytes += len(doc)
+        n_recs += len(recs)
+        for j, s in enumerate(recs):
+            rows.append((s["distance"], *(torch.stack([per[li][m][j] for li in range(L)]) for m in range(3))))
+        print("read %s: %d bytes, %d records" % (d["file"], len(doc), len(recs)), file=sys.stderr, flush=True)
+    half = math.log(2) / (-(gsum / n_bytes))
+    bmean, bw = bsum / n_bytes, bwrite / n_recs
+    print("model %s: %d documents of %s, %d bytes, %d records" % (args.model, args.docs, args.json, n_bytes, n_recs))
+    for lo, hi in rj["buckets"]:
+        sel = [row for row in rows if lo <= row[0] < hi]
+        if not sel:
+            continue
+        med = [torch.stack([row[m] for row in sel]).median(0).values for m in (1, 2, 3)]
+        print("\ndistance %d-%d bytes: %d records; medians over them" % (lo, hi, len(sel)))
+        print("layer.head  half-life  beta mean  beta at write  retention  decay alone  match")
+        for li in range(L):
+            for hi_ in range(H):
+                print("%d.%d  %10.1f  %9.3f  %13.3f  %9.4f  %11.4f  %6.4f" % (
+                    li, hi_, half[li, hi_], bmean[li, hi_], bw[li, hi_], med[0][li, hi_], med[1][li, hi_],
+                    med[2][li, hi_]))
+
+
+if __name__ == "__main__":
+    main()
