@@ -176,6 +176,41 @@ static void check_sum_abs(void) {
     CHECK(bad == 0, "%d of 1000 sums of |x| differ from the eight-lane definition", bad);
 }
 
+// df_div16 (Markstein's correction of a / b from the rounded reciprocal) against the division,
+// bit for bit: every positive finite FP16 value as b (the fit's row factors, [2^-24, 65504]),
+// each with 256 a of random significands and sign over every float exponent, subnormals and
+// zeros, and a with quotients on both sides of the thresholds where the division takes over
+static void check_div16(void) {
+    gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 19);
+    long bad = 0, n = 0;
+    float a[256], got[16];
+    for (int h = 1; h < 0x7c00; h++) {
+        const float b = stepq_f16_to_f32((uint16_t)h);
+        for (int e = 0; e < 256; e++) {
+            const uint32_t sig = (uint32_t)gsl_rng_uniform_int(r, 1u << 23), sign = (uint32_t)(e & 1) << 31;
+            uint32_t u = sign | (uint32_t)(e % 255) << 23 | sig;  // exponent field 0 (subnormal) .. 254
+            if (e % 17 == 0) {  // a quotient near 2^-60 or 2^60
+                const double q = ldexp(1.0 + gsl_rng_uniform(r) * 1e-6, e % 34 == 0 ? -60 : 60) * (gsl_rng_uniform(r) < 0.5 ? 0.999999 : 1);
+                const float f = (float)(q * b);
+                memcpy(&u, &f, 4);
+            }
+            memcpy(&a[e], &u, 4);
+        }
+        a[0] = 0.0f, a[1] = -0.0f, a[2] = 3.4028235e38f, a[3] = -1e-45f;
+        const __m512 vb = _mm512_set1_ps(b), ry = _mm512_set1_ps(1.0f / b);
+        for (int e = 0; e < 256; e += 16) {
+            _mm512_storeu_ps(got, df_div16(_mm512_loadu_ps(a + e), vb, ry));
+            for (int k = 0; k < 16; k++, n++) {
+                const float want = a[e + k] / b;
+                bad += memcmp(&want, &got[k], 4) != 0;
+            }
+        }
+    }
+    gsl_rng_free(r);
+    CHECK(bad == 0, "%ld of %ld quotients of df_div16 differ from the division", bad, n);
+}
+
 // df_refit_sums32 (the refit's double sums of 32 columns in registers, the codes made on the
 // way) against the row-major loops that define them, bit for bit: z = code(y (1/c) (1/nrm)),
 // clamped to the row's level and rounded half to even (GDN's 2-bit rows: odd levels), then
@@ -438,6 +473,7 @@ __attribute__((noinline)) static int run_checks(void) {
     check_nvfp4();
     check_sum_abs();
     check_fwht();
+    check_div16();
     check_row_scales();
     check_refit_sums();
     check_factors16();
