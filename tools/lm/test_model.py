@@ -307,6 +307,33 @@ class TestFixtures(unittest.TestCase):
             self.skipTest("no fixtures")
 
 
+class TestHeads(unittest.TestCase):
+    """heads.py's retention, decay and match of a record against the step matrices multiplied out:
+    A_t = (I - beta_t k_t k_t^T) exp(g_t), retention k_p^T A_r ... A_{p+1} k_p, match q_r^T (...) k_p"""
+
+    def test_records_through(self):
+        import heads
+        torch.manual_seed(5)
+        T, H, K = 14, 2, 4
+        q = F.normalize(torch.randn(T, H, K, dtype=torch.float64), dim=-1)
+        k = F.normalize(torch.randn(T, H, K, dtype=torch.float64), dim=-1)
+        g = -torch.rand(T, H, dtype=torch.float64)
+        beta = torch.rand(T, H, dtype=torch.float64)
+        recs = [(2, 11), (0, 5), (7, 13)]
+        ret, decay, match = heads.records_through(q, k, g, beta, recs)
+        for j, (p, r) in enumerate(recs):
+            for h in range(H):
+                M = torch.eye(K, dtype=torch.float64)
+                for t in range(p + 1, r + 1):
+                    kt = k[t, h][:, None]
+                    A = (torch.eye(K, dtype=torch.float64) - beta[t, h] * kt @ kt.T) * g[t, h].exp()
+                    M = A @ M
+                kp = k[p, h]
+                self.assertAlmostEqual(float(ret[j, h]), float(kp @ M @ kp), places=12)
+                self.assertAlmostEqual(float(match[j, h]), float(q[r, h] @ M @ kp), places=12)
+                self.assertAlmostEqual(float(decay[j, h]), float(g[p + 1:r + 1, h].sum().exp()), places=12)
+
+
 if __name__ == "__main__":
     if not HAVE_FLA:
         print("fla not importable (%s): the comparisons with fla are skipped" % FLA_ERR)
