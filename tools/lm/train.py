@@ -163,13 +163,11 @@ def half_lives(model, docs, max_len):
     return out
 
 
-def set_long_gates(model, spec, half_life):
-    """--long-gates: heads "L.H,..." of a GDN model start at a constant decay g = -ln 2 / half_life."""
+def long_gate_heads(model, spec):
+    """--long-gates "L.H,...": [(layer, head)] of a GDN model, checked"""
     if model.config["model_type"] != "gated_deltanet":
         sys.exit("train.py: error: --long-gates: only GDN models (one gate per head); this one is %s"
                  % model.config["model_type"])
-    if not half_life > 1:
-        sys.exit("train.py: error: --long-gate-half-life %g: give a half-life above 1 token" % half_life)
     L, H = model.config["num_hidden_layers"], model.config["num_heads"]
     out = []
     for item in spec.split(","):
@@ -179,14 +177,38 @@ def set_long_gates(model, spec, half_life):
             sys.exit("train.py: error: --long-gates %r: %r is not layer.head" % (spec, item))
         if not (0 <= l < L and 0 <= h < H):
             sys.exit("train.py: error: --long-gates %r: %r is outside %d layers x %d heads" % (spec, item, L, H))
+        out.append((l, h))
+    return out
+
+
+def set_long_gates(model, heads, half_life):
+    """heads [(layer, head)] start at a constant decay g = -ln 2 / half_life: A_log 0, dt_bias the
+    inverse softplus of ln 2 / half_life, the a_proj row zeroed; returns their dt_bias"""
+    if not half_life > 1:
+        sys.exit("train.py: error: --long-gate-half-life %g: give a half-life above 1 token" % half_life)
+    out = []
+    for l, h in heads:
         attn = model.model.layers[l].attn
         dt = math.log(2) / half_life
         with torch.no_grad():
             attn.A_log[h] = 0.0
             attn.dt_bias[h] = dt + math.log(-math.expm1(-dt))  # inverse softplus
             attn.a_proj.weight[h].zero_()
-        out.append((l, h, float(attn.dt_bias[h])))
+        out.append(float(attn.dt_bias[h]))
     return out
+
+
+def freeze_gates(model, heads):
+    """--freeze-long-gates: the gates of heads [(layer, head)] get no gradient (A_log, dt_bias and
+    the a_proj row), so AdamW leaves them where they are: heads of a fixed decay"""
+    for li in sorted({l for l, _ in heads}):
+        attn = model.model.layers[li].attn
+        keep = torch.ones(attn.H)
+        for l, h in heads:
+            if l == li:
+                keep[h] = 0.0
+        for p, m in ((attn.A_log, keep), (attn.dt_bias, keep), (attn.a_proj.weight, keep[:, None])):
+            p.register_hook(lambda g, m=m: g * m.to(g.dtype))
 
 
 def main():
@@ -227,6 +249,9 @@ def main():
                          "their a_proj row zeroed (training is free to move all three)")
     ap.add_argument("--long-gate-half-life", type=float, default=2048.0,
                     help="half-life in tokens that --long-gates starts its heads at")
+    ap.add_argument("--freeze-long-gates", action="store_true",
+                    help="keep the --long-gates heads' gates where they start (A_log, dt_bias and the a_proj row get "
+                         "no gradient): heads of a fixed decay")
     ap.add_argument("--tokens-before", type=int, default=0,
                     help="tokens the --init-from checkpoint had already seen (for the logs and metrics.json)")
     ap.add_argument("--recall", action="store_true",
@@ -282,10 +307,15 @@ def main():
     log("parameters: %d" % nparam)
     if args.init_from:
         log("initialised from %s (%d tokens seen before)" % (args.init_from, args.tokens_before))
-    if args.long_gates:
-        for lh in set_long_gates(model, args.long_gates, args.long_gate_half_life):
-            log("long gate: layer %d head %d: A_log 0, dt_bias %.4f, a_proj row zeroed (half-life %g tokens)"
-                % (lh[0], lh[1], lh[2], args.long_gate_half_life))
+    long_heads = long_gate_heads(model, args.long_gates) if args.long_gates else []
+    if args.freeze_long_gates and not long_heads:
+        sys.exit("train.py: error: --freeze-long-gates needs --long-gates (the heads whose gates it keeps fixed)")
+    if long_heads and not args.resume:
+        for (l, h), b in zip(long_heads, set_long_gates(model, long_heads, args.long_gate_half_life)):
+            log("long gate: layer %d head %d: A_log 0, dt_bias %.4f, a_proj row zeroed (half-life %g tokens)%s"
+                % (l, h, b, args.long_gate_half_life, ", kept fixed" if args.freeze_long_gates else ""))
+    if args.freeze_long_gates:
+        freeze_gates(model, long_heads)
 
     streams, held = load_corpus(args.corpus)
     log("corpus: " + ", ".join("%s %d bytes" % (d, len(s)) for d, s in streams.items())
@@ -355,11 +385,13 @@ def main():
         st = torch.load(state_path, weights_only=False)
         keep = ("model", "steps", "warmup", "lr", "min_lr_frac", "wd", "seq", "batch", "seed", "recall", "records",
                 "passages", "dmin", "dmax", "recall_margin", "answer_weight", "init_from", "threads", "long_gates",
-                "long_gate_half_life")
-        diff = [k for k in keep if st["args"].get(k) != getattr(args, k)]
+                "long_gate_half_life", "freeze_long_gates")
+        # a setting that a run's state.pt predates had its default there
+        was = {k: st["args"].get(k, ap.get_default(k)) for k in keep}
+        diff = [k for k in keep if was[k] != getattr(args, k)]
         if diff:
             sys.exit("train.py: error: --resume with other settings than the run in %s: %s"
-                     % (args.out, ", ".join("--%s %s (was %s)" % (k.replace("_", "-"), getattr(args, k), st["args"].get(k))
+                     % (args.out, ", ".join("--%s %s (was %s)" % (k.replace("_", "-"), getattr(args, k), was[k])
                                             for k in diff)))
         model.load_state_dict(load_checkpoint(args.out).state_dict())
         opt.load_state_dict(st["opt"])
