@@ -122,7 +122,6 @@ static void remove_pending(void) {
         }
 }
 
-
 // Ctrl-C or a kill while a file is being written: unlink what is pending (unlink is
 // async-signal-safe), then die of the signal as before.
 static void on_signal(int sig) {

@@ -300,34 +300,6 @@ STEPQ_RC void df_dual_fit(dual_work* w, const float* X, const dual_shape* s, con
     float cmax[STEPQ_MAX_DIM];
     for (int j = 0; j < s->V; j++) cmax[j] = 0;
     const int nrm8 = stepq_kind_of(hp->kind)->dual_nrm8;
-#if defined(STEPQ_RC_AVX512)
-    if (s->V == 128) {  // the column maxima in eight registers across the rows, not in memory
-        __m512 cm[8];
-        for (int c = 0; c < 8; c++) cm[c] = _mm512_setzero_ps();
-        for (int i = 0; i < s->K; i++) {
-            w->nrm[i] = df_nrm_for(nrm8, s->bits[i] == STEPQ_PIVOT_BITS ? 8 : s->bits[i]);
-            w->lev[i] = df_level_max(s, i);
-            if (s->bits[i] == STEPQ_PIVOT_BITS) continue;
-            const __m512 il = _mm512_set1_ps(1.0f / (w->lev[i] * w->nrm[i]));
-            const float* x = X + (size_t)i * 128;
-            float* y = w->y + (size_t)i * 128;
-            const int G = df_groups_of(s, i), n = 128 / G;
-            for (int g = 0; g < G; g++) {
-                const float rs = w->r[(size_t)i * DF_RSTRIDE(128) + g];
-                const __m512 r = _mm512_set1_ps(rs), ry = _mm512_set1_ps(1.0f / rs);
-                for (int j = g * n; j < (g + 1) * n; j += 16) {
-                    const __m512 yv = df_div16(_mm512_loadu_ps(x + j), r, ry);
-                    _mm512_storeu_ps(y + j, yv);
-                    cm[j / 16] = _mm512_max_ps(_mm512_mul_ps(_mm512_abs_ps(yv), il), cm[j / 16]);
-                }
-            }
-        }
-        for (int c = 0; c < 8; c++) _mm512_storeu_ps(cmax + 16 * c, cm[c]);
-        df_factors16(w->c, cmax, s->V);
-        for (int round = 0; round < (dsq ? 0 : hp->refits); round++) df_refit_columns(w, X, s, wr);
-        return;
-    }
-#endif
     for (int i = 0; i < s->K; i++) {
         w->nrm[i] = df_nrm_for(nrm8, s->bits[i] == STEPQ_PIVOT_BITS ? 8 : s->bits[i]);
         w->lev[i] = df_level_max(s, i);
@@ -339,7 +311,17 @@ STEPQ_RC void df_dual_fit(dual_work* w, const float* X, const dual_shape* s, con
         const int G = df_groups_of(s, i), n = s->V / G;
         for (int g = 0; g < G; g++) {
             const float r = w->r[(size_t)i * DF_RSTRIDE(s->V) + g];
-            for (int j = g * n; j < (g + 1) * n; j++) {  // a true division: 1/r is not exact in float
+            int j = g * n;
+#if defined(STEPQ_RC_AVX512)
+            // sixteen at a time, the quotients by df_div16 (the division's bits)
+            const __m512 vr = _mm512_set1_ps(r), ry = _mm512_set1_ps(1.0f / r), il = _mm512_set1_ps(inv_ln);
+            for (; j + 16 <= (g + 1) * n; j += 16) {
+                const __m512 yv = df_div16(_mm512_loadu_ps(x + j), vr, ry);
+                _mm512_storeu_ps(y + j, yv);
+                _mm512_storeu_ps(cmax + j, _mm512_max_ps(_mm512_mul_ps(_mm512_abs_ps(yv), il), _mm512_loadu_ps(cmax + j)));
+            }
+#endif
+            for (; j < (g + 1) * n; j++) {  // a true division: 1/r is not exact in float
                 y[j] = x[j] / r;
                 float a = fabsf(y[j]) * inv_ln;
                 cmax[j] = a > cmax[j] ? a : cmax[j];
