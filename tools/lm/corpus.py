@@ -181,9 +181,15 @@ def main():
     ap.add_argument("--recall-dir", default=os.path.join(REPO, "data", "lm", "heldout", "recall"))
     args = ap.parse_args()
 
+    sources = ["bible-kjv", "bible-kjv-text", "fortunes"] + CODE_PACKAGES
+    missing = [p for p in sources if subprocess.run(["dpkg-query", "-W", "-f=${Status}", p], capture_output=True,
+                                                    text=True).stdout.split()[-1:] != ["installed"]]
+    if missing:
+        raise SystemExit("corpus.py: the corpus is read from Debian packages that are not installed: "
+                         "apt-get install -y %s" % " ".join(missing))
     os.makedirs(os.path.join(args.out, "heldout", "prose"), exist_ok=True)
     os.makedirs(os.path.join(args.out, "heldout", "code"), exist_ok=True)
-    manifest = {"sources": {p: pkg_version(p) for p in ["bible-kjv", "bible-kjv-text", "fortunes"] + CODE_PACKAGES},
+    manifest = {"sources": {p: pkg_version(p) for p in sources},
                 "documents": []}
     train = {"prose": [], "fortunes": [], "code": []}
     heldout = []

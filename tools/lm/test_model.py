@@ -334,6 +334,46 @@ class TestHeads(unittest.TestCase):
                 self.assertAlmostEqual(float(decay[j, h]), float(g[p + 1:r + 1, h].sum().exp()), places=12)
 
 
+class TestWriteStrength(unittest.TestCase):
+    """train.py --sparse-writes: the penalised mean beta of the named heads equals the mean of the
+    beta each layer's inputs() returns for them, and its gradient reaches only their b_proj rows"""
+
+    def test_mean_and_gradient(self):
+        import train
+        torch.manual_seed(7)
+        cfg = M.make_config("gated_deltanet", hidden_size=32, num_hidden_layers=2, num_heads=4, head_dim=8,
+                            expand_v=1.0, intermediate_size=64)
+        model = M.DeltaLM(cfg)
+        heads = [(0, 1), (1, 0), (1, 3)]
+        ws = train.WriteStrength(model, heads)
+        x = torch.randint(0, 256, (2, 12))
+        model.train()
+        recs = [dict() for _ in range(2)]
+        hooks = [layer.attn.register_forward_hook(
+            lambda mod, inp, out, r=r: r.update(zip(("q", "k", "v", "g", "beta"), mod.inputs(inp[0]))))
+            for layer, r in zip(model.model.layers, recs)]
+        model(x)
+        for hk in hooks:
+            hk.remove()
+        # the hooks' inputs() calls ran b_proj once more per layer: keep the forward's own outputs
+        ws.logits[:] = [ws.logits[0], ws.logits[2]]
+        want = torch.cat([recs[l]["beta"][..., h].reshape(-1) for l, h in heads]).mean()
+        got = ws.mean()
+        self.assertAlmostEqual(float(got), float(want), places=6)
+        self.assertEqual(ws.logits, [])
+        model.zero_grad()
+        got.backward()
+        # in the last layer (whose b_proj input no other named head's beta depends on) only the
+        # named heads' rows move; its own q_proj takes no part
+        last = model.model.layers[1].attn
+        for h in range(4):
+            self.assertEqual(bool(last.b_proj.weight.grad[h].abs().sum() > 0), (1, h) in heads, "head %d" % h)
+        self.assertIsNone(last.q_proj.weight.grad)
+        model.eval()
+        model(x)
+        self.assertEqual(ws.logits, [])  # nothing kept outside training
+
+
 if __name__ == "__main__":
     if not HAVE_FLA:
         print("fla not importable (%s): the comparisons with fla are skipped" % FLA_ERR)

@@ -211,6 +211,27 @@ def freeze_gates(model, heads):
             p.register_hook(lambda g, m=m: g * m.to(g.dtype))
 
 
+class WriteStrength:
+    """--sparse-writes: the mean write strength beta of heads [(layer, head)] over the positions of
+    the last training forward, read from their layers' b_proj outputs (beta = sigmoid(b_proj x))"""
+
+    def __init__(self, model, heads):
+        self.logits = []
+        self.cols = {}
+        for l, h in heads:
+            self.cols.setdefault(l, []).append(h)
+        for l, hs in self.cols.items():
+            proj = model.model.layers[l].attn.b_proj
+            proj.register_forward_hook(lambda mod, inp, out, hs=hs: self.logits.append(out[..., hs])
+                                       if mod.training else None)
+
+    def mean(self):
+        """the mean beta since the last call (a tensor with its graph), and forgets it"""
+        betas = torch.cat([torch.sigmoid(x).reshape(-1) for x in self.logits])
+        self.logits.clear()
+        return betas.mean()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", choices=["gdn", "kda"], required=True)
@@ -252,6 +273,11 @@ def main():
     ap.add_argument("--freeze-long-gates", action="store_true",
                     help="keep the --long-gates heads' gates where they start (A_log, dt_bias and the a_proj row get "
                          "no gradient): heads of a fixed decay")
+    ap.add_argument("--sparse-writes", type=float, default=0.0, metavar="LAMBDA",
+                    help="add LAMBDA times the --long-gates heads' mean write strength beta (over every position "
+                         "of the window) to the loss: those heads learn to write where the loss needs it (the "
+                         "records) and to leave their state alone elsewhere, which the delta rule's later writes "
+                         "would otherwise erase")
     ap.add_argument("--tokens-before", type=int, default=0,
                     help="tokens the --init-from checkpoint had already seen (for the logs and metrics.json)")
     ap.add_argument("--recall", action="store_true",
@@ -316,6 +342,10 @@ def main():
                 % (l, h, b, args.long_gate_half_life, ", kept fixed" if args.freeze_long_gates else ""))
     if args.freeze_long_gates:
         freeze_gates(model, long_heads)
+    if args.sparse_writes < 0 or (args.sparse_writes > 0 and not long_heads):
+        sys.exit("train.py: error: --sparse-writes %g: give a weight of 0 or more, with --long-gates (the heads "
+                 "whose writes it weighs)" % args.sparse_writes)
+    writes = WriteStrength(model, long_heads) if args.sparse_writes > 0 else None
 
     streams, held = load_corpus(args.corpus)
     log("corpus: " + ", ".join("%s %d bytes" % (d, len(s)) for d, s in streams.items())
@@ -385,7 +415,7 @@ def main():
         st = torch.load(state_path, weights_only=False)
         keep = ("model", "steps", "warmup", "lr", "min_lr_frac", "wd", "seq", "batch", "seed", "recall", "records",
                 "passages", "dmin", "dmax", "recall_margin", "answer_weight", "init_from", "threads", "long_gates",
-                "long_gate_half_life", "freeze_long_gates")
+                "long_gate_half_life", "freeze_long_gates", "sparse_writes")
         # a setting that a run's state.pt predates had its default there
         was = {k: st["args"].get(k, ap.get_default(k)) for k in keep}
         diff = [k for k in keep if was[k] != getattr(args, k)]
@@ -413,8 +443,10 @@ def main():
         logits = model(x)
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), reduction="none")
         loss = loss.mean() if w is None else (loss * w.reshape(-1)).sum() / w.sum()
+        beta_long = writes.mean() if writes is not None else None
         opt.zero_grad(set_to_none=True)
-        loss.backward()
+        # the logged loss is the cross-entropy alone
+        (loss if beta_long is None else loss + args.sparse_writes * beta_long).backward()
         gn = torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
         opt.step()
         train_time += time.time() - ts
@@ -426,7 +458,8 @@ def main():
         if (step + 1) % args.log_every == 0 or step == 0:
             log("step %d/%d loss %.4f (%.3f bpb) ema %.4f lr %.2e gnorm %.2f tok/s %.0f elapsed %.0fs"
                 % (step + 1, args.steps, lv, lv / math.log(2), ema, lr_at(step), float(gn),
-                   (step + 1) * args.batch * args.seq / train_time, time.time() - t0))
+                   (step + 1) * args.batch * args.seq / train_time, time.time() - t0)
+                + ("" if beta_long is None else " long-head beta %.4f" % float(beta_long)))
         if (step + 1) % args.eval_every == 0 and step + 1 < args.steps:
             evaluate(step + 1)
             save_state(step + 1)
