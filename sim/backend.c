@@ -29,8 +29,8 @@ int stepq_ref_write(stepq_qstate* qs, const stepq_step_in* in, const float* deca
     return STEPQ_OK;
 }
 
-int stepq_ref_write_keep(stepq_qstate* qs, const stepq_step_in* in, double scale, int n_gates,
-                         float* y_hat, float* X_pre) {
+int stepq_ref_write_keep(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
+                         int n_gates, float* y_hat, float* X_pre) {
     return stepq_qstate_step_keep(qs, y_hat, qs->u, in, scale, n_gates, X_pre);
 }
 

@@ -68,10 +68,11 @@ typedef struct stepq_backend {
     // finite
     int (*write)(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
                  int n_gates, const float* S_ref, float* y_hat, stepq_qmeasure* m);
-    // after the reference protocol's read (qs->X is S_hat_{t-1}): the whole step keeping X_t
-    // before its encode in X_pre (K,V) and S_hat_t in qs->X (an observer that reads the states)
-    int (*write_keep)(stepq_qstate* qs, const stepq_step_in* in, double scale, int n_gates,
-                      float* y_hat, float* X_pre);
+    // the write half keeping X_t before its encode in X_pre (K,V) and S_hat_t in qs->X (an
+    // observer that reads the states), after this table's read of a state whose last write was
+    // one of these (qs->X held S_hat_{t-1} before the read)
+    int (*write_keep)(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
+                      int n_gates, float* y_hat, float* X_pre);
     // the cut protocol's step (stepq_qstate_step_cut, method 3)
     int (*write_cut)(stepq_qstate* qs, const stepq_step_in* in, const float* decay,
                      const float* u_ref, double scale, float* y_hat);
@@ -133,8 +134,8 @@ void stepq_ref_read(stepq_qstate* qs, const stepq_step_in* in, const float* deca
                     const float* S_prev, float* pred);
 int stepq_ref_write(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
                     int n_gates, const float* S_ref, float* y_hat, stepq_qmeasure* m);
-int stepq_ref_write_keep(stepq_qstate* qs, const stepq_step_in* in, double scale, int n_gates,
-                         float* y_hat, float* X_pre);
+int stepq_ref_write_keep(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
+                         int n_gates, float* y_hat, float* X_pre);
 int stepq_ref_write_cut(stepq_qstate* qs, const stepq_step_in* in, const float* decay,
                         const float* u_ref, double scale, float* y_hat);
 int stepq_ref_write_rows(stepq_qstate* qs, const stepq_step_in* in, double scale, int n_gates,

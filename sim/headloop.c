@@ -225,12 +225,11 @@ static int write_normal(stepq_head* e, int f, const stepq_step_in* in, const flo
     return e->be->write(&e->qs[f], in, e->decay, e->scale, e->G, S_ref, slot_y(e, f), &e->sv[f].m);
 }
 
-// the normal protocol keeping X_t and S_hat_t (STEPQ_NEED_STATES): the reference protocol's read
-static void read_keep(stepq_head* e, int f, const stepq_step_in* in) {
-    stepq_ref_read(&e->qs[f], in, e->decay, e->rs.grad, e->S_prev, slot_pred(e, f));
-}
+// the normal protocol keeping X_t and S_hat_t (STEPQ_NEED_STATES): the backend's read, then its
+// write_keep
 static int write_keep(stepq_head* e, int f, const stepq_step_in* in, const float* S_ref) {
-    if (e->be->write_keep(&e->qs[f], in, e->scale, e->G, slot_y(e, f), e->X_pre + (size_t)f * e->K * e->V))
+    if (e->be->write_keep(&e->qs[f], in, e->decay, e->scale, e->G, slot_y(e, f),
+                          e->X_pre + (size_t)f * e->K * e->V))
         return STEPQ_ERR;
     stepq_ref_measure(&e->sv[f].m, &e->qs[f], S_ref);  // qs->X is S_hat_t
     return STEPQ_OK;
@@ -251,7 +250,7 @@ static int write_rows(stepq_head* e, int f, const stepq_step_in* in, const float
     return STEPQ_OK;
 }
 
-static const stepq_slot_fns fns_normal = {read_normal, write_normal}, fns_keep = {read_keep, write_keep},
+static const stepq_slot_fns fns_normal = {read_normal, write_normal}, fns_keep = {read_normal, write_keep},
                             fns_cut = {NULL, write_cut}, fns_rows = {NULL, write_rows};
 
 static const stepq_slot_fns* fns_of(const stepq_slot* sl, unsigned needs) {

@@ -197,9 +197,11 @@ FR_INLINE uint32_t rows128_update(__m512* t, __m512* yv, const stepq_qstate* qs,
 // functions, out of line: inlined three times, its row buffers made GCC keep the vector rows
 // of the loop in memory
 __attribute__((noinline)) static int rows128_encode_other(stepq_qstate* qs, const fr_ctx* h, const float* x,
-                                                          uint32_t umax, int i, const float* sr, stepq_qmeasure* m) {
+                                                          uint32_t umax, int i, const float* sr, stepq_qmeasure* m,
+                                                          float* xout) {
     float xq[128];
-    if (fr_encode_row(qs, h, sr ? xq : NULL, x, i, umax, FR_SCALED_ROWS, 128) != STEPQ_OK) return STEPQ_ERR;
+    if (fr_encode_row(qs, h, sr || xout ? xq : NULL, x, i, umax, FR_SCALED_ROWS, 128) != STEPQ_OK) return STEPQ_ERR;
+    if (xout) memcpy(xout, xq, sizeof xq);
     if (sr) {
         m->err2 += stepq_sq_dist_row(xq, sr, 128);
         m->hat2 += stepq_sq_norm_row(xq, 128);
@@ -274,9 +276,10 @@ FR_INLINE void rows128_put(uint8_t* P, __m512* xq, const __m512* t, row128_scale
 
 // row i of the packed state <- encode(t); rs: its largest |t| and scale (write_rows128)
 // S_ref (NULL: nothing measured): m += the row's sums of S_hat against row i of S_ref, in
-// sums.h's lanes (lane k takes elements k, k + 16, ...: the vectors in order)
+// sums.h's lanes (lane k takes elements k, k + 16, ...: the vectors in order); xout (128, may be
+// NULL) <- the decoded row (rotated back: DAMP)
 FR_INLINE int rows128_encode(stepq_qstate* qs, const fr_ctx* h, const __m512* t, row128_scale rs, int i,
-                             const float* S_ref, stepq_qmeasure* m, int fam) {
+                             const float* S_ref, stepq_qmeasure* m, float* xout, int fam) {
     const uint32_t umax = rs.umax;
     if (umax > 0x7f7fffffu) return STEPQ_ERR;
     uint8_t* P = qs->packed + qs->row_off[i];
@@ -285,16 +288,17 @@ FR_INLINE int rows128_encode(stepq_qstate* qs, const fr_ctx* h, const __m512* t,
     if (!RC_SIMD_WIDTH(b)) {
         float x[128];
         fr_store128(x, t);
-        return rows128_encode_other(qs, h, x, umax, i, sr, m);
+        return rows128_encode_other(qs, h, x, umax, i, sr, m, xout);
     }
-    if (!sr) {
+    if (!sr && !xout) {
         rows128_put(P, NULL, t, rs, b);
         return STEPQ_OK;
     }
-    __m512 xq[FR_R128];  // the decoded row (rotated back: DAMP) against the reference
+    __m512 xq[FR_R128];  // the decoded row (rotated back: DAMP)
     rows128_put(P, xq, t, rs, b);
     if (fr_rotated(fam)) rc_fwht128(xq);
-    rows128_measure(m, xq, sr);
+    if (xout) fr_store128(xout, xq);
+    if (sr) rows128_measure(m, xq, sr);
     return STEPQ_OK;
 }
 
@@ -400,10 +404,13 @@ FR_INLINE int write_leap128(stepq_qstate* qs, const fr_ctx* h, const stepq_step_
 // and whole-head passes), in the same order as in memory: the float32 format's step 2.78 ->
 // 2.24 us, FP16, LeapQuant, NVFP4 and DAMP 1-3% faster, INT8 and INT6 about 1%, the rest within
 // noise (fastest of 7-11 alternating runs). fam: ROWS or DAMP; CAST (no scale: each row encoded
-// right after its update) and LEAP (write_leap128) branch off first
+// right after its update) and LEAP (write_leap128) branch off first. X_pre (K,V; NULL but for
+// the rows family, qstep_write_keep) <- X_t, each group's rows as they leave the update, and
+// qs->X <- S_hat_t, each row decoded as it is encoded (rows whose read-pass rows qs->xd, in X,
+// the group has already read)
 FR_INLINE int write_rows128(stepq_qstate* qs, const fr_ctx* h, const stepq_step_in* in,
                             const float* decay, double scale, const float* S_ref, float* y,
-                            stepq_qmeasure* m, int fam) {
+                            stepq_qmeasure* m, float* X_pre, int fam) {
     if (fr_pass128(fam) == FR_PASS_CAST) {  // no scale: each row encoded right after its update
         __m512 yv[FR_R128];
         fr_load128(yv, y);
@@ -424,11 +431,13 @@ FR_INLINE int write_rows128(stepq_qstate* qs, const fr_ctx* h, const stepq_step_
         uint16_t sh[16];
         float inv[16];
         rows128_update16(buf, umax, qmax, y, qs, h, in, decay, scale, g, n, fam);
+        if (X_pre) memcpy(X_pre + (size_t)g * 128, buf, sizeof(float) * 128 * n);
         const __mmask16 inside = rc_row_scales16(sh, inv, umax, qmax);
         for (int r = 0; r < n; r++) {
             __m512 t[FR_R128];
             fr_load128(t, buf + 128 * r);
-            if (rows128_encode(qs, h, t, row128_scale_of(umax, sh, inv, inside, r), g + r, S_ref, m, fam) != STEPQ_OK)
+            if (rows128_encode(qs, h, t, row128_scale_of(umax, sh, inv, inside, r), g + r, S_ref, m,
+                               X_pre ? qs->X + (size_t)(g + r) * 128 : NULL, fam) != STEPQ_OK)
                 return STEPQ_ERR;
         }
     }
@@ -568,6 +577,30 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
     return rc;
 }
 
+// the normal protocol keeping X_t in X_pre and S_hat_t in qs->X (STEPQ_NEED_STATES), after this
+// table's read: the rows family's 128-wide rows through write_rows128 on AVX-512 (X_t as each
+// group leaves the update, S_hat_t as each row is encoded), every other format by the
+// reference's step from S_hat_{t-1}, decoded again where the read pass left its rows D S_hat_{t-1}
+// in X (qs->xd). Against the reference's keep for every format: the halflife driver on INT6
+// (gdn-qwen-like layer 0, 48 heads, 2048 + 2048 steps, one thread; user time, three alternating
+// runs) 6.11, 5.49, 6.57 -> 4.04, 3.80, 4.47 s, 1.47x
+static int qstep_write_keep(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
+                            int n_gates, float* y, float* X_pre) {
+#if defined(STEPQ_RC_AVX512)
+    if (fused(qs->fmt) && qs->V == 128 && qs->fmt->family->id == STEPQ_FAMILY_ROWS && regs128(qs->fmt)) {
+        fr_ctx h;
+        load_ctx(&h, qs);
+        for (int j = 0; j < 128; j++) y[j] = 0;
+        const int rc = write_rows128(qs, &h, in, decay, scale, NULL, y, NULL, X_pre, STEPQ_FAMILY_ROWS);
+        qs->xd = 0;
+        return rc;
+    }
+#endif
+    if (qs->xd) stepq_qstate_decode(qs, qs->X);  // S_hat_{t-1}
+    qs->xd = 0;
+    return stepq_ref_write_keep(qs, in, decay, scale, n_gates, y, X_pre);
+}
+
 static int qstep_write_fused(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
                              const float* S_ref, float* y, stepq_qmeasure* out) {
     const int K = qs->K, V = qs->V, local = row_local(qs->fmt);
@@ -585,7 +618,7 @@ static int qstep_write_fused(stepq_qstate* qs, const stepq_step_in* in, const fl
     (V == 128 ? write_rows(qs, &h, in, decay, scale, S_ref, y, &m, &umax, freeze, fam, loc, 128) \
               : write_rows(qs, &h, in, decay, scale, S_ref, y, &m, &umax, freeze, fam, loc, V))
 #if defined(STEPQ_RC_AVX512)
-#define WRITE128(fam) write_rows128(qs, &h, in, decay, scale, S_ref, y, &m, fam)
+#define WRITE128(fam) write_rows128(qs, &h, in, decay, scale, S_ref, y, &m, NULL, fam)
     // the whole-head families' rows updated into X (encoded below); LeapQuant with its freeze
     // gate through the row functions (the gate's sums), without it as the others
 #define WRITE128_OF(fam, name)                                                                   \
@@ -649,7 +682,7 @@ const stepq_backend STEPQ_KERNELS_NAME = {
     .propagate = propagate,
     .read = qstep_read,
     .write = qstep_write,
-    .write_keep = stepq_ref_write_keep,
+    .write_keep = qstep_write_keep,
     .write_cut = stepq_ref_write_cut,
     .write_rows = stepq_ref_write_rows,
     .dual_roundtrip = dual_roundtrip,

@@ -57,9 +57,10 @@ static void random_step(step_inputs* s, int K, int V, int G, gsl_rng* r, double 
 }
 
 // one format on one kernel table against the reference, T steps (and a non-finite one at the
-// end), the inputs v of the standard deviation vscale
+// end), the inputs v of the standard deviation vscale; keep: through the write halves that keep
+// X_t and S_hat_t (write_keep), which must be equal too
 static void compare(const stepq_format* f, const stepq_backend* k, const stepq_plan* plan, int kind,
-                    int K, int V, gsl_rng* r, double vscale) {
+                    int K, int V, gsl_rng* r, double vscale, int keep) {
     const int G = stepq_kind_gates(kind, K);
     const double scale = 1.0 / sqrt((double)K);
     stepq_qstate a, b;
@@ -68,6 +69,7 @@ static void compare(const stepq_format* f, const stepq_backend* k, const stepq_p
     float *pa = malloc(sizeof(float) * V), *pb = malloc(sizeof(float) * V);
     float *Sref = malloc(sizeof(float) * K * V), *decay = malloc(sizeof(float) * K);
     double* grad = malloc(sizeof(double) * K);
+    float *xa = malloc(sizeof(float) * K * V), *xb = malloc(sizeof(float) * K * V);  // X_t (keep)
     random_state(S, K, V, r);
     if (stepq_qstate_init(&a, f, plan, 0, kind, K, V) || stepq_qstate_init(&b, f, plan, 0, kind, K, V)) {
         CHECK(0, "%s: init", f->name);
@@ -92,9 +94,15 @@ static void compare(const stepq_format* f, const stepq_backend* k, const stepq_p
         k->read(&b, &st, decay, serving ? NULL : grad, sref, serving ? NULL : pb);
         float y[STEPQ_MAX_DIM], w[STEPQ_MAX_DIM];
         stepq_step_f32(Sref, y, w, in.q, in.k, in.v, in.g, in.beta, scale, G, K, V);
-        stepq_qmeasure ea = {-1, -1}, eb = {serving ? -1 : -2, -1};  // untouched when serving
-        int ra = stepq_backend_reference.write(&a, &st, decay, scale, G, sref, ya, &ea);
-        int rb = k->write(&b, &st, decay, scale, G, sref, yb, &eb);
+        stepq_qmeasure ea = {-1, -1}, eb = {serving || keep ? -1 : -2, -1};  // untouched when serving or keeping
+        int ra, rb;
+        if (keep) {
+            ra = stepq_backend_reference.write_keep(&a, &st, decay, scale, G, ya, xa);
+            rb = k->write_keep(&b, &st, decay, scale, G, yb, xb);
+        } else {
+            ra = stepq_backend_reference.write(&a, &st, decay, scale, G, sref, ya, &ea);
+            rb = k->write(&b, &st, decay, scale, G, sref, yb, &eb);
+        }
         if (t == T) {
             CHECK(ra != 0 && rb != 0, "%s %s %s V=%d: a non-finite step returned %d (reference %d)",
                   f->name, k->name, stepq_kind_name(kind), V, rb, ra);
@@ -103,15 +111,18 @@ static void compare(const stepq_format* f, const stepq_backend* k, const stepq_p
         bad |= ra != 0 || rb != 0 || memcmp(ya, yb, sizeof(float) * V) != 0 ||
                memcmp(pa, pb, sizeof(float) * V) != 0 || memcmp(a.packed, b.packed, a.bytes) != 0 ||
                memcmp(&ea, &eb, sizeof ea) != 0;
-        CHECK(!bad, "%s %s %s V=%d step %d: rc %d/%d, y %s, pred %s, bytes %s, err %.17g vs %.17g, norm %.17g vs %.17g",
-              f->name, k->name, stepq_kind_name(kind), V, t, ra, rb,
+        const int states = !keep || (!memcmp(xa, xb, sizeof(float) * K * V) && !memcmp(a.X, b.X, sizeof(float) * K * V));
+        bad |= !states;
+        CHECK(!bad, "%s %s %s V=%d step %d%s: rc %d/%d, y %s, pred %s, bytes %s, err %.17g vs %.17g, norm %.17g vs %.17g, states %s",
+              f->name, k->name, stepq_kind_name(kind), V, t, keep ? " (keep)" : "", ra, rb,
               memcmp(ya, yb, sizeof(float) * V) ? "differ" : "equal",
               memcmp(pa, pb, sizeof(float) * V) ? "differ" : "equal",
-              memcmp(a.packed, b.packed, a.bytes) ? "differ" : "equal", ea.err2, eb.err2, ea.hat2, eb.hat2);
+              memcmp(a.packed, b.packed, a.bytes) ? "differ" : "equal", ea.err2, eb.err2, ea.hat2, eb.hat2,
+              states ? "equal" : "differ");
     }
     stepq_qstate_free(&a);
     stepq_qstate_free(&b);
-    free(S); free(ya); free(yb); free(pa); free(pb); free(Sref); free(decay); free(grad);
+    free(S); free(ya); free(yb); free(pa); free(pb); free(Sref); free(decay); free(grad); free(xa); free(xb);
 }
 
 // the lifetime propagation (calibration) against the reference: P, the three sums and the
@@ -340,9 +351,10 @@ static void check_steps(const stepq_backend* k, gsl_rng* r) {
             make_plan(&plan, kind, K, V, r);
             if (V % STEPQ_GDN2_GROUP == 0) check_roundtrips(k, &plan, S, K, V);
             for (int i = 0; i < stepq_n_formats; i++)
-                if (stepq_family_holds(stepq_formats[i].family, K, V)) compare(&stepq_formats[i], k, &plan, kind, K, V, r, 1.0);
+                if (stepq_family_holds(stepq_formats[i].family, K, V))
+                    for (int keep = 0; keep < 2; keep++) compare(&stepq_formats[i], k, &plan, kind, K, V, r, 1.0, keep);
             // updates that take FP16 states past +-65504, where they saturate
-            compare(stepq_format_find("fp16"), k, &plan, kind, K, V, r, 1e6);
+            compare(stepq_format_find("fp16"), k, &plan, kind, K, V, r, 1e6, 0);
             stepq_plan_free(&plan);
         }
     }
