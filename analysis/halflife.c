@@ -34,6 +34,9 @@ typedef struct {
     int S, H, G, U;      // U = units per head: 1 (GDN) or K (KDA)
     double *hl, *acc, *d, *pers;  // (S, H * U)
     int s;               // the seed being run
+    // the injected error's step (stepq_error_step_f64) of the backend the heads run on
+    double (*error_step)(double* E, double* rows, const stepq_step_in* in, const float* decay, double scale,
+                         int K, int V);
 } hl_run;
 
 // one thread's sums of the head in flight (the head loop's observer scratch)
@@ -44,7 +47,6 @@ typedef struct {
     double first;  // GDN: the injected error's read-out at the first decode step
 } hl_sums;
 
-// E <- A_t E; returns ||E^T scale q||^2; rows (K, may be NULL) += ||E_i||^2
 // out[i] <- sum over j of (a_ij - b_ij)^2 in double, in index order: the chain of additions of
 // one row is the definition; four rows' chains run side by side (their latency, not the
 // arithmetic, bound the loop)
@@ -68,39 +70,6 @@ static void sq_diff_rows(double* out, const float* a, const float* b, int K, int
         }
         out[i] = s;
     }
-}
-
-static double propagate_error(double* E, double* rows, const stepq_step_in* in, const float* decay,
-                              double scale, int K, int V) {
-    double c[STEPQ_MAX_DIM], y[STEPQ_MAX_DIM];
-    for (int j = 0; j < V; j++) c[j] = 0, y[j] = 0;
-    for (int i = 0; i < K; i++) {
-        double d = decay[i], ki = in->k[i];
-        for (int j = 0; j < V; j++) {
-            E[(size_t)i * V + j] *= d;
-            c[j] += ki * E[(size_t)i * V + j];
-        }
-    }
-    for (int i = 0; i < K; i++) {
-        double bk = (double)in->beta * in->k[i], qi = scale * in->q[i], r = 0;
-        if (rows)  // each row's ||e||^2 too (KDA's units), in index order
-            for (int j = 0; j < V; j++) {
-                double e = E[(size_t)i * V + j] - bk * c[j];
-                E[(size_t)i * V + j] = e;
-                y[j] += qi * e;
-                r += e * e;
-            }
-        else  // without the chain of additions, the loop vectorises
-            for (int j = 0; j < V; j++) {
-                double e = E[(size_t)i * V + j] - bk * c[j];
-                E[(size_t)i * V + j] = e;
-                y[j] += qi * e;
-            }
-        if (rows) rows[i] += r;
-    }
-    double s = 0;
-    for (int j = 0; j < V; j++) s += y[j] * y[j];
-    return s;
 }
 
 static void* hl_thread_init(void* ctx, const stepq_view* v) {
@@ -150,7 +119,7 @@ static int hl_step(void* ctx, void* tls, const stepq_view* v) {
     const int K = v->K, V = v->V, U = r->U;
     for (int i = 0; i < v->G; i++) x->gsum[i] += v->in->g[i];
     if (!v->decoding) return STEPQ_OK;
-    double ro = propagate_error(x->E, U > 1 ? x->pers : NULL, v->in, v->decay, v->scale, K, V);
+    double ro = r->error_step(x->E, U > 1 ? x->pers : NULL, v->in, v->decay, v->scale, K, V);
     if (U == 1) {
         if (x->first < 0) x->first = ro;
         x->pers[0] += ro;
@@ -310,7 +279,9 @@ static void print_summary(const stepq_halflife_cfg* c, const hl_run* r, const do
 
 int stepq_halflife(double* sum, const stepq_halflife_cfg* c) {
     const stepq_source* s0 = c->srcs[0];
-    hl_run r = {c, c->n_seeds, s0->n_heads, s0->n_gates, stepq_kind_units(s0->kind, s0->K), NULL, NULL, NULL, NULL, 0};
+    hl_run r = {.c = c, .S = c->n_seeds, .H = s0->n_heads, .G = s0->n_gates, .U = stepq_kind_units(s0->kind, s0->K)};
+    const stepq_backend* be = c->backend ? c->backend : stepq_backend_default();
+    r.error_step = be->error_step ? be->error_step : stepq_error_step_f64;
     if (stepq_formats_fit(&c->format, 1, s0) != STEPQ_OK) return STEPQ_ERR;
     const stepq_slot slot = {.fmt = c->format, .proto = STEPQ_PROTO_NORMAL};
     const stepq_observer obs = {.name = "halflife", .needs = STEPQ_NEED_STATES, .ctx = &r,

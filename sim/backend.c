@@ -71,6 +71,7 @@ const stepq_backend stepq_backend_reference = {
     .isa = STEPQ_ISA_BASE,
     .step = stepq_step_f32,
     .propagate = stepq_propagate_f32,
+    .error_step = stepq_error_step_f64,
     .read = stepq_ref_read,
     .write = stepq_ref_write,
     .write_keep = stepq_ref_write_keep,

@@ -61,6 +61,10 @@ typedef struct stepq_backend {
     // the float32 step of sim/recurrence.h, and stepq_propagate_f32 (calibration, method 4.1)
     stepq_step_fn step;
     stepq_propagate_fn propagate;
+    // stepq_error_step_f64: one step of an injected error carried in float64 (the halflife
+    // driver; NULL where a backend steps no head loop)
+    double (*error_step)(double* E, double* rows, const stepq_step_in* in, const float* decay, double scale,
+                         int K, int V);
     // the read half; grad, S_prev (K,V) and pred (V) may all be NULL (serving: no measurement)
     void (*read)(stepq_qstate* qs, const stepq_step_in* in, const float* decay, const double* grad,
                  const float* S_prev, float* pred);

@@ -26,6 +26,10 @@
 #define MATVEC_FN matvec
 #define MATVEC_LINKAGE static
 #include "matvec_impl.h"
+#define ERRSTEP_FN error_step
+#define ERRSTEP_LINKAGE static
+#define ERRSTEP_FIXED_DIM 128
+#include "errstep_impl.h"
 
 
 // the families' codecs come from quant/famrows.h: fam is a constant at every call site of the
@@ -680,6 +684,7 @@ const stepq_backend STEPQ_KERNELS_NAME = {
     .isa = STEPQ_KERNELS_LEVEL,
     .step = step_f32,
     .propagate = propagate,
+    .error_step = error_step,
     .read = qstep_read,
     .write = qstep_write,
     .write_keep = qstep_write_keep,

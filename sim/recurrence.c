@@ -28,6 +28,10 @@
 #include "propagate_impl.h"
 #undef PROPAGATE_FN
 
+#define ERRSTEP_FN stepq_error_step_f64
+#include "errstep_impl.h"
+#undef ERRSTEP_FN
+
 void stepq_readout_weights(double* grad, const float* q, const float* k, const float* g,
                            float beta, double scale, int n_gates, int K) {
     double kq = 0;

@@ -40,6 +40,12 @@ void stepq_readout_weights(double* grad, const float* q, const float* k, const f
 float stepq_propagate_f32(float* P, double* m, double* rl, double* w, float* kP, float* m_step,
                           const double* g, const stepq_step_in* in, int G, int K);
 
+// One step of an error injected into the state, carried exactly in float64 (method 3, P2):
+// E (K,V) <- A_t E; rows (K, may be NULL) += each new row's ||E_i||^2; returns ||E^T (scale
+// q_t)||^2. decay: stepq_decays of the step. See errstep_impl.h.
+double stepq_error_step_f64(double* E, double* rows, const stepq_step_in* in, const float* decay,
+                            double scale, int K, int V);
+
 // d (K) <- the decay of each key row, exp(g) (GDN: the head's one gate on every row), the
 // same expf values the float32 step multiplies by
 void stepq_decays(float* d, const float* g, int n_gates, int K);

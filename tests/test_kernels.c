@@ -286,6 +286,31 @@ static void check_propagate(const stepq_backend* k, int kind, int K, gsl_rng* r)
 // the calibration's round trips (dual-axis fit, DSQ, per-row absmax) against the reference's
 // codecs, bit for bit: bytes and decoded values at every width of the plans, without and with
 // FP16 pivot rows, and a non-finite head refused by both
+// the injected error's float64 step (the halflife driver) against the reference: E, the rows'
+// sums and the read-out error, bit for bit, over a few steps with and without the rows' sums
+static void check_error_step(const stepq_backend* k, int kind, int K, int V, gsl_rng* r) {
+    const int G = stepq_kind_gates(kind, K);
+    double *E[2], rows[2][STEPQ_MAX_DIM];
+    for (int a = 0; a < 2; a++) E[a] = malloc(sizeof(double) * K * V);
+    for (int e = 0; e < K * V; e++) E[0][e] = E[1][e] = gsl_ran_gaussian(r, 1e-3) * (e % 7 == 0 ? 100 : 1);
+    for (int i = 0; i < K; i++) rows[0][i] = rows[1][i] = 0;
+    int bad = 0;
+    for (int t = 0; t < 4; t++) {
+        step_inputs in;
+        float decay[STEPQ_MAX_DIM];
+        random_step(&in, K, V, G, r, 1.0);
+        stepq_decays(decay, in.g, G, K);
+        const stepq_step_in st = {in.q, in.k, in.v, in.g, in.beta};
+        const double a = stepq_error_step_f64(E[0], t % 2 ? rows[0] : NULL, &st, decay, 0.1, K, V);
+        const double b = k->error_step(E[1], t % 2 ? rows[1] : NULL, &st, decay, 0.1, K, V);
+        bad |= memcmp(&a, &b, sizeof a) != 0 || memcmp(E[0], E[1], sizeof(double) * K * V) != 0 ||
+               memcmp(rows[0], rows[1], sizeof(double) * K) != 0;
+    }
+    CHECK(!bad, "%s: the injected error's step differs from the reference (%d x %d, %s)", k->name, K, V,
+          stepq_kind_name(kind));
+    free(E[0]), free(E[1]);
+}
+
 static void check_roundtrips(const stepq_backend* k, const stepq_plan* plan, const float* S, int K, int V) {
     const stepq_backend* ref = &stepq_backend_reference;
     const size_t nb = (size_t)K * V * 2 + 2 * (size_t)V + 4;
@@ -347,6 +372,7 @@ static void check_steps(const stepq_backend* k, gsl_rng* r) {
             CHECK(nbad == 0, "%s: %d of 2 steps' state norms differ from sums.h's (%d x %d, %s)", k->name, nbad,
                   K, V, stepq_kind_name(kind));
             check_propagate(k, kind, K, r);
+            check_error_step(k, kind, K, V, r);
             stepq_plan plan;
             make_plan(&plan, kind, K, V, r);
             if (V % STEPQ_GDN2_GROUP == 0) check_roundtrips(k, &plan, S, K, V);
