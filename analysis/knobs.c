@@ -29,23 +29,68 @@ static void set_knob(stepq_calib_cfg* c, const char* knob, double v) {
     else c->refits = (int)v;
 }
 
+// The run's calibrations, each with its evaluation (S, F). Calibration and evaluation are
+// deterministic, so a knob value whose settings an earlier value had (the paper's value, which
+// each sweep repeats) takes that value's evaluation without calibrating, and one whose plan
+// encodes every head as an earlier plan does (stepq_plan_same_encoding: a horizon past the
+// streams' memory, say) takes its evaluation without evaluating: the same numbers, computed once.
+typedef struct {
+    stepq_calib_cfg* cfg;
+    stepq_plan* plan;
+    double* pooled;  // (n, S, F)
+    int n;
+} knob_memo;
+
+// the entry with c's knob settings, or -1
+static int memo_settings(const knob_memo* m, const stepq_calib_cfg* c) {
+    for (int e = 0; e < m->n; e++) {
+        const stepq_calib_cfg* o = &m->cfg[e];
+        if (o->gamma == c->gamma && o->rho == c->rho && o->horizon == c->horizon && o->pivots == c->pivots &&
+            o->refits == c->refits)
+            return e;
+    }
+    return -1;
+}
+
+// the entry whose plan encodes as p does, or -1
+static int memo_plan(const knob_memo* m, const stepq_plan* p) {
+    for (int e = 0; e < m->n; e++)
+        if (stepq_plan_same_encoding(&m->plan[e], p)) return e;
+    return -1;
+}
+
 // pooled (V, S, F) of one sweep
-static int sweep(double* pooled, const stepq_knobs_cfg* c, const stepq_knob_sweep* k) {
+static int sweep(double* pooled, const stepq_knobs_cfg* c, const stepq_knob_sweep* k, knob_memo* memo) {
     const int S = c->n_seeds, F = c->n_formats;
+    const size_t SF = (size_t)S * F;
+    const int quiet = getenv("STEPQ_QUIET") != NULL;
     for (int v = 0; v < k->n; v++) {
         stepq_calib_cfg cc = *c->base;
         cc.output = NULL;
         cc.key = NULL;
         set_knob(&cc, k->knob, k->values[v]);
-        stepq_plan plan;
-        if (!getenv("STEPQ_QUIET")) fprintf(stderr, "knobs: %s = %g\n", k->knob, k->values[v]);
-        if (stepq_calibrate(&plan, &cc) != STEPQ_OK) return STEPQ_ERR;
-        int rc = STEPQ_OK;
-        for (int s = 0; s < S && !rc; s++)
-            rc = stepq_evaluate(pooled + ((size_t)v * S + s) * F, NULL, c->evals[s], c->formats, F, &plan,
-                                c->prefill, c->decode, "knobs");
-        stepq_plan_free(&plan);
-        if (rc) return STEPQ_ERR;
+        double* out = pooled + (size_t)v * SF;
+        int e = memo_settings(memo, &cc);
+        if (!quiet) fprintf(stderr, "knobs: %s = %g%s\n", k->knob, k->values[v],
+                            e >= 0 ? ": the settings of an earlier value, its evaluation reused" : "");
+        if (e >= 0) {
+            memcpy(out, memo->pooled + (size_t)e * SF, sizeof(double) * SF);
+            continue;
+        }
+        stepq_plan* plan = &memo->plan[memo->n];
+        if (stepq_calibrate(plan, &cc) != STEPQ_OK) return STEPQ_ERR;
+        memo->cfg[memo->n++] = cc;  // the memo owns the plan from here
+        if ((e = memo_plan(memo, plan)) >= 0 && e != memo->n - 1) {
+            if (!quiet) fprintf(stderr, "knobs: %s = %g: the plan encodes as an earlier one, its evaluation reused\n",
+                                k->knob, k->values[v]);
+            memcpy(out, memo->pooled + (size_t)e * SF, sizeof(double) * SF);
+        } else {
+            for (int s = 0; s < S; s++)
+                if (stepq_evaluate(out + (size_t)s * F, NULL, c->evals[s], c->formats, F, plan, c->prefill,
+                                   c->decode, "knobs") != STEPQ_OK)
+                    return STEPQ_ERR;
+        }
+        memcpy(memo->pooled + (size_t)(memo->n - 1) * SF, out, sizeof(double) * SF);
     }
     return STEPQ_OK;
 }
@@ -75,12 +120,16 @@ int stepq_knobs(const stepq_knobs_cfg* c) {
     if (tsv) fprintf(tsv, "# knobs: one block per knob (gnuplot index k): value, then per format the pooled "
                           "relative read-out error, mean and 95%% CI over seeds\n");
     printf("knobs: %d evaluation seeds, %s\n", S, c->evals[0]->desc);
+    int n_values = 0;
+    for (int k = 0; k < c->n_sweeps; k++) n_values += c->sweeps[k].n;
+    knob_memo memo = {callocCheck((size_t)n_values, sizeof(stepq_calib_cfg)), callocCheck((size_t)n_values, sizeof(stepq_plan)),
+                      callocCheck((size_t)n_values * S * F, sizeof(double)), 0};
     for (int k = 0; k < c->n_sweeps && !rc; k++) {
         const stepq_knob_sweep* sw = &c->sweeps[k];
         const int V = sw->n;
         double* pooled = mallocCheck(sizeof(double) * V * S * F);
         double *m = mallocCheck(sizeof(double) * V * F), *ci = mallocCheck(sizeof(double) * V * F);
-        rc = sweep(pooled, c, sw);
+        rc = sweep(pooled, c, sw, &memo);
         if (!rc) {
             over_seeds(m, ci, pooled, V, S, F);
             hsize_t dV[1] = {(hsize_t)V}, dVSF[3] = {(hsize_t)V, (hsize_t)S, (hsize_t)F}, dVF[2] = {(hsize_t)V, (hsize_t)F};
@@ -107,6 +156,8 @@ int stepq_knobs(const stepq_knobs_cfg* c) {
         }
         free(pooled); free(m); free(ci);
     }
+    for (int e = 0; e < memo.n; e++) stepq_plan_free(&memo.plan[e]);
+    free(memo.cfg), free(memo.plan), free(memo.pooled);
     free(names);
     return h5u_finish_with_text(f, c->output, tsv, c->table, rc);
 }

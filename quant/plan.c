@@ -53,6 +53,18 @@ void stepq_plan_alloc(stepq_plan* p, int kind, int K, int V, int H) {
     p->damp = callocCheck(HK, 1);
 }
 
+int stepq_plan_same_encoding(const stepq_plan* a, const stepq_plan* b) {
+    if (a->kind != b->kind || a->K != b->K || a->V != b->V || a->H != b->H || a->G != b->G || a->rho != b->rho ||
+        a->refits != b->refits)
+        return 0;
+    const size_t H = (size_t)a->H, HK = H * a->K, HG = H * a->G;
+    int same = !memcmp(a->layer, b->layer, sizeof(int) * H) && !memcmp(a->head, b->head, sizeof(int) * H) &&
+               !memcmp(a->w, b->w, sizeof(float) * HK) && !memcmp(a->damp, b->damp, HK);
+    for (int t = 0; t < STEPQ_N_ALLOC; t++)
+        for (int u = 0; u < STEPQ_N_BUDGETS; u++) same = same && !memcmp(a->bits[t][u], b->bits[t][u], HG);
+    return same;
+}
+
 void stepq_plan_free(stepq_plan* p) {
     free(p->layer); free(p->head); free(p->l); free(p->L); free(p->M); free(p->R); free(p->omega);
     free(p->w); free(p->d_dual); free(p->d_abs); free(p->damp);

@@ -86,6 +86,10 @@ uint64_t stepq_plan_knobs_xxh3(const stepq_plan* p);
 
 void stepq_plan_alloc(stepq_plan* p, int kind, int K, int V, int H);
 void stepq_plan_free(stepq_plan* p);
+// 1 when every format encodes every head the same under plans a and b: the same kind, shape and
+// labels, row weights w, rho, refits, bit tables and DAMP rows (what stepq_head_plan_for and
+// the DAMP format read of a plan), whatever the calibration's other sums and knobs
+int stepq_plan_same_encoding(const stepq_plan* a, const stepq_plan* b);
 // index of a (layer, head) label in the plan, or -1
 int stepq_plan_find(const stepq_plan* p, int layer, int head);
 

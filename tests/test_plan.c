@@ -371,6 +371,47 @@ static void check_kinds(const char* dir) {
     stepq_plan_free(&p);
 }
 
+// stepq_plan_same_encoding: a plan and a copy that differs only in what no format reads (the
+// calibration's sums, the knobs behind the tables) encode alike; one bit-table entry, one row
+// weight, one DAMP row, rho or a label apart, they do not
+static void check_same_encoding(gsl_rng* r) {
+    stepq_plan a, b;
+    const int H = 3, K = 8, V = 8;
+    stepq_plan_alloc(&a, STEPQ_KDA, K, V, H);
+    stepq_plan_alloc(&b, STEPQ_KDA, K, V, H);
+    a.rho = b.rho = 0.5;
+    a.refits = b.refits = 1;
+    for (int h = 0; h < H; h++) a.layer[h] = b.layer[h] = h / 2, a.head[h] = b.head[h] = h % 2;
+    for (int e = 0; e < H * K; e++) {
+        a.w[e] = b.w[e] = (float)gsl_rng_uniform(r);
+        a.damp[e] = b.damp[e] = gsl_rng_uniform(r) < 0.3;
+        a.L[e] = gsl_rng_uniform(r), b.L[e] = 2 * a.L[e];  // not read by any format
+    }
+    for (int t = 0; t < STEPQ_N_ALLOC; t++)
+        for (int u = 0; u < STEPQ_N_BUDGETS; u++)
+            for (int e = 0; e < H * K; e++) a.bits[t][u][e] = b.bits[t][u][e] = (uint8_t)stepq_plan_widths[e % STEPQ_NW];
+    b.horizon = 2 * a.horizon + 1, b.gamma = a.gamma + 1;
+    CHECK(stepq_plan_same_encoding(&a, &b), "plans apart only in their sums and knobs encode alike");
+    b.bits[STEPQ_ALLOC_RLIFE][1][H * K - 1] ^= 2;
+    CHECK(!stepq_plan_same_encoding(&a, &b), "one bit-table entry apart");
+    b.bits[STEPQ_ALLOC_RLIFE][1][H * K - 1] ^= 2;
+    b.w[5] = nextafterf(b.w[5], 2.0f);
+    CHECK(!stepq_plan_same_encoding(&a, &b), "one row weight apart");
+    b.w[5] = a.w[5];
+    b.damp[7] ^= 1;
+    CHECK(!stepq_plan_same_encoding(&a, &b), "one DAMP row apart");
+    b.damp[7] ^= 1;
+    b.rho = 0.25;
+    CHECK(!stepq_plan_same_encoding(&a, &b), "rho apart");
+    b.rho = a.rho;
+    b.head[2] = 5;
+    CHECK(!stepq_plan_same_encoding(&a, &b), "a label apart");
+    b.head[2] = a.head[2];
+    CHECK(stepq_plan_same_encoding(&a, &b), "and alike again");
+    stepq_plan_free(&a);
+    stepq_plan_free(&b);
+}
+
 int main(int argc, char** argv) {
     gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 17);
@@ -379,6 +420,7 @@ int main(int argc, char** argv) {
     check_lifetime();
     check_omega();
     check_half_life(r);
+    check_same_encoding(r);
     check_plan_files(argc > 1 ? argv[1] : ".", r);
     check_kinds(argc > 1 ? argv[1] : ".");
     gsl_rng_free(r);
