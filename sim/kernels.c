@@ -192,10 +192,6 @@ FR_INLINE __m512i rows128_update_lanes(__m512* t, __m512* yv, const stepq_qstate
     }
     return m;
 }
-FR_INLINE uint32_t rows128_update(__m512* t, __m512* yv, const stepq_qstate* qs, const fr_ctx* h,
-                                  const stepq_step_in* in, const float* decay, double scale, int i, int fam) {
-    return _mm512_reduce_max_epu32(rows128_update_lanes(t, yv, qs, h, in, decay, scale, i, fam));
-}
 
 // rows128_encode of a row of another width (FP16 pivots, 2, 3, 5 and 7 bits) through the row
 // functions, out of line: inlined three times, its row buffers made GCC keep the vector rows
@@ -306,7 +302,7 @@ FR_INLINE int rows128_encode(stepq_qstate* qs, const fr_ctx* h, const __m512* t,
     return STEPQ_OK;
 }
 
-// the 16-row groups of the write passes: rows g .. g + n - 1 (n <= 16) updated (rows128_update)
+// the 16-row groups of the write passes: rows g .. g + n - 1 (n <= 16) updated (rows128_update_lanes)
 // into buf, 128 floats a row; umax (16) <- their largest |x| as float bits, 0 past n; qmax (16,
 // may be NULL) <- the largest code of each row's width (1 for widths the vector codecs do not
 // take, which rows128_encode_other encodes, and past n)
@@ -416,15 +412,20 @@ FR_INLINE int write_rows128(stepq_qstate* qs, const fr_ctx* h, const stepq_step_
                             const float* decay, double scale, const float* S_ref, float* y,
                             stepq_qmeasure* m, float* X_pre, int fam) {
     if (fr_pass128(fam) == FR_PASS_CAST) {  // no scale: each row encoded right after its update
+        // the rows' |x| bits kept lane by lane and reduced once: a step with a non-finite row fails
+        // after its last row rather than at that row (what it left in the state is not read), and a
+        // reduction and branch per row had taken a third of the pass (AMD Zen 4: the float32
+        // format's step 2617 -> see method 6.5)
         __m512 yv[FR_R128];
+        __m512i lanes = _mm512_setzero_si512();
         fr_load128(yv, y);
         for (int i = 0; i < qs->K; i++) {
             __m512 t[FR_R128];
-            if (rows128_update(t, yv, qs, h, in, decay, scale, i, fam) > 0x7f7fffffu) return STEPQ_ERR;
+            lanes = _mm512_max_epu32(lanes, rows128_update_lanes(t, yv, qs, h, in, decay, scale, i, fam));
             cast128_encode(qs, t, i, S_ref, m);
         }
         fr_store128(y, yv);
-        return STEPQ_OK;
+        return _mm512_reduce_max_epu32(lanes) > 0x7f7fffffu ? STEPQ_ERR : STEPQ_OK;
     }
     if (fr_pass128(fam) == FR_PASS_RESIDUAL) return write_leap128(qs, h, in, decay, scale, S_ref, y, m, fam);
     float buf[16 * 128] __attribute__((aligned(64)));
@@ -449,7 +450,7 @@ FR_INLINE int write_rows128(stepq_qstate* qs, const fr_ctx* h, const stepq_step_
 }
 
 // pass 2 of a whole-head format's 128-wide rows (DUAL, NVFP4, FP8TILE, SR): X <- the updated state, row by
-// row in registers (rows128_update), *head_umax <- its largest |x| as float bits
+// row in registers (rows128_update_lanes), *head_umax <- its largest |x| as float bits
 FR_INLINE void write_head128(stepq_qstate* qs, const fr_ctx* h, const stepq_step_in* in, const float* decay,
                              double scale, float* y, uint32_t* head_umax, int fam) {
     __m512 t[FR_R128], yv[FR_R128];
