@@ -283,9 +283,6 @@ static void check_propagate(const stepq_backend* k, int kind, int K, gsl_rng* r)
     free(kP); free(w); free(g);
 }
 
-// the calibration's round trips (dual-axis fit, DSQ, per-row absmax) against the reference's
-// codecs, bit for bit: bytes and decoded values at every width of the plans, without and with
-// FP16 pivot rows, and a non-finite head refused by both
 // the injected error's float64 step (the halflife driver) against the reference: E, the rows'
 // sums and the read-out error, bit for bit, over a few steps with and without the rows' sums
 static void check_error_step(const stepq_backend* k, int kind, int K, int V, gsl_rng* r) {
@@ -311,6 +308,9 @@ static void check_error_step(const stepq_backend* k, int kind, int K, int V, gsl
     free(E[0]), free(E[1]);
 }
 
+// the calibration's round trips (dual-axis fit, DSQ, per-row absmax) against the reference's
+// codecs, bit for bit: bytes and decoded values at every width of the plans, without and with
+// FP16 pivot rows, and a non-finite head refused by both
 static void check_roundtrips(const stepq_backend* k, const stepq_plan* plan, const float* S, int K, int V) {
     const stepq_backend* ref = &stepq_backend_reference;
     const size_t nb = (size_t)K * V * 2 + 2 * (size_t)V + 4;

@@ -324,9 +324,9 @@ def test_documents_of_different_lengths_in_one_eval(work, capsys):
     from stepq.hf.cli import load_model
     from stepq.hf.eval import evaluate
     qwen3_5().save_pretrained(work / "q35len")
-    # the model as the command loads it: a model and its saved and reloaded copy hold equal
-    # weights, yet their float32 forwards differed by up to 8e-6 nats on an AMD Zen 4 (the same
-    # operations on other tensors' memory), which this comparison is not about
+    # the model as the command loads it: a model and its saved and reloaded copy held equal
+    # weights and buffers, yet their float32 forwards differed by up to 8e-6 nats on an AMD Zen 4,
+    # which this comparison is not about
     model = load_model(str(work / "q35len"))[0]
     rng = np.random.default_rng(3)
     texts = []
