@@ -159,6 +159,17 @@ static float* tensor(const stepq_st_file* f, const char* name, int rank, long lo
     return x;
 }
 
+// a short convolution's weights (D, 1, W) as read, in place as (W, D): each tap's weights over
+// the channels, so the forward runs the channels side by side (lm_impl.h's conv_)
+static void taps_first(float* w, int D, int W) {
+    if (!w) return;
+    float* t = mallocCheck(sizeof(float) * (size_t)D * W);
+    for (int c = 0; c < D; c++)
+        for (int i = 0; i < W; i++) t[(size_t)i * D + c] = w[(size_t)c * W + i];
+    memcpy(w, t, sizeof(float) * (size_t)D * W);
+    free(t);
+}
+
 static void load_layer(stepq_lm* m, const stepq_st_file* f, int l, int* rc) {
     stepq_lm_layer* L = &m->L[l];
     const int H = m->heads, D = m->D, hid = m->hidden, V = m->V;
@@ -173,6 +184,9 @@ static void load_layer(stepq_lm* m, const stepq_st_file* f, int l, int* rc) {
     T3(q_conv, "attn.q_conv1d.weight", D, 1, m->conv);
     T3(k_conv, "attn.k_conv1d.weight", D, 1, m->conv);
     T3(v_conv, "attn.v_conv1d.weight", D, 1, m->conv);
+    taps_first(L->q_conv, D, m->conv);
+    taps_first(L->k_conv, D, m->conv);
+    taps_first(L->v_conv, D, m->conv);
     T2(b_proj, "attn.b_proj.weight", H, hid);
     T1(A_log, "attn.A_log", H);
     if (m->kind == STEPQ_GDN) {

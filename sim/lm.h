@@ -20,7 +20,8 @@
 #include "trace.h"
 
 typedef struct {
-    float *attn_norm, *q_proj, *k_proj, *v_proj, *q_conv, *k_conv, *v_conv;
+    float *attn_norm, *q_proj, *k_proj, *v_proj;
+    float *q_conv, *k_conv, *v_conv;  // (W, D): the checkpoint's (D, 1, W) taps, transposed at load
     float *a_proj, *f_proj0, *f_proj1;  // the gate: GDN a_proj [H, hidden]; KDA f_proj [V, hidden], [D, V]
     float *b_proj, *A_log, *dt_bias;    // [H, hidden], [H], GDN [H] / KDA [D]
     float *g_proj, *g_proj0, *g_proj1, *g_bias;  // the output gate: GDN [D, hidden]; KDA [V, hidden], [D, V], [D]
@@ -56,7 +57,7 @@ void stepq_lm_inputs_free(stepq_lm_inputs* in);
 // One sequence: the short-convolution states and every head's delta-rule state.
 typedef struct {
     const stepq_lm* m;
-    float* conv;         // (L, 3, D, W-1) the last W-1 pre-convolution q, k, v inputs, oldest first
+    float* conv;         // (L, 3, W-1, D) the last W-1 pre-convolution q, k, v inputs, oldest first
     float* S;            // (L, H, K, V) native states, up to the boundary
     struct stepq_lm_heads* heads;  // after the boundary: every head's engine (lm.c); else NULL
     const stepq_backend* be;  // steps the native states (its float32 step): the default CPU backend

@@ -37,18 +37,21 @@ static void LM_CAT(l2norm_, REAL)(REAL* x, int n) {
     for (int i = 0; i < n; i++) x[i] *= r;
 }
 
-// conv (3, D, W-1) of the layer: p (D) through channel weights w (D, 1, W), SiLU, into out;
-// the buffer shifts by one
-static void LM_CAT(conv_, REAL)(REAL* out, REAL* buf, const REAL* p, const float* w, int D, int W) {
-    for (int c = 0; c < D; c++) {
-        REAL* b = buf + (size_t)c * (W - 1);
-        const float* wc = w + (size_t)c * W;
-        REAL s = (REAL)wc[W - 1] * p[c];
-        for (int i = 0; i < W - 1; i++) s += (REAL)wc[i] * b[i];
-        for (int i = 0; i + 1 < W - 1; i++) b[i] = b[i + 1];
-        b[W - 2] = p[c];
-        out[c] = LM_CAT(silu_, REAL)(s);
+// conv (3, W-1, D) of the layer: p (D) through the taps w (W, D; tap W-1 takes p), SiLU, into
+// out; the buffer (W-1 inputs of D, oldest first) shifts by one. Each channel's sum runs in
+// PyTorch's order (tap W-1 first, then the oldest input onwards), the channels side by side.
+static void LM_CAT(conv_, REAL)(REAL* restrict out, REAL* restrict buf, const REAL* restrict p,
+                                const float* restrict w, int D, int W) {
+    const float* wl = w + (size_t)(W - 1) * D;
+    for (int c = 0; c < D; c++) out[c] = (REAL)wl[c] * p[c];
+    for (int i = 0; i < W - 1; i++) {
+        const float* wi = w + (size_t)i * D;
+        const REAL* b = buf + (size_t)i * D;
+        for (int c = 0; c < D; c++) out[c] += (REAL)wi[c] * b[c];
     }
+    memmove(buf, buf + D, sizeof(REAL) * (size_t)(W - 2) * D);
+    memcpy(buf + (size_t)(W - 2) * D, p, sizeof(REAL) * (size_t)D);
+    for (int c = 0; c < D; c++) out[c] = LM_CAT(silu_, REAL)(out[c]);
 }
 
 // the batch's product of field `in` of every sequence's scratch by W into field `out`

@@ -244,7 +244,14 @@ static void check_model(const char* which) {
     dd = maxdiff(s.S, S, n, &mb);
     CHECK(dd <= 1e-4 * mb, "%s: final states differ by %.3g (largest %.3g)", which, dd, mb);
     free(S);
-    float* cs = read_f32(f, fix, "conv_state", &n);
+    float* cs = read_f32(f, fix, "conv_state", &n);  // PyTorch's (L, 3, D, W-1); ours (L, 3, W-1, D)
+    const int W1 = m.conv - 1;
+    float* ct = malloc(sizeof(float) * n);
+    for (size_t b = 0; b < (size_t)m.layers * 3 && n == (size_t)m.layers * 3 * D * W1; b++)
+        for (int c = 0; c < D; c++)
+            for (int i = 0; i < W1; i++) ct[(b * W1 + i) * D + c] = cs[(b * D + c) * W1 + i];
+    if (n == (size_t)m.layers * 3 * D * W1) memcpy(cs, ct, sizeof(float) * n);
+    free(ct);
     dd = maxdiff(s.conv, cs, n, &mb);
     CHECK(n == (size_t)m.layers * 3 * D * (m.conv - 1) && dd <= 1e-4 * mb, "%s: conv states differ by %.3g", which, dd);
     free(cs);
