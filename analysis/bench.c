@@ -9,6 +9,8 @@
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 #endif
 
 #include "../base/common.h"
@@ -413,6 +415,64 @@ static step_table time_steps(const inputs* in, const stepq_backend* k, const ste
     return st;
 }
 
+// the language model's products (sim/matvec_impl.h) on every CPU backend this CPU runs: one
+// the shipped KDA model's shapes (4 layers: hidden 128, 4 heads of 128, MLP 384; the output
+// head), batches of 1 and 16 vectors (the recall and nll drivers batch the formats' runs of a
+// document), each backend's median of `reps` passes of thread CPU time (the backends alternate,
+// so a drift of the machine meets each alike); the matrices (9.2 MB) exceed L2, as the model's do
+static void bench_products(int reps) {
+    static const int shapes[][2] = {{512, 128}, {512, 128}, {512, 128}, {128, 128}, {512, 128}, {4, 128},
+                                    {128, 128}, {512, 128}, {128, 512}, {384, 128}, {384, 128}, {128, 384},
+                                    {256, 128}};  // a layer's twelve, then the output head
+    enum { NM = 12, NL = 4, NW = NM * NL + 1, NB = 16 };
+    float* Wm[NW];
+    const int* shp[NW];
+    for (int m = 0; m < NW; m++) shp[m] = shapes[m < NM * NL ? m % NM : NM];
+    double macs = 0;
+    gsl_rng* r = gsl_rng_alloc(gsl_rng_mt19937);
+    for (int m = 0; m < NW; m++) {
+        const size_t sz = (size_t)shp[m][0] * shp[m][1];
+        Wm[m] = mallocCheck(sizeof(float) * sz);
+        for (size_t i = 0; i < sz; i++) Wm[m][i] = (float)gsl_ran_gaussian(r, 0.1);
+        macs += (double)sz;
+    }
+    float xb[NB][512], yb[NB][512];
+    float* yp[NB];
+    const float* xp[NB];
+    for (int b = 0; b < NB; b++) {
+        for (int i = 0; i < 512; i++) xb[b][i] = (float)gsl_ran_gaussian(r, 1.0);
+        yp[b] = yb[b], xp[b] = xb[b];
+    }
+    gsl_rng_free(r);
+    const stepq_backend* be[8];
+    int nbe = 0;
+    for (const stepq_backend* const* c = stepq_backends_cpu; *c && nbe < 8; c++)
+        if ((*c)->matvec && stepq_backend_supported(*c)) be[nbe++] = *c;
+    printf("\nlanguage model products: %d layers of the KDA model's shapes and its head (%.2f M weights), thread "
+           "CPU time, median of %d\n%-12s %14s %14s\n", NL, macs / 1e6, reps, "backend", "GMAC/s batch 1",
+           "batch 16");
+    static const int batches[2] = {1, NB};
+    double* t = mallocCheck(sizeof(double) * reps * nbe * 2);
+    for (int rep = 0; rep < reps; rep++)
+        for (int b = 0; b < nbe; b++)
+            for (int z = 0; z < 2; z++) {
+                const double t0 = thread_now();
+                for (int m = 0; m < NW; m++) be[b]->matvec(yp, Wm[m], xp, batches[z], shp[m][0], shp[m][1]);
+                t[((size_t)b * 2 + z) * reps + rep] = thread_now() - t0;
+            }
+    for (int b = 0; b < nbe; b++) {
+        printf("%-12s", be[b]->name);
+        for (int z = 0; z < 2; z++) {
+            double* tz = t + ((size_t)b * 2 + z) * reps;
+            qsort(tz, reps, sizeof *tz, cmp_double);
+            printf(" %14.2f", macs * batches[z] / tz[reps / 2] / 1e9);
+        }
+        printf("\n");
+    }
+    free(t);
+    for (int m = 0; m < NW; m++) free(Wm[m]);
+}
+
 int stepq_bench(const stepq_bench_cfg* c) {
     const stepq_backend* k = stepq_backend_default();
     const stepq_bench_isa* isa = isa_for(k);
@@ -462,6 +522,8 @@ int stepq_bench(const stepq_bench_cfg* c) {
                    gbs / (2 * mc.bw), sv[z * nsf].ns_all / s.ns_all);
         }
     }
+
+    bench_products(c->quick ? 5 : 21);
 
     int dh = c->quick ? 2 : 8;
     fflush(stdout);  // the table before the driver's progress lines on stderr
