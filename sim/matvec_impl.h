@@ -91,76 +91,44 @@ MATVEC_LINKAGE void MATVEC_FN(REAL* const* y, const float* W, const REAL* const*
 #if MV_WIDE
         if (rows == 4 && n16 == n_in)
             for (; s + 2 <= n; s += 2) {
-                const REAL *xs = x[s], *xt = x[s + 1];
-                MV_LANES a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, b0 = {0}, b1 = {0}, b2 = {0}, b3 = {0};
+                MV_LANES a[4] = {{0}}, b[4] = {{0}};
                 for (int i = 0; i < n16; i += 16) {
-                    MV_LANES xv, xw, w0, w1, w2, w3;
-                    memcpy(&xv, xs + i, sizeof xv);
-                    memcpy(&xw, xt + i, sizeof xw);
-                    MV_WLOAD(w0, w[0] + i);
-                    MV_WLOAD(w1, w[1] + i);
-                    MV_WLOAD(w2, w[2] + i);
-                    MV_WLOAD(w3, w[3] + i);
-                    a0 += w0 * xv;
-                    a1 += w1 * xv;
-                    a2 += w2 * xv;
-                    a3 += w3 * xv;
-                    b0 += w0 * xw;
-                    b1 += w1 * xw;
-                    b2 += w2 * xw;
-                    b3 += w3 * xw;
+                    MV_LANES xv, xw, wv[4];
+                    memcpy(&xv, x[s] + i, sizeof xv);
+                    memcpy(&xw, x[s + 1] + i, sizeof xw);
+                    for (int r = 0; r < 4; r++) MV_WLOAD(wv[r], w[r] + i);
+                    for (int r = 0; r < 4; r++) a[r] += wv[r] * xv, b[r] += wv[r] * xw;
                 }
-                MV_CAT(MATVEC_FN, _sum4)(y[s] + o, a0, a1, a2, a3);
-                MV_CAT(MATVEC_FN, _sum4)(y[s + 1] + o, b0, b1, b2, b3);
+                MV_CAT(MATVEC_FN, _sum4)(y[s] + o, a[0], a[1], a[2], a[3]);
+                MV_CAT(MATVEC_FN, _sum4)(y[s + 1] + o, b[0], b[1], b[2], b[3]);
             }
 #endif
-#if MV_WIDE
         for (; s < n; s++) {
             const REAL* xs = x[s];
-            MV_LANES a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+            REAL lane[4][16];
+#if MV_WIDE
+            MV_LANES a[4] = {{0}};
             for (int i = 0; i < n16; i += 16) {
-                MV_LANES xv, w0, w1, w2, w3;
+                MV_LANES xv, wv[4];
                 memcpy(&xv, xs + i, sizeof xv);
-                MV_WLOAD(w0, w[0] + i);
-                MV_WLOAD(w1, w[1] + i);
-                MV_WLOAD(w2, w[2] + i);
-                MV_WLOAD(w3, w[3] + i);
-                a0 += w0 * xv;
-                a1 += w1 * xv;
-                a2 += w2 * xv;
-                a3 += w3 * xv;
+                for (int r = 0; r < 4; r++) MV_WLOAD(wv[r], w[r] + i);
+                for (int r = 0; r < 4; r++) a[r] += wv[r] * xv;
             }
             if (rows == 4 && n16 == n_in) {
-                MV_CAT(MATVEC_FN, _sum4)(y[s] + o, a0, a1, a2, a3);
+                MV_CAT(MATVEC_FN, _sum4)(y[s] + o, a[0], a[1], a[2], a[3]);
                 continue;
             }
-            REAL lane[4][16];
-            memcpy(lane[0], &a0, sizeof a0);
-            memcpy(lane[1], &a1, sizeof a1);
-            memcpy(lane[2], &a2, sizeof a2);
-            memcpy(lane[3], &a3, sizeof a3);
+            memcpy(lane, a, sizeof lane);
 #else
-        for (; s < n; s++) {
-            const REAL* xs = x[s];
-            REAL lane[4][16];
             for (int c = 0; c < 16; c += MV_PER) {  // lanes c .. c + MV_PER - 1
-                MV_N a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+                MV_N a[4] = {{0}};
                 for (int i = c; i < n16; i += 16) {
-                    MV_N xv, w0, w1, w2, w3;
+                    MV_N xv, wv[4];
                     memcpy(&xv, xs + i, sizeof xv);
-                    MV_NLOAD(w0, w[0] + i);
-                    MV_NLOAD(w1, w[1] + i);
-                    MV_NLOAD(w2, w[2] + i);
-                    MV_NLOAD(w3, w[3] + i);
-                    a0 += w0 * xv;
-                    a1 += w1 * xv;
-                    a2 += w2 * xv;
-                    a3 += w3 * xv;
+                    for (int r = 0; r < 4; r++) MV_NLOAD(wv[r], w[r] + i);
+                    for (int r = 0; r < 4; r++) a[r] += wv[r] * xv;
                 }
-                memcpy(lane[0] + c, &a0, sizeof a0);
-                memcpy(lane[1] + c, &a1, sizeof a1);
-                memcpy(lane[2] + c, &a2, sizeof a2);
-                memcpy(lane[3] + c, &a3, sizeof a3);
+                for (int r = 0; r < 4; r++) memcpy(lane[r] + c, &a[r], sizeof a[r]);
             }
 #endif
             // the elements past the last 16 into their lanes, then the lanes summed pairwise (8 + 8,
