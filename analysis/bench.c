@@ -9,9 +9,9 @@
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
+#endif
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
-#endif
 
 #include "../base/common.h"
 #include "../base/h5util.h"
