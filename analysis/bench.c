@@ -415,8 +415,8 @@ static step_table time_steps(const inputs* in, const stepq_backend* k, const ste
     return st;
 }
 
-// the language model's products (sim/matvec_impl.h) on every CPU backend this CPU runs: one
-// the shipped KDA model's shapes (4 layers: hidden 128, 4 heads of 128, MLP 384; the output
+// the language model's products (sim/matvec_impl.h) on every CPU backend this CPU runs: the
+// shipped KDA model's shapes (4 layers: hidden 128, 4 heads of 128, MLP 384; the output
 // head), batches of 1 and 16 vectors (the recall and nll drivers batch the formats' runs of a
 // document), each backend's median of `reps` passes of thread CPU time (the backends alternate,
 // so a drift of the machine meets each alike); the matrices (9.2 MB) exceed L2, as the model's do

@@ -7,12 +7,11 @@
 // instruction set makes it) summed in a fixed order, multiply then add (ISO C: no
 // contraction), so every instruction set gives the same bits and a vector's product does not
 // depend on the batch. A row of W is read once for the batch, and four rows' sums run side by
-// side (four independent chains of additions, where one row's chain bound the loop). With
-// AVX-512, where 16 lanes are one register, two vectors of the batch run together (eight
-// chains, each load of W used twice), the four rows' lanes are summed side by side in the
-// registers (sum4: the same additions in the same order as one row's), and the next four rows
-// of W are prefetched while these are used. Narrower instruction sets take the lanes a native
-// vector at a time. Against the single loop over 16-lane vectors this replaced (the shipped KDA
+// side (four independent chains of additions, where one row's chain bound the loop), while the
+// next four rows of W are prefetched. With AVX-512, where 16 lanes are one register, two vectors
+// of the batch run together (eight chains, each load of W used twice) and the four rows' lanes
+// are summed side by side in the registers (sum4: the same additions in the same order as one
+// row's); narrower instruction sets take the lanes a native vector at a time. Against the single loop over 16-lane vectors this replaced (the shipped KDA
 // model's shapes, batches of 1, 3 and 16, one thread, alternating passes, every product
 // bit-identical): AVX-512 0.76-0.79x the time, AVX2 0.35-0.45x, SSE4.2 0.82-0.86x.
 //
@@ -29,14 +28,16 @@ typedef float MV_W16 __attribute__((vector_size(64)));
 typedef REAL MV_8 __attribute__((vector_size(8 * sizeof(REAL))));
 typedef REAL MV_4 __attribute__((vector_size(4 * sizeof(REAL))));
 
-// the 16 weights at w as REALs, and 16 values of x (macros: a function returning a vector this
-// wide changes the ABI on the narrower instruction sets)
-#define MV_WLOAD(v, w)                                 \
-    do {                                               \
-        MV_W16 f_;                                     \
-        memcpy(&f_, (w), sizeof f_);                   \
-        (v) = __builtin_convertvector(f_, MV_LANES);   \
+// v (a vector of type VT) <- the floats at w (as many, type FT) as REALs; the 16 weights at w
+// (macros: a function returning a vector this wide changes the ABI on the narrower instruction
+// sets)
+#define MV_CVLOAD(v, w, FT, VT)                \
+    do {                                       \
+        FT f_;                                 \
+        memcpy(&f_, (w), sizeof f_);           \
+        (v) = __builtin_convertvector(f_, VT); \
     } while (0)
+#define MV_WLOAD(v, w) MV_CVLOAD(v, w, MV_W16, MV_LANES)
 
 #if defined(__AVX512F__)
 #define MV_WIDE 1  // 16 lanes of float are one register
@@ -67,12 +68,7 @@ typedef REAL MV_N __attribute__((vector_size(16)));
 #endif
 #define MV_PER ((int)(sizeof(MV_N) / sizeof(REAL)))
 typedef float MV_NF __attribute__((vector_size(sizeof(MV_N) / sizeof(REAL) * sizeof(float))));
-#define MV_NLOAD(v, w)                               \
-    do {                                             \
-        MV_NF f_;                                    \
-        memcpy(&f_, (w), sizeof f_);                 \
-        (v) = __builtin_convertvector(f_, MV_N);     \
-    } while (0)
+#define MV_NLOAD(v, w) MV_CVLOAD(v, w, MV_NF, MV_N)
 #endif
 
 // y[s] (n_out) <- W (n_out, n_in) x[s] for each of the n vectors
@@ -144,6 +140,7 @@ MATVEC_LINKAGE void MATVEC_FN(REAL* const* y, const float* W, const REAL* const*
 }
 
 #undef MV_WLOAD
+#undef MV_CVLOAD
 #undef MV_WIDE
 #undef MV_N
 #undef MV_NF

@@ -246,14 +246,14 @@ static void check_model(const char* which) {
     free(S);
     float* cs = read_f32(f, fix, "conv_state", &n);  // PyTorch's (L, 3, D, W-1); ours (L, 3, W-1, D)
     const int W1 = m.conv - 1;
-    float* ct = malloc(sizeof(float) * n);
-    for (size_t b = 0; b < (size_t)m.layers * 3 && n == (size_t)m.layers * 3 * D * W1; b++)
+    const int sized = n == (size_t)m.layers * 3 * D * W1;
+    float* ct = malloc(sizeof(float) * n);  // PyTorch's in our layout
+    for (size_t b = 0; sized && b < (size_t)m.layers * 3; b++)
         for (int c = 0; c < D; c++)
             for (int i = 0; i < W1; i++) ct[(b * W1 + i) * D + c] = cs[(b * D + c) * W1 + i];
-    if (n == (size_t)m.layers * 3 * D * W1) memcpy(cs, ct, sizeof(float) * n);
+    dd = sized ? maxdiff(s.conv, ct, n, &mb) : 0;
+    CHECK(sized && dd <= 1e-4 * mb, "%s: conv states differ by %.3g", which, dd);
     free(ct);
-    dd = maxdiff(s.conv, cs, n, &mb);
-    CHECK(n == (size_t)m.layers * 3 * D * (m.conv - 1) && dd <= 1e-4 * mb, "%s: conv states differ by %.3g", which, dd);
     free(cs);
     // the float64 run against PyTorch's float64 run, and ours in float32 against it
     double* l64 = malloc(sizeof(double) * (size_t)T * m.vocab);
