@@ -24,9 +24,42 @@
 // ---------------------------------------------------------------------------------------------
 // calibration, alone or before a run
 
+// The plans this process calibrated, by key: all.cfg's quickstart, formats and ablation configs
+// (and the knobs and robustness configs' paper values) calibrate the same heads alike, and a
+// later one copies the first one's plan instead of calibrating again.
+enum { MADE_MAX = 128 };
+static struct {
+    char key[40];
+    char path[4096];
+} made[MADE_MAX];
+static int n_made;
+
+static void remember_made(const char* key, const char* path) {
+    if (n_made == MADE_MAX || strlen(path) >= sizeof made[0].path) return;
+    snprintf(made[n_made].key, sizeof made[n_made].key, "%s", key);
+    snprintf(made[n_made].path, sizeof made[n_made].path, "%s", path);
+    n_made++;
+}
+
+// A plan of key that this process calibrated into *p (a path other than output, still holding
+// that key): its path, or NULL when there is none
+static const char* find_made(stepq_plan* p, const char* key, const char* output) {
+    for (int i = 0; i < n_made; i++) {
+        if (strcmp(made[i].key, key) || !strcmp(made[i].path, output)) continue;
+        if (stepq_plan_read(p, made[i].path) == STEPQ_OK && !strcmp(p->calibration_key, key)) {
+            stepq_forget_input(made[i].path);  // read to copy, not an input of this run
+            return made[i].path;
+        }
+        if (p->H) stepq_plan_free(p);
+        stepq_forget_input(made[i].path);
+    }
+    return NULL;
+}
+
 // Calibrates as cf (group g, or the root) says and writes the plan to output; *out receives
 // it in memory when not NULL. reuse: keep a plan already at output that was made from the
-// same calibration key (same stepq revision, source, segments and settings) instead.
+// same calibration key (same stepq revision, source, segments and settings) instead. A plan
+// of the same key that an earlier config of this process calibrated is copied to output.
 int stepq_cfg_calibrate_plan(const stepq_cfgfile* cf, const config_setting_t* g, const char* output,
                           stepq_plan* out, int reuse) {
     stepq_calib_build b;
@@ -39,6 +72,7 @@ int stepq_cfg_calibrate_plan(const stepq_cfgfile* cf, const config_setting_t* g,
         if (stepq_plan_read(&old, output) == STEPQ_OK && !strcmp(old.calibration_key, b.key)) {
             printf("plan %s was made from this calibration (key %s): not calibrating again\n",
                    output, b.key);
+            remember_made(b.key, output);
             if (out) *out = old;
             else stepq_plan_free(&old);
             stepq_calib_build_free(&b);
@@ -48,10 +82,24 @@ int stepq_cfg_calibrate_plan(const stepq_cfgfile* cf, const config_setting_t* g,
         else fprintf(stderr, "calibrate: the plan at %s cannot be reused (above): calibrating again\n", output);
         stepq_forget_input(output);  // read only to compare keys: the new plan replaces it
     }
-    rc = stepq_prepare_output(output) || stepq_calibrate(out, &b.c);
-    if (!rc)
-        printf("wrote plan %s (%d heads, %d pivot units)\n", output, b.c.segments[0]->n_heads,
-               b.c.pivots);
+    stepq_plan copy = {0};
+    const char* from = find_made(&copy, b.key, output);
+    if (from) {
+        // the same datasets as a calibration would write; this config's text and source
+        rc = stepq_prepare_output(output) ||
+             stepq_plan_write(output, &copy, b.c.prov.config_text, b.c.prov.source);
+        if (!rc)
+            printf("wrote plan %s: a copy of %s, made from this calibration (key %s) earlier in this run\n",
+                   output, from, b.key);
+        if (!rc && out) *out = copy;
+        else stepq_plan_free(&copy);
+    } else {
+        rc = stepq_prepare_output(output) || stepq_calibrate(out, &b.c);
+        if (!rc)
+            printf("wrote plan %s (%d heads, %d pivot units)\n", output, b.c.segments[0]->n_heads,
+                   b.c.pivots);
+    }
+    if (!rc) remember_made(b.key, output);
     // a plan the run goes on to use is one of its inputs: recorded with its checksum in the
     // results' provenance (as a plan read is), and no output may replace it
     if (!rc && out) stepq_note_input(output);
