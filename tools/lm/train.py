@@ -26,12 +26,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _malloc_returns_memory():
-    """glibc's malloc raises its mmap threshold as large blocks are freed, after which the
-    training step's tensors (tens of MB each) come from the heap and are never given back: a KDA
-    run on 10240-byte windows grew to 12.5 GB resident in four steps against a 5.3 GB peak of
-    live tensors. A fixed threshold (M_MMAP_THRESHOLD = 64 KiB) and no trimming delay
-    (M_TRIM_THRESHOLD = 0) keep it at that peak, at the same speed (measured side by side,
-    tools/lm/README.md)."""
+    """--return-memory: glibc's malloc raises its mmap threshold as large blocks are freed, after
+    which the training step's tensors (tens of MB each) come from the heap and are never given
+    back: a KDA run on 10240-byte windows grew to 12.5 GB resident in four steps against a 5.3 GB
+    peak of live tensors. A fixed threshold (M_MMAP_THRESHOLD = 64 KiB) and no trimming delay
+    (M_TRIM_THRESHOLD = 0) keep it at that peak. It costs time: every block over 64 KiB is then
+    mapped afresh (a GDN step on a 4096-byte window, one thread: 6.9 s against 3.0 s; 1.9 GB
+    against 2.9 GB resident; tools/lm/README.md)."""
     try:
         import ctypes
         libc = ctypes.CDLL("libc.so.6")
@@ -41,7 +42,6 @@ def _malloc_returns_memory():
         pass
 
 
-_malloc_returns_memory()
 sys.path.insert(0, HERE)
 from model import DeltaLM, make_config, save_checkpoint  # noqa: E402
 import recall  # noqa: E402
@@ -297,8 +297,13 @@ def main():
     ap.add_argument("--resume", action="store_true",
                     help="continue the run in --out from its last checkpoint (state.pt: optimizer, step, "
                          "data generator, timings), bit for bit as if it had not stopped")
+    ap.add_argument("--return-memory", action="store_true",
+                    help="have glibc's malloc map every block over 64 KiB afresh and give freed memory back: "
+                         "bounds the resident memory of long KDA windows, at about twice the time per step")
     args = ap.parse_args()
 
+    if args.return_memory:
+        _malloc_returns_memory()
     torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)
     torch.manual_seed(args.seed)
