@@ -79,11 +79,12 @@ def batch(streams, gen, B, T):
 def recall_batch(streams, gen, B, T, name_list, args):
     """B windows of T+1 bytes, each a host slice of T+1 bytes with recall material woven in
     (recall.weave, seeded from gen) and cut back to T+1 bytes; every query or copy lies whole in
-    the window.  Returns x, y and w (the loss weight of each predicted byte: args.answer_weight on
-    answer bytes, 1 elsewhere)."""
+    the window.  Returns x, y, w (the loss weight of each predicted byte: args.answer_weight on
+    answer bytes, 1 elsewhere) and outside (1 at each input byte outside the records' definition
+    lines "#0417 = Hezekiah;\n", 0 on them: where --spare-records counts the writes)."""
     probs = torch.tensor([p for _, p in DOMAINS])
     doms = torch.multinomial(probs, B, replacement=True, generator=gen)
-    rows, weights = [], []
+    rows, weights, outside = [], [], []
     for i in range(B):
         s = streams[DOMAINS[int(doms[i])][0]]
         st = int(torch.randint(0, len(s) - T - 1, (1,), generator=gen))
@@ -93,13 +94,18 @@ def recall_batch(streams, gen, B, T, name_list, args):
                                   dmin=args.dmin, dmax=args.dmax, limit=T + 1 - args.recall_margin)
         doc = doc[:T + 1]
         w = torch.ones(T)
+        o = torch.ones(T)
         for sp in spans:
             if sp["start"] + sp["length"] <= T + 1:
                 w[sp["start"] - 1:sp["start"] - 1 + sp["length"]] = args.answer_weight
+            if sp["kind"] == "record":
+                # "#0417 = " before the value, ";\n" after it
+                o[max(sp["first"] - 8, 0):min(sp["first"] + sp["length"] + 2, T)] = 0
         rows.append(torch.tensor(list(doc), dtype=torch.long))
         weights.append(w)
+        outside.append(o)
     x = torch.stack(rows)
-    return x[:, :-1], x[:, 1:], torch.stack(weights)
+    return x[:, :-1], x[:, 1:], torch.stack(weights), torch.stack(outside)
 
 
 @torch.no_grad()
@@ -225,11 +231,17 @@ class WriteStrength:
             proj.register_forward_hook(lambda mod, inp, out, hs=hs: self.logits.append(out[..., hs])
                                        if mod.training else None)
 
-    def mean(self):
-        """the mean beta since the last call (a tensor with its graph), and forgets it"""
-        betas = torch.cat([torch.sigmoid(x).reshape(-1) for x in self.logits])
+    def mean(self, where=None):
+        """the mean beta since the last call (a tensor with its graph), and forgets it; where
+        ([B, T] of 0 and 1): over the positions where it is 1 only"""
+        if where is None:
+            betas = torch.cat([torch.sigmoid(x).reshape(-1) for x in self.logits])
+            self.logits.clear()
+            return betas.mean()
+        total = sum((torch.sigmoid(x) * where[..., None]).sum() for x in self.logits)
+        count = sum(where.sum() * x.shape[-1] for x in self.logits)
         self.logits.clear()
-        return betas.mean()
+        return total / count
 
 
 def main():
@@ -297,11 +309,17 @@ def main():
     ap.add_argument("--resume", action="store_true",
                     help="continue the run in --out from its last checkpoint (state.pt: optimizer, step, "
                          "data generator, timings), bit for bit as if it had not stopped")
+    ap.add_argument("--spare-records", action="store_true",
+                    help="--sparse-writes weighs the heads' writes outside the records' definition lines only "
+                         "(training uses where the records are: a first stage, to be reported as such)")
     ap.add_argument("--return-memory", action="store_true",
                     help="have glibc's malloc map every block over 64 KiB afresh and give freed memory back: "
                          "bounds the resident memory of long KDA windows, at about twice the time per step")
     args = ap.parse_args()
 
+    if args.spare_records and not (args.sparse_writes > 0 and args.recall):
+        sys.exit("train.py: error: --spare-records needs --sparse-writes (the weight it spares) and --recall "
+                 "(the records it spares)")
     if args.return_memory:
         _malloc_returns_memory()
     torch.set_num_threads(args.threads)
@@ -420,7 +438,7 @@ def main():
         st = torch.load(state_path, weights_only=False)
         keep = ("model", "steps", "warmup", "lr", "min_lr_frac", "wd", "seq", "batch", "seed", "recall", "records",
                 "passages", "dmin", "dmax", "recall_margin", "answer_weight", "init_from", "threads", "long_gates",
-                "long_gate_half_life", "freeze_long_gates", "sparse_writes")
+                "long_gate_half_life", "freeze_long_gates", "sparse_writes", "spare_records")
         # a setting that a run's state.pt predates had its default there
         was = {k: st["args"].get(k, ap.get_default(k)) for k in keep}
         diff = [k for k in keep if was[k] != getattr(args, k)]
@@ -441,14 +459,14 @@ def main():
         for gparam in opt.param_groups:
             gparam["lr"] = lr_at(step)
         if args.recall:
-            x, y, w = recall_batch(streams, gen, args.batch, args.seq, name_list, args)
+            x, y, w, outside = recall_batch(streams, gen, args.batch, args.seq, name_list, args)
         else:
             x, y = batch(streams, gen, args.batch, args.seq)
-            w = None
+            w = outside = None
         logits = model(x)
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), reduction="none")
         loss = loss.mean() if w is None else (loss * w.reshape(-1)).sum() / w.sum()
-        beta_long = writes.mean() if writes is not None else None
+        beta_long = writes.mean(outside if args.spare_records else None) if writes is not None else None
         opt.zero_grad(set_to_none=True)
         # the logged loss is the cross-entropy alone
         (loss if beta_long is None else loss + args.sparse_writes * beta_long).backward()
