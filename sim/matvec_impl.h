@@ -55,6 +55,22 @@ static inline void MV_CAT(MATVEC_FN, _sum4)(REAL* y, MV_LANES a0, MV_LANES a1, M
     const MV_4 w = __builtin_shufflevector(v, v, 0, 2, 4, 6) + __builtin_shufflevector(v, v, 1, 3, 5, 7);
     memcpy(y, &w, sizeof w);
 }
+
+// rows o .. o + 3 of W (w[r]: row o + r, n16 = n_in a multiple of 16) for two vectors of the
+// batch at once, xs into ys + o and xt into yt + o: eight chains, each load of W used twice
+static inline void MV_CAT(MATVEC_FN, _pair)(REAL* ys, REAL* yt, const float* const* w, const REAL* xs,
+                                            const REAL* xt, int n16) {
+    MV_LANES a[4] = {{0}}, b[4] = {{0}};
+    for (int i = 0; i < n16; i += 16) {
+        MV_LANES xv, xw, wv[4];
+        memcpy(&xv, xs + i, sizeof xv);
+        memcpy(&xw, xt + i, sizeof xw);
+        for (int r = 0; r < 4; r++) MV_WLOAD(wv[r], w[r] + i);
+        for (int r = 0; r < 4; r++) a[r] += wv[r] * xv, b[r] += wv[r] * xw;
+    }
+    MV_CAT(MATVEC_FN, _sum4)(ys, a[0], a[1], a[2], a[3]);
+    MV_CAT(MATVEC_FN, _sum4)(yt, b[0], b[1], b[2], b[3]);
+}
 #else
 #define MV_WIDE 0
 // the 16 lanes as native vectors of MV_PER (16 or 32 bytes), a chunk of lanes at a time: GCC
@@ -71,6 +87,15 @@ typedef float MV_NF __attribute__((vector_size(sizeof(MV_N) / sizeof(REAL) * siz
 #define MV_NLOAD(v, w) MV_CVLOAD(v, w, MV_NF, MV_N)
 #endif
 
+// the rows of W after row o + 3 (up to four) on their way into the cache while rows o .. o + 3
+// are used
+static inline void MV_CAT(MATVEC_FN, _prefetch)(const float* W, int o, int n_out, int n_in) {
+    if (o + 4 >= n_out) return;
+    const char* nx = (const char*)(W + (size_t)(o + 4) * n_in);
+    const size_t bytes = sizeof(float) * (size_t)n_in * (size_t)(n_out - o - 4 < 4 ? n_out - o - 4 : 4);
+    for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(nx + b);
+}
+
 // y[s] (n_out) <- W (n_out, n_in) x[s] for each of the n vectors
 MATVEC_LINKAGE void MATVEC_FN(REAL* const* y, const float* W, const REAL* const* x, int n, int n_out, int n_in) {
     const int n16 = n_in / 16 * 16;
@@ -78,26 +103,11 @@ MATVEC_LINKAGE void MATVEC_FN(REAL* const* y, const float* W, const REAL* const*
         const int rows = n_out - o < 4 ? n_out - o : 4;
         const float* w[4];
         for (int r = 0; r < 4; r++) w[r] = W + (size_t)(o + (r < rows ? r : 0)) * n_in;
-        if (o + 4 < n_out) {  // the next rows' weights on their way while these are used
-            const char* nx = (const char*)(W + (size_t)(o + 4) * n_in);
-            const size_t bytes = sizeof(float) * (size_t)n_in * (size_t)(n_out - o - 4 < 4 ? n_out - o - 4 : 4);
-            for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(nx + b);
-        }
+        MV_CAT(MATVEC_FN, _prefetch)(W, o, n_out, n_in);
         int s = 0;
 #if MV_WIDE
         if (rows == 4 && n16 == n_in)
-            for (; s + 2 <= n; s += 2) {
-                MV_LANES a[4] = {{0}}, b[4] = {{0}};
-                for (int i = 0; i < n16; i += 16) {
-                    MV_LANES xv, xw, wv[4];
-                    memcpy(&xv, x[s] + i, sizeof xv);
-                    memcpy(&xw, x[s + 1] + i, sizeof xw);
-                    for (int r = 0; r < 4; r++) MV_WLOAD(wv[r], w[r] + i);
-                    for (int r = 0; r < 4; r++) a[r] += wv[r] * xv, b[r] += wv[r] * xw;
-                }
-                MV_CAT(MATVEC_FN, _sum4)(y[s] + o, a[0], a[1], a[2], a[3]);
-                MV_CAT(MATVEC_FN, _sum4)(y[s + 1] + o, b[0], b[1], b[2], b[3]);
-            }
+            for (; s + 2 <= n; s += 2) MV_CAT(MATVEC_FN, _pair)(y[s] + o, y[s + 1] + o, w, x[s], x[s + 1], n16);
 #endif
         for (; s < n; s++) {
             const REAL* xs = x[s];
