@@ -24,9 +24,10 @@
 // ---------------------------------------------------------------------------------------------
 // calibration, alone or before a run
 
-// The plans this process calibrated, by key: all.cfg's quickstart, formats and ablation configs
-// (and the knobs and robustness configs' paper values) calibrate the same heads alike, and a
-// later one copies the first one's plan instead of calibrating again.
+// The plans this process calibrated (or found at their path), by key: all.cfg's quickstart,
+// formats and ablation configs calibrate the same heads alike, and a later one copies the first
+// one's plan instead of calibrating again. (knobs, robustness and regimes calibrate in memory
+// for each of their values and do not come here.)
 enum { MADE_MAX = 128 };
 static struct {
     char key[40];

@@ -33,6 +33,8 @@ import re
 PASSAGE_MIN = 32
 PASSAGE_MAX = 160
 PASSAGE_CUE = 8
+RECORD_HEAD = len(b"#0417 = ")  # a definition or query line's bytes before the value
+RECORD_TAIL = len(b";\n")       # and after it
 BUCKETS = [[16, 64], [64, 256], [256, 512], [512, 1024], [1024, 2048], [2048, 4096], [4096, 8192]]
 
 _NAME = re.compile(rb"\b[A-Z][a-z]{3,9}\b")
@@ -119,6 +121,7 @@ def weave(host, seed, name_list, n_records=24, n_passages=3, dmin=16, dmax=8192,
             val = name_list[rng.randrange(len(name_list))]
             head_def = b"#%04d = " % key
             head_q = b"#%04d ? " % key
+            assert len(head_def) == len(head_q) == RECORD_HEAD
             si = len(spans)
             spans.append(dict(kind="record", key="%04d" % key, length=len(val), value=val.decode()))
             inserts.append((a, i, head_def + val + b";\n", [(len(head_def), si, "first")]))

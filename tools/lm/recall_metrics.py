@@ -35,7 +35,7 @@ sys.path.insert(0, HERE)
 import recall  # noqa: E402
 from model import load_checkpoint  # noqa: E402
 
-QUERY_HEAD = 8          # len(b"#0417 ? "): the query line's bytes before the answer
+QUERY_HEAD = recall.RECORD_HEAD  # len(b"#0417 ? "): the query line's bytes before the answer
 HALF_LIFE_DOC_BYTES = 8192
 
 

@@ -31,8 +31,8 @@ def _malloc_returns_memory():
     back: a KDA run on 10240-byte windows grew to 12.5 GB resident in four steps against a 5.3 GB
     peak of live tensors. A fixed threshold (M_MMAP_THRESHOLD = 64 KiB) and no trimming delay
     (M_TRIM_THRESHOLD = 0) keep it at that peak. It costs time: every block over 64 KiB is then
-    mapped afresh (a GDN step on a 4096-byte window, one thread: 6.9 s against 3.0 s; 1.9 GB
-    against 2.9 GB resident; tools/lm/README.md)."""
+    mapped afresh (a GDN step on a 4096-byte window, one thread: 6.58 s against 2.94 s, with a
+    peak of 1.9 GB resident against 4.3 GB; tools/lm/step_time.py, tools/lm/README.md)."""
     try:
         import ctypes
         libc = ctypes.CDLL("libc.so.6")
@@ -100,7 +100,7 @@ def recall_batch(streams, gen, B, T, name_list, args):
                 w[sp["start"] - 1:sp["start"] - 1 + sp["length"]] = args.answer_weight
             if sp["kind"] == "record":
                 # "#0417 = " before the value, ";\n" after it
-                o[max(sp["first"] - 8, 0):min(sp["first"] + sp["length"] + 2, T)] = 0
+                o[max(sp["first"] - recall.RECORD_HEAD, 0):min(sp["first"] + sp["length"] + recall.RECORD_TAIL, T)] = 0
         rows.append(torch.tensor(list(doc), dtype=torch.long))
         weights.append(w)
         outside.append(o)
