@@ -198,3 +198,30 @@ def test_half_lives_of_a_gate_set_by_hand():
     assert [u[:3] for u in got] == [w[:3] for w in want]
     for g, w in zip(got, want):
         assert g[3] == pytest.approx(w[3], rel=1e-5)
+
+
+def test_spare_records_marks_exactly_the_definition_lines():
+    """train.py --spare-records counts the heads' writes where recall_batch's `outside` is 1: it
+    must be 0 on every byte of each record's definition line in the input window, read back from
+    the window's text, and 1 everywhere else (query lines, copied passages and host text). Every
+    query lies whole in the window, so its definition line does too."""
+    torch = pytest.importorskip("torch")
+    import argparse
+    import train  # noqa: E402  (tools/lm is on the path)
+    T = 1536
+    host = host_text(400)
+    streams = {dom: torch.frombuffer(bytearray(host), dtype=torch.uint8) for dom, _ in train.DOMAINS}
+    args = argparse.Namespace(records=12, passages=2, dmin=16, dmax=1024, recall_margin=64,
+                              answer_weight=3.0)
+    gen = torch.Generator().manual_seed(5)
+    x, y, w, outside = train.recall_batch(streams, gen, 4, T, NAMES, args)
+    assert x.shape == outside.shape == (4, T)
+    seen = 0
+    for row, o in zip(x, outside):
+        text = bytes(row.to(torch.uint8).tolist())
+        want = torch.ones(T)
+        for m in re.finditer(rb"(?m)^#\d{4} = [A-Za-z]+;\n", text):
+            want[m.start():m.end()] = 0
+            seen += 1
+        assert torch.equal(o, want), text
+    assert seen >= 20
