@@ -207,7 +207,7 @@ def test_spare_records_marks_exactly_the_definition_lines():
     query lies whole in the window, so its definition line does too."""
     torch = pytest.importorskip("torch")
     import argparse
-    import train  # noqa: E402  (tools/lm is on the path)
+    import train  # tools/lm is on the path
     T = 1536
     host = host_text(400)
     streams = {dom: torch.frombuffer(bytearray(host), dtype=torch.uint8) for dom, _ in train.DOMAINS}
