@@ -13,6 +13,7 @@
 #include "../base/stats.h"
 #include "../sim/stream.h"
 #include "../sim/sums.h"
+#include "forced.h"
 #include "octile.h"
 #include "../base/progress.h"
 
@@ -22,53 +23,19 @@ typedef struct {
     const stepq_nll_cfg* c;
     int D, F, NB;      // F: the formats' runs, then the octile runs
     uint8_t** bytes;   // (D) the documents
-    double* native;    // (D, N) native NLL per decode step
-    double* quant;     // (D, F, N) NLL per decode step in each run
+    long* len;         // (D) their lengths
+    stepq_forced_set fs;  // the runs (analysis/forced.h): (D, 1 + F) run 0 native, 1 + f run f
     const char** names;  // (F) each run's name
     double* mag;       // (D, L*H*K) row RMS summed over the second half of each prefill (octiles)
     uint8_t* rows;     // (D, N_OCT_RUNS, L*H*K) 1 = the row an octile run stores at INT-width
-    int failed;
 } nll_run;
 
-// the NLL of the decode steps of n runs of document d (run 0: native; 1 + f: run f), each from
-// a copy of its state after the prefill, stepped in one batch (stepq_lm_batch); a run whose
-// state goes non-finite is reported and the batch stops there (the driver fails)
-static void decode_batch(nll_run* r, int d, const int* runs, int n, const stepq_lm_seq* prefilled) {
-    const stepq_nll_cfg* c = r->c;
-    const long P = c->prefill, N = c->decode;
-    const int vocab = c->model->vocab;
-    const size_t LHK = (size_t)c->model->layers * c->model->heads * c->model->K;
-    const uint8_t* doc = r->bytes[d];
-    stepq_lm_seq seq[STEPQ_LM_BATCH];
-    double* out[STEPQ_LM_BATCH];  // (n) where each run's NLL goes
-    stepq_lm_batch batch;
-    stepq_lm_batch_init(&batch);
-    int failed[STEPQ_LM_BATCH], nf = 0;
-    for (int b = 0; b < n; b++) {
-        const int f = runs[b] - 1;
-        stepq_lm_seq_copy(&seq[b], prefilled);
-        out[b] = f < 0 ? r->native + (size_t)d * N : r->quant + ((size_t)d * r->F + f) * N;
-        int rc = STEPQ_OK;
-        if (f >= c->n_formats)
-            rc = stepq_lm_seq_round_rows(&seq[b], r->rows + ((size_t)d * N_OCT_RUNS + f - c->n_formats) * LHK,
-                                         c->octile_width, c->backend);
-        else if (f >= 0)
-            rc = stepq_lm_seq_quantize(&seq[b], c->formats[f], c->plan, c->backend);
-        if (rc) failed[nf++] = b;
-        else stepq_lm_batch_add(&batch, &seq[b], b);
-    }
-    for (long t = 0; t < N && batch.n > 0 && nf == 0; t++) {
-        stepq_lm_batch_step(&batch, doc[P + t], failed, &nf);
-        for (int k = 0; k < batch.n; k++) out[batch.id[k]][t] = stepq_lm_nll(batch.logits[k], vocab, doc[P + t + 1]);
-    }
-    for (int k = 0; k < nf; k++) {
-        stepq_error("nll: %s, %s: a state went non-finite", c->documents[d],
-                    runs[failed[k]] ? r->names[runs[failed[k]] - 1] : "native");
-#pragma omp atomic write
-        r->failed = 1;
-    }
-    stepq_lm_batch_free(&batch);
-    for (int b = 0; b < n; b++) stepq_lm_seq_free(&seq[b]);
+// the NLL per decode step of document d's native run and of its run f
+static const double* native_of(const nll_run* r, int d) {
+    return r->fs.nll + (size_t)d * (r->F + 1) * (size_t)r->c->decode;
+}
+static const double* run_of(const nll_run* r, int d, int f) {
+    return r->fs.nll + ((size_t)d * (r->F + 1) + 1 + f) * (size_t)r->c->decode;
 }
 
 static int read_documents(nll_run* r) {
@@ -76,6 +43,7 @@ static int read_documents(nll_run* r) {
     for (int d = 0; d < r->D; d++) {
         long n;
         if (stepq_lm_read_text(&r->bytes[d], &n, c->documents[d])) return STEPQ_ERR;
+        r->len[d] = n;
         if (n < c->prefill + c->decode + 1) {
             stepq_error("nll: %s holds %ld bytes; prefill %ld + decode %ld need %ld", c->documents[d], n, c->prefill,
                         c->decode, c->prefill + c->decode + 1);
@@ -117,60 +85,43 @@ static void octile_rows(nll_run* r, int d) {
         }
 }
 
-// An MPI run's units (base/ranks.h) are the runs, document d's native decode (run 0) or format
-// f's (run 1 + f), numbered run-major, run D + d: N ranks then take whole documents while N
+// after prefill step t of document d: the rows' magnitudes over the second half, then the octiles
+static void on_prefill(void* ctx, int d, long t, const stepq_lm_seq* s) {
+    nll_run* r = ctx;
+    if (2 * t >= r->c->prefill) add_row_rms(r->mag + (size_t)d * lhk(r->c), s);
+    if (t == r->c->prefill - 1) octile_rows(r, d);
+}
+
+// every document's runs: native, each format, the octile rows (forced.h). An MPI run's units
+// are the runs, document d's run k numbered k D + d: N ranks then take whole documents while N
 // divides D (no prefill is repeated), and each takes a share of every run, whose costs differ
 // (numbered document-major, 2 ranks of a one-format config took one the native runs and the
 // other every quantized one: 104 s against 76 s for one process of 2 threads)
-static int owns_run(const nll_run* r, int d, int run) { return stepq_rank_owns((long)run * r->D + d); }
-
-static int document_needed(const nll_run* r, int d) {
-    for (int run = 0; run <= r->F; run++)
-        if (owns_run(r, d, run)) return 1;
-    return 0;
-}
-
-// every document's prefill, then every (document, format) decode in parallel
-static void run_all(nll_run* r) {
+static int run_all(nll_run* r) {
     const stepq_nll_cfg* c = r->c;
-    stepq_lm_seq* pre = callocCheck((size_t)r->D, sizeof *pre);
-    float* logits = mallocCheck(sizeof(float) * c->model->vocab);
-    stepq_progress pr;
-    stepq_progress_start(&pr, "nll", "decode runs", (long)r->D * (r->F + 1));
-#pragma omp parallel for schedule(dynamic, 1)
+    const int R = r->F + 1;
+    const size_t n = lhk(c);
+    stepq_forced_spec* specs = callocCheck((size_t)r->D * R, sizeof *specs);
+    long* steps = mallocCheck(sizeof(long) * (size_t)r->D);
     for (int d = 0; d < r->D; d++) {
-        if (!document_needed(r, d)) continue;
-        float* lg = mallocCheck(sizeof(float) * c->model->vocab);
-        stepq_lm_seq_init(&pre[d], c->model);
-        for (long t = 0; t < c->prefill && !r->failed; t++) {
-            if (stepq_lm_step(&pre[d], r->bytes[d][t], lg, NULL) != STEPQ_OK) {
-                stepq_error("nll: %s: the native prefill went non-finite", c->documents[d]);
-#pragma omp atomic write
-                r->failed = 1;
-            }
-            if (r->mag && 2 * t >= c->prefill) add_row_rms(r->mag + (size_t)d * lhk(c), &pre[d]);
+        steps[d] = c->decode;
+        stepq_forced_spec* sp = specs + (size_t)d * R;
+        sp[0].name = "native";
+        for (int f = 0; f < r->F; f++) {
+            sp[1 + f].name = r->names[f];
+            if (f < c->n_formats) sp[1 + f].fmt = c->formats[f], sp[1 + f].plan = c->plan;
+            else sp[1 + f].rows = r->rows + ((size_t)d * N_OCT_RUNS + f - c->n_formats) * n, sp[1 + f].width = c->octile_width;
         }
-        free(lg);
-        if (r->rows) octile_rows(r, d);
     }
-    // each document's runs that this rank owns, in batches of up to `per`: unit u is batch u % nb
-    // of document u / nb
-    const int runs = r->F + 1, per = stepq_lm_batch_runs(r->D, runs), nb = (runs + per - 1) / per;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int u = 0; u < r->D * nb; u++) {
-        const int d = u / nb;
-        int list[STEPQ_LM_BATCH], n = 0;
-        for (int run = (u % nb) * per; run < runs && run < (u % nb + 1) * per; run++)
-            if (owns_run(r, d, run)) list[n++] = run;
-        if (r->failed || n == 0) continue;
-        decode_batch(r, d, list, n, &pre[d]);
-        for (int k = 0; k < n; k++) stepq_progress_tick(&pr);
-    }
-    stepq_progress_end(&pr);
-    for (int d = 0; d < r->D; d++)
-        if (pre[d].m) stepq_lm_seq_free(&pre[d]);
-    free(pre);
-    free(logits);
+    r->fs = (stepq_forced_set){.what = "nll", .model = c->model, .backend = c->backend, .prefill = c->prefill,
+                               .D = r->D, .R = R, .docs = r->bytes, .len = r->len,
+                               .files = c->documents, .steps = steps, .specs = specs,
+                               .on_prefill = r->mag ? on_prefill : NULL, .ctx = r};
+    for (int d = 0; r->rows && c->prefill == 0 && d < r->D; d++) octile_rows(r, d);  // no prefill step to call
+    const int rc = stepq_forced_run(&r->fs);
+    free(specs);
+    free(steps);
+    return rc;
 }
 
 typedef struct {
@@ -181,12 +132,12 @@ static void summarise(nll_summary* s, const nll_run* r) {
     const long N = r->c->decode, B = r->c->bin;
     const int D = r->D, F = r->F, NB = r->NB;
     for (int d = 0; d < D; d++) {
-        const double* nat = r->native + (size_t)d * N;
+        const double* nat = native_of(r, d);
         double sn = 0;
         for (long n = 0; n < N; n++) sn += nat[n];
         s->bpb_native[d] = sn / N / M_LN2;
         for (int f = 0; f < F; f++) {
-            const double* q = r->quant + ((size_t)d * F + f) * N;
+            const double* q = run_of(r, d, f);
             double sq = 0;
             for (int b = 0; b < NB; b++) {
                 double e = 0;
@@ -254,6 +205,8 @@ static int write_h5(const nll_run* r, const nll_summary* s) {
     hsize_t dD[1] = {(hsize_t)D}, dNB[1] = {(hsize_t)NB}, dDN[2] = {(hsize_t)D, (hsize_t)c->decode};
     hsize_t dDFB[3] = {(hsize_t)D, (hsize_t)F, (hsize_t)NB}, dFB[2] = {(hsize_t)F, (hsize_t)NB}, dDF[2] = {(hsize_t)D, (hsize_t)F};
     hid_t T = H5T_NATIVE_DOUBLE;
+    double* native = mallocCheck(sizeof(double) * D * (size_t)c->decode);  // [D, N] out of the runs' (D, 1 + F, N)
+    for (int d = 0; d < D; d++) memcpy(native + (size_t)d * c->decode, native_of(r, d), sizeof(double) * c->decode);
     int rc = stepq_write_provenance(f, &c->prov) || h5u_attr_i64(f, "prefill", c->prefill) ||
              h5u_attr_i64(f, "decode", c->decode) || h5u_attr_i64(f, "bin", c->bin) ||
              h5u_attr_str(f, "model", c->model->desc) ||
@@ -262,7 +215,7 @@ static int write_h5(const nll_run* r, const nll_summary* s) {
              h5u_write_strings(f, "formats", r->names, F,
                                "state formats of the recurrent layers, then the octile runs (order-octile)") ||
              h5u_write(f, "decode_step", H5T_NATIVE_LONG, steps, 1, dNB, "steps", "first decode step of each bin") ||
-             h5u_write(f, "nll_native", T, r->native, 2, dDN, "nats", "native float32 NLL of each decode step [D,N]") ||
+             h5u_write(f, "nll_native", T, native, 2, dDN, "nats", "native float32 NLL of each decode step [D,N]") ||
              h5u_write(f, "extra", T, s->extra, 3, dDFB, "nats",
                        "extra NLL over the native model, mean over each bin [D,F,NB]") ||
              h5u_write(f, "extra_mean", T, s->mean, 2, dFB, "nats", "mean over documents [F,NB]") ||
@@ -273,6 +226,7 @@ static int write_h5(const nll_run* r, const nll_summary* s) {
              h5u_write(f, "extra_window", T, s->window, 2, dDF, "nats",
                        "mean extra NLL per byte over the whole decode window [D,F]");
     free(steps);
+    free(native);
     if (rc) {
         h5u_abandon(f, c->output);
         return STEPQ_ERR;
@@ -322,8 +276,6 @@ int stepq_nll(const stepq_nll_cfg* c) {
     if (c->octile_width && octile_checks(c) != STEPQ_OK) return STEPQ_ERR;
     nll_run r = {.c = c, .D = c->n_documents, .F = c->n_formats + (c->octile_width ? N_OCT_RUNS : 0),
                  .NB = (int)(c->decode / c->bin)};
-    const double need = 8.0 * r.D * (r.F + 1) * c->decode;
-    if (stepq_check_memory(need, "nll: the per-step NLL of every document and format")) return STEPQ_ERR;
     char names[N_OCT_RUNS][32];
     r.names = mallocCheck(sizeof(char*) * r.F);
     for (int f = 0; f < c->n_formats; f++) r.names[f] = c->formats[f]->name;
@@ -337,19 +289,9 @@ int stepq_nll(const stepq_nll_cfg* c) {
         r.rows = mallocCheck((size_t)r.D * N_OCT_RUNS * lhk(c));
     }
     r.bytes = callocCheck((size_t)r.D, sizeof *r.bytes);
-    r.native = callocCheck((size_t)r.D * c->decode, sizeof(double));
-    r.quant = callocCheck((size_t)r.D * r.F * c->decode, sizeof(double));
+    r.len = callocCheck((size_t)r.D, sizeof *r.len);
     int rc = read_documents(&r);
-    if (!rc) {
-        stepq_split sp;  // an MPI run: what the units wrote, merged
-        stepq_split_init(&sp);
-        stepq_split_add(&sp, r.native, sizeof(double) * r.D * c->decode);
-        stepq_split_add(&sp, r.quant, sizeof(double) * r.D * r.F * c->decode);
-        run_all(&r);
-        rc = stepq_split_end(&sp, r.failed ? STEPQ_ERR : STEPQ_OK, "nll");
-    } else {
-        rc = stepq_ranks_agree(rc, "nll");
-    }
+    rc = rc ? stepq_ranks_agree(rc, "nll") : run_all(&r);
     if (!rc) {
         nll_summary s = {mallocCheck(sizeof(double) * r.D * r.F * r.NB), mallocCheck(sizeof(double) * r.F * r.NB),
                          mallocCheck(sizeof(double) * r.F * r.NB), mallocCheck(sizeof(double) * r.D),
@@ -363,8 +305,8 @@ int stepq_nll(const stepq_nll_cfg* c) {
     }
     for (int d = 0; d < r.D; d++) free(r.bytes[d]);
     free(r.bytes);
-    free(r.native);
-    free(r.quant);
+    free(r.len);
+    stepq_forced_free(&r.fs);
     free(r.names);
     free(r.mag);
     free(r.rows);

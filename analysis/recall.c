@@ -15,6 +15,7 @@
 #include "../base/progress.h"
 #include "../base/ranks.h"
 #include "../base/stats.h"
+#include "forced.h"
 
 #define SET_MAX_BYTES ((size_t)64 << 20)
 #define MAX_BUCKETS 32
@@ -40,26 +41,8 @@ typedef struct {
     int* first_rec;    // (D + 1) document d's records: first_rec[d] .. first_rec[d + 1] - 1
     double* nll;       // (R, 1 + F) column 0: native
     uint8_t* exact;    // (R, 1 + F)
-    int failed;
+    stepq_forced_set fs;  // the runs (analysis/forced.h): (D, 1 + F) run 0 native, 1 + f format f
 } recall_run;
-
-// One answer scored as it is read: after the model has read the byte before each answer byte,
-// answer_add(a, logits, vocab, that byte). nll: nats summed over the bytes; exact: every byte was
-// the argmax of its logits (the first index among equal maxima, as torch.argmax). Starts at
-// ANSWER_START.
-typedef struct {
-    double nll;
-    int exact;
-} answer;
-#define ANSWER_START ((answer){.nll = 0, .exact = 1})
-
-static void answer_add(answer* a, const float* logits, int vocab, int next) {
-    int best = 0;
-    for (int i = 1; i < vocab; i++)
-        if (logits[i] > logits[best]) best = i;
-    a->exact = a->exact && best == next;
-    a->nll += stepq_lm_nll(logits, vocab, next);
-}
 
 // ---------------------------------------------------------------------------------------------
 // the recall set: its buckets, documents and records, every span checked against the bytes
@@ -255,95 +238,50 @@ static int read_set(recall_run* r) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// the runs: document d's native prefill once, then its native run and each format's from a copy
+// the runs (forced.h): each document with a record forced through to its end (or to `length`),
+// natively and in each format, from its native prefill; then every answer scored
 
-// the runs `runs` (n; 0: native; 1 + f: format f) of document d, each from a copy of its state at
-// the boundary, stepped in one batch (stepq_lm_batch) to the end of the document's last
-// answer, scoring each answer; a run whose state goes non-finite is reported and the batch stops
-// there (the driver fails)
-static void score_batch(recall_run* r, int d, const int* runs, int n, const stepq_lm_seq* prefilled) {
+// record k's answer in run `run` of document d: its NLL summed over its bytes, in order, and
+// whether every byte was the argmax of the logits before it (what greedy decoding from the
+// answer's start produces)
+static void score(recall_run* r, int d, int k, int run) {
+    const rec* x = &r->recs[k];
+    const size_t base = ((size_t)d * (1 + r->F) + run) * (size_t)r->fs.N;
+    double nll = 0;
+    int exact = 1;
+    for (long p = x->start; p < x->start + x->length; p++) {  // step p - P - 1 read byte p - 1
+        const size_t t = base + (size_t)(p - r->c->prefill - 1);
+        exact = exact && r->fs.top[t] == r->bytes[d][p];
+        nll += r->fs.nll[t];
+    }
+    r->nll[(size_t)k * (1 + r->F) + run] = nll;
+    r->exact[(size_t)k * (1 + r->F) + run] = (uint8_t)exact;
+}
+
+static int run_all(recall_run* r) {
     const stepq_recall_cfg* c = r->c;
-    const int vocab = c->model->vocab, lo = r->first_rec[d], hi = r->first_rec[d + 1];
-    const uint8_t* doc = r->bytes[d];
-    stepq_lm_seq seq[STEPQ_LM_BATCH];
-    answer a[STEPQ_LM_BATCH];  // (n) each run's answer so far
-    stepq_lm_batch batch;
-    stepq_lm_batch_init(&batch);
-    int failed[STEPQ_LM_BATCH], nf = 0;
-    for (int b = 0; b < n; b++) {
-        stepq_lm_seq_copy(&seq[b], prefilled);
-        a[b] = ANSWER_START;
-        if (runs[b] > 0 && stepq_lm_seq_quantize(&seq[b], c->formats[runs[b] - 1], c->plan, c->backend)) failed[nf++] = b;
-        else stepq_lm_batch_add(&batch, &seq[b], b);
-    }
-    int k = lo;
-    for (long t = c->prefill; k < hi && batch.n > 0 && nf == 0; t++) {  // byte t read; logits predict byte t + 1
-        stepq_lm_batch_step(&batch, doc[t], failed, &nf);
-        const rec* x = &r->recs[k];
-        if (t + 1 < x->start) continue;
-        for (int q = 0; q < batch.n; q++) answer_add(&a[batch.id[q]], batch.logits[q], vocab, doc[t + 1]);
-        if (t + 1 == x->start + x->length - 1) {
-            for (int q = 0; q < batch.n; q++) {
-                const int b = batch.id[q];
-                r->nll[(size_t)k * (1 + r->F) + runs[b]] = a[b].nll;
-                r->exact[(size_t)k * (1 + r->F) + runs[b]] = (uint8_t)a[b].exact;
-                a[b] = ANSWER_START;
-            }
-            k++;
-        }
-    }
-    for (int q = 0; q < nf; q++) {
-        stepq_error("recall: %s, %s: a state went non-finite", r->files[d],
-                    runs[failed[q]] ? c->formats[runs[failed[q]] - 1]->name : "native");
-#pragma omp atomic write
-        r->failed = 1;
-    }
-    stepq_lm_batch_free(&batch);
-    for (int b = 0; b < n; b++) stepq_lm_seq_free(&seq[b]);
-}
-
-static void prefill(recall_run* r, int d, stepq_lm_seq* s) {
-    float* logits = mallocCheck(sizeof(float) * r->c->model->vocab);
-    stepq_lm_seq_init(s, r->c->model);
-    for (long t = 0; t < r->c->prefill && !r->failed; t++)
-        if (stepq_lm_step(s, r->bytes[d][t], logits, NULL) != STEPQ_OK) {
-            stepq_error("recall: %s: the native prefill went non-finite", r->files[d]);
-#pragma omp atomic write
-            r->failed = 1;
-        }
-    free(logits);
-}
-
-// An MPI run's units: run k of document d is unit k * D + d (as the nll driver numbers them)
-static int owns(const recall_run* r, int d, int run) { return stepq_rank_owns((long)run * r->D + d); }
-
-static void run_all(recall_run* r) {
-    const int D = r->D, runs = 1 + r->F;
-    stepq_lm_seq* pre = callocCheck((size_t)D, sizeof *pre);
-    stepq_progress pr;
-    stepq_progress_start(&pr, "recall", "runs", (long)D * runs);
-#pragma omp parallel for schedule(dynamic, 1)
+    const int D = r->D, R = 1 + r->F;
+    stepq_forced_spec* specs = callocCheck((size_t)D * R, sizeof *specs);
+    long* steps = callocCheck((size_t)D, sizeof(long));
     for (int d = 0; d < D; d++) {
-        int needed = 0;
-        for (int k = 0; k < runs; k++) needed |= owns(r, d, k);
-        if (needed && r->first_rec[d + 1] > r->first_rec[d]) prefill(r, d, &pre[d]);
+        const long end = c->length && c->length < r->len[d] ? c->length : r->len[d];
+        if (r->first_rec[d + 1] > r->first_rec[d]) steps[d] = end - c->prefill - 1;
+        specs[(size_t)d * R].name = "native";
+        for (int f = 0; f < r->F; f++) {
+            stepq_forced_spec* sp = &specs[(size_t)d * R + 1 + f];
+            *sp = (stepq_forced_spec){.fmt = c->formats[f], .plan = c->plan, .name = c->formats[f]->name};
+        }
     }
-    // each document's runs that this rank owns, in batches of up to `per`: unit u is batch u % nb
-    // of document u / nb
-    const int per = stepq_lm_batch_runs(D, runs), nb = (runs + per - 1) / per;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int u = 0; u < D * nb; u++) {
-        const int d = u / nb;
-        int list[STEPQ_LM_BATCH], n = 0;
-        for (int k = (u % nb) * per; k < runs && k < (u % nb + 1) * per; k++)
-            if (owns(r, d, k)) list[n++] = k;
-        if (!r->failed && n > 0 && pre[d].m) score_batch(r, d, list, n, &pre[d]);
-        for (int k = 0; k < n; k++) stepq_progress_tick(&pr);
-    }
-    stepq_progress_end(&pr);
-    for (int d = 0; d < D; d++)
-        if (pre[d].m) stepq_lm_seq_free(&pre[d]);
-    free(pre);
+    r->fs = (stepq_forced_set){.what = "recall", .model = c->model, .backend = c->backend, .prefill = c->prefill,
+                               .D = D, .R = R, .docs = r->bytes, .len = r->len,
+                               .files = (const char* const*)r->files, .steps = steps, .specs = specs};
+    int rc = stepq_forced_run(&r->fs);
+    for (int d = 0; d < D && !rc; d++)
+        for (int k = r->first_rec[d]; k < r->first_rec[d + 1]; k++)
+            for (int run = 0; run < R; run++) score(r, d, k, run);
+    free(specs);
+    free(steps);
+    return rc;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -587,6 +525,7 @@ static void run_free(recall_run* r) {
     free(r->first_rec);
     free(r->nll);
     free(r->exact);
+    stepq_forced_free(&r->fs);
 }
 
 int stepq_recall(const stepq_recall_cfg* c) {
@@ -595,12 +534,7 @@ int stepq_recall(const stepq_recall_cfg* c) {
     if (!rc) {
         r.nll = callocCheck((size_t)r.R * (1 + r.F), sizeof(double));
         r.exact = callocCheck((size_t)r.R * (1 + r.F), 1);
-        stepq_split sp;  // an MPI run: what the units wrote, merged
-        stepq_split_init(&sp);
-        stepq_split_add(&sp, r.nll, sizeof(double) * r.R * (1 + r.F));
-        stepq_split_add(&sp, r.exact, (size_t)r.R * (1 + r.F));
-        run_all(&r);
-        rc = stepq_split_end(&sp, r.failed ? STEPQ_ERR : STEPQ_OK, "recall");
+        rc = run_all(&r);
     } else {
         rc = stepq_ranks_agree(rc, "recall");
     }

@@ -65,6 +65,21 @@ int stepq_plan_same_encoding(const stepq_plan* a, const stepq_plan* b) {
     return same;
 }
 
+uint64_t stepq_plan_encoding_xxh3(const stepq_plan* p) {
+    const int shape[6] = {p->kind, p->K, p->V, p->H, p->G, p->refits};
+    const double rho = p->rho == 0 ? 0.0 : p->rho;  // -0 compares equal to 0
+    const size_t H = (size_t)p->H, HK = H * p->K, HG = H * p->G;
+    uint64_t x = stepq_xxh3(0, shape, sizeof shape);
+    x = stepq_xxh3(x, &rho, sizeof rho);
+    x = stepq_xxh3(x, p->layer, sizeof(int) * H);
+    x = stepq_xxh3(x, p->head, sizeof(int) * H);
+    x = stepq_xxh3(x, p->w, sizeof(float) * HK);
+    x = stepq_xxh3(x, p->damp, HK);
+    for (int t = 0; t < STEPQ_N_ALLOC; t++)
+        for (int u = 0; u < STEPQ_N_BUDGETS; u++) x = stepq_xxh3(x, p->bits[t][u], HG);
+    return x;
+}
+
 void stepq_plan_free(stepq_plan* p) {
     free(p->layer); free(p->head); free(p->l); free(p->L); free(p->M); free(p->R); free(p->omega);
     free(p->w); free(p->d_dual); free(p->d_abs); free(p->damp);

@@ -90,6 +90,8 @@ void stepq_plan_free(stepq_plan* p);
 // labels, row weights w, rho, refits, bit tables and DAMP rows (what stepq_head_plan_for and
 // the DAMP format read of a plan), whatever the calibration's other sums and knobs
 int stepq_plan_same_encoding(const stepq_plan* a, const stepq_plan* b);
+// the XXH3 64 of what stepq_plan_same_encoding compares: plans that encode alike hash alike
+uint64_t stepq_plan_encoding_xxh3(const stepq_plan* p);
 // index of a (layer, head) label in the plan, or -1
 int stepq_plan_find(const stepq_plan* p, int layer, int head);
 

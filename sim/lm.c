@@ -236,6 +236,12 @@ int stepq_lm_load(stepq_lm* m, const char* dir) {
     stepq_st_close(&f);
     snprintf(m->desc, sizeof m->desc, "model %s (%s: %d layers x %d heads of %d x %d, hidden %d)", dir,
              stepq_kind_name(m->kind), m->layers, m->heads, m->K, m->V, m->hidden);
+    uint64_t hc = 0, hw = 0;
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    if (!rc && !stepq_file_xxh3(&hc, path)) {
+        snprintf(path, sizeof path, "%s/model.safetensors", dir);
+        if (!stepq_file_xxh3(&hw, path)) m->xxh3 = stepq_xxh3(hc, &hw, sizeof hw);
+    }
     if (rc) stepq_lm_free(m);
     return rc;
 }

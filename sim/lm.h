@@ -35,6 +35,8 @@ typedef struct {
     double eps;          // norm_eps
     char* dir;
     char desc[512];      // "model data/lm/gdn (gdn: 4 layers x 4 heads of 128 x 128, ...)"
+    uint64_t xxh3;       // the XXH3 64 of config.json's and model.safetensors' bytes (0: not loaded
+                         // from files): what the model is, for runs kept by it (analysis/forced.h)
     float *embed, *norm, *lm_head;
     stepq_lm_layer* L;   // (layers)
 } stepq_lm;

@@ -9,7 +9,10 @@
 //     learned text: a uniform guess is 8);
 //   * the fp32 format through the decode-step protocol gives the native logits bit for bit;
 //     int8 stays close, int4 moves further.
-// Then safetensors: a written file read back exactly, and every corruption named (truncated,
+// The teacher-forced runs the nll and recall drivers measure (analysis/forced.h): each run's NLL
+// and argmax per step equal one sequence stepped alone through stepq_lm_step; a run kept from an
+// earlier call serves a shorter one with its first steps and not a longer one, another prefill or
+// an octile run. Then safetensors: a written file read back exactly, and every corruption named (truncated,
 // a header length past the end, a header that is not JSON, an unsupported dtype, a size that
 // disagrees with the shape, overlapping tensors, a missing tensor, a shape config.json
 // contradicts); and config.json options stepq does not implement, named.
@@ -20,6 +23,7 @@
 #include <string.h>
 
 #include "../base/h5util.h"
+#include "../analysis/forced.h"
 #include "../analysis/runner.h"
 #include "../sim/lm.h"
 #include "../sim/trace.h"
@@ -483,6 +487,104 @@ static void check_lm_source(const char* which) {
     stepq_lm_free(&m);
 }
 
+// run spec (fmt NULL: native) of doc alone, one sequence through stepq_lm_step: nll, top (N)
+static void forced_alone(double* nll, uint8_t* top, const stepq_lm* m, const uint8_t* doc, long P, long N,
+                         const stepq_format* fmt) {
+    stepq_lm_seq s;
+    float lg[256];
+    stepq_lm_seq_init(&s, m);
+    for (long t = 0; t < P; t++) CHECK(stepq_lm_step(&s, doc[t], lg, NULL) == STEPQ_OK, "prefill");
+    if (fmt) CHECK(stepq_lm_seq_quantize(&s, fmt, NULL, NULL) == STEPQ_OK, "quantize %s", fmt->name);
+    for (long t = 0; t < N; t++) {
+        CHECK(stepq_lm_step(&s, doc[P + t], lg, NULL) == STEPQ_OK, "step");
+        int best = 0;
+        for (int i = 1; i < m->vocab; i++)
+            if (lg[i] > lg[best]) best = i;
+        nll[t] = stepq_lm_nll(lg, m->vocab, doc[P + t + 1]);
+        top[t] = (uint8_t)best;
+    }
+    stepq_lm_seq_free(&s);
+}
+
+static void check_forced(void) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/data/lm/gdn", src_dir);
+    stepq_lm m;
+    CHECK(stepq_lm_load(&m, dir) == STEPQ_OK && m.xxh3 != 0, "load %s", dir);
+    enum { D = 2, R = 3, L = 200 };
+    uint8_t a[L], b[L];
+    const char* ta = "And Ruth said, Intreat me not to leave thee, or to return from following after thee: ";
+    const char* tb = "#define REG_EXTENDED 1\n#define REG_ICASE (1 << 1)\nint regcomp(regex_t *, const char *, int);\n";
+    for (int t = 0; t < L; t++) a[t] = (uint8_t)ta[t % strlen(ta)], b[t] = (uint8_t)tb[t % strlen(tb)];
+    uint8_t* docs[D] = {a, b};
+    const long len[D] = {L, L};
+    const char* files[D] = {"a", "b"};
+    const stepq_format *i4 = stepq_format_find("int4"), *nv = stepq_format_find("nvfp4");
+    stepq_forced_spec sp[D * R];
+    for (int d = 0; d < D; d++) {
+        sp[d * R] = (stepq_forced_spec){.name = "native"};
+        sp[d * R + 1] = (stepq_forced_spec){.fmt = i4, .name = "int4"};
+        sp[d * R + 2] = (stepq_forced_spec){.fmt = nv, .name = "nvfp4"};
+    }
+    const stepq_format* alone_fmt[R] = {NULL, i4, nv};
+    long steps[D] = {120, 150};
+    stepq_forced_forget();
+    stepq_forced_set s = {.what = "test", .model = &m, .prefill = 24, .D = D, .R = R, .docs = docs, .len = len,
+                          .files = files, .steps = steps, .specs = sp};
+    CHECK(stepq_forced_run(&s) == STEPQ_OK && s.N == 150, "forced runs");
+    CHECK(stepq_forced_kept(NULL) == D * R, "%ld runs kept, not %d", stepq_forced_kept(NULL), D * R);
+    double nll[L];
+    uint8_t top[L];
+    for (int d = 0; d < D; d++)
+        for (int k = 0; k < R; k++) {
+            const size_t o = ((size_t)d * R + k) * s.N;
+            forced_alone(nll, top, &m, docs[d], 24, steps[d], alone_fmt[k]);
+            CHECK(!memcmp(s.nll + o, nll, sizeof(double) * steps[d]) && !memcmp(s.top + o, top, (size_t)steps[d]),
+                  "document %d, %s: the batch's run differs from the sequence stepped alone", d, sp[k].name);
+            int past = 1;
+            for (long t = steps[d]; t < s.N; t++) past &= s.nll[o + t] == 0;
+            CHECK(past, "document %d, %s: steps past its N are not 0", d, sp[k].name);
+        }
+    // shorter: taken (nothing new kept), the first steps; longer, another prefill: run and kept anew
+    stepq_forced_set s2 = s;
+    long shorter[D] = {100, 150};
+    s2.steps = shorter;
+    CHECK(stepq_forced_run(&s2) == STEPQ_OK && stepq_forced_kept(NULL) == D * R, "the shorter runs are taken");
+    for (int i = 0; i < D * R; i++)
+        CHECK(!memcmp(s2.nll + (size_t)i * s2.N, s.nll + (size_t)i * s.N, sizeof(double) * shorter[i / R]) &&
+                  !memcmp(s2.top + (size_t)i * s2.N, s.top + (size_t)i * s.N, (size_t)shorter[i / R]),
+              "run %d: a shorter run taken differs from the first steps of the one kept", i);
+    stepq_forced_set s3 = s;
+    long longer[D] = {121, 150};
+    s3.steps = longer;
+    CHECK(stepq_forced_run(&s3) == STEPQ_OK, "longer runs");
+    forced_alone(nll, top, &m, a, 24, 121, i4);
+    CHECK(!memcmp(s3.nll + (size_t)1 * s3.N, nll, sizeof(double) * 121), "a longer run is computed, not taken");
+    CHECK(stepq_forced_kept(NULL) == D * R, "a longer run replaces the shorter one kept");
+    stepq_forced_set s4 = s;
+    s4.prefill = 23;
+    CHECK(stepq_forced_run(&s4) == STEPQ_OK && stepq_forced_kept(NULL) == 2 * D * R, "another prefill is another run");
+    // octile rows: run, not kept
+    const size_t LHK = (size_t)m.layers * m.heads * m.K;
+    uint8_t* rows = calloc(LHK, 1);
+    for (size_t i = 0; i < LHK; i += 8) rows[i] = 1;
+    stepq_forced_spec so[D];
+    for (int d = 0; d < D; d++) so[d] = (stepq_forced_spec){.rows = rows, .width = 4, .name = "rows"};
+    stepq_forced_set s5 = s;
+    s5.R = 1;
+    s5.specs = so;
+    CHECK(stepq_forced_run(&s5) == STEPQ_OK && stepq_forced_kept(NULL) == 2 * D * R, "octile runs are not kept");
+    stepq_forced_free(&s);
+    stepq_forced_free(&s2);
+    stepq_forced_free(&s3);
+    stepq_forced_free(&s4);
+    stepq_forced_free(&s5);
+    free(rows);
+    stepq_forced_forget();
+    CHECK(stepq_forced_kept(NULL) == 0, "forget");
+    stepq_lm_free(&m);
+}
+
 int main(int argc, char** argv) {
     CHECK(argc == 3, "usage: test_lm SOURCE_DIR WORKDIR");
     src_dir = argv[1];
@@ -498,6 +600,7 @@ int main(int argc, char** argv) {
     check_model("kda-recall");
     check_lm_source("gdn");
     check_lm_source("kda");
+    check_forced();
     check_safetensors();
     check_config();
     return tu_finish("test_lm");
