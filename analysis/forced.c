@@ -260,11 +260,14 @@ int stepq_forced_run(stepq_forced_set* s) {
             else todo[i] = 1;
         }
     }
-    stepq_progress pr;
-    stepq_progress_start(&pr, s->what, "runs", total);
-    stepq_progress_add(&pr, taken);
-    int rc = taken < total ? compute(s, todo, &pr) : STEPQ_OK;
-    stepq_progress_end(&pr);
+    int rc = STEPQ_OK;
+    if (taken < total) {
+        stepq_progress pr;
+        stepq_progress_start(&pr, s->what, "runs", total);
+        stepq_progress_add(&pr, taken);
+        rc = compute(s, todo, &pr);
+        stepq_progress_end(&pr);
+    }
     if (taken > 0 && stepq_rank() == 0)
         printf("%s: %ld of %ld runs taken from earlier configs of this process (the same model, document, prefill "
                "and format)\n", s->what, taken, total);

@@ -20,9 +20,28 @@ static void LM_CAT(rmsnorm_, REAL)(REAL* y, const REAL* x, const float* w, int n
 }
 
 static REAL LM_CAT(sigmoid_, REAL)(REAL x) { return (REAL)1 / ((REAL)1 + EXPR(-x)); }
-static REAL LM_CAT(silu_, REAL)(REAL x) { return x * LM_CAT(sigmoid_, REAL)(x); }
 // torch's softplus: x itself above 20
 static REAL LM_CAT(softplus_, REAL)(REAL x) { return x > (REAL)20 ? x : LOGR(EXPR(x)); }
+
+// x (n) <- sigmoid(x + b) (b may be NULL) or, silu = 1, x sigmoid(x): the functions above, the
+// exponentials of a block first and then its divisions and products as vectors (the same
+// operations on each value, so the same bits; one at a time, each value's division waited on
+// its exponential)
+#define LM_ACT_BLOCK 64
+static void LM_CAT(sigmoid_all_, REAL)(REAL* restrict x, const float* restrict b, int n, int silu) {
+    for (int c0 = 0; c0 < n; c0 += LM_ACT_BLOCK) {
+        const int m = n - c0 < LM_ACT_BLOCK ? n - c0 : LM_ACT_BLOCK;
+        REAL* xc = x + c0;
+        REAL e[LM_ACT_BLOCK];
+        if (b)
+            for (int i = 0; i < m; i++) xc[i] += (REAL)b[c0 + i];
+        for (int i = 0; i < m; i++) e[i] = EXPR(-xc[i]);
+        if (silu)
+            for (int i = 0; i < m; i++) xc[i] = xc[i] * ((REAL)1 / ((REAL)1 + e[i]));
+        else
+            for (int i = 0; i < m; i++) xc[i] = (REAL)1 / ((REAL)1 + e[i]);
+    }
+}
 
 // per-token scratch of one layer
 typedef struct {
@@ -51,7 +70,7 @@ static void LM_CAT(conv_, REAL)(REAL* restrict out, REAL* restrict buf, const RE
     }
     memmove(buf, buf + D, sizeof(REAL) * (size_t)(W - 2) * D);
     memcpy(buf + (size_t)(W - 2) * D, p, sizeof(REAL) * (size_t)D);
-    for (int c = 0; c < D; c++) out[c] = LM_CAT(silu_, REAL)(out[c]);
+    LM_CAT(sigmoid_all_, REAL)(out, NULL, D, 1);  // SiLU
 }
 
 // the batch's product of field `in` of every sequence's scratch by W into field `out`
@@ -81,10 +100,11 @@ static void LM_CAT(gates_, REAL)(const stepq_backend* be, const stepq_lm* m, con
             for (int h = 0; h < H; h++)
                 ws->g[h] = -EXPR((REAL)L->A_log[h]) * LM_CAT(softplus_, REAL)(ws->g[h] + (REAL)L->dt_bias[h]);
         else
-            for (int h = 0; h < H; h++)
+            for (int h = 0; h < H; h++) {
+                const REAL a = -EXPR((REAL)L->A_log[h]);  // the head's, once
                 for (int c = 0; c < K; c++)
-                    ws->g[h * K + c] = -EXPR((REAL)L->A_log[h]) *
-                                       LM_CAT(softplus_, REAL)(ws->g[h * K + c] + (REAL)L->dt_bias[h * K + c]);
+                    ws->g[h * K + c] = a * LM_CAT(softplus_, REAL)(ws->g[h * K + c] + (REAL)L->dt_bias[h * K + c]);
+            }
     }
 }
 
@@ -107,8 +127,10 @@ static void LM_CAT(mlp_, REAL)(const stepq_backend* be, const stepq_lm* m, const
     for (int s = 0; s < n; s++) LM_CAT(rmsnorm_, REAL)(w[s]->a, x[s], L->mlp_norm, hid, m->eps);
     LM_MV(h1, L->gate_proj, a, m->inter, hid);
     LM_MV(h2, L->up_proj, a, m->inter, hid);
-    for (int s = 0; s < n; s++)
-        for (int i = 0; i < m->inter; i++) w[s]->h1[i] = LM_CAT(silu_, REAL)(w[s]->h1[i]) * w[s]->h2[i];
+    for (int s = 0; s < n; s++) {
+        LM_CAT(sigmoid_all_, REAL)(w[s]->h1, NULL, m->inter, 1);  // SiLU
+        for (int i = 0; i < m->inter; i++) w[s]->h1[i] *= w[s]->h2[i];
+    }
     LM_MV(t, L->down_proj, h1, hid, m->inter);
     for (int s = 0; s < n; s++)
         for (int i = 0; i < hid; i++) x[s][i] += w[s]->t[i];
@@ -161,8 +183,7 @@ static void LM_CAT(block_, REAL)(const stepq_backend* be, const stepq_lm* m, int
     }
     for (int s = 0; s < n; s++) {
         LM_CAT(scratch_, REAL)* ws = w[s];
-        for (int i = 0; i < D; i++)
-            ws->z[i] = kda ? LM_CAT(sigmoid_, REAL)(ws->z[i] + (REAL)L->g_bias[i]) : LM_CAT(silu_, REAL)(ws->z[i]);
+        LM_CAT(sigmoid_all_, REAL)(ws->z, kda ? L->g_bias : NULL, D, !kda);  // KDA sigmoid(z + b), GDN SiLU
         for (int h = 0; h < H; h++) {
             LM_CAT(rmsnorm_, REAL)(ws->o + (size_t)h * V, ws->y + (size_t)h * V, L->o_norm, V, m->eps);
             for (int j = 0; j < V; j++) ws->o[(size_t)h * V + j] *= ws->z[(size_t)h * V + j];
