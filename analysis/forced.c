@@ -178,17 +178,17 @@ static void units_make(units* u, const stepq_forced_set* s, const uint8_t* todo)
     u->doc = mallocCheck(sizeof(int) * (size_t)(n + 1));
     u->first = mallocCheck(sizeof(int) * (size_t)(n + 2));
     u->n = 0;
-    int at_ = 0;
+    int next = 0;
     for (int d = 0; d < s->D; d++) {
         int in_unit = 0;
         for (int k = 0; k < s->R; k++) {
             if (!todo[(size_t)d * s->R + k]) continue;
-            if (in_unit == 0) u->doc[u->n] = d, u->first[u->n++] = at_;
-            u->list[at_++] = k;
+            if (in_unit == 0) u->doc[u->n] = d, u->first[u->n++] = next;
+            u->list[next++] = k;
             if (++in_unit == per) in_unit = 0;
         }
     }
-    u->first[u->n] = at_;
+    u->first[u->n] = next;
 }
 
 static void units_free(units* u) {
@@ -205,9 +205,11 @@ static int compute(const stepq_forced_set* s, const uint8_t* todo, stepq_progres
     int failed = 0;
 #pragma omp parallel for schedule(dynamic, 1)
     for (int d = 0; d < s->D; d++) {
-        int needed = 0;
+        int needed = 0, stop;
         for (int k = 0; k < s->R; k++) needed |= todo[(size_t)d * s->R + k];
-        if (needed && !failed && prefill(s, d, &pre[d]) != STEPQ_OK) {
+#pragma omp atomic read
+        stop = failed;
+        if (needed && !stop && prefill(s, d, &pre[d]) != STEPQ_OK) {
 #pragma omp atomic write
             failed = 1;
         }
@@ -215,7 +217,10 @@ static int compute(const stepq_forced_set* s, const uint8_t* todo, stepq_progres
 #pragma omp parallel for schedule(dynamic, 1)
     for (int i = 0; i < u.n; i++) {
         const int n = u.first[i + 1] - u.first[i];
-        if (failed) continue;
+        int stop;
+#pragma omp atomic read
+        stop = failed;
+        if (stop) continue;
         if (run_batch(s, u.doc[i], u.list + u.first[i], n, &pre[u.doc[i]]) != STEPQ_OK) {
 #pragma omp atomic write
             failed = 1;
