@@ -15,7 +15,6 @@
 #include "../sim/sums.h"
 #include "forced.h"
 #include "octile.h"
-#include "../base/progress.h"
 
 #define N_OCT_RUNS (STEPQ_OCT_ORDERS * STEPQ_OCT_GROUPS)
 

@@ -12,7 +12,6 @@
 #include "../base/common.h"
 #include "../base/h5util.h"
 #include "../base/outfile.h"
-#include "../base/progress.h"
 #include "../base/ranks.h"
 #include "../base/stats.h"
 #include "forced.h"
