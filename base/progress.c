@@ -12,6 +12,12 @@ double stepq_now(void) {
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
+double stepq_cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
 void stepq_progress_start(stepq_progress* p, const char* label, const char* unit, long total) {
     p->label = label;
     p->unit = unit;

@@ -16,6 +16,7 @@ void stepq_progress_start(stepq_progress* p, const char* label, const char* unit
 void stepq_progress_tick(stepq_progress* p);  // thread-safe
 void stepq_progress_add(stepq_progress* p, long n);  // n units at once; thread-safe
 void stepq_progress_end(stepq_progress* p);
-double stepq_now(void);  // seconds, monotonic
+double stepq_now(void);      // seconds, monotonic
+double stepq_cpu_now(void);  // seconds of CPU time of the process, every thread together
 
 #endif

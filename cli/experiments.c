@@ -472,9 +472,11 @@ static int all_record_open(all_rec* r, const char* path, int resume) {
 }
 
 // config `path` of an all config, or its block of an earlier run (*earlier <- 1); *secs <- its
-// time; the record gains it when it ends ok
-static int all_one(const stepq_cfgfile* cf, const char* path, all_rec* r, double* secs, int* earlier) {
-    double t0 = stepq_now();
+// time, *cpu <- the CPU time it took in this process (every thread; this rank's under MPI); the
+// record gains it when it ends ok
+static int all_one(const stepq_cfgfile* cf, const char* path, all_rec* r, double* secs, double* cpu,
+                   int* earlier) {
+    double t0 = stepq_now(), c0 = stepq_cpu_now();
     stepq_inputs_reset();  // each config's outputs record its own inputs (base/outfile.h)
     stepq_cfgfile sub;
     const char *exp = NULL, *done = NULL;
@@ -495,6 +497,7 @@ static int all_one(const stepq_cfgfile* cf, const char* path, all_rec* r, double
     } else {
         rc = stepq_run_config(path, NULL, cf->quick, cf->resume && propagation);
         *secs = stepq_now() - t0;
+        *cpu = stepq_cpu_now() - c0;
     }
     return rc || all_record_add(r, done, dlen, key, *secs, path) ? 1 : 0;
 }
@@ -513,6 +516,7 @@ static int run_all(const stepq_cfgfile* cf) {
         return STEPQ_ERR;
     }
     double* secs = callocCheck((size_t)n + 1, sizeof(double));
+    double* cpu = callocCheck((size_t)n + 1, sizeof(double));
     int* rcs = callocCheck((size_t)n + 1, sizeof(int));
     int* earlier = callocCheck((size_t)n + 1, sizeof(int));
     int failed = 0;
@@ -524,25 +528,30 @@ static int run_all(const stepq_cfgfile* cf) {
         else fclose(probe);
         printf("\n==== %d/%d: %s%s\n", i + 1, n, path, cf->quick ? " (--quick)" : "");
         fflush(stdout);
-        rcs[i] = all_one(cf, path, &r, &secs[i], &earlier[i]);
+        rcs[i] = all_one(cf, path, &r, &secs[i], &cpu[i], &earlier[i]);
         failed += rcs[i] != 0;
         fflush(stdout);
         // an MPI run goes on to the next config only where every rank ended this one alike:
         // ranks at different configs would meet in each other's merges (base/ranks.h)
         stepq_ranks_alike(rcs[i] ? STEPQ_ERR : STEPQ_OK, path);
     }
-    double total = 0, before = 0;
-    printf("\n==== %s: %d configs, %d failed\n", cf->path, n, failed);
+    double total = 0, before = 0, cpu_total = 0;
+    printf("\n==== %s: %d configs, %d failed (wall time; CPU time of this process, every thread)\n", cf->path,
+           n, failed);
     for (int i = 0; i < n; i++) {
-        printf("  %-40s %8.1f s  %s\n", paths[i], secs[i], rcs[i] ? "FAILED" : earlier[i] ? "ok (earlier run)" : "ok");
+        char c[32] = "";
+        if (!earlier[i]) snprintf(c, sizeof c, "%8.1f s CPU", cpu[i]);
+        printf("  %-40s %8.1f s %14s  %s\n", paths[i], secs[i], c,
+               rcs[i] ? "FAILED" : earlier[i] ? "ok (earlier run)" : "ok");
         total += secs[i];
         before += earlier[i] ? secs[i] : 0;
+        cpu_total += cpu[i];
     }
-    printf("  %-40s %8.1f s", "total", total);
+    printf("  %-40s %8.1f s %10.1f s CPU", "total", total, cpu_total);
     if (before > 0) printf(" (%.1f s of it in earlier runs, %s)", before, record);
     printf("\n");
     all_record_close(&r);
-    free(secs); free(rcs); free(earlier); free(paths);
+    free(secs); free(cpu); free(rcs); free(earlier); free(paths);
     return failed ? STEPQ_ERR : STEPQ_OK;
 }
 
