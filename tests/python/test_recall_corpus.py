@@ -225,3 +225,45 @@ def test_spare_records_marks_exactly_the_definition_lines():
             seen += 1
         assert torch.equal(o, want), text
     assert seen >= 20
+
+
+def test_drop_long_heads_leaves_out_exactly_the_drawn_heads():
+    """train.py --drop-long-heads: in training mode the model with a draw's masks computes what
+    a model without hooks computes whose o_proj columns of the dropped heads are zeroed (the heads
+    add nothing); one long head is always kept; the draws repeat for a seed; evaluation sees every
+    head."""
+    torch = pytest.importorskip("torch")
+    import train
+    from model import DeltaLM, make_config
+    cfg = make_config("gated_deltanet", hidden_size=32, num_hidden_layers=2, num_heads=2, head_dim=16,
+                      intermediate_size=64)
+    torch.manual_seed(3)
+    m = DeltaLM(cfg)
+
+    def plain():  # the same weights, no hooks, evaluation mode
+        r = DeltaLM(cfg)
+        r.load_state_dict(m.state_dict())
+        return r.eval()
+
+    heads = [(0, 1), (1, 0), (1, 1)]
+    d = train.HeadDropout(m, heads, 0.7, torch.Generator().manual_seed(9))
+    x = torch.randint(0, 256, (3, 40))
+    draws = []
+    with torch.no_grad():
+        for _ in range(8):
+            m.train()
+            drop = d.draw(3)
+            draws.append(drop.clone())
+            assert not drop.all(dim=1).any()
+            got = m(x)
+            for b in range(3):
+                ref = plain()
+                for i, (l, h) in enumerate(heads):
+                    if drop[b, i]:
+                        ref.model.layers[l].attn.o_proj.weight[:, h * 16:(h + 1) * 16] = 0
+                assert torch.allclose(got[b], ref(x[b:b + 1])[0], atol=1e-5)
+            m.eval()
+            assert torch.equal(m(x), plain()(x))
+    assert any(dr.any() for dr in draws) and any(not dr.all() for dr in draws)
+    again = train.HeadDropout(plain(), heads, 0.7, torch.Generator().manual_seed(9))
+    assert all(torch.equal(again.draw(3), dr) for dr in draws)

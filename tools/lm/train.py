@@ -244,6 +244,36 @@ class WriteStrength:
         return total / count
 
 
+class HeadDropout:
+    """--drop-long-heads P: each training window leaves out the output of each of heads [(layer,
+    head)] with probability P, at least one of them kept (zeroed at the input of its layer's
+    o_proj, after the per-head output norm, so the head adds nothing to the residual stream): the
+    loss then asks each of them to hold what the long heads hold alone, and the memory becomes
+    redundant across them. Draws from its own generator (saved with the run's state)."""
+
+    def __init__(self, model, heads, p, gen):
+        self.heads, self.p, self.gen, self.masks = heads, p, gen, {}
+        self.layers = {l: model.model.layers[l].attn for l, _ in heads}
+        for l, attn in self.layers.items():
+            attn.o_proj.register_forward_pre_hook(
+                lambda mod, inp, l=l: (inp[0] * self.masks[l],) if mod.training and l in self.masks else None)
+
+    def draw(self, B):
+        """new masks for a batch of B windows; returns the [B, heads] 0/1 of what was dropped"""
+        n = len(self.heads)
+        drop = torch.rand(B, n, generator=self.gen) < self.p
+        keep = torch.randint(n, (B,), generator=self.gen)  # drawn always: the stream never depends on drop
+        drop[torch.arange(B), keep] &= ~drop.all(dim=1)
+        self.masks = {}
+        for l, attn in self.layers.items():
+            m = torch.ones(B, attn.H, attn.V)
+            for i, (ll, h) in enumerate(self.heads):
+                if ll == l:
+                    m[:, h, :] = (~drop[:, i]).to(m.dtype)[:, None]
+            self.masks[l] = m.reshape(B, 1, attn.H * attn.V)
+        return drop
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", choices=["gdn", "kda"], required=True)
@@ -290,6 +320,9 @@ def main():
                          "of the window) to the loss: those heads learn to write where the loss needs it (the "
                          "records) and to leave their state alone elsewhere, which the delta rule's later writes "
                          "would otherwise erase")
+    ap.add_argument("--drop-long-heads", type=float, default=0.0, metavar="P",
+                    help="leave out each --long-gates head's output with probability P in each training window, "
+                         "at least one kept, so that each must hold the records alone (redundant memory)")
     ap.add_argument("--tokens-before", type=int, default=0,
                     help="tokens the --init-from checkpoint had already seen (for the logs and metrics.json)")
     ap.add_argument("--recall", action="store_true",
@@ -369,6 +402,11 @@ def main():
         sys.exit("train.py: error: --sparse-writes %g: give a weight of 0 or more, with --long-gates (the heads "
                  "whose writes it weighs)" % args.sparse_writes)
     writes = WriteStrength(model, long_heads) if args.sparse_writes > 0 else None
+    if not 0 <= args.drop_long_heads < 1 or (args.drop_long_heads > 0 and len(long_heads) < 2):
+        sys.exit("train.py: error: --drop-long-heads %g: give a probability in [0, 1), with two or more --long-gates "
+                 "heads (one is always kept)" % args.drop_long_heads)
+    drop_gen = torch.Generator().manual_seed(args.seed + 2)
+    dropout = HeadDropout(model, long_heads, args.drop_long_heads, drop_gen) if args.drop_long_heads > 0 else None
 
     streams, held = load_corpus(args.corpus)
     log("corpus: " + ", ".join("%s %d bytes" % (d, len(s)) for d, s in streams.items())
@@ -425,7 +463,8 @@ def main():
         """The model, then what a resumed run needs, written beside it and renamed into place."""
         save_checkpoint(model, args.out)
         tmp = state_path + ".tmp"
-        torch.save({"step": step, "opt": opt.state_dict(), "gen": gen.get_state(), "ema": ema,
+        torch.save({"step": step, "opt": opt.state_dict(), "gen": gen.get_state(), "drop_gen": drop_gen.get_state(),
+                    "ema": ema,
                     "train_time": train_time, "args": vars(args)}, tmp)
         os.replace(tmp, state_path)
 
@@ -438,7 +477,7 @@ def main():
         st = torch.load(state_path, weights_only=False)
         keep = ("model", "steps", "warmup", "lr", "min_lr_frac", "wd", "seq", "batch", "seed", "recall", "records",
                 "passages", "dmin", "dmax", "recall_margin", "answer_weight", "init_from", "threads", "long_gates",
-                "long_gate_half_life", "freeze_long_gates", "sparse_writes", "spare_records")
+                "long_gate_half_life", "freeze_long_gates", "sparse_writes", "spare_records", "drop_long_heads")
         # a setting that a run's state.pt predates had its default there
         was = {k: st["args"].get(k, ap.get_default(k)) for k in keep}
         diff = [k for k in keep if was[k] != getattr(args, k)]
@@ -449,6 +488,8 @@ def main():
         model.load_state_dict(load_checkpoint(args.out).state_dict())
         opt.load_state_dict(st["opt"])
         gen.set_state(st["gen"])
+        if "drop_gen" in st:
+            drop_gen.set_state(st["drop_gen"])
         first, ema, train_time = st["step"], st["ema"], st["train_time"]
         log("resumed at step %d (%.1f s of training before)" % (first, train_time))
     if recall_docs and first == 0:
@@ -463,6 +504,7 @@ def main():
         else:
             x, y = batch(streams, gen, args.batch, args.seq)
             w = outside = None
+        dropped = dropout.draw(x.shape[0]) if dropout is not None else None
         logits = model(x)
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), reduction="none")
         loss = loss.mean() if w is None else (loss * w.reshape(-1)).sum() / w.sum()
@@ -482,7 +524,8 @@ def main():
             log("step %d/%d loss %.4f (%.3f bpb) ema %.4f lr %.2e gnorm %.2f tok/s %.0f elapsed %.0fs"
                 % (step + 1, args.steps, lv, lv / math.log(2), ema, lr_at(step), float(gn),
                    (step + 1) * args.batch * args.seq / train_time, time.time() - t0)
-                + ("" if beta_long is None else " long-head beta %.4f" % float(beta_long)))
+                + ("" if beta_long is None else " long-head beta %.4f" % float(beta_long))
+                + ("" if dropped is None else " long heads left out %d of %d" % (int(dropped.sum()), dropped.numel())))
         if (step + 1) % args.eval_every == 0 and step + 1 < args.steps:
             evaluate(step + 1)
             save_state(step + 1)
