@@ -76,8 +76,8 @@ static void LM_CAT(conv_, REAL)(REAL* restrict out, REAL* restrict buf, const RE
 // the batch's product of field `in` of every sequence's scratch by W into field `out`
 #define LM_MV(out, W, in, n_out, n_in)                                               \
     do {                                                                             \
-        REAL* o_[STEPQ_LM_BATCH];                                                    \
-        const REAL* i_[STEPQ_LM_BATCH];                                              \
+        REAL* o_[STEPQ_LM_BATCH] = {0};                                              \
+        const REAL* i_[STEPQ_LM_BATCH] = {0};                                        \
         for (int s_ = 0; s_ < n; s_++) o_[s_] = w[s_]->out, i_[s_] = w[s_]->in;      \
         LM_MATVEC(be, o_, W, i_, n, n_out, n_in);                                    \
     } while (0)
