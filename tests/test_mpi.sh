@@ -117,7 +117,7 @@ configs = ["$src/experiments/memory.cfg", "missing.cfg", "kill.cfg"];
 CFG
 rm -rf out
 mpi 2 run all.cfg --threads 1 >all.log 2>&1 && bad "an 'all' config with a failing config exited 0"
-grep -qE "missing.cfg +[0-9.]+ s +FAILED" all.log && grep -qE "kill.cfg +[0-9.]+ s +ok" all.log ||
+grep -qE "missing.cfg +[0-9.]+ s +([0-9.]+ s CPU +)?FAILED" all.log && grep -qE "kill.cfg +[0-9.]+ s +([0-9.]+ s CPU +)?ok" all.log ||
     { bad "the 'all' config did not go on past the failing config"; cat all.log; }
 grep -q "MPI_ABORT" all.log && bad "a failure every rank knew ended in MPI_Abort"
 [ -f out/out.h5 ] || bad "the 'all' config's last config wrote nothing"
