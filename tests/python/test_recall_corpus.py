@@ -267,3 +267,56 @@ def test_drop_long_heads_leaves_out_exactly_the_drawn_heads():
     assert any(dr.any() for dr in draws) and any(not dr.all() for dr in draws)
     again = train.HeadDropout(plain(), heads, 0.7, torch.Generator().manual_seed(9))
     assert all(torch.equal(again.draw(3), dr) for dr in draws)
+
+
+def test_write_strength_means_on_and_off_the_marked_positions():
+    """train.py's WriteStrength.means (--spare-records' weighed writes, --record-writes' rewarded
+    ones): the long heads' mean beta = sigmoid(b_proj x) where the mask is 1 and where it is 0,
+    against the same betas computed from b_proj's captured inputs and averaged element by element;
+    mean(where) is the first of the two."""
+    torch = pytest.importorskip("torch")
+    import train
+    from model import DeltaLM, make_config
+    cfg = make_config("gated_deltanet", hidden_size=32, num_hidden_layers=2, num_heads=2, head_dim=16,
+                      intermediate_size=64)
+    torch.manual_seed(5)
+    m = DeltaLM(cfg).train()
+    heads = [(0, 1), (1, 0), (1, 1)]
+    ws = train.WriteStrength(m, heads)
+    seen = {}
+    for l in (0, 1):
+        m.model.layers[l].attn.b_proj.register_forward_hook(
+            lambda mod, inp, out, l=l: seen.__setitem__(l, inp[0].detach().clone()))
+    x = torch.randint(0, 256, (2, 24))
+    where = (torch.rand(2, 24, generator=torch.Generator().manual_seed(1)) < 0.3).float()
+    with torch.no_grad():
+        m(x)
+        on, off = ws.means(where)
+        m(x)
+        first = ws.mean(where)
+    sums, counts = [0.0, 0.0], [0, 0]
+    for l, h in heads:
+        W = m.model.layers[l].attn.b_proj.weight[h].double()
+        bias = m.model.layers[l].attn.b_proj.bias
+        for b in range(2):
+            for t in range(24):
+                z = float(seen[l][b, t].double() @ W) + (float(bias[h]) if bias is not None else 0.0)
+                k = 0 if where[b, t] == 1 else 1
+                sums[k] += 1 / (1 + math.exp(-z))
+                counts[k] += 1
+    assert 0 < counts[0] < counts[0] + counts[1]
+    assert abs(float(on) - sums[0] / counts[0]) < 1e-6
+    assert abs(float(off) - sums[1] / counts[1]) < 1e-6
+    assert float(first) == float(on)
+
+
+def test_record_writes_needs_spare_records():
+    """--record-writes rewards writes on the lines --spare-records marks: without it, one message
+    naming the option, before any work"""
+    import subprocess
+    pytest.importorskip("torch")
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "lm", "train.py"), "--model", "gdn", "--record-writes", "1", "--out",
+                        os.devnull + "-never"], capture_output=True, text=True)
+    assert r.returncode != 0
+    assert "--record-writes 1" in r.stderr and "--spare-records" in r.stderr
+    assert "Traceback" not in r.stderr

@@ -238,10 +238,20 @@ class WriteStrength:
             betas = torch.cat([torch.sigmoid(x).reshape(-1) for x in self.logits])
             self.logits.clear()
             return betas.mean()
-        total = sum((torch.sigmoid(x) * where[..., None]).sum() for x in self.logits)
-        count = sum(where.sum() * x.shape[-1] for x in self.logits)
+        return self.means(where)[0]
+
+    def means(self, where):
+        """(the mean beta where `where` is 1, the mean beta where it is 0; 0 where there is no such
+        position) since the last call, and forgets it: --spare-records' weighed writes and
+        --record-writes' rewarded ones"""
+        betas = [torch.sigmoid(x) for x in self.logits]
         self.logits.clear()
-        return total / count
+        out = []
+        for w in (where, 1 - where):
+            total = sum((b * w[..., None]).sum() for b in betas)
+            count = sum(w.sum() * b.shape[-1] for b in betas)
+            out.append(total / count.clamp(min=1))
+        return tuple(out)
 
 
 class HeadDropout:
@@ -345,6 +355,10 @@ def main():
     ap.add_argument("--spare-records", action="store_true",
                     help="--sparse-writes weighs the heads' writes outside the records' definition lines only "
                          "(training uses where the records are: a first stage, to be reported as such)")
+    ap.add_argument("--record-writes", type=float, default=0.0, metavar="MU",
+                    help="with --spare-records: add MU times (1 - the --long-gates heads' mean beta over the records' "
+                         "definition lines) to the loss, so that they write the records as well as sparing the rest "
+                         "(training uses where the records are: a first stage, to be reported as such)")
     ap.add_argument("--return-memory", action="store_true",
                     help="have glibc's malloc map every block over 64 KiB afresh and give freed memory back: "
                          "bounds the resident memory of long KDA windows, at about twice the time per step")
@@ -353,6 +367,9 @@ def main():
     if args.spare_records and not (args.sparse_writes > 0 and args.recall):
         sys.exit("train.py: error: --spare-records needs --sparse-writes (the weight it spares) and --recall "
                  "(the records it spares)")
+    if args.record_writes < 0 or (args.record_writes > 0 and not args.spare_records):
+        sys.exit("train.py: error: --record-writes %g: give a weight of 0 or more, with --spare-records (the lines "
+                 "whose writes it rewards)" % args.record_writes)
     if args.return_memory:
         _malloc_returns_memory()
     torch.set_num_threads(args.threads)
@@ -477,7 +494,8 @@ def main():
         st = torch.load(state_path, weights_only=False)
         keep = ("model", "steps", "warmup", "lr", "min_lr_frac", "wd", "seq", "batch", "seed", "recall", "records",
                 "passages", "dmin", "dmax", "recall_margin", "answer_weight", "init_from", "threads", "long_gates",
-                "long_gate_half_life", "freeze_long_gates", "sparse_writes", "spare_records", "drop_long_heads")
+                "long_gate_half_life", "freeze_long_gates", "sparse_writes", "spare_records", "drop_long_heads",
+                "record_writes")
         # a setting that a run's state.pt predates had its default there
         was = {k: st["args"].get(k, ap.get_default(k)) for k in keep}
         diff = [k for k in keep if was[k] != getattr(args, k)]
@@ -508,10 +526,17 @@ def main():
         logits = model(x)
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), reduction="none")
         loss = loss.mean() if w is None else (loss * w.reshape(-1)).sum() / w.sum()
-        beta_long = writes.mean(outside if args.spare_records else None) if writes is not None else None
+        beta_rec = None
+        if writes is not None and args.record_writes > 0:
+            beta_long, beta_rec = writes.means(outside)
+        else:
+            beta_long = writes.mean(outside if args.spare_records else None) if writes is not None else None
         opt.zero_grad(set_to_none=True)
         # the logged loss is the cross-entropy alone
-        (loss if beta_long is None else loss + args.sparse_writes * beta_long).backward()
+        total = loss if beta_long is None else loss + args.sparse_writes * beta_long
+        if beta_rec is not None:
+            total = total + args.record_writes * (1 - beta_rec)
+        total.backward()
         gn = torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
         opt.step()
         train_time += time.time() - ts
@@ -525,6 +550,7 @@ def main():
                 % (step + 1, args.steps, lv, lv / math.log(2), ema, lr_at(step), float(gn),
                    (step + 1) * args.batch * args.seq / train_time, time.time() - t0)
                 + ("" if beta_long is None else " long-head beta %.4f" % float(beta_long))
+                + ("" if beta_rec is None else " on record lines %.4f" % float(beta_rec))
                 + ("" if dropped is None else " long heads left out %d of %d" % (int(dropped.sum()), dropped.numel())))
         if (step + 1) % args.eval_every == 0 and step + 1 < args.steps:
             evaluate(step + 1)
