@@ -315,8 +315,8 @@ def test_record_writes_needs_spare_records():
     naming the option, before any work"""
     import subprocess
     pytest.importorskip("torch")
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "lm", "train.py"), "--model", "gdn", "--record-writes", "1", "--out",
-                        os.devnull + "-never"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "lm", "train.py"), "--model", "gdn",
+                        "--record-writes", "1", "--out", os.devnull + "-never"], capture_output=True, text=True)
     assert r.returncode != 0
     assert "--record-writes 1" in r.stderr and "--spare-records" in r.stderr
     assert "Traceback" not in r.stderr

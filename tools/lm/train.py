@@ -231,27 +231,32 @@ class WriteStrength:
             proj.register_forward_hook(lambda mod, inp, out, hs=hs: self.logits.append(out[..., hs])
                                        if mod.training else None)
 
+    def _take(self):
+        """the betas of the forwards since the last call, forgotten here"""
+        betas = [torch.sigmoid(x) for x in self.logits]
+        self.logits.clear()
+        return betas
+
+    @staticmethod
+    def _over(betas, where):
+        """their mean over the positions where `where` ([B, T] of 0 and 1) is 1; 0 if there is none"""
+        total = sum((b * where[..., None]).sum() for b in betas)
+        count = sum(where.sum() * b.shape[-1] for b in betas)
+        return total / count.clamp(min=1)
+
     def mean(self, where=None):
         """the mean beta since the last call (a tensor with its graph), and forgets it; where
         ([B, T] of 0 and 1): over the positions where it is 1 only"""
+        betas = self._take()
         if where is None:
-            betas = torch.cat([torch.sigmoid(x).reshape(-1) for x in self.logits])
-            self.logits.clear()
-            return betas.mean()
-        return self.means(where)[0]
+            return torch.cat([b.reshape(-1) for b in betas]).mean()
+        return self._over(betas, where)
 
     def means(self, where):
-        """(the mean beta where `where` is 1, the mean beta where it is 0; 0 where there is no such
-        position) since the last call, and forgets it: --spare-records' weighed writes and
-        --record-writes' rewarded ones"""
-        betas = [torch.sigmoid(x) for x in self.logits]
-        self.logits.clear()
-        out = []
-        for w in (where, 1 - where):
-            total = sum((b * w[..., None]).sum() for b in betas)
-            count = sum(w.sum() * b.shape[-1] for b in betas)
-            out.append(total / count.clamp(min=1))
-        return tuple(out)
+        """(the mean beta where `where` is 1, the mean beta where it is 0) since the last call, and
+        forgets it: --spare-records' weighed writes and --record-writes' rewarded ones"""
+        betas = self._take()
+        return self._over(betas, where), self._over(betas, 1 - where)
 
 
 class HeadDropout:
