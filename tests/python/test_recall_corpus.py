@@ -201,10 +201,11 @@ def test_half_lives_of_a_gate_set_by_hand():
 
 
 def test_spare_records_marks_exactly_the_definition_lines():
-    """train.py --spare-records counts the heads' writes where recall_batch's `outside` is 1: it
-    must be 0 on every byte of each record's definition line in the input window, read back from
-    the window's text, and 1 everywhere else (query lines, copied passages and host text). Every
-    query lies whole in the window, so its definition line does too."""
+    """train.py --spare-records counts the heads' writes where recall_batch's `lines` is 0: it must
+    be k on every byte of the k-th record definition line in the input window (--write-once takes
+    one write from each), read back from the window's text, and 0 everywhere else (query lines,
+    copied passages and host text). Every query lies whole in the window, so its definition line
+    does too."""
     torch = pytest.importorskip("torch")
     import argparse
     import train  # tools/lm is on the path
@@ -214,14 +215,14 @@ def test_spare_records_marks_exactly_the_definition_lines():
     args = argparse.Namespace(records=12, passages=2, dmin=16, dmax=1024, recall_margin=64,
                               answer_weight=3.0)
     gen = torch.Generator().manual_seed(5)
-    x, y, w, outside = train.recall_batch(streams, gen, 4, T, NAMES, args)
-    assert x.shape == outside.shape == (4, T)
+    x, y, w, lines = train.recall_batch(streams, gen, 4, T, NAMES, args)
+    assert x.shape == lines.shape == (4, T)
     seen = 0
-    for row, o in zip(x, outside):
+    for row, o in zip(x, lines):
         text = bytes(row.to(torch.uint8).tolist())
-        want = torch.ones(T)
-        for m in re.finditer(rb"(?m)^#\d{4} = [A-Za-z]+;\n", text):
-            want[m.start():m.end()] = 0
+        want = torch.zeros(T, dtype=torch.long)
+        for k, m in enumerate(re.finditer(rb"(?m)^#\d{4} = [A-Za-z]+;\n", text), 1):
+            want[m.start():m.end()] = k
             seen += 1
         assert torch.equal(o, want), text
     assert seen >= 20
@@ -308,6 +309,76 @@ def test_write_strength_means_on_and_off_the_marked_positions():
     assert abs(float(on) - sums[0] / counts[0]) < 1e-6
     assert abs(float(off) - sums[1] / counts[1]) < 1e-6
     assert float(first) == float(on)
+
+
+def test_write_once_takes_each_heads_strongest_write_on_each_line():
+    """train.py --write-once (WriteStrength.once): per long head and record line, the line's
+    strongest beta is rewarded and every other position's beta is weighed, against betas computed
+    from b_proj's captured inputs and sorted by hand (a line a window lacks counts nowhere); the
+    reward's gradient reaches only the strongest position of each line."""
+    torch = pytest.importorskip("torch")
+    import train
+    from model import DeltaLM, make_config
+    cfg = make_config("gated_deltanet", hidden_size=32, num_hidden_layers=2, num_heads=2, head_dim=16,
+                      intermediate_size=64)
+    torch.manual_seed(6)
+    m = DeltaLM(cfg).train()
+    heads = [(0, 1), (1, 0), (1, 1)]
+    ws = train.WriteStrength(m, heads)
+    seen = {}
+    for l in (0, 1):
+        m.model.layers[l].attn.b_proj.register_forward_hook(
+            lambda mod, inp, out, l=l: seen.__setitem__(l, inp[0].detach().clone()))
+    x = torch.randint(0, 256, (2, 24))
+    lines = torch.zeros(2, 24, dtype=torch.long)
+    lines[0, 2:7], lines[0, 10:12], lines[0, 15:20] = 1, 2, 3
+    lines[1, 0:4] = 1  # window 1 has one line only
+    with torch.no_grad():
+        m(x)
+        rest, top = ws.once(lines)
+    peaks, others = [], []
+    for l, h in heads:
+        W = m.model.layers[l].attn.b_proj.weight[h].double()
+        bias = m.model.layers[l].attn.b_proj.bias
+        for b in range(2):
+            beta = [1 / (1 + math.exp(-(float(seen[l][b, t].double() @ W)
+                                        + (float(bias[h]) if bias is not None else 0.0)))) for t in range(24)]
+            for k in range(1, 4):
+                at = [t for t in range(24) if lines[b, t] == k]
+                if at:
+                    best = max(at, key=lambda t: beta[t])
+                    peaks.append(beta[best])
+                    others += [beta[t] for t in at if t != best]
+            others += [beta[t] for t in range(24) if lines[b, t] == 0]
+    assert len(peaks) == 3 * 4 and len(peaks) + len(others) == 3 * 2 * 24
+    assert abs(float(top) - sum(peaks) / len(peaks)) < 1e-6
+    assert abs(float(rest) - sum(others) / len(others)) < 1e-6
+    # the reward's gradient: one position per (window, line, head)
+    logits = []
+    hook = m.model.layers[1].attn.b_proj.register_forward_hook(
+        lambda mod, inp, out: out.retain_grad() or logits.append(out))
+    m(x)
+    hook.remove()
+    _, top = ws.once(lines)
+    top.backward()
+    g = logits[0].grad[..., [0, 1]]
+    for b, n in ((0, 3), (1, 1)):
+        for k in range(1, n + 1):
+            nz = (g[b][lines[b] == k] != 0).sum(dim=0)
+            assert nz.tolist() == [1, 1]
+    assert (g[lines == 0] == 0).all()
+
+
+def test_write_once_needs_record_writes():
+    """--write-once changes what --record-writes rewards: without it, one message naming both,
+    before any work"""
+    import subprocess
+    pytest.importorskip("torch")
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "lm", "train.py"), "--model", "gdn",
+                        "--out", "/nonexistent/x",
+                        "--write-once"], capture_output=True, text=True)
+    assert r.returncode != 0 and "--write-once" in r.stderr and "--record-writes" in r.stderr
+    assert "Traceback" not in r.stderr
 
 
 def test_record_writes_needs_spare_records():

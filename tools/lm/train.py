@@ -80,11 +80,12 @@ def recall_batch(streams, gen, B, T, name_list, args):
     """B windows of T+1 bytes, each a host slice of T+1 bytes with recall material woven in
     (recall.weave, seeded from gen) and cut back to T+1 bytes; every query or copy lies whole in
     the window.  Returns x, y, w (the loss weight of each predicted byte: args.answer_weight on
-    answer bytes, 1 elsewhere) and outside (1 at each input byte outside the records' definition
-    lines "#0417 = Hezekiah;\n", 0 on them: where --spare-records counts the writes)."""
+    answer bytes, 1 elsewhere) and lines (at each input byte, 0 outside the records' definition
+    lines "#0417 = Hezekiah;\n", k on the k-th of them in the window, from 1: --spare-records
+    counts the writes where it is 0, --write-once takes one write from each line)."""
     probs = torch.tensor([p for _, p in DOMAINS])
     doms = torch.multinomial(probs, B, replacement=True, generator=gen)
-    rows, weights, outside = [], [], []
+    rows, weights, lines = [], [], []
     for i in range(B):
         s = streams[DOMAINS[int(doms[i])][0]]
         st = int(torch.randint(0, len(s) - T - 1, (1,), generator=gen))
@@ -94,18 +95,19 @@ def recall_batch(streams, gen, B, T, name_list, args):
                                   dmin=args.dmin, dmax=args.dmax, limit=T + 1 - args.recall_margin)
         doc = doc[:T + 1]
         w = torch.ones(T)
-        o = torch.ones(T)
+        o = torch.zeros(T, dtype=torch.long)
         for sp in spans:
             if sp["start"] + sp["length"] <= T + 1:
                 w[sp["start"] - 1:sp["start"] - 1 + sp["length"]] = args.answer_weight
-            if sp["kind"] == "record":
-                # "#0417 = " before the value, ";\n" after it
-                o[max(sp["first"] - recall.RECORD_HEAD, 0):min(sp["first"] + sp["length"] + recall.RECORD_TAIL, T)] = 0
+        defs = sorted({(sp["first"], sp["length"]) for sp in spans if sp["kind"] == "record"})
+        for k, (first, length) in enumerate(defs, 1):
+            # "#0417 = " before the value, ";\n" after it
+            o[max(first - recall.RECORD_HEAD, 0):min(first + length + recall.RECORD_TAIL, T)] = k
         rows.append(torch.tensor(list(doc), dtype=torch.long))
         weights.append(w)
-        outside.append(o)
+        lines.append(o)
     x = torch.stack(rows)
-    return x[:, :-1], x[:, 1:], torch.stack(weights), torch.stack(outside)
+    return x[:, :-1], x[:, 1:], torch.stack(weights), torch.stack(lines)
 
 
 @torch.no_grad()
@@ -258,6 +260,31 @@ class WriteStrength:
         betas = self._take()
         return self._over(betas, where), self._over(betas, 1 - where)
 
+    def once(self, lines):
+        """--write-once: (the mean beta over every position but each head's strongest write on each
+        record definition line, the mean of those strongest writes) since the last call, and
+        forgets it; lines [B, T] as recall_batch gives it (0 outside the lines, k on the k-th).
+        Each long head is asked to write each record once, where it chooses, and nowhere else, so
+        that a window's records take a few of its 128 key directions instead of one per byte."""
+        betas = self._take()
+        B, T = lines.shape
+        n = int(lines.max()) + 1
+        ids = (lines + n * torch.arange(B)[:, None]).reshape(-1)  # (window, line) as one index
+        is_line = torch.zeros(B * n, dtype=torch.bool)
+        is_line[ids] = True
+        is_line[::n] = False  # line 0 of each window: outside the lines
+        rest, rest_n, top, top_n = 0, 0, 0, 0
+        for b in betas:
+            h = b.shape[-1]
+            flat = b.reshape(B * T, h)
+            peak = torch.zeros(B * n, h, dtype=flat.dtype).scatter_reduce(
+                0, ids[:, None].expand(-1, h), flat, reduce="amax", include_self=False)[is_line]
+            rest = rest + flat.sum() - peak.sum()
+            top = top + peak.sum()
+            rest_n += B * T * h - peak.numel()
+            top_n += peak.numel()
+        return rest / max(rest_n, 1), top / max(top_n, 1)
+
 
 class HeadDropout:
     """--drop-long-heads P: each training window leaves out the output of each of heads [(layer,
@@ -364,6 +391,12 @@ def main():
                     help="with --spare-records: add MU times (1 - the --long-gates heads' mean beta over the records' "
                          "definition lines) to the loss, so that they write the records as well as sparing the rest "
                          "(training uses where the records are: a first stage, to be reported as such)")
+    ap.add_argument("--write-once", action="store_true",
+                    help="with --record-writes: reward each --long-gates head's strongest write on each record's "
+                         "definition line (not its mean beta over the line) and weigh its other writes there as "
+                         "--sparse-writes weighs those outside: each record written once, where the head chooses, "
+                         "so that a window's records need a few of a head's 128 key directions, not one per byte "
+                         "(training uses where the records are: a first stage, to be reported as such)")
     ap.add_argument("--return-memory", action="store_true",
                     help="have glibc's malloc map every block over 64 KiB afresh and give freed memory back: "
                          "bounds the resident memory of long KDA windows, at about twice the time per step")
@@ -375,6 +408,8 @@ def main():
     if args.record_writes < 0 or (args.record_writes > 0 and not args.spare_records):
         sys.exit("train.py: error: --record-writes %g: give a weight of 0 or more, with --spare-records (the lines "
                  "whose writes it rewards)" % args.record_writes)
+    if args.write_once and not args.record_writes > 0:
+        sys.exit("train.py: error: --write-once changes what --record-writes rewards: give --record-writes MU > 0")
     if args.return_memory:
         _malloc_returns_memory()
     torch.set_num_threads(args.threads)
@@ -500,7 +535,7 @@ def main():
         keep = ("model", "steps", "warmup", "lr", "min_lr_frac", "wd", "seq", "batch", "seed", "recall", "records",
                 "passages", "dmin", "dmax", "recall_margin", "answer_weight", "init_from", "threads", "long_gates",
                 "long_gate_half_life", "freeze_long_gates", "sparse_writes", "spare_records", "drop_long_heads",
-                "record_writes")
+                "record_writes", "write_once")
         # a setting that a run's state.pt predates had its default there
         was = {k: st["args"].get(k, ap.get_default(k)) for k in keep}
         diff = [k for k in keep if was[k] != getattr(args, k)]
@@ -523,16 +558,19 @@ def main():
         for gparam in opt.param_groups:
             gparam["lr"] = lr_at(step)
         if args.recall:
-            x, y, w, outside = recall_batch(streams, gen, args.batch, args.seq, name_list, args)
+            x, y, w, lines = recall_batch(streams, gen, args.batch, args.seq, name_list, args)
+            outside = (lines == 0).to(torch.float32)
         else:
             x, y = batch(streams, gen, args.batch, args.seq)
-            w = outside = None
+            w = outside = lines = None
         dropped = dropout.draw(x.shape[0]) if dropout is not None else None
         logits = model(x)
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), reduction="none")
         loss = loss.mean() if w is None else (loss * w.reshape(-1)).sum() / w.sum()
         beta_rec = None
-        if writes is not None and args.record_writes > 0:
+        if writes is not None and args.write_once:
+            beta_long, beta_rec = writes.once(lines)
+        elif writes is not None and args.record_writes > 0:
             beta_long, beta_rec = writes.means(outside)
         else:
             beta_long = writes.mean(outside if args.spare_records else None) if writes is not None else None
