@@ -200,6 +200,51 @@ def test_half_lives_of_a_gate_set_by_hand():
         assert g[3] == pytest.approx(w[3], rel=1e-5)
 
 
+@pytest.mark.parametrize("kind", ["gated_deltanet", "kda"])
+def test_long_gates_fixed_and_frozen(kind):
+    """train.py --long-gates with --freeze-long-gates, GDN and KDA: the chosen heads decay by
+    exactly ln 2 / half-life a token at every position (KDA: on every key channel), read from the
+    layer's own gate g; after AdamW steps on a loss that moves every gate, theirs are unchanged
+    and the other heads' have moved."""
+    torch = pytest.importorskip("torch")
+    import train
+    from model import DeltaLM, make_config
+    cfg = make_config(kind, hidden_size=32, num_hidden_layers=2, num_heads=2, head_dim=16, intermediate_size=64)
+    torch.manual_seed(7)
+    m = DeltaLM(cfg).train()
+    heads = train.long_gate_heads(m, "0.1,1.0")
+    assert heads == [(0, 1), (1, 0)]
+    train.set_long_gates(m, heads, 1000.0)
+    train.freeze_gates(m, heads)
+    x = torch.randint(0, 256, (2, 24))
+
+    def gates():
+        out = {}
+        with torch.no_grad():
+            for l, layer in enumerate(m.model.layers):
+                g = layer.attn.inputs(layer.attn_norm(m.model.embeddings(x)))[3]
+                out[l] = g.double().clone()  # GDN [B, T, H], KDA [B, T, H, K]
+        return out
+    before = gates()
+    for l, h in heads:
+        assert torch.allclose(before[l][:, :, h], torch.full_like(before[l][:, :, h], -math.log(2) / 1000.0),
+                              rtol=1e-5, atol=0)
+    # train.py's groups: weight decay on matrices only (a zeroed row stays zero under it)
+    mats = [p for n, p in m.named_parameters() if p.dim() == 2 and "embeddings" not in n]
+    rest = [p for n, p in m.named_parameters() if not (p.dim() == 2 and "embeddings" not in n)]
+    opt = torch.optim.AdamW([{"params": mats, "weight_decay": 0.1}, {"params": rest, "weight_decay": 0.0}], lr=1e-2)
+    for _ in range(3):
+        loss = sum(layer.attn.inputs(layer.attn_norm(m.model.embeddings(x)))[3].sum() for layer in m.model.layers)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    after = gates()
+    for l in (0, 1):
+        for h in (0, 1):
+            same = torch.equal(after[l][:, :, h], before[l][:, :, h])
+            assert same == ((l, h) in heads), (l, h)
+
+
 def test_spare_records_marks_exactly_the_definition_lines():
     """train.py --spare-records counts the heads' writes where recall_batch's `lines` is 0: it must
     be k on every byte of the k-th record definition line in the input window (--write-once takes

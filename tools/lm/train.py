@@ -172,10 +172,7 @@ def half_lives(model, docs, max_len):
 
 
 def long_gate_heads(model, spec):
-    """--long-gates "L.H,...": [(layer, head)] of a GDN model, checked"""
-    if model.config["model_type"] != "gated_deltanet":
-        sys.exit("train.py: error: --long-gates: only GDN models (one gate per head); this one is %s"
-                 % model.config["model_type"])
+    """--long-gates "L.H,...": [(layer, head)] of a GDN or KDA model, checked"""
     L, H = model.config["num_hidden_layers"], model.config["num_heads"]
     out = []
     for item in spec.split(","):
@@ -189,33 +186,48 @@ def long_gate_heads(model, spec):
     return out
 
 
+def _gate_rows(attn, h):
+    """what sets head h's decay beside A_log[h]: (its dt_bias entries, its rows of the gate's
+    input projection). GDN: dt_bias[h] and a_proj's row h. KDA, one decay per key channel:
+    dt_bias[h K:(h+1) K] and the same rows of f_proj's second (up) projection."""
+    if hasattr(attn, "a_proj"):
+        return slice(h, h + 1), attn.a_proj.weight
+    return slice(h * attn.K, (h + 1) * attn.K), attn.f_proj[1].weight
+
+
 def set_long_gates(model, heads, half_life):
-    """heads [(layer, head)] start at a constant decay g = -ln 2 / half_life: A_log 0, dt_bias the
-    inverse softplus of ln 2 / half_life, the a_proj row zeroed; returns their dt_bias"""
+    """heads [(layer, head)] start at a constant decay g = -ln 2 / half_life (KDA: on each of their
+    key channels): A_log 0, dt_bias the inverse softplus of ln 2 / half_life, the gate
+    projection's rows zeroed (_gate_rows); returns their dt_bias (one per head)"""
     if not half_life > 1:
         sys.exit("train.py: error: --long-gate-half-life %g: give a half-life above 1 token" % half_life)
     out = []
     for l, h in heads:
         attn = model.model.layers[l].attn
         dt = math.log(2) / half_life
+        rows, proj = _gate_rows(attn, h)
         with torch.no_grad():
             attn.A_log[h] = 0.0
-            attn.dt_bias[h] = dt + math.log(-math.expm1(-dt))  # inverse softplus
-            attn.a_proj.weight[h].zero_()
-        out.append(float(attn.dt_bias[h]))
+            attn.dt_bias[rows] = dt + math.log(-math.expm1(-dt))  # inverse softplus
+            proj[rows].zero_()
+        out.append(float(attn.dt_bias[rows][0]))
     return out
 
 
 def freeze_gates(model, heads):
-    """--freeze-long-gates: the gates of heads [(layer, head)] get no gradient (A_log, dt_bias and
-    the a_proj row), so AdamW leaves them where they are: heads of a fixed decay"""
+    """--freeze-long-gates: the gates of heads [(layer, head)] get no gradient (A_log and
+    _gate_rows: dt_bias and the gate projection's rows), so AdamW leaves them where they are:
+    heads of a fixed decay"""
     for li in sorted({l for l, _ in heads}):
         attn = model.model.layers[li].attn
         keep = torch.ones(attn.H)
+        keep_rows = torch.ones(attn.dt_bias.shape[0])
         for l, h in heads:
             if l == li:
                 keep[h] = 0.0
-        for p, m in ((attn.A_log, keep), (attn.dt_bias, keep), (attn.a_proj.weight, keep[:, None])):
+                keep_rows[_gate_rows(attn, h)[0]] = 0.0
+        proj = _gate_rows(attn, 0)[1]
+        for p, m in ((attn.A_log, keep), (attn.dt_bias, keep_rows), (proj, keep_rows[:, None])):
             p.register_hook(lambda g, m=m: g * m.to(g.dtype))
 
 
@@ -349,9 +361,10 @@ def main():
                     help="stop after this many steps of the --steps schedule, save the checkpoint, skip the final "
                          "eval (reproduces a run that was stopped there)")
     ap.add_argument("--long-gates", default=None, metavar="L.H[,L.H...]",
-                    help="GDN: before the first step, give these heads (layer.head, from 0) a constant decay of "
-                         "--long-gate-half-life tokens: A_log 0, dt_bias the inverse softplus of ln 2 / half-life, "
-                         "their a_proj row zeroed (training is free to move all three)")
+                    help="before the first step, give these heads (layer.head, from 0) a constant decay of "
+                         "--long-gate-half-life tokens (KDA: on every key channel): A_log 0, dt_bias the inverse "
+                         "softplus of ln 2 / half-life, their rows of the gate's projection zeroed (GDN a_proj, "
+                         "KDA f_proj's second layer; training is free to move all three)")
     ap.add_argument("--long-gate-half-life", type=float, default=2048.0,
                     help="half-life in tokens that --long-gates starts its heads at")
     ap.add_argument("--freeze-long-gates", action="store_true",
@@ -451,8 +464,9 @@ def main():
         sys.exit("train.py: error: --freeze-long-gates needs --long-gates (the heads whose gates it keeps fixed)")
     if long_heads and not args.resume:
         for (l, h), b in zip(long_heads, set_long_gates(model, long_heads, args.long_gate_half_life)):
-            log("long gate: layer %d head %d: A_log 0, dt_bias %.4f, a_proj row zeroed (half-life %g tokens)%s"
-                % (l, h, b, args.long_gate_half_life, ", kept fixed" if args.freeze_long_gates else ""))
+            log("long gate: layer %d head %d: A_log 0, dt_bias %.4f, %s zeroed (half-life %g tokens)%s"
+                % (l, h, b, "a_proj row" if args.model == "gdn" else "its f_proj.1 rows (every key channel)",
+                   args.long_gate_half_life, ", kept fixed" if args.freeze_long_gates else ""))
     if args.freeze_long_gates:
         freeze_gates(model, long_heads)
     if args.sparse_writes < 0 or (args.sparse_writes > 0 and not long_heads):
