@@ -5,7 +5,9 @@ the record is asked for.
 
 For a record whose definition "#NNNN = VALUE;" puts its value's first byte at position f, and
 whose query "#NNNN ? VALUE" asks for it at position s (the answer's first byte), the head writes
-at p = f - 1 with key k_p and reads at r = s - 1 with query q_r (the state after the write at r).
+at p = f - 1 with key k_p and reads at r = s - 1 with query q_r (the state after the write at r);
+with --write-at strongest, p is each head's strongest write (largest beta) on the definition line
+instead, where a model trained with train.py --write-once writes.
 The step maps the state as S_t = A_t S_{t-1} + beta_t k_t v_t^T with A_t = (I - beta_t k_t k_t^T)
 exp(g_t) (method 1, K-first), so what the write at p adds to the read at r is scaled by
 
@@ -17,7 +19,7 @@ both in float64 from the model's own q, k, g, beta (tools/lm/model.py's inputs).
 would give exp(sum g); the ratio of retention to that is what the other writes erased.
 
 Usage: python tools/lm/heads.py MODEL_DIR [--json data/lm/heldout_recall.json] [--docs 6]
-       [--threads 1]
+       [--threads 1] [--write-at value|strongest]
 Prints one table per distance bucket: per head its half-life (mean log gate over the documents),
 mean beta over all bytes and at the records' writes, and the median retention, decay alone and
 match over the bucket's records.
@@ -51,24 +53,38 @@ def layer_inputs(model, doc):
 
 
 @torch.no_grad()
-def records_through(q, k, g, beta, recs):
-    """[R,H] retention, decay alone and match of each record (p, r) through one layer"""
-    R, (T, H, K) = len(recs), k.shape
-    p = torch.tensor([a for a, _ in recs])
-    r = torch.tensor([b for _, b in recs])
-    x = k[p].clone()                                   # [R,H,K] the written directions
+def records_through(q, k, g, beta, p, r):
+    """[R,H] retention, decay alone and match of each record through one layer: written at p
+    ([R, H], a position per record and head) and read at r ([R])"""
+    (R, H), K = p.shape, k.shape[2]
+    heads = torch.arange(H)[None, :]
+    x = k[p, heads].clone()                            # [R,H,K] the written directions
     logd = torch.zeros(R, H, dtype=torch.float64)
     for t in range(int(p.min()) + 1, int(r.max()) + 1):
-        live = ((p < t) & (t <= r))[:, None, None]
+        live = ((p < t) & (t <= r[:, None]))[..., None]
         if not live.any():
             continue
         y = x * g[t].exp()[None, :, None]
         y = y - beta[t][None, :, None] * k[t][None] * (k[t][None] * y).sum(-1, keepdim=True)
         x = torch.where(live, y, x)
         logd = logd + live[..., 0] * g[t][None]
-    ret = (k[p] * x).sum(-1)
+    ret = (k[p, heads] * x).sum(-1)
     match = (q[r] * x).sum(-1)
     return ret, logd.exp(), match
+
+
+def write_positions(beta, recs, where):
+    """[R, H] the position each head writes each record at: "value", the byte before the value
+    (p = f - 1) for every head; "strongest", the head's largest beta on the definition line
+    "#0417 = VALUE;\n" (its bytes f - RECORD_HEAD ... f + length + RECORD_TAIL - 1)"""
+    H = beta.shape[1]
+    if where == "value":
+        return torch.tensor([[s["first"] - 1] * H for s in recs])
+    out = []
+    for s in recs:
+        lo, hi = s["first"] - recall.RECORD_HEAD, min(s["first"] + s["length"] + recall.RECORD_TAIL, s["start"] - 1)
+        out.append(lo + beta[lo:hi].argmax(0))
+    return torch.stack(out)
 
 
 def main():
@@ -77,6 +93,9 @@ def main():
     ap.add_argument("--json", default=os.path.join(REPO, "data/lm/heldout_recall.json"))
     ap.add_argument("--docs", type=int, default=6)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--write-at", choices=["value", "strongest"], default="value",
+                    help="where a head writes a record: the byte before its value, or its strongest write "
+                         "on the definition line (default: value)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     model = load_checkpoint(args.model).eval()
@@ -96,14 +115,15 @@ def main():
         with open(os.path.join(base, d["file"]), "rb") as f:
             doc = f.read()
         recs = [s for s in d["spans"] if s["kind"] == "record"]
-        pr = [(s["first"] - 1, s["start"] - 1) for s in recs]
+        r = torch.tensor([s["start"] - 1 for s in recs])
         ins = layer_inputs(model, doc)
         per = []
         for li, (q, k, g, beta) in enumerate(ins):
+            p = write_positions(beta, recs, args.write_at)
             gsum[li] += g.sum(0)
             bsum[li] += beta.sum(0)
-            bwrite[li] += beta[[a for a, _ in pr]].sum(0)
-            per.append(records_through(q, k, g, beta, pr))
+            bwrite[li] += beta[p, torch.arange(H)[None, :]].sum(0)
+            per.append(records_through(q, k, g, beta, p, r))
         n_bytes += len(doc)
         n_recs += len(recs)
         for j, s in enumerate(recs):
@@ -111,7 +131,8 @@ def main():
         print("read %s: %d bytes, %d records" % (d["file"], len(doc), len(recs)), file=sys.stderr, flush=True)
     half = math.log(2) / (-(gsum / n_bytes))
     bmean, bw = bsum / n_bytes, bwrite / n_recs
-    print("model %s: %d documents of %s, %d bytes, %d records" % (args.model, args.docs, args.json, n_bytes, n_recs))
+    print("model %s: %d documents of %s, %d bytes, %d records; writes at: %s"
+          % (args.model, args.docs, args.json, n_bytes, n_recs, args.write_at))
     for lo, hi in rj["buckets"]:
         sel = [row for row in rows if lo <= row[0] < hi]
         if not sel:

@@ -319,10 +319,12 @@ class TestHeads(unittest.TestCase):
         k = F.normalize(torch.randn(T, H, K, dtype=torch.float64), dim=-1)
         g = -torch.rand(T, H, dtype=torch.float64)
         beta = torch.rand(T, H, dtype=torch.float64)
-        recs = [(2, 11), (0, 5), (7, 13)]
-        ret, decay, match = heads.records_through(q, k, g, beta, recs)
-        for j, (p, r) in enumerate(recs):
+        P = torch.tensor([[2, 4], [0, 1], [7, 9]])  # a write position per record and head
+        R = torch.tensor([11, 5, 13])
+        ret, decay, match = heads.records_through(q, k, g, beta, P, R)
+        for j in range(len(R)):
             for h in range(H):
+                p, r = int(P[j, h]), int(R[j])
                 M = torch.eye(K, dtype=torch.float64)
                 for t in range(p + 1, r + 1):
                     kt = k[t, h][:, None]
@@ -332,6 +334,22 @@ class TestHeads(unittest.TestCase):
                 self.assertAlmostEqual(float(ret[j, h]), float(kp @ M @ kp), places=12)
                 self.assertAlmostEqual(float(match[j, h]), float(q[r, h] @ M @ kp), places=12)
                 self.assertAlmostEqual(float(decay[j, h]), float(g[p + 1:r + 1, h].sum().exp()), places=12)
+
+
+    def test_write_positions(self):
+        """--write-at value: the byte before the value for every head; strongest: each head's
+        largest beta on the definition line "#0417 = VALUE;\\n", found here by a loop"""
+        import heads
+        import recall
+        torch.manual_seed(6)
+        beta = torch.rand(60, 3, dtype=torch.float64)
+        recs = [dict(first=20, length=5, start=50), dict(first=9, length=3, start=40)]
+        self.assertEqual(heads.write_positions(beta, recs, "value").tolist(), [[19] * 3, [8] * 3])
+        got = heads.write_positions(beta, recs, "strongest")
+        for j, s in enumerate(recs):
+            line = range(s["first"] - recall.RECORD_HEAD, s["first"] + s["length"] + recall.RECORD_TAIL)
+            for h in range(3):
+                self.assertEqual(int(got[j, h]), max(line, key=lambda t: float(beta[t, h])))
 
 
 class TestWriteStrength(unittest.TestCase):
