@@ -315,17 +315,15 @@ def test_drop_long_heads_leaves_out_exactly_the_drawn_heads():
     assert all(torch.equal(again.draw(3), dr) for dr in draws)
 
 
-def test_write_strength_means_on_and_off_the_marked_positions():
-    """train.py's WriteStrength.means (--spare-records' weighed writes, --record-writes' rewarded
-    ones): the long heads' mean beta = sigmoid(b_proj x) where the mask is 1 and where it is 0,
-    against the same betas computed from b_proj's captured inputs and averaged element by element;
-    mean(where) is the first of the two."""
-    torch = pytest.importorskip("torch")
+def small_gdn_writes(seed):
+    """a 2-layer GDN with train.py's WriteStrength on three of its four heads, and the inputs
+    each layer's b_proj saw in the last forward (seen[layer], for betas computed by hand)"""
+    import torch
     import train
     from model import DeltaLM, make_config
     cfg = make_config("gated_deltanet", hidden_size=32, num_hidden_layers=2, num_heads=2, head_dim=16,
                       intermediate_size=64)
-    torch.manual_seed(5)
+    torch.manual_seed(seed)
     m = DeltaLM(cfg).train()
     heads = [(0, 1), (1, 0), (1, 1)]
     ws = train.WriteStrength(m, heads)
@@ -333,6 +331,24 @@ def test_write_strength_means_on_and_off_the_marked_positions():
     for l in (0, 1):
         m.model.layers[l].attn.b_proj.register_forward_hook(
             lambda mod, inp, out, l=l: seen.__setitem__(l, inp[0].detach().clone()))
+    return m, heads, ws, seen
+
+
+def beta_by_hand(m, seen, l, h, b, t):
+    """sigmoid(b_proj x) of head h at window b, position t, in float64 from b_proj's input"""
+    W = m.model.layers[l].attn.b_proj.weight[h].double()
+    bias = m.model.layers[l].attn.b_proj.bias
+    z = float(seen[l][b, t].double() @ W) + (float(bias[h]) if bias is not None else 0.0)
+    return 1 / (1 + math.exp(-z))
+
+
+def test_write_strength_means_on_and_off_the_marked_positions():
+    """train.py's WriteStrength.means (--spare-records' weighed writes, --record-writes' rewarded
+    ones): the long heads' mean beta = sigmoid(b_proj x) where the mask is 1 and where it is 0,
+    against the same betas computed from b_proj's captured inputs and averaged element by element;
+    mean(where) is the first of the two."""
+    torch = pytest.importorskip("torch")
+    m, heads, ws, seen = small_gdn_writes(5)
     x = torch.randint(0, 256, (2, 24))
     where = (torch.rand(2, 24, generator=torch.Generator().manual_seed(1)) < 0.3).float()
     with torch.no_grad():
@@ -342,13 +358,10 @@ def test_write_strength_means_on_and_off_the_marked_positions():
         first = ws.mean(where)
     sums, counts = [0.0, 0.0], [0, 0]
     for l, h in heads:
-        W = m.model.layers[l].attn.b_proj.weight[h].double()
-        bias = m.model.layers[l].attn.b_proj.bias
         for b in range(2):
             for t in range(24):
-                z = float(seen[l][b, t].double() @ W) + (float(bias[h]) if bias is not None else 0.0)
                 k = 0 if where[b, t] == 1 else 1
-                sums[k] += 1 / (1 + math.exp(-z))
+                sums[k] += beta_by_hand(m, seen, l, h, b, t)
                 counts[k] += 1
     assert 0 < counts[0] < counts[0] + counts[1]
     assert abs(float(on) - sums[0] / counts[0]) < 1e-6
@@ -362,18 +375,7 @@ def test_write_once_takes_each_heads_strongest_write_on_each_line():
     from b_proj's captured inputs and sorted by hand (a line a window lacks counts nowhere); the
     reward's gradient reaches only the strongest position of each line."""
     torch = pytest.importorskip("torch")
-    import train
-    from model import DeltaLM, make_config
-    cfg = make_config("gated_deltanet", hidden_size=32, num_hidden_layers=2, num_heads=2, head_dim=16,
-                      intermediate_size=64)
-    torch.manual_seed(6)
-    m = DeltaLM(cfg).train()
-    heads = [(0, 1), (1, 0), (1, 1)]
-    ws = train.WriteStrength(m, heads)
-    seen = {}
-    for l in (0, 1):
-        m.model.layers[l].attn.b_proj.register_forward_hook(
-            lambda mod, inp, out, l=l: seen.__setitem__(l, inp[0].detach().clone()))
+    m, heads, ws, seen = small_gdn_writes(6)
     x = torch.randint(0, 256, (2, 24))
     lines = torch.zeros(2, 24, dtype=torch.long)
     lines[0, 2:7], lines[0, 10:12], lines[0, 15:20] = 1, 2, 3
@@ -383,11 +385,8 @@ def test_write_once_takes_each_heads_strongest_write_on_each_line():
         rest, top = ws.once(lines)
     peaks, others = [], []
     for l, h in heads:
-        W = m.model.layers[l].attn.b_proj.weight[h].double()
-        bias = m.model.layers[l].attn.b_proj.bias
         for b in range(2):
-            beta = [1 / (1 + math.exp(-(float(seen[l][b, t].double() @ W)
-                                        + (float(bias[h]) if bias is not None else 0.0)))) for t in range(24)]
+            beta = [beta_by_hand(m, seen, l, h, b, t) for t in range(24)]
             for k in range(1, 4):
                 at = [t for t in range(24) if lines[b, t] == k]
                 if at:
