@@ -76,13 +76,14 @@ def records_through(q, k, g, beta, p, r):
 def write_positions(beta, recs, where):
     """[R, H] the position each head writes each record at: "value", the byte before the value
     (p = f - 1) for every head; "strongest", the head's largest beta on the definition line
-    "#0417 = VALUE;\n" (its bytes f - RECORD_HEAD ... f + length + RECORD_TAIL - 1)"""
+    "#0417 = VALUE;\n" (recall.definition_line), up to the byte before the query reads"""
     H = beta.shape[1]
     if where == "value":
         return torch.tensor([[s["first"] - 1] * H for s in recs])
     out = []
     for s in recs:
-        lo, hi = s["first"] - recall.RECORD_HEAD, min(s["first"] + s["length"] + recall.RECORD_TAIL, s["start"] - 1)
+        lo, hi = recall.definition_line(s["first"], s["length"])
+        hi = min(hi, s["start"] - 1)
         out.append(lo + beta[lo:hi].argmax(0))
     return torch.stack(out)
 

@@ -35,6 +35,14 @@ PASSAGE_MAX = 160
 PASSAGE_CUE = 8
 RECORD_HEAD = len(b"#0417 = ")  # a definition or query line's bytes before the value
 RECORD_TAIL = len(b";\n")       # and after it
+
+
+def definition_line(first, length):
+    """[start, end) of the definition line "#0417 = VALUE;\n" whose value (length bytes) begins
+    at byte first"""
+    return first - RECORD_HEAD, first + length + RECORD_TAIL
+
+
 BUCKETS = [[16, 64], [64, 256], [256, 512], [512, 1024], [1024, 2048], [2048, 4096], [4096, 8192]]
 
 _NAME = re.compile(rb"\b[A-Z][a-z]{3,9}\b")

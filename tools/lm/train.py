@@ -101,8 +101,8 @@ def recall_batch(streams, gen, B, T, name_list, args):
                 w[sp["start"] - 1:sp["start"] - 1 + sp["length"]] = args.answer_weight
         defs = sorted({(sp["first"], sp["length"]) for sp in spans if sp["kind"] == "record"})
         for k, (first, length) in enumerate(defs, 1):
-            # "#0417 = " before the value, ";\n" after it
-            o[max(first - recall.RECORD_HEAD, 0):min(first + length + recall.RECORD_TAIL, T)] = k
+            lo, hi = recall.definition_line(first, length)
+            o[max(lo, 0):min(hi, T)] = k
         rows.append(torch.tensor(list(doc), dtype=torch.long))
         weights.append(w)
         lines.append(o)
@@ -186,26 +186,29 @@ def long_gate_heads(model, spec):
     return out
 
 
+def _gate_proj(attn):
+    """the weight whose rows feed the gate's softplus beside dt_bias: GDN a_proj, KDA f_proj's
+    second (up) projection, one row per entry of dt_bias"""
+    return attn.a_proj.weight if hasattr(attn, "a_proj") else attn.f_proj[1].weight
+
+
 def _gate_rows(attn, h):
-    """what sets head h's decay beside A_log[h]: (its dt_bias entries, its rows of the gate's
-    input projection). GDN: dt_bias[h] and a_proj's row h. KDA, one decay per key channel:
-    dt_bias[h K:(h+1) K] and the same rows of f_proj's second (up) projection."""
-    if hasattr(attn, "a_proj"):
-        return slice(h, h + 1), attn.a_proj.weight
-    return slice(h * attn.K, (h + 1) * attn.K), attn.f_proj[1].weight
+    """what sets head h's decay beside A_log[h]: its entries of dt_bias and rows of _gate_proj.
+    GDN: entry h. KDA, one decay per key channel: entries h K ... (h+1) K - 1."""
+    return slice(h, h + 1) if hasattr(attn, "a_proj") else slice(h * attn.K, (h + 1) * attn.K)
 
 
 def set_long_gates(model, heads, half_life):
     """heads [(layer, head)] start at a constant decay g = -ln 2 / half_life (KDA: on each of their
     key channels): A_log 0, dt_bias the inverse softplus of ln 2 / half_life, the gate
-    projection's rows zeroed (_gate_rows); returns their dt_bias (one per head)"""
+    projection's rows zeroed (_gate_rows of _gate_proj); returns their dt_bias (one per head)"""
     if not half_life > 1:
         sys.exit("train.py: error: --long-gate-half-life %g: give a half-life above 1 token" % half_life)
     out = []
     for l, h in heads:
         attn = model.model.layers[l].attn
         dt = math.log(2) / half_life
-        rows, proj = _gate_rows(attn, h)
+        rows, proj = _gate_rows(attn, h), _gate_proj(attn)
         with torch.no_grad():
             attn.A_log[h] = 0.0
             attn.dt_bias[rows] = dt + math.log(-math.expm1(-dt))  # inverse softplus
@@ -216,7 +219,7 @@ def set_long_gates(model, heads, half_life):
 
 def freeze_gates(model, heads):
     """--freeze-long-gates: the gates of heads [(layer, head)] get no gradient (A_log and
-    _gate_rows: dt_bias and the gate projection's rows), so AdamW leaves them where they are:
+    _gate_rows: dt_bias and _gate_proj's rows), so AdamW leaves them where they are:
     heads of a fixed decay"""
     for li in sorted({l for l, _ in heads}):
         attn = model.model.layers[li].attn
@@ -225,9 +228,8 @@ def freeze_gates(model, heads):
         for l, h in heads:
             if l == li:
                 keep[h] = 0.0
-                keep_rows[_gate_rows(attn, h)[0]] = 0.0
-        proj = _gate_rows(attn, 0)[1]
-        for p, m in ((attn.A_log, keep), (attn.dt_bias, keep_rows), (proj, keep_rows[:, None])):
+                keep_rows[_gate_rows(attn, h)] = 0.0
+        for p, m in ((attn.A_log, keep), (attn.dt_bias, keep_rows), (_gate_proj(attn), keep_rows[:, None])):
             p.register_hook(lambda g, m=m: g * m.to(g.dtype))
 
 
