@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # device_check.sh OUTDIR: every check of the CUDA fast path that needs a GPU, in one command,
-# for a machine with a lent GPU and a short time limit (about 3 minutes on 16 cores, most of it
-# the build; every step has its own limit, 14 minutes in all at worst):
+# for a machine with a lent GPU and a short time limit (6 minutes on an H200 with 16 cores, the
+# first time on the machine: the model adapters 4 of them, the build 1; every step has its own
+# limit, 16 minutes in all at worst):
 #   configure (Release, CUDA on, the device's own architecture unless STEPQ_CHECK_ARCHS says
 #   otherwise), build the CUDA targets, list the device, run the GPU parity test
 #   (test_cuda_parity), the GPU benchmark (stepq_bench_gpu --quick, which checks every timed
@@ -14,6 +15,10 @@
 # when there is no GPU (nothing that needs one ran).
 #   tests/gpu/device_check.sh /tmp/stepq-gpu          (from the repository root)
 #   STEPQ_CHECK_ARCHS="80;90" tests/gpu/device_check.sh OUT   (the default build's archs)
+#   STEPQ_CHECK_DEBS=DIR tests/gpu/device_check.sh OUT   (a machine with no network and without the
+#       Debian libraries: unpacks DIR/*.deb, fetched elsewhere with `apt-get download libgsl-dev
+#       libgsl27 libgslcblas0 libconfig-dev libconfig9 libcjson-dev libcjson1 ...`, over / without
+#       replacing any file that is there, then runs ldconfig)
 set -uo pipefail
 
 out=${1:?usage: tests/gpu/device_check.sh OUTDIR}
@@ -47,27 +52,41 @@ step() {
 }
 
 { nvidia-smi 2>&1 || true; } > "$out/nvidia-smi.log"
+if [ -n "${STEPQ_CHECK_DEBS:-}" ]; then
+    unpacked=$(mktemp -d)
+    for d in "$STEPQ_CHECK_DEBS"/*.deb; do dpkg-deb -x "$d" "$unpacked" || echo "could not unpack $d"; done
+    tar -C "$unpacked" -cf - . | tar -C / -xf - --keep-directory-symlink --skip-old-files && ldconfig
+    rm -rf "$unpacked"
+    # Debian's HDF5 lives under hdf5/serial; without Debian's h5cc CMake looks there only when told
+    [ -d /usr/lib/x86_64-linux-gnu/hdf5/serial ] && export HDF5_ROOT=${HDF5_ROOT:-/usr/lib/x86_64-linux-gnu/hdf5/serial}
+fi
 missing=$(for p in cmake gcc libhdf5-dev libgsl-dev libconfig-dev pkg-config; do
               dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || echo "$p"
           done | tr '\n' ' ')
-[ -n "${missing// /}" ] && echo "missing Debian packages (the build may fail): $missing" | tee -a "$summary"
+[ -n "${missing// /}" ] && [ -z "${STEPQ_CHECK_DEBS:-}" ] && echo "missing Debian packages (the build may fail): $missing" | tee -a "$summary"
 
-step configure configure.log 120 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSTEPQ_CUDA=ON \
+step configure configure.log 60 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSTEPQ_CUDA=ON \
     "-DCMAKE_CUDA_ARCHITECTURES=$archs" || { echo "configure failed: see $out/configure.log"; exit 1; }
-step build build.log 300 cmake --build "$build" -j "$jobs" --target stepq_cuda_query test_cuda_numerics \
+step build build.log 180 cmake --build "$build" -j "$jobs" --target stepq_cuda_query test_cuda_numerics \
     test_cuda_emulate test_cuda_parity stepq_bench_gpu stepq stepq_shared || { echo "build failed: see $out/build.log"; exit 1; }
-step device device.log 60 "$build/sim/cuda/stepq_cuda_query"
+step device device.log 30 "$build/sim/cuda/stepq_cuda_query"
 if [ $? -eq 77 ]; then
     echo "no CUDA device here: nothing that needs a GPU ran" | tee -a "$summary"
     exit 77
 fi
-# the GPU first (each within a limit that keeps the whole script inside a 15-minute lease),
-# then the CPU-side CUDA tests of the same build
-step parity parity.log 180 "$build/tests/gpu/test_cuda_parity"
-step bench bench.log 180 "$build/sim/cuda/stepq_bench_gpu" --quick --out "$out/bench_gpu.h5"
+# the GPU first, the CPU-side CUDA tests of the same build, then the model adapters (each within a
+# limit a few times what it took on an H200, 2026-12-04, with 16 cores: configure
+# 10 s, build 45 s, parity 9 s, bench 5 s, backend 1 s, numerics and emulate 1 s each, the
+# adapters about 4 minutes, most of it the first CUDA run of each model)
+step parity parity.log 90 "$build/tests/gpu/test_cuda_parity"
+step bench bench.log 90 "$build/sim/cuda/stepq_bench_gpu" --quick --out "$out/bench_gpu.h5"
+step numerics numerics.log 30 "$build/tests/gpu/test_cuda_numerics"
+step emulate emulate.log 60 "$build/tests/gpu/test_cuda_emulate"
 # a whole driver through the runner's cuda backend beside the cpu one (propagation, quick size;
-# the figures must agree: compare with h5py where there is one)
-step backend backend.log 240 bash -c "cd '$out' && '$build/stepq' run --quick '$root/experiments/propagation.cfg' --backend cpu >/dev/null && mv results/quick/propagation/propagation.h5 cpu.h5 && '$build/stepq' run --quick '$root/experiments/propagation.cfg' --backend cuda && mv results/quick/propagation/propagation.h5 cuda.h5 && (python3 -c 'import h5py' 2>/dev/null || exit 0; python3 - cpu.h5 cuda.h5 <<'PY'
+# the figures must agree: compare with h5py where there is one; the config without its figure, so
+# that a machine without gnuplot runs it)
+sed '/^plot *=/d' "$root/experiments/propagation.cfg" > "$out/propagation.cfg"
+step backend backend.log 90 bash -c "cd '$out' && '$build/stepq' run --quick propagation.cfg --backend cpu >/dev/null && mv results/quick/propagation/propagation.h5 cpu.h5 && '$build/stepq' run --quick propagation.cfg --backend cuda && mv results/quick/propagation/propagation.h5 cuda.h5 && (python3 -c 'import h5py' 2>/dev/null || exit 0; python3 - cpu.h5 cuda.h5 <<'PY'
 import sys, h5py, numpy as np
 a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
 bad = [n for n in ('accumulated_readout_rel', 'err_readout', 'err_state', 'p1_residual') if not np.allclose(a[n][()], b[n][()], rtol=0.05, equal_nan=True)]
@@ -80,8 +99,6 @@ PY
 # transformers and fla): the python first that has them, the project's test venv if built
 py=python3
 for p in "$root/build/venv/bin/python" "$root/tools/lm/.venv/bin/python"; do [ -x "$p" ] && py=$p && break; done
-step adapters adapters.log 240 env STEPQ_LIBRARY="$build/libstepq.so" "$py" "$root/tests/gpu/hf_parity.py" "$out/hf"
-step numerics numerics.log 60 "$build/tests/gpu/test_cuda_numerics"
-step emulate emulate.log 120 "$build/tests/gpu/test_cuda_emulate"
+step adapters adapters.log 330 env STEPQ_LIBRARY="$build/libstepq.so" "$py" "$root/tests/gpu/hf_parity.py" "$out/hf"
 echo "logs and bench_gpu.h5 in $out" | tee -a "$summary"
 exit $status
