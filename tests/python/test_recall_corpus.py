@@ -249,8 +249,8 @@ def test_spare_records_marks_exactly_the_definition_lines():
     """train.py --spare-records counts the heads' writes where recall_batch's `lines` is 0: it must
     be k on every byte of the k-th record definition line in the input window (--write-once takes
     one write from each), read back from the window's text, and 0 everywhere else (query lines,
-    copied passages and host text). Every query lies whole in the window, so its definition line
-    does too."""
+    copied passages and host text); value_ends (--write-at-end) 1 at each line's ";" alone. Every
+    query lies whole in the window, so its definition line does too."""
     torch = pytest.importorskip("torch")
     import argparse
     import train  # tools/lm is on the path
@@ -263,14 +263,20 @@ def test_spare_records_marks_exactly_the_definition_lines():
     x, y, w, lines = train.recall_batch(streams, gen, 4, T, NAMES, args)
     assert x.shape == lines.shape == (4, T)
     seen = 0
-    for row, o in zip(x, lines):
+    for row, o, e in zip(x, lines, train.value_ends(lines)):
         text = bytes(row.to(torch.uint8).tolist())
         want = torch.zeros(T, dtype=torch.long)
+        semis = torch.zeros(T)
         for k, m in enumerate(re.finditer(rb"(?m)^#\d{4} = [A-Za-z]+;\n", text), 1):
             want[m.start():m.end()] = k
+            semis[m.end() - 2] = 1
             seen += 1
         assert torch.equal(o, want), text
+        assert torch.equal(e, semis) and all(text[t] == ord(";") for t in e.nonzero().flatten().tolist())
     assert seen >= 20
+    # abutting lines, and one at the window's end, read from a hand-made `lines`
+    lines = torch.tensor([[0, 1, 1, 1, 2, 2, 2, 0, 3, 3, 3]])
+    assert train.value_ends(lines).tolist() == [[0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0]]
 
 
 def test_drop_long_heads_leaves_out_exactly_the_drawn_heads():
@@ -422,6 +428,21 @@ def test_write_once_needs_record_writes():
                         "--out", "/nonexistent/x",
                         "--write-once"], capture_output=True, text=True)
     assert r.returncode != 0 and "--write-once" in r.stderr and "--record-writes" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_write_at_end_needs_record_writes_and_not_write_once():
+    """--write-at-end changes what --record-writes rewards, and says where a record is written as
+    --write-once does: without --record-writes, or beside --write-once, one message naming them,
+    before any work"""
+    import subprocess
+    pytest.importorskip("torch")
+    train = [sys.executable, os.path.join(ROOT, "tools", "lm", "train.py"), "--model", "gdn", "--out", "/nonexistent/x"]
+    r = subprocess.run(train + ["--write-at-end"], capture_output=True, text=True)
+    assert r.returncode != 0 and "--write-at-end" in r.stderr and "--record-writes" in r.stderr
+    r = subprocess.run(train + ["--recall", "--sparse-writes", "1", "--spare-records", "--record-writes", "1",
+                                "--write-once", "--write-at-end"], capture_output=True, text=True)
+    assert r.returncode != 0 and "--write-at-end" in r.stderr and "--write-once" in r.stderr
     assert "Traceback" not in r.stderr
 
 

@@ -110,6 +110,18 @@ def recall_batch(streams, gen, B, T, name_list, args):
     return x[:, :-1], x[:, 1:], torch.stack(weights), torch.stack(lines)
 
 
+def value_ends(lines):
+    """[B, T] of 0.0 and 1.0 from recall_batch's lines: 1 at each record definition line's ";",
+    the byte after the value ("#0417 = Hezekiah;\n": the first byte at which the whole value has
+    been read), 0 elsewhere (--write-at-end rewards the writes there)"""
+    nxt = torch.cat([lines[:, 1:], torch.zeros_like(lines[:, :1])], 1)
+    last = (lines != 0) & (nxt != lines)  # each line's last byte, its "\n"
+    back = recall.RECORD_TAIL - 1
+    ends = torch.zeros_like(last)
+    ends[:, :-back] = last[:, back:]
+    return ends.to(torch.float32)
+
+
 @torch.no_grad()
 def recall_eval(model, docs, mode="chunk"):
     """Exact-match share and mean answer NLL per distance bucket over docs [(doc, spans)],
@@ -412,6 +424,12 @@ def main():
                          "--sparse-writes weighs those outside: each record written once, where the head chooses, "
                          "so that a window's records need a few of a head's 128 key directions, not one per byte "
                          "(training uses where the records are: a first stage, to be reported as such)")
+    ap.add_argument("--write-at-end", action="store_true",
+                    help="with --record-writes: reward the --long-gates heads' writes at each record definition "
+                         "line's \";\" only, the byte after the value, and weigh their writes everywhere else (the "
+                         "rest of the line too) as --sparse-writes weighs those outside: each record written once, "
+                         "after its whole value has been read (training uses where the records are: a first stage, "
+                         "to be reported as such)")
     ap.add_argument("--return-memory", action="store_true",
                     help="have glibc's malloc map every block over 64 KiB afresh and give freed memory back: "
                          "bounds the resident memory of long KDA windows, at about twice the time per step")
@@ -423,8 +441,12 @@ def main():
     if args.record_writes < 0 or (args.record_writes > 0 and not args.spare_records):
         sys.exit("train.py: error: --record-writes %g: give a weight of 0 or more, with --spare-records (the lines "
                  "whose writes it rewards)" % args.record_writes)
-    if args.write_once and not args.record_writes > 0:
-        sys.exit("train.py: error: --write-once changes what --record-writes rewards: give --record-writes MU > 0")
+    for name in ("write_once", "write_at_end"):
+        if getattr(args, name) and not args.record_writes > 0:
+            sys.exit("train.py: error: --%s changes what --record-writes rewards: give --record-writes MU > 0"
+                     % name.replace("_", "-"))
+    if args.write_once and args.write_at_end:
+        sys.exit("train.py: error: --write-once and --write-at-end each say where a record is written: give one")
     if args.return_memory:
         _malloc_returns_memory()
     torch.set_num_threads(args.threads)
@@ -551,7 +573,7 @@ def main():
         keep = ("model", "steps", "warmup", "lr", "min_lr_frac", "wd", "seq", "batch", "seed", "recall", "records",
                 "passages", "dmin", "dmax", "recall_margin", "answer_weight", "init_from", "threads", "long_gates",
                 "long_gate_half_life", "freeze_long_gates", "sparse_writes", "spare_records", "drop_long_heads",
-                "record_writes", "write_once")
+                "record_writes", "write_once", "write_at_end")
         # a setting that a run's state.pt predates had its default there
         was = {k: st["args"].get(k, ap.get_default(k)) for k in keep}
         diff = [k for k in keep if was[k] != getattr(args, k)]
@@ -586,6 +608,8 @@ def main():
         beta_rec = None
         if writes is not None and args.write_once:
             beta_long, beta_rec = writes.once(lines)
+        elif writes is not None and args.write_at_end:
+            beta_rec, beta_long = writes.means(value_ends(lines))
         elif writes is not None and args.record_writes > 0:
             beta_long, beta_rec = writes.means(outside)
         else:
