@@ -20,9 +20,12 @@ would give exp(sum g); the ratio of retention to that is what the other writes e
 
 Usage: python tools/lm/heads.py MODEL_DIR [--json data/lm/heldout_recall.json] [--docs 6]
        [--threads 1] [--write-at value|strongest]
-Prints one table per distance bucket: per head its half-life (mean log gate over the documents),
-mean beta over all bytes and at the records' writes, and the median retention, decay alone and
-match over the bucket's records.
+Prints where each head writes the records (the offset on the definition line and its byte, the
+three most frequent) and how alike its write keys are (the mean |cos| between two records' keys
+in a document, averaged over the documents: near 1, each write replaces the last), then one table
+per distance bucket: per head its half-life (mean log gate over the documents), mean beta over
+all bytes and at the records' writes, and the median retention, decay alone and match over the
+bucket's records.
 """
 import argparse
 import json
@@ -88,6 +91,19 @@ def write_positions(beta, recs, where):
     return torch.stack(out)
 
 
+def key_overlap(k, p):
+    """[H] the mean |cos| between two records' write keys, per head: k [T, H, K] a document's keys,
+    p [R, H] the write positions (write_positions); nan with fewer than two records. Near 1, every
+    record is written along one direction and each write replaces the last"""
+    R, H = p.shape
+    if R < 2:
+        return torch.full((H,), float("nan"), dtype=torch.float64)
+    kk = torch.nn.functional.normalize(k[p, torch.arange(H)[None, :]].double(), dim=-1)  # [R, H, K]
+    c = torch.einsum("ahk,bhk->hab", kk, kk).abs()
+    off = ~torch.eye(R, dtype=torch.bool)
+    return c[:, off].mean(1)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("model")
@@ -112,6 +128,8 @@ def main():
     bwrite = torch.zeros(L, H, dtype=torch.float64)
     n_bytes = n_recs = 0
     rows = []                                          # (distance, [L,H] ret, decay, match)
+    overlap = torch.zeros(L, H, dtype=torch.float64)   # summed over documents (key_overlap)
+    where = [[{} for _ in range(H)] for _ in range(L)]  # per head: {(line offset, byte): writes}
     for d in rj["documents"][:args.docs]:
         with open(os.path.join(base, d["file"]), "rb") as f:
             doc = f.read()
@@ -121,6 +139,12 @@ def main():
         per = []
         for li, (q, k, g, beta) in enumerate(ins):
             p = write_positions(beta, recs, args.write_at)
+            overlap[li] += key_overlap(k, p)
+            for j, s in enumerate(recs):
+                lo = recall.definition_line(s["first"], s["length"])[0]
+                for h in range(H):
+                    at = (int(p[j, h]) - lo, chr(doc[int(p[j, h])]))
+                    where[li][h][at] = where[li][h].get(at, 0) + 1
             gsum[li] += g.sum(0)
             bsum[li] += beta.sum(0)
             bwrite[li] += beta[p, torch.arange(H)[None, :]].sum(0)
@@ -134,6 +158,13 @@ def main():
     bmean, bw = bsum / n_bytes, bwrite / n_recs
     print("model %s: %d documents of %s, %d bytes, %d records; writes at: %s"
           % (args.model, args.docs, args.json, n_bytes, n_recs, args.write_at))
+    print("\nwhere each head writes the records (offset on the definition line \"#0417 = VALUE;\": byte, "
+          "share of the records) and the mean |cos| between two records' write keys in a document")
+    for li in range(L):
+        for h in range(H):
+            top = sorted(where[li][h].items(), key=lambda kv: -kv[1])[:3]
+            print("%d.%d  |cos| %.3f  at %s" % (li, h, overlap[li, h] / args.docs, "  ".join(
+                "%d %r %.2f" % (off, ch, n / n_recs) for (off, ch), n in top)))
     for lo, hi in rj["buckets"]:
         sel = [row for row in rows if lo <= row[0] < hi]
         if not sel:

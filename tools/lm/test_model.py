@@ -352,6 +352,20 @@ class TestHeads(unittest.TestCase):
                 self.assertEqual(int(got[j, h]), max(line, key=lambda t: float(beta[t, h])))
 
 
+    def test_key_overlap(self):
+        """the mean |cos| between two records' write keys, per head, against a loop over pairs"""
+        import heads
+        torch.manual_seed(7)
+        k = torch.randn(30, 2, 4, dtype=torch.float64)
+        P = torch.tensor([[3, 5], [8, 8], [20, 1], [11, 29]])
+        got = heads.key_overlap(k, P)
+        for h in range(2):
+            cs = [abs(float(F.cosine_similarity(k[P[a, h], h], k[P[b, h], h], dim=0)))
+                  for a in range(4) for b in range(4) if a != b]
+            self.assertAlmostEqual(float(got[h]), sum(cs) / len(cs), places=12)
+        self.assertTrue(torch.isnan(heads.key_overlap(k, P[:1])).all())
+
+
 class TestWriteStrength(unittest.TestCase):
     """train.py --sparse-writes: the penalised mean beta of the named heads equals the mean of the
     beta each layer's inputs() returns for them, and its gradient reaches only their b_proj rows"""
