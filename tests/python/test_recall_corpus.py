@@ -431,6 +431,61 @@ def test_write_once_needs_record_writes():
     assert "Traceback" not in r.stderr
 
 
+def test_write_keys_overlap_against_keys_by_hand():
+    """train.py --distinct-keys (WriteKeys.overlap): the mean squared cosine between the long
+    heads' keys at two marked positions of one window, against the keys each layer's inputs()
+    computes (l2-normalised) and a loop over the pairs; a window with one mark adds nothing; in
+    the last layer the gradient reaches the long head's k_proj rows and not the other head's
+    (an earlier layer's keys feed the later layers' inputs, so all its rows may get some)"""
+    torch = pytest.importorskip("torch")
+    import train
+    from model import DeltaLM, make_config
+    cfg = make_config("gated_deltanet", hidden_size=32, num_hidden_layers=2, num_heads=2, head_dim=16,
+                      intermediate_size=64)
+    torch.manual_seed(8)
+    m = DeltaLM(cfg).train()
+    heads = [(0, 1), (1, 0)]
+    wk = train.WriteKeys(m, heads)
+    seen = {}
+    for l in (0, 1):
+        m.model.layers[l].attn.register_forward_pre_hook(
+            lambda mod, inp, l=l: seen.__setitem__(l, inp[0].detach().clone()))
+    x = torch.randint(0, 256, (3, 30))
+    ends = torch.zeros(3, 30)
+    ends[0, [4, 11, 25]] = 1
+    ends[1, [7, 20]] = 1
+    ends[2, 9] = 1  # one record: no pair
+    m(x)
+    got = wk.overlap(ends)
+    vals = []
+    with torch.no_grad():
+        for l, h in heads:
+            k = m.model.layers[l].attn.inputs(seen[l])[1]  # [B, T, H, K], l2-normalised
+            for b in range(3):
+                pos = ends[b].nonzero().flatten().tolist()
+                vals += [float(k[b, i, h] @ k[b, j, h]) ** 2 for i in pos for j in pos if i != j]
+    assert len(vals) == 2 * (6 + 2)
+    assert abs(float(got) - sum(vals) / len(vals)) < 1e-6
+    m.zero_grad()
+    m(x)
+    wk.overlap(ends).backward()
+    K = 16
+    g1 = m.model.layers[1].attn.k_proj.weight.grad
+    assert g1[:K].abs().sum() > 0 and g1[K:].abs().sum() == 0  # layer 1: head 0 only
+    assert m.model.layers[0].attn.k_proj.weight.grad[K:].abs().sum() > 0
+
+
+def test_distinct_keys_needs_write_at_end():
+    """--distinct-keys compares the keys at the positions --write-at-end rewards: without it, one
+    message naming both, before any work"""
+    import subprocess
+    pytest.importorskip("torch")
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "lm", "train.py"), "--model", "gdn",
+                        "--out", "/nonexistent/x", "--distinct-keys", "1"], capture_output=True, text=True)
+    assert r.returncode != 0 and "--distinct-keys" in r.stderr and "--write-at-end" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
 def test_write_at_end_needs_record_writes_and_not_write_once():
     """--write-at-end changes what --record-writes rewards, and says where a record is written as
     --write-once does: without --record-writes, or beside --write-once, one message naming them,

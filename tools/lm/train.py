@@ -43,7 +43,7 @@ def _malloc_returns_memory():
 
 
 sys.path.insert(0, HERE)
-from model import DeltaLM, make_config, save_checkpoint  # noqa: E402
+from model import DeltaLM, l2norm, make_config, save_checkpoint  # noqa: E402
 import recall  # noqa: E402
 
 DOMAINS = (("prose", 0.5), ("fortunes", 0.15), ("code", 0.35))
@@ -312,6 +312,41 @@ class WriteStrength:
         return rest / max(rest_n, 1), top / max(top_n, 1)
 
 
+class WriteKeys:
+    """--distinct-keys: the keys heads [(layer, head)] write with in the last training forward, read
+    from their layers' k_conv1d outputs (the key is that row through the layer's l2norm)"""
+
+    def __init__(self, model, heads):
+        self.keys = []
+        cols = {}
+        for l, h in heads:
+            cols.setdefault(l, []).append(h)
+        for l, hs in cols.items():
+            attn = model.model.layers[l].attn
+            attn.k_conv1d.register_forward_hook(
+                lambda mod, inp, out, hs=hs, K=attn.K: self.keys.append(out.reshape(*out.shape[:2], -1, K)[:, :, hs])
+                if mod.training else None)
+
+    def overlap(self, ends):
+        """the mean squared cosine between the keys two records are written with in one window (at
+        the positions where ends [B, T], value_ends' marks, is 1), over the pairs, heads and windows
+        since the last call (a tensor with its graph), and forgets them; 0 where no window holds two
+        records. Near 1, every record is written along one direction and each write replaces the last"""
+        keys, self.keys = self.keys, []
+        total, count = 0, 0
+        for k in keys:  # [B, T, heads, K]
+            for b in range(ends.shape[0]):
+                pos = ends[b].nonzero().flatten()
+                R = len(pos)
+                if R < 2:
+                    continue
+                kk = l2norm(k[b, pos])  # [R, heads, K], the keys the recurrence writes with
+                c2 = torch.einsum("ahk,bhk->hab", kk, kk) ** 2
+                total = total + c2[:, ~torch.eye(R, dtype=torch.bool)].sum()
+                count += c2.shape[0] * R * (R - 1)
+        return total / max(count, 1)
+
+
 class HeadDropout:
     """--drop-long-heads P: each training window leaves out the output of each of heads [(layer,
     head)] with probability P, at least one of them kept (zeroed at the input of its layer's
@@ -430,6 +465,11 @@ def main():
                          "rest of the line too) as --sparse-writes weighs those outside: each record written once, "
                          "after its whole value has been read (training uses where the records are: a first stage, "
                          "to be reported as such)")
+    ap.add_argument("--distinct-keys", type=float, default=0.0, metavar="NU",
+                    help="with --write-at-end: add NU times the mean squared cosine between the keys the --long-gates "
+                         "heads write two records of a window with (at their ';') to the loss, so that each record "
+                         "takes a direction of its own instead of replacing the last (s6 and s7 wrote every record "
+                         "along one key; training uses where the records are: a first stage, to be reported as such)")
     ap.add_argument("--return-memory", action="store_true",
                     help="have glibc's malloc map every block over 64 KiB afresh and give freed memory back: "
                          "bounds the resident memory of long KDA windows, at about twice the time per step")
@@ -447,6 +487,9 @@ def main():
                      % name.replace("_", "-"))
     if args.write_once and args.write_at_end:
         sys.exit("train.py: error: --write-once and --write-at-end each say where a record is written: give one")
+    if args.distinct_keys < 0 or (args.distinct_keys > 0 and not args.write_at_end):
+        sys.exit("train.py: error: --distinct-keys %g: give a weight of 0 or more, with --write-at-end (the positions "
+                 "whose keys it compares)" % args.distinct_keys)
     if args.return_memory:
         _malloc_returns_memory()
     torch.set_num_threads(args.threads)
@@ -497,6 +540,7 @@ def main():
         sys.exit("train.py: error: --sparse-writes %g: give a weight of 0 or more, with --long-gates (the heads "
                  "whose writes it weighs)" % args.sparse_writes)
     writes = WriteStrength(model, long_heads) if args.sparse_writes > 0 else None
+    wkeys = WriteKeys(model, long_heads) if args.distinct_keys > 0 else None
     if not 0 <= args.drop_long_heads < 1 or (args.drop_long_heads > 0 and len(long_heads) < 2):
         sys.exit("train.py: error: --drop-long-heads %g: give a probability in [0, 1), with two or more --long-gates "
                  "heads (one is always kept)" % args.drop_long_heads)
@@ -573,7 +617,7 @@ def main():
         keep = ("model", "steps", "warmup", "lr", "min_lr_frac", "wd", "seq", "batch", "seed", "recall", "records",
                 "passages", "dmin", "dmax", "recall_margin", "answer_weight", "init_from", "threads", "long_gates",
                 "long_gate_half_life", "freeze_long_gates", "sparse_writes", "spare_records", "drop_long_heads",
-                "record_writes", "write_once", "write_at_end")
+                "record_writes", "write_once", "write_at_end", "distinct_keys")
         # a setting that a run's state.pt predates had its default there
         was = {k: st["args"].get(k, ap.get_default(k)) for k in keep}
         diff = [k for k in keep if was[k] != getattr(args, k)]
@@ -614,11 +658,14 @@ def main():
             beta_long, beta_rec = writes.means(outside)
         else:
             beta_long = writes.mean(outside if args.spare_records else None) if writes is not None else None
+        key_cos2 = wkeys.overlap(value_ends(lines)) if wkeys is not None else None
         opt.zero_grad(set_to_none=True)
         # the logged loss is the cross-entropy alone
         total = loss if beta_long is None else loss + args.sparse_writes * beta_long
         if beta_rec is not None:
             total = total + args.record_writes * (1 - beta_rec)
+        if key_cos2 is not None:
+            total = total + args.distinct_keys * key_cos2
         total.backward()
         gn = torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
         opt.step()
@@ -634,6 +681,7 @@ def main():
                    (step + 1) * args.batch * args.seq / train_time, time.time() - t0)
                 + ("" if beta_long is None else " long-head beta %.4f" % float(beta_long))
                 + ("" if beta_rec is None else " on record lines %.4f" % float(beta_rec))
+                + ("" if key_cos2 is None else " records' write keys cos^2 %.4f" % float(key_cos2))
                 + ("" if dropped is None else " long heads left out %d of %d" % (int(dropped.sum()), dropped.numel())))
         if (step + 1) % args.eval_every == 0 and step + 1 < args.steps:
             evaluate(step + 1)
