@@ -245,16 +245,21 @@ def freeze_gates(model, heads):
             p.register_hook(lambda g, m=m: g * m.to(g.dtype))
 
 
+def heads_by_layer(heads):
+    """heads [(layer, head)] as {layer: [head, ...]}, in the order given"""
+    out = {}
+    for l, h in heads:
+        out.setdefault(l, []).append(h)
+    return out
+
+
 class WriteStrength:
     """--sparse-writes: the mean write strength beta of heads [(layer, head)] over the positions of
     the last training forward, read from their layers' b_proj outputs (beta = sigmoid(b_proj x))"""
 
     def __init__(self, model, heads):
         self.logits = []
-        self.cols = {}
-        for l, h in heads:
-            self.cols.setdefault(l, []).append(h)
-        for l, hs in self.cols.items():
+        for l, hs in heads_by_layer(heads).items():
             proj = model.model.layers[l].attn.b_proj
             proj.register_forward_hook(lambda mod, inp, out, hs=hs: self.logits.append(out[..., hs])
                                        if mod.training else None)
@@ -318,10 +323,7 @@ class WriteKeys:
 
     def __init__(self, model, heads):
         self.keys = []
-        cols = {}
-        for l, h in heads:
-            cols.setdefault(l, []).append(h)
-        for l, hs in cols.items():
+        for l, hs in heads_by_layer(heads).items():
             attn = model.model.layers[l].attn
             attn.k_conv1d.register_forward_hook(
                 lambda mod, inp, out, hs=hs, K=attn.K: self.keys.append(out.reshape(*out.shape[:2], -1, K)[:, :, hs])
@@ -650,15 +652,16 @@ def main():
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), reduction="none")
         loss = loss.mean() if w is None else (loss * w.reshape(-1)).sum() / w.sum()
         beta_rec = None
+        ends = value_ends(lines) if args.write_at_end else None
         if writes is not None and args.write_once:
             beta_long, beta_rec = writes.once(lines)
         elif writes is not None and args.write_at_end:
-            beta_rec, beta_long = writes.means(value_ends(lines))
+            beta_rec, beta_long = writes.means(ends)
         elif writes is not None and args.record_writes > 0:
             beta_long, beta_rec = writes.means(outside)
         else:
             beta_long = writes.mean(outside if args.spare_records else None) if writes is not None else None
-        key_cos2 = wkeys.overlap(value_ends(lines)) if wkeys is not None else None
+        key_cos2 = wkeys.overlap(ends) if wkeys is not None else None
         opt.zero_grad(set_to_none=True)
         # the logged loss is the cross-entropy alone
         total = loss if beta_long is None else loss + args.sparse_writes * beta_long
