@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""What a GDN model's heads do with a record: per head, how long its gate keeps a state (the
-half-life), how strongly it writes (beta), and how much of a record's write is still there when
-the record is asked for.
+"""What a GDN or KDA model's heads do with a record: per head, how long its gate keeps a state
+(the half-life), how strongly it writes (beta), and how much of a record's write is still there
+when the record is asked for.
 
 For a record whose definition "#NNNN = VALUE;" puts its value's first byte at position f, and
 whose query "#NNNN ? VALUE" asks for it at position s (the answer's first byte), the head writes
@@ -9,17 +9,28 @@ at p = f - 1 with key k_p and reads at r = s - 1 with query q_r (the state after
 with --write-at strongest, p is each head's strongest write (largest beta) on the definition line
 instead, where a model trained with train.py --write-once writes.
 The step maps the state as S_t = A_t S_{t-1} + beta_t k_t v_t^T with A_t = (I - beta_t k_t k_t^T)
-exp(g_t) (method 1, K-first), so what the write at p adds to the read at r is scaled by
+D_t, D_t = exp(g_t) (GDN: one gate a head) or diag(exp(g_t)) (KDA: a gate a key channel; method
+1, K-first), so what the write at p adds to the read at r is scaled by
 
     retention  k_p^T A_r ... A_{p+1} k_p   (how much of the written direction survives: decay
                                             and the erosion by every later write along it)
     match      q_r^T A_r ... A_{p+1} k_p   (what the query actually picks up of it)
 
 both in float64 from the model's own q, k, g, beta (tools/lm/model.py's inputs). Decay alone
-would give exp(sum g); the ratio of retention to that is what the other writes erased.
+would give k_p^T D_r ... D_{p+1} k_p (GDN: exp(sum g)); the ratio of retention to that is what the
+other writes erased. A KDA head's half-life is that of its mean log gate over its key channels.
+
+With --addressing, instead: whether a head could find a record by its key at all. Records
+"#ID = VALUE;\n" for 8 keys x 8 values are each set after the same 600 bytes of held-out prose,
+followed by 200 more bytes and the query's head "#ID ? "; per head, the mean |cos| between the
+keys written at the definition's ";" of two records with the same key and different values and
+with the same value and different keys, the mean |cos| between the queries (at the byte before the
+answer) of two keys, and the mean |q . k| of a query against its own record's key and against
+another's. A head that addresses its records by key writes keys that follow the key, not the
+value, and reads with queries that differ between keys and meet their own record's key.
 
 Usage: python tools/lm/heads.py MODEL_DIR [--json data/lm/heldout_recall.json] [--docs 6]
-       [--threads 1] [--write-at value|strongest]
+       [--threads 1] [--write-at value|strongest] [--addressing]
 Prints where each head writes the records (the offset on the definition line and its byte, the
 three most frequent) and how alike its write keys are (the mean |cos| between two records' keys
 in a document, averaged over the documents: near 1, each write replaces the last), then one table
@@ -44,7 +55,8 @@ from model import load_checkpoint  # noqa: E402
 
 @torch.no_grad()
 def layer_inputs(model, doc):
-    """per layer (q, k, g, beta) of the document, float64: q, k [T,H,K], g, beta [T,H]"""
+    """per layer (q, k, g, beta) of the document, float64: q, k [T,H,K], g [T,H] (GDN) or [T,H,K]
+    (KDA), beta [T,H]"""
     x = torch.tensor(list(doc), dtype=torch.long)[None]
     h = model.model.embeddings(x)
     out = []
@@ -62,18 +74,19 @@ def records_through(q, k, g, beta, p, r):
     (R, H), K = p.shape, k.shape[2]
     heads = torch.arange(H)[None, :]
     x = k[p, heads].clone()                            # [R,H,K] the written directions
-    logd = torch.zeros(R, H, dtype=torch.float64)
+    xd = x.clone()                                     # the same under the decays alone
     for t in range(int(p.min()) + 1, int(r.max()) + 1):
         live = ((p < t) & (t <= r[:, None]))[..., None]
         if not live.any():
             continue
-        y = x * g[t].exp()[None, :, None]
+        d = g[t].exp()[None, :, None] if g.dim() == 2 else g[t].exp()[None]
+        y = x * d
         y = y - beta[t][None, :, None] * k[t][None] * (k[t][None] * y).sum(-1, keepdim=True)
         x = torch.where(live, y, x)
-        logd = logd + live[..., 0] * g[t][None]
+        xd = torch.where(live, xd * d, xd)
     ret = (k[p, heads] * x).sum(-1)
     match = (q[r] * x).sum(-1)
-    return ret, logd.exp(), match
+    return ret, (k[p, heads] * xd).sum(-1), match
 
 
 def write_positions(beta, recs, where):
@@ -104,6 +117,61 @@ def key_overlap(k, p):
     return c[:, off].mean(1)
 
 
+ADDRESS_VALUES = [b"Hezekiah", b"Abigail", b"Methuselah", b"Naomi", b"Jeroboam", b"Zilpah", b"Eli", b"Bathsheba"]
+
+
+def addressing_texts(prose, keys, values):
+    """{(key, value): (text, p, r)}: prose, the definition line, 200 bytes of prose again and the
+    query's head; p the definition's ";", r the query's last byte (the byte before the answer)"""
+    out = {}
+    for key in keys:
+        for val in values:
+            line = b"#" + key + b" = " + val + b";\n"
+            text = prose + line + prose[:200] + b"#" + key + b" ? "
+            out[(key, val)] = (text, len(prose) + len(line) - 2, len(text) - 1)
+    return out
+
+
+def addressing_table(kq):
+    """[H, 5] from kq {(key, value): (k [H,K] at the write, q [H,K] at the read)}: mean |cos| of the
+    write keys of two records with the same key (values differ), with the same value (keys differ),
+    of the queries of two keys (first value's texts), then mean |q . k| against the record's own
+    key and against a record of another key (unit vectors)"""
+    keys = sorted(set(k for k, _ in kq))
+    vals = sorted(set(v for _, v in kq))
+    n = lambda x: torch.nn.functional.normalize(x, dim=-1)
+    kk = {kv: n(t[0]) for kv, t in kq.items()}
+    qq = {key: n(kq[(key, vals[0])][1]) for key in keys}
+    cos = lambda a, b: (a * b).sum(-1).abs()
+    mean = lambda xs: torch.stack(xs).mean(0)
+    return torch.stack([
+        mean([cos(kk[(key, a)], kk[(key, b)]) for key in keys for a in vals for b in vals if a < b]),
+        mean([cos(kk[(a, v)], kk[(b, v)]) for v in vals for a in keys for b in keys if a < b]),
+        mean([cos(qq[a], qq[b]) for a in keys for b in keys if a < b]),
+        mean([cos(qq[key], kk[(key, v)]) for key in keys for v in vals]),
+        mean([cos(qq[a], kk[(b, v)]) for a in keys for b in keys if a != b for v in vals]),
+    ], dim=1)
+
+
+def addressing(model, prose):
+    """prints addressing_table of every head of the model for 8 keys drawn by random.Random(1)"""
+    import random
+    rng = random.Random(1)
+    keys = [b"%04d" % rng.randrange(10000) for _ in range(len(ADDRESS_VALUES))]
+    per = {}  # layer -> {(key, value): (k, q)}
+    for kv, (text, p, r) in addressing_texts(prose, keys, ADDRESS_VALUES).items():
+        for li, (q, k, _, _) in enumerate(layer_inputs(model, text)):
+            per.setdefault(li, {})[kv] = (k[p], q[r])
+    print("addressing: 8 keys x 8 values after %d bytes of prose; mean |cos| of the write keys at \";\" "
+          "(same key, values differ | same value, keys differ), of two keys' queries, and mean |q . k| against "
+          "the record's own key and another key's" % len(prose))
+    print("layer.head  keys same key  keys same value  queries  q.k own  q.k other")
+    for li in sorted(per):
+        t = addressing_table(per[li])
+        for h in range(t.shape[0]):
+            print("%d.%d  %13.3f  %15.3f  %7.3f  %7.3f  %9.3f" % (li, h, *t[h].tolist()))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("model")
@@ -113,15 +181,18 @@ def main():
     ap.add_argument("--write-at", choices=["value", "strongest"], default="value",
                     help="where a head writes a record: the byte before its value, or its strongest write "
                          "on the definition line (default: value)")
+    ap.add_argument("--addressing", action="store_true",
+                    help="print whether each head could find a record by its key (see above) instead")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     model = load_checkpoint(args.model).eval()
-    if model.config["model_type"] != "gated_deltanet":
-        sys.exit("heads.py: error: %s is a %s model; this reads GDN heads (one gate a head)"
-                 % (args.model, model.config["model_type"]))
     with open(args.json) as f:
         rj = json.load(f)
     base = os.path.dirname(os.path.abspath(args.json))
+    if args.addressing:
+        with open(os.path.join(base, rj["documents"][0]["file"]), "rb") as f:
+            addressing(model, bytes(b for b in f.read()[:600] if b != ord("#")))
+        return
     L, H = model.config["num_hidden_layers"], model.config["num_heads"]
     gsum = torch.zeros(L, H, dtype=torch.float64)
     bsum = torch.zeros(L, H, dtype=torch.float64)
@@ -145,7 +216,7 @@ def main():
                 for h in range(H):
                     at = (int(p[j, h]) - lo, chr(doc[int(p[j, h])]))
                     where[li][h][at] = where[li][h].get(at, 0) + 1
-            gsum[li] += g.sum(0)
+            gsum[li] += g.sum(0) if g.dim() == 2 else g.mean(-1).sum(0)
             bsum[li] += beta.sum(0)
             bwrite[li] += beta[p, torch.arange(H)[None, :]].sum(0)
             per.append(records_through(q, k, g, beta, p, r))

@@ -335,6 +335,53 @@ class TestHeads(unittest.TestCase):
                 self.assertAlmostEqual(float(match[j, h]), float(q[r, h] @ M @ kp), places=12)
                 self.assertAlmostEqual(float(decay[j, h]), float(g[p + 1:r + 1, h].sum().exp()), places=12)
 
+    def test_records_through_kda(self):
+        """KDA's gate a key channel: A_t = (I - beta_t k_t k_t^T) diag(exp(g_t)), decay alone
+        k_p^T diag(exp(g_r + ... + g_{p+1})) k_p"""
+        import heads
+        torch.manual_seed(8)
+        T, H, K = 12, 2, 5
+        q = F.normalize(torch.randn(T, H, K, dtype=torch.float64), dim=-1)
+        k = F.normalize(torch.randn(T, H, K, dtype=torch.float64), dim=-1)
+        g = -torch.rand(T, H, K, dtype=torch.float64)
+        beta = torch.rand(T, H, dtype=torch.float64)
+        P = torch.tensor([[1, 3], [6, 0]])
+        R = torch.tensor([10, 8])
+        ret, decay, match = heads.records_through(q, k, g, beta, P, R)
+        for j in range(len(R)):
+            for h in range(H):
+                p, r = int(P[j, h]), int(R[j])
+                M = torch.eye(K, dtype=torch.float64)
+                for t in range(p + 1, r + 1):
+                    kt = k[t, h][:, None]
+                    A = (torch.eye(K, dtype=torch.float64) - beta[t, h] * kt @ kt.T) @ torch.diag(g[t, h].exp())
+                    M = A @ M
+                kp = k[p, h]
+                self.assertAlmostEqual(float(ret[j, h]), float(kp @ M @ kp), places=12)
+                self.assertAlmostEqual(float(match[j, h]), float(q[r, h] @ M @ kp), places=12)
+                D = torch.diag(g[p + 1:r + 1, h].sum(0).exp())
+                self.assertAlmostEqual(float(decay[j, h]), float(kp @ D @ kp), places=12)
+
+
+    def test_addressing(self):
+        """--addressing's table on two hand-made heads: one whose keys follow the value and whose
+        query is one for every key (recall by content: 0, 1, 1, 1/2, 1/2), one whose keys and
+        queries follow the key (recall by key: 1, 0, 0, 1, 0); its texts put p at the definition's
+        ";" and r at the byte before the answer"""
+        import heads
+        e = torch.eye(2, dtype=torch.float64)
+        ki, vi = {b"11": 0, b"22": 1}, {b"x": 0, b"y": 1}
+        kq = {(key, v): (torch.stack([e[vi[v]], e[ki[key]]]), torch.stack([e[0], e[ki[key]]]))
+              for key in ki for v in vi}
+        t = heads.addressing_table(kq)
+        for got, want in zip(t[0].tolist(), [0, 1, 1, 0.5, 0.5]):
+            self.assertAlmostEqual(got, want, places=12)
+        for got, want in zip(t[1].tolist(), [1, 0, 0, 1, 0]):
+            self.assertAlmostEqual(got, want, places=12)
+        texts = heads.addressing_texts(b"some prose\n" * 30, [b"0417"], [b"Ruth"])
+        text, p, r = texts[(b"0417", b"Ruth")]
+        self.assertEqual(text[p - 4:p + 2], b"Ruth;\n")
+        self.assertTrue(text.endswith(b"#0417 ? ") and r == len(text) - 1)
 
     def test_write_positions(self):
         """--write-at value: the byte before the value for every head; strongest: each head's
