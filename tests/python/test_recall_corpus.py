@@ -73,6 +73,35 @@ def test_spans_read_back_from_the_text():
                                                 if s["kind"] == "passage")
 
 
+def test_blocks_define_records_in_runs():
+    """block=4: the definitions stand in runs of up to four lines at one line start (read back from
+    the text), every span still reads back, and each query but the last of its block has a later
+    definition of its block between its own definition and itself; block=1 is the default's draw"""
+    host = host_text(400)
+    assert recall.weave(host, 3, NAMES, n_records=12, n_passages=0, dmin=200, dmax=2048, block=1) == \
+        recall.weave(host, 3, NAMES, n_records=12, n_passages=0, dmin=200, dmax=2048)
+    for seed in range(10):
+        doc, spans = recall.weave(host, seed, NAMES, n_records=12, n_passages=0, dmin=200, dmax=2048, block=4)
+        found = parse_records(doc)
+        assert len(spans) == len(found) >= 10   # a record without room for its query is left out
+        for s in spans:
+            assert found[s["key"]][:2] == (s["first"], s["start"])
+        # runs of consecutive definition lines, in the order of the text
+        runs, prev_end = [], None
+        for m in re.finditer(rb"(?m)^#(\d{4}) = [A-Za-z]+;\n", doc):
+            if m.start() == prev_end:
+                runs[-1].append(m.group(1).decode())
+            else:
+                runs.append([m.group(1).decode()])
+            prev_end = m.end()
+        assert sum(len(r) for r in runs) == len(spans) and max(len(r) for r in runs) == 4
+        for r in runs:
+            for key in r[:-1]:   # a later member of the block is defined between
+                first, start, _ = found[key]
+                later = [found[k][0] for k in r[r.index(key) + 1:]]
+                assert all(first < f < start for f in later)
+
+
 def test_hand_written_case():
     """Four lines of host, one record wanted 5 to 6 bytes apart: the layout is fixed by hand."""
     host = b"aaaa\nbbbb\ncccc\ndddd\n"
@@ -257,7 +286,7 @@ def test_spare_records_marks_exactly_the_definition_lines():
     T = 1536
     host = host_text(400)
     streams = {dom: torch.frombuffer(bytearray(host), dtype=torch.uint8) for dom, _ in train.DOMAINS}
-    args = argparse.Namespace(records=12, passages=2, dmin=16, dmax=1024, recall_margin=64,
+    args = argparse.Namespace(records=12, passages=2, dmin=16, dmax=1024, recall_margin=64, record_blocks=1,
                               answer_weight=3.0)
     gen = torch.Generator().manual_seed(5)
     x, y, w, lines = train.recall_batch(streams, gen, 4, T, NAMES, args)
@@ -484,6 +513,17 @@ def test_distinct_keys_needs_write_at_end():
                         "--out", "/nonexistent/x", "--distinct-keys", "1"], capture_output=True, text=True)
     assert r.returncode != 0 and "--distinct-keys" in r.stderr and "--write-at-end" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_record_blocks_needs_recall():
+    """--record-blocks groups the records --recall weaves: without it, or below 1, one message
+    naming it, before any work"""
+    import subprocess
+    pytest.importorskip("torch")
+    for extra in ([], ["--recall", "--record-blocks", "0"]):
+        r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "lm", "train.py"), "--model", "gdn",
+                            "--out", "/nonexistent/x", "--record-blocks", "4"] + extra, capture_output=True, text=True)
+        assert r.returncode != 0 and "--record-blocks" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_write_at_end_needs_record_writes_and_not_write_once():

@@ -19,6 +19,13 @@ least that far on (a record's query directly after its definition where that lin
 than twice as far as wanted), so the distance a span gets is recorded exactly (material inserted
 between the two adds to it).  Nothing is inserted inside an original passage.
 
+Blocks (training only: the held-out documents take one record a definition line start).  With
+block > 1 the records' definitions come in runs of `block` lines at one line start, each query
+at its own distance from there (a member whose query would fall past the limit starts a run of its
+own): every query then has the rest of its block defined after its own
+definition, so the value written last is the right answer for one query of the block only, and a
+model must find a value by its key rather than by how recently it was written.
+
 Everything is deterministic for (host text, seed, parameters): random.Random(seed) is the only
 source of randomness, and the same call with the same arguments gives the same bytes and spans.
 
@@ -81,7 +88,7 @@ def _log_uniform(rng, lo, hi):
     return math.exp(rng.uniform(math.log(lo), math.log(hi)))
 
 
-def weave(host, seed, name_list, n_records=24, n_passages=3, dmin=16, dmax=8192, limit=None):
+def weave(host, seed, name_list, n_records=24, n_passages=3, dmin=16, dmax=8192, limit=None, block=1):
     """Weave recall material into host (bytes).  Returns (doc, spans).
 
     Every query or copy lies before host offset `limit` (default: len(host)), so a caller that
@@ -89,7 +96,9 @@ def weave(host, seed, name_list, n_records=24, n_passages=3, dmin=16, dmax=8192,
     record or passage, in order of answer position:
       kind ('record' | 'passage'), key (record's key, else None), first (where the answer's bytes
       first occur), start (answer start), length (answer bytes), distance (start - first).
-    A host without room for a wanted distance (shorter than it) gets fewer spans."""
+    A host without room for a wanted distance (shorter than it) gets fewer spans.  block: records
+    defined in runs of that many lines at one line start (see the module's text); 1 draws exactly
+    what weave drew before blocks existed."""
     rng = random.Random(seed)
     limit = len(host) if limit is None else min(limit, len(host))
     starts = _line_starts(host)
@@ -103,13 +112,20 @@ def weave(host, seed, name_list, n_records=24, n_passages=3, dmin=16, dmax=8192,
 
     # passages first, so that records are never inserted inside an original passage (which would
     # make it differ from its copy)
+    block_at = None  # the line start of the present block of definitions
     for i in range(n_passages + n_records):
         kind = "passage" if i < n_passages else "record"
         d = _log_uniform(rng, dmin, dmax)
-        room = [s for s in starts if s + d < limit and free(s)]
-        if not room:
-            continue
-        a = room[rng.randrange(len(room))]
+        if kind == "record" and block > 1 and (i - n_passages) % block and block_at is not None \
+                and block_at + d < limit:
+            a = block_at
+        else:
+            room = [s for s in starts if s + d < limit and free(s)]
+            if not room:
+                continue
+            a = room[rng.randrange(len(room))]
+        if kind == "record":
+            block_at = a
         j = bisect.bisect_left(starts, a + d)
         while j < len(starts) and not free(starts[j]):
             j += 1

@@ -92,7 +92,8 @@ def recall_batch(streams, gen, B, T, name_list, args):
         seed = int(torch.randint(0, 2**62, (1,), generator=gen))
         host = bytes(s[st:st + T + 1].numpy())
         doc, spans = recall.weave(host, seed, name_list, n_records=args.records, n_passages=args.passages,
-                                  dmin=args.dmin, dmax=args.dmax, limit=T + 1 - args.recall_margin)
+                                  dmin=args.dmin, dmax=args.dmax, limit=T + 1 - args.recall_margin,
+                                  block=args.record_blocks)
         doc = doc[:T + 1]
         w = torch.ones(T)
         o = torch.zeros(T, dtype=torch.long)
@@ -437,6 +438,10 @@ def main():
     ap.add_argument("--passages", type=int, default=3, help="repeated passages per window (--recall)")
     ap.add_argument("--dmin", type=float, default=16, help="shortest wanted distance (--recall)")
     ap.add_argument("--dmax", type=float, default=8192, help="longest wanted distance (--recall)")
+    ap.add_argument("--record-blocks", type=int, default=1, metavar="N",
+                    help="define the records in runs of N lines at one line start, each queried at its own "
+                         "distance (recall.py's blocks): the last value written answers one query of a run, so "
+                         "recall by recency fails and a value must be found by its key (--recall)")
     ap.add_argument("--recall-margin", type=int, default=1536,
                     help="queries and copies are placed before host byte seq+1-margin, so that what is "
                          "inserted before them cannot push them out of the window (--recall)")
@@ -492,6 +497,9 @@ def main():
     if args.distinct_keys < 0 or (args.distinct_keys > 0 and not args.write_at_end):
         sys.exit("train.py: error: --distinct-keys %g: give a weight of 0 or more, with --write-at-end (the positions "
                  "whose keys it compares)" % args.distinct_keys)
+    if args.record_blocks < 1 or (args.record_blocks > 1 and not args.recall):
+        sys.exit("train.py: error: --record-blocks %d: give 1 or more, with --recall (the records it groups)"
+                 % args.record_blocks)
     if args.return_memory:
         _malloc_returns_memory()
     torch.set_num_threads(args.threads)
