@@ -9,6 +9,7 @@ import os
 import re
 import sys
 
+import numpy as np
 import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -100,6 +101,41 @@ def test_blocks_define_records_in_runs():
                 first, start, _ = found[key]
                 later = [found[k][0] for k in r[r.index(key) + 1:]]
                 assert all(first < f < start for f in later)
+
+
+def test_recency_table_by_hand(tmp_path):
+    """tools/lm/recency.py: the definitions counted between a record's definition and its query on
+    a document written here, and its table of a recall run's HDF5 made here (one bucket, native
+    and one format) against the shares worked out by hand"""
+    h5py = pytest.importorskip("h5py")
+    pytest.importorskip("torch")
+    import recency
+    doc = (b"xx\n#1111 = Ruth;\n#2222 = Eli;\nyy\n#1111 ? Ruth;\n#3333 = Naomi;\n#4444 = Obed;\n"
+           b"#4444 ? Obed;\n#2222 ? Eli;\n#3333 ? Naomi;\n")
+    path = tmp_path / "doc.txt"
+    path.write_bytes(doc)
+    recs = []   # (first, start, length, definitions between, by hand)
+    for key, val, n in ((b"1111", b"Ruth", 1), (b"2222", b"Eli", 2), (b"3333", b"Naomi", 1), (b"4444", b"Obed", 0)):
+        first = doc.index(b"#" + key + b" = ") + 8
+        start = doc.index(b"#" + key + b" ? ") + 8
+        assert recency.between(doc, first, len(val), start) == n
+        recs.append((first, start, n))
+    prefill = 2
+    with h5py.File(tmp_path / "run.h5", "w") as f:
+        f["documents"] = [str(path).encode()]
+        f["formats"] = [b"int6"]
+        f["buckets"] = np.array([[0, 1000]])
+        f.attrs["prefill"] = prefill
+        f["record_document"] = np.zeros(4, dtype=np.int64)
+        f["record_distance"] = np.array([st - fi for fi, st, _ in recs])
+        f["record_position"] = np.array([st - prefill for _, st, _ in recs])
+        f["exact"] = np.array([[1, 0], [0, 0], [1, 1], [1, 1]], dtype=np.uint8)
+    out, buckets = recency.table(str(tmp_path / "run.h5"), "int6")
+    assert buckets == [[0, 1000]]
+    # groups: 0 between (4444), 1-2 (1111, 2222, 3333), 3 or more (none)
+    (nat,), (q,) = out["native"], out["int6"]
+    assert [c[2] for c in nat] == [1, 3, 0]
+    assert nat[0][0] == 1 and abs(nat[1][0] - 2 / 3) < 1e-12 and q[0][0] == 1 and abs(q[1][0] - 1 / 3) < 1e-12
 
 
 def test_hand_written_case():
