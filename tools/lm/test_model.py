@@ -309,59 +309,39 @@ class TestFixtures(unittest.TestCase):
 
 class TestHeads(unittest.TestCase):
     """heads.py's retention, decay and match of a record against the step matrices multiplied out:
-    A_t = (I - beta_t k_t k_t^T) exp(g_t), retention k_p^T A_r ... A_{p+1} k_p, match q_r^T (...) k_p"""
+    retention k_p^T A_r ... A_{p+1} k_p, match q_r^T (...) k_p"""
 
-    def test_records_through(self):
-        import heads
-        torch.manual_seed(5)
-        T, H, K = 14, 2, 4
-        q = F.normalize(torch.randn(T, H, K, dtype=torch.float64), dim=-1)
-        k = F.normalize(torch.randn(T, H, K, dtype=torch.float64), dim=-1)
-        g = -torch.rand(T, H, dtype=torch.float64)
-        beta = torch.rand(T, H, dtype=torch.float64)
-        P = torch.tensor([[2, 4], [0, 1], [7, 9]])  # a write position per record and head
-        R = torch.tensor([11, 5, 13])
-        ret, decay, match = heads.records_through(q, k, g, beta, P, R)
-        for j in range(len(R)):
-            for h in range(H):
-                p, r = int(P[j, h]), int(R[j])
-                M = torch.eye(K, dtype=torch.float64)
-                for t in range(p + 1, r + 1):
-                    kt = k[t, h][:, None]
-                    A = (torch.eye(K, dtype=torch.float64) - beta[t, h] * kt @ kt.T) * g[t, h].exp()
-                    M = A @ M
-                kp = k[p, h]
-                self.assertAlmostEqual(float(ret[j, h]), float(kp @ M @ kp), places=12)
-                self.assertAlmostEqual(float(match[j, h]), float(q[r, h] @ M @ kp), places=12)
-                self.assertAlmostEqual(float(decay[j, h]), float(g[p + 1:r + 1, h].sum().exp()), places=12)
-
-    def test_records_through_kda(self):
-        """KDA's gate a key channel: A_t = (I - beta_t k_t k_t^T) diag(exp(g_t)), decay alone
+    def check_records_through(self, per_channel, seed, T, K, P, R):
+        """GDN (per_channel 0): A_t = (I - beta_t k_t k_t^T) exp(g_t), decay alone exp(sum g); KDA
+        (a gate a key channel): A_t = (I - beta_t k_t k_t^T) diag(exp(g_t)), decay alone
         k_p^T diag(exp(g_r + ... + g_{p+1})) k_p"""
         import heads
-        torch.manual_seed(8)
-        T, H, K = 12, 2, 5
+        torch.manual_seed(seed)
+        H = P.shape[1]
         q = F.normalize(torch.randn(T, H, K, dtype=torch.float64), dim=-1)
         k = F.normalize(torch.randn(T, H, K, dtype=torch.float64), dim=-1)
-        g = -torch.rand(T, H, K, dtype=torch.float64)
+        g = -torch.rand(*((T, H, K) if per_channel else (T, H)), dtype=torch.float64)
         beta = torch.rand(T, H, dtype=torch.float64)
-        P = torch.tensor([[1, 3], [6, 0]])
-        R = torch.tensor([10, 8])
         ret, decay, match = heads.records_through(q, k, g, beta, P, R)
+        D = (lambda x: torch.diag(x.exp())) if per_channel else (lambda x: x.exp() * torch.eye(K, dtype=torch.float64))
         for j in range(len(R)):
             for h in range(H):
                 p, r = int(P[j, h]), int(R[j])
                 M = torch.eye(K, dtype=torch.float64)
                 for t in range(p + 1, r + 1):
                     kt = k[t, h][:, None]
-                    A = (torch.eye(K, dtype=torch.float64) - beta[t, h] * kt @ kt.T) @ torch.diag(g[t, h].exp())
-                    M = A @ M
+                    M = (torch.eye(K, dtype=torch.float64) - beta[t, h] * kt @ kt.T) @ D(g[t, h]) @ M
                 kp = k[p, h]
                 self.assertAlmostEqual(float(ret[j, h]), float(kp @ M @ kp), places=12)
                 self.assertAlmostEqual(float(match[j, h]), float(q[r, h] @ M @ kp), places=12)
-                D = torch.diag(g[p + 1:r + 1, h].sum(0).exp())
-                self.assertAlmostEqual(float(decay[j, h]), float(kp @ D @ kp), places=12)
+                self.assertAlmostEqual(float(decay[j, h]), float(kp @ D(g[p + 1:r + 1, h].sum(0)) @ kp), places=12)
 
+    def test_records_through(self):
+        # a write position per record and head, a read per record
+        self.check_records_through(0, 5, 14, 4, torch.tensor([[2, 4], [0, 1], [7, 9]]), torch.tensor([11, 5, 13]))
+
+    def test_records_through_kda(self):
+        self.check_records_through(1, 8, 12, 5, torch.tensor([[1, 3], [6, 0]]), torch.tensor([10, 8]))
 
     def test_addressing(self):
         """--addressing's table on two hand-made heads: one whose keys follow the value and whose
