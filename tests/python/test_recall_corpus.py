@@ -104,9 +104,9 @@ def test_blocks_define_records_in_runs():
 
 
 def test_recency_table_by_hand(tmp_path):
-    """tools/lm/recency.py: the definitions counted between a record's definition and its query on
-    a document written here, and its table of a recall run's HDF5 made here (one bucket, native
-    and one format) against the shares worked out by hand"""
+    """recall.defined_between: the definitions counted between a record's definition and its
+    query on a document written here; tools/lm/recency.py's table of a recall run's HDF5 made here
+    (one bucket, native and one format) against the shares worked out by hand"""
     h5py = pytest.importorskip("h5py")
     pytest.importorskip("torch")
     import recency
@@ -118,7 +118,7 @@ def test_recency_table_by_hand(tmp_path):
     for key, val, n in ((b"1111", b"Ruth", 1), (b"2222", b"Eli", 2), (b"3333", b"Naomi", 1), (b"4444", b"Obed", 0)):
         first = doc.index(b"#" + key + b" = ") + 8
         start = doc.index(b"#" + key + b" ? ") + 8
-        assert recency.between(doc, first, len(val), start) == n
+        assert recall.defined_between(doc, first, len(val), start) == n
         recs.append((first, start, n))
     prefill = 2
     with h5py.File(tmp_path / "run.h5", "w") as f:

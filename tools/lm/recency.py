@@ -11,8 +11,7 @@ with distance alone does not tell the two apart; this table does.
 Reads the recall driver's HDF5 (`stepq run` of an experiment "recall", analysis/recall.c):
 documents, buckets, prefill, record_document, record_distance, record_position (the answer's
 first byte after the boundary) and exact (column 0 native, then the formats). The definitions
-between are counted on the documents' bytes: lines "#NNNN = " that begin at or after the record's
-definition line's end and before its query line, in [first + length + 2, start - 8).
+between are counted on the documents' bytes (recall.defined_between).
 
 Usage: python tools/lm/recency.py RESULT.h5 [--format NAME]
 Prints per bucket, for native (and the format): exact match with 0, 1-2 and 3 or more records
@@ -33,15 +32,6 @@ import recall  # noqa: E402
 from recall_metrics import mean_ci95  # noqa: E402
 
 GROUPS = [("0", 0, 0), ("1-2", 1, 2), (">=3", 3, None)]
-DEFINITION = re.compile(rb"(?m)^#\d{4} = ")
-
-
-def between(doc, first, length, start):
-    """definition lines of other records between a record's definition (its value at first,
-    length bytes) and its query (the answer at start)"""
-    lo = first + length + recall.RECORD_TAIL
-    hi = start - recall.RECORD_HEAD
-    return sum(1 for m in DEFINITION.finditer(doc, lo) if m.start() < hi)
 
 
 def group_of(n):
@@ -76,7 +66,7 @@ def table(h5path, fmt=None):
         t = texts[path]
         first = int(start[i] - dist[i])
         m = re.match(rb"[A-Za-z]+", t[first:])
-        grp.append(group_of(between(t, first, len(m.group(0)), int(start[i]))))
+        grp.append(group_of(recall.defined_between(t, first, len(m.group(0)), int(start[i]))))
     grp = np.array(grp)
     out = {}
     for name, c in cols.items():

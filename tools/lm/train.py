@@ -126,8 +126,11 @@ def value_ends(lines):
 @torch.no_grad()
 def recall_eval(model, docs, mode="chunk"):
     """Exact-match share and mean answer NLL per distance bucket over docs [(doc, spans)],
-    records only: [(n, exact share, mean nll)] per recall.BUCKETS."""
+    records only: [(n, exact share, mean nll)] per recall.BUCKETS, then [(n, exact share)] of the
+    records with no other record defined between their definition and their query and of those
+    with one or more (recall.defined_between: a model that answers by recency fails the second)"""
     acc = [[0, 0, 0.0] for _ in recall.BUCKETS]
+    apart = [[0, 0], [0, 0]]
     for doc, spans in docs:
         x = torch.tensor(list(doc), dtype=torch.long)[None]
         logits = model(x[:, :-1], mode=mode)[0]
@@ -139,7 +142,11 @@ def recall_eval(model, docs, mode="chunk"):
             acc[b][0] += 1
             acc[b][1] += int(r[1])
             acc[b][2] += r[0]
-    return [(n, e / n if n else float("nan"), l / n if n else float("nan")) for n, e, l in acc]
+            a = apart[min(recall.defined_between(doc, s["first"], s["length"], s["start"]), 1)]
+            a[0] += 1
+            a[1] += int(r[1])
+    share = lambda n, e: e / n if n else float("nan")
+    return [(n, share(n, e), l / n if n else float("nan")) for n, e, l in acc], [(n, share(n, e)) for n, e in apart]
 
 
 @torch.no_grad()
@@ -601,11 +608,13 @@ def main():
             % ("FINAL" if final else "eval", step, args.tokens_before + step * args.batch * args.seq, pb, pn, cb, cn))
         if recall_docs:
             model.eval()
-            rb = recall_eval(model, recall_docs)
+            rb, apart = recall_eval(model, recall_docs)
             model.train()
             log("  recall exact (n) per bucket: " + "  ".join(
                 "%d-%d %.2f (%d)" % (lo, hi, e, n) for (lo, hi), (n, e, _) in zip(recall.BUCKETS, rb)))
             log("  recall answer nll per bucket: " + "  ".join("%.3f" % l for _, _, l in rb))
+            log("  recall exact with no record defined between: %.2f (%d), with one or more: %.2f (%d)"
+                % (apart[0][1], apart[0][0], apart[1][1], apart[1][0]))
         return pb, cb
 
     def save_state(step):
