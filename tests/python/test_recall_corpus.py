@@ -81,8 +81,8 @@ def test_blocks_define_records_in_runs():
     host = host_text(400)
     assert recall.weave(host, 3, NAMES, n_records=12, n_passages=0, dmin=200, dmax=2048, block=1) == \
         recall.weave(host, 3, NAMES, n_records=12, n_passages=0, dmin=200, dmax=2048)
-    for seed in range(10):
-        doc, spans = recall.weave(host, seed, NAMES, n_records=12, n_passages=0, dmin=200, dmax=2048, block=4)
+    for seed, dmin in ((seed, dmin) for seed in range(10) for dmin in (16, 200)):
+        doc, spans = recall.weave(host, seed, NAMES, n_records=12, n_passages=0, dmin=dmin, dmax=2048, block=4)
         found = parse_records(doc)
         assert len(spans) == len(found) >= 10   # a record without room for its query is left out
         for s in spans:

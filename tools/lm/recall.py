@@ -22,7 +22,7 @@ between the two adds to it).  Nothing is inserted inside an original passage.
 Blocks (training only: the held-out documents take one record a definition line start).  With
 block > 1 the records' definitions come in runs of `block` lines at one line start, each query
 at its own distance from there (a member whose query would fall past the limit starts a run of its
-own): every query then has the rest of its block defined after its own
+own; a query that would follow its definition directly follows the whole run): every query then has the rest of its block defined after its own
 definition, so the value written last is the right answer for one query of the block only, and a
 model must find a value by its key rather than by how recently it was written.
 
@@ -160,7 +160,10 @@ def weave(host, seed, name_list, n_records=24, n_passages=3, dmin=16, dmax=8192,
             si = len(spans)
             spans.append(dict(kind="record", key="%04d" % key, length=len(val), value=val.decode()))
             inserts.append((a, i, head_def + val + b";\n", [(len(head_def), si, "first")]))
-            inserts.append((b, i, head_q + val + b";\n", [(len(head_q), si, "start")]))
+            # a run's query that follows its definition directly goes after the whole run (its
+            # order past every drawing's), so that the rest of the run stands between the two
+            order = i + n_passages + n_records if block > 1 and b == a else i
+            inserts.append((b, order, head_q + val + b";\n", [(len(head_q), si, "start")]))
         else:
             # whole lines from a, PASSAGE_MIN..PASSAGE_MAX bytes; the copy at b is inserted
             k = bisect.bisect_left(starts, a)
