@@ -540,6 +540,75 @@ def test_write_keys_overlap_against_keys_by_hand():
     assert m.model.layers[0].attn.k_proj.weight.grad[K:].abs().sum() > 0
 
 
+def test_address_pairs_read_from_the_bytes():
+    """train.py address_pairs: the first value byte of each definition line in the window, and for
+    each query line whose record is defined there the byte before its answer, with its definition's
+    index; a query of a record defined before the window and a definition cut at the window's end
+    are left out"""
+    torch = pytest.importorskip("torch")
+    import train
+    text = b"ab\n#1111 = Ruth;\n#2222 = Eli;\nxx\n#2222 ? Eli;\n#9999 ? Obed;\n#1111 ? Ruth;\n#3333 = "
+    x = torch.tensor([list(text), list(b"z" * len(text))])
+    (keys, asks), (k2, a2) = train.address_pairs(x)
+    f1, f2 = text.index(b"Ruth"), text.index(b"Eli")
+    assert keys == [f1, f2]
+    assert asks == [(text.index(b"#2222 ?") + 7, 1), (text.index(b"#1111 ?") + 7, 0)]
+    assert text[asks[0][0]:asks[0][0] + 2] == b" E"
+    assert (k2, a2) == ([], [])
+
+
+def test_address_keys_against_a_softmax_by_hand():
+    """train.py --address-keys (AddressKeys.loss): the mean over queries and heads of -log softmax of
+    10 cos(query, key) at the query's own record, against the keys and queries each layer's
+    inputs() computes and a loop; the gradient reaches the long head's q_proj rows in the last layer
+    and not the other head's"""
+    torch = pytest.importorskip("torch")
+    import math
+    import train
+    from model import DeltaLM, make_config
+    cfg = make_config("gated_deltanet", hidden_size=32, num_hidden_layers=2, num_heads=2, head_dim=16,
+                      intermediate_size=64)
+    torch.manual_seed(9)
+    m = DeltaLM(cfg).train()
+    heads = [(0, 1), (1, 0)]
+    ak = train.AddressKeys(m, heads)
+    seen = {}
+    for l in (0, 1):
+        m.model.layers[l].attn.register_forward_pre_hook(
+            lambda mod, inp, l=l: seen.__setitem__(l, inp[0].detach().clone()))
+    x = torch.randint(0, 256, (2, 40))
+    pairs = [([3, 9, 17], [(30, 1), (35, 0)]), ([5], [(20, 0)])]  # the second: one key, nothing to pick
+    m(x)
+    got = ak.loss(pairs)
+    vals = []
+    m.eval()  # inputs() runs the convolutions again: not a training forward for the hooks
+    with torch.no_grad():
+        for l, h in heads:
+            q, k = m.model.layers[l].attn.inputs(seen[l])[:2]
+            keys, asks = pairs[0]
+            for p, i in asks:
+                z = [10.0 * float(q[0, p, h] @ k[0, j, h]) for j in keys]
+                vals.append(math.log(sum(math.exp(v) for v in z)) - z[i])
+    assert abs(float(got) - sum(vals) / len(vals)) < 1e-5
+    m.train().zero_grad()
+    m(x)  # a second forward: the hooks keep reading after a loss
+    again = ak.loss(pairs)
+    assert abs(float(again) - float(got)) < 1e-6
+    again.backward()
+    K = 16
+    g1 = m.model.layers[1].attn.q_proj.weight.grad
+    assert g1[:K].abs().sum() > 0 and g1[K:].abs().sum() == 0
+
+
+def test_address_keys_needs_recall_and_long_gates():
+    import subprocess
+    pytest.importorskip("torch")
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "lm", "train.py"), "--model", "gdn",
+                        "--out", "/nonexistent/x", "--recall", "--address-keys", "1"], capture_output=True, text=True)
+    assert r.returncode != 0 and "--address-keys" in r.stderr and "--long-gates" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
 def test_distinct_keys_needs_write_at_end():
     """--distinct-keys compares the keys at the positions --write-at-end rewards: without it, one
     message naming both, before any work"""

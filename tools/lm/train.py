@@ -16,6 +16,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import time
 
@@ -357,6 +358,66 @@ class WriteKeys:
         return total / max(count, 1)
 
 
+ADDRESS_TEMPERATURE = 10.0  # --address-keys: the scale of the cosines the softmax compares
+_DEFINED = re.compile(rb"(?m)^#(\d{4}) = ")
+_ASKED = re.compile(rb"(?m)^#(\d{4}) \? ")
+
+
+def address_pairs(x):
+    """per window of x [B, T] (bytes): (keys, asks) with keys the positions of the records' first
+    value bytes in their definition lines "#0417 = Hezekiah;", where a head that finds a record by
+    its number writes the value's first byte, and asks [(position, index into keys)] the byte
+    before the answer of each query line "#0417 ? " whose record is defined in the window, where
+    the query for that byte is made; read from the bytes themselves"""
+    T, out = x.shape[1], []
+    for row in x.tolist():
+        doc = bytes(row)
+        defs = {}
+        for m in _DEFINED.finditer(doc):
+            if m.end() < T:
+                defs[m.group(1)] = m.end()
+        index = {key: i for i, key in enumerate(defs)}
+        asks = [(m.end() - 1, index[m.group(1)]) for m in _ASKED.finditer(doc) if m.group(1) in index]
+        out.append((list(defs.values()), asks))
+    return out
+
+
+class AddressKeys:
+    """--address-keys MU: teaches heads [(layer, head)] to find a record by its number. For each
+    query of a window (address_pairs), the cross-entropy of picking its own record's key among the
+    keys of every record defined in the window, by the cosine between the head's query at the byte
+    before the answer and each key at a first value byte (times ADDRESS_TEMPERATURE), averaged over
+    the queries, heads and windows of the last training forward. Keys and queries are read from the
+    layers' k_conv1d and q_conv1d outputs (through the layer's l2norm, as the recurrence reads them)"""
+
+    def __init__(self, model, heads):
+        self.k, self.q = [], []
+        for l, hs in heads_by_layer(heads).items():
+            attn = model.model.layers[l].attn
+            for conv, store in ((attn.k_conv1d, self.k), (attn.q_conv1d, self.q)):
+                conv.register_forward_hook(
+                    lambda mod, inp, out, hs=hs, K=attn.K, store=store:
+                    store.append(out.reshape(*out.shape[:2], -1, K)[:, :, hs]) if mod.training else None)
+
+    def loss(self, pairs):
+        """the mean cross-entropy (a tensor with its graph; 0 without a query), and forgets the forward"""
+        ks, qs = list(self.k), list(self.q)
+        self.k.clear()  # in place: the hooks hold these lists
+        self.q.clear()
+        total, count = 0, 0
+        for k, q in zip(ks, qs):  # a layer's [B, T, heads, K]
+            for b, (keys, asks) in enumerate(pairs):
+                if not asks or len(keys) < 2:
+                    continue
+                kk = l2norm(k[b, keys])                             # [R, heads, K]
+                qq = l2norm(q[b, [p for p, _ in asks]])             # [A, heads, K]
+                logits = ADDRESS_TEMPERATURE * torch.einsum("ahk,rhk->har", qq, kk)
+                target = torch.tensor([i for _, i in asks]).repeat(logits.shape[0])
+                total = total + F.cross_entropy(logits.reshape(-1, len(keys)), target, reduction="sum")
+                count += logits.shape[0] * len(asks)
+        return total / max(count, 1)
+
+
 class HeadDropout:
     """--drop-long-heads P: each training window leaves out the output of each of heads [(layer,
     head)] with probability P, at least one of them kept (zeroed at the input of its layer's
@@ -484,6 +545,12 @@ def main():
                          "heads write two records of a window with (at their ';') to the loss, so that each record "
                          "takes a direction of its own instead of replacing the last (s6 and s7 wrote every record "
                          "along one key; training uses where the records are: a first stage, to be reported as such)")
+    ap.add_argument("--address-keys", type=float, default=0.0, metavar="MU",
+                    help="add MU times the cross-entropy of each --long-gates head picking a query's own record "
+                         "among the window's records by the cosine of its query (at the byte before the answer) "
+                         "with their keys (at their first value bytes): the heads learn to find a record by its "
+                         "number, which no recipe without it learned (training uses where the records are: a first "
+                         "stage, to be reported as such)")
     ap.add_argument("--return-memory", action="store_true",
                     help="have glibc's malloc map every block over 64 KiB afresh and give freed memory back: "
                          "bounds the resident memory of long KDA windows, at about twice the time per step")
@@ -507,6 +574,9 @@ def main():
     if args.record_blocks < 1 or (args.record_blocks > 1 and not args.recall):
         sys.exit("train.py: error: --record-blocks %d: give 1 or more, with --recall (the records it groups)"
                  % args.record_blocks)
+    if args.address_keys < 0 or (args.address_keys > 0 and not (args.recall and args.long_gates)):
+        sys.exit("train.py: error: --address-keys %g: give a weight of 0 or more, with --recall (the records) and "
+                 "--long-gates (the heads it teaches)" % args.address_keys)
     if args.return_memory:
         _malloc_returns_memory()
     torch.set_num_threads(args.threads)
@@ -558,6 +628,7 @@ def main():
                  "whose writes it weighs)" % args.sparse_writes)
     writes = WriteStrength(model, long_heads) if args.sparse_writes > 0 else None
     wkeys = WriteKeys(model, long_heads) if args.distinct_keys > 0 else None
+    akeys = AddressKeys(model, long_heads) if args.address_keys > 0 else None
     if not 0 <= args.drop_long_heads < 1 or (args.drop_long_heads > 0 and len(long_heads) < 2):
         sys.exit("train.py: error: --drop-long-heads %g: give a probability in [0, 1), with two or more --long-gates "
                  "heads (one is always kept)" % args.drop_long_heads)
@@ -636,7 +707,7 @@ def main():
         keep = ("model", "steps", "warmup", "lr", "min_lr_frac", "wd", "seq", "batch", "seed", "recall", "records",
                 "passages", "dmin", "dmax", "recall_margin", "answer_weight", "init_from", "threads", "long_gates",
                 "long_gate_half_life", "freeze_long_gates", "sparse_writes", "spare_records", "drop_long_heads",
-                "record_writes", "write_once", "write_at_end", "distinct_keys")
+                "record_writes", "write_once", "write_at_end", "distinct_keys", "record_blocks", "address_keys")
         # a setting that a run's state.pt predates had its default there
         was = {k: st["args"].get(k, ap.get_default(k)) for k in keep}
         diff = [k for k in keep if was[k] != getattr(args, k)]
@@ -679,6 +750,7 @@ def main():
         else:
             beta_long = writes.mean(outside if args.spare_records else None) if writes is not None else None
         key_cos2 = wkeys.overlap(ends) if wkeys is not None else None
+        address = akeys.loss(address_pairs(x)) if akeys is not None else None
         opt.zero_grad(set_to_none=True)
         # the logged loss is the cross-entropy alone
         total = loss if beta_long is None else loss + args.sparse_writes * beta_long
@@ -686,6 +758,8 @@ def main():
             total = total + args.record_writes * (1 - beta_rec)
         if key_cos2 is not None:
             total = total + args.distinct_keys * key_cos2
+        if address is not None:
+            total = total + args.address_keys * address
         total.backward()
         gn = torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
         opt.step()
@@ -702,6 +776,7 @@ def main():
                 + ("" if beta_long is None else " long-head beta %.4f" % float(beta_long))
                 + ("" if beta_rec is None else " on record lines %.4f" % float(beta_rec))
                 + ("" if key_cos2 is None else " records' write keys cos^2 %.4f" % float(key_cos2))
+                + ("" if address is None else " address loss %.3f" % float(address))
                 + ("" if dropped is None else " long heads left out %d of %d" % (int(dropped.sum()), dropped.numel())))
         if (step + 1) % args.eval_every == 0 and step + 1 < args.steps:
             evaluate(step + 1)
