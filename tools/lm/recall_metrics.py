@@ -117,7 +117,8 @@ def doc_records(model, doc, spans, conditions):
     out = []
     for s, nat in zip(recs, native):
         qs = s["start"] - QUERY_HEAD
-        r = dict(distance=s["distance"], native=nat)
+        r = dict(distance=s["distance"], native=nat,
+                 between=recall.defined_between(doc, s["first"], s["length"], s["start"]))
         seg = x[:, qs:s["start"] + s["length"] - 1]
         for name, units in conditions.items():
             lg = model(seg, cache=zero_units(snaps[qs], units))[0]
@@ -127,12 +128,17 @@ def doc_records(model, doc, spans, conditions):
     return out
 
 
-def summarise(records, key, what):
-    """per bucket: (n, mean, ci95) of records' key: what 0 = nll, 1 = exact"""
+BETWEEN = [("0", 0, 0), ("1-2", 1, 2), ("3+", 3, 10 ** 9)]  # records defined between definition and query
+
+
+def summarise(records, key, what, between=None):
+    """per bucket: (n, mean, ci95) of records' key: what 0 = nll, 1 = exact; between (lo, hi): only
+    the records with lo..hi others defined between their definition and their query"""
     out = []
     for b in range(len(recall.BUCKETS)):
         xs = [r[key][what] if what == 0 else float(r[key][what]) for r in records
-              if recall.bucket_of(r["distance"]) == b and r[key] is not None]
+              if recall.bucket_of(r["distance"]) == b and r[key] is not None
+              and (between is None or between[0] <= r["between"] <= between[1])]
         out.append((len(xs),) + mean_ci95(xs))
     return out
 
@@ -186,6 +192,7 @@ def main():
               flush=True)
 
     nat_e, nat_l = summarise(records, "native", 1), summarise(records, "native", 0)
+    by_between = [summarise(records, "native", 1, (lo, hi)) for _, lo, hi in BETWEEN]
     lon_e = summarise(records, "reset_longest", 1)
     rnd = [summarise(records, "reset_random_%d" % d, 1) for d in range(args.draws)]
     rnd_e = [sum(r[b][1] for r in rnd) / len(rnd) for b in range(len(recall.BUCKETS))]
@@ -199,6 +206,11 @@ def main():
         "recall_exact_reset_longest_quarter": [m for _, m, _ in lon_e],
         "recall_exact_reset_random_quarter": rnd_e,
         "recall_reset_random_draws": args.draws,
+        # recall by key or by recency: exact match per bucket of the records with 0, 1-2 and 3 or
+        # more others defined between definition and query (recall.defined_between)
+        "recall_between_groups": [name for name, _, _ in BETWEEN],
+        "recall_n_by_between": [[g[b][0] for g in by_between] for b in range(len(recall.BUCKETS))],
+        "recall_exact_by_between": [[g[b][1] for g in by_between] for b in range(len(recall.BUCKETS))],
         "units": "gdn heads" if model.config["model_type"] == "gated_deltanet" else "kda key rows",
         "units_count": len(units),
         "units_half_life_over_100": sum(h >= 100 for h in hls) / len(hls),
@@ -226,6 +238,11 @@ def main():
     for b, (lo, hi) in enumerate(recall.BUCKETS):
         print("%5d-%-5d %4d  %.3f +- %.3f   %7.3f +- %.3f   %.3f          %.3f"
               % (lo, hi, nat_e[b][0], nat_e[b][1], nat_e[b][2], nat_l[b][1], nat_l[b][2], lon_e[b][1], rnd_e[b]))
+    print("exact match by records defined between definition and query (%s): "
+          % " / ".join(name for name, _, _ in BETWEEN) + "  ".join(
+              "%d-%d %s" % (lo, hi, " / ".join("-" if g[b][0] == 0 else "%.2f (%d)" % (g[b][1], g[b][0])
+                                                for g in by_between))
+              for b, (lo, hi) in enumerate(recall.BUCKETS)))
     print("units with half-life >= 100 / 500 / 1000 tokens: %.3f / %.3f / %.3f; wrote %s (%.0f s)"
           % (metrics["units_half_life_over_100"], metrics["units_half_life_over_500"],
              metrics["units_half_life_over_1000"], out, time.time() - t0))
