@@ -23,7 +23,8 @@ other writes erased. A KDA head's half-life is that of its mean log gate over it
 With --addressing, instead: whether a head could find a record by its key at all. Records
 "#ID = VALUE;\n" for 8 keys x 8 values are each set after the same 600 bytes of held-out prose,
 followed by 200 more bytes and the query's head "#ID ? "; per head, the mean |cos| between the
-keys written at the definition's ";" of two records with the same key and different values and
+keys written at the definition's ";" (and, in a second table, at its value's first byte, where
+train.py --address-keys asks for them) of two records with the same key and different values and
 with the same value and different keys, the mean |cos| between the queries (at the byte before the
 answer) of two keys, and the mean |q . k| of a query against its own record's key and against
 another's. A head that addresses its records by key writes keys that follow the key, not the
@@ -121,14 +122,15 @@ ADDRESS_VALUES = [b"Hezekiah", b"Abigail", b"Methuselah", b"Naomi", b"Jeroboam",
 
 
 def addressing_texts(prose, keys, values):
-    """{(key, value): (text, p, r)}: prose, the definition line, 200 bytes of prose again and the
-    query's head; p the definition's ";", r the query's last byte (the byte before the answer)"""
+    """{(key, value): (text, p, f, r)}: prose, the definition line, 200 bytes of prose again and the
+    query's head; p the definition's ";", f its value's first byte (where train.py --address-keys
+    asks for the key), r the query's last byte (the byte before the answer)"""
     out = {}
     for key in keys:
         for val in values:
             line = b"#" + key + b" = " + val + b";\n"
             text = prose + line + prose[:200] + b"#" + key + b" ? "
-            out[(key, val)] = (text, len(prose) + len(line) - 2, len(text) - 1)
+            out[(key, val)] = (text, len(prose) + len(line) - 2, len(prose) + 8, len(text) - 1)
     return out
 
 
@@ -158,18 +160,21 @@ def addressing(model, prose):
     import random
     rng = random.Random(1)
     keys = [b"%04d" % rng.randrange(10000) for _ in range(len(ADDRESS_VALUES))]
-    per = {}  # layer -> {(key, value): (k, q)}
-    for kv, (text, p, r) in addressing_texts(prose, keys, ADDRESS_VALUES).items():
+    per = {}  # (write position, layer) -> {(key, value): (k, q)}
+    for kv, (text, p, f, r) in addressing_texts(prose, keys, ADDRESS_VALUES).items():
         for li, (q, k, _, _) in enumerate(layer_inputs(model, text)):
-            per.setdefault(li, {})[kv] = (k[p], q[r])
-    print("addressing: 8 keys x 8 values after %d bytes of prose; mean |cos| of the write keys at \";\" "
-          "(same key, values differ | same value, keys differ), of two keys' queries, and mean |q . k| against "
-          "the record's own key and another key's" % len(prose))
-    print("layer.head  keys same key  keys same value  queries  q.k own  q.k other")
-    for li in sorted(per):
-        t = addressing_table(per[li])
-        for h in range(t.shape[0]):
-            print("%d.%d  %13.3f  %15.3f  %7.3f  %7.3f  %9.3f" % (li, h, *t[h].tolist()))
+            per.setdefault((";", li), {})[kv] = (k[p], q[r])
+            per.setdefault(("first value byte", li), {})[kv] = (k[f], q[r])
+    print("addressing: 8 keys x 8 values after %d bytes of prose; mean |cos| of the write keys (same key, "
+          "values differ | same value, keys differ), of two keys' queries, and mean |q . k| against the record's "
+          "own key and another key's" % len(prose))
+    for where in (";", "first value byte"):
+        print("\nwrite keys at the definition's %s" % where)
+        print("layer.head  keys same key  keys same value  queries  q.k own  q.k other")
+        for (w, li) in sorted(k for k in per if k[0] == where):
+            t = addressing_table(per[(w, li)])
+            for h in range(t.shape[0]):
+                print("%d.%d  %13.3f  %15.3f  %7.3f  %7.3f  %9.3f" % (li, h, *t[h].tolist()))
 
 
 def main():

@@ -347,7 +347,7 @@ class TestHeads(unittest.TestCase):
         """--addressing's table on two hand-made heads: one whose keys follow the value and whose
         query is one for every key (recall by content: 0, 1, 1, 1/2, 1/2), one whose keys and
         queries follow the key (recall by key: 1, 0, 0, 1, 0); its texts put p at the definition's
-        ";" and r at the byte before the answer"""
+        ";", f at its value's first byte and r at the byte before the answer"""
         import heads
         e = torch.eye(2, dtype=torch.float64)
         ki, vi = {b"11": 0, b"22": 1}, {b"x": 0, b"y": 1}
@@ -359,8 +359,9 @@ class TestHeads(unittest.TestCase):
         for got, want in zip(t[1].tolist(), [1, 0, 0, 1, 0]):
             self.assertAlmostEqual(got, want, places=12)
         texts = heads.addressing_texts(b"some prose\n" * 30, [b"0417"], [b"Ruth"])
-        text, p, r = texts[(b"0417", b"Ruth")]
+        text, p, f, r = texts[(b"0417", b"Ruth")]
         self.assertEqual(text[p - 4:p + 2], b"Ruth;\n")
+        self.assertEqual(text[f - 8:f + 4], b"#0417 = Ruth")
         self.assertTrue(text.endswith(b"#0417 ? ") and r == len(text) - 1)
 
     def test_write_positions(self):
