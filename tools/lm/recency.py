@@ -18,7 +18,6 @@ Prints per bucket, for native (and the format): exact match with 0, 1-2 and 3 or
 defined between (share, 95% interval over records by Student's t, and the count).
 """
 import argparse
-import math
 import os
 import re
 import sys
@@ -29,16 +28,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import recall  # noqa: E402
-from recall_metrics import mean_ci95  # noqa: E402
-
-GROUPS = [("0", 0, 0), ("1-2", 1, 2), (">=3", 3, None)]
+from recall_metrics import BETWEEN, mean_ci95  # noqa: E402
 
 
 def group_of(n):
-    for i, (_, lo, hi) in enumerate(GROUPS):
-        if n >= lo and (hi is None or n <= hi):
-            return i
-    raise ValueError(n)
+    """the index in recall_metrics.BETWEEN (0, 1-2, 3 or more) of n records defined between"""
+    return next(i for i, (_, lo, hi) in enumerate(BETWEEN) if lo <= n <= hi)
 
 
 def table(h5path, fmt=None):
@@ -74,7 +69,7 @@ def table(h5path, fmt=None):
         for lo, hi in buckets:
             inb = (dist >= lo) & (dist < hi)
             cells = []
-            for g in range(len(GROUPS)):
+            for g in range(len(BETWEEN)):
                 x = exact[inb & (grp == g), c].astype(float).tolist()
                 cells.append((*mean_ci95(x), len(x)))
             rows.append(cells)
@@ -94,7 +89,7 @@ def main():
           "(share +- 95%% interval over records, count)" % args.result)
     for name, rows in out.items():
         print("\n%s" % name)
-        print("distance      " + "".join("%-22s" % ("%s between" % g[0]) for g in GROUPS))
+        print("distance      " + "".join("%-22s" % ("%s between" % g[0]) for g in BETWEEN))
         for (lo, hi), cells in zip(buckets, rows):
             print("%5d-%-5d  " % (lo, hi) + "".join(
                 "%-22s" % ("-" if n == 0 else "%.2f +- %.2f (%d)" % (m, c if c == c else 0.0, n))
