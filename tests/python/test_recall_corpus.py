@@ -496,25 +496,32 @@ def test_write_once_needs_record_writes():
     assert "Traceback" not in r.stderr
 
 
+def small_model_with_inputs(seed):
+    """torch, a GDN of 2 layers of 2 heads (K = 16) in training mode, its long heads [(0, 1), (1, 0)],
+    and a dict that each forward fills with each layer's attention input (for inputs() to give the
+    keys and queries again)"""
+    torch = pytest.importorskip("torch")
+    from model import DeltaLM, make_config
+    cfg = make_config("gated_deltanet", hidden_size=32, num_hidden_layers=2, num_heads=2, head_dim=16,
+                      intermediate_size=64)
+    torch.manual_seed(seed)
+    m = DeltaLM(cfg).train()
+    seen = {}
+    for l in (0, 1):
+        m.model.layers[l].attn.register_forward_pre_hook(
+            lambda mod, inp, l=l: seen.__setitem__(l, inp[0].detach().clone()))
+    return torch, m, [(0, 1), (1, 0)], seen
+
+
 def test_write_keys_overlap_against_keys_by_hand():
     """train.py --distinct-keys (WriteKeys.overlap): the mean squared cosine between the long
     heads' keys at two marked positions of one window, against the keys each layer's inputs()
     computes (l2-normalised) and a loop over the pairs; a window with one mark adds nothing; in
     the last layer the gradient reaches the long head's k_proj rows and not the other head's
     (an earlier layer's keys feed the later layers' inputs, so all its rows may get some)"""
-    torch = pytest.importorskip("torch")
+    torch, m, heads, seen = small_model_with_inputs(8)
     import train
-    from model import DeltaLM, make_config
-    cfg = make_config("gated_deltanet", hidden_size=32, num_hidden_layers=2, num_heads=2, head_dim=16,
-                      intermediate_size=64)
-    torch.manual_seed(8)
-    m = DeltaLM(cfg).train()
-    heads = [(0, 1), (1, 0)]
     wk = train.WriteKeys(m, heads)
-    seen = {}
-    for l in (0, 1):
-        m.model.layers[l].attn.register_forward_pre_hook(
-            lambda mod, inp, l=l: seen.__setitem__(l, inp[0].detach().clone()))
     x = torch.randint(0, 256, (3, 30))
     ends = torch.zeros(3, 30)
     ends[0, [4, 11, 25]] = 1
@@ -562,20 +569,9 @@ def test_address_keys_against_a_softmax_by_hand():
     10 cos(query, key) at the query's own record, against the keys and queries each layer's
     inputs() computes and a loop; the gradient reaches the long head's q_proj rows in the last layer
     and not the other head's"""
-    torch = pytest.importorskip("torch")
-    import math
+    torch, m, heads, seen = small_model_with_inputs(9)
     import train
-    from model import DeltaLM, make_config
-    cfg = make_config("gated_deltanet", hidden_size=32, num_hidden_layers=2, num_heads=2, head_dim=16,
-                      intermediate_size=64)
-    torch.manual_seed(9)
-    m = DeltaLM(cfg).train()
-    heads = [(0, 1), (1, 0)]
     ak = train.AddressKeys(m, heads)
-    seen = {}
-    for l in (0, 1):
-        m.model.layers[l].attn.register_forward_pre_hook(
-            lambda mod, inp, l=l: seen.__setitem__(l, inp[0].detach().clone()))
     x = torch.randint(0, 256, (2, 40))
     pairs = [([3, 9, 17], [(30, 1), (35, 0)]), ([5], [(20, 0)])]  # the second: one key, nothing to pick
     m(x)
