@@ -50,7 +50,9 @@ def definition_line(first, length):
     return first - RECORD_HEAD, first + length + RECORD_TAIL
 
 
-_DEFINITION = re.compile(rb"(?m)^#\d{4} = ")
+# the heads of a definition line and of a query line, as weave writes them, the key captured
+DEFINITION_HEAD = re.compile(rb"(?m)^#(\d{4}) = ")
+QUERY_HEAD = re.compile(rb"(?m)^#(\d{4}) \? ")
 
 
 def defined_between(doc, first, length, start):
@@ -58,7 +60,7 @@ def defined_between(doc, first, length, start):
     first) and its query (the answer at start): lines "#NNNN = " beginning at or after the
     definition line's end and before the query line's start"""
     lo, hi = first + length + RECORD_TAIL, start - RECORD_HEAD
-    return sum(1 for m in _DEFINITION.finditer(doc, lo) if m.start() < hi)
+    return sum(1 for m in DEFINITION_HEAD.finditer(doc, lo) if m.start() < hi)
 
 
 BUCKETS = [[16, 64], [64, 256], [256, 512], [512, 1024], [1024, 2048], [2048, 4096], [4096, 8192]]

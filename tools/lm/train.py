@@ -16,7 +16,6 @@ import argparse
 import json
 import math
 import os
-import re
 import sys
 import time
 
@@ -326,6 +325,21 @@ class WriteStrength:
         return rest / max(rest_n, 1), top / max(top_n, 1)
 
 
+def collect_head_rows(conv, hs, K, store):
+    """in every training forward, append to store (a list, cleared in place by its reader) the
+    [B, T, len(hs), K] rows of heads hs of conv's output (a layer's k_conv1d or q_conv1d: the keys
+    or queries before the layer's l2norm)"""
+    conv.register_forward_hook(lambda mod, inp, out: store.append(out.reshape(*out.shape[:2], -1, K)[:, :, hs])
+                               if mod.training else None)
+
+
+def take(store):
+    """what store holds, and store emptied in place (collect_head_rows' hooks keep appending to it)"""
+    out = list(store)
+    store.clear()
+    return out
+
+
 class WriteKeys:
     """--distinct-keys: the keys heads [(layer, head)] write with in the last training forward, read
     from their layers' k_conv1d outputs (the key is that row through the layer's l2norm)"""
@@ -334,18 +348,15 @@ class WriteKeys:
         self.keys = []
         for l, hs in heads_by_layer(heads).items():
             attn = model.model.layers[l].attn
-            attn.k_conv1d.register_forward_hook(
-                lambda mod, inp, out, hs=hs, K=attn.K: self.keys.append(out.reshape(*out.shape[:2], -1, K)[:, :, hs])
-                if mod.training else None)
+            collect_head_rows(attn.k_conv1d, hs, attn.K, self.keys)
 
     def overlap(self, ends):
         """the mean squared cosine between the keys two records are written with in one window (at
         the positions where ends [B, T], value_ends' marks, is 1), over the pairs, heads and windows
         since the last call (a tensor with its graph), and forgets them; 0 where no window holds two
         records. Near 1, every record is written along one direction and each write replaces the last"""
-        keys, self.keys = self.keys, []
         total, count = 0, 0
-        for k in keys:  # [B, T, heads, K]
+        for k in take(self.keys):  # [B, T, heads, K]
             for b in range(ends.shape[0]):
                 pos = ends[b].nonzero().flatten()
                 R = len(pos)
@@ -359,8 +370,6 @@ class WriteKeys:
 
 
 ADDRESS_TEMPERATURE = 10.0  # --address-keys: the scale of the cosines the softmax compares
-_DEFINED = re.compile(rb"(?m)^#(\d{4}) = ")
-_ASKED = re.compile(rb"(?m)^#(\d{4}) \? ")
 
 
 def address_pairs(x):
@@ -373,11 +382,11 @@ def address_pairs(x):
     for row in x.tolist():
         doc = bytes(row)
         defs = {}
-        for m in _DEFINED.finditer(doc):
+        for m in recall.DEFINITION_HEAD.finditer(doc):
             if m.end() < T:
                 defs[m.group(1)] = m.end()
         index = {key: i for i, key in enumerate(defs)}
-        asks = [(m.end() - 1, index[m.group(1)]) for m in _ASKED.finditer(doc) if m.group(1) in index]
+        asks = [(m.end() - 1, index[m.group(1)]) for m in recall.QUERY_HEAD.finditer(doc) if m.group(1) in index]
         out.append((list(defs.values()), asks))
     return out
 
@@ -394,18 +403,13 @@ class AddressKeys:
         self.k, self.q = [], []
         for l, hs in heads_by_layer(heads).items():
             attn = model.model.layers[l].attn
-            for conv, store in ((attn.k_conv1d, self.k), (attn.q_conv1d, self.q)):
-                conv.register_forward_hook(
-                    lambda mod, inp, out, hs=hs, K=attn.K, store=store:
-                    store.append(out.reshape(*out.shape[:2], -1, K)[:, :, hs]) if mod.training else None)
+            collect_head_rows(attn.k_conv1d, hs, attn.K, self.k)
+            collect_head_rows(attn.q_conv1d, hs, attn.K, self.q)
 
     def loss(self, pairs):
         """the mean cross-entropy (a tensor with its graph; 0 without a query), and forgets the forward"""
-        ks, qs = list(self.k), list(self.q)
-        self.k.clear()  # in place: the hooks hold these lists
-        self.q.clear()
         total, count = 0, 0
-        for k, q in zip(ks, qs):  # a layer's [B, T, heads, K]
+        for k, q in zip(take(self.k), take(self.q)):  # a layer's [B, T, heads, K]
             for b, (keys, asks) in enumerate(pairs):
                 if not asks or len(keys) < 2:
                     continue
