@@ -114,12 +114,12 @@ def test_recency_table_by_hand(tmp_path):
            b"#4444 ? Obed;\n#2222 ? Eli;\n#3333 ? Naomi;\n")
     path = tmp_path / "doc.txt"
     path.write_bytes(doc)
-    recs = []   # (first, start, length, definitions between, by hand)
+    recs = []   # (first, start, value length, definitions between, by hand)
     for key, val, n in ((b"1111", b"Ruth", 1), (b"2222", b"Eli", 2), (b"3333", b"Naomi", 1), (b"4444", b"Obed", 0)):
         first = doc.index(b"#" + key + b" = ") + 8
         start = doc.index(b"#" + key + b" ? ") + 8
         assert recall.defined_between(doc, first, len(val), start) == n
-        recs.append((first, start, n))
+        recs.append((first, start, len(val), n))
     prefill = 2
     with h5py.File(tmp_path / "run.h5", "w") as f:
         f["documents"] = [str(path).encode()]
@@ -127,8 +127,9 @@ def test_recency_table_by_hand(tmp_path):
         f["buckets"] = np.array([[0, 1000]])
         f.attrs["prefill"] = prefill
         f["record_document"] = np.zeros(4, dtype=np.int64)
-        f["record_distance"] = np.array([st - fi for fi, st, _ in recs])
-        f["record_position"] = np.array([st - prefill for _, st, _ in recs])
+        f["record_distance"] = np.array([st - fi for fi, st, _, _ in recs])
+        f["record_length"] = np.array([n for _, _, n, _ in recs])
+        f["record_position"] = np.array([st - prefill for _, st, _, _ in recs])
         f["exact"] = np.array([[1, 0], [0, 0], [1, 1], [1, 1]], dtype=np.uint8)
     out, buckets = recency.table(str(tmp_path / "run.h5"), "int6")
     assert buckets == [[0, 1000]]
@@ -484,16 +485,22 @@ def test_write_once_takes_each_heads_strongest_write_on_each_line():
     assert (g[lines == 0] == 0).all()
 
 
-def test_write_once_needs_record_writes():
-    """--write-once changes what --record-writes rewards: without it, one message naming both,
-    before any work"""
+def train_refuses(*options, out="/nonexistent/x"):
+    """train.py --model gdn --out OUT with options: its stderr, after checking that it failed with
+    a message and no traceback (a refusal before any work)"""
     import subprocess
     pytest.importorskip("torch")
     r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "lm", "train.py"), "--model", "gdn",
-                        "--out", "/nonexistent/x",
-                        "--write-once"], capture_output=True, text=True)
-    assert r.returncode != 0 and "--write-once" in r.stderr and "--record-writes" in r.stderr
-    assert "Traceback" not in r.stderr
+                        "--out", out, *options], capture_output=True, text=True)
+    assert r.returncode != 0 and r.stderr and "Traceback" not in r.stderr
+    return r.stderr
+
+
+def test_write_once_needs_record_writes():
+    """--write-once changes what --record-writes rewards: without it, one message naming both,
+    before any work"""
+    err = train_refuses("--write-once")
+    assert "--write-once" in err and "--record-writes" in err
 
 
 def small_model_with_inputs(seed):
@@ -597,58 +604,39 @@ def test_address_keys_against_a_softmax_by_hand():
 
 
 def test_address_keys_needs_recall_and_long_gates():
-    import subprocess
-    pytest.importorskip("torch")
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "lm", "train.py"), "--model", "gdn",
-                        "--out", "/nonexistent/x", "--recall", "--address-keys", "1"], capture_output=True, text=True)
-    assert r.returncode != 0 and "--address-keys" in r.stderr and "--long-gates" in r.stderr
-    assert "Traceback" not in r.stderr
+    """--address-keys teaches the --long-gates heads on the records --recall weaves: without them,
+    one message naming both, before any work"""
+    err = train_refuses("--recall", "--address-keys", "1")
+    assert "--address-keys" in err and "--long-gates" in err
 
 
 def test_distinct_keys_needs_write_at_end():
     """--distinct-keys compares the keys at the positions --write-at-end rewards: without it, one
     message naming both, before any work"""
-    import subprocess
-    pytest.importorskip("torch")
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "lm", "train.py"), "--model", "gdn",
-                        "--out", "/nonexistent/x", "--distinct-keys", "1"], capture_output=True, text=True)
-    assert r.returncode != 0 and "--distinct-keys" in r.stderr and "--write-at-end" in r.stderr
-    assert "Traceback" not in r.stderr
+    err = train_refuses("--distinct-keys", "1")
+    assert "--distinct-keys" in err and "--write-at-end" in err
 
 
 def test_record_blocks_needs_recall():
     """--record-blocks groups the records --recall weaves: without it, or below 1, one message
     naming it, before any work"""
-    import subprocess
-    pytest.importorskip("torch")
     for extra in ([], ["--recall", "--record-blocks", "0"]):
-        r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "lm", "train.py"), "--model", "gdn",
-                            "--out", "/nonexistent/x", "--record-blocks", "4"] + extra, capture_output=True, text=True)
-        assert r.returncode != 0 and "--record-blocks" in r.stderr and "Traceback" not in r.stderr
+        assert "--record-blocks" in train_refuses("--record-blocks", "4", *extra)
 
 
 def test_write_at_end_needs_record_writes_and_not_write_once():
     """--write-at-end changes what --record-writes rewards, and says where a record is written as
     --write-once does: without --record-writes, or beside --write-once, one message naming them,
     before any work"""
-    import subprocess
-    pytest.importorskip("torch")
-    train = [sys.executable, os.path.join(ROOT, "tools", "lm", "train.py"), "--model", "gdn", "--out", "/nonexistent/x"]
-    r = subprocess.run(train + ["--write-at-end"], capture_output=True, text=True)
-    assert r.returncode != 0 and "--write-at-end" in r.stderr and "--record-writes" in r.stderr
-    r = subprocess.run(train + ["--recall", "--sparse-writes", "1", "--spare-records", "--record-writes", "1",
-                                "--write-once", "--write-at-end"], capture_output=True, text=True)
-    assert r.returncode != 0 and "--write-at-end" in r.stderr and "--write-once" in r.stderr
-    assert "Traceback" not in r.stderr
+    err = train_refuses("--write-at-end")
+    assert "--write-at-end" in err and "--record-writes" in err
+    err = train_refuses("--recall", "--sparse-writes", "1", "--spare-records", "--record-writes", "1",
+                        "--write-once", "--write-at-end")
+    assert "--write-at-end" in err and "--write-once" in err
 
 
 def test_record_writes_needs_spare_records():
     """--record-writes rewards writes on the lines --spare-records marks: without it, one message
     naming the option, before any work"""
-    import subprocess
-    pytest.importorskip("torch")
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "lm", "train.py"), "--model", "gdn",
-                        "--record-writes", "1", "--out", os.devnull + "-never"], capture_output=True, text=True)
-    assert r.returncode != 0
-    assert "--record-writes 1" in r.stderr and "--spare-records" in r.stderr
-    assert "Traceback" not in r.stderr
+    err = train_refuses("--record-writes", "1", out=os.devnull + "-never")
+    assert "--record-writes 1" in err and "--spare-records" in err

@@ -9,8 +9,8 @@ documents (a record queried 2 KiB on has usually seen a few others defined), so 
 with distance alone does not tell the two apart; this table does.
 
 Reads the recall driver's HDF5 (`stepq run` of an experiment "recall", analysis/recall.c):
-documents, buckets, prefill, record_document, record_distance, record_position (the answer's
-first byte after the boundary) and exact (column 0 native, then the formats). The definitions
+documents, buckets, prefill, record_document, record_distance, record_length, record_position
+(the answer's first byte after the boundary) and exact (column 0 native, then the formats). The definitions
 between are counted on the documents' bytes (recall.defined_between).
 
 Usage: python tools/lm/recency.py RESULT.h5 [--format NAME]
@@ -19,7 +19,6 @@ defined between (share, 95% interval over records by Student's t, and the count)
 """
 import argparse
 import os
-import re
 import sys
 
 import numpy as np
@@ -44,7 +43,7 @@ def table(h5path, fmt=None):
         formats = [x.decode() if isinstance(x, bytes) else x for x in f["formats"][:]]
         buckets = f["buckets"][:].tolist()
         prefill = int(f.attrs["prefill"])
-        rdoc, dist = f["record_document"][:], f["record_distance"][:]
+        rdoc, dist, length = f["record_document"][:], f["record_distance"][:], f["record_length"][:]
         start = f["record_position"][:] + prefill
         exact = f["exact"][:]
     cols = {"native": 0}
@@ -58,10 +57,8 @@ def table(h5path, fmt=None):
         if path not in texts:
             with open(path if os.path.isabs(path) else os.path.join(REPO, path), "rb") as fh:
                 texts[path] = fh.read()
-        t = texts[path]
-        first = int(start[i] - dist[i])
-        m = re.match(rb"[A-Za-z]+", t[first:])
-        grp.append(group_of(recall.defined_between(t, first, len(m.group(0)), int(start[i]))))
+        grp.append(group_of(recall.defined_between(texts[path], int(start[i] - dist[i]), int(length[i]),
+                                                   int(start[i]))))
     grp = np.array(grp)
     out = {}
     for name, c in cols.items():
