@@ -640,3 +640,9 @@ def test_record_writes_needs_spare_records():
     naming the option, before any work"""
     err = train_refuses("--record-writes", "1", out=os.devnull + "-never")
     assert "--record-writes 1" in err and "--spare-records" in err
+
+
+def test_eval_every_below_zero_refused():
+    """--eval-every counts steps between evaluations (0: the final one only): below 0, one message
+    naming it, before any work (0 once divided by zero at the first step)"""
+    assert "--eval-every" in train_refuses("--eval-every", "-1")

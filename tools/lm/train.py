@@ -473,7 +473,7 @@ def main():
     ap.add_argument("--clip", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--eval-every", type=int, default=50)
+    ap.add_argument("--eval-every", type=int, default=50, help="steps between evaluations (0: only the final one)")
     ap.add_argument("--eval-docs", type=int, default=8, help="held-out docs per domain in periodic evals")
     ap.add_argument("--eval-len", type=int, default=4096, help="bytes per doc in periodic evals")
     ap.add_argument("--final-len", type=int, default=65536, help="bytes per doc (at most) in the final eval")
@@ -581,6 +581,8 @@ def main():
     if args.address_keys < 0 or (args.address_keys > 0 and not (args.recall and args.long_gates)):
         sys.exit("train.py: error: --address-keys %g: give a weight of 0 or more, with --recall (the records) and "
                  "--long-gates (the heads it teaches)" % args.address_keys)
+    if args.eval_every < 0:
+        sys.exit("train.py: error: --eval-every %d: give 0 (only the final evaluation) or more" % args.eval_every)
     if args.return_memory:
         _malloc_returns_memory()
     torch.set_num_threads(args.threads)
@@ -782,7 +784,7 @@ def main():
                 + ("" if key_cos2 is None else " records' write keys cos^2 %.4f" % float(key_cos2))
                 + ("" if address is None else " address loss %.3f" % float(address))
                 + ("" if dropped is None else " long heads left out %d of %d" % (int(dropped.sum()), dropped.numel())))
-        if (step + 1) % args.eval_every == 0 and step + 1 < args.steps:
+        if args.eval_every > 0 and (step + 1) % args.eval_every == 0 and step + 1 < args.steps:
             evaluate(step + 1)
             save_state(step + 1)
         if args.stop_after is not None and step + 1 == args.stop_after:
