@@ -731,32 +731,22 @@ static void write_chunk(stream_out* w, int h, long t0, long n, const float* q, c
     stepq_progress_add(&w->prog, n);
 }
 
-int stepq_trace_write_source(const char* path, const stepq_source* src, long T, const char* note,
-                             int (*attrs)(hid_t f, const void* ctx), const void* ctx) {
-    h5u_quiet();
-    if (T > src->T) {
-        stepq_error("%s has %ld steps; %ld were asked for", src->desc, src->T, T);
-        return STEPQ_ERR;
-    }
-    const int HV = src->n_heads, K = src->K, V = src->V, G = src->n_gates, kda = stepq_kind_of(src->kind)->gate_per_key;
-    // its size is known: refused up front where it cannot fit (7 PB streamed for hours before)
-    if (stepq_output_space(path, 4.0 * HV * ((double)T * (2.0 * K + V + G + 1) + (src->S0 ? (double)K * V : 0))))
-        return STEPQ_ERR;
-    hid_t f = h5u_create(path);
-    if (f < 0) return STEPQ_ERR;
+// the datasets of a T-step trace of src in f (chunked a head's stepq_trace_chunk_steps() steps
+// at a time) into w->d, and its attributes, labels and identity; nonzero on a failure
+static int open_stream_out(stream_out* w, hid_t f, const stepq_source* src, long T, const char* note,
+                           int (*attrs)(hid_t f, const void* ctx), const void* ctx) {
+    const int HV = src->n_heads, K = src->K, V = src->V, kda = stepq_kind_of(src->kind)->gate_per_key;
     const long C = stepq_trace_chunk_steps();
     hsize_t dqk[3] = {(hsize_t)T, (hsize_t)HV, (hsize_t)K}, dv[3] = {(hsize_t)T, (hsize_t)HV, (hsize_t)V};
     hsize_t ds[3] = {(hsize_t)HV, (hsize_t)K, (hsize_t)V}, cqk[3] = {(hsize_t)C, 1, (hsize_t)K};
     hsize_t cv[3] = {(hsize_t)C, 1, (hsize_t)V}, cb[3] = {(hsize_t)C, 1, (hsize_t)K};
     const hid_t F = H5T_NATIVE_FLOAT;
-    stream_out w = {{-1, -1, -1, -1, -1}, 0, 0, {0}};
-    stepq_progress_start(&w.prog, "trace", "steps x heads", T * HV);
-    w.d[DS_Q] = h5u_create_chunked(f, "q", F, 3, dqk, cqk, "1", "query, L2-normalised, unscaled [T,H,K]");
-    w.d[DS_K] = h5u_create_chunked(f, "k", F, 3, dqk, cqk, "1", "key, L2-normalised [T,H,K]");
-    w.d[DS_V] = h5u_create_chunked(f, "v", F, 3, dv, cv, "1", "value [T,HV,V]");
-    w.d[DS_G] = h5u_create_chunked(f, "g", F, kda ? 3 : 2, dqk, cb, "nats per step",
-                                   kda ? "log gate per key channel [T,HV,K]" : "log gate [T,HV]");
-    w.d[DS_BETA] = h5u_create_chunked(f, "beta", F, 2, dqk, cb, "1", "write strength [T,HV]");
+    w->d[DS_Q] = h5u_create_chunked(f, "q", F, 3, dqk, cqk, "1", "query, L2-normalised, unscaled [T,H,K]");
+    w->d[DS_K] = h5u_create_chunked(f, "k", F, 3, dqk, cqk, "1", "key, L2-normalised [T,H,K]");
+    w->d[DS_V] = h5u_create_chunked(f, "v", F, 3, dv, cv, "1", "value [T,HV,V]");
+    w->d[DS_G] = h5u_create_chunked(f, "g", F, kda ? 3 : 2, dqk, cb, "nats per step",
+                                    kda ? "log gate per key channel [T,HV,K]" : "log gate [T,HV]");
+    w->d[DS_BETA] = h5u_create_chunked(f, "beta", F, 2, dqk, cb, "1", "write strength [T,HV]");
     int rc = h5u_attr_str(f, "kind", stepq_kind_name(src->kind)) || h5u_attr_f64(f, "scale", src->scale) ||
              (src->qk_norm_eps > 0 && h5u_attr_f64(f, "qk_norm_eps", src->qk_norm_eps)) ||
              (note && h5u_attr_str(f, "note", note)) ||
@@ -771,63 +761,97 @@ int stepq_trace_write_source(const char* path, const stepq_source* src, long T, 
         snprintf(id.model_sha256, sizeof id.model_sha256, "%s", src->model_sha256);
         rc = stepq_trace_write_identity(f, &id);
     }
-    for (int d = 0; d < N_DS; d++) rc = rc || w.d[d] < 0;
+    for (int d = 0; d < N_DS; d++) rc = rc || w->d[d] < 0;
+    return rc;
+}
+
+// T steps of a lockstep source (one cursor for every head) into w, a chunk of steps of all heads
+// at a time; 1 when the source failed
+static int write_lockstep(stream_out* w, const stepq_source* src, long T) {
+    const int HV = src->n_heads, K = src->K, V = src->V, G = src->n_gates;
+    const long C = stepq_trace_chunk_steps();
+    const size_t CH = (size_t)C * HV;
+    float* q = mallocCheck(sizeof(float) * CH * K);  // (HV, C, *): each head's chunk contiguous
+    float* k = mallocCheck(sizeof(float) * CH * K);
+    float* v = mallocCheck(sizeof(float) * CH * V);
+    float* g = mallocCheck(sizeof(float) * CH * G);
+    float* beta = mallocCheck(sizeof(float) * CH);
+    stepq_step_in* in = mallocCheck(sizeof(stepq_step_in) * HV);
+    stepq_cursor* c = src->open(src, -1);
     int source_failed = 0;
-    if (!rc && src->lockstep) {  // one cursor for every head: a chunk of steps of all heads at a time
-        const size_t CH = (size_t)C * HV;
-        float* q = mallocCheck(sizeof(float) * CH * K);  // (HV, C, *): each head's chunk contiguous
-        float* k = mallocCheck(sizeof(float) * CH * K);
-        float* v = mallocCheck(sizeof(float) * CH * V);
-        float* g = mallocCheck(sizeof(float) * CH * G);
-        float* beta = mallocCheck(sizeof(float) * CH);
-        stepq_step_in* in = mallocCheck(sizeof(stepq_step_in) * HV);
-        stepq_cursor* c = src->open(src, -1);
-        for (long t0 = 0; t0 < T && !w.failed && !source_failed; t0 += C) {
-            const long n = T - t0 < C ? T - t0 : C;
-            for (long i = 0; i < n && !source_failed; i++) {
-                if (stepq_next_step(c, in) != STEPQ_OK) {
-                    source_failed = 1;
-                    break;
-                }
-                for (int h = 0; h < HV; h++) put_step(q, k, v, g, beta, (size_t)h * C + (size_t)i, &in[h], K, V, G);
+    for (long t0 = 0; t0 < T && !w->failed && !source_failed; t0 += C) {
+        const long n = T - t0 < C ? T - t0 : C;
+        for (long i = 0; i < n && !source_failed; i++) {
+            if (stepq_next_step(c, in) != STEPQ_OK) {
+                source_failed = 1;
+                break;
             }
-            for (int h = 0; h < HV && !source_failed; h++) {
-                const size_t o = (size_t)h * C;
-                write_chunk(&w, h, t0, n, q + o * K, k + o * K, v + o * V, g + o * G, beta + o, K, V, G);
-            }
+            for (int h = 0; h < HV; h++) put_step(q, k, v, g, beta, (size_t)h * C + (size_t)i, &in[h], K, V, G);
         }
-        src->close(c);
-        free(q); free(k); free(v); free(g); free(beta); free(in);
-        if (w.failed) stepq_error("cannot write %s: %s; nothing was left there", path, h5u_reason(w.err));
-        rc = w.failed || source_failed;
-    } else if (!rc) {
+        for (int h = 0; h < HV && !source_failed; h++) {
+            const size_t o = (size_t)h * C;
+            write_chunk(w, h, t0, n, q + o * K, k + o * K, v + o * V, g + o * G, beta + o, K, V, G);
+        }
+    }
+    src->close(c);
+    free(q); free(k); free(v); free(g); free(beta); free(in);
+    return source_failed;
+}
+
+// T steps of a source with a cursor per head into w, the heads shared among the threads, each
+// head a chunk of steps at a time; 1 when the source failed
+static int write_per_head(stream_out* w, const stepq_source* src, long T) {
+    const int HV = src->n_heads, K = src->K, V = src->V, G = src->n_gates;
+    const long C = stepq_trace_chunk_steps();
+    int source_failed = 0;
 #pragma omp parallel
-        {
-            float* q = mallocCheck(sizeof(float) * C * K);
-            float* k = mallocCheck(sizeof(float) * C * K);
-            float* v = mallocCheck(sizeof(float) * C * V);
-            float* g = mallocCheck(sizeof(float) * C * G);
-            float* beta = mallocCheck(sizeof(float) * C);
+    {
+        float* q = mallocCheck(sizeof(float) * C * K);
+        float* k = mallocCheck(sizeof(float) * C * K);
+        float* v = mallocCheck(sizeof(float) * C * V);
+        float* g = mallocCheck(sizeof(float) * C * G);
+        float* beta = mallocCheck(sizeof(float) * C);
 #pragma omp for schedule(dynamic, 1)
-            for (int h = 0; h < HV; h++) {
-                stepq_cursor* c = src->open(src, h);
-                for (long t0 = 0; t0 < T && !w.failed && !source_failed; t0 += C) {
-                    const long n = T - t0 < C ? T - t0 : C;
-                    for (long i = 0; i < n; i++) {
-                        stepq_step_in in;
-                        if (stepq_next_step(c, &in) != STEPQ_OK) {
+        for (int h = 0; h < HV; h++) {
+            stepq_cursor* c = src->open(src, h);
+            for (long t0 = 0; t0 < T && !w->failed && !source_failed; t0 += C) {
+                const long n = T - t0 < C ? T - t0 : C;
+                for (long i = 0; i < n; i++) {
+                    stepq_step_in in;
+                    if (stepq_next_step(c, &in) != STEPQ_OK) {
 #pragma omp atomic write
-                            source_failed = 1;
-                            break;
-                        }
-                        put_step(q, k, v, g, beta, (size_t)i, &in, K, V, G);
+                        source_failed = 1;
+                        break;
                     }
-                    if (!source_failed) write_chunk(&w, h, t0, n, q, k, v, g, beta, K, V, G);
+                    put_step(q, k, v, g, beta, (size_t)i, &in, K, V, G);
                 }
-                src->close(c);
+                if (!source_failed) write_chunk(w, h, t0, n, q, k, v, g, beta, K, V, G);
             }
-            free(q); free(k); free(v); free(g); free(beta);
+            src->close(c);
         }
+        free(q); free(k); free(v); free(g); free(beta);
+    }
+    return source_failed;
+}
+
+int stepq_trace_write_source(const char* path, const stepq_source* src, long T, const char* note,
+                             int (*attrs)(hid_t f, const void* ctx), const void* ctx) {
+    h5u_quiet();
+    if (T > src->T) {
+        stepq_error("%s has %ld steps; %ld were asked for", src->desc, src->T, T);
+        return STEPQ_ERR;
+    }
+    const int HV = src->n_heads, K = src->K, V = src->V, G = src->n_gates;
+    // its size is known: refused up front where it cannot fit (7 PB streamed for hours before)
+    if (stepq_output_space(path, 4.0 * HV * ((double)T * (2.0 * K + V + G + 1) + (src->S0 ? (double)K * V : 0))))
+        return STEPQ_ERR;
+    hid_t f = h5u_create(path);
+    if (f < 0) return STEPQ_ERR;
+    stream_out w = {{-1, -1, -1, -1, -1}, 0, 0, {0}};
+    stepq_progress_start(&w.prog, "trace", "steps x heads", T * HV);
+    int rc = open_stream_out(&w, f, src, T, note, attrs, ctx);
+    if (!rc) {
+        const int source_failed = src->lockstep ? write_lockstep(&w, src, T) : write_per_head(&w, src, T);
         if (w.failed) stepq_error("cannot write %s: %s; nothing was left there", path, h5u_reason(w.err));
         rc = w.failed || source_failed;
     }
