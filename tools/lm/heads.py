@@ -7,7 +7,8 @@ For a record whose definition "#NNNN = VALUE;" puts its value's first byte at po
 whose query "#NNNN ? VALUE" asks for it at position s (the answer's first byte), the head writes
 at p = f - 1 with key k_p and reads at r = s - 1 with query q_r (the state after the write at r);
 with --write-at strongest, p is each head's strongest write (largest beta) on the definition line
-instead, where a model trained with train.py --write-once writes.
+instead, where a model trained with train.py --write-once writes; with --write-at first, p = f, the
+value's first byte, whose keys train.py --address-keys trains.
 The step maps the state as S_t = A_t S_{t-1} + beta_t k_t v_t^T with A_t = (I - beta_t k_t k_t^T)
 D_t, D_t = exp(g_t) (GDN: one gate a head) or diag(exp(g_t)) (KDA: a gate a key channel; method
 1, K-first), so what the write at p adds to the read at r is scaled by
@@ -31,7 +32,7 @@ another's. A head that addresses its records by key writes keys that follow the 
 value, and reads with queries that differ between keys and meet their own record's key.
 
 Usage: python tools/lm/heads.py MODEL_DIR [--json data/lm/heldout_recall.json] [--docs 6]
-       [--threads 1] [--write-at value|strongest] [--addressing]
+       [--threads 1] [--write-at value|first|strongest] [--addressing]
 Prints where each head writes the records (the offset on the definition line and its byte, the
 three most frequent) and how alike its write keys are (the mean |cos| between two records' keys
 in a document, averaged over the documents: near 1, each write replaces the last), then one table
@@ -92,11 +93,11 @@ def records_through(q, k, g, beta, p, r):
 
 def write_positions(beta, recs, where):
     """[R, H] the position each head writes each record at: "value", the byte before the value
-    (p = f - 1) for every head; "strongest", the head's largest beta on the definition line
+    (p = f - 1) for every head; "first", the value's first byte (p = f); "strongest", the head's largest beta on the definition line
     "#0417 = VALUE;\n" (recall.definition_line), up to the byte before the query reads"""
     H = beta.shape[1]
-    if where == "value":
-        return torch.tensor([[s["first"] - 1] * H for s in recs])
+    if where in ("value", "first"):
+        return torch.tensor([[s["first"] - (where == "value")] * H for s in recs])
     out = []
     for s in recs:
         lo, hi = recall.definition_line(s["first"], s["length"])
@@ -183,9 +184,10 @@ def main():
     ap.add_argument("--json", default=os.path.join(REPO, "data/lm/heldout_recall.json"))
     ap.add_argument("--docs", type=int, default=6)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--write-at", choices=["value", "strongest"], default="value",
-                    help="where a head writes a record: the byte before its value, or its strongest write "
-                         "on the definition line (default: value)")
+    ap.add_argument("--write-at", choices=["value", "first", "strongest"], default="value",
+                    help="where a head writes a record: the byte before its value, its first byte (where "
+                         "train.py --address-keys trains the keys), or its strongest write on the definition "
+                         "line (default: value)")
     ap.add_argument("--addressing", action="store_true",
                     help="print whether each head could find a record by its key (see above) instead")
     args = ap.parse_args()

@@ -365,7 +365,8 @@ class TestHeads(unittest.TestCase):
         self.assertTrue(text.endswith(b"#0417 ? ") and r == len(text) - 1)
 
     def test_write_positions(self):
-        """--write-at value: the byte before the value for every head; strongest: each head's
+        """--write-at value: the byte before the value for every head; first: the value's first
+        byte; strongest: each head's
         largest beta on the definition line "#0417 = VALUE;\\n", found here by a loop"""
         import heads
         import recall
@@ -373,6 +374,7 @@ class TestHeads(unittest.TestCase):
         beta = torch.rand(60, 3, dtype=torch.float64)
         recs = [dict(first=20, length=5, start=50), dict(first=9, length=3, start=40)]
         self.assertEqual(heads.write_positions(beta, recs, "value").tolist(), [[19] * 3, [8] * 3])
+        self.assertEqual(heads.write_positions(beta, recs, "first").tolist(), [[20] * 3, [9] * 3])
         got = heads.write_positions(beta, recs, "strongest")
         for j, s in enumerate(recs):
             line = range(s["first"] - recall.RECORD_HEAD, s["first"] + s["length"] + recall.RECORD_TAIL)
