@@ -102,6 +102,55 @@ static void list_options(char* buf, size_t n, const stepq_opt* opts) {
     }
 }
 
+// the error for an option given without its value
+static int needs_value(const char* cmd, const stepq_opt* o) {
+    char takes[128];
+    what_it_takes(takes, sizeof takes, o);
+    stepq_error("%s: %s needs a value: %s", cmd, o->name, takes);
+    return STEPQ_ERR;
+}
+
+// the option named a, or NULL after the error naming the options cmd takes
+static stepq_opt* find_option(const char* cmd, stepq_opt* opts, const char* a) {
+    stepq_opt* o = opts;
+    while (o->name && strcmp(o->name, a)) o++;
+    if (o->name) return o;
+    char known[512];
+    list_options(known, sizeof known, opts);
+    stepq_error("%s: unknown option %s (it takes %s; see stepq %s --help)", cmd, a, opts->name ? known : "no options",
+                cmd);
+    return NULL;
+}
+
+// an OPT_STRS option at argv[i]: its values are the arguments up to the next option; the count
+// taken, or -1 after the error when there is none
+static int take_strings(const char* cmd, stepq_opt* o, int argc, char** argv, int i) {
+    int k = 0;
+    while (i + 1 + k < argc && (argv[i + 1 + k][0] != '-' || argv[i + 1 + k][1] == 0)) k++;
+    if (k == 0) return needs_value(cmd, o), -1;
+    const char** v = mallocCheck(sizeof(char*) * (size_t)k);
+    for (int j = 0; j < k; j++) v[j] = argv[i + 1 + j];
+    *(const char***)o->dest = v;
+    *o->n = k;
+    return k;
+}
+
+// after the arguments: every required option given, and at least min_pos positional ones
+static int check_complete(const char* cmd, const stepq_opt* opts, int np, int min_pos) {
+    for (const stepq_opt* o = opts; o->name; o++)
+        if (o->required && !o->seen) {
+            char takes[128];
+            what_it_takes(takes, sizeof takes, o);
+            stepq_error("%s: %s is required: %s (see stepq %s --help)", cmd, o->name, takes, cmd);
+            return STEPQ_ERR;
+        }
+    if (np < min_pos) {
+        stepq_error("%s: missing argument (see stepq %s --help)", cmd, cmd);
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
 int stepq_parse_options(int argc, char** argv, stepq_opt* opts, const char** pos, int min_pos,
                         int n_pos) {
     const char* cmd = argv[0];
@@ -117,59 +166,24 @@ int stepq_parse_options(int argc, char** argv, stepq_opt* opts, const char** pos
             pos[np++] = a;
             continue;
         }
-        stepq_opt* o = opts;
-        while (o->name && strcmp(o->name, a)) o++;
-        if (!o->name) {
-            char known[512];
-            list_options(known, sizeof known, opts);
-            stepq_error("%s: unknown option %s (it takes %s; see stepq %s --help)", cmd, a,
-                        opts->name ? known : "no options", cmd);
-            return STEPQ_ERR;
-        }
+        stepq_opt* o = find_option(cmd, opts, a);
+        if (!o) return STEPQ_ERR;
         if (o->seen) {
             stepq_error("%s: %s is given twice", cmd, o->name);
             return STEPQ_ERR;
         }
-        if (o->type == OPT_FLAG) {
-            o->seen = 1;
-            *(int*)o->dest = 1;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            char takes[128];
-            what_it_takes(takes, sizeof takes, o);
-            stepq_error("%s: %s needs a value: %s", cmd, o->name, takes);
-            return STEPQ_ERR;
-        }
         o->seen = 1;
-        if (o->type == OPT_STRS) {  // the values up to the next option
-            int k = 0;
-            while (i + 1 + k < argc && (argv[i + 1 + k][0] != '-' || argv[i + 1 + k][1] == 0)) k++;
-            if (k == 0) {
-                char takes[128];
-                what_it_takes(takes, sizeof takes, o);
-                stepq_error("%s: %s needs a value: %s", cmd, o->name, takes);
-                return STEPQ_ERR;
-            }
-            const char** v = mallocCheck(sizeof(char*) * (size_t)k);
-            for (int j = 0; j < k; j++) v[j] = argv[i + 1 + j];
-            *(const char***)o->dest = v;
-            *o->n = k;
+        if (o->type == OPT_FLAG) {
+            *(int*)o->dest = 1;
+        } else if (i + 1 >= argc) {
+            return needs_value(cmd, o);
+        } else if (o->type == OPT_STRS) {
+            const int k = take_strings(cmd, o, argc, argv, i);
+            if (k < 0) return STEPQ_ERR;
             i += k;
-            continue;
-        }
-        if (set_value(o, argv[++i], cmd) != STEPQ_OK) return STEPQ_ERR;
-    }
-    for (stepq_opt* o = opts; o->name; o++)
-        if (o->required && !o->seen) {
-            char takes[128];
-            what_it_takes(takes, sizeof takes, o);
-            stepq_error("%s: %s is required: %s (see stepq %s --help)", cmd, o->name, takes, cmd);
+        } else if (set_value(o, argv[++i], cmd) != STEPQ_OK) {
             return STEPQ_ERR;
         }
-    if (np < min_pos) {
-        stepq_error("%s: missing argument (see stepq %s --help)", cmd, cmd);
-        return STEPQ_ERR;
     }
-    return STEPQ_OK;
+    return check_complete(cmd, opts, np, min_pos);
 }
