@@ -63,12 +63,9 @@ static int write_seed_summary(hid_t f, const stepq_propagation_cfg* c, const see
     return rc ? STEPQ_ERR : STEPQ_OK;
 }
 
-static int write_h5(const stepq_propagation_cfg* c, const stepq_run_out* o, const double* qy,
-                    const double* qs, const seed_summary* ss) {
-    hid_t f = h5u_create(c->output);
-    if (f < 0) return STEPQ_ERR;
-    const int F = o->F, H = o->H;
-    const long NB = o->n_bins;
+// f's attributes and per-format datasets: the run's settings, the formats and their bits
+static int write_formats(hid_t f, const stepq_propagation_cfg* c, const stepq_run_out* o, double max_p1) {
+    const int F = o->F;
     const char** names = mallocCheck(sizeof(char*) * F);
     double* bn = mallocCheck(sizeof(double) * F);
     double* ba = mallocCheck(sizeof(double) * F);
@@ -77,36 +74,47 @@ static int write_h5(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
         bn[i] = c->formats[i]->nominal_bits;
         ba[i] = stepq_run_bits(o, i);
     }
-    float* step = mallocCheck(sizeof(float) * NB);
-    for (long b = 0; b < NB; b++) step[b] = (float)(b * c->bin);
-    double* rel = mallocCheck(sizeof(double) * F * H);
-    double max_p1 = 0;
-    for (int i = 0; i < F * H; i++) {
-        rel[i] = stepq_rel(o->acc_sq[i], o->acc_ref[i % H]);
-        max_p1 = fmax(max_p1, o->p1_resid[i]);
-    }
-    hsize_t dF[1] = {(hsize_t)F}, dH[1] = {(hsize_t)H}, dNB[1] = {(hsize_t)NB};
-    hsize_t dFHB[3] = {(hsize_t)F, (hsize_t)H, (hsize_t)NB};
-    hsize_t dFBQ[3] = {(hsize_t)F, (hsize_t)NB, STEPQ_NQ}, dFH[2] = {(hsize_t)F, (hsize_t)H};
-    hsize_t dQ[1] = {STEPQ_NQ};
-    hid_t D = H5T_NATIVE_DOUBLE, FL = H5T_NATIVE_FLOAT, I = H5T_NATIVE_INT;
-    hid_t g = H5Gcreate2(f, "heads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    const stepq_source* src = c->srcs[0];
-    int rc = g < 0 || stepq_write_provenance(f, &c->prov) || write_seed_summary(f, c, ss) ||
-        h5u_attr_str(f, "kind", stepq_kind_name(src->kind)) ||
+    hsize_t dF[1] = {(hsize_t)F};
+    const hid_t D = H5T_NATIVE_DOUBLE;
+    int rc = h5u_attr_str(f, "kind", stepq_kind_name(c->srcs[0]->kind)) ||
         h5u_attr_i64(f, "K", o->K) || h5u_attr_i64(f, "V", o->V) ||
         h5u_attr_i64(f, "prefill", c->prefill) || h5u_attr_i64(f, "decode", c->decode) ||
         h5u_attr_i64(f, "bin", c->bin) || h5u_attr_f64(f, "p1_residual_max", max_p1) ||
         h5u_write_strings(f, "formats", names, F, "state formats, in the order of the first axis") ||
         h5u_write(f, "bits_nominal", D, bn, 1, dF, "bits/element", "code width a paper quotes") ||
         h5u_write(f, "bits_actual", D, ba, 1, dF, "bits/element",
-                  "8 * packed bytes / (K*V), over all heads (calibrated formats vary by head)") ||
+                  "8 * packed bytes / (K*V), over all heads (calibrated formats vary by head)");
+    free(names); free(bn); free(ba);
+    return rc;
+}
+
+// the group heads: each head's layer, head and gate
+static int write_heads(hid_t f, const stepq_source* src, const stepq_run_out* o) {
+    hsize_t dH[1] = {(hsize_t)o->H};
+    const hid_t D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT;
+    hid_t g = H5Gcreate2(f, "heads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = g < 0 ||
         h5u_write(g, "layer", I, src->layer, 1, dH, NULL, "model layer of each head") ||
         h5u_write(g, "head", I, src->head, 1, dH, NULL, "head within its layer") ||
         h5u_write(g, "mean_log_gate", D, o->mean_log_gate, 1, dH, "nats/step",
                   "mean log gate l over all steps (KDA: also over key channels)") ||
-        h5u_write(g, "half_life", D, o->half_life, 1, dH, "steps", "ln 2 / -mean_log_gate") ||
-        h5u_write(f, "decode_step", FL, step, 1, dNB, "steps", "first decode step of each bin") ||
+        h5u_write(g, "half_life", D, o->half_life, 1, dH, "steps", "ln 2 / -mean_log_gate");
+    if (g >= 0) H5Gclose(g);
+    return rc;
+}
+
+// the errors: per bin and head, their quantiles across heads, and accumulated over the window
+static int write_errors(hid_t f, const stepq_propagation_cfg* c, const stepq_run_out* o, const double* qy,
+                        const double* qs, const double* rel) {
+    const int F = o->F, H = o->H;
+    const long NB = o->n_bins;
+    float* step = mallocCheck(sizeof(float) * NB);
+    for (long b = 0; b < NB; b++) step[b] = (float)(b * c->bin);
+    hsize_t dNB[1] = {(hsize_t)NB}, dFHB[3] = {(hsize_t)F, (hsize_t)H, (hsize_t)NB};
+    hsize_t dFBQ[3] = {(hsize_t)F, (hsize_t)NB, STEPQ_NQ}, dFH[2] = {(hsize_t)F, (hsize_t)H};
+    hsize_t dQ[1] = {STEPQ_NQ};
+    const hid_t D = H5T_NATIVE_DOUBLE, FL = H5T_NATIVE_FLOAT;
+    int rc = h5u_write(f, "decode_step", FL, step, 1, dNB, "steps", "first decode step of each bin") ||
         h5u_write(f, "err_readout", FL, o->err_y, 3, dFHB, "1",
                   "||y_hat - y|| / ||y|| per decode step, mean over the bin [F,H,NB]") ||
         h5u_write(f, "err_state", FL, o->err_S, 3, dFHB, "1",
@@ -126,8 +134,25 @@ static int write_h5(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
         h5u_write(f, "p1_residual", D, o->p1_resid, 2, dFH, "1",
                   "P1 on the run: max over decode of ||(y_hat - y) - E_{t-1}^T A_t^T scale q_t|| "
                   "/ ||y||; float32 rounding only [F,H]");
-    if (g >= 0) H5Gclose(g);
-    free(names); free(bn); free(ba); free(step); free(rel);
+    free(step);
+    return rc;
+}
+
+static int write_h5(const stepq_propagation_cfg* c, const stepq_run_out* o, const double* qy,
+                    const double* qs, const seed_summary* ss) {
+    hid_t f = h5u_create(c->output);
+    if (f < 0) return STEPQ_ERR;
+    const int F = o->F, H = o->H;
+    double* rel = mallocCheck(sizeof(double) * F * H);
+    double max_p1 = 0;
+    for (int i = 0; i < F * H; i++) {
+        rel[i] = stepq_rel(o->acc_sq[i], o->acc_ref[i % H]);
+        max_p1 = fmax(max_p1, o->p1_resid[i]);
+    }
+    // the order of the writes is the file's order of its objects
+    int rc = write_heads(f, c->srcs[0], o) || stepq_write_provenance(f, &c->prov) || write_seed_summary(f, c, ss) ||
+             write_formats(f, c, o, max_p1) || write_errors(f, c, o, qy, qs, rel);
+    free(rel);
     if (rc) {
         h5u_abandon(f, c->output);
         return STEPQ_ERR;
