@@ -245,6 +245,35 @@ static int write_out(const stepq_octile_cfg* c, const oct_run* r, const double* 
     return h5u_commit(f, c->output);
 }
 
+// the seeds' summaries (summarise) written to c->output and printed: each run's error relative to
+// the native read-out, and each order's Spearman and top/bottom ratio, means and 95% CIs over seeds
+static int report(const stepq_octile_cfg* c, const oct_run* r) {
+    const int S = r->S;
+    double* rel = mallocCheck(sizeof(double) * S * N_RUNS);
+    double *sp = mallocCheck(sizeof(double) * S * N_ORDERS), *tb = mallocCheck(sizeof(double) * S * N_ORDERS);
+    double m[N_RUNS], ci[N_RUNS], col[256];
+    summarise(rel, sp, tb, r);
+    for (int k = 0; k < N_RUNS; k++) {
+        for (int s = 0; s < S && s < 256; s++) col[s] = rel[(size_t)s * N_RUNS + k];
+        stepq_mean_ci95(&m[k], &ci[k], col, S < 256 ? S : 256);
+    }
+    int rc = write_out(c, r, rel, sp, tb, m, ci);
+    printf("octile: %d heads, one octile of key rows at INT%d, %d seeds (%s)\n", r->H, c->width, S, c->srcs[0]->desc);
+    for (int o = 0; o < N_ORDERS; o++) {
+        double sm, sci, tm, tci;
+        for (int s = 0; s < S && s < 256; s++) col[s] = sp[(size_t)s * N_ORDERS + o];
+        stepq_mean_ci95(&sm, &sci, col, S < 256 ? S : 256);
+        for (int s = 0; s < S && s < 256; s++) col[s] = tb[(size_t)s * N_ORDERS + o];
+        stepq_mean_ci95(&tm, &tci, col, S < 256 ? S : 256);
+        printf("  %-10s octile errors", order_names[o]);
+        for (int k = 0; k < N_OCT; k++) printf(" %.3g", m[o * N_OCT + k]);
+        printf("  Spearman %.2f +- %.2f, top/bottom %.2f +- %.2f\n", sm, sci, tm, tci);
+    }
+    printf("(the paper: the higher an octile's omega, the more its INT4 raises perplexity)\n");
+    free(rel); free(sp); free(tb);
+    return rc;
+}
+
 int stepq_octile(const stepq_octile_cfg* c) {
     const stepq_source* s0 = c->srcs[0];
     oct_run r = {c, c->n_seeds, s0->n_heads, NULL, NULL, NULL, NULL, NULL};
@@ -276,31 +305,7 @@ int stepq_octile(const stepq_octile_cfg* c) {
     for (int s = 0; s < r.S && rc == STEPQ_OK; s++) rc = run_seed(&r, s, fmt, &pr);
     rc = stepq_split_end(&sp, rc, "octile");
     stepq_progress_end(&pr);
-    if (!rc) {
-        const int S = r.S;
-        double* rel = mallocCheck(sizeof(double) * S * N_RUNS);
-        double *sp = mallocCheck(sizeof(double) * S * N_ORDERS), *tb = mallocCheck(sizeof(double) * S * N_ORDERS);
-        double m[N_RUNS], ci[N_RUNS], col[256];
-        summarise(rel, sp, tb, &r);
-        for (int k = 0; k < N_RUNS; k++) {
-            for (int s = 0; s < S && s < 256; s++) col[s] = rel[(size_t)s * N_RUNS + k];
-            stepq_mean_ci95(&m[k], &ci[k], col, S < 256 ? S : 256);
-        }
-        rc = write_out(c, &r, rel, sp, tb, m, ci);
-        printf("octile: %d heads, one octile of key rows at INT%d, %d seeds (%s)\n", r.H, c->width, S, s0->desc);
-        for (int o = 0; o < N_ORDERS; o++) {
-            double sm, sci, tm, tci;
-            for (int s = 0; s < S && s < 256; s++) col[s] = sp[(size_t)s * N_ORDERS + o];
-            stepq_mean_ci95(&sm, &sci, col, S < 256 ? S : 256);
-            for (int s = 0; s < S && s < 256; s++) col[s] = tb[(size_t)s * N_ORDERS + o];
-            stepq_mean_ci95(&tm, &tci, col, S < 256 ? S : 256);
-            printf("  %-10s octile errors", order_names[o]);
-            for (int k = 0; k < N_OCT; k++) printf(" %.3g", m[o * N_OCT + k]);
-            printf("  Spearman %.2f +- %.2f, top/bottom %.2f +- %.2f\n", sm, sci, tm, tci);
-        }
-        printf("(the paper: the higher an octile's omega, the more its INT4 raises perplexity)\n");
-        free(rel); free(sp); free(tb);
-    }
+    if (!rc) rc = report(c, &r);
     free(r.acc);
     free(r.ref);
     free(r.omega);
