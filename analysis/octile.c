@@ -245,26 +245,30 @@ static int write_out(const stepq_octile_cfg* c, const oct_run* r, const double* 
     return h5u_commit(f, c->output);
 }
 
+// m, ci <- the mean and 95% CI over the first S (at most 256) seeds of column j of x (a row of
+// `stride` values a seed)
+static void seed_mean_ci(double* m, double* ci, const double* x, int S, int stride, int j) {
+    double col[256];
+    const int n = S < 256 ? S : 256;
+    for (int s = 0; s < n; s++) col[s] = x[(size_t)s * stride + j];
+    stepq_mean_ci95(m, ci, col, n);
+}
+
 // the seeds' summaries (summarise) written to c->output and printed: each run's error relative to
 // the native read-out, and each order's Spearman and top/bottom ratio, means and 95% CIs over seeds
 static int report(const stepq_octile_cfg* c, const oct_run* r) {
     const int S = r->S;
     double* rel = mallocCheck(sizeof(double) * S * N_RUNS);
     double *sp = mallocCheck(sizeof(double) * S * N_ORDERS), *tb = mallocCheck(sizeof(double) * S * N_ORDERS);
-    double m[N_RUNS], ci[N_RUNS], col[256];
+    double m[N_RUNS], ci[N_RUNS];
     summarise(rel, sp, tb, r);
-    for (int k = 0; k < N_RUNS; k++) {
-        for (int s = 0; s < S && s < 256; s++) col[s] = rel[(size_t)s * N_RUNS + k];
-        stepq_mean_ci95(&m[k], &ci[k], col, S < 256 ? S : 256);
-    }
+    for (int k = 0; k < N_RUNS; k++) seed_mean_ci(&m[k], &ci[k], rel, S, N_RUNS, k);
     int rc = write_out(c, r, rel, sp, tb, m, ci);
     printf("octile: %d heads, one octile of key rows at INT%d, %d seeds (%s)\n", r->H, c->width, S, c->srcs[0]->desc);
     for (int o = 0; o < N_ORDERS; o++) {
         double sm, sci, tm, tci;
-        for (int s = 0; s < S && s < 256; s++) col[s] = sp[(size_t)s * N_ORDERS + o];
-        stepq_mean_ci95(&sm, &sci, col, S < 256 ? S : 256);
-        for (int s = 0; s < S && s < 256; s++) col[s] = tb[(size_t)s * N_ORDERS + o];
-        stepq_mean_ci95(&tm, &tci, col, S < 256 ? S : 256);
+        seed_mean_ci(&sm, &sci, sp, S, N_ORDERS, o);
+        seed_mean_ci(&tm, &tci, tb, S, N_ORDERS, o);
         printf("  %-10s octile errors", order_names[o]);
         for (int k = 0; k < N_OCT; k++) printf(" %.3g", m[o * N_OCT + k]);
         printf("  Spearman %.2f +- %.2f, top/bottom %.2f +- %.2f\n", sm, sci, tm, tci);

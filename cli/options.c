@@ -127,7 +127,10 @@ static stepq_opt* find_option(const char* cmd, stepq_opt* opts, const char* a) {
 static int take_strings(const char* cmd, stepq_opt* o, int argc, char** argv, int i) {
     int k = 0;
     while (i + 1 + k < argc && (argv[i + 1 + k][0] != '-' || argv[i + 1 + k][1] == 0)) k++;
-    if (k == 0) return needs_value(cmd, o), -1;
+    if (k == 0) {
+        needs_value(cmd, o);
+        return -1;
+    }
     const char** v = mallocCheck(sizeof(char*) * (size_t)k);
     for (int j = 0; j < k; j++) v[j] = argv[i + 1 + j];
     *(const char***)o->dest = v;

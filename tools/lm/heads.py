@@ -93,11 +93,13 @@ def records_through(q, k, g, beta, p, r):
 
 def write_positions(beta, recs, where):
     """[R, H] the position each head writes each record at: "value", the byte before the value
-    (p = f - 1) for every head; "first", the value's first byte (p = f); "strongest", the head's largest beta on the definition line
-    "#0417 = VALUE;\n" (recall.definition_line), up to the byte before the query reads"""
+    (p = f - 1) for every head; "first", the value's first byte (p = f) for every head;
+    "strongest", the head's largest beta on the definition line "#0417 = VALUE;\n"
+    (recall.definition_line), up to the byte before the query reads"""
     H = beta.shape[1]
-    if where in ("value", "first"):
-        return torch.tensor([[s["first"] - (where == "value")] * H for s in recs])
+    offset = {"value": -1, "first": 0}
+    if where in offset:
+        return torch.tensor([[s["first"] + offset[where]] * H for s in recs])
     out = []
     for s in recs:
         lo, hi = recall.definition_line(s["first"], s["length"])

@@ -473,7 +473,8 @@ def main():
     ap.add_argument("--clip", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--eval-every", type=int, default=50, help="steps between evaluations (0: only the final one)")
+    ap.add_argument("--eval-every", type=int, default=50, help="steps between evaluations, each followed by a checkpoint (0: only the final "
+                    "evaluation, no checkpoint before the end)")
     ap.add_argument("--eval-docs", type=int, default=8, help="held-out docs per domain in periodic evals")
     ap.add_argument("--eval-len", type=int, default=4096, help="bytes per doc in periodic evals")
     ap.add_argument("--final-len", type=int, default=65536, help="bytes per doc (at most) in the final eval")
