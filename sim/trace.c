@@ -443,14 +443,36 @@ stepq_source* stepq_trace_source(stepq_trace* tr, const char* path) {
     return s;
 }
 
-// step in at row o of the arrays q, k (rows of K), v (rows of V), g (rows of G) and beta
-static void put_step(float* q, float* k, float* v, float* g, float* beta, size_t o, const stepq_step_in* in,
-                     int K, int V, int G) {
-    memcpy(q + o * K, in->q, sizeof(float) * K);
-    memcpy(k + o * K, in->k, sizeof(float) * K);
-    memcpy(v + o * V, in->v, sizeof(float) * V);
-    memcpy(g + o * G, in->g, sizeof(float) * G);
-    beta[o] = in->beta;
+// n steps' inputs, a row each: q and k (n, K), v (n, V), g (n, G), beta (n); the buffers of the
+// in-memory capture, of a streamed cursor and of the two writers
+typedef struct {
+    float *q, *k, *v, *g, *beta;
+    int K, V, G;
+} step_rows;
+
+static step_rows rows_alloc(size_t n, int K, int V, int G) {
+    return (step_rows){mallocCheck(sizeof(float) * n * K), mallocCheck(sizeof(float) * n * K),
+                       mallocCheck(sizeof(float) * n * V), mallocCheck(sizeof(float) * n * G),
+                       mallocCheck(sizeof(float) * n), K, V, G};
+}
+
+static void rows_free(step_rows* r) {
+    free(r->q); free(r->k); free(r->v); free(r->g); free(r->beta);
+}
+
+// the rows from row o on
+static step_rows rows_from(const step_rows* r, size_t o) {
+    return (step_rows){r->q + o * r->K, r->k + o * r->K, r->v + o * r->V, r->g + o * r->G, r->beta + o,
+                       r->K, r->V, r->G};
+}
+
+// step in at row o
+static void put_step(const step_rows* r, size_t o, const stepq_step_in* in) {
+    memcpy(r->q + o * r->K, in->q, sizeof(float) * r->K);
+    memcpy(r->k + o * r->K, in->k, sizeof(float) * r->K);
+    memcpy(r->v + o * r->V, in->v, sizeof(float) * r->V);
+    memcpy(r->g + o * r->G, in->g, sizeof(float) * r->G);
+    r->beta[o] = in->beta;
 }
 
 void stepq_trace_capture(stepq_trace* tr, const stepq_source* src, long T) {
@@ -463,11 +485,12 @@ void stepq_trace_capture(stepq_trace* tr, const stepq_source* src, long T) {
     tr->V = V;
     tr->scale = src->scale;
     tr->qk_norm_eps = src->qk_norm_eps;
-    tr->q = mallocCheck(sizeof(float) * (size_t)T * HV * K);
-    tr->k = mallocCheck(sizeof(float) * (size_t)T * HV * K);
-    tr->v = mallocCheck(sizeof(float) * (size_t)T * HV * V);
-    tr->g = mallocCheck(sizeof(float) * (size_t)T * HV * G);
-    tr->beta = mallocCheck(sizeof(float) * (size_t)T * HV);
+    const step_rows r = rows_alloc((size_t)T * HV, K, V, G);  // (T, HV, *), freed by stepq_trace_free
+    tr->q = r.q;
+    tr->k = r.k;
+    tr->v = r.v;
+    tr->g = r.g;
+    tr->beta = r.beta;
     if (src->S0) {
         tr->S0 = mallocCheck(sizeof(float) * (size_t)HV * K * V);
         memcpy(tr->S0, src->S0, sizeof(float) * (size_t)HV * K * V);
@@ -482,7 +505,7 @@ void stepq_trace_capture(stepq_trace* tr, const stepq_source* src, long T) {
         stepq_step_in in;
         for (long t = 0; t < T; t++) {
             stepq_assert(src->next(c, &in) == STEPQ_OK);  // the callers capture what they checked
-            put_step(tr->q, tr->k, tr->v, tr->g, tr->beta, (size_t)t * HV + h, &in, K, V, G);
+            put_step(&r, (size_t)t * HV + h, &in);
         }
         src->close(c);
     }
@@ -521,7 +544,7 @@ typedef struct {
 typedef struct {
     stepq_cursor base;
     long t0, n;                   // the chunk held: steps [t0, t0 + n)
-    float *q, *k, *v, *g, *beta;  // (chunk, K) (chunk, K) (chunk, V) (chunk, G) (chunk)
+    step_rows r;                  // the chunk's steps
 } stream_cursor;
 
 static stepq_cursor* stream_open(const stepq_source* src, int h) {
@@ -529,18 +552,13 @@ static stepq_cursor* stream_open(const stepq_source* src, int h) {
     stream_cursor* c = callocCheck(1, sizeof *c);
     c->base.src = src;
     c->base.h = h;
-    const size_t C = (size_t)im->chunk;
-    c->q = mallocCheck(sizeof(float) * C * im->meta.K);
-    c->k = mallocCheck(sizeof(float) * C * im->meta.K);
-    c->v = mallocCheck(sizeof(float) * C * im->meta.V);
-    c->g = mallocCheck(sizeof(float) * C * im->G);
-    c->beta = mallocCheck(sizeof(float) * C);
+    c->r = rows_alloc((size_t)im->chunk, im->meta.K, im->meta.V, im->G);
     return &c->base;
 }
 
 static void stream_close(stepq_cursor* base) {
     stream_cursor* c = (stream_cursor*)base;
-    free(c->q); free(c->k); free(c->v); free(c->g); free(c->beta);
+    rows_free(&c->r);
     free(c);
 }
 
@@ -585,10 +603,10 @@ static int read_chunk(stream_cursor* c, const stream_impl* im, long t0, long n) 
     const hid_t F = H5T_NATIVE_FLOAT;
     int rc;
 #pragma omp critical(stepq_hdf5)
-    rc = h5u_slab(im->d[DS_Q], 0, F, c->q, 3, sq, cq) || h5u_slab(im->d[DS_K], 0, F, c->k, 3, sq, cq) ||
-         h5u_slab(im->d[DS_V], 0, F, c->v, 3, sv, cv) ||
-         h5u_slab(im->d[DS_G], 0, F, c->g, im->G > 1 ? 3 : 2, sv, im->G > 1 ? cg : cb) ||
-         h5u_slab(im->d[DS_BETA], 0, F, c->beta, 2, sv, cb);
+    rc = h5u_slab(im->d[DS_Q], 0, F, c->r.q, 3, sq, cq) || h5u_slab(im->d[DS_K], 0, F, c->r.k, 3, sq, cq) ||
+         h5u_slab(im->d[DS_V], 0, F, c->r.v, 3, sv, cv) ||
+         h5u_slab(im->d[DS_G], 0, F, c->r.g, im->G > 1 ? 3 : 2, sv, im->G > 1 ? cg : cb) ||
+         h5u_slab(im->d[DS_BETA], 0, F, c->r.beta, 2, sv, cb);
     if (rc) {
         stepq_error("%s: cannot read steps %ld-%ld of head %d", im->path, t0, t0 + n - 1, hv);
         return STEPQ_ERR;
@@ -597,14 +615,15 @@ static int read_chunk(stream_cursor* c, const stream_impl* im, long t0, long n) 
     chunks_read++;
     c->t0 = t0;
     c->n = n;
-    if (check_chunk(im, DS_Q, c->q, t0, n, hk, im->meta.K) || check_chunk(im, DS_K, c->k, t0, n, hk, im->meta.K) ||
-        check_chunk(im, DS_V, c->v, t0, n, hv, im->meta.V) || check_chunk(im, DS_G, c->g, t0, n, hv, im->G) ||
-        check_chunk(im, DS_BETA, c->beta, t0, n, hv, 1))
+    const step_rows* r = &c->r;
+    if (check_chunk(im, DS_Q, r->q, t0, n, hk, r->K) || check_chunk(im, DS_K, r->k, t0, n, hk, r->K) ||
+        check_chunk(im, DS_V, r->v, t0, n, hv, r->V) || check_chunk(im, DS_G, r->g, t0, n, hv, r->G) ||
+        check_chunk(im, DS_BETA, r->beta, t0, n, hv, 1))
         return STEPQ_ERR;
     // q and k L2-normalised per head and step, or normalised here (source.normalize); q first
     for (int w = 0; w < 2; w++)
         for (long t = 0; t < n; t++)
-            if (check_norm_row(im->path, stepq_input_name[w ? DS_K : DS_Q], (w ? c->k : c->q) + (size_t)t * im->meta.K, im->meta.K,
+            if (check_norm_row(im->path, stepq_input_name[w ? DS_K : DS_Q], (w ? r->k : r->q) + (size_t)t * r->K, im->meta.K,
                                t0 + t, hk, im->normalize, im->meta.qk_norm_eps))
                 return STEPQ_ERR;
     return STEPQ_OK;
@@ -619,12 +638,12 @@ static int stream_next(stepq_cursor* base, stepq_step_in* out) {
         long n = im->meta.T - t < im->chunk ? im->meta.T - t : im->chunk;
         if (read_chunk(c, im, t, n) != STEPQ_OK) return STEPQ_ERR;
     }
-    const size_t i = (size_t)(t - c->t0);
-    out->q = c->q + i * im->meta.K;
-    out->k = c->k + i * im->meta.K;
-    out->v = c->v + i * im->meta.V;
-    out->g = c->g + i * im->G;
-    out->beta = c->beta[i];
+    const step_rows r = rows_from(&c->r, (size_t)(t - c->t0));
+    out->q = r.q;
+    out->k = r.k;
+    out->v = r.v;
+    out->g = r.g;
+    out->beta = *r.beta;
     base->t++;
     return STEPQ_OK;
 }
@@ -713,18 +732,18 @@ typedef struct {
     stepq_progress prog;  // steps x heads written
 } stream_out;
 
-// steps [t0, t0 + n) of head h from the buffers (n, K) (n, K) (n, V) (n, G) (n)
-static void write_chunk(stream_out* w, int h, long t0, long n, const float* q, const float* k, const float* v,
-                        const float* g, const float* beta, int K, int V, int G) {
-    hsize_t s3[3] = {(hsize_t)t0, (hsize_t)h, 0}, cq[3] = {(hsize_t)n, 1, (hsize_t)K};
-    hsize_t cv[3] = {(hsize_t)n, 1, (hsize_t)V}, cg[3] = {(hsize_t)n, 1, (hsize_t)G}, cb[2] = {(hsize_t)n, 1};
+// steps [t0, t0 + n) of head h from the first n rows of r
+static void write_chunk(stream_out* w, int h, long t0, long n, const step_rows* r) {
+    hsize_t s3[3] = {(hsize_t)t0, (hsize_t)h, 0}, cq[3] = {(hsize_t)n, 1, (hsize_t)r->K};
+    hsize_t cv[3] = {(hsize_t)n, 1, (hsize_t)r->V}, cg[3] = {(hsize_t)n, 1, (hsize_t)r->G}, cb[2] = {(hsize_t)n, 1};
     const hid_t F = H5T_NATIVE_FLOAT;
+    const int G = r->G;
 #pragma omp critical(stepq_hdf5)
     {
-        int rc = h5u_slab(w->d[DS_Q], 1, F, (float*)q, 3, s3, cq) || h5u_slab(w->d[DS_K], 1, F, (float*)k, 3, s3, cq) ||
-                 h5u_slab(w->d[DS_V], 1, F, (float*)v, 3, s3, cv) ||
-                 h5u_slab(w->d[DS_G], 1, F, (float*)g, G > 1 ? 3 : 2, s3, G > 1 ? cg : cb) ||
-                 h5u_slab(w->d[DS_BETA], 1, F, (float*)beta, 2, s3, cb);
+        int rc = h5u_slab(w->d[DS_Q], 1, F, r->q, 3, s3, cq) || h5u_slab(w->d[DS_K], 1, F, r->k, 3, s3, cq) ||
+                 h5u_slab(w->d[DS_V], 1, F, r->v, 3, s3, cv) ||
+                 h5u_slab(w->d[DS_G], 1, F, r->g, G > 1 ? 3 : 2, s3, G > 1 ? cg : cb) ||
+                 h5u_slab(w->d[DS_BETA], 1, F, r->beta, 2, s3, cb);
         if (rc && !w->failed) w->err = errno;
         if (rc) w->failed = 1;
     }
@@ -770,12 +789,7 @@ static int open_stream_out(stream_out* w, hid_t f, const stepq_source* src, long
 static int write_lockstep(stream_out* w, const stepq_source* src, long T) {
     const int HV = src->n_heads, K = src->K, V = src->V, G = src->n_gates;
     const long C = stepq_trace_chunk_steps();
-    const size_t CH = (size_t)C * HV;
-    float* q = mallocCheck(sizeof(float) * CH * K);  // (HV, C, *): each head's chunk contiguous
-    float* k = mallocCheck(sizeof(float) * CH * K);
-    float* v = mallocCheck(sizeof(float) * CH * V);
-    float* g = mallocCheck(sizeof(float) * CH * G);
-    float* beta = mallocCheck(sizeof(float) * CH);
+    step_rows r = rows_alloc((size_t)C * HV, K, V, G);  // (HV, C, *): each head's chunk contiguous
     stepq_step_in* in = mallocCheck(sizeof(stepq_step_in) * HV);
     stepq_cursor* c = src->open(src, -1);
     int source_failed = 0;
@@ -786,15 +800,16 @@ static int write_lockstep(stream_out* w, const stepq_source* src, long T) {
                 source_failed = 1;
                 break;
             }
-            for (int h = 0; h < HV; h++) put_step(q, k, v, g, beta, (size_t)h * C + (size_t)i, &in[h], K, V, G);
+            for (int h = 0; h < HV; h++) put_step(&r, (size_t)h * C + (size_t)i, &in[h]);
         }
         for (int h = 0; h < HV && !source_failed; h++) {
-            const size_t o = (size_t)h * C;
-            write_chunk(w, h, t0, n, q + o * K, k + o * K, v + o * V, g + o * G, beta + o, K, V, G);
+            const step_rows head = rows_from(&r, (size_t)h * C);
+            write_chunk(w, h, t0, n, &head);
         }
     }
     src->close(c);
-    free(q); free(k); free(v); free(g); free(beta); free(in);
+    rows_free(&r);
+    free(in);
     return source_failed;
 }
 
@@ -806,11 +821,7 @@ static int write_per_head(stream_out* w, const stepq_source* src, long T) {
     int source_failed = 0;
 #pragma omp parallel
     {
-        float* q = mallocCheck(sizeof(float) * C * K);
-        float* k = mallocCheck(sizeof(float) * C * K);
-        float* v = mallocCheck(sizeof(float) * C * V);
-        float* g = mallocCheck(sizeof(float) * C * G);
-        float* beta = mallocCheck(sizeof(float) * C);
+        step_rows r = rows_alloc((size_t)C, K, V, G);
 #pragma omp for schedule(dynamic, 1)
         for (int h = 0; h < HV; h++) {
             stepq_cursor* c = src->open(src, h);
@@ -823,13 +834,13 @@ static int write_per_head(stream_out* w, const stepq_source* src, long T) {
                         source_failed = 1;
                         break;
                     }
-                    put_step(q, k, v, g, beta, (size_t)i, &in, K, V, G);
+                    put_step(&r, (size_t)i, &in);
                 }
-                if (!source_failed) write_chunk(w, h, t0, n, q, k, v, g, beta, K, V, G);
+                if (!source_failed) write_chunk(w, h, t0, n, &r);
             }
             src->close(c);
         }
-        free(q); free(k); free(v); free(g); free(beta);
+        rows_free(&r);
     }
     return source_failed;
 }
