@@ -610,6 +610,13 @@ def test_address_keys_needs_recall_and_long_gates():
     assert "--address-keys" in err and "--long-gates" in err
 
 
+def test_address_at_needs_address_keys():
+    """--address-at says where --address-keys reads a record's key: without --address-keys, one
+    message naming both, before any work"""
+    err = train_refuses("--address-at", "end")
+    assert "--address-at" in err and "--address-keys" in err
+
+
 def test_distinct_keys_needs_write_at_end():
     """--distinct-keys compares the keys at the positions --write-at-end rewards: without it, one
     message naming both, before any work"""

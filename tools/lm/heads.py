@@ -32,7 +32,7 @@ another's. A head that addresses its records by key writes keys that follow the 
 value, and reads with queries that differ between keys and meet their own record's key.
 
 Usage: python tools/lm/heads.py MODEL_DIR [--json data/lm/heldout_recall.json] [--docs 6]
-       [--threads 1] [--write-at value|first|strongest] [--addressing]
+       [--threads 1] [--write-at value|first|end|strongest] [--addressing]
 Prints where each head writes the records (the offset on the definition line and its byte, the
 three most frequent) and how alike its write keys are (the mean |cos| between two records' keys
 in a document, averaged over the documents: near 1, each write replaces the last), then one table
@@ -93,13 +93,14 @@ def records_through(q, k, g, beta, p, r):
 
 def write_positions(beta, recs, where):
     """[R, H] the position each head writes each record at: "value", the byte before the value
-    (p = f - 1) for every head; "first", the value's first byte (p = f) for every head;
+    (p = f - 1) for every head; "first", the value's first byte (p = f) for every head; "end", the
+    ";" after the value (p = f + length, where train.py --write-at-end writes) for every head;
     "strongest", the head's largest beta on the definition line "#0417 = VALUE;\n"
     (recall.definition_line), up to the byte before the query reads"""
     H = beta.shape[1]
-    offset = {"value": -1, "first": 0}
+    offset = {"value": lambda s: -1, "first": lambda s: 0, "end": lambda s: s["length"]}
     if where in offset:
-        return torch.tensor([[s["first"] + offset[where]] * H for s in recs])
+        return torch.tensor([[s["first"] + offset[where](s)] * H for s in recs])
     out = []
     for s in recs:
         lo, hi = recall.definition_line(s["first"], s["length"])
@@ -186,10 +187,10 @@ def main():
     ap.add_argument("--json", default=os.path.join(REPO, "data/lm/heldout_recall.json"))
     ap.add_argument("--docs", type=int, default=6)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--write-at", choices=["value", "first", "strongest"], default="value",
+    ap.add_argument("--write-at", choices=["value", "first", "end", "strongest"], default="value",
                     help="where a head writes a record: the byte before its value, its first byte (where "
-                         "train.py --address-keys trains the keys), or its strongest write on the definition "
-                         "line (default: value)")
+                         "train.py --address-keys trains the keys), the ';' after it (train.py --write-at-end) or "
+                         "its strongest write on the definition line (default: value)")
     ap.add_argument("--addressing", action="store_true",
                     help="print whether each head could find a record by its key (see above) instead")
     args = ap.parse_args()

@@ -375,6 +375,7 @@ class TestHeads(unittest.TestCase):
         recs = [dict(first=20, length=5, start=50), dict(first=9, length=3, start=40)]
         self.assertEqual(heads.write_positions(beta, recs, "value").tolist(), [[19] * 3, [8] * 3])
         self.assertEqual(heads.write_positions(beta, recs, "first").tolist(), [[20] * 3, [9] * 3])
+        self.assertEqual(heads.write_positions(beta, recs, "end").tolist(), [[25] * 3, [12] * 3])
         got = heads.write_positions(beta, recs, "strongest")
         for j, s in enumerate(recs):
             line = range(s["first"] - recall.RECORD_HEAD, s["first"] + s["length"] + recall.RECORD_TAIL)
@@ -394,6 +395,26 @@ class TestHeads(unittest.TestCase):
                   for a in range(4) for b in range(4) if a != b]
             self.assertAlmostEqual(float(got[h]), sum(cs) / len(cs), places=12)
         self.assertTrue(torch.isnan(heads.key_overlap(k, P[:1])).all())
+
+
+class TestAddressPairs(unittest.TestCase):
+    """train.py --address-keys' positions on a hand-written window: each record's key at its value's
+    first byte (--address-at first) or at its ";" (end), each query asked at the byte before its
+    answer; a query whose record the window does not define, and a definition cut by the window's
+    end, left out"""
+
+    def test_hand_written(self):
+        import train
+        text = b"ab\n#0417 = Ruth;\n#0001 = Eli;\nxyz\n#0417 ? Ruth\n#9999 ? Zed\n#0001 ? Eli\n#0002 = Gad;"
+        x = torch.tensor(list(text[:-3]))[None]  # the last definition's ";" falls outside
+        first = [text.index(b"Ruth"), text.index(b"Eli")]
+        end = [text.index(b"Ruth;") + 4, text.index(b"Eli;") + 3]
+        asks = [(text.index(b"#0417 ?") + 7, 0), (text.index(b"#0001 ?") + 7, 1)]
+        self.assertEqual(text[asks[0][0] - 7:asks[0][0] + 1], b"#0417 ? ")
+        last = len(text) - 4  # "Gad"'s first byte: in the window for first, its ";" not for end
+        self.assertEqual(train.address_pairs(x, "first"), [(first + [last], asks)])
+        self.assertEqual(train.address_pairs(x, "end"), [(end, asks)])
+        self.assertEqual([text[p] for p in end], [ord(";")] * 2)
 
 
 class TestWriteStrength(unittest.TestCase):

@@ -372,19 +372,21 @@ class WriteKeys:
 ADDRESS_TEMPERATURE = 10.0  # --address-keys: the scale of the cosines the softmax compares
 
 
-def address_pairs(x):
-    """per window of x [B, T] (bytes): (keys, asks) with keys the positions of the records' first
-    value bytes in their definition lines "#0417 = Hezekiah;", where a head that finds a record by
-    its number writes the value's first byte, and asks [(position, index into keys)] the byte
-    before the answer of each query line "#0417 ? " whose record is defined in the window, where
-    the query for that byte is made; read from the bytes themselves"""
+def address_pairs(x, at="first"):
+    """per window of x [B, T] (bytes): (keys, asks) with keys the positions in the records'
+    definition lines "#0417 = Hezekiah;" where a head that finds a record by its number writes it:
+    at="first", the value's first byte; at="end", the ";" after the value (--write-at-end's
+    write); and asks [(position, index into keys)] the byte before the answer of each query line
+    "#0417 ? " whose record is defined in the window, where the query for that byte is made; read
+    from the bytes themselves"""
     T, out = x.shape[1], []
     for row in x.tolist():
         doc = bytes(row)
         defs = {}
         for m in recall.DEFINITION_HEAD.finditer(doc):
-            if m.end() < T:
-                defs[m.group(1)] = m.end()
+            p = m.end() if at == "first" else doc.find(b";", m.end())
+            if 0 <= p < T:
+                defs[m.group(1)] = p
         index = {key: i for i, key in enumerate(defs)}
         asks = [(m.end() - 1, index[m.group(1)]) for m in recall.QUERY_HEAD.finditer(doc) if m.group(1) in index]
         out.append((list(defs.values()), asks))
@@ -556,6 +558,9 @@ def main():
                          "with their keys (at their first value bytes): the heads learn to find a record by its "
                          "number, which no recipe without it learned (training uses where the records are: a first "
                          "stage, to be reported as such)")
+    ap.add_argument("--address-at", choices=["first", "end"], default="first",
+                    help="where --address-keys reads a record's key: first, at the value's first byte; end, at the "
+                         "\";\" after the value, where --write-at-end has the heads write it")
     ap.add_argument("--return-memory", action="store_true",
                     help="have glibc's malloc map every block over 64 KiB afresh and give freed memory back: "
                          "bounds the resident memory of long KDA windows, at about twice the time per step")
@@ -582,6 +587,9 @@ def main():
     if args.address_keys < 0 or (args.address_keys > 0 and not (args.recall and args.long_gates)):
         sys.exit("train.py: error: --address-keys %g: give a weight of 0 or more, with --recall (the records) and "
                  "--long-gates (the heads it teaches)" % args.address_keys)
+    if args.address_at != "first" and not args.address_keys > 0:
+        sys.exit("train.py: error: --address-at %s says where --address-keys reads the keys: give --address-keys "
+                 "MU > 0" % args.address_at)
     if args.eval_every < 0:
         sys.exit("train.py: error: --eval-every %d: give 0 (only the final evaluation) or more" % args.eval_every)
     if args.return_memory:
@@ -714,7 +722,8 @@ def main():
         keep = ("model", "steps", "warmup", "lr", "min_lr_frac", "wd", "seq", "batch", "seed", "recall", "records",
                 "passages", "dmin", "dmax", "recall_margin", "answer_weight", "init_from", "threads", "long_gates",
                 "long_gate_half_life", "freeze_long_gates", "sparse_writes", "spare_records", "drop_long_heads",
-                "record_writes", "write_once", "write_at_end", "distinct_keys", "record_blocks", "address_keys")
+                "record_writes", "write_once", "write_at_end", "distinct_keys", "record_blocks", "address_keys",
+                "address_at")
         # a setting that a run's state.pt predates had its default there
         was = {k: st["args"].get(k, ap.get_default(k)) for k in keep}
         diff = [k for k in keep if was[k] != getattr(args, k)]
@@ -757,7 +766,7 @@ def main():
         else:
             beta_long = writes.mean(outside if args.spare_records else None) if writes is not None else None
         key_cos2 = wkeys.overlap(ends) if wkeys is not None else None
-        address = akeys.loss(address_pairs(x)) if akeys is not None else None
+        address = akeys.loss(address_pairs(x, args.address_at)) if akeys is not None else None
         opt.zero_grad(set_to_none=True)
         # the logged loss is the cross-entropy alone
         total = loss if beta_long is None else loss + args.sparse_writes * beta_long
