@@ -1,9 +1,9 @@
 // test_lm.c: the language model in C against PyTorch, and the checkpoint reader.
 //   test_lm SOURCE_DIR WORKDIR
 // For each shipped model (data/lm/gdn, data/lm/kda, data/lm/gdn-recall, data/lm/kda-recall,
-// data/lm/gdn-recall-s5, data/lm/kda-recall-k2, data/lm/gdn-recall-s14, data/lm/kda-recall-k4) and its
-// fixture written by PyTorch (tests/data/lm_*_reference.h5: tools/lm/reference.py, 64 bytes of a
-// held-out book):
+// data/lm/gdn-recall-s5, data/lm/kda-recall-k2, data/lm/gdn-recall-s14, data/lm/kda-recall-k4,
+// data/lm/gdn-recall-s16) and its fixture written by PyTorch (tests/data/lm_*_reference.h5:
+// tools/lm/reference.py, 64 bytes of a held-out book):
 //   * the float32 forward's logits within 1e-4 of PyTorch's, relative to their largest, and its
 //     float64 run within 1e-9 of PyTorch's float64 run;
 //   * every layer's final state and convolution state, and layer 0's q, k, v, g, beta;
@@ -604,6 +604,7 @@ int main(int argc, char** argv) {
     check_model("kda-recall-k2");
     check_model("gdn-recall-s14");
     check_model("kda-recall-k4");
+    check_model("gdn-recall-s16");
     check_lm_source("gdn");
     check_lm_source("kda");
     check_forced();
