@@ -623,7 +623,7 @@ static int read_chunk(stream_cursor* c, const stream_impl* im, long t0, long n) 
     // q and k L2-normalised per head and step, or normalised here (source.normalize); q first
     for (int w = 0; w < 2; w++)
         for (long t = 0; t < n; t++)
-            if (check_norm_row(im->path, stepq_input_name[w ? DS_K : DS_Q], (w ? r->k : r->q) + (size_t)t * r->K, im->meta.K,
+            if (check_norm_row(im->path, stepq_input_name[w ? DS_K : DS_Q], (w ? r->k : r->q) + (size_t)t * r->K, r->K,
                                t0 + t, hk, im->normalize, im->meta.qk_norm_eps))
                 return STEPQ_ERR;
     return STEPQ_OK;

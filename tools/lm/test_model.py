@@ -366,8 +366,8 @@ class TestHeads(unittest.TestCase):
 
     def test_write_positions(self):
         """--write-at value: the byte before the value for every head; first: the value's first
-        byte; strongest: each head's largest beta on the definition line "#0417 = VALUE;\\n", found
-        here by a loop"""
+        byte; end: the ";" after the value; strongest: each head's largest beta on the definition
+        line "#0417 = VALUE;\\n", found here by a loop"""
         import heads
         import recall
         torch.manual_seed(6)
