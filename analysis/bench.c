@@ -473,18 +473,10 @@ static void bench_products(int reps) {
     for (int m = 0; m < NW; m++) free(Wm[m]);
 }
 
-int stepq_bench(const stepq_bench_cfg* c) {
-    const stepq_backend* k = stepq_backend_default();
-    const stepq_bench_isa* isa = isa_for(k);
-    inputs* in = mallocCheck(sizeof *in);
-    record(in);
-    stepq_plan plan;
-    bench_plan(&plan, 8);
-    const long n = c->quick ? 200 : 2000;
-    printf("stepq bench: kernels %s, %d threads%s\n", k->name, threads_max(), c->quick ? " (quick)" : "");
-
-    machine mc = {.peak = isa->fma_peak(c->quick ? 0.05 : 0.3), .bw = copy_bandwidth(c->quick ? 64u << 20 : 256u << 20),
-                  .traffic_ns = isa->step_traffic_ns(BK, BV, c->quick ? 0.05 : 0.3),
+// the machine the step is held against (machine above), measured and printed
+static machine measure_machine(const stepq_backend* k, const stepq_bench_isa* isa, int quick) {
+    machine mc = {.peak = isa->fma_peak(quick ? 0.05 : 0.3), .bw = copy_bandwidth(quick ? 64u << 20 : 256u << 20),
+                  .traffic_ns = isa->step_traffic_ns(BK, BV, quick ? 0.05 : 0.3),
                   .l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE), .l2 = sysconf(_SC_LEVEL2_CACHE_SIZE)};
     mc.l1d = mc.l1d > 0 ? mc.l1d : 0, mc.l2 = mc.l2 > 0 ? mc.l2 : 0;
     cpu_model(mc.model, sizeof mc.model);
@@ -495,54 +487,79 @@ int stepq_bench(const stepq_bench_cfg* c) {
     printf("the float32 step's traffic alone: a read pass over the %d x %d state (%.0f KiB) and a read-modify-write "
            "pass, %.0f KiB a step, %.0f ns (%.1f GB/s; the state %s L1d)\n", BK, BV, kib, 3 * kib, mc.traffic_ns,
            3 * kib * 1024 / mc.traffic_ns, kib * 1024 <= mc.l1d ? "fits" : "does not fit");
+    return mc;
+}
 
-    step_table st = time_steps(in, k, isa, &plan, n);
-    print_steps(&st, k, &mc);
+// the serving table's rows: each format of a pool of each size, its times and heads
+typedef struct {
+    const char** names;
+    serve_time* t;
+    int* heads;
+    int n;
+} serve_table;
 
-    static const char* const serve_fmts[] = {"fp32", "int8", "int6", "int4", "stepquant6", "nvfp4"};
-    const int nsf = 6, sizes = c->quick ? 1 : 2;
-    const char** snames = mallocCheck(sizeof(char*) * nsf * sizes);
-    serve_time* sv = mallocCheck(sizeof(serve_time) * nsf * sizes);
-    int* sheads = mallocCheck(sizeof(int) * nsf * sizes);
+static serve_table serve_rows(const inputs* in, const stepq_plan* plan, const stepq_backend* k,
+                              const machine* mc, int quick) {
+    static const char* const fmts[] = {"fp32", "int8", "int6", "int4", "stepquant6", "nvfp4"};
+    const int nf = 6, sizes = quick ? 1 : 2;
+    serve_table sv = {mallocCheck(sizeof(char*) * nf * sizes), mallocCheck(sizeof(serve_time) * nf * sizes),
+                      mallocCheck(sizeof(int) * nf * sizes), nf * sizes};
     printf("\nserving: every head of a pool stepped once per token (wall time per head-step)\n");
     printf("%-12s %7s %9s %12s %12s %12s %10s %9s\n", "format", "heads", "MB", "ns 1 thread", "ns all",
            "bytes/step", "GB/s all", "/ copy");
     for (int z = 0; z < sizes; z++) {
-        int heads = c->quick ? 384 : z == 0 ? 1536 : 6144;  // 25, 100 or 400 MB of FP32 states
-        for (int i = 0; i < nsf; i++) {
-            const stepq_format* f = i == 0 ? NULL : stepq_format_find(serve_fmts[i]);
-            serve_time s = serve(in, f, &plan, k, heads, c->quick ? 2 : 6);
-            int r = z * nsf + i;
-            snames[r] = serve_fmts[i];
-            sv[r] = s;
-            sheads[r] = heads;
+        int heads = quick ? 384 : z == 0 ? 1536 : 6144;  // 25, 100 or 400 MB of FP32 states
+        for (int i = 0; i < nf; i++) {
+            const stepq_format* f = i == 0 ? NULL : stepq_format_find(fmts[i]);
+            serve_time s = serve(in, f, plan, k, heads, quick ? 2 : 6);
+            int r = z * nf + i;
+            sv.names[r] = fmts[i];
+            sv.t[r] = s;
+            sv.heads[r] = heads;
             double gbs = s.bytes / s.ns_all;
             printf("%-12s %7d %9.1f %12.0f %12.0f %12.0f %10.1f %8.2f  (speed-up over fp32 %.2fx)\n",
-                   serve_fmts[i], heads, heads * 65536.0 / 1e6, s.ns_1, s.ns_all, s.bytes, gbs,
-                   gbs / (2 * mc.bw), sv[z * nsf].ns_all / s.ns_all);
+                   fmts[i], heads, heads * 65536.0 / 1e6, s.ns_1, s.ns_all, s.bytes, gbs,
+                   gbs / (2 * mc->bw), sv.t[z * nf].ns_all / s.ns_all);
         }
     }
+    return sv;
+}
 
-    bench_products(c->quick ? 5 : 21);
-
-    int dh = c->quick ? 2 : 8;
+// drv <- the propagation driver's projected seconds: int6 and stepquant6 on all threads, then
+// the two on one thread
+static void driver_rows(double drv[4], const stepq_plan* plan, int quick) {
+    const int dh = quick ? 2 : 8, T = threads_max();
+    static const char* const fmts[] = {"int6", "stepquant6"};
     fflush(stdout);  // the table before the driver's progress lines on stderr
-    // drv: int6 on all threads, stepquant6 on all threads, then the two on one thread
-    const int T = threads_max();
-    static const char* const drv_fmts[] = {"int6", "stepquant6"};
-    double drv[4];
     for (int i = 0; i < 2; i++) {
-        drv[i] = driver_seconds(drv_fmts[i], dh, &plan, T) * 2304.0 / dh;
-        drv[2 + i] = T > 1 ? driver_seconds(drv_fmts[i], dh, &plan, 1) * 2304.0 / dh : drv[i];
+        drv[i] = driver_seconds(fmts[i], dh, plan, T) * 2304.0 / dh;
+        drv[2 + i] = T > 1 ? driver_seconds(fmts[i], dh, plan, 1) * 2304.0 / dh : drv[i];
     }
     printf("\ndriver: propagation of %d gdn-qwen-like heads, 2048 prefill + 6144 decode steps, "
            "projected to 2304 heads (wall):\n", dh);
     for (int i = 0; i < 2; i++)
-        printf("  %-10s %6.0f s on %d threads, %6.0f s on one: %.2fx\n", drv_fmts[i], drv[i], T, drv[2 + i],
+        printf("  %-10s %6.0f s on %d threads, %6.0f s on one: %.2fx\n", fmts[i], drv[i], T, drv[2 + i],
                drv[2 + i] / drv[i]);
+}
 
-    int rc = c->output ? write_bench(c, &st, snames, sv, sheads, nsf * sizes, &mc, drv, k) : STEPQ_OK;
-    free(st.names); free(st.fast); free(st.ref); free(snames); free(sv); free(sheads);
+int stepq_bench(const stepq_bench_cfg* c) {
+    const stepq_backend* k = stepq_backend_default();
+    inputs* in = mallocCheck(sizeof *in);
+    record(in);
+    stepq_plan plan;
+    bench_plan(&plan, 8);
+    const long n = c->quick ? 200 : 2000;
+    printf("stepq bench: kernels %s, %d threads%s\n", k->name, threads_max(), c->quick ? " (quick)" : "");
+    const stepq_bench_isa* isa = isa_for(k);
+    const machine mc = measure_machine(k, isa, c->quick);
+    step_table st = time_steps(in, k, isa, &plan, n);
+    print_steps(&st, k, &mc);
+    serve_table sv = serve_rows(in, &plan, k, &mc, c->quick);
+    bench_products(c->quick ? 5 : 21);
+    double drv[4];
+    driver_rows(drv, &plan, c->quick);
+    int rc = c->output ? write_bench(c, &st, sv.names, sv.t, sv.heads, sv.n, &mc, drv, k) : STEPQ_OK;
+    free(st.names); free(st.fast); free(st.ref); free(sv.names); free(sv.t); free(sv.heads);
     stepq_plan_free(&plan);
     free(in);
     return rc;

@@ -247,6 +247,29 @@ static void journal_key(char* key, size_t n, const stepq_cfgfile* cf) {
     snprintf(key, n, "%016" PRIx64, k);
 }
 
+// the run of pc and its outputs: the gnuplot table, figure and formats table beside pc.output,
+// the journal under the config's key, then the plot
+static int propagate_and_write(const stepq_cfgfile* cf, stepq_propagation_cfg pc, const char* plot) {
+    char table[4096], png[4096], ftable[4096], key[64];
+    stepq_sibling(table, sizeof table, pc.output, STEPQ_SIB_TABLE);
+    stepq_sibling(png, sizeof png, pc.output, STEPQ_SIB_FIGURE);
+    stepq_sibling(ftable, sizeof ftable, pc.output, STEPQ_SIB_FORMATS);
+    journal_key(key, sizeof key, cf);
+    pc.table = plot ? table : NULL;
+    pc.formats_table = pc.report ? ftable : NULL;
+    pc.journal_key = key;
+    int rc = stepq_prepare_output(pc.output) || (pc.report && stepq_prepare_output(pc.report)) ||
+             stepq_propagation(&pc);
+    if (!rc) printf("wrote %s%s%s\n", pc.output, pc.report ? " and " : "", pc.report ? pc.report : "");
+    if (!rc && plot) {
+        stepq_plot_vars vars = {0};
+        stepq_cfg_plot_vars(&vars, pc.formats, pc.n_formats, pc.srcs[0], pc.seeds, pc.n_seeds);
+        if (pc.report) stepq_plot_var(&vars, "summary", "%s", ftable);
+        rc = stepq_plot(plot, table, png, &vars);
+    }
+    return rc;
+}
+
 static int run_propagation(const stepq_cfgfile* cf) {
     long long prefill, decode, bin, threads;
     const char *output, *plot, *desc, *plan_path, *report;
@@ -284,24 +307,12 @@ static int run_propagation(const stepq_cfgfile* cf) {
     stepq_source** srcs = rc ? NULL : stepq_cfg_sources_for(cf, seeds, S);
     rc = rc || !srcs;
     if (!rc) {
-        char table[4096], png[4096], ftable[4096];
-        stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
-        stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
-        stepq_sibling(ftable, sizeof ftable, output, STEPQ_SIB_FORMATS);
-        char key[64];
-        journal_key(key, sizeof key, cf);
-        stepq_propagation_cfg pc = {srcs, seeds, S, fmts, nf, prefill, decode, (int)bin, pp, output,
-                                    plot ? table : NULL, report, report ? ftable : NULL, key, cf->resume,
-                                    {"propagation", cf->path, cf->text, seeds[0], srcs[0]->desc},
-                                    be};
-        rc = stepq_prepare_output(output) || (report && stepq_prepare_output(report)) || stepq_propagation(&pc);
-        if (!rc) printf("wrote %s%s%s\n", output, report ? " and " : "", report ? report : "");
-        if (!rc && plot) {
-            stepq_plot_vars vars = {0};
-            stepq_cfg_plot_vars(&vars, fmts, nf, srcs[0], seeds, S);
-            if (report) stepq_plot_var(&vars, "summary", "%s", ftable);
-            rc = stepq_plot(plot, table, png, &vars);
-        }
+        const stepq_propagation_cfg pc = {
+            .srcs = srcs, .seeds = seeds, .n_seeds = S, .formats = fmts, .n_formats = nf, .prefill = prefill,
+            .decode = decode, .bin = (int)bin, .plan = pp, .output = output, .report = report,
+            .resume = cf->resume, .prov = {"propagation", cf->path, cf->text, seeds[0], srcs[0]->desc},
+            .backend = be};
+        rc = propagate_and_write(cf, pc, plot);
     }
     stepq_cfg_free_sources(srcs, S);
     free(seeds), free(fmts);
