@@ -617,6 +617,93 @@ def test_address_at_needs_address_keys():
     assert "--address-at" in err and "--address-keys" in err
 
 
+def test_record_spans_hand_written():
+    """train.py --keep-records' records (record_spans): each whole definition line's value's first
+    byte and its ";", a number defined twice taken at its last definition, a line cut by the
+    window's end left out"""
+    torch = pytest.importorskip("torch")
+    import train
+    text = b"ab\n#0417 = Ruth;\n#0001 = Eli;\nxyz\n#0417 ? Ruth\n#0001 = Dan;\n#0002 = Gad;"
+    x = torch.tensor(list(text[:-1]))[None]  # the last definition's ";" falls outside
+    want = [(text.index(b"Ruth"), text.index(b"Ruth;") + 4), (text.index(b"Dan"), text.index(b"Dan;") + 3)]
+    assert train.record_spans(x) == [want]
+    assert [text[e] for _, e in want] == [ord(";")] * 2
+
+
+def test_erosion_against_the_delta_rule():
+    """erosion() against the delta rule's closed form: a record written along k (twice, strength 1),
+    then one write of key k' (cos 0.6 with k) and strength 0.7 and one of an orthogonal key: what k
+    reads keeps 1 - 0.7 x 0.36, run through the recurrence in float64, and the erosion is 0.252"""
+    torch = pytest.importorskip("torch")
+    import train
+    K, c, b = 8, 0.6, 0.7
+    E = torch.eye(K, dtype=torch.float64)
+    k, k2 = E[0], c * E[0] + (1 - c * c) ** 0.5 * E[1]
+    keys = torch.stack([k, k, k2, E[5]])[:, None]  # [T = 4, one head, K]
+    betas = torch.tensor([[1.0], [1.0], [b], [0.9]], dtype=torch.float64)
+    er = train.erosion(keys, betas, [(0, 1)])
+    assert abs(float(er[0, 0]) - b * c * c) < 1e-12
+    S = torch.zeros(K, K, dtype=torch.float64)
+    v = torch.arange(1.0, K + 1, dtype=torch.float64)
+    for t in range(4):  # the record's value at t = 0, 1; zero values after
+        vt = v if t < 2 else torch.zeros(K, dtype=torch.float64)
+        S = S + betas[t, 0] * torch.outer(vt - S @ keys[t, 0], keys[t, 0])
+    assert abs(float((S @ k) @ v / (v @ v)) - (1 - b * c * c)) < 1e-12
+
+
+def test_erosion_against_a_loop():
+    """erosion() on random unit keys and strengths against a float64 loop over the later positions"""
+    torch = pytest.importorskip("torch")
+    import train
+    g = torch.Generator().manual_seed(3)
+    T, H, K = 12, 2, 5
+    keys = torch.randn(T, H, K, generator=g, dtype=torch.float64)
+    keys = keys / keys.norm(dim=-1, keepdim=True)
+    betas = torch.rand(T, H, generator=g, dtype=torch.float64)
+    spans = [(1, 3), (6, 9)]
+    got = train.erosion(keys, betas, spans)
+    for r, (p, e) in enumerate(spans):
+        for h in range(H):
+            want = sum(float(betas[t, h]) * float(keys[t, h] @ keys[p, h]) ** 2 for t in range(e + 1, T))
+            assert abs(float(got[r, h]) - want) < 1e-12
+
+
+def test_record_erosion_against_inputs():
+    """train.py --keep-records (RecordErosion.loss): the mean erosion over records and long heads of
+    a training forward, against erosion() of the keys and strengths each layer's inputs() computes;
+    in the last layer the gradient reaches the long head's k_proj rows and not the other head's, and
+    no b_proj row (the strengths are constants)"""
+    torch, m, heads, seen = small_model_with_inputs(5)
+    import train
+    keep = train.RecordErosion(m, heads)
+    x = torch.tensor(list(b"#0417 = Ruth;\nab cd\n#0001 = Eli;\nxyz qq\n"))[None]
+    spans = train.record_spans(x)
+    m(x)
+    got = keep.loss(spans)
+    m.eval()  # inputs() runs the projections again: not a training forward for the hooks
+    parts = []
+    with torch.no_grad():
+        for l, h in heads:
+            _, k, _, _, beta = m.model.layers[l].attn.inputs(seen[l])
+            parts.append(train.erosion(k[0][:, [h]], beta[0][:, [h]], spans[0]).reshape(-1))
+    assert abs(float(got) - float(torch.cat(parts).mean())) < 1e-6
+    assert (keep.k, keep.logits) == ([], [])
+    m.train().zero_grad()
+    m(x)
+    keep.loss(spans).backward()
+    last = m.model.layers[1].attn
+    K = 16
+    assert last.k_proj.weight.grad[:K].abs().sum() > 0 and last.k_proj.weight.grad[K:].abs().sum() == 0
+    assert last.b_proj.weight.grad is None or last.b_proj.weight.grad.abs().sum() == 0
+
+
+def test_keep_records_needs_recall_and_long_gates():
+    """--keep-records weighs the --long-gates heads' writes after the records --recall weaves:
+    without them, one message naming both, before any work"""
+    err = train_refuses("--recall", "--keep-records", "1")
+    assert "--keep-records" in err and "--long-gates" in err
+
+
 def test_distinct_keys_needs_write_at_end():
     """--distinct-keys compares the keys at the positions --write-at-end rewards: without it, one
     message naming both, before any work"""

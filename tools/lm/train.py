@@ -424,6 +424,64 @@ class AddressKeys:
         return total / max(count, 1)
 
 
+def record_spans(x):
+    """per window of x [B, T] (bytes): [(p, e)] for each record whose definition line "#0417 =
+    Hezekiah;" lies whole in the window, p its value's first byte (where --address-keys reads its
+    key) and e its ";"; a number defined twice keeps its last definition"""
+    T, out = x.shape[1], []
+    for row in x.tolist():
+        doc = bytes(row)
+        defs = {}
+        for m in recall.DEFINITION_HEAD.finditer(doc):
+            e = doc.find(b";", m.end())
+            if 0 <= e < T:
+                defs[m.group(1)] = (m.end(), e)
+        out.append(list(defs.values()))
+    return out
+
+
+def erosion(keys, betas, spans):
+    """[R, heads]: for each record (p, e) of spans, sum over t > e of betas[t] (keys[t] . keys[p])^2,
+    for keys [T, heads, K] (unit rows, as the recurrence reads them) and betas [T, heads] of one
+    window. A delta-rule write with key k_t and strength beta_t leaves 1 - beta_t (k_t . k_p)^2 of
+    what a record's key k_p reads, so the sum is about -ln of the share of the record the writes
+    after its line leave"""
+    p = torch.tensor([a for a, _ in spans])
+    e = torch.tensor([b for _, b in spans])
+    c2 = torch.einsum("thk,rhk->rht", keys, keys[p]) ** 2
+    later = (torch.arange(keys.shape[0])[None, :] > e[:, None]).to(keys.dtype)  # [R, T]
+    return (c2 * betas.T[None] * later[:, None, :]).sum(-1)
+
+
+class RecordErosion:
+    """--keep-records NU: the mean over the records of a window, heads [(layer, head)] and windows of
+    the last training forward of erosion(): how much the heads' writes after a record's definition
+    line take from what its key reads. Their strengths (b_proj) enter as constants, so the loss
+    moves only the keys (k_conv1d, through the layer's l2norm, as the recurrence reads them): each
+    write's key away from the records written before it, in proportion to its strength; where the
+    heads write is left to --sparse-writes and --record-writes"""
+
+    def __init__(self, model, heads):
+        self.k, self.logits = [], []
+        for l, hs in heads_by_layer(heads).items():
+            attn = model.model.layers[l].attn
+            collect_head_rows(attn.k_conv1d, hs, attn.K, self.k)
+            attn.b_proj.register_forward_hook(lambda mod, inp, out, hs=hs: self.logits.append(out[..., hs])
+                                              if mod.training else None)
+
+    def loss(self, spans):
+        """the mean erosion (a tensor with its graph; 0 without a record), and forgets the forward"""
+        total, count = 0, 0
+        for k, b in zip(take(self.k), take(self.logits)):  # a layer's [B, T, heads, K] and [B, T, heads]
+            beta = torch.sigmoid(b).detach()
+            for w, sp in enumerate(spans):
+                if sp:
+                    er = erosion(l2norm(k[w]), beta[w], sp)
+                    total = total + er.sum()
+                    count += er.numel()
+        return total / max(count, 1)
+
+
 class HeadDropout:
     """--drop-long-heads P: each training window leaves out the output of each of heads [(layer,
     head)] with probability P, at least one of them kept (zeroed at the input of its layer's
@@ -558,6 +616,14 @@ def main():
                          "with their keys (at their first value bytes): the heads learn to find a record by its "
                          "number, which no recipe without it learned (training uses where the records are: a first "
                          "stage, to be reported as such)")
+    ap.add_argument("--keep-records", type=float, default=0.0, metavar="NU",
+                    help="add NU times the --long-gates heads' erosion of each record to the loss: the sum over the "
+                         "positions after its definition line of beta times the squared cosine between the key "
+                         "written there and the record's key (at its value's first byte), about -ln of the share "
+                         "of the record those writes leave, averaged over the records, heads and windows. beta is "
+                         "taken as a constant: the keys of later records and other writes learn to lie apart from "
+                         "earlier records' (training uses where the records are: a first stage, to be reported "
+                         "as such)")
     ap.add_argument("--address-at", choices=["first", "end"], default="first",
                     help="where --address-keys reads a record's key: first, at the value's first byte; end, at the "
                          "\";\" after the value, where --write-at-end has the heads write it")
@@ -587,6 +653,9 @@ def main():
     if args.address_keys < 0 or (args.address_keys > 0 and not (args.recall and args.long_gates)):
         sys.exit("train.py: error: --address-keys %g: give a weight of 0 or more, with --recall (the records) and "
                  "--long-gates (the heads it teaches)" % args.address_keys)
+    if args.keep_records < 0 or (args.keep_records > 0 and not (args.recall and args.long_gates)):
+        sys.exit("train.py: error: --keep-records %g: give a weight of 0 or more, with --recall (the records) and "
+                 "--long-gates (the heads whose writes it weighs)" % args.keep_records)
     if args.address_at != "first" and not args.address_keys > 0:
         sys.exit("train.py: error: --address-at %s says where --address-keys reads the keys: give --address-keys "
                  "MU > 0" % args.address_at)
@@ -644,6 +713,7 @@ def main():
     writes = WriteStrength(model, long_heads) if args.sparse_writes > 0 else None
     wkeys = WriteKeys(model, long_heads) if args.distinct_keys > 0 else None
     akeys = AddressKeys(model, long_heads) if args.address_keys > 0 else None
+    keeps = RecordErosion(model, long_heads) if args.keep_records > 0 else None
     if not 0 <= args.drop_long_heads < 1 or (args.drop_long_heads > 0 and len(long_heads) < 2):
         sys.exit("train.py: error: --drop-long-heads %g: give a probability in [0, 1), with two or more --long-gates "
                  "heads (one is always kept)" % args.drop_long_heads)
@@ -723,7 +793,7 @@ def main():
                 "passages", "dmin", "dmax", "recall_margin", "answer_weight", "init_from", "threads", "long_gates",
                 "long_gate_half_life", "freeze_long_gates", "sparse_writes", "spare_records", "drop_long_heads",
                 "record_writes", "write_once", "write_at_end", "distinct_keys", "record_blocks", "address_keys",
-                "address_at")
+                "address_at", "keep_records")
         # a setting that a run's state.pt predates had its default there
         was = {k: st["args"].get(k, ap.get_default(k)) for k in keep}
         diff = [k for k in keep if was[k] != getattr(args, k)]
@@ -767,6 +837,7 @@ def main():
             beta_long = writes.mean(outside if args.spare_records else None) if writes is not None else None
         key_cos2 = wkeys.overlap(ends) if wkeys is not None else None
         address = akeys.loss(address_pairs(x, args.address_at)) if akeys is not None else None
+        eroded = keeps.loss(record_spans(x)) if keeps is not None else None
         opt.zero_grad(set_to_none=True)
         # the logged loss is the cross-entropy alone
         total = loss if beta_long is None else loss + args.sparse_writes * beta_long
@@ -776,6 +847,8 @@ def main():
             total = total + args.distinct_keys * key_cos2
         if address is not None:
             total = total + args.address_keys * address
+        if eroded is not None:
+            total = total + args.keep_records * eroded
         total.backward()
         gn = torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
         opt.step()
@@ -793,6 +866,7 @@ def main():
                 + ("" if beta_rec is None else " on record lines %.4f" % float(beta_rec))
                 + ("" if key_cos2 is None else " records' write keys cos^2 %.4f" % float(key_cos2))
                 + ("" if address is None else " address loss %.3f" % float(address))
+                + ("" if eroded is None else " records' erosion %.4f" % float(eroded))
                 + ("" if dropped is None else " long heads left out %d of %d" % (int(dropped.sum()), dropped.numel())))
         if args.eval_every > 0 and (step + 1) % args.eval_every == 0 and step + 1 < args.steps:
             evaluate(step + 1)
