@@ -220,6 +220,14 @@ typedef struct {
     double bytes;            // moved per head-step
 } serve_time;
 
+// the serving table's rows: each format of a pool of each size, its times and heads
+typedef struct {
+    const char** names;
+    serve_time* t;
+    int* heads;
+    int n;
+} serve_table;
+
 static serve_time serve(const inputs* in, const stepq_format* f, const stepq_plan* plan,
                         const stepq_backend* k, int heads, int tokens) {
     const int T = threads_max();
@@ -344,9 +352,9 @@ static void print_steps(const step_table* st, const stepq_backend* k, const mach
            k->name, flops, mc->traffic_ns);
 }
 
-static int write_bench(const stepq_bench_cfg* c, const step_table* st, const char** snames,
-                       const serve_time* sv, const int* sheads, int ns, const machine* mc,
+static int write_bench(const stepq_bench_cfg* c, const step_table* st, const serve_table* sv, const machine* mc,
                        const double* drv, const stepq_backend* k) {
+    const int ns = sv->n;
     hid_t f = h5u_create(c->output);
     if (f < 0) return STEPQ_ERR;
     double* v = mallocCheck(sizeof(double) * 6 * (st->n > ns ? st->n : ns));
@@ -365,9 +373,9 @@ static int write_bench(const stepq_bench_cfg* c, const step_table* st, const cha
          h5u_write(f, "step_wall_ns", D, v + st->n, 1, dn, "ns", "wall time per head-step, one thread") ||
          h5u_write(f, "step_rate_all_threads", D, v + 2 * st->n, 1, dn, "head-steps/s", "throughput on all threads") ||
          h5u_write(f, "step_reference_cpu_ns", D, v + 3 * st->n, 1, dn, "ns", "the reference kernels (formats only)");
-    for (int i = 0; i < ns; i++) v[i] = sv[i].ns_1, v[ns + i] = sv[i].ns_all, v[2 * ns + i] = sv[i].bytes,
-                                 v[3 * ns + i] = sheads[i];
-    rc = rc || h5u_write_strings(f, "serving_rows", snames, ns, "format of each serving row") ||
+    for (int i = 0; i < ns; i++) v[i] = sv->t[i].ns_1, v[ns + i] = sv->t[i].ns_all, v[2 * ns + i] = sv->t[i].bytes,
+                                 v[3 * ns + i] = sv->heads[i];
+    rc = rc || h5u_write_strings(f, "serving_rows", sv->names, ns, "format of each serving row") ||
          h5u_write(f, "serving_ns_one_thread", D, v, 1, dns, "ns", "wall time per head-step, one thread") ||
          h5u_write(f, "serving_ns_all_threads", D, v + ns, 1, dns, "ns", "wall time per head-step, all threads") ||
          h5u_write(f, "serving_bytes", D, v + 2 * ns, 1, dns, "bytes", "state bytes moved per head-step") ||
@@ -490,14 +498,6 @@ static machine measure_machine(const stepq_backend* k, const stepq_bench_isa* is
     return mc;
 }
 
-// the serving table's rows: each format of a pool of each size, its times and heads
-typedef struct {
-    const char** names;
-    serve_time* t;
-    int* heads;
-    int n;
-} serve_table;
-
 static serve_table serve_rows(const inputs* in, const stepq_plan* plan, const stepq_backend* k,
                               const machine* mc, int quick) {
     static const char* const fmts[] = {"fp32", "int8", "int6", "int4", "stepquant6", "nvfp4"};
@@ -558,7 +558,7 @@ int stepq_bench(const stepq_bench_cfg* c) {
     bench_products(c->quick ? 5 : 21);
     double drv[4];
     driver_rows(drv, &plan, c->quick);
-    int rc = c->output ? write_bench(c, &st, sv.names, sv.t, sv.heads, sv.n, &mc, drv, k) : STEPQ_OK;
+    int rc = c->output ? write_bench(c, &st, &sv, &mc, drv, k) : STEPQ_OK;
     free(st.names); free(st.fast); free(st.ref); free(sv.names); free(sv.t); free(sv.heads);
     stepq_plan_free(&plan);
     free(in);
