@@ -634,6 +634,44 @@ static int batch_size(const eng_run* r) {
     return (int)hb;
 }
 
+// r <- the run of src's heads under cfg on where's engine (plan_index: stepq_run_prepare's), its
+// formats' device shapes included
+static int run_setup(eng_run* r, stepq_run_out* out, const stepq_source* src, const stepq_run_cfg* cfg,
+                     const int* plan_index, int emu) {
+    memset(r, 0, sizeof *r);
+    r->src = src;
+    r->cfg = cfg;
+    r->out = out;
+    r->plan_index = plan_index;
+    r->F = cfg->n_formats;
+    r->K = src->K;
+    r->V = src->V;
+    r->KV = (size_t)r->K * r->V;
+    r->R = bp_rec_floats(r->K, r->V);
+    r->T = cfg->prefill + cfg->decode;
+    r->TC = (int)(r->T < 256 ? r->T : 256);
+    r->Hmax = src->n_heads;
+    r->emu = emu;
+    r->fm = (eng_format*)callocCheck((size_t)r->F, sizeof(eng_format));
+    if (formats_for(r) == STEPQ_OK) return STEPQ_OK;
+    free(r->fm);
+    return STEPQ_ERR;
+}
+
+// the head loop's messages for a failed run (sim/headloop.c)
+static void report_fail(const eng_fail* fail, const stepq_source* src, const stepq_run_cfg* cfg) {
+    if (fail->source) return;  // the source said why
+    if (fail->reference)
+        stepq_error("%s: the float32 reference met a non-finite state or read-out at head %d (layer %d, "
+                    "head %d), step %ld: the inputs overflow the recurrence; nothing was written",
+                    src->desc, fail->h, src->layer[fail->h], src->head[fail->h], fail->t);
+    else
+        stepq_error("%s: the quantized path of format %s met a non-finite state at head %d (layer %d, "
+                    "head %d), step %ld; the format overflowed; nothing was written",
+                    src->desc, cfg->formats[fail->f]->name, fail->h, src->layer[fail->h],
+                    src->head[fail->h], fail->t);
+}
+
 extern "C" int stepq_cuda_run_heads_on(stepq_run_out* out, const stepq_source* src,
                                        const stepq_run_cfg* cfg, int where) {
     const int emu = where == STEPQ_CUDA_EMULATE;
@@ -653,23 +691,7 @@ extern "C" int stepq_cuda_run_heads_on(stepq_run_out* out, const stepq_source* s
         return STEPQ_ERR;
     }
     eng_run r;
-    memset(&r, 0, sizeof r);
-    r.src = src;
-    r.cfg = cfg;
-    r.out = out;
-    r.plan_index = plan_index;
-    r.F = cfg->n_formats;
-    r.K = src->K;
-    r.V = src->V;
-    r.KV = (size_t)r.K * r.V;
-    r.R = bp_rec_floats(r.K, r.V);
-    r.T = cfg->prefill + cfg->decode;
-    r.TC = (int)(r.T < 256 ? r.T : 256);
-    r.Hmax = src->n_heads;
-    r.emu = emu;
-    r.fm = (eng_format*)callocCheck((size_t)r.F, sizeof(eng_format));
-    if (formats_for(&r) != STEPQ_OK) {
-        free(r.fm);
+    if (run_setup(&r, out, src, cfg, plan_index, emu) != STEPQ_OK) {
         free(plan_index);
         return STEPQ_ERR;
     }
@@ -698,18 +720,8 @@ extern "C" int stepq_cuda_run_heads_on(stepq_run_out* out, const stepq_source* s
     free(gate_sum);
     free(r.fm);
     free(plan_index);
-    if (fail.h >= 0) {  // the head loop's messages (sim/headloop.c)
-        if (fail.source)
-            ;  // the source said why
-        else if (fail.reference)
-            stepq_error("%s: the float32 reference met a non-finite state or read-out at head %d (layer %d, "
-                        "head %d), step %ld: the inputs overflow the recurrence; nothing was written",
-                        src->desc, fail.h, src->layer[fail.h], src->head[fail.h], fail.t);
-        else
-            stepq_error("%s: the quantized path of format %s met a non-finite state at head %d (layer %d, "
-                        "head %d), step %ld; the format overflowed; nothing was written",
-                        src->desc, cfg->formats[fail.f]->name, fail.h, src->layer[fail.h],
-                        src->head[fail.h], fail.t);
+    if (fail.h >= 0) {
+        report_fail(&fail, src, cfg);
         stepq_run_out_free(out);
         return STEPQ_ERR;
     }
@@ -724,6 +736,87 @@ extern "C" int stepq_cuda_run_heads(stepq_run_out* out, const stepq_source* src,
 // ---------------------------------------------------------------------------------------------
 // the codec on n heads
 
+// the per-head tables the codec reads, on the host: row widths, weights, row offsets and knobs
+typedef struct {
+    uint8_t* bits;   // (n, K)
+    float* w;        // (n, K)
+    uint32_t* off;   // (n, K)
+    bp_meta* meta;   // (n)
+} codec_tables;
+
+static codec_tables codec_tables_of(const stepq_format* f, const stepq_head_plan* hps, size_t stride, int n,
+                                    int K, int V) {
+    const size_t nK = (size_t)n * K;
+    codec_tables t = {(uint8_t*)mallocCheck(nK), (float*)mallocCheck(nK * 4), (uint32_t*)mallocCheck(nK * 4),
+                      (bp_meta*)mallocCheck(sizeof(bp_meta) * (size_t)n)};
+    for (int h = 0; h < n; h++) {
+        memcpy(t.bits + (size_t)h * K, hps[h].bits, (size_t)K);
+        for (int i = 0; i < K; i++) t.w[(size_t)h * K + i] = hps[h].w ? hps[h].w[i] : 1.0f;
+        f->family->row_offsets(t.off + (size_t)h * K, f, &hps[h], K, V);
+        stepq_assert(stepq_format_bytes(f, &hps[h], K, V) <= stride);
+        t.meta[h].kind = hps[h].kind;
+        t.meta[h].refits = hps[h].refits;
+        t.meta[h].has_w = hps[h].w != NULL;
+        t.meta[h].rho = hps[h].rho;
+    }
+    return t;
+}
+
+static void codec_tables_free(codec_tables* t) {
+    free(t->bits);
+    free(t->w);
+    free(t->off);
+    free(t->meta);
+}
+
+// the codec a describes on n heads, on the device (or the host: emu): the tables t and the state X
+// (encode) or the packed bytes (decode) in; the packed bytes (encode), Xout and status out
+static void codec_on(codec_args* a, const codec_tables* t, uint8_t* packed, float* Xout, int* status,
+                     const float* X, int n, int emu) {
+    const size_t KV = (size_t)a->K * a->V, nK = (size_t)n * a->K, stride = a->stride;
+    const int decode = a->decode;
+    const size_t smem = smem_for(a->ws_bytes, emu);
+    uint8_t* dbits = (uint8_t*)bk_alloc(emu, nK);
+    float* dw = (float*)bk_alloc(emu, nK * 4);
+    uint32_t* doff = (uint32_t*)bk_alloc(emu, nK * 4);
+    bp_meta* dmeta = (bp_meta*)bk_alloc(emu, sizeof(bp_meta) * (size_t)n);
+    float* dX = decode ? NULL : (float*)bk_alloc(emu, n * KV * 4);
+    float* dXo = Xout ? (float*)bk_alloc(emu, n * KV * 4) : NULL;
+    uint8_t* dP = (uint8_t*)bk_alloc(emu, (size_t)n * stride);
+    int* dst = (int*)bk_alloc(emu, sizeof(int) * (size_t)n);
+    char* gws = smem ? NULL : (char*)bk_alloc(emu, (size_t)n * a->ws_bytes);
+    bk_h2d(emu, dbits, t->bits, nK);
+    bk_h2d(emu, dw, t->w, nK * 4);
+    bk_h2d(emu, doff, t->off, nK * 4);
+    bk_h2d(emu, dmeta, t->meta, sizeof(bp_meta) * (size_t)n);
+    if (!decode) bk_h2d(emu, dX, X, n * KV * 4);
+    bk_h2d(emu, dP, packed, (size_t)n * stride);
+    a->bits = dbits;
+    a->w = dw;
+    a->off = doff;
+    a->meta = dmeta;
+    a->Xin = dX;
+    a->Xout = dXo;
+    a->P = dP;
+    a->status = dst;
+    a->gws = gws;
+    if (emu) {
+        char* ws = gws ? NULL : (char*)mallocCheck(a->ws_bytes);
+        for (int h = 0; h < n; h++) codec_block(a, h, gws ? gws + h * a->ws_bytes : ws);
+        free(ws);
+    } else {
+        smem_allow((const void*)codec_kernel, smem);
+        codec_kernel<<<n, STEPQ_CUDA_THREADS, smem>>>(*a);
+        cudaCheck(cudaGetLastError());
+        cudaCheck(cudaDeviceSynchronize());
+    }
+    if (!decode) bk_d2h(emu, packed, dP, (size_t)n * stride);
+    if (Xout) bk_d2h(emu, Xout, dXo, n * KV * 4);
+    if (status) bk_d2h(emu, status, dst, sizeof(int) * (size_t)n);
+    void* p[] = {dbits, dw, doff, dmeta, dX, dXo, dP, dst, gws};
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) bk_free(emu, p[i]);
+}
+
 static int codec_run(uint8_t* packed, float* Xout, int* status, const float* X, const stepq_format* f,
                      const stepq_head_plan* hps, size_t stride, int n, int K, int V, int where, int decode) {
     const int emu = where == STEPQ_CUDA_EMULATE;
@@ -732,21 +825,7 @@ static int codec_run(uint8_t* packed, float* Xout, int* status, const float* X, 
         return STEPQ_ERR;
     }
     if (shape_ok(f, K, V) != STEPQ_OK) return STEPQ_ERR;
-    const size_t KV = (size_t)K * V, nK = (size_t)n * K;
-    uint8_t* bits = (uint8_t*)mallocCheck(nK);
-    float* w = (float*)mallocCheck(nK * 4);
-    uint32_t* off = (uint32_t*)mallocCheck(nK * 4);
-    bp_meta* meta = (bp_meta*)mallocCheck(sizeof(bp_meta) * (size_t)n);
-    for (int h = 0; h < n; h++) {
-        memcpy(bits + (size_t)h * K, hps[h].bits, (size_t)K);
-        for (int i = 0; i < K; i++) w[(size_t)h * K + i] = hps[h].w ? hps[h].w[i] : 1.0f;
-        f->family->row_offsets(off + (size_t)h * K, f, &hps[h], K, V);
-        stepq_assert(stepq_format_bytes(f, &hps[h], K, V) <= stride);
-        meta[h].kind = hps[h].kind;
-        meta[h].refits = hps[h].refits;
-        meta[h].has_w = hps[h].w != NULL;
-        meta[h].rho = hps[h].rho;
-    }
+    codec_tables t = codec_tables_of(f, hps, stride, n, K, V);
     codec_args a;
     memset(&a, 0, sizeof a);
     a.fmt = bp_fmt_of(f);
@@ -758,50 +837,8 @@ static int codec_run(uint8_t* packed, float* Xout, int* status, const float* X, 
     a.dims = dims_of(f, K, V, stepq_format_freeze_gated(f), 1, 0);
     bp_ws unused;
     a.ws_bytes = bp_carve(&unused, NULL, &a.dims);
-    const size_t smem = smem_for(a.ws_bytes, emu);
-    uint8_t* dbits = (uint8_t*)bk_alloc(emu, nK);
-    float* dw = (float*)bk_alloc(emu, nK * 4);
-    uint32_t* doff = (uint32_t*)bk_alloc(emu, nK * 4);
-    bp_meta* dmeta = (bp_meta*)bk_alloc(emu, sizeof(bp_meta) * (size_t)n);
-    float* dX = decode ? NULL : (float*)bk_alloc(emu, n * KV * 4);
-    float* dXo = Xout ? (float*)bk_alloc(emu, n * KV * 4) : NULL;
-    uint8_t* dP = (uint8_t*)bk_alloc(emu, (size_t)n * stride);
-    int* dst = (int*)bk_alloc(emu, sizeof(int) * (size_t)n);
-    char* gws = smem ? NULL : (char*)bk_alloc(emu, (size_t)n * a.ws_bytes);
-    bk_h2d(emu, dbits, bits, nK);
-    bk_h2d(emu, dw, w, nK * 4);
-    bk_h2d(emu, doff, off, nK * 4);
-    bk_h2d(emu, dmeta, meta, sizeof(bp_meta) * (size_t)n);
-    if (!decode) bk_h2d(emu, dX, X, n * KV * 4);
-    bk_h2d(emu, dP, packed, (size_t)n * stride);
-    a.bits = dbits;
-    a.w = dw;
-    a.off = doff;
-    a.meta = dmeta;
-    a.Xin = dX;
-    a.Xout = dXo;
-    a.P = dP;
-    a.status = dst;
-    a.gws = gws;
-    if (emu) {
-        char* ws = gws ? NULL : (char*)mallocCheck(a.ws_bytes);
-        for (int h = 0; h < n; h++) codec_block(&a, h, gws ? gws + h * a.ws_bytes : ws);
-        free(ws);
-    } else {
-        smem_allow((const void*)codec_kernel, smem);
-        codec_kernel<<<n, STEPQ_CUDA_THREADS, smem>>>(a);
-        cudaCheck(cudaGetLastError());
-        cudaCheck(cudaDeviceSynchronize());
-    }
-    if (!decode) bk_d2h(emu, packed, dP, (size_t)n * stride);
-    if (Xout) bk_d2h(emu, Xout, dXo, n * KV * 4);
-    if (status) bk_d2h(emu, status, dst, sizeof(int) * (size_t)n);
-    void* p[] = {dbits, dw, doff, dmeta, dX, dXo, dP, dst, gws};
-    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) bk_free(emu, p[i]);
-    free(bits);
-    free(w);
-    free(off);
-    free(meta);
+    codec_on(&a, &t, packed, Xout, status, X, n, emu);
+    codec_tables_free(&t);
     return STEPQ_OK;
 }
 
