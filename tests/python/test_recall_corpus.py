@@ -571,14 +571,16 @@ def test_address_pairs_read_from_the_bytes():
     assert (k2, a2) == ([], [])
 
 
-def test_address_keys_against_a_softmax_by_hand():
+@pytest.mark.parametrize("scale", [None, 30.0])
+def test_address_keys_against_a_softmax_by_hand(scale):
     """train.py --address-keys (AddressKeys.loss): the mean over queries and heads of -log softmax of
-    10 cos(query, key) at the query's own record, against the keys and queries each layer's
-    inputs() computes and a loop; the gradient reaches the long head's q_proj rows in the last layer
-    and not the other head's"""
+    S cos(query, key) at the query's own record (S = 10, the default, and --address-scale 30),
+    against the keys and queries each layer's inputs() computes and a loop; the gradient reaches the
+    long head's q_proj rows in the last layer and not the other head's"""
     torch, m, heads, seen = small_model_with_inputs(9)
     import train
-    ak = train.AddressKeys(m, heads)
+    ak = train.AddressKeys(m, heads) if scale is None else train.AddressKeys(m, heads, scale)
+    S = 10.0 if scale is None else scale
     x = torch.randint(0, 256, (2, 40))
     pairs = [([3, 9, 17], [(30, 1), (35, 0)]), ([5], [(20, 0)])]  # the second: one key, nothing to pick
     m(x)
@@ -590,7 +592,7 @@ def test_address_keys_against_a_softmax_by_hand():
             q, k = m.model.layers[l].attn.inputs(seen[l])[:2]
             keys, asks = pairs[0]
             for p, i in asks:
-                z = [10.0 * float(q[0, p, h] @ k[0, j, h]) for j in keys]
+                z = [S * float(q[0, p, h] @ k[0, j, h]) for j in keys]
                 vals.append(math.log(sum(math.exp(v) for v in z)) - z[i])
     assert abs(float(got) - sum(vals) / len(vals)) < 1e-5
     m.train().zero_grad()
@@ -695,6 +697,15 @@ def test_record_erosion_against_inputs():
     K = 16
     assert last.k_proj.weight.grad[:K].abs().sum() > 0 and last.k_proj.weight.grad[K:].abs().sum() == 0
     assert last.b_proj.weight.grad is None or last.b_proj.weight.grad.abs().sum() == 0
+
+
+def test_address_scale_needs_address_keys():
+    """--address-scale scales --address-keys' cosines: without --address-keys, or at 0, one message
+    naming the option, before any work"""
+    err = train_refuses("--address-scale", "30")
+    assert "--address-scale" in err and "--address-keys" in err
+    err = train_refuses("--recall", "--address-keys", "1", "--long-gates", "0.0", "--address-scale", "0")
+    assert "--address-scale" in err
 
 
 def test_keep_records_needs_recall_and_long_gates():

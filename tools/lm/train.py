@@ -369,7 +369,7 @@ class WriteKeys:
         return total / max(count, 1)
 
 
-ADDRESS_TEMPERATURE = 10.0  # --address-keys: the scale of the cosines the softmax compares
+ADDRESS_SCALE = 10.0  # --address-keys: the scale of the cosines the softmax compares (--address-scale)
 
 
 def address_pairs(x, at="first"):
@@ -397,12 +397,12 @@ class AddressKeys:
     """--address-keys MU: teaches heads [(layer, head)] to find a record by its number. For each
     query of a window (address_pairs), the cross-entropy of picking its own record's key among the
     keys of every record defined in the window, by the cosine between the head's query at the byte
-    before the answer and each key at a first value byte (times ADDRESS_TEMPERATURE), averaged over
+    before the answer and each key at a first value byte (times scale, --address-scale), averaged over
     the queries, heads and windows of the last training forward. Keys and queries are read from the
     layers' k_conv1d and q_conv1d outputs (through the layer's l2norm, as the recurrence reads them)"""
 
-    def __init__(self, model, heads):
-        self.k, self.q = [], []
+    def __init__(self, model, heads, scale=ADDRESS_SCALE):
+        self.k, self.q, self.scale = [], [], scale
         for l, hs in heads_by_layer(heads).items():
             attn = model.model.layers[l].attn
             collect_head_rows(attn.k_conv1d, hs, attn.K, self.k)
@@ -417,7 +417,7 @@ class AddressKeys:
                     continue
                 kk = l2norm(k[b, keys])                             # [R, heads, K]
                 qq = l2norm(q[b, [p for p, _ in asks]])             # [A, heads, K]
-                logits = ADDRESS_TEMPERATURE * torch.einsum("ahk,rhk->har", qq, kk)
+                logits = self.scale * torch.einsum("ahk,rhk->har", qq, kk)
                 target = torch.tensor([i for _, i in asks]).repeat(logits.shape[0])
                 total = total + F.cross_entropy(logits.reshape(-1, len(keys)), target, reduction="sum")
                 count += logits.shape[0] * len(asks)
@@ -616,6 +616,11 @@ def main():
                          "with their keys (at their first value bytes): the heads learn to find a record by its "
                          "number, which no recipe without it learned (training uses where the records are: a first "
                          "stage, to be reported as such)")
+    ap.add_argument("--address-scale", type=float, default=ADDRESS_SCALE, metavar="S",
+                    help="the scale --address-keys multiplies the cosines by before its softmax (default %g): a "
+                         "smaller one keeps asking the keys of a window's other records to move away from a query "
+                         "after its own record's key is found (at 10, cosines of 0.8 against 15 others' 0.14 leave "
+                         "a loss of about 0.02, at 3 about 1.1)" % ADDRESS_SCALE)
     ap.add_argument("--keep-records", type=float, default=0.0, metavar="NU",
                     help="add NU times the --long-gates heads' erosion of each record to the loss: the sum over the "
                          "positions after its definition line of beta times the squared cosine between the key "
@@ -656,6 +661,9 @@ def main():
     if args.keep_records < 0 or (args.keep_records > 0 and not (args.recall and args.long_gates)):
         sys.exit("train.py: error: --keep-records %g: give a weight of 0 or more, with --recall (the records) and "
                  "--long-gates (the heads whose writes it weighs)" % args.keep_records)
+    if not args.address_scale > 0 or (args.address_scale != ADDRESS_SCALE and not args.address_keys > 0):
+        sys.exit("train.py: error: --address-scale %g: give a scale above 0, with --address-keys (the loss it scales)"
+                 % args.address_scale)
     if args.address_at != "first" and not args.address_keys > 0:
         sys.exit("train.py: error: --address-at %s says where --address-keys reads the keys: give --address-keys "
                  "MU > 0" % args.address_at)
@@ -712,7 +720,7 @@ def main():
                  "whose writes it weighs)" % args.sparse_writes)
     writes = WriteStrength(model, long_heads) if args.sparse_writes > 0 else None
     wkeys = WriteKeys(model, long_heads) if args.distinct_keys > 0 else None
-    akeys = AddressKeys(model, long_heads) if args.address_keys > 0 else None
+    akeys = AddressKeys(model, long_heads, args.address_scale) if args.address_keys > 0 else None
     keeps = RecordErosion(model, long_heads) if args.keep_records > 0 else None
     if not 0 <= args.drop_long_heads < 1 or (args.drop_long_heads > 0 and len(long_heads) < 2):
         sys.exit("train.py: error: --drop-long-heads %g: give a probability in [0, 1), with two or more --long-gates "
@@ -793,7 +801,7 @@ def main():
                 "passages", "dmin", "dmax", "recall_margin", "answer_weight", "init_from", "threads", "long_gates",
                 "long_gate_half_life", "freeze_long_gates", "sparse_writes", "spare_records", "drop_long_heads",
                 "record_writes", "write_once", "write_at_end", "distinct_keys", "record_blocks", "address_keys",
-                "address_at", "keep_records")
+                "address_at", "keep_records", "address_scale")
         # a setting that a run's state.pt predates had its default there
         was = {k: st["args"].get(k, ap.get_default(k)) for k in keep}
         diff = [k for k in keep if was[k] != getattr(args, k)]
