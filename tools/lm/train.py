@@ -466,14 +466,14 @@ class RecordErosion:
         for l, hs in heads_by_layer(heads).items():
             attn = model.model.layers[l].attn
             collect_head_rows(attn.k_conv1d, hs, attn.K, self.k)
-            attn.b_proj.register_forward_hook(lambda mod, inp, out, hs=hs: self.logits.append(out[..., hs])
-                                              if mod.training else None)
+            attn.b_proj.register_forward_hook(lambda mod, inp, out, hs=hs: self.logits.append(out[..., hs].detach())
+                                              if mod.training else None)  # constants: no graph kept
 
     def loss(self, spans):
         """the mean erosion (a tensor with its graph; 0 without a record), and forgets the forward"""
         total, count = 0, 0
         for k, b in zip(take(self.k), take(self.logits)):  # a layer's [B, T, heads, K] and [B, T, heads]
-            beta = torch.sigmoid(b).detach()
+            beta = torch.sigmoid(b)
             for w, sp in enumerate(spans):
                 if sp:
                     er = erosion(l2norm(k[w]), beta[w], sp)
