@@ -372,6 +372,12 @@ class WriteKeys:
 ADDRESS_SCALE = 10.0  # --address-keys: the scale of the cosines the softmax compares (--address-scale)
 
 
+def definition_lines(doc):
+    """[(number, first, end)] for each record definition line "#0417 = Hezekiah;" of doc (bytes), in
+    order: its value's first byte and the ";" after it (-1 where doc ends first)"""
+    return [(m.group(1), m.end(), doc.find(b";", m.end())) for m in recall.DEFINITION_HEAD.finditer(doc)]
+
+
 def address_pairs(x, at="first"):
     """per window of x [B, T] (bytes): (keys, asks) with keys the positions in the records'
     definition lines "#0417 = Hezekiah;" where a head that finds a record by its number writes it:
@@ -383,10 +389,10 @@ def address_pairs(x, at="first"):
     for row in x.tolist():
         doc = bytes(row)
         defs = {}
-        for m in recall.DEFINITION_HEAD.finditer(doc):
-            p = m.end() if at == "first" else doc.find(b";", m.end())
+        for number, first, end in definition_lines(doc):
+            p = first if at == "first" else end
             if 0 <= p < T:
-                defs[m.group(1)] = p
+                defs[number] = p
         index = {key: i for i, key in enumerate(defs)}
         asks = [(m.end() - 1, index[m.group(1)]) for m in recall.QUERY_HEAD.finditer(doc) if m.group(1) in index]
         out.append((list(defs.values()), asks))
@@ -432,10 +438,9 @@ def record_spans(x):
     for row in x.tolist():
         doc = bytes(row)
         defs = {}
-        for m in recall.DEFINITION_HEAD.finditer(doc):
-            e = doc.find(b";", m.end())
-            if 0 <= e < T:
-                defs[m.group(1)] = (m.end(), e)
+        for number, first, end in definition_lines(doc):
+            if 0 <= end < T:
+                defs[number] = (first, end)
         out.append(list(defs.values()))
     return out
 
