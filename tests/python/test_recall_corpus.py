@@ -584,7 +584,7 @@ def test_address_keys_against_a_softmax_by_hand(scale):
     x = torch.randint(0, 256, (2, 40))
     pairs = [([3, 9, 17], [(30, 1), (35, 0)]), ([5], [(20, 0)])]  # the second: one key, nothing to pick
     m(x)
-    got = ak.loss(pairs)
+    got = ak.loss(pairs)[0]
     vals = []
     m.eval()  # inputs() runs the convolutions again: not a training forward for the hooks
     with torch.no_grad():
@@ -597,12 +597,53 @@ def test_address_keys_against_a_softmax_by_hand(scale):
     assert abs(float(got) - sum(vals) / len(vals)) < 1e-5
     m.train().zero_grad()
     m(x)  # a second forward: the hooks keep reading after a loss
-    again = ak.loss(pairs)
+    again = ak.loss(pairs)[0]
     assert abs(float(again) - float(got)) < 1e-6
     again.backward()
     K = 16
     g1 = m.model.layers[1].attn.q_proj.weight.grad
     assert g1[:K].abs().sum() > 0 and g1[K:].abs().sum() == 0
+
+
+def test_cross_talk_against_a_loop():
+    """train.py --cross-talk (AddressKeys.loss's second value): the mean over queries and heads of
+    the sum of squared cosines between a query and the keys of the window's other records defined
+    before it (a record defined after the query, and the query's own, left out), against the keys
+    and queries each layer's inputs() computes and a loop; its gradient reaches the long head's
+    q_proj and k_proj rows in the last layer and not the other head's"""
+    torch, m, heads, seen = small_model_with_inputs(10)
+    import train
+    ak = train.AddressKeys(m, heads)
+    x = torch.randint(0, 256, (2, 40))
+    # the first query reads before record 2 is written; the second asks for record 0 after all three
+    pairs = [([3, 9, 17], [(12, 1), (30, 0)]), ([5, 8], [(20, 1)])]
+    m(x)
+    got = ak.loss(pairs)[1]
+    vals = []
+    m.eval()
+    with torch.no_grad():
+        for l, h in heads:
+            q, k = m.model.layers[l].attn.inputs(seen[l])[:2]
+            for b, (keys, asks) in enumerate(pairs):
+                for p, i in asks:
+                    vals.append(sum(float(q[b, p, h] @ k[b, j, h]) ** 2
+                                    for n, j in enumerate(keys) if n != i and j < p))
+    assert len(vals) == 6 and min(vals) > 0
+    assert abs(float(got) - sum(vals) / len(vals)) < 1e-6
+    m.train().zero_grad()
+    m(x)
+    ak.loss(pairs)[1].backward()
+    K = 16
+    for proj in ("q_proj", "k_proj"):
+        g = getattr(m.model.layers[1].attn, proj).weight.grad
+        assert g[:K].abs().sum() > 0 and g[K:].abs().sum() == 0
+
+
+def test_cross_talk_needs_recall_and_long_gates():
+    """--cross-talk weighs the --long-gates heads' queries against the records --recall weaves:
+    without them, one message naming both, before any work"""
+    err = train_refuses("--recall", "--cross-talk", "1")
+    assert "--cross-talk" in err and "--long-gates" in err
 
 
 def test_address_keys_needs_recall_and_long_gates():

@@ -400,12 +400,17 @@ def address_pairs(x, at="first"):
 
 
 class AddressKeys:
-    """--address-keys MU: teaches heads [(layer, head)] to find a record by its number. For each
-    query of a window (address_pairs), the cross-entropy of picking its own record's key among the
-    keys of every record defined in the window, by the cosine between the head's query at the byte
-    before the answer and each key at a first value byte (times scale, --address-scale), averaged over
-    the queries, heads and windows of the last training forward. Keys and queries are read from the
-    layers' k_conv1d and q_conv1d outputs (through the layer's l2norm, as the recurrence reads them)"""
+    """--address-keys MU and --cross-talk NU: how heads [(layer, head)] find a record by its number,
+    from the keys and queries of the last training forward, read from the layers' k_conv1d and
+    q_conv1d outputs (through the layer's l2norm, as the recurrence reads them). For each query of a
+    window (address_pairs), at the byte before the answer:
+    - the address loss, the cross-entropy of picking its own record's key among the keys (at the
+      first value bytes) of every record defined in the window, by the cosines with the query
+      (times scale, --address-scale);
+    - the cross-talk, the sum of the squared cosines between the query and the keys of the window's
+      other records defined before it: what the query reads of the records it does not ask for,
+      beside its own (random unit keys in K dimensions give (R - 1) / K for R records);
+    each averaged over the queries, heads and windows"""
 
     def __init__(self, model, heads, scale=ADDRESS_SCALE):
         self.k, self.q, self.scale = [], [], scale
@@ -415,19 +420,25 @@ class AddressKeys:
             collect_head_rows(attn.q_conv1d, hs, attn.K, self.q)
 
     def loss(self, pairs):
-        """the mean cross-entropy (a tensor with its graph; 0 without a query), and forgets the forward"""
-        total, count = 0, 0
+        """(address loss, cross-talk): two tensors with their graphs (0 without a query), and
+        forgets the forward"""
+        ce, talk, count = 0, 0, 0
         for k, q in zip(take(self.k), take(self.q)):  # a layer's [B, T, heads, K]
             for b, (keys, asks) in enumerate(pairs):
                 if not asks or len(keys) < 2:
                     continue
                 kk = l2norm(k[b, keys])                             # [R, heads, K]
                 qq = l2norm(q[b, [p for p, _ in asks]])             # [A, heads, K]
-                logits = self.scale * torch.einsum("ahk,rhk->har", qq, kk)
-                target = torch.tensor([i for _, i in asks]).repeat(logits.shape[0])
-                total = total + F.cross_entropy(logits.reshape(-1, len(keys)), target, reduction="sum")
-                count += logits.shape[0] * len(asks)
-        return total / max(count, 1)
+                cos = torch.einsum("ahk,rhk->har", qq, kk)
+                target = torch.tensor([i for _, i in asks])
+                ce = ce + F.cross_entropy((self.scale * cos).reshape(-1, len(keys)),
+                                          target.repeat(cos.shape[0]), reduction="sum")
+                # another record's key, written before the query reads
+                other = (torch.tensor(keys)[None, :] < torch.tensor([p for p, _ in asks])[:, None]) \
+                    & (torch.arange(len(keys))[None, :] != target[:, None])     # [A, R]
+                talk = talk + (cos ** 2 * other[None].to(cos.dtype)).sum()
+                count += cos.shape[0] * len(asks)
+        return ce / max(count, 1), talk / max(count, 1)
 
 
 def record_spans(x):
@@ -634,8 +645,14 @@ def main():
                          "taken as a constant: the keys of later records and other writes learn to lie apart from "
                          "earlier records' (training uses where the records are: a first stage, to be reported "
                          "as such)")
+    ap.add_argument("--cross-talk", type=float, default=0.0, metavar="NU",
+                    help="add NU times the --long-gates heads' cross-talk at each query to the loss: the sum of the "
+                         "squared cosines between the query (at the byte before the answer) and the keys (at their "
+                         "first value bytes) of the window's other records defined before it, what the query reads "
+                         "of the records it does not ask for, averaged over the queries, heads and windows (training "
+                         "uses where the records are: a first stage, to be reported as such)")
     ap.add_argument("--address-at", choices=["first", "end"], default="first",
-                    help="where --address-keys reads a record's key: first, at the value's first byte; end, at the "
+                    help="where --address-keys and --cross-talk read a record's key: first, at the value's first byte; end, at the "
                          "\";\" after the value, where --write-at-end has the heads write it")
     ap.add_argument("--return-memory", action="store_true",
                     help="have glibc's malloc map every block over 64 KiB afresh and give freed memory back: "
@@ -669,9 +686,12 @@ def main():
     if not args.address_scale > 0 or (args.address_scale != ADDRESS_SCALE and not args.address_keys > 0):
         sys.exit("train.py: error: --address-scale %g: give a scale above 0, with --address-keys (the loss it scales)"
                  % args.address_scale)
-    if args.address_at != "first" and not args.address_keys > 0:
-        sys.exit("train.py: error: --address-at %s says where --address-keys reads the keys: give --address-keys "
-                 "MU > 0" % args.address_at)
+    if args.cross_talk < 0 or (args.cross_talk > 0 and not (args.recall and args.long_gates)):
+        sys.exit("train.py: error: --cross-talk %g: give a weight of 0 or more, with --recall (the records) and "
+                 "--long-gates (the heads whose queries it weighs)" % args.cross_talk)
+    if args.address_at != "first" and not (args.address_keys > 0 or args.cross_talk > 0):
+        sys.exit("train.py: error: --address-at %s says where --address-keys and --cross-talk read the keys: give "
+                 "--address-keys MU > 0 or --cross-talk NU > 0" % args.address_at)
     if args.eval_every < 0:
         sys.exit("train.py: error: --eval-every %d: give 0 (only the final evaluation) or more" % args.eval_every)
     if args.return_memory:
@@ -725,7 +745,8 @@ def main():
                  "whose writes it weighs)" % args.sparse_writes)
     writes = WriteStrength(model, long_heads) if args.sparse_writes > 0 else None
     wkeys = WriteKeys(model, long_heads) if args.distinct_keys > 0 else None
-    akeys = AddressKeys(model, long_heads, args.address_scale) if args.address_keys > 0 else None
+    akeys = AddressKeys(model, long_heads, args.address_scale) \
+        if args.address_keys > 0 or args.cross_talk > 0 else None
     keeps = RecordErosion(model, long_heads) if args.keep_records > 0 else None
     if not 0 <= args.drop_long_heads < 1 or (args.drop_long_heads > 0 and len(long_heads) < 2):
         sys.exit("train.py: error: --drop-long-heads %g: give a probability in [0, 1), with two or more --long-gates "
@@ -806,7 +827,7 @@ def main():
                 "passages", "dmin", "dmax", "recall_margin", "answer_weight", "init_from", "threads", "long_gates",
                 "long_gate_half_life", "freeze_long_gates", "sparse_writes", "spare_records", "drop_long_heads",
                 "record_writes", "write_once", "write_at_end", "distinct_keys", "record_blocks", "address_keys",
-                "address_at", "keep_records", "address_scale")
+                "address_at", "keep_records", "address_scale", "cross_talk")
         # a setting that a run's state.pt predates had its default there
         was = {k: st["args"].get(k, ap.get_default(k)) for k in keep}
         diff = [k for k in keep if was[k] != getattr(args, k)]
@@ -849,7 +870,7 @@ def main():
         else:
             beta_long = writes.mean(outside if args.spare_records else None) if writes is not None else None
         key_cos2 = wkeys.overlap(ends) if wkeys is not None else None
-        address = akeys.loss(address_pairs(x, args.address_at)) if akeys is not None else None
+        address, talk = akeys.loss(address_pairs(x, args.address_at)) if akeys is not None else (None, None)
         eroded = keeps.loss(record_spans(x)) if keeps is not None else None
         opt.zero_grad(set_to_none=True)
         # the logged loss is the cross-entropy alone
@@ -858,8 +879,10 @@ def main():
             total = total + args.record_writes * (1 - beta_rec)
         if key_cos2 is not None:
             total = total + args.distinct_keys * key_cos2
-        if address is not None:
+        if args.address_keys > 0:
             total = total + args.address_keys * address
+        if args.cross_talk > 0:
+            total = total + args.cross_talk * talk
         if eroded is not None:
             total = total + args.keep_records * eroded
         total.backward()
@@ -878,7 +901,8 @@ def main():
                 + ("" if beta_long is None else " long-head beta %.4f" % float(beta_long))
                 + ("" if beta_rec is None else " on record lines %.4f" % float(beta_rec))
                 + ("" if key_cos2 is None else " records' write keys cos^2 %.4f" % float(key_cos2))
-                + ("" if address is None else " address loss %.3f" % float(address))
+                + ("" if args.address_keys == 0 else " address loss %.3f" % float(address))
+                + ("" if args.cross_talk == 0 else " cross-talk %.4f" % float(talk))
                 + ("" if eroded is None else " records' erosion %.4f" % float(eroded))
                 + ("" if dropped is None else " long heads left out %d of %d" % (int(dropped.sum()), dropped.numel())))
         if args.eval_every > 0 and (step + 1) % args.eval_every == 0 and step + 1 < args.steps:
