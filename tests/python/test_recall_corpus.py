@@ -496,6 +496,24 @@ def train_refuses(*options, out="/nonexistent/x"):
     return r.stderr
 
 
+def test_out_holding_a_run_or_a_missing_init_refused(tmp_path):
+    """train.py never writes over a run: an --out that holds one (train.log) without --resume, an
+    --init-from without a model, and an --init-from that is --out are refused with one message
+    naming the option, and the files there are left as they were"""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "train.log").write_text("a log\n")
+    err = train_refuses(out=str(run))
+    assert "--out" in err and "--resume" in err
+    err = train_refuses("--init-from", str(tmp_path / "none"), out=str(tmp_path / "new"))
+    assert "--init-from" in err and not (tmp_path / "new").exists()
+    (run / "config.json").write_text("{}")
+    err = train_refuses("--init-from", str(run), "--resume", out=str(run))
+    assert "--init-from" in err
+    assert sorted(p.name for p in run.iterdir()) == ["config.json", "train.log"]
+    assert (run / "train.log").read_text() == "a log\n"
+
+
 def test_write_once_needs_record_writes():
     """--write-once changes what --record-writes rewards: without it, one message naming both,
     before any work"""

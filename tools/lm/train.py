@@ -699,6 +699,15 @@ def main():
     torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)
     torch.manual_seed(args.seed)
+    if args.init_from and not os.path.isfile(os.path.join(args.init_from, "config.json")):
+        sys.exit("train.py: error: --init-from %s: no model there (config.json missing)" % args.init_from)
+    if args.init_from and os.path.realpath(args.init_from) == os.path.realpath(args.out):
+        sys.exit("train.py: error: --init-from %s is --out: a run never writes over the model it starts from"
+                 % args.init_from)
+    held = [f for f in ("train.log", "state.pt", "model.safetensors") if os.path.exists(os.path.join(args.out, f))]
+    if held and not args.resume:
+        sys.exit("train.py: error: --out %s already holds a run (%s): give another directory, or --resume to "
+                 "continue it" % (args.out, ", ".join(held)))
     os.makedirs(args.out, exist_ok=True)
     command = " ".join(["python"] + [os.path.relpath(sys.argv[0], os.getcwd())] + sys.argv[1:])
     state_path = os.path.join(args.out, "state.pt")
