@@ -810,3 +810,46 @@ def test_eval_every_below_zero_refused():
     """--eval-every counts steps between evaluations (0: the final one only): below 0, one message
     naming it, before any work (0 once divided by zero at the first step)"""
     assert "--eval-every" in train_refuses("--eval-every", "-1")
+
+
+@pytest.mark.parametrize("kda", [False, True])
+def test_readout_contributions_against_the_state(kda):
+    """tools/lm/readout.py contributions(): sum_t c[i, t] v_t equals the read S_r^T q_r of a
+    delta-rule state stepped byte by byte in float64 (S <- D S, then S - beta k (k^T S) + beta k
+    v^T; one gate per head, or one per key channel), and c is 0 after each read"""
+    torch = pytest.importorskip("torch")
+    import readout
+    g0 = torch.Generator().manual_seed(3)
+    T, K = 40, 8
+    unit = lambda x: x / x.norm(dim=-1, keepdim=True)
+    q, k = (unit(torch.randn(T, K, generator=g0, dtype=torch.float64)) for _ in range(2))
+    v = torch.randn(T, K, generator=g0, dtype=torch.float64)
+    g = -torch.rand(*((T, K) if kda else (T,)), generator=g0, dtype=torch.float64)
+    beta = torch.rand(T, generator=g0, dtype=torch.float64)
+    S, want = torch.zeros(K, K, dtype=torch.float64), {}
+    for t in range(T):
+        S = S * (g[t].exp()[:, None] if kda else g[t].exp())
+        S = S - beta[t] * torch.outer(k[t], k[t] @ S) + beta[t] * torch.outer(k[t], v[t])
+        want[t] = S.T @ q[t]
+    reads = [7, 25, 39]
+    c = readout.contributions(q, k, g, beta, reads)
+    for i, r in enumerate(reads):
+        assert torch.allclose(c[i] @ v, want[r], atol=1e-12, rtol=0)
+        assert (c[i, r + 1:] == 0).all()
+
+
+def test_readout_parts_hand_written():
+    """readout.py parts(): the query's own definition line, the other records' lines ended before
+    the read (a line after it left out), and every other byte up to the read"""
+    pytest.importorskip("torch")
+    import readout
+    text = b"ab\n#1111 = Ruth;\n#2222 = Eli;\nxx\n#2222 ? Eli;\n#3333 = Obed;\n"
+    read = text.index(b"#2222 ?") + 7
+    rec = {"first": text.index(b"Eli"), "length": 3}
+    m = readout.parts(text, [rec], [read])[0]
+    on = lambda row: [i for i in range(len(text)) if row[i] == 1]
+    own = text.index(b"#2222 =")
+    assert on(m[0]) == list(range(own, own + len(b"#2222 = Eli;\n")))
+    assert on(m[1]) == list(range(3, 3 + len(b"#1111 = Ruth;\n")))
+    assert on(m[2]) == [0, 1, 2] + list(range(text.index(b"xx"), read + 1))
+    assert float(m.sum()) == read + 1

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Where a long-lived head's read at a record's query comes from: its own record, the other
+records in the state, or everything else the head wrote.
+
+A delta-rule head's state after byte r is S_r = sum_{t <= r} beta_t (A_r ... A_{t+1} k_t) v_t^T,
+with A_t = (I - beta_t k_t k_t^T) D_t (heads.py's notation; D_t the gate, method 1), so its read
+with query q_r is a sum over every byte the head wrote:
+
+    o_r = sum_t c_t v_t,   c_t = beta_t (A_{t+1}^T ... A_r^T q_r) . k_t
+
+computed exactly (float64, from the model's own q, k, v, g, beta) by carrying q_r back through
+the steps: u <- D_t (u - beta_t k_t (k_t . u)). The bytes fall in three parts: the query's own
+record's definition line ("#0417 = VALUE;\\n"), the definition lines of the other records defined
+before the query, and the rest (prose, code, query lines); o_r splits into the three parts' sums.
+For each query (the byte before the answer) of the first --docs held-out recall documents and
+each long-lived head (half-life over --min-half-life bytes, from the head's mean log gate), it
+prints, per distance bucket and for the queries the model answers exactly and those it does not,
+the medians of |own| / |o|, |other records| / |o|, |rest| / |o| and the cosine between o and its
+own-record part. If the other records' part is as large as the own record's where the answers
+fail, cross-talk between records is what limits recall; if the rest is, the background writes are.
+
+Usage: python tools/lm/readout.py MODEL_DIR [--json data/lm/heldout_recall.json] [--docs 6]
+       [--threads 1] [--min-half-life 1000]
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import recall  # noqa: E402
+from model import load_checkpoint  # noqa: E402
+
+
+@torch.no_grad()
+def layer_inputs(model, doc):
+    """per layer (q, k, v, g, beta) of the document, float64: q, k, v [T,H,K], g [T,H] (GDN) or
+    [T,H,K] (KDA), beta [T,H]; and the logits [T-1, 256] of the document's bytes after the first"""
+    x = torch.tensor(list(doc), dtype=torch.long)[None]
+    h = model.model.embeddings(x)
+    out = []
+    for layer in model.model.layers:
+        out.append(tuple(t[0].double() for t in layer.attn.inputs(layer.attn_norm(h))))
+        h = layer(h)
+    return out, model(x[:, :-1])[0]
+
+
+def contributions(q, k, g, beta, reads):
+    """[Q, T] c[i, t], the weight of the value written at byte t in the read at reads[i] of one head
+    (q, k [T, K], g [T] or [T, K], beta [T]; 0 after the read): beta_t (A_{t+1}^T ... A_r^T q_r) . k_t"""
+    T = k.shape[0]
+    r = torch.tensor(reads)
+    u = torch.zeros(len(reads), k.shape[1], dtype=k.dtype)
+    c = torch.zeros(len(reads), T, dtype=k.dtype)
+    for t in range(int(r.max()), -1, -1):
+        start = r == t
+        if start.any():
+            u[start] = q[t]
+        c[:, t] = beta[t] * (u @ k[t])
+        u = (u - beta[t] * (u @ k[t])[:, None] * k[t][None]) * g[t].exp()
+    return c
+
+
+def definition_lines(doc):
+    """[(number, lo, hi)] the [lo, hi) of every record definition line "#0417 = VALUE;\\n" of doc"""
+    return [(m.group(1), m.start(), doc.find(b"\n", m.end()) + 1) for m in recall.DEFINITION_HEAD.finditer(doc)]
+
+
+def parts(doc, recs, reads):
+    """[Q, 3, T] masks of the query's own record's definition line, the other records' lines
+    defined before the read, and every other byte up to the read"""
+    T = len(doc)
+    lines = definition_lines(doc)
+    m = torch.zeros(len(recs), 3, T, dtype=torch.float64)
+    for i, (s, r) in enumerate(zip(recs, reads)):
+        own = recall.definition_line(s["first"], s["length"])
+        m[i, 0, own[0]:own[1]] = 1
+        for _, lo, hi in lines:
+            if hi <= r and lo != own[0]:
+                m[i, 1, lo:hi] = 1
+        m[i, 2, :r + 1] = 1
+        m[i, 2] -= m[i, 0] + m[i, 1]
+    return m
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("model")
+    ap.add_argument("--json", default=os.path.join(REPO, "data/lm/heldout_recall.json"))
+    ap.add_argument("--docs", type=int, default=6)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--min-half-life", type=float, default=1000.0,
+                    help="the heads measured: those whose mean log gate gives a half-life above this (bytes)")
+    args = ap.parse_args()
+    if not os.path.isfile(os.path.join(args.model, "config.json")):
+        sys.exit("readout.py: error: %s: no model there (config.json missing)" % args.model)
+    torch.set_num_threads(args.threads)
+    model = load_checkpoint(args.model).eval()
+    with open(args.json) as f:
+        rj = json.load(f)
+    base = os.path.dirname(os.path.abspath(args.json))
+    rows = []  # (bucket, exact, head, own, other, rest, cos)
+    for d in rj["documents"][:args.docs]:
+        with open(os.path.join(base, d["file"]), "rb") as f:
+            doc = f.read()
+        recs = [s for s in d["spans"] if s["kind"] == "record" and recall.bucket_of(s["distance"]) is not None]
+        reads = [s["start"] - 1 for s in recs]
+        ins, logits = layer_inputs(model, doc)
+        scores = recall.answer_scores(logits, doc, recs)
+        masks = parts(doc, recs, reads)
+        for li, (q, k, v, g, beta) in enumerate(ins):
+            gm = g if g.dim() == 2 else g.mean(-1)
+            for h in range(q.shape[1]):
+                half = math.log(2) / -float(gm[:, h].mean())
+                if half < args.min_half_life:
+                    continue
+                c = contributions(q[:, h], k[:, h], g[:, h], beta[:, h], reads)   # [Q, T]
+                o_part = torch.einsum("qpt,td->qpd", masks * c[:, None, :], v[:, h])  # [Q, 3, V]
+                o = o_part.sum(1)
+                norm = o.norm(dim=-1)
+                cos = (o * o_part[:, 0]).sum(-1) / (norm * o_part[:, 0].norm(dim=-1))
+                for i, s in enumerate(recs):
+                    if scores[i] is None:
+                        continue
+                    rows.append((recall.bucket_of(s["distance"]), scores[i][1], "%d.%d" % (li, h),
+                                 *(o_part[i].norm(dim=-1) / norm[i]).tolist(), float(cos[i])))
+        print("read %s: %d bytes, %d records" % (d["file"], len(doc), len(recs)), file=sys.stderr, flush=True)
+    heads = sorted(set(r[2] for r in rows))
+    print("model %s: %d documents of %s; heads with half-life over %g bytes: %s"
+          % (args.model, args.docs, args.json, args.min_half_life, " ".join(heads)))
+    print("medians over a bucket's queries and the heads of |part| / |read| (own record's line, other records' "
+          "lines, the rest) and cos(read, own part); answered exactly (yes) or not (no)")
+    print("distance      answer  queries  own    others  rest   cos(own)")
+    for b, (lo, hi) in enumerate(recall.BUCKETS):
+        for ok in (True, False):
+            sel = [r for r in rows if r[0] == b and r[1] == ok]
+            if not sel:
+                continue
+            med = torch.tensor([r[3:] for r in sel]).median(0).values.tolist()
+            print("%5d-%-5d   %-3s     %5d    %.3f  %.3f   %.3f  %.3f"
+                  % (lo, hi, "yes" if ok else "no", len(sel) // len(heads), *med))
+
+
+if __name__ == "__main__":
+    main()
