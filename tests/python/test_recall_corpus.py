@@ -602,7 +602,7 @@ def test_address_keys_against_a_softmax_by_hand(scale):
     x = torch.randint(0, 256, (2, 40))
     pairs = [([3, 9, 17], [(30, 1), (35, 0)]), ([5], [(20, 0)])]  # the second: one key, nothing to pick
     m(x)
-    got = ak.loss(pairs)[0]
+    got = ak.loss(pairs)
     vals = []
     m.eval()  # inputs() runs the convolutions again: not a training forward for the hooks
     with torch.no_grad():
@@ -615,7 +615,7 @@ def test_address_keys_against_a_softmax_by_hand(scale):
     assert abs(float(got) - sum(vals) / len(vals)) < 1e-5
     m.train().zero_grad()
     m(x)  # a second forward: the hooks keep reading after a loss
-    again = ak.loss(pairs)[0]
+    again = ak.loss(pairs)
     assert abs(float(again) - float(got)) < 1e-6
     again.backward()
     K = 16
@@ -623,38 +623,54 @@ def test_address_keys_against_a_softmax_by_hand(scale):
     assert g1[:K].abs().sum() > 0 and g1[K:].abs().sum() == 0
 
 
+def test_query_spans_hand_written():
+    """train.py --cross-talk's spans (query_spans): for each query line the byte before its answer,
+    and the whole definition lines ("#... = VALUE;\n") of the other records that end by then; the
+    query's own record's line, a line after the query and a line cut by the window's end left out;
+    a query whose record is defined before the window still reads the others"""
+    torch = pytest.importorskip("torch")
+    import train
+    text = b"ab\n#1111 = Ruth;\n#2222 = Eli;\n#2222 ? Eli;\n#3333 = Obed;\n#9999 ? Obed;\n#4444 = Ab"
+    x = torch.tensor([list(text)])
+    (spans,) = train.query_spans(x)
+    line = lambda n: (text.index(b"#%d =" % n), text.index(b"\n", text.index(b"#%d =" % n)) + 1)
+    r1, r2 = text.index(b"#2222 ?") + 7, text.index(b"#9999 ?") + 7
+    assert spans == [(r1, [line(1111)]), (r2, [line(1111), line(2222), line(3333)])]
+    assert text[line(1111)[0]:line(1111)[1]] == b"#1111 = Ruth;\n"
+
+
 def test_cross_talk_against_a_loop():
-    """train.py --cross-talk (AddressKeys.loss's second value): the mean over queries and heads of
-    the sum of squared cosines between a query and the keys of the window's other records defined
-    before it (a record defined after the query, and the query's own, left out), against the keys
-    and queries each layer's inputs() computes and a loop; its gradient reaches the long head's
-    q_proj and k_proj rows in the last layer and not the other head's"""
+    """train.py --cross-talk (CrossTalk.loss): the mean over queries and heads of the sum over the
+    other records' line bytes of beta_t (q_r . k_t)^2, against the queries, keys and strengths each
+    layer's inputs() computes and a loop (a query with no other line counts, adding 0); its gradient
+    reaches the long head's q_proj and k_proj rows in the last layer and not the other head's, and
+    none reaches b_proj (the strengths are constants)"""
     torch, m, heads, seen = small_model_with_inputs(10)
     import train
-    ak = train.AddressKeys(m, heads)
+    ct = train.CrossTalk(m, heads)
     x = torch.randint(0, 256, (2, 40))
-    # the first query reads before record 2 is written; the second asks for record 0 after all three
-    pairs = [([3, 9, 17], [(12, 1), (30, 0)]), ([5, 8], [(20, 1)])]
+    spans = [[(12, [(2, 5)]), (30, [(2, 5), (20, 24)])], [(20, []), (25, [(6, 9)])]]
     m(x)
-    got = ak.loss(pairs)[1]
+    got = ct.loss(spans)
     vals = []
     m.eval()
     with torch.no_grad():
         for l, h in heads:
-            q, k = m.model.layers[l].attn.inputs(seen[l])[:2]
-            for b, (keys, asks) in enumerate(pairs):
-                for p, i in asks:
-                    vals.append(sum(float(q[b, p, h] @ k[b, j, h]) ** 2
-                                    for n, j in enumerate(keys) if n != i and j < p))
-    assert len(vals) == 6 and min(vals) > 0
+            q, k, _, _, beta = m.model.layers[l].attn.inputs(seen[l])
+            for w, asks in enumerate(spans):
+                for r, lines in asks:
+                    vals.append(sum(float(beta[w, t, h]) * float(q[w, r, h] @ k[w, t, h]) ** 2
+                                    for lo, hi in lines for t in range(lo, hi)))
+    assert len(vals) == 8 and sum(v > 0 for v in vals) == 6
     assert abs(float(got) - sum(vals) / len(vals)) < 1e-6
     m.train().zero_grad()
     m(x)
-    ak.loss(pairs)[1].backward()
+    ct.loss(spans).backward()
     K = 16
     for proj in ("q_proj", "k_proj"):
         g = getattr(m.model.layers[1].attn, proj).weight.grad
         assert g[:K].abs().sum() > 0 and g[K:].abs().sum() == 0
+    assert m.model.layers[1].attn.b_proj.weight.grad is None or m.model.layers[1].attn.b_proj.weight.grad.abs().sum() == 0
 
 
 def test_cross_talk_needs_recall_and_long_gates():

@@ -400,17 +400,12 @@ def address_pairs(x, at="first"):
 
 
 class AddressKeys:
-    """--address-keys MU and --cross-talk NU: how heads [(layer, head)] find a record by its number,
-    from the keys and queries of the last training forward, read from the layers' k_conv1d and
-    q_conv1d outputs (through the layer's l2norm, as the recurrence reads them). For each query of a
-    window (address_pairs), at the byte before the answer:
-    - the address loss, the cross-entropy of picking its own record's key among the keys (at the
-      first value bytes) of every record defined in the window, by the cosines with the query
-      (times scale, --address-scale);
-    - the cross-talk, the sum of the squared cosines between the query and the keys of the window's
-      other records defined before it: what the query reads of the records it does not ask for,
-      beside its own (random unit keys in K dimensions give (R - 1) / K for R records);
-    each averaged over the queries, heads and windows"""
+    """--address-keys MU: teaches heads [(layer, head)] to find a record by its number. For each
+    query of a window (address_pairs), the cross-entropy of picking its own record's key among the
+    keys of every record defined in the window, by the cosine between the head's query at the byte
+    before the answer and each key at a first value byte (times scale, --address-scale), averaged over
+    the queries, heads and windows of the last training forward. Keys and queries are read from the
+    layers' k_conv1d and q_conv1d outputs (through the layer's l2norm, as the recurrence reads them)"""
 
     def __init__(self, model, heads, scale=ADDRESS_SCALE):
         self.k, self.q, self.scale = [], [], scale
@@ -420,25 +415,19 @@ class AddressKeys:
             collect_head_rows(attn.q_conv1d, hs, attn.K, self.q)
 
     def loss(self, pairs):
-        """(address loss, cross-talk): two tensors with their graphs (0 without a query), and
-        forgets the forward"""
-        ce, talk, count = 0, 0, 0
+        """the mean cross-entropy (a tensor with its graph; 0 without a query), and forgets the forward"""
+        total, count = 0, 0
         for k, q in zip(take(self.k), take(self.q)):  # a layer's [B, T, heads, K]
             for b, (keys, asks) in enumerate(pairs):
                 if not asks or len(keys) < 2:
                     continue
                 kk = l2norm(k[b, keys])                             # [R, heads, K]
                 qq = l2norm(q[b, [p for p, _ in asks]])             # [A, heads, K]
-                cos = torch.einsum("ahk,rhk->har", qq, kk)
-                target = torch.tensor([i for _, i in asks])
-                ce = ce + F.cross_entropy((self.scale * cos).reshape(-1, len(keys)),
-                                          target.repeat(cos.shape[0]), reduction="sum")
-                # another record's key, written before the query reads
-                other = (torch.tensor(keys)[None, :] < torch.tensor([p for p, _ in asks])[:, None]) \
-                    & (torch.arange(len(keys))[None, :] != target[:, None])     # [A, R]
-                talk = talk + (cos ** 2 * other[None].to(cos.dtype)).sum()
-                count += cos.shape[0] * len(asks)
-        return ce / max(count, 1), talk / max(count, 1)
+                logits = self.scale * torch.einsum("ahk,rhk->har", qq, kk)
+                target = torch.tensor([i for _, i in asks]).repeat(logits.shape[0])
+                total = total + F.cross_entropy(logits.reshape(-1, len(keys)), target, reduction="sum")
+                count += logits.shape[0] * len(asks)
+        return total / max(count, 1)
 
 
 def record_spans(x):
@@ -495,6 +484,55 @@ class RecordErosion:
                     er = erosion(l2norm(k[w]), beta[w], sp)
                     total = total + er.sum()
                     count += er.numel()
+        return total / max(count, 1)
+
+
+def query_spans(x):
+    """per window of x [B, T] (bytes): [(r, lines)] for each query line "#0417 ? " of the window, r
+    the byte before its answer (where the query reads) and lines the [lo, hi) of every other
+    record's whole definition line "#0417 = VALUE;\n" that ends by r (its own record's left out)"""
+    T, out = x.shape[1], []
+    for row in x.tolist():
+        doc = bytes(row)
+        lines = [(n, first - recall.RECORD_HEAD, end + recall.RECORD_TAIL) for n, first, end in definition_lines(doc)
+                 if 0 <= end and end + recall.RECORD_TAIL <= T]
+        out.append([(m.end() - 1, [(lo, hi) for n, lo, hi in lines if hi <= m.end() - 1 and n != m.group(1)])
+                    for m in recall.QUERY_HEAD.finditer(doc)])
+    return out
+
+
+class CrossTalk:
+    """--cross-talk NU: what heads [(layer, head)] read at a query of the records it does not ask
+    for. Per query (query_spans), the sum over the bytes t of the window's other records' definition
+    lines written before it of beta_t (q_r . k_t)^2, the query q_r at the byte before the answer and
+    the keys k_t unit rows as the recurrence reads them (k_conv1d and q_conv1d outputs through the
+    layer's l2norm), beta_t (b_proj) a constant; averaged over the queries, heads and windows of the
+    last training forward. A write of strength beta along k_t adds beta (q . k_t) v_t to the read, so
+    the sum is the energy of the other records' part of it (erosion and decay left out: an upper
+    bound). Random unit keys in K dimensions give (sum of beta) / K"""
+
+    def __init__(self, model, heads):
+        self.k, self.q, self.logits = [], [], []
+        for l, hs in heads_by_layer(heads).items():
+            attn = model.model.layers[l].attn
+            collect_head_rows(attn.k_conv1d, hs, attn.K, self.k)
+            collect_head_rows(attn.q_conv1d, hs, attn.K, self.q)
+            attn.b_proj.register_forward_hook(lambda mod, inp, out, hs=hs: self.logits.append(out[..., hs].detach())
+                                              if mod.training else None)  # constants: no graph kept
+
+    def loss(self, spans):
+        """the mean cross-talk (a tensor with its graph; 0 without a query), and forgets the forward"""
+        total, count = 0, 0
+        for k, q, b in zip(take(self.k), take(self.q), take(self.logits)):  # [B, T, heads, K], [B, T, heads]
+            beta = torch.sigmoid(b)
+            for w, asks in enumerate(spans):
+                for r, lines in asks:
+                    count += k.shape[2]
+                    if not lines:
+                        continue
+                    pos = torch.cat([torch.arange(lo, hi) for lo, hi in lines])
+                    c = torch.einsum("phk,hk->ph", l2norm(k[w, pos]), l2norm(q[w, r]))
+                    total = total + (beta[w, pos] * c ** 2).sum()
         return total / max(count, 1)
 
 
@@ -646,13 +684,14 @@ def main():
                          "earlier records' (training uses where the records are: a first stage, to be reported "
                          "as such)")
     ap.add_argument("--cross-talk", type=float, default=0.0, metavar="NU",
-                    help="add NU times the --long-gates heads' cross-talk at each query to the loss: the sum of the "
-                         "squared cosines between the query (at the byte before the answer) and the keys (at their "
-                         "first value bytes) of the window's other records defined before it, what the query reads "
-                         "of the records it does not ask for, averaged over the queries, heads and windows (training "
-                         "uses where the records are: a first stage, to be reported as such)")
+                    help="add NU times the --long-gates heads' cross-talk at each query to the loss: the sum over the "
+                         "bytes of the window's other records' definition lines written before the query of beta "
+                         "times the squared cosine between the query (at the byte before the answer) and the key "
+                         "written there, what the read takes from the records it does not ask for (tools/lm/"
+                         "readout.py measures it), averaged over the queries, heads and windows; beta is taken as a "
+                         "constant (training uses where the records are: a first stage, to be reported as such)")
     ap.add_argument("--address-at", choices=["first", "end"], default="first",
-                    help="where --address-keys and --cross-talk read a record's key: first, at the value's first byte; end, at the "
+                    help="where --address-keys reads a record's key: first, at the value's first byte; end, at the "
                          "\";\" after the value, where --write-at-end has the heads write it")
     ap.add_argument("--return-memory", action="store_true",
                     help="have glibc's malloc map every block over 64 KiB afresh and give freed memory back: "
@@ -689,9 +728,9 @@ def main():
     if args.cross_talk < 0 or (args.cross_talk > 0 and not (args.recall and args.long_gates)):
         sys.exit("train.py: error: --cross-talk %g: give a weight of 0 or more, with --recall (the records) and "
                  "--long-gates (the heads whose queries it weighs)" % args.cross_talk)
-    if args.address_at != "first" and not (args.address_keys > 0 or args.cross_talk > 0):
-        sys.exit("train.py: error: --address-at %s says where --address-keys and --cross-talk read the keys: give "
-                 "--address-keys MU > 0 or --cross-talk NU > 0" % args.address_at)
+    if args.address_at != "first" and not args.address_keys > 0:
+        sys.exit("train.py: error: --address-at %s says where --address-keys reads the keys: give --address-keys "
+                 "MU > 0" % args.address_at)
     if args.eval_every < 0:
         sys.exit("train.py: error: --eval-every %d: give 0 (only the final evaluation) or more" % args.eval_every)
     if args.return_memory:
@@ -754,9 +793,9 @@ def main():
                  "whose writes it weighs)" % args.sparse_writes)
     writes = WriteStrength(model, long_heads) if args.sparse_writes > 0 else None
     wkeys = WriteKeys(model, long_heads) if args.distinct_keys > 0 else None
-    akeys = AddressKeys(model, long_heads, args.address_scale) \
-        if args.address_keys > 0 or args.cross_talk > 0 else None
+    akeys = AddressKeys(model, long_heads, args.address_scale) if args.address_keys > 0 else None
     keeps = RecordErosion(model, long_heads) if args.keep_records > 0 else None
+    talks = CrossTalk(model, long_heads) if args.cross_talk > 0 else None
     if not 0 <= args.drop_long_heads < 1 or (args.drop_long_heads > 0 and len(long_heads) < 2):
         sys.exit("train.py: error: --drop-long-heads %g: give a probability in [0, 1), with two or more --long-gates "
                  "heads (one is always kept)" % args.drop_long_heads)
@@ -879,7 +918,8 @@ def main():
         else:
             beta_long = writes.mean(outside if args.spare_records else None) if writes is not None else None
         key_cos2 = wkeys.overlap(ends) if wkeys is not None else None
-        address, talk = akeys.loss(address_pairs(x, args.address_at)) if akeys is not None else (None, None)
+        address = akeys.loss(address_pairs(x, args.address_at)) if akeys is not None else None
+        talk = talks.loss(query_spans(x)) if talks is not None else None
         eroded = keeps.loss(record_spans(x)) if keeps is not None else None
         opt.zero_grad(set_to_none=True)
         # the logged loss is the cross-entropy alone
@@ -888,9 +928,9 @@ def main():
             total = total + args.record_writes * (1 - beta_rec)
         if key_cos2 is not None:
             total = total + args.distinct_keys * key_cos2
-        if args.address_keys > 0:
+        if address is not None:
             total = total + args.address_keys * address
-        if args.cross_talk > 0:
+        if talk is not None:
             total = total + args.cross_talk * talk
         if eroded is not None:
             total = total + args.keep_records * eroded
@@ -910,8 +950,8 @@ def main():
                 + ("" if beta_long is None else " long-head beta %.4f" % float(beta_long))
                 + ("" if beta_rec is None else " on record lines %.4f" % float(beta_rec))
                 + ("" if key_cos2 is None else " records' write keys cos^2 %.4f" % float(key_cos2))
-                + ("" if args.address_keys == 0 else " address loss %.3f" % float(address))
-                + ("" if args.cross_talk == 0 else " cross-talk %.4f" % float(talk))
+                + ("" if address is None else " address loss %.3f" % float(address))
+                + ("" if talk is None else " cross-talk %.4f" % float(talk))
                 + ("" if eroded is None else " records' erosion %.4f" % float(eroded))
                 + ("" if dropped is None else " long heads left out %d of %d" % (int(dropped.sum()), dropped.numel())))
         if args.eval_every > 0 and (step + 1) % args.eval_every == 0 and step + 1 < args.steps:
