@@ -398,7 +398,7 @@ def small_gdn_writes(seed):
     torch.manual_seed(seed)
     m = DeltaLM(cfg).train()
     heads = [(0, 1), (1, 0), (1, 1)]
-    ws = train.WriteStrength(m, heads)
+    ws = train.WriteStrength(train.HeadRows(m, heads))
     seen = {}
     for l in (0, 1):
         m.model.layers[l].attn.b_proj.register_forward_hook(
@@ -546,7 +546,7 @@ def test_write_keys_overlap_against_keys_by_hand():
     (an earlier layer's keys feed the later layers' inputs, so all its rows may get some)"""
     torch, m, heads, seen = small_model_with_inputs(8)
     import train
-    wk = train.WriteKeys(m, heads)
+    wk = train.WriteKeys(train.HeadRows(m, heads))
     x = torch.randint(0, 256, (3, 30))
     ends = torch.zeros(3, 30)
     ends[0, [4, 11, 25]] = 1
@@ -597,7 +597,7 @@ def test_address_keys_against_a_softmax_by_hand(scale):
     long head's q_proj rows in the last layer and not the other head's"""
     torch, m, heads, seen = small_model_with_inputs(9)
     import train
-    ak = train.AddressKeys(m, heads) if scale is None else train.AddressKeys(m, heads, scale)
+    ak = train.AddressKeys(train.HeadRows(m, heads)) if scale is None else train.AddressKeys(train.HeadRows(m, heads), scale)
     S = 10.0 if scale is None else scale
     x = torch.randint(0, 256, (2, 40))
     pairs = [([3, 9, 17], [(30, 1), (35, 0)]), ([5], [(20, 0)])]  # the second: one key, nothing to pick
@@ -647,7 +647,7 @@ def test_cross_talk_against_a_loop():
     none reaches b_proj (the strengths are constants)"""
     torch, m, heads, seen = small_model_with_inputs(10)
     import train
-    ct = train.CrossTalk(m, heads)
+    ct = train.CrossTalk(train.HeadRows(m, heads))
     x = torch.randint(0, 256, (2, 40))
     spans = [[(12, [(2, 5)]), (30, [(2, 5), (20, 24)])], [(20, []), (25, [(6, 9)])]]
     m(x)
@@ -752,7 +752,7 @@ def test_record_erosion_against_inputs():
     no b_proj row (the strengths are constants)"""
     torch, m, heads, seen = small_model_with_inputs(5)
     import train
-    keep = train.RecordErosion(m, heads)
+    keep = train.RecordErosion(train.HeadRows(m, heads))
     x = torch.tensor(list(b"#0417 = Ruth;\nab cd\n#0001 = Eli;\nxyz qq\n"))[None]
     spans = train.record_spans(x)
     m(x)
@@ -764,7 +764,8 @@ def test_record_erosion_against_inputs():
             _, k, _, _, beta = m.model.layers[l].attn.inputs(seen[l])
             parts.append(train.erosion(k[0][:, [h]], beta[0][:, [h]], spans[0]).reshape(-1))
     assert abs(float(got) - float(torch.cat(parts).mean())) < 1e-6
-    assert (keep.k, keep.logits) == ([], [])
+    m(x[:, :20])  # an evaluation forward: the rows stay the last training forward's
+    assert float(keep.loss(spans)) == float(got)
     m.train().zero_grad()
     m(x)
     keep.loss(spans).backward()

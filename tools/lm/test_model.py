@@ -428,7 +428,7 @@ class TestWriteStrength(unittest.TestCase):
                             expand_v=1.0, intermediate_size=64)
         model = M.DeltaLM(cfg)
         heads = [(0, 1), (1, 0), (1, 3)]
-        ws = train.WriteStrength(model, heads)
+        ws = train.WriteStrength(train.HeadRows(model, heads))
         x = torch.randint(0, 256, (2, 12))
         model.train()
         recs = [dict() for _ in range(2)]
@@ -438,12 +438,11 @@ class TestWriteStrength(unittest.TestCase):
         model(x)
         for hk in hooks:
             hk.remove()
-        # the hooks' inputs() calls ran b_proj once more per layer: keep the forward's own outputs
-        ws.logits[:] = [ws.logits[0], ws.logits[2]]
+        # the hooks' inputs() calls ran b_proj once more per layer on the same input: HeadRows
+        # keeps those rows (the same values, through the same weights)
         want = torch.cat([recs[l]["beta"][..., h].reshape(-1) for l, h in heads]).mean()
         got = ws.mean()
         self.assertAlmostEqual(float(got), float(want), places=6)
-        self.assertEqual(ws.logits, [])
         model.zero_grad()
         got.backward()
         # in the last layer (whose b_proj input no other named head's beta depends on) only the
@@ -453,8 +452,8 @@ class TestWriteStrength(unittest.TestCase):
             self.assertEqual(bool(last.b_proj.weight.grad[h].abs().sum() > 0), (1, h) in heads, "head %d" % h)
         self.assertIsNone(last.q_proj.weight.grad)
         model.eval()
-        model(x)
-        self.assertEqual(ws.logits, [])  # nothing kept outside training
+        model(x[:, :5])
+        self.assertEqual(float(ws.mean()), float(got))  # an evaluation forward leaves the rows
 
 
 if __name__ == "__main__":

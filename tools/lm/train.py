@@ -261,22 +261,42 @@ def heads_by_layer(heads):
     return out
 
 
-class WriteStrength:
-    """--sparse-writes: the mean write strength beta of heads [(layer, head)] over the positions of
-    the last training forward, read from their layers' b_proj outputs (beta = sigmoid(b_proj x))"""
+class HeadRows:
+    """the rows of heads [(layer, head)] in a model's last training forward, which every loss on
+    them below reads (one set of hooks for all): per layer, in the order the forward runs them,
+    (k, q, b) with k and q the keys and queries before the layer's l2norm ([B, T, heads, K], its
+    k_conv1d and q_conv1d outputs; the recurrence reads them through the l2norm) and b the
+    write-strength logits ([B, T, heads], b_proj's: beta = sigmoid(b)), all with their graphs. A
+    training forward of the model starts them afresh; an evaluation forward leaves them"""
 
     def __init__(self, model, heads):
-        self.logits = []
+        self.layers = {}
+        model.register_forward_pre_hook(lambda mod, inp: self.layers.clear() if mod.training else None)
         for l, hs in heads_by_layer(heads).items():
-            proj = model.model.layers[l].attn.b_proj
-            proj.register_forward_hook(lambda mod, inp, out, hs=hs: self.logits.append(out[..., hs])
-                                       if mod.training else None)
+            attn = model.model.layers[l].attn
+            for name, part, K in (("k", attn.k_conv1d, attn.K), ("q", attn.q_conv1d, attn.K), ("b", attn.b_proj, None)):
+                part.register_forward_hook(lambda mod, inp, out, l=l, hs=hs, name=name, K=K:
+                                           self._keep(l, name, out, hs, K) if mod.training else None)
+
+    def _keep(self, l, name, out, hs, K):
+        rows = out[..., hs] if K is None else out.reshape(*out.shape[:2], -1, K)[:, :, hs]
+        self.layers.setdefault(l, {})[name] = rows
+
+    def __call__(self):
+        """[(k, q, b)], a layer's each"""
+        return [(r["k"], r["q"], r["b"]) for r in self.layers.values()]
+
+
+class WriteStrength:
+    """--sparse-writes: the mean write strength beta of the heads of rows (HeadRows) over the
+    positions of the last training forward"""
+
+    def __init__(self, rows):
+        self.rows = rows
 
     def _take(self):
-        """the betas of the forwards since the last call, forgotten here"""
-        betas = [torch.sigmoid(x) for x in self.logits]
-        self.logits.clear()
-        return betas
+        """the betas of the last training forward"""
+        return [torch.sigmoid(b) for _, _, b in self.rows()]
 
     @staticmethod
     def _over(betas, where):
@@ -286,7 +306,7 @@ class WriteStrength:
         return total / count.clamp(min=1)
 
     def mean(self, where=None):
-        """the mean beta since the last call (a tensor with its graph), and forgets it; where
+        """the mean beta (a tensor with its graph); where
         ([B, T] of 0 and 1): over the positions where it is 1 only"""
         betas = self._take()
         if where is None:
@@ -294,15 +314,14 @@ class WriteStrength:
         return self._over(betas, where)
 
     def means(self, where):
-        """(the mean beta where `where` is 1, the mean beta where it is 0) since the last call, and
-        forgets it: --spare-records' weighed writes and --record-writes' rewarded ones"""
+        """(the mean beta where `where` is 1, the mean beta where it is 0): --spare-records' weighed
+        writes and --record-writes' rewarded ones"""
         betas = self._take()
         return self._over(betas, where), self._over(betas, 1 - where)
 
     def once(self, lines):
         """--write-once: (the mean beta over every position but each head's strongest write on each
-        record definition line, the mean of those strongest writes) since the last call, and
-        forgets it; lines [B, T] as recall_batch gives it (0 outside the lines, k on the k-th).
+        record definition line, the mean of those strongest writes); lines [B, T] as recall_batch gives it (0 outside the lines, k on the k-th).
         Each long head is asked to write each record once, where it chooses, and nowhere else, so
         that a window's records take a few of its 128 key directions instead of one per byte."""
         betas = self._take()
@@ -325,38 +344,20 @@ class WriteStrength:
         return rest / max(rest_n, 1), top / max(top_n, 1)
 
 
-def collect_head_rows(conv, hs, K, store):
-    """in every training forward, append to store (a list, cleared in place by its reader) the
-    [B, T, len(hs), K] rows of heads hs of conv's output (a layer's k_conv1d or q_conv1d: the keys
-    or queries before the layer's l2norm)"""
-    conv.register_forward_hook(lambda mod, inp, out: store.append(out.reshape(*out.shape[:2], -1, K)[:, :, hs])
-                               if mod.training else None)
-
-
-def take(store):
-    """what store holds, and store emptied in place (collect_head_rows' hooks keep appending to it)"""
-    out = list(store)
-    store.clear()
-    return out
-
-
 class WriteKeys:
-    """--distinct-keys: the keys heads [(layer, head)] write with in the last training forward, read
-    from their layers' k_conv1d outputs (the key is that row through the layer's l2norm)"""
+    """--distinct-keys: the keys the heads of rows (HeadRows) write with in the last training
+    forward"""
 
-    def __init__(self, model, heads):
-        self.keys = []
-        for l, hs in heads_by_layer(heads).items():
-            attn = model.model.layers[l].attn
-            collect_head_rows(attn.k_conv1d, hs, attn.K, self.keys)
+    def __init__(self, rows):
+        self.rows = rows
 
     def overlap(self, ends):
         """the mean squared cosine between the keys two records are written with in one window (at
         the positions where ends [B, T], value_ends' marks, is 1), over the pairs, heads and windows
-        since the last call (a tensor with its graph), and forgets them; 0 where no window holds two
+        (a tensor with its graph); 0 where no window holds two
         records. Near 1, every record is written along one direction and each write replaces the last"""
         total, count = 0, 0
-        for k in take(self.keys):  # [B, T, heads, K]
+        for k, _, _ in self.rows():  # [B, T, heads, K]
             for b in range(ends.shape[0]):
                 pos = ends[b].nonzero().flatten()
                 R = len(pos)
@@ -400,24 +401,19 @@ def address_pairs(x, at="first"):
 
 
 class AddressKeys:
-    """--address-keys MU: teaches heads [(layer, head)] to find a record by its number. For each
+    """--address-keys MU: teaches the heads of rows (HeadRows) to find a record by its number. For each
     query of a window (address_pairs), the cross-entropy of picking its own record's key among the
     keys of every record defined in the window, by the cosine between the head's query at the byte
     before the answer and each key at a first value byte (times scale, --address-scale), averaged over
-    the queries, heads and windows of the last training forward. Keys and queries are read from the
-    layers' k_conv1d and q_conv1d outputs (through the layer's l2norm, as the recurrence reads them)"""
+    the queries, heads and windows of the last training forward"""
 
-    def __init__(self, model, heads, scale=ADDRESS_SCALE):
-        self.k, self.q, self.scale = [], [], scale
-        for l, hs in heads_by_layer(heads).items():
-            attn = model.model.layers[l].attn
-            collect_head_rows(attn.k_conv1d, hs, attn.K, self.k)
-            collect_head_rows(attn.q_conv1d, hs, attn.K, self.q)
+    def __init__(self, rows, scale=ADDRESS_SCALE):
+        self.rows, self.scale = rows, scale
 
     def loss(self, pairs):
-        """the mean cross-entropy (a tensor with its graph; 0 without a query), and forgets the forward"""
+        """the mean cross-entropy (a tensor with its graph; 0 without a query)"""
         total, count = 0, 0
-        for k, q in zip(take(self.k), take(self.q)):  # a layer's [B, T, heads, K]
+        for k, q, _ in self.rows():  # a layer's [B, T, heads, K]
             for b, (keys, asks) in enumerate(pairs):
                 if not asks or len(keys) < 2:
                     continue
@@ -460,25 +456,20 @@ def erosion(keys, betas, spans):
 
 class RecordErosion:
     """--keep-records NU: the mean over the records of a window, heads [(layer, head)] and windows of
-    the last training forward of erosion(): how much the heads' writes after a record's definition
-    line take from what its key reads. Their strengths (b_proj) enter as constants, so the loss
-    moves only the keys (k_conv1d, through the layer's l2norm, as the recurrence reads them): each
-    write's key away from the records written before it, in proportion to its strength; where the
-    heads write is left to --sparse-writes and --record-writes"""
+    the last training forward of erosion(): how much the writes of the heads of rows (HeadRows)
+    after a record's definition line take from what its key reads. Their strengths enter as
+    constants, so the loss moves only the keys: each write's key away from the records written
+    before it, in proportion to its strength; where the heads write is left to --sparse-writes and
+    --record-writes"""
 
-    def __init__(self, model, heads):
-        self.k, self.logits = [], []
-        for l, hs in heads_by_layer(heads).items():
-            attn = model.model.layers[l].attn
-            collect_head_rows(attn.k_conv1d, hs, attn.K, self.k)
-            attn.b_proj.register_forward_hook(lambda mod, inp, out, hs=hs: self.logits.append(out[..., hs].detach())
-                                              if mod.training else None)  # constants: no graph kept
+    def __init__(self, rows):
+        self.rows = rows
 
     def loss(self, spans):
-        """the mean erosion (a tensor with its graph; 0 without a record), and forgets the forward"""
+        """the mean erosion (a tensor with its graph; 0 without a record)"""
         total, count = 0, 0
-        for k, b in zip(take(self.k), take(self.logits)):  # a layer's [B, T, heads, K] and [B, T, heads]
-            beta = torch.sigmoid(b)
+        for k, _, b in self.rows():  # a layer's [B, T, heads, K] and [B, T, heads]
+            beta = torch.sigmoid(b.detach())
             for w, sp in enumerate(spans):
                 if sp:
                     er = erosion(l2norm(k[w]), beta[w], sp)
@@ -502,29 +493,22 @@ def query_spans(x):
 
 
 class CrossTalk:
-    """--cross-talk NU: what heads [(layer, head)] read at a query of the records it does not ask
-    for. Per query (query_spans), the sum over the bytes t of the window's other records' definition
-    lines written before it of beta_t (q_r . k_t)^2, the query q_r at the byte before the answer and
-    the keys k_t unit rows as the recurrence reads them (k_conv1d and q_conv1d outputs through the
-    layer's l2norm), beta_t (b_proj) a constant; averaged over the queries, heads and windows of the
-    last training forward. A write of strength beta along k_t adds beta (q . k_t) v_t to the read, so
+    """--cross-talk NU: what the heads of rows (HeadRows) read at a query of the records it does not
+    ask for. Per query (query_spans), the sum over the bytes t of the window's other records'
+    definition lines written before it of beta_t (q_r . k_t)^2, the query q_r at the byte before the
+    answer and the keys k_t unit rows as the recurrence reads them, beta_t a constant; averaged over
+    the queries, heads and windows of the last training forward. A write of strength beta along k_t adds beta (q . k_t) v_t to the read, so
     the sum is the energy of the other records' part of it (erosion and decay left out: an upper
     bound). Random unit keys in K dimensions give (sum of beta) / K"""
 
-    def __init__(self, model, heads):
-        self.k, self.q, self.logits = [], [], []
-        for l, hs in heads_by_layer(heads).items():
-            attn = model.model.layers[l].attn
-            collect_head_rows(attn.k_conv1d, hs, attn.K, self.k)
-            collect_head_rows(attn.q_conv1d, hs, attn.K, self.q)
-            attn.b_proj.register_forward_hook(lambda mod, inp, out, hs=hs: self.logits.append(out[..., hs].detach())
-                                              if mod.training else None)  # constants: no graph kept
+    def __init__(self, rows):
+        self.rows = rows
 
     def loss(self, spans):
-        """the mean cross-talk (a tensor with its graph; 0 without a query), and forgets the forward"""
+        """the mean cross-talk (a tensor with its graph; 0 without a query)"""
         total, count = 0, 0
-        for k, q, b in zip(take(self.k), take(self.q), take(self.logits)):  # [B, T, heads, K], [B, T, heads]
-            beta = torch.sigmoid(b)
+        for k, q, b in self.rows():  # [B, T, heads, K], [B, T, heads]
+            beta = torch.sigmoid(b.detach())
             for w, asks in enumerate(spans):
                 for r, lines in asks:
                     count += k.shape[2]
@@ -791,11 +775,13 @@ def main():
     if args.sparse_writes < 0 or (args.sparse_writes > 0 and not long_heads):
         sys.exit("train.py: error: --sparse-writes %g: give a weight of 0 or more, with --long-gates (the heads "
                  "whose writes it weighs)" % args.sparse_writes)
-    writes = WriteStrength(model, long_heads) if args.sparse_writes > 0 else None
-    wkeys = WriteKeys(model, long_heads) if args.distinct_keys > 0 else None
-    akeys = AddressKeys(model, long_heads, args.address_scale) if args.address_keys > 0 else None
-    keeps = RecordErosion(model, long_heads) if args.keep_records > 0 else None
-    talks = CrossTalk(model, long_heads) if args.cross_talk > 0 else None
+    needs_rows = (args.sparse_writes, args.distinct_keys, args.address_keys, args.keep_records, args.cross_talk)
+    rows = HeadRows(model, long_heads) if any(w > 0 for w in needs_rows) else None
+    writes = WriteStrength(rows) if args.sparse_writes > 0 else None
+    wkeys = WriteKeys(rows) if args.distinct_keys > 0 else None
+    akeys = AddressKeys(rows, args.address_scale) if args.address_keys > 0 else None
+    keeps = RecordErosion(rows) if args.keep_records > 0 else None
+    talks = CrossTalk(rows) if args.cross_talk > 0 else None
     if not 0 <= args.drop_long_heads < 1 or (args.drop_long_heads > 0 and len(long_heads) < 2):
         sys.exit("train.py: error: --drop-long-heads %g: give a probability in [0, 1), with two or more --long-gates "
                  "heads (one is always kept)" % args.drop_long_heads)
