@@ -57,16 +57,26 @@ from model import load_checkpoint  # noqa: E402
 
 @torch.no_grad()
 def layer_inputs(model, doc):
-    """per layer (q, k, g, beta) of the document, float64: q, k [T,H,K], g [T,H] (GDN) or [T,H,K]
-    (KDA), beta [T,H]"""
+    """per layer (q, k, v, g, beta) of the document, float64: q, k, v [T,H,K], g [T,H] (GDN) or
+    [T,H,K] (KDA), beta [T,H]"""
     x = torch.tensor(list(doc), dtype=torch.long)[None]
     h = model.model.embeddings(x)
     out = []
     for layer in model.model.layers:
-        q, k, _, g, beta = layer.attn.inputs(layer.attn_norm(h))
-        out.append(tuple(t[0].double() for t in (q, k, g, beta)))
+        out.append(tuple(t[0].double() for t in layer.attn.inputs(layer.attn_norm(h))))
         h = layer(h)
     return out
+
+
+def recall_parser(description):
+    """the command line of a tool that reads a model and held-out recall documents: MODEL_DIR,
+    --json, --docs, --threads"""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("model")
+    ap.add_argument("--json", default=os.path.join(REPO, "data/lm/heldout_recall.json"))
+    ap.add_argument("--docs", type=int, default=6)
+    ap.add_argument("--threads", type=int, default=1)
+    return ap
 
 
 @torch.no_grad()
@@ -166,7 +176,7 @@ def addressing(model, prose):
     keys = [b"%04d" % rng.randrange(10000) for _ in range(len(ADDRESS_VALUES))]
     per = {}  # (write position, layer) -> {(key, value): (k, q)}
     for kv, (text, p, f, r) in addressing_texts(prose, keys, ADDRESS_VALUES).items():
-        for li, (q, k, _, _) in enumerate(layer_inputs(model, text)):
+        for li, (q, k, _, _, _) in enumerate(layer_inputs(model, text)):
             per.setdefault((";", li), {})[kv] = (k[p], q[r])
             per.setdefault(("first value byte", li), {})[kv] = (k[f], q[r])
     print("addressing: 8 keys x 8 values after %d bytes of prose; mean |cos| of the write keys (same key, "
@@ -182,11 +192,7 @@ def addressing(model, prose):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("model")
-    ap.add_argument("--json", default=os.path.join(REPO, "data/lm/heldout_recall.json"))
-    ap.add_argument("--docs", type=int, default=6)
-    ap.add_argument("--threads", type=int, default=1)
+    ap = recall_parser(__doc__.split("\n\n")[0])
     ap.add_argument("--write-at", choices=["value", "first", "end", "strongest"], default="value",
                     help="where a head writes a record: the byte before its value, its first byte (where "
                          "train.py --address-keys trains the keys), the ';' after it (train.py --write-at-end) or "
@@ -218,7 +224,7 @@ def main():
         r = torch.tensor([s["start"] - 1 for s in recs])
         ins = layer_inputs(model, doc)
         per = []
-        for li, (q, k, g, beta) in enumerate(ins):
+        for li, (q, k, _, g, beta) in enumerate(ins):
             p = write_positions(beta, recs, args.write_at)
             overlap[li] += key_overlap(k, p)
             for j, s in enumerate(recs):

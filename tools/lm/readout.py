@@ -22,7 +22,6 @@ fail, cross-talk between records is what limits recall; if the rest is, the back
 Usage: python tools/lm/readout.py MODEL_DIR [--json data/lm/heldout_recall.json] [--docs 6]
        [--threads 1] [--min-half-life 1000]
 """
-import argparse
 import json
 import math
 import os
@@ -31,23 +30,10 @@ import sys
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import recall  # noqa: E402
+from heads import layer_inputs, recall_parser  # noqa: E402
 from model import load_checkpoint  # noqa: E402
-
-
-@torch.no_grad()
-def layer_inputs(model, doc):
-    """per layer (q, k, v, g, beta) of the document, float64: q, k, v [T,H,K], g [T,H] (GDN) or
-    [T,H,K] (KDA), beta [T,H]; and the logits [T-1, 256] of the document's bytes after the first"""
-    x = torch.tensor(list(doc), dtype=torch.long)[None]
-    h = model.model.embeddings(x)
-    out = []
-    for layer in model.model.layers:
-        out.append(tuple(t[0].double() for t in layer.attn.inputs(layer.attn_norm(h))))
-        h = layer(h)
-    return out, model(x[:, :-1])[0]
 
 
 def contributions(q, k, g, beta, reads):
@@ -89,11 +75,7 @@ def parts(doc, recs, reads):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("model")
-    ap.add_argument("--json", default=os.path.join(REPO, "data/lm/heldout_recall.json"))
-    ap.add_argument("--docs", type=int, default=6)
-    ap.add_argument("--threads", type=int, default=1)
+    ap = recall_parser(__doc__.split("\n\n")[0])
     ap.add_argument("--min-half-life", type=float, default=1000.0,
                     help="the heads measured: those whose mean log gate gives a half-life above this (bytes)")
     args = ap.parse_args()
@@ -110,7 +92,9 @@ def main():
             doc = f.read()
         recs = [s for s in d["spans"] if s["kind"] == "record" and recall.bucket_of(s["distance"]) is not None]
         reads = [s["start"] - 1 for s in recs]
-        ins, logits = layer_inputs(model, doc)
+        ins = layer_inputs(model, doc)
+        with torch.no_grad():
+            logits = model(torch.tensor(list(doc[:-1]), dtype=torch.long)[None])[0]
         scores = recall.answer_scores(logits, doc, recs)
         masks = parts(doc, recs, reads)
         for li, (q, k, v, g, beta) in enumerate(ins):
