@@ -514,6 +514,28 @@ def test_out_holding_a_run_or_a_missing_init_refused(tmp_path):
     assert (run / "train.log").read_text() == "a log\n"
 
 
+def test_value_bytes_hand_written():
+    """train.py --value-writes' marks (value_bytes): 1 at the value bytes of each whole definition
+    line, 0 on the line's "#0417 = " and ";\\n", on query lines and elsewhere, and on a line cut
+    before its ";" """
+    torch = pytest.importorskip("torch")
+    import train
+    text = b"ab\n#1111 = Ruth;\nxx\n#1111 ? Ruth;\n#2222 = Eliza"
+    (marks,) = train.value_bytes(torch.tensor([list(text)]))
+    first = text.index(b"Ruth")
+    assert [i for i in range(len(text)) if marks[i] == 1] == list(range(first, first + 4))
+
+
+def test_value_writes_needs_record_writes_and_one_place():
+    """--value-writes changes what --record-writes rewards: without it, or beside --write-once, one
+    message naming both, before any work"""
+    err = train_refuses("--value-writes")
+    assert "--value-writes" in err and "--record-writes" in err
+    err = train_refuses("--recall", "--sparse-writes", "1", "--long-gates", "0.0", "--spare-records",
+                        "--record-writes", "1", "--value-writes", "--write-once")
+    assert "--value-writes" in err and "--write-once" in err
+
+
 def test_write_once_needs_record_writes():
     """--write-once changes what --record-writes rewards: without it, one message naming both,
     before any work"""

@@ -379,6 +379,18 @@ def definition_lines(doc):
     return [(m.group(1), m.end(), doc.find(b";", m.end())) for m in recall.DEFINITION_HEAD.finditer(doc)]
 
 
+def value_bytes(x):
+    """[B, T] of 0.0 and 1.0 over windows x [B, T] (bytes): 1 at the value bytes of each record
+    definition line "#0417 = Hezekiah;" whose ";" lies in the window (--value-writes rewards the
+    writes there)"""
+    out = torch.zeros(x.shape)
+    for b, row in enumerate(x.tolist()):
+        for _, first, end in definition_lines(bytes(row)):
+            if end >= 0:
+                out[b, first:end] = 1
+    return out
+
+
 def address_pairs(x, at="first"):
     """per window of x [B, T] (bytes): (keys, asks) with keys the positions in the records'
     definition lines "#0417 = Hezekiah;" where a head that finds a record by its number writes it:
@@ -643,6 +655,12 @@ def main():
                          "rest of the line too) as --sparse-writes weighs those outside: each record written once, "
                          "after its whole value has been read (training uses where the records are: a first stage, "
                          "to be reported as such)")
+    ap.add_argument("--value-writes", action="store_true",
+                    help="with --record-writes: reward the --long-gates heads' writes at each record definition "
+                         "line's value bytes only, and weigh their writes everywhere else (the line's \"#0417 = \" "
+                         "and \";\\n\" too) as --sparse-writes weighs those outside: fewer writes a record, so "
+                         "fewer of the other records' bytes in what a query reads (tools/lm/readout.py; training "
+                         "uses where the records are: a first stage, to be reported as such)")
     ap.add_argument("--distinct-keys", type=float, default=0.0, metavar="NU",
                     help="with --write-at-end: add NU times the mean squared cosine between the keys the --long-gates "
                          "heads write two records of a window with (at their ';') to the loss, so that each record "
@@ -688,12 +706,13 @@ def main():
     if args.record_writes < 0 or (args.record_writes > 0 and not args.spare_records):
         sys.exit("train.py: error: --record-writes %g: give a weight of 0 or more, with --spare-records (the lines "
                  "whose writes it rewards)" % args.record_writes)
-    for name in ("write_once", "write_at_end"):
+    for name in ("write_once", "write_at_end", "value_writes"):
         if getattr(args, name) and not args.record_writes > 0:
             sys.exit("train.py: error: --%s changes what --record-writes rewards: give --record-writes MU > 0"
                      % name.replace("_", "-"))
-    if args.write_once and args.write_at_end:
-        sys.exit("train.py: error: --write-once and --write-at-end each say where a record is written: give one")
+    if args.write_once + args.write_at_end + args.value_writes > 1:
+        sys.exit("train.py: error: --write-once, --write-at-end and --value-writes each say where a record is "
+                 "written: give one")
     if args.distinct_keys < 0 or (args.distinct_keys > 0 and not args.write_at_end):
         sys.exit("train.py: error: --distinct-keys %g: give a weight of 0 or more, with --write-at-end (the positions "
                  "whose keys it compares)" % args.distinct_keys)
@@ -860,8 +879,8 @@ def main():
         keep = ("model", "steps", "warmup", "lr", "min_lr_frac", "wd", "seq", "batch", "seed", "recall", "records",
                 "passages", "dmin", "dmax", "recall_margin", "answer_weight", "init_from", "threads", "long_gates",
                 "long_gate_half_life", "freeze_long_gates", "sparse_writes", "spare_records", "drop_long_heads",
-                "record_writes", "write_once", "write_at_end", "distinct_keys", "record_blocks", "address_keys",
-                "address_at", "keep_records", "address_scale", "cross_talk")
+                "record_writes", "write_once", "write_at_end", "value_writes", "distinct_keys", "record_blocks",
+                "address_keys", "address_at", "keep_records", "address_scale", "cross_talk")
         # a setting that a run's state.pt predates had its default there
         was = {k: st["args"].get(k, ap.get_default(k)) for k in keep}
         diff = [k for k in keep if was[k] != getattr(args, k)]
@@ -885,7 +904,7 @@ def main():
             gparam["lr"] = lr_at(step)
         if args.recall:
             x, y, w, lines = recall_batch(streams, gen, args.batch, args.seq, name_list, args)
-            outside = (lines == 0).to(torch.float32)
+            outside = 1 - value_bytes(x) if args.value_writes else (lines == 0).to(torch.float32)
         else:
             x, y = batch(streams, gen, args.batch, args.seq)
             w = outside = lines = None
