@@ -611,6 +611,24 @@ def test_address_pairs_read_from_the_bytes():
     assert (k2, a2) == ([], [])
 
 
+def test_address_pairs_every_value_byte():
+    """train.py address_pairs(at="every"): each value byte of each whole definition line a key, and
+    each byte before an answer byte of a query whose record is defined in the window paired with
+    the value byte it answers with; an answer cut by the window's end keeps the queries made inside
+    it (the last one predicts the byte after the window, which training has)"""
+    torch = pytest.importorskip("torch")
+    import train
+    text = b"ab\n#1111 = Ruth;\n#2222 = Eli;\nxx\n#2222 ? Eli;\n#1111 ? Ru"
+    (keys, asks), = train.address_pairs(torch.tensor([list(text)]), at="every")
+    f1, f2 = text.index(b"Ruth"), text.index(b"Eli")
+    assert keys == [f1, f1 + 1, f1 + 2, f1 + 3, f2, f2 + 1, f2 + 2]
+    q2, q1 = text.index(b"#2222 ?") + 7, text.index(b"#1111 ?") + 7
+    assert asks == [(q2, 4), (q2 + 1, 5), (q2 + 2, 6), (q1, 0), (q1 + 1, 1), (q1 + 2, 2)]
+    assert q1 + 2 == len(text) - 1
+    for p, i in asks[:-1]:  # the byte after the query's position is the value byte of its key
+        assert text[p + 1] == text[keys[i]]
+
+
 @pytest.mark.parametrize("scale", [None, 30.0])
 def test_address_keys_against_a_softmax_by_hand(scale):
     """train.py --address-keys (AddressKeys.loss): the mean over queries and heads of -log softmax of

@@ -395,20 +395,29 @@ def address_pairs(x, at="first"):
     """per window of x [B, T] (bytes): (keys, asks) with keys the positions in the records'
     definition lines "#0417 = Hezekiah;" where a head that finds a record by its number writes it:
     at="first", the value's first byte; at="end", the ";" after the value (--write-at-end's
-    write); and asks [(position, index into keys)] the byte before the answer of each query line
-    "#0417 ? " whose record is defined in the window, where the query for that byte is made; read
-    from the bytes themselves"""
+    write); at="every", each of the value's bytes (each a key of its own); and asks [(position,
+    index into keys)] the byte before the answer of each query line "#0417 ? " whose record is
+    defined in the window, where the query for that byte is made (at="every": the byte before
+    each answer byte in the window, paired with the value byte it answers with); read from the
+    bytes themselves"""
     T, out = x.shape[1], []
     for row in x.tolist():
         doc = bytes(row)
         defs = {}
         for number, first, end in definition_lines(doc):
-            p = first if at == "first" else end
-            if 0 <= p < T:
-                defs[number] = p
-        index = {key: i for i, key in enumerate(defs)}
-        asks = [(m.end() - 1, index[m.group(1)]) for m in recall.QUERY_HEAD.finditer(doc) if m.group(1) in index]
-        out.append((list(defs.values()), asks))
+            if at == "every" and 0 <= end <= T:
+                defs[number] = list(range(first, end))
+            elif at != "every":
+                p = first if at == "first" else end
+                if 0 <= p < T:
+                    defs[number] = [p]
+        index, keys = {}, []
+        for number, ps in defs.items():
+            index[number] = len(keys)
+            keys += ps
+        asks = [(m.end() - 1 + j, index[m.group(1)] + j) for m in recall.QUERY_HEAD.finditer(doc) if m.group(1) in index
+                for j in range(len(defs[m.group(1)])) if m.end() - 1 + j < T]
+        out.append((keys, asks))
     return out
 
 
@@ -692,9 +701,12 @@ def main():
                          "written there, what the read takes from the records it does not ask for (tools/lm/"
                          "readout.py measures it), averaged over the queries, heads and windows; beta is taken as a "
                          "constant (training uses where the records are: a first stage, to be reported as such)")
-    ap.add_argument("--address-at", choices=["first", "end"], default="first",
+    ap.add_argument("--address-at", choices=["first", "end", "every"], default="first",
                     help="where --address-keys reads a record's key: first, at the value's first byte; end, at the "
-                         "\";\" after the value, where --write-at-end has the heads write it")
+                         "\";\" after the value, where --write-at-end has the heads write it; every, at each value "
+                         "byte, each asked for by the query at the byte before the answer byte it gives, among all "
+                         "the value bytes of the window's records (most answers that fail beyond 2 KiB have their "
+                         "first byte right)")
     ap.add_argument("--return-memory", action="store_true",
                     help="have glibc's malloc map every block over 64 KiB afresh and give freed memory back: "
                          "bounds the resident memory of long KDA windows, at about twice the time per step")
