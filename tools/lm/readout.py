@@ -16,7 +16,8 @@ For each query (the byte before the answer) of the first --docs held-out recall 
 each long-lived head (half-life over --min-half-life bytes, from the head's mean log gate), it
 prints, per distance bucket and for the queries the model answers exactly and those it does not,
 the medians of |own| / |o|, |other records| / |o|, |rest| / |o| and the cosine between o and its
-own-record part. If the other records' part is as large as the own record's where the answers
+own-record part; then, per bucket, how many of the answers that are not exact go wrong at their
+first byte (the query's read at the byte before the answer) and how many only after it. If the other records' part is as large as the own record's where the answers
 fail, cross-talk between records is what limits recall; if the rest is, the background writes are.
 
 Usage: python tools/lm/readout.py MODEL_DIR [--json data/lm/heldout_recall.json] [--docs 6]
@@ -87,6 +88,7 @@ def main():
         rj = json.load(f)
     base = os.path.dirname(os.path.abspath(args.json))
     rows = []  # (bucket, exact, head, own, other, rest, cos)
+    wrong = [[0, 0] for _ in recall.BUCKETS]  # per bucket: answers wrong at their first byte, right there but not after
     for d in rj["documents"][:args.docs]:
         with open(os.path.join(base, d["file"]), "rb") as f:
             doc = f.read()
@@ -96,6 +98,9 @@ def main():
         with torch.no_grad():
             logits = model(torch.tensor(list(doc[:-1]), dtype=torch.long)[None])[0]
         scores = recall.answer_scores(logits, doc, recs)
+        for s, sc in zip(recs, scores):
+            if sc is not None and not sc[1]:
+                wrong[recall.bucket_of(s["distance"])][int(int(logits[s["start"] - 1].argmax()) == doc[s["start"]])] += 1
         masks = parts(doc, recs, reads)
         for li, (q, k, v, g, beta) in enumerate(ins):
             gm = g if g.dim() == 2 else g.mean(-1)
@@ -128,6 +133,9 @@ def main():
             med = torch.tensor([r[3:] for r in sel]).median(0).values.tolist()
             print("%5d-%-5d   %-3s     %5d    %.3f  %.3f   %.3f  %.3f"
                   % (lo, hi, "yes" if ok else "no", len(sel) // len(heads), *med))
+    print("\nanswers not exact: their first byte wrong / their first byte right and a later one wrong")
+    for (lo, hi), (first, later) in zip(recall.BUCKETS, wrong):
+        print("%5d-%-5d   %4d / %4d" % (lo, hi, first, later))
 
 
 if __name__ == "__main__":
