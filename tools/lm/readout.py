@@ -17,8 +17,10 @@ each long-lived head (half-life over --min-half-life bytes, from the head's mean
 prints, per distance bucket and for the queries the model answers exactly and those it does not,
 the medians of |own| / |o|, |other records| / |o|, |rest| / |o| and the cosine between o and its
 own-record part; then, per bucket, how many of the answers that are not exact go wrong at their
-first byte (the query's read at the byte before the answer) and how many only after it. If the other records' part is as large as the own record's where the answers
-fail, cross-talk between records is what limits recall; if the rest is, the background writes are.
+first byte (the query's read at the byte before the answer) and how many only after it. If the
+other records' part is as large as the own record's where the answers fail, cross-talk between
+records is what limits recall; if the rest is, the background writes are. The split reads at the
+byte before the answer only: it says nothing of answers that go wrong after their first byte.
 
 Usage: python tools/lm/readout.py MODEL_DIR [--json data/lm/heldout_recall.json] [--docs 6]
        [--threads 1] [--min-half-life 1000]
@@ -53,21 +55,17 @@ def contributions(q, k, g, beta, reads):
     return c
 
 
-def definition_lines(doc):
-    """[(number, lo, hi)] the [lo, hi) of every record definition line "#0417 = VALUE;\\n" of doc"""
-    return [(m.group(1), m.start(), doc.find(b"\n", m.end()) + 1) for m in recall.DEFINITION_HEAD.finditer(doc)]
-
-
 def parts(doc, recs, reads):
     """[Q, 3, T] masks of the query's own record's definition line, the other records' lines
     defined before the read, and every other byte up to the read"""
     T = len(doc)
-    lines = definition_lines(doc)
+    lines = [(first - recall.RECORD_HEAD, end + recall.RECORD_TAIL)
+             for _, first, end in recall.definition_lines(doc) if end >= 0]
     m = torch.zeros(len(recs), 3, T, dtype=torch.float64)
     for i, (s, r) in enumerate(zip(recs, reads)):
         own = recall.definition_line(s["first"], s["length"])
         m[i, 0, own[0]:own[1]] = 1
-        for _, lo, hi in lines:
+        for lo, hi in lines:
             if hi <= r and lo != own[0]:
                 m[i, 1, lo:hi] = 1
         m[i, 2, :r + 1] = 1
@@ -100,7 +98,8 @@ def main():
         scores = recall.answer_scores(logits, doc, recs)
         for s, sc in zip(recs, scores):
             if sc is not None and not sc[1]:
-                wrong[recall.bucket_of(s["distance"])][int(int(logits[s["start"] - 1].argmax()) == doc[s["start"]])] += 1
+                first_right = int(logits[s["start"] - 1].argmax()) == doc[s["start"]]
+                wrong[recall.bucket_of(s["distance"])][int(first_right)] += 1
         masks = parts(doc, recs, reads)
         for li, (q, k, v, g, beta) in enumerate(ins):
             gm = g if g.dim() == 2 else g.mean(-1)

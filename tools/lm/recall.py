@@ -55,6 +55,13 @@ DEFINITION_HEAD = re.compile(rb"(?m)^#(\d{4}) = ")
 QUERY_HEAD = re.compile(rb"(?m)^#(\d{4}) \? ")
 
 
+def definition_lines(doc):
+    """[(number, first, end)] for each record definition line "#0417 = Hezekiah;" of doc (bytes), in
+    order: its value's first byte and the ";" after it (-1 where doc ends first); the line is
+    [first - RECORD_HEAD, end + RECORD_TAIL)"""
+    return [(m.group(1), m.end(), doc.find(b";", m.end())) for m in DEFINITION_HEAD.finditer(doc)]
+
+
 def defined_between(doc, first, length, start):
     """record definition lines of doc between a record's definition (its value's length bytes at
     first) and its query (the answer at start): lines "#NNNN = " beginning at or after the

@@ -321,9 +321,10 @@ class WriteStrength:
 
     def once(self, lines):
         """--write-once: (the mean beta over every position but each head's strongest write on each
-        record definition line, the mean of those strongest writes); lines [B, T] as recall_batch gives it (0 outside the lines, k on the k-th).
-        Each long head is asked to write each record once, where it chooses, and nowhere else, so
-        that a window's records take a few of its 128 key directions instead of one per byte."""
+        record definition line, the mean of those strongest writes); lines [B, T] as recall_batch
+        gives it (0 outside the lines, k on the k-th). Each long head is asked to write each record
+        once, where it chooses, and nowhere else, so that a window's records take a few of its 128
+        key directions instead of one per byte."""
         betas = self._take()
         B, T = lines.shape
         n = int(lines.max()) + 1
@@ -373,19 +374,13 @@ class WriteKeys:
 ADDRESS_SCALE = 10.0  # --address-keys: the scale of the cosines the softmax compares (--address-scale)
 
 
-def definition_lines(doc):
-    """[(number, first, end)] for each record definition line "#0417 = Hezekiah;" of doc (bytes), in
-    order: its value's first byte and the ";" after it (-1 where doc ends first)"""
-    return [(m.group(1), m.end(), doc.find(b";", m.end())) for m in recall.DEFINITION_HEAD.finditer(doc)]
-
-
 def value_bytes(x):
     """[B, T] of 0.0 and 1.0 over windows x [B, T] (bytes): 1 at the value bytes of each record
     definition line "#0417 = Hezekiah;" whose ";" lies in the window (--value-writes rewards the
     writes there)"""
     out = torch.zeros(x.shape)
     for b, row in enumerate(x.tolist()):
-        for _, first, end in definition_lines(bytes(row)):
+        for _, first, end in recall.definition_lines(bytes(row)):
             if end >= 0:
                 out[b, first:end] = 1
     return out
@@ -404,7 +399,7 @@ def address_pairs(x, at="first"):
     for row in x.tolist():
         doc = bytes(row)
         defs = {}
-        for number, first, end in definition_lines(doc):
+        for number, first, end in recall.definition_lines(doc):
             if at == "every" and 0 <= end <= T:
                 defs[number] = list(range(first, end))
             elif at != "every":
@@ -422,11 +417,11 @@ def address_pairs(x, at="first"):
 
 
 class AddressKeys:
-    """--address-keys MU: teaches the heads of rows (HeadRows) to find a record by its number. For each
-    query of a window (address_pairs), the cross-entropy of picking its own record's key among the
-    keys of every record defined in the window, by the cosine between the head's query at the byte
-    before the answer and each key at a first value byte (times scale, --address-scale), averaged over
-    the queries, heads and windows of the last training forward"""
+    """--address-keys MU: teaches the heads of rows (HeadRows) to find a record by its number. For
+    each query of a window (address_pairs), the cross-entropy of picking its own record's key among
+    the keys of every record defined in the window, by the cosine between the head's query at the
+    byte before the answer and each key at a first value byte (times scale, --address-scale),
+    averaged over the queries, heads and windows of the last training forward"""
 
     def __init__(self, rows, scale=ADDRESS_SCALE):
         self.rows, self.scale = rows, scale
@@ -455,7 +450,7 @@ def record_spans(x):
     for row in x.tolist():
         doc = bytes(row)
         defs = {}
-        for number, first, end in definition_lines(doc):
+        for number, first, end in recall.definition_lines(doc):
             if 0 <= end < T:
                 defs[number] = (first, end)
         out.append(list(defs.values()))
@@ -506,8 +501,8 @@ def query_spans(x):
     T, out = x.shape[1], []
     for row in x.tolist():
         doc = bytes(row)
-        lines = [(n, first - recall.RECORD_HEAD, end + recall.RECORD_TAIL) for n, first, end in definition_lines(doc)
-                 if 0 <= end and end + recall.RECORD_TAIL <= T]
+        lines = [(n, first - recall.RECORD_HEAD, end + recall.RECORD_TAIL)
+                 for n, first, end in recall.definition_lines(doc) if 0 <= end and end + recall.RECORD_TAIL <= T]
         out.append([(m.end() - 1, [(lo, hi) for n, lo, hi in lines if hi <= m.end() - 1 and n != m.group(1)])
                     for m in recall.QUERY_HEAD.finditer(doc)])
     return out
@@ -518,9 +513,10 @@ class CrossTalk:
     ask for. Per query (query_spans), the sum over the bytes t of the window's other records'
     definition lines written before it of beta_t (q_r . k_t)^2, the query q_r at the byte before the
     answer and the keys k_t unit rows as the recurrence reads them, beta_t a constant; averaged over
-    the queries, heads and windows of the last training forward. A write of strength beta along k_t adds beta (q . k_t) v_t to the read, so
-    the sum is the energy of the other records' part of it (erosion and decay left out: an upper
-    bound). Random unit keys in K dimensions give (sum of beta) / K"""
+    the queries, heads and windows of the last training forward. A write of strength beta along k_t
+    adds beta (q . k_t) v_t to the read, so the sum is the energy of the other records' part of it
+    (erosion and decay left out: an upper bound). Random unit keys in K dimensions give (sum of
+    beta) / K"""
 
     def __init__(self, rows):
         self.rows = rows
@@ -731,18 +727,15 @@ def main():
     if args.record_blocks < 1 or (args.record_blocks > 1 and not args.recall):
         sys.exit("train.py: error: --record-blocks %d: give 1 or more, with --recall (the records it groups)"
                  % args.record_blocks)
-    if args.address_keys < 0 or (args.address_keys > 0 and not (args.recall and args.long_gates)):
-        sys.exit("train.py: error: --address-keys %g: give a weight of 0 or more, with --recall (the records) and "
-                 "--long-gates (the heads it teaches)" % args.address_keys)
-    if args.keep_records < 0 or (args.keep_records > 0 and not (args.recall and args.long_gates)):
-        sys.exit("train.py: error: --keep-records %g: give a weight of 0 or more, with --recall (the records) and "
-                 "--long-gates (the heads whose writes it weighs)" % args.keep_records)
+    for name, heads in (("address_keys", "the heads it teaches"), ("keep_records", "the heads whose writes it weighs"),
+                        ("cross_talk", "the heads whose queries it weighs")):
+        weight = getattr(args, name)
+        if weight < 0 or (weight > 0 and not (args.recall and args.long_gates)):
+            sys.exit("train.py: error: --%s %g: give a weight of 0 or more, with --recall (the records) and "
+                     "--long-gates (%s)" % (name.replace("_", "-"), weight, heads))
     if not args.address_scale > 0 or (args.address_scale != ADDRESS_SCALE and not args.address_keys > 0):
         sys.exit("train.py: error: --address-scale %g: give a scale above 0, with --address-keys (the loss it scales)"
                  % args.address_scale)
-    if args.cross_talk < 0 or (args.cross_talk > 0 and not (args.recall and args.long_gates)):
-        sys.exit("train.py: error: --cross-talk %g: give a weight of 0 or more, with --recall (the records) and "
-                 "--long-gates (the heads whose queries it weighs)" % args.cross_talk)
     if args.address_at != "first" and not args.address_keys > 0:
         sys.exit("train.py: error: --address-at %s says where --address-keys reads the keys: give --address-keys "
                  "MU > 0" % args.address_at)
