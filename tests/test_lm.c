@@ -2,7 +2,7 @@
 //   test_lm SOURCE_DIR WORKDIR
 // For each shipped model (data/lm/gdn, data/lm/kda, data/lm/gdn-recall, data/lm/kda-recall,
 // data/lm/gdn-recall-s5, data/lm/kda-recall-k2, data/lm/gdn-recall-s14, data/lm/kda-recall-k4,
-// data/lm/gdn-recall-s16, data/lm/kda-recall-k5) and its fixture written by PyTorch (tests/data/lm_*_reference.h5:
+// data/lm/gdn-recall-s16, data/lm/kda-recall-k5, data/lm/gdn-recall-s24) and its fixture written by PyTorch (tests/data/lm_*_reference.h5:
 // tools/lm/reference.py, 64 bytes of a held-out book):
 //   * the float32 forward's logits within 1e-4 of PyTorch's, relative to their largest, and its
 //     float64 run within 1e-9 of PyTorch's float64 run;
@@ -65,13 +65,15 @@ static float* read_f32(hid_t f, const char* path, const char* name, size_t* n) {
 
 // The octile protocol (stepq_lm_seq_round_rows): with every row marked at width 6 it is the
 // format int6 through the protocol, logit for logit; with no row marked it is the native model;
-// with half the rows it lies strictly between.
+// with half the rows it is neither (its logits differ from both). Not "closer to native than all
+// rows": the largest logit change need not grow with the rows rounded (gdn-recall-s24: half the
+// rows 0.453, all 0.348).
 static void check_round_rows(const stepq_lm* m, const uint8_t* tok, long T, const float* native, const char* which) {
     const size_t n = (size_t)m->layers * m->heads * m->K;
     uint8_t* rows = malloc(n);
     float* lq = malloc(sizeof(float) * m->vocab);
     float* l6 = malloc(sizeof(float) * T * m->vocab);
-    double diff[4] = {0};  // int6 vs all rows; none vs native; half vs native; int6 vs native
+    double diff[5] = {0};  // int6 vs all rows; none vs native; half vs native; int6 vs native; half vs int6
     for (int run = 0; run < 4; run++) {
         stepq_lm_seq q;
         stepq_lm_seq_init(&q, m);
@@ -86,15 +88,17 @@ static void check_round_rows(const stepq_lm* m, const uint8_t* tok, long T, cons
                 if (run == 0) diff[3] = fmax(diff[3], fabs((double)lq[i] - native[at]));
                 if (run == 1) diff[0] = fmax(diff[0], fabs((double)lq[i] - l6[at]));
                 if (run >= 2) diff[run - 1] = fmax(diff[run - 1], fabs((double)lq[i] - native[at]));
+                if (run == 3) diff[4] = fmax(diff[4], fabs((double)lq[i] - l6[at]));
             }
         }
         stepq_lm_seq_free(&q);
     }
     CHECK(diff[0] == 0, "%s: every row at INT6 differs from the format int6 by %.3g", which, diff[0]);
     CHECK(diff[1] == 0, "%s: no row rounded differs from the native model by %.3g", which, diff[1]);
-    CHECK(diff[2] > 0 && diff[2] < diff[3], "%s: half the rows %.3g, all rows %.3g", which, diff[2], diff[3]);
+    CHECK(diff[2] > 0 && diff[4] > 0, "%s: half the rows: %.3g from native, %.3g from all rows", which, diff[2],
+          diff[4]);
     printf("%s: octile protocol: all rows at INT6 = int6 (0 difference), no rows = native, half the rows %.3g "
-           "(all %.3g)\n", which, diff[2], diff[3]);
+           "from native (all %.3g), %.3g from all rows\n", which, diff[2], diff[3], diff[4]);
     free(rows); free(lq); free(l6);
 }
 
@@ -606,6 +610,7 @@ int main(int argc, char** argv) {
     check_model("kda-recall-k4");
     check_model("gdn-recall-s16");
     check_model("kda-recall-k5");
+    check_model("gdn-recall-s24");
     check_lm_source("gdn");
     check_lm_source("kda");
     check_forced();
