@@ -70,9 +70,7 @@ static stepq_step_in step_of(const inputs* in, long t) {
     return st;
 }
 
-// A plan of one head (or n, labelled layer 0, head h) for the calibrated formats: every unit at
-// the budget's width, w = 1, DAMP's FP16 share on the first rows. The widths decide the cost.
-static void bench_plan(stepq_plan* p, int n) {
+void stepq_bench_plan(stepq_plan* p, int n) {
     stepq_plan_alloc(p, STEPQ_GDN, BK, BV, n);
     p->rho = 0.5;
     p->refits = 1;
@@ -547,7 +545,7 @@ int stepq_bench(const stepq_bench_cfg* c) {
     inputs* in = mallocCheck(sizeof *in);
     record(in);
     stepq_plan plan;
-    bench_plan(&plan, 8);
+    stepq_bench_plan(&plan, 8);
     const long n = c->quick ? 200 : 2000;
     printf("stepq bench: kernels %s, %d threads%s\n", k->name, threads_max(), c->quick ? " (quick)" : "");
     const stepq_bench_isa* isa = isa_for(k);

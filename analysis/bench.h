@@ -26,6 +26,11 @@ typedef struct {
 
 int stepq_bench(const stepq_bench_cfg* cfg);
 
+// The plan bench's step table times the calibrated formats with (tools/icount counts the same
+// step): n heads of 128 x 128 (layer 0, head h), every unit at the budget's width, w = 1, DAMP's
+// FP16 share on the first rows. The widths decide the cost.
+void stepq_bench_plan(stepq_plan* p, int n);
+
 // Generation of a source's steps against the float32 update they feed, on one thread:
 // for each head, `steps` steps generated (timed), then the same steps replayed through
 // stepq_step_f32 from memory (timed). Prints ns/step of each and generation / update.

@@ -3,13 +3,12 @@
 //   icount FORMAT      the format's step (read and write halves) through the default backend
 //   icount f32step     the float32 step (the bench table's "fp32 step")
 // The inputs are bench's: the gdn-qwen-like preset's recorded stream (model seed 0, stream seed 5),
-// and for the calibrated formats bench's plan (every unit at the budget's width, w = 1).
-#include <math.h>
+// and for the calibrated formats bench's plan (stepq_bench_plan).
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/bench.h"
 #include "quant/format.h"
-#include "quant/plan.h"
 #include "sim/backend.h"
 #include "sim/recurrence.h"
 #include "sim/synth.h"
@@ -20,19 +19,6 @@ static float q[T][K], k[T][K], v[T][V], g[T], beta[T], S0[K * V];
 
 __attribute__((noinline)) void icount_begin(void) { __asm__ volatile(""); }
 __attribute__((noinline)) void icount_end(void) { __asm__ volatile(""); }
-
-static void bench_plan(stepq_plan* p) {
-    stepq_plan_alloc(p, STEPQ_GDN, K, V, 1);
-    p->rho = 0.5;
-    p->refits = 1;
-    p->head[0] = 0;
-    for (int i = 0; i < K; i++) {
-        p->w[i] = 1.0f;
-        p->damp[i] = i < (int)lround(STEPQ_DAMP_FP16_SHARE * K);
-    }
-    for (int a = 0; a < STEPQ_N_ALLOC; a++)
-        for (int b = 0; b < STEPQ_N_BUDGETS; b++) p->bits[a][b][0] = (uint8_t)stepq_plan_budgets[b];
-}
 
 int main(int argc, char** argv) {
     if (argc != 2) {
@@ -61,7 +47,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     stepq_plan p;
-    bench_plan(&p);
+    stepq_bench_plan(&p, 1);
     stepq_qstate qs;
     if (stepq_qstate_init(&qs, f, &p, 0, STEPQ_GDN, K, V) != STEPQ_OK || stepq_qstate_load(&qs, S0) != STEPQ_OK)
         return 1;

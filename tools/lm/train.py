@@ -420,8 +420,10 @@ class AddressKeys:
     """--address-keys MU: teaches the heads of rows (HeadRows) to find a record by its number. For
     each query of a window (address_pairs), the cross-entropy of picking its own record's key among
     the keys of every record defined in the window, by the cosine between the head's query at the
-    byte before the answer and each key at a first value byte (times scale, --address-scale),
-    averaged over the queries, heads and windows of the last training forward"""
+    byte before the answer and each key where address_pairs puts it (--address-at: a first value
+    byte, the ";" after the value, or with at="every" each value byte, asked for by the byte before
+    the answer byte it gives), times scale (--address-scale), averaged over the queries, heads and
+    windows of the last training forward"""
 
     def __init__(self, rows, scale=ADDRESS_SCALE):
         self.rows, self.scale = rows, scale
