@@ -17,9 +17,11 @@
 #include "../base/h5util.h"
 #include "../quant/format.h"
 #include "../sim/recurrence.h"
+#include "../sim/trace.h"
 #include "../sim/runstate.h"
 #include "../sim/synth.h"
 #include "../base/progress.h"
+#include "replay.h"
 #include "runner.h"
 
 #define BK 128  // the head benchmarked: 128 x 128, as both of the paper's models
@@ -327,6 +329,16 @@ typedef struct {
     int n;
 } step_table;
 
+// the replay table's rows (replay_rows below)
+static const char* const replay_formats[] = {"fp32", "int8", "int6", "nvfp4", "stepquant6"};
+enum { N_REPLAY = sizeof replay_formats / sizeof *replay_formats };
+
+typedef struct {
+    double cpu_ns[N_REPLAY];  // process CPU ns per head-step, one thread, medians; NaN: not measured
+    int heads;
+    long steps;
+} replay_table;
+
 static void print_steps(const step_table* st, const stepq_backend* k, const machine* mc) {
     const double flops = 7.0 * BK * BV;  // per head-step: pass 1 mul, mul-add; pass 2 two mul-adds
     double f32 = st->fast[V_F32].cpu_ns, plain = st->fast[V_PLAIN].cpu_ns;
@@ -351,7 +363,7 @@ static void print_steps(const step_table* st, const stepq_backend* k, const mach
 }
 
 static int write_bench(const stepq_bench_cfg* c, const step_table* st, const serve_table* sv, const machine* mc,
-                       const double* drv, const stepq_backend* k) {
+                       const double* drv, const replay_table* rt, const stepq_backend* k) {
     const int ns = sv->n;
     hid_t f = h5u_create(c->output);
     if (f < 0) return STEPQ_ERR;
@@ -382,6 +394,12 @@ static int write_bench(const stepq_bench_cfg* c, const step_table* st, const ser
          h5u_attr_f64(f, "driver_stepquant6_projected_s", drv[1]) ||
          h5u_attr_f64(f, "driver_int6_projected_one_thread_s", drv[2]) ||
          h5u_attr_f64(f, "driver_stepquant6_projected_one_thread_s", drv[3]);
+    hsize_t dr[1] = {N_REPLAY};
+    rc = rc || h5u_write_strings(f, "replay_rows", replay_formats, N_REPLAY, "format of each replay row") ||
+         h5u_write(f, "replay_cpu_ns", D, rt->cpu_ns, 1, dr, "ns",
+                   "process CPU time per head-step of a whole replay (trace read, reference, protocol, "
+                   "measurement, output), one thread") ||
+         h5u_attr_i64(f, "replay_heads", rt->heads) || h5u_attr_i64(f, "replay_steps", rt->steps);
     free(v);
     if (rc) {
         h5u_abandon(f, c->output);
@@ -540,6 +558,89 @@ static void driver_rows(double drv[4], const stepq_plan* plan, int quick) {
                drv[2 + i] / drv[i]);
 }
 
+// ---------------------------------------------------------------------------------------------
+// replay: the whole of `stepq replay` (method 6.10) per head-step, against the step table
+
+static double process_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+// process CPU seconds of one replay of `trace` in f on one thread, written to `out` and removed:
+// the trace opened and read (every chunk checked), the float32 reference, the protocol from the
+// trace's S0 (no prefill), the measurement and the output file, as `stepq replay` does them
+static double replay_seconds(const char* trace, const char* out, const stepq_format* f, const stepq_plan* plan) {
+    stepq_source* src;
+    double c0 = process_now();
+    if (stepq_trace_open(&src, trace, 0) != STEPQ_OK) return NAN;
+    stepq_replay_cfg rc = {src, f, 0, stepq_format_needs_plan(f) ? plan : NULL, out,
+                           {"bench replay", NULL, "stepq bench", 0, src->desc}};
+    int ok = stepq_replay(&rc) == STEPQ_OK;
+    double t = process_now() - c0;
+    stepq_source_free(src);
+    remove(out);
+    return ok ? t : NAN;
+}
+
+// a gdn-qwen-like trace of `heads` heads written to a temporary directory, replayed in each of
+// replay_formats REPS times (the formats in turn, as the step table's rows), on one thread
+static replay_table replay_rows(const stepq_plan* plan, int quick) {
+    replay_table rt = {.heads = quick ? 2 : 8, .steps = quick ? 1024 : 4096};
+    for (int i = 0; i < N_REPLAY; i++) rt.cpu_ns[i] = NAN;
+    const char* tmp = getenv("TMPDIR");
+    char dir[4096], trace[4200], out[4200];
+    snprintf(dir, sizeof dir, "%s/stepq-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        printf("\nreplay: not measured (cannot make a temporary directory under %s)\n", tmp && *tmp ? tmp : "/tmp");
+        return rt;
+    }
+    snprintf(trace, sizeof trace, "%s/trace.h5", dir);
+    snprintf(out, sizeof out, "%s/replay.h5", dir);
+    stepq_synth_params p;
+    stepq_source* src;
+    int layer = 0, hs[8];
+    for (int h = 0; h < rt.heads; h++) hs[h] = h;
+    stepq_assert(stepq_synth_preset(&p, "gdn-qwen-like") == STEPQ_OK &&
+                 stepq_synth_open(&src, &p, 0, 1, &layer, 1, hs, rt.heads) == STEPQ_OK);
+    int ok = stepq_trace_write_source(trace, src, rt.steps, "stepq bench", NULL, NULL) == STEPQ_OK;
+    stepq_source_free(src);
+#ifdef _OPENMP
+    const int t_was = omp_get_max_threads();
+    omp_set_num_threads(1);
+#endif
+    double t[N_REPLAY][REPS];
+    fflush(stdout);  // the tables before the runs' progress lines on stderr
+    for (int r = 0; r < REPS && ok; r++)
+        for (int i = 0; i < N_REPLAY; i++)
+            t[i][r] = 1e9 * replay_seconds(trace, out, stepq_format_find(replay_formats[i]), plan) /
+                      ((double)rt.heads * rt.steps);
+#ifdef _OPENMP
+    omp_set_num_threads(t_was);
+#endif
+    for (int i = 0; i < N_REPLAY && ok; i++) rt.cpu_ns[i] = stepq_bench_median(t[i], REPS);
+    remove(trace);
+    rmdir(dir);
+    return rt;
+}
+
+static void print_replay(const replay_table* rt, const step_table* st) {
+    const double plain = st->fast[V_PLAIN].cpu_ns, f32 = st->fast[V_F32].cpu_ns;
+    printf("\nreplay: the whole of `stepq replay` (trace read and checked, float32 reference, the format's "
+           "protocol from S0, measurement, output written) on a gdn-qwen-like trace of %d heads x %ld steps, "
+           "one thread; process CPU ns per head-step, median of %d\n", rt->heads, rt->steps, REPS);
+    printf("%-16s %10s %10s %10s %10s\n", "", "cpu ns", "/ plain", "/ fp32", "/ its step");
+    for (int i = 0; i < N_REPLAY; i++) {
+        double step = NAN;
+        for (int j = N_BASE; j < st->n; j++)
+            if (!strcmp(st->names[j], replay_formats[i])) step = st->fast[j].cpu_ns;
+        printf("%-16s %10.0f %10.2f %10.2f %10.2f\n", replay_formats[i], rt->cpu_ns[i], rt->cpu_ns[i] / plain,
+               rt->cpu_ns[i] / f32, rt->cpu_ns[i] / step);
+    }
+    printf("(/ plain and / fp32: against the step table's plain loop and float32 step of this run; / its step: "
+           "against the format's own step there)\n");
+}
+
 int stepq_bench(const stepq_bench_cfg* c) {
     const stepq_backend* k = stepq_backend_default();
     inputs* in = mallocCheck(sizeof *in);
@@ -556,7 +657,9 @@ int stepq_bench(const stepq_bench_cfg* c) {
     bench_products(c->quick ? 5 : 21);
     double drv[4];
     driver_rows(drv, &plan, c->quick);
-    int rc = c->output ? write_bench(c, &st, &sv, &mc, drv, k) : STEPQ_OK;
+    replay_table rt = replay_rows(&plan, c->quick);
+    print_replay(&rt, &st);
+    int rc = c->output ? write_bench(c, &st, &sv, &mc, drv, &rt, k) : STEPQ_OK;
     free(st.names); free(st.fast); free(st.ref); free(sv.names); free(sv.t); free(sv.heads);
     stepq_plan_free(&plan);
     free(in);

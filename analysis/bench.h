@@ -10,6 +10,9 @@
 //             token: time per head-step, bytes moved, GB/s against the copy bandwidth
 //   driver    a propagation run at paper scale per head (2048 + 6144 steps) on a few heads,
 //             projected to 2304 heads, on all threads and on one (the threads' speed-up)
+//   replay    the whole of `stepq replay` on a synthetic trace written to TMPDIR (trace read and
+//             checked, float32 reference, the format's protocol, measurement, output written),
+//             one thread, process CPU time per head-step, beside the step table's rows
 // Output: a table on stdout and an HDF5 file.
 #ifndef STEPQ_BENCH_H
 #define STEPQ_BENCH_H

@@ -548,8 +548,11 @@ int stepq_cmd_bench(int argc, char** argv) {
              "float32 loop and the float32 step, on one thread and on all; a serving pool of\n"
              "100 MB and 400 MB of states stepped once per token (bytes moved, GB/s); a\n"
              "propagation at paper scale per head, projected to 2304 heads, on all threads and\n"
-             "on one (the threads' speed-up); and the synthetic generator against the update\n"
-             "it feeds. A table on stdout and FILE.h5 (default results/bench/bench.h5).\n"
+             "on one (the threads' speed-up); a whole `stepq replay` per head-step in five\n"
+             "formats on one thread (process CPU time: a synthetic trace written to TMPDIR, read,\n"
+             "stepped beside the reference, measured and written out; removed after); and the\n"
+             "synthetic generator against the update it feeds. A table on stdout and FILE.h5\n"
+             "(default results/bench/bench.h5).\n"
              "--quick: small sizes. The kernels are the widest this CPU runs, or\n"
              "STEPQ_KERNELS=reference|x86-64-v2|avx2|avx512.");
         return 0;

@@ -4,12 +4,14 @@
 # shapes, units and the bytes a serving step moves are checked against the state layout
 # (method 6.2: a row of a b-bit format is its FP16 scale and 128 b / 8 bytes of codes). No
 # timing is asserted, only that every time is a positive finite number. Skipped (77) after the
-# run where no Python has h5py.
+# run where no Python has h5py. The replay rows write their trace and outputs under TMPDIR, which
+# must be empty again after the run.
 #   test_bench.sh STEPQ WORKDIR
 set -u
 stepq=$1 dir=$2
 rm -rf "$dir" && mkdir -p "$dir"
-STEPQ_QUIET=1 "$stepq" bench --quick --out "$dir/bench.h5" >"$dir/bench.txt" 2>"$dir/bench.err" ||
+mkdir -p "$dir/tmp"  # the replay rows' trace and outputs go under TMPDIR and must be gone after
+STEPQ_QUIET=1 TMPDIR="$dir/tmp" "$stepq" bench --quick --out "$dir/bench.h5" >"$dir/bench.txt" 2>"$dir/bench.err" ||
     { echo "FAIL: bench --quick"; cat "$dir/bench.err"; exit 1; }
 fail=0
 grep -q "/ plain" "$dir/bench.txt" || { echo "FAIL: the step table has no / plain column"; fail=1; }
@@ -18,6 +20,9 @@ grep -q "^machine: .*, L1d [0-9]* KiB, L2 [0-9]* KiB per core" "$dir/bench.txt" 
     { echo "FAIL: the machine line names no CPU and caches"; fail=1; }
 [ "$(grep -c " on one: " "$dir/bench.txt")" -eq 2 ] || { echo "FAIL: not two driver lines on one thread"; fail=1; }
 [ -f "$dir/bench.h5" ] && ! compgen -G "$dir/bench.h5.tmp*" >/dev/null || { echo "FAIL: bench.h5 missing or .tmp left"; fail=1; }
+grep -q "^replay: the whole of .stepq replay. .* 2 heads x 1024 steps" "$dir/bench.txt" ||
+    { echo "FAIL: no replay table"; fail=1; }
+[ -z "$(ls -A "$dir/tmp")" ] || { echo "FAIL: the replay rows left files in TMPDIR: $(ls -A "$dir/tmp")"; fail=1; }
 [ $fail -eq 0 ] || exit 1
 
 . "$(dirname "${BASH_SOURCE[0]}")/find_h5py.sh"
@@ -56,6 +61,11 @@ for a in ["driver_int6_projected_s", "driver_stepquant6_projected_s",
           "fma_peak_gflops", "copy_gbps", "step_traffic_ns"]:
     v = f.attrs.get(a)
     check(v is not None and np.isfinite(v) and v > 0, f"attribute {a} = {v}")
+rrows = txt(f["replay_rows"][()])
+check(rrows == ["fp32", "int8", "int6", "nvfp4", "stepquant6"], f"replay rows {rrows}")
+v = f["replay_cpu_ns"][()]
+check(v.shape == (len(rrows),) and np.all(np.isfinite(v) & (v > 0)), f"replay_cpu_ns: {v}")
+check(int(f.attrs["replay_heads"]) == 2 and int(f.attrs["replay_steps"]) == 1024, "replay size attributes")
 check(int(f.attrs["threads"]) >= 1, "threads attribute")
 check(len(txt([f.attrs["cpu_model"]])[0]) > 0, "cpu_model attribute empty")
 check(int(f.attrs["l1d_bytes"]) >= 0 and int(f.attrs["l2_bytes"]) >= 0, "cache size attributes")
