@@ -561,23 +561,17 @@ static void driver_rows(double drv[4], const stepq_plan* plan, int quick) {
 // ---------------------------------------------------------------------------------------------
 // replay: the whole of `stepq replay` (method 6.10) per head-step, against the step table
 
-static double process_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 // process CPU seconds of one replay of `trace` in f on one thread, written to `out` and removed:
 // the trace opened and read (every chunk checked), the float32 reference, the protocol from the
 // trace's S0 (no prefill), the measurement and the output file, as `stepq replay` does them
 static double replay_seconds(const char* trace, const char* out, const stepq_format* f, const stepq_plan* plan) {
     stepq_source* src;
-    double c0 = process_now();
+    double c0 = stepq_cpu_now();
     if (stepq_trace_open(&src, trace, 0) != STEPQ_OK) return NAN;
     stepq_replay_cfg rc = {src, f, 0, stepq_format_needs_plan(f) ? plan : NULL, out,
                            {"bench replay", NULL, "stepq bench", 0, src->desc}};
     int ok = stepq_replay(&rc) == STEPQ_OK;
-    double t = process_now() - c0;
+    double t = stepq_cpu_now() - c0;
     stepq_source_free(src);
     remove(out);
     return ok ? t : NAN;
@@ -589,10 +583,11 @@ static replay_table replay_rows(const stepq_plan* plan, int quick) {
     replay_table rt = {.heads = quick ? 2 : 8, .steps = quick ? 1024 : 4096};
     for (int i = 0; i < N_REPLAY; i++) rt.cpu_ns[i] = NAN;
     const char* tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp) tmp = "/tmp";
     char dir[4096], trace[4200], out[4200];
-    snprintf(dir, sizeof dir, "%s/stepq-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    snprintf(dir, sizeof dir, "%s/stepq-bench-XXXXXX", tmp);
     if (!mkdtemp(dir)) {
-        printf("\nreplay: not measured (cannot make a temporary directory under %s)\n", tmp && *tmp ? tmp : "/tmp");
+        printf("\nreplay: not measured (cannot make a temporary directory under %s)\n", tmp);
         return rt;
     }
     snprintf(trace, sizeof trace, "%s/trace.h5", dir);
