@@ -360,11 +360,19 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, chunk_size=32, s
     G = g.reshape(B, H, N, C, K).cumsum(-2)
     strict = torch.ones(C, C, dtype=torch.bool, device=q.device).tril(-1)
     incl = torch.ones(C, C, dtype=torch.bool, device=q.device).tril()
+    # method: "fact" (every chunk factored), "sub" (every chunk by sub-blocks), "mixed" (factored
+    # where it is exact, sub-blocks in the chunks and heads where a channel decays past
+    # e^-FACT_LIMIT inside the chunk: a few chunks of one layer in the recall models), "auto"
+    # (sub-blocks in float64, where factoring buys nothing, else the cheapest exact one of the three)
+    far = G.detach().amin((-2, -1)) <= -FACT_LIMIT                     # [B,H,N]
     if method == "auto":
-        method = "fact" if dt == torch.float32 and bool(G.detach().min() > -FACT_LIMIT) else "sub"
-    if method == "fact":
+        if dt != torch.float32:
+            method = "sub"
+        else:
+            method = "fact" if not bool(far.any()) else "sub" if bool(far.all()) else "mixed"
+    if method in ("fact", "mixed"):
         # exp(G_t - G_j) = exp(G_t) exp(-G_j) in float64 (see _pair_scores_fact); shared factors
-        Gd = G.double()
+        Gd = (G if method == "fact" else G.masked_fill(far[..., None, None], 0.0)).double()
         kpos = k.double() * Gd.exp()
         kneg_t = (k.double() * (-Gd).exp()).transpose(-1, -2)
         qpos = q.double() * Gd.exp()
@@ -372,6 +380,16 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, chunk_size=32, s
         Aqk = (qpos @ kneg_t).to(dt).masked_fill(~incl, 0.0)
         qg = qpos.to(dt)
         kg = kpos.to(dt)
+        if method == "mixed":
+            # the far chunks again by sub-blocks; G = 0 above kept their factored values finite
+            # (a NaN there would reach the gradient through the unselected branch)
+            at = far.nonzero(as_tuple=True)
+            kf, qf, Gf, bf = k[at], q[at], G[at], beta[at]
+            Akk = Akk.index_put(at, _pair_scores(kf, kf, Gf, sub_chunk).masked_fill(~strict, 0.0) * bf)
+            Aqk = Aqk.index_put(at, _pair_scores(qf, kf, Gf, sub_chunk))
+            eGf = Gf.exp()
+            qg = qg.index_put(at, qf * eGf)
+            kg = kg.index_put(at, kf * eGf)
     else:
         Akk = _pair_scores(k, k, G, sub_chunk).masked_fill(~strict, 0.0) * beta
         Aqk = _pair_scores(q, k, G, sub_chunk)

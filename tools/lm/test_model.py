@@ -217,13 +217,30 @@ class TestChunkVsRecurrent(unittest.TestCase):
 
     def test_kda(self):
         for T, C, method, ext in ((128, 32, "fact", False), (173, 32, "fact", False), (173, 32, "sub", False),
-                                  (173, 16, "auto", True), (200, 32, "sub", True), (200, 64, "auto", True)):
+                                  (173, 16, "auto", True), (200, 32, "sub", True), (200, 64, "auto", True),
+                                  (200, 32, "mixed", True)):
             q, k, v, g, beta = rand_inputs(2, T, 3, 128, 128, True, 20 + T, extreme=ext)
             ro, rS = M.recurrent_kda(q, k, v, g, beta)
             co, cS = M.chunk_kda(q, k, v, g, beta, chunk_size=C, method=method)
             tag = "KDA chunk(C=%d,%s) vs recurrent, T=%d%s" % (C, method, T, ", extreme gates" if ext else "")
             self.assertTrue(agree(tag + ": o", ro, co))
             self.assertTrue(agree(tag + ": S", rS, cS))
+
+    def test_kda_mixed_gradients(self):
+        # one chunk in seven decays past e^-FACT_LIMIT: "auto" factors the others and takes that one
+        # by sub-blocks; its gradients (finite: the factored branch never sees the far chunk's G)
+        # against the recurrent form's
+        q, k, v, g, beta = rand_inputs(1, 200, 2, 128, 128, True, 31, extreme=True)
+        grads = {}
+        for name, run in (("recurrent", lambda *x: M.recurrent_kda(*x)),
+                          ("auto", lambda *x: M.chunk_kda(*x, chunk_size=32))):
+            xs = [t.clone().requires_grad_(True) for t in (q, k, v, g, beta)]
+            o, S = run(*xs)
+            (o.square().sum() + S.square().sum()).backward()
+            grads[name] = [t.grad for t in xs]
+        for n, a, b in zip("q k v g beta".split(), grads["recurrent"], grads["auto"]):
+            self.assertTrue(bool(torch.isfinite(b).all()), n)
+            self.assertTrue(agree("KDA chunk(auto: mixed) vs recurrent: d/d%s" % n, a, b))
 
     def test_float64(self):
         q, k, v, g, beta = (x.double() for x in rand_inputs(1, 100, 2, 128, 128, True, 5))
