@@ -362,7 +362,7 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, chunk_size=32, s
     incl = torch.ones(C, C, dtype=torch.bool, device=q.device).tril()
     # method: "fact" (every chunk factored), "sub" (every chunk by sub-blocks), "mixed" (factored
     # where it is exact, sub-blocks in the chunks and heads where a channel decays past
-    # e^-FACT_LIMIT inside the chunk: a few chunks of one layer in the recall models), "auto"
+    # e^-FACT_LIMIT inside the chunk: a few chunks of two layers in the recall models), "auto"
     # (sub-blocks in float64, where factoring buys nothing, else the cheapest exact one of the three)
     far = G.detach().amin((-2, -1)) <= -FACT_LIMIT                     # [B,H,N]
     if method == "auto":
