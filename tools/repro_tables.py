@@ -10,6 +10,12 @@ paper_repro.md's sections "Models that remember" and "Recall under a format" wit
 they name: means over documents with 95% intervals (the drivers' extra_ci95, exact_ci95 and
 extra_nll_ci95; over the window a t-interval of the documents' extra_window). Nothing is computed
 here that a driver did not write but the window's interval and the records per position group.
+
+`--table verdicts` prints instead the numbers the verdict rows and the bullets beside the tables
+quote, model by model: extra NLL per bin and over the window for every format (the nll and ablation
+rows), results/halflife/lm_recall_{gdn,kda}.h5's Spearman and quarter shares,
+results/selfcorrect/recall_{gdn,kda}.h5's ratios, and the Spearman of the octile sweep
+(results/nll/octile_recall_{gdn,kda}_octile.tsv) by octile.
 """
 import argparse
 import os
@@ -43,14 +49,15 @@ def pm(m, c, digits):
     return "%.*f +- %.*f" % (digits, m, digits, c)
 
 
+def open_one(results, name):
+    path = os.path.join(results, name)
+    if not os.path.exists(path):
+        sys.exit("repro_tables: %s: no such file (run its config first)" % path)
+    return path
+
+
 def open_pair(results, pattern):
-    files = {}
-    for model in ("gdn", "kda"):
-        path = os.path.join(results, pattern % model)
-        if not os.path.exists(path):
-            sys.exit("repro_tables: %s: no such file (run its config first)" % path)
-        files[model] = h5py.File(path, "r")
-    return files
+    return {model: h5py.File(open_one(results, pattern % model), "r") for model in ("gdn", "kda")}
 
 
 def nll_recall(results):
@@ -118,11 +125,55 @@ def recall(results):
             print()
 
 
+def spearman(y):
+    """rank correlation of y with its index (1 = rising with it); no ties among y assumed"""
+    r = np.argsort(np.argsort(y))
+    return float(np.corrcoef(r, np.arange(len(y)))[0, 1])
+
+
+def verdicts(results):
+    """the numbers the verdict rows and bullets quote, model by model, from the same files"""
+    for model in ("gdn", "kda"):
+        up = model.upper()
+        for what, pattern in (("recall documents", "nll/recall_%s.h5"), ("prose", "nll/recall_%s_prose.h5")):
+            h = open_pair(results, pattern)[model]
+            ds = h["decode_step"][()]
+            print("%s extra NLL on %s (nats per byte; bins of %d decode steps from %d; whole window "
+                  "+- 95%% t-interval over documents | mean per bin | last bin's 95%% interval):"
+                  % (up, what, ds[1] - ds[0], ds[0]))
+            for j, fmt in enumerate(names(h["formats"])):
+                m, c = h["extra_mean"][j], h["extra_ci95"][j]
+                print("  %-13s %s | %s | %.4f" % (fmt, pm(*t_interval(h["extra_window"][:, j]), 4),
+                                                  " ".join("%.4f" % x for x in m), c[-1]))
+        h = h5py.File(open_one(results, "halflife/lm_recall_%s.h5" % model), "r")
+        print("%s halflife: %s" % (up, ", ".join("%s %.4g" % (k, h[k][0]) for k in (
+            "spearman_acc", "spearman_acc_over_d", "spearman_persistence", "top_quarter_share_acc",
+            "top_quarter_share_acc_over_d", "top_quarter_share_persistence", "d_ratio_long_over_short"))))
+        h = h5py.File(open_one(results, "selfcorrect/recall_%s.h5" % model), "r")
+        w = h["windows"][()]
+        for j, fmt in enumerate(names(h["formats"])):
+            m, c = h["linear/ratio_pooled_mean"][j, -1], h["linear/ratio_pooled_ci95"][j, -1]
+            print("%s selfcorrect %s, linear, window %d: pooled %s, by half-life quartile of seed 0 (shortest "
+                  "first) %s" % (up, fmt, w[-1], "%.2f (one seed)" % m if np.isnan(c) else pm(m, c, 2),
+                                 " ".join("%.2f" % x for x in h["linear/ratio_quartile"][0, j, :, -1])))
+        o = np.loadtxt(open_one(results, "nll/octile_recall_%s_octile.tsv" % model))
+        for k, order in enumerate(("omega", "magnitude", "random")):
+            y = o[:, 1 + 2 * k]
+            print("%s octile by %s: Spearman (octile against extra NLL) %.2f; extra NLL per octile (1e-3 nats "
+                  "per byte, lowest first) %s" % (up, order, spearman(y), " ".join("%.2f" % (1e3 * v) for v in y)))
+        print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default="results", help="the results folder (default: results)")
-    ap.add_argument("--table", choices=["nll", "prose", "recall", "all"], default="all")
+    ap.add_argument("--table", choices=["nll", "prose", "recall", "verdicts", "all"], default="all",
+                    help="which to print; verdicts: the numbers the verdict rows and bullets quote "
+                         "(not a table; not in all)")
     a = ap.parse_args()
+    if a.table == "verdicts":
+        verdicts(a.results)
+        return
     for name, fn in (("nll", nll_recall), ("prose", nll_prose), ("recall", recall)):
         if a.table in (name, "all"):
             fn(a.results)
