@@ -9,7 +9,8 @@ results/recall/{gdn,kda}.h5 (recall under each format), and prints the markdown 
 paper_repro.md's sections "Models that remember" and "Recall under a format" with the statistics
 they name: means over documents with 95% intervals (the drivers' extra_ci95, exact_ci95 and
 extra_nll_ci95; over the window a t-interval of the documents' extra_window). Nothing is computed
-here that a driver did not write but the window's interval and the records per position group.
+here that a driver did not write but the window's interval and the records per position group
+(and, with --table verdicts, the octile sweep's Spearman, which the nll driver does not write).
 
 `--table verdicts` prints instead the numbers the verdict rows and the bullets beside the tables
 quote, model by model: extra NLL per bin and over the window for every format (the nll and ablation
@@ -136,7 +137,7 @@ def verdicts(results):
     for model in ("gdn", "kda"):
         up = model.upper()
         for what, pattern in (("recall documents", "nll/recall_%s.h5"), ("prose", "nll/recall_%s_prose.h5")):
-            h = open_pair(results, pattern)[model]
+            h = h5py.File(open_one(results, pattern % model), "r")
             ds = h["decode_step"][()]
             print("%s extra NLL on %s (nats per byte; bins of %d decode steps from %d; whole window "
                   "+- 95%% t-interval over documents | mean per bin | last bin's 95%% interval):"
