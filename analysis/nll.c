@@ -125,6 +125,9 @@ static int run_all(nll_run* r) {
 
 typedef struct {
     double *extra, *mean, *ci, *bpb_native, *bpb, *window;  // (D,F,NB) (F,NB) (F,NB) (D) (D,F) (D,F)
+    // the octile sweep: per order and octile the whole window's extra NLL, mean and 95% CI over
+    // documents (ORDERS, GROUPS), and per order the Spearman of octile index against that mean
+    double oct_mean[N_OCT_RUNS], oct_ci[N_OCT_RUNS], oct_spearman[STEPQ_OCT_ORDERS];
 } nll_summary;
 
 static void summarise(nll_summary* s, const nll_run* r) {
@@ -154,6 +157,16 @@ static void summarise(nll_summary* s, const nll_run* r) {
             for (int d = 0; d < D; d++) col[d] = s->extra[((size_t)d * F + f) * NB + b];
             stepq_mean_ci95(&s->mean[(size_t)f * NB + b], &s->ci[(size_t)f * NB + b], col, D);
         }
+    for (int o = 0; r->c->octile_width && o < STEPQ_OCT_ORDERS; o++) {
+        double idx[STEPQ_OCT_GROUPS];
+        for (int g = 0; g < STEPQ_OCT_GROUPS; g++) {
+            const int k = o * STEPQ_OCT_GROUPS + g;
+            for (int d = 0; d < D; d++) col[d] = s->window[(size_t)d * F + r->c->n_formats + k];
+            stepq_mean_ci95(&s->oct_mean[k], &s->oct_ci[k], col, D);
+            idx[g] = g + 1;
+        }
+        s->oct_spearman[o] = stepq_spearman(idx, s->oct_mean + o * STEPQ_OCT_GROUPS, STEPQ_OCT_GROUPS);
+    }
     free(col);
 }
 
@@ -173,25 +186,33 @@ static int write_table(const nll_run* r, const nll_summary* s) {
 
 // the octile runs' whole-window extra NLL: octile (1 = lowest), then mean and CI of each order
 static int write_octile_table(const nll_run* r, const nll_summary* s, const char* path) {
-    const int D = r->D, F = r->F, F0 = r->c->n_formats;
     FILE* fp = stepq_text_create(path);
     if (!fp) return STEPQ_ERR;
     fprintf(fp, "# nll octiles: octile (1 = lowest), then per order (omega magnitude random) the extra NLL "
                 "(nats per byte) over the whole decode window with one octile of rows at INT%d, mean and 95%% CI "
-                "over %d documents\n", r->c->octile_width, D);
-    double* col = mallocCheck(sizeof(double) * D);
+                "over %d documents\n", r->c->octile_width, r->D);
     for (int g = 0; g < STEPQ_OCT_GROUPS; g++) {
         fprintf(fp, "%d", g + 1);
-        for (int o = 0; o < STEPQ_OCT_ORDERS; o++) {
-            double mean, ci;
-            for (int d = 0; d < D; d++) col[d] = s->window[(size_t)d * F + F0 + o * STEPQ_OCT_GROUPS + g];
-            stepq_mean_ci95(&mean, &ci, col, D);
-            fprintf(fp, "\t%.6e\t%.6e", mean, ci);
-        }
+        for (int o = 0; o < STEPQ_OCT_ORDERS; o++)
+            fprintf(fp, "\t%.6e\t%.6e", s->oct_mean[o * STEPQ_OCT_GROUPS + g], s->oct_ci[o * STEPQ_OCT_GROUPS + g]);
         fputc('\n', fp);
     }
-    free(col);
     return stepq_text_commit(fp, path);
+}
+
+// the octile sweep's summaries: the window's extra NLL per order and octile, and its Spearman
+static int write_octile_h5(hid_t f, const nll_summary* s) {
+    hsize_t dOG[2] = {STEPQ_OCT_ORDERS, STEPQ_OCT_GROUPS}, dO[1] = {STEPQ_OCT_ORDERS};
+    return h5u_write_strings(f, "octile_orders", stepq_octile_order_names, STEPQ_OCT_ORDERS,
+                             "row orders of the octile sweep, in the order of the first axis") ||
+           h5u_write(f, "octile_extra_mean", H5T_NATIVE_DOUBLE, s->oct_mean, 2, dOG, "nats",
+                     "extra NLL per byte over the whole window with one octile at INT-width, mean over "
+                     "documents [order, octile] (octile 1 = lowest)") ||
+           h5u_write(f, "octile_extra_ci95", H5T_NATIVE_DOUBLE, s->oct_ci, 2, dOG, "nats",
+                     "95% CI half-width of octile_extra_mean over documents, NaN with one document [order, octile]") ||
+           h5u_write(f, "octile_spearman", H5T_NATIVE_DOUBLE, s->oct_spearman, 1, dO, "1",
+                     "Spearman of octile index (1 = lowest) against octile_extra_mean, per order (1: the error "
+                     "rises with the order's key)");
 }
 
 static int write_h5(const nll_run* r, const nll_summary* s) {
@@ -223,7 +244,8 @@ static int write_h5(const nll_run* r, const nll_summary* s) {
              h5u_write(f, "bpb_native", T, s->bpb_native, 1, dD, "bits/byte", "native bits per byte over the decode window [D]") ||
              h5u_write(f, "bpb", T, s->bpb, 2, dDF, "bits/byte", "bits per byte over the decode window in each format [D,F]") ||
              h5u_write(f, "extra_window", T, s->window, 2, dDF, "nats",
-                       "mean extra NLL per byte over the whole decode window [D,F]");
+                       "mean extra NLL per byte over the whole decode window [D,F]") ||
+             (c->octile_width && write_octile_h5(f, s));
     free(steps);
     free(native);
     if (rc) {
@@ -292,9 +314,10 @@ int stepq_nll(const stepq_nll_cfg* c) {
     int rc = read_documents(&r);
     rc = rc ? stepq_ranks_agree(rc, "nll") : run_all(&r);
     if (!rc) {
-        nll_summary s = {mallocCheck(sizeof(double) * r.D * r.F * r.NB), mallocCheck(sizeof(double) * r.F * r.NB),
-                         mallocCheck(sizeof(double) * r.F * r.NB), mallocCheck(sizeof(double) * r.D),
-                         mallocCheck(sizeof(double) * r.D * r.F), mallocCheck(sizeof(double) * r.D * r.F)};
+        nll_summary s = {.extra = mallocCheck(sizeof(double) * r.D * r.F * r.NB),
+                         .mean = mallocCheck(sizeof(double) * r.F * r.NB), .ci = mallocCheck(sizeof(double) * r.F * r.NB),
+                         .bpb_native = mallocCheck(sizeof(double) * r.D), .bpb = mallocCheck(sizeof(double) * r.D * r.F),
+                         .window = mallocCheck(sizeof(double) * r.D * r.F)};
         summarise(&s, &r);
         rc = (c->table && write_table(&r, &s)) ||
              (c->octile_width && c->octile_table && write_octile_table(&r, &s, c->octile_table)) ||

@@ -15,8 +15,10 @@
 // stay float32 except one octile of every head's key rows, stored at INT-width after every
 // step. Rows are sorted by the plan's omega (calibration texts), by their RMS in the state summed
 // over the second half of the document's own prefill, and at random. Written as more rows of
-// `formats` and the datasets above, plus octile_width; the .tsv octile_table (octile index, then
-// per order the whole-window extra NLL, mean and 95% CI over documents).
+// `formats` and the datasets above, plus octile_width, octile_orders [3], octile_extra_mean and
+// octile_extra_ci95 [3, 8] (the whole window's extra NLL, mean and 95% CI over documents) and
+// octile_spearman [3] (octile index against that mean); the .tsv octile_table (octile index, then
+// per order the mean and CI).
 #ifndef STEPQ_NLL_H
 #define STEPQ_NLL_H
 

@@ -385,6 +385,12 @@ def check_nll():
             mc = [mean_ci(win[:, 1 + 8 * o + g]) for g in range(8)]
             check(close(tab[:, 1 + 2 * o], [x[0] for x in mc], rtol=1e-5) and
                   close(tab[:, 2 + 2 * o], [x[1] for x in mc], rtol=1e-4), f"nll octile: order {o} mean and CI in the table")
+            check(close(f["octile_extra_mean"][o], [x[0] for x in mc]) and
+                  close(f["octile_extra_ci95"][o], [x[1] for x in mc], rtol=1e-4), f"nll octile: order {o} mean and CI in the file")
+            rank = np.argsort(np.argsort([x[0] for x in mc]))  # no ties among eight means of real runs
+            check(close(f["octile_spearman"][o], np.corrcoef(rank, np.arange(8))[0, 1]),
+                  f"nll octile: order {o} Spearman {f['octile_spearman'][o]:.3f} of octile against its mean")
+        check(strings(f["octile_orders"]) == ["omega", "magnitude", "random"], "nll octile: the orders named")
     with h5py.File(os.path.join(quick, "nll", "fp32.h5"), "r") as f:
         ex = f["extra"][()]
         check(np.all(ex[:, 0] == 0), "nll: fp32 states through the protocol add exactly no NLL")

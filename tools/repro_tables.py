@@ -9,14 +9,13 @@ results/recall/{gdn,kda}.h5 (recall under each format), and prints the markdown 
 paper_repro.md's sections "Models that remember" and "Recall under a format" with the statistics
 they name: means over documents with 95% intervals (the drivers' extra_ci95, exact_ci95 and
 extra_nll_ci95; over the window a t-interval of the documents' extra_window). Nothing is computed
-here that a driver did not write but the window's interval and the records per position group
-(and, with --table verdicts, the octile sweep's Spearman, which the nll driver does not write).
+here that a driver did not write but the window's interval and the records per position group.
 
 `--table verdicts` prints instead the numbers the verdict rows and the bullets beside the tables
 quote, model by model: extra NLL per bin and over the window for every format (the nll and ablation
 rows), results/halflife/lm_recall_{gdn,kda}.h5's Spearman and quarter shares,
-results/selfcorrect/recall_{gdn,kda}.h5's ratios, and the Spearman of the octile sweep
-(results/nll/octile_recall_{gdn,kda}_octile.tsv) by octile.
+results/selfcorrect/recall_{gdn,kda}.h5's ratios, and the octile sweep's Spearman and extra NLL
+per octile (results/nll/octile_recall_{gdn,kda}.h5).
 """
 import argparse
 import os
@@ -126,12 +125,6 @@ def recall(results):
             print()
 
 
-def spearman(y):
-    """rank correlation of y with its index (1 = rising with it); no ties among y assumed"""
-    r = np.argsort(np.argsort(y))
-    return float(np.corrcoef(r, np.arange(len(y)))[0, 1])
-
-
 def verdicts(results):
     """the numbers the verdict rows and bullets quote, model by model, from the same files"""
     for model in ("gdn", "kda"):
@@ -157,11 +150,14 @@ def verdicts(results):
             print("%s selfcorrect %s, linear, window %d: pooled %s, by half-life quartile of seed 0 (shortest "
                   "first) %s" % (up, fmt, w[-1], "%.2f (one seed)" % m if np.isnan(c) else pm(m, c, 2),
                                  " ".join("%.2f" % x for x in h["linear/ratio_quartile"][0, j, :, -1])))
-        o = np.loadtxt(open_one(results, "nll/octile_recall_%s_octile.tsv" % model))
-        for k, order in enumerate(("omega", "magnitude", "random")):
-            y = o[:, 1 + 2 * k]
+        h = h5py.File(open_one(results, "nll/octile_recall_%s.h5" % model), "r")
+        if "octile_spearman" not in h:
+            sys.exit("repro_tables: %s: no octile_spearman (an older build wrote it; run its config again)"
+                     % h.filename)
+        for k, order in enumerate(names(h["octile_orders"])):
             print("%s octile by %s: Spearman (octile against extra NLL) %.2f; extra NLL per octile (1e-3 nats "
-                  "per byte, lowest first) %s" % (up, order, spearman(y), " ".join("%.2f" % (1e3 * v) for v in y)))
+                  "per byte, lowest first) %s" % (up, order, h["octile_spearman"][k],
+                                                  " ".join("%.2f" % (1e3 * v) for v in h["octile_extra_mean"][k])))
         print()
 
 
