@@ -4,8 +4,9 @@
 // data/lm/gdn-recall-s5, data/lm/kda-recall-k2, data/lm/gdn-recall-s14, data/lm/kda-recall-k4,
 // data/lm/gdn-recall-s16, data/lm/kda-recall-k5, data/lm/gdn-recall-s24, data/lm/gdn-recall-s25,
 // data/lm/gdn-recall-s26, data/lm/gdn-recall-s27, data/lm/gdn-recall-s28, data/lm/kda-recall-k8,
-// data/lm/kda-recall-k9, data/lm/kda-recall-k10, data/lm/kda-recall-k11) and its fixture written
-// by PyTorch (tests/data/lm_*_reference.h5: tools/lm/reference.py, 64 bytes of a held-out book):
+// data/lm/kda-recall-k9, data/lm/kda-recall-k10, data/lm/kda-recall-k11, data/lm/kda-recall-k12) and
+// its fixture written by PyTorch (tests/data/lm_*_reference.h5: tools/lm/reference.py, 64 bytes of a
+// held-out book):
 //   * the float32 forward's logits within 1e-4 of PyTorch's, relative to their largest, and its
 //     float64 run within 1e-9 of PyTorch's float64 run;
 //   * every layer's final state and convolution state, and layer 0's q, k, v, g, beta;
@@ -621,6 +622,7 @@ int main(int argc, char** argv) {
     check_model("kda-recall-k9");
     check_model("kda-recall-k10");
     check_model("kda-recall-k11");
+    check_model("kda-recall-k12");
     check_lm_source("gdn");
     check_lm_source("kda");
     check_forced();
