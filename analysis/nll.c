@@ -271,6 +271,12 @@ static void print_summary(const nll_run* r, const nll_summary* s) {
     }
     printf("(extra NLL in nats per byte over the native float32 model, bins of %d steps, mean +- 95%% CI over "
            "documents; the paper, uniform INT6: 0.102 -> 2.102 (Qwen), 0.0228 -> 0.1422 (KDA))\n", c->bin);
+    if (c->octile_width) {
+        printf("octile sweep, Spearman of octile (1 = lowest) against its mean extra NLL over the window:");
+        for (int o = 0; o < STEPQ_OCT_ORDERS; o++)
+            printf("%s %s %.2f", o ? "," : "", stepq_octile_order_names[o], s->oct_spearman[o]);
+        putchar('\n');
+    }
 }
 
 // the octile sweep's width has a format, and the plan an omega for every head
