@@ -21,7 +21,8 @@ Everything is deterministic: sorted file lists, fixed choices, no randomness.
 Output (ignored by git):
   tools/lm/corpus/train_prose.bin, train_fortunes.bin, train_code.bin
       training documents of each domain joined by b"\\n\\n"
-  tools/lm/corpus/heldout/prose/<Book>.txt, heldout/code/<path with / -> __>
+  tools/lm/corpus/heldout/prose/<Book>.txt, heldout/code/<path with / -> __>.txt (a suffix, so that
+      no tool takes the held-out headers for the project's source)
   tools/lm/corpus/manifest.json   every document, its domain, split, size, sha256
 and the committed list data/lm/heldout.json (name, domain, file, bytes, sha256).
 
@@ -218,7 +219,7 @@ def main():
     held_idx = set(big[CODE_HOLDOUT_OFFSET::CODE_HOLDOUT_EVERY])
     for i, (rel, text) in enumerate(headers):
         if i in held_idx:
-            fn = os.path.join("heldout", "code", rel.replace("/", "__"))
+            fn = os.path.join("heldout", "code", rel.replace("/", "__") + ".txt")
             heldout.append(("code", "include:" + rel, fn, text))
         else:
             train["code"].append(text)
