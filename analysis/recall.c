@@ -113,13 +113,15 @@ static int read_span(recall_run* r, int d, const cJSON* s, const char* where, co
     if (length != (long)strlen(value) || length < 1 || x.start < 1 || x.distance != x.start - x.first ||
         nh >= (int)sizeof head || !span_matches(doc, r->len[d], x.def, head, (size_t)nh) ||
         !span_matches(doc, r->len[d], x.first, value, (size_t)length) ||
-        !span_matches(doc, r->len[d], x.start, value, (size_t)length)) {
-        stepq_error("%s: %s (record #%s): its first, start, distance, length or value disagree with %s", path,
-                    where, key, r->files[d]);
+        !span_matches(doc, r->len[d], x.start, value, (size_t)length) ||
+        !span_matches(doc, r->len[d], x.start + length, ";", 1)) {
+        stepq_error("%s: %s (record #%s): its first, start, distance, length or value (or the ';' after its "
+                    "answer) disagree with %s", path, where, key, r->files[d]);
         return STEPQ_ERR;
     }
     x.bucket = bucket_of(r, x.distance);
-    if (x.def < r->c->prefill || x.bucket < 0 || (r->c->length && x.start + x.length > r->c->length))
+    // scored when the run reads the answer and its terminator, the bytes up to start + length
+    if (x.def < r->c->prefill || x.bucket < 0 || (r->c->length && x.start + x.length + 1 > r->c->length))
         return STEPQ_OK;
     for (x.pos = 0; x.start - r->c->prefill >= pos_edges[x.pos + 1]; x.pos++) {}
     if (r->R == r->cap) {  // grown by doubling
@@ -241,17 +243,18 @@ static int read_set(recall_run* r) {
 // natively and in each format, from its native prefill; then every answer scored
 
 // record k's answer in run `run` of document d: its NLL summed over its bytes, in order, and
-// whether every byte was the argmax of the logits before it (what greedy decoding from the
-// answer's start produces)
+// whether it is exact, the strict metric (method 7.5): every byte of the value and then its
+// terminator was the argmax of the logits before it, what greedy decoding from the answer's
+// start produces when it must give exactly the value and stop (a longer name is wrong)
 static void score(recall_run* r, int d, int k, int run) {
     const rec* x = &r->recs[k];
     const size_t base = ((size_t)d * (1 + r->F) + run) * (size_t)r->fs.N;
     double nll = 0;
     int exact = 1;
-    for (long p = x->start; p < x->start + x->length; p++) {  // step p - P - 1 read byte p - 1
+    for (long p = x->start; p <= x->start + x->length; p++) {  // step p - P - 1 read byte p - 1
         const size_t t = base + (size_t)(p - r->c->prefill - 1);
         exact = exact && r->fs.top[t] == r->bytes[d][p];
-        nll += r->fs.nll[t];
+        if (p < x->start + x->length) nll += r->fs.nll[t];  // the terminator is not the answer's
     }
     r->nll[(size_t)k * (1 + r->F) + run] = nll;
     r->exact[(size_t)k * (1 + r->F) + run] = (uint8_t)exact;

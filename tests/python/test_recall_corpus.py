@@ -172,19 +172,30 @@ def test_bucket_edges():
 def test_answer_metric_by_hand():
     torch = pytest.importorskip("torch")
     doc = b"xx#0001 ? Ab;\n"
-    span = dict(kind="record", key="0001", first=0, start=10, length=2)   # b"Ab"
+    span = dict(kind="record", key="0001", first=0, start=10, length=2)   # b"Ab", then b";"
     T = len(doc) - 1
     logits = torch.zeros(T, 256)
     logits[9, ord("A")] = math.log(3.0)     # predicts doc[10] = 'A' with p = 3 / 258
     logits[10, ord("b")] = math.log(5.0)    # predicts doc[11] = 'b' with p = 5 / 260
+    logits[11, ord(";")] = math.log(2.0)    # predicts the terminator doc[12] = ';'
     (r,) = recall.answer_scores(logits, doc, [span])
     # the logits are float32: log(3) and log(5) are rounded to float32 before the softmax
     assert r[0] == pytest.approx(-math.log(3 / 258) - math.log(5 / 260), rel=1e-6)
     assert r[1] is True
+    # a longer name: every byte of the value right, then 'i' instead of the terminator (Ab -> Abi);
+    # the answer's NLL is the same, the strict metric says wrong
+    logits[11, ord("i")] = math.log(4.0)
+    (r,) = recall.answer_scores(logits, doc, [span])
+    assert r[0] == pytest.approx(-math.log(3 / 258) - math.log(5 / 260), rel=1e-6)
+    assert r[1] is False
+    logits[11, ord("i")] = 0.0
     logits[10, ord("c")] = math.log(7.0)    # now 'c' is the argmax at the second answer byte
     (r,) = recall.answer_scores(logits, doc, [span])
     assert r[0] == pytest.approx(-math.log(3 / 258) - math.log(5 / 266), rel=1e-6)
     assert r[1] is False
+    # logits that end before the terminator cannot score the answer
+    (r,) = recall.answer_scores(logits[:11], doc, [span])
+    assert r is None
 
 
 def test_shipped_heldout_recall_documents():

@@ -216,20 +216,23 @@ def weave(host, seed, name_list, n_records=24, n_passages=3, dmin=16, dmax=8192,
 
 def answer_scores(logits, doc, spans):
     """Per span: (nll of the answer bytes in nats, teacher-forced; exact) from logits [T, 256]
-    of the document doc[0..T] (logits[t] predicts byte t+1).  exact: every answer byte is the
-    argmax at its position, which is what greedy decoding from the answer's start produces
-    (greedy decoding follows the teacher-forced path for as long as it is right)."""
+    of the document doc[0..T] (logits[t] predicts byte t+1), None where the logits end before the
+    answer's terminator.  exact, the strict metric: every answer byte and then the terminator
+    after it (the document's next byte, ";") is the argmax at its position, which is what greedy
+    decoding from the answer's start produces when it must give exactly the value and stop
+    (greedy decoding follows the teacher-forced path for as long as it is right); an answer that
+    goes on into a longer name (Gideon -> Gideoni) is wrong."""
     import torch
     logp = torch.log_softmax(logits.double(), -1)
     tgt = torch.tensor(list(doc[1:logits.shape[0] + 1]), dtype=torch.long)
     out = []
     for s in spans:
         lo, hi = s["start"] - 1, s["start"] - 1 + s["length"]
-        if hi > logits.shape[0]:
+        if hi + 1 > logits.shape[0]:
             out.append(None)
             continue
-        t = tgt[lo:hi]
-        nll = -logp[lo:hi].gather(1, t[:, None]).sum().item()
-        exact = bool((logp[lo:hi].argmax(-1) == t).all())
+        t = tgt[lo:hi + 1]
+        nll = -logp[lo:hi].gather(1, t[:-1, None]).sum().item()
+        exact = bool((logp[lo:hi + 1].argmax(-1) == t).all())
         out.append((nll, exact))
     return out

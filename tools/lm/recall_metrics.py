@@ -3,8 +3,8 @@
 its memory lives: written into the model's metrics.json (merged with what train.py wrote).
 
 Per record of data/lm/heldout_recall.json (recall.py): the answer's teacher-forced NLL (nats,
-summed over its bytes) and exact match (greedy decoding from the answer's start gives it:
-recall.answer_scores), per distance bucket, with 95% intervals over records (Student's t).
+summed over its bytes) and exact match (strict: greedy decoding from the answer's start gives
+exactly the value and then its terminator, recall.answer_scores), per distance bucket, with 95% intervals over records (Student's t).
 
 Units: a GDN head, or a KDA key row (layer, head, row). A unit's half-life is ln 2 / -mean(g)
 over the held-out prose (the mean log decay of its gate), as train.py reports it.
@@ -119,7 +119,7 @@ def doc_records(model, doc, spans, conditions):
         qs = s["start"] - QUERY_HEAD
         r = dict(distance=s["distance"], native=nat,
                  between=recall.defined_between(doc, s["first"], s["length"], s["start"]))
-        seg = x[:, qs:s["start"] + s["length"] - 1]
+        seg = x[:, qs:s["start"] + s["length"]]  # to the byte before the terminator: it predicts it
         for name, units in conditions.items():
             lg = model(seg, cache=zero_units(snaps[qs], units))[0]
             local = dict(s, start=s["start"] - qs)
