@@ -70,7 +70,17 @@ def test_native_answers_match_pytorch(stepq_bin, tmp_path):
         assert list(f["record_distance"][()]) == [s["distance"] for s in recs]
         assert list(f["record_position"][()]) == [s["start"] - PREFILL for s in recs]
     assert nll.shape == (len(recs), 3)
-    np.testing.assert_allclose(nll[:, 0], [w[0] for w in want], rtol=1e-4, atol=1e-4)
+    # The C forward steps one byte at a time in float32, as decoding does, multiplying the state by
+    # each step's decay; the chunked PyTorch forward sums log decays within a chunk. Near 1 (the
+    # long heads' half-life of 65,536 bytes) float32 rounds each step's decay, and over thousands
+    # of steps that shifts what a long-distance answer reads: measured on this document, the
+    # record at 6.5 KiB differs by 1.5e-4 of its NLL from float64 PyTorch, as PyTorch's own
+    # float32 forward fed one byte at a time does (it equals the C one to 3e-6 there), while the
+    # chunked float32 forward stays within 5e-6 of float64. So records beyond 4 KiB get 1e-3.
+    far = np.array([s["distance"] >= 4096 for s in recs])
+    want_nll = np.array([w[0] for w in want])
+    np.testing.assert_allclose(nll[~far, 0], want_nll[~far], rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(nll[far, 0], want_nll[far], rtol=1e-3, atol=1e-4)
     assert list(exact[:, 0]) == [int(w[1]) for w in want]
     # the 4-bit state changes what the model predicts for the answers; the 8-bit one far less
     d4, d8 = np.abs(nll[:, 2] - nll[:, 0]).mean(), np.abs(nll[:, 1] - nll[:, 0]).mean()
