@@ -29,7 +29,7 @@ def parse_records(doc):
     offset of the value in the one definition line of that key and start the offset of the value
     in the query line."""
     defs, out = {}, {}
-    for m in re.finditer(rb"(?m)^#(\d{4}) ([=?]) ([A-Za-z]+);\n", doc):
+    for m in re.finditer(rb"(?m)^#(\d{4}) ([=?]) ([A-Za-z0-9]+);\n", doc):
         key, op, val = m.group(1).decode(), m.group(2), m.group(3)
         if op == b"=":
             assert key not in defs, "key %s defined twice" % key
@@ -198,8 +198,9 @@ def test_answer_metric_by_hand():
     assert r is None
 
 
-def test_shipped_heldout_recall_documents():
-    path = os.path.join(ROOT, "data", "lm", "heldout_recall.json")
+@pytest.mark.parametrize("name", ["heldout_recall.json", "heldout_recall_novel.json"])
+def test_shipped_heldout_recall_documents(name):
+    path = os.path.join(ROOT, "data", "lm", name)
     with open(path) as f:
         rj = json.load(f)
     assert rj["buckets"] == recall.BUCKETS
@@ -217,6 +218,32 @@ def test_shipped_heldout_recall_documents():
                 assert found[s["key"]][:2] == (s["first"], s["start"])
                 n += 1
     assert n > 1000
+
+
+def test_novel_values_never_seen():
+    """The novel set's values: 7-12 letters and digits (>= 40 bits each), all distinct, none a
+    value of the named set, none in the host text around it; the weave draws them from its own
+    generator, so the same seed gives the same values and the list form draws as before."""
+    data = os.path.join(ROOT, "data", "lm")
+    named = {s["value"] for d in json.load(open(os.path.join(data, "heldout_recall.json")))["documents"]
+             for s in d["spans"] if s["kind"] == "record"}
+    rj = json.load(open(os.path.join(data, "heldout_recall_novel.json")))
+    assert not set(rj["generator"]["seeds"]) & {1, 2, 3}
+    values = []
+    for d in rj["documents"]:
+        doc = open(os.path.join(data, d["file"]), "rb").read()
+        for s in d["spans"]:
+            if s["kind"] == "record":
+                v = s["value"].encode()
+                assert re.fullmatch(rb"[A-Za-z0-9]{7,12}", v) and len(v) * math.log2(62) >= 40
+                assert doc.count(v) == 2, (d["file"], v)   # its definition and its query only
+                values.append(s["value"])
+    assert len(values) > 1000 and len(set(values)) == len(values) and not set(values) & named
+    host = host_text()
+    a = recall.weave(host, 7, recall.novel_value, n_records=10, n_passages=0, dmax=2048)
+    assert a == recall.weave(host, 7, recall.novel_value, n_records=10, n_passages=0, dmax=2048)
+    assert all(re.fullmatch(r"[A-Za-z0-9]{7,12}", s["value"]) for s in a[1])
+    assert {k: v[2] for k, v in parse_records(a[0]).items()} == {s["key"]: s["value"].encode() for s in a[1]}
 
 
 def test_reset_control_where_the_memory_lives_in_one_head():

@@ -124,45 +124,55 @@ RECALL_HOST = 8704          # host bytes of a held-out recall document (room for
 RECALL_CODE_EVERY = 2       # of the held-out headers, every 2nd hosts recall documents
 
 
-def recall_documents(heldout, name_list, out_dir, json_path):
+def recall_documents(heldout, values, out_dir, json_path, seeds=RECALL_SEEDS):
     """Held-out recall documents: for each seed, one window of RECALL_HOST bytes (the whole
     document where it is shorter) of every held-out prose book and of every RECALL_CODE_EVERY-th
     held-out header, at a start drawn from the seed, with recall material woven in (recall.weave,
-    its defaults).  Written under out_dir/s<seed>/ and listed, with every span, in json_path
-    (files relative to its directory)."""
+    its defaults; values: the names, or recall.novel_value).  Written under out_dir/s<seed>/ and
+    listed, with every span, in json_path (files relative to its directory; written whole or not
+    at all)."""
     import random
     code = [h for h in heldout if h[0] == "code"]
     hosts = [h for h in heldout if h[0] == "prose"] + code[::RECALL_CODE_EVERY]
     base = os.path.dirname(os.path.abspath(json_path))
     docs = []
-    for seed in RECALL_SEEDS:
+    for seed in seeds:
         rng = random.Random(seed)
         os.makedirs(os.path.join(out_dir, "s%d" % seed), exist_ok=True)
         for dom, name, fn, text in hosts:
             st = rng.randrange(len(text) - RECALL_HOST + 1) if len(text) > RECALL_HOST else 0
             host = text[st:st + RECALL_HOST]
             wseed = rng.randrange(2**62)
-            doc, spans = recall.weave(host, wseed, name_list)
+            doc, spans = recall.weave(host, wseed, values)
             path = os.path.join(out_dir, "s%d" % seed, os.path.basename(fn))
             with open(path, "wb") as f:
                 f.write(doc)
             docs.append({"seed": seed, "domain": dom, "host": name, "host_offset": st, "host_bytes": len(host),
                          "weave_seed": wseed, "file": os.path.relpath(path, base), "bytes": len(doc),
                          "sha256": sha256(doc), "spans": spans})
+    generator = {"seeds": list(seeds), "host_bytes": RECALL_HOST, "records": 24, "passages": 3,
+                 "dmin": 16, "dmax": 8192, "passage_cue": recall.PASSAGE_CUE}
+    if callable(values):
+        generator["values"] = ("novel: recall.novel_value, %d-%d characters drawn uniformly from %d letters and "
+                               "digits" % (recall.NOVEL_LENGTHS + (len(recall.NOVEL_CHARS),)))
+        what = "records (#NNNN = Ab3kQ9x; ... #NNNN ? Ab3kQ9x;) whose values are random strings no model has seen"
+    else:
+        generator.update(names=len(values), names_sha256=sha256(b"\n".join(values)))
+        what = "records (#NNNN = Name; ... #NNNN ? Name;)"
     rj = {
-        "about": "Held-out recall documents (tools/lm/corpus.py, tools/lm/recall.py): held-out text with records "
-                 "(#NNNN = Name; ... #NNNN ? Name;) and repeated passages woven in. 'file' is relative to this "
+        "about": "Held-out recall documents (tools/lm/corpus.py, tools/lm/recall.py): held-out text with %s "
+                 "and repeated passages woven in. 'file' is relative to this "
                  "file's directory. A span: kind, key (records), first (where the answer's bytes first occur), "
-                 "start (the answer's first byte), length, distance = start - first; byte offsets from 0.",
+                 "start (the answer's first byte), length, distance = start - first; byte offsets from 0." % what,
         "buckets": recall.BUCKETS,
-        "generator": {"seeds": list(RECALL_SEEDS), "host_bytes": RECALL_HOST, "records": 24, "passages": 3,
-                      "dmin": 16, "dmax": 8192, "passage_cue": recall.PASSAGE_CUE, "names": len(name_list),
-                      "names_sha256": sha256(b"\n".join(name_list))},
+        "generator": generator,
         "documents": docs,
     }
-    with open(json_path, "w") as f:
+    tmp = json_path + ".tmp"
+    with open(tmp, "w") as f:
         json.dump(rj, f, indent=1)
         f.write("\n")
+    os.replace(tmp, json_path)
     recs = [s for d in docs for s in d["spans"] if s["kind"] == "record"]
     per = [0] * len(recall.BUCKETS)
     for s_ in recs:

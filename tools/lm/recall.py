@@ -86,6 +86,18 @@ def names(prose, min_count=3):
     return sorted(w for w, c in counts.items() if c >= min_count and w.lower() not in lower)
 
 
+NOVEL_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+NOVEL_LENGTHS = (7, 12)  # 7 of 62 characters carry 41.7 bits; fewer cannot carry 40
+
+
+def novel_value(rng):
+    """A value no model has seen: NOVEL_LENGTHS[0]..[1] characters (uniform length) drawn
+    uniformly from NOVEL_CHARS (letters and digits), at least 7 log2 62 = 41.7 bits each, from
+    the weave's own generator rng (random.Random)."""
+    n = rng.randint(*NOVEL_LENGTHS)
+    return bytes(NOVEL_CHARS[rng.randrange(len(NOVEL_CHARS))] for _ in range(n))
+
+
 def bucket_of(distance, buckets=BUCKETS):
     """Index of the bucket [lo, hi) holding distance, or None."""
     for i, (lo, hi) in enumerate(buckets):
@@ -108,7 +120,7 @@ def _log_uniform(rng, lo, hi):
     return math.exp(rng.uniform(math.log(lo), math.log(hi)))
 
 
-def weave(host, seed, name_list, n_records=24, n_passages=3, dmin=16, dmax=8192, limit=None, block=1):
+def weave(host, seed, values, n_records=24, n_passages=3, dmin=16, dmax=8192, limit=None, block=1):
     """Weave recall material into host (bytes).  Returns (doc, spans).
 
     Every query or copy lies before host offset `limit` (default: len(host)), so a caller that
@@ -118,7 +130,9 @@ def weave(host, seed, name_list, n_records=24, n_passages=3, dmin=16, dmax=8192,
       first occur), start (answer start), length (answer bytes), distance (start - first).
     A host without room for a wanted distance (shorter than it) gets fewer spans.  block: records
     defined in runs of that many lines at one line start (see the module's text); 1 draws exactly
-    what weave drew before blocks existed."""
+    what weave drew before blocks existed.  values: a list of values (bytes), one drawn uniformly
+    for each record (the named records: NAMES), or a function of the weave's generator that makes
+    one (novel_value)."""
     rng = random.Random(seed)
     limit = len(host) if limit is None else min(limit, len(host))
     starts = _line_starts(host)
@@ -162,7 +176,7 @@ def weave(host, seed, name_list, n_records=24, n_passages=3, dmin=16, dmax=8192,
                 if key not in used_keys:
                     break
             used_keys.add(key)
-            val = name_list[rng.randrange(len(name_list))]
+            val = values(rng) if callable(values) else values[rng.randrange(len(values))]
             head_def = b"#%04d = " % key
             head_q = b"#%04d ? " % key
             assert len(head_def) == len(head_q) == RECORD_HEAD

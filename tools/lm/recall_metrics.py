@@ -146,13 +146,19 @@ def summarise(records, key, what, between=None):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model")
-    ap.add_argument("--json", default=os.path.join(REPO, "data", "lm", "heldout_recall.json"))
+    ap.add_argument("--json", default=None, help="the recall set (default data/lm/heldout_recall.json, or "
+                    "heldout_recall_novel.json with --prefix recall_novel)")
     ap.add_argument("--heldout-json", default=os.path.join(REPO, "data", "lm", "heldout.json"))
     ap.add_argument("--docs", type=int, default=None, help="only the first N recall documents")
     ap.add_argument("--draws", type=int, default=5, help="random quarters drawn for the control")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out", default=None, help="metrics file to merge into (default MODEL/metrics.json)")
+    ap.add_argument("--prefix", default="recall", choices=["recall", "recall_novel"],
+                    help="the metrics' names: recall_* for the named set (the default --json), recall_novel_* "
+                         "for data/lm/heldout_recall_novel.json (tools/lm/novel_set.py)")
     args = ap.parse_args()
+    if args.json is None:
+        args.json = os.path.join(REPO, "data", "lm", "heldout_recall%s.json" % args.prefix[len("recall"):])
     torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)
     t0 = time.time()
@@ -217,12 +223,14 @@ def main():
         "units_half_life_over_500": sum(h >= 500 for h in hls) / len(hls),
         "units_half_life_over_1000": sum(h >= 1000 for h in hls) / len(hls),
         "recall_eval": "records of %s (%d documents), teacher-forced, chunked forward from a zero state; exact: "
-                       "greedy answer equals the value; nll: nats summed over the answer bytes; 95%% intervals over "
+                       "strict, greedy decoding gives exactly the value and then its terminator; nll: nats summed over the answer bytes; 95%% intervals over "
                        "records (Student's t); reset: the states of a quarter of the units (by half-life on the "
                        "held-out prose books, ln 2 / -mean g) zeroed just before the query line"
                        % (os.path.relpath(args.json, REPO), len(docs)),
         "recall_command": " ".join(["python", os.path.relpath(sys.argv[0], os.getcwd())] + sys.argv[1:]),
     }
+    if args.prefix != "recall":  # the same metrics of another set, beside the named set's
+        metrics = {(args.prefix + k[len("recall"):] if k.startswith("recall") else k): v for k, v in metrics.items()}
     out = args.out or os.path.join(args.model, "metrics.json")
     old = {}
     if os.path.exists(out):
