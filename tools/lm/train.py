@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
 
 
 def _malloc_returns_memory():
@@ -626,6 +627,10 @@ def main():
                     help="weave recall material (recall.py) into every training window")
     ap.add_argument("--records", type=int, default=24, help="records per window (--recall)")
     ap.add_argument("--passages", type=int, default=3, help="repeated passages per window (--recall)")
+    ap.add_argument("--values", choices=["names", "novel"], default="names",
+                    help="the records' values (--recall): names of the training prose (one list, so a model can "
+                         "memorise them), or novel strings made for each record (recall.novel_value), which a "
+                         "model can only copy; novel values are checked against data/lm/heldout_recall_novel.json's")
     ap.add_argument("--dmin", type=float, default=16, help="shortest wanted distance (--recall)")
     ap.add_argument("--dmax", type=float, default=8192, help="longest wanted distance (--recall)")
     ap.add_argument("--record-blocks", type=int, default=1, metavar="N",
@@ -818,11 +823,25 @@ def main():
     log("corpus: " + ", ".join("%s %d bytes" % (d, len(s)) for d, s in streams.items())
         + "; held-out prose %d docs, code %d docs" % (len(held["prose"]), len(held["code"])))
     gen = torch.Generator().manual_seed(args.seed + 1)
-    name_list = recall.names(bytes(streams["prose"].numpy())) if args.recall else None
+    name_list = None
+    if args.recall and args.values == "novel":
+        # a value drawn in training that a held-out record also has would be seen before: counted
+        with open(os.path.join(REPO, "data", "lm", "heldout_recall_novel.json")) as f:
+            heldout_values = {sp["value"].encode() for d in json.load(f)["documents"] for sp in d["spans"]
+                              if sp["kind"] == "record"}
+        novel_seen = [0, 0]  # values drawn, of them held-out values
+
+        def name_list(rng):
+            v = recall.novel_value(rng)
+            novel_seen[0] += 1
+            novel_seen[1] += v in heldout_values
+            return v
+    elif args.recall:
+        name_list = recall.names(bytes(streams["prose"].numpy()))
     if args.recall:
         log("recall: %d records and %d passages per %d-byte window, distances %g..%g, answer weight %g, "
-            "%d names" % (args.records, args.passages, args.seq, args.dmin, args.dmax, args.answer_weight,
-                          len(name_list)))
+            "%s" % (args.records, args.passages, args.seq, args.dmin, args.dmax, args.answer_weight,
+                    "novel values" if callable(name_list) else "%d names" % len(name_list)))
     recall_docs = []
     if args.recall_eval:
         with open(args.recall_eval) as f:
@@ -1003,6 +1022,9 @@ def main():
         "half_lives": hls,
         "command": command,
     }
+    if args.recall and args.values == "novel":
+        metrics["novel_values_drawn"], metrics["novel_values_heldout"] = novel_seen
+        log("novel values: %d drawn, %d of them held-out values" % tuple(novel_seen))
     with open(os.path.join(args.out, "metrics.json"), "w") as f:
         json.dump(metrics, f, indent=1)
         f.write("\n")
