@@ -67,6 +67,9 @@ enum { FR_PASS_CAST, FR_PASS_SCALED, FR_PASS_RESIDUAL, FR_PASS_HEAD };
 // the rows family's row encoder takes any scaled row (a code width, or an FP16 pivot): the
 // register passes send it the rows of other widths
 #define FR_SCALED_ROWS STEPQ_FAMILY_ROWS
+// the one family whose keep path (X_t kept beside S_hat_t, STEPQ_NEED_STATES) takes the register
+// passes (write_rows128 with X_pre); the others keep by the reference's step
+#define FR_KEEP128 STEPQ_FAMILY_ROWS
 
 #define FR_TRAIT_(trait, name) return FR_##trait##_##name
 #define FR_LOCALITY_OF_(fam, name) FR_TRAIT_(LOCALITY, name)

@@ -145,3 +145,23 @@ double stepq_format_plan_bits(double* parts, const stepq_format* f, const stepq_
     }
     return b;
 }
+
+int stepq_head_plan_for(stepq_head_plan* hp, uint8_t* rows, const stepq_format* f,
+                        const stepq_plan* p, int h, int kind, int K) {
+    stepq_head_plan_uniform(hp, rows, f->width, kind, K);
+    if (f->needs == STEPQ_NEEDS_NOTHING) return STEPQ_OK;
+    if (!p) return STEPQ_ERR;
+    stepq_assert(p->K == K && h >= 0 && h < p->H);
+    hp->w = p->w + (size_t)h * K;
+    hp->rho = (float)p->rho;
+    hp->refits = p->refits;
+    if (f->needs == STEPQ_NEEDS_TABLE) {
+        int b = stepq_budget_index(f->budget);
+        stepq_assert(b >= 0);
+        const uint8_t* t = p->bits[f->alloc][b] + (size_t)h * p->G;
+        for (int i = 0; i < K; i++) rows[i] = t[p->G == 1 ? 0 : i];
+    } else if (f->needs == STEPQ_NEEDS_DAMP) {
+        for (int i = 0; i < K; i++) rows[i] = p->damp[(size_t)h * K + i] ? STEPQ_PIVOT_BITS : (uint8_t)f->width;
+    }
+    return STEPQ_OK;
+}

@@ -8,7 +8,7 @@
 // A format turns X (K,V) float32 into packed bytes and back. Bits are accounted from the
 // packed bytes (packed_bytes * 8 / (K*V)), never from a formula, so overhead is visible.
 // Calibrated formats read their per-row widths and row-influence factors from a
-// stepq_head_plan (plan.h, stepq_head_plan_for); the others ignore it. Layouts: layout.h;
+// stepq_head_plan (plan.h; stepq_head_plan_for below); the others ignore it. Layouts: layout.h;
 // per-element rules: numerics.h. Tests loop over stepq_formats[], so a new row is tested
 // for free.
 #ifndef STEPQ_FORMAT_H
@@ -101,6 +101,13 @@ extern const stepq_family stepq_family_nvfp4;  // NVFP4 (nvfp4.c)
 extern const stepq_family stepq_family_leap;   // LeapQuant error feedback (leap.c)
 extern const stepq_family stepq_family_fp8tile;  // FP8 E4M3, a scale per 32-row tile (fp8tile.c)
 extern const stepq_family stepq_family_sr;     // stochastic rounding: int8, fp8, fp16 (sr.c)
+
+// The head plan a format encodes head h of plan p with: rows at the format's width, or from
+// the plan's table for its scheme and budget, or DAMP's FP16 rows; w from the plan. p may be
+// NULL for formats that need nothing from a plan (STEPQ_ERR, no message, if f needs one).
+// rows: (K) storage.
+int stepq_head_plan_for(stepq_head_plan* hp, uint8_t* rows, const stepq_format* f,
+                        const stepq_plan* p, int h, int kind, int K);
 
 // What a format needs from a plan.
 enum {

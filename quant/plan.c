@@ -1,4 +1,4 @@
-// plan.c: the plan as data: allocation, lookup, the head plan a format encodes with, HDF5
+// plan.c: the plan as data: allocation, lookup, HDF5
 // round trip with every check, and the closed forms of method 4.1 (row influence w, lifetime
 // weight L).
 #include "plan.h"
@@ -13,7 +13,6 @@ int stepq_plan_any_model = 0;
 
 #include "../base/common.h"
 #include "../base/h5util.h"
-#include "format.h"
 
 const char* const stepq_alloc_names[STEPQ_N_ALLOC] = {"time", "time_nopivot", "stepquant", "mlife",
                                                       "rlife"};
@@ -119,26 +118,6 @@ void stepq_head_plan_uniform(stepq_head_plan* hp, uint8_t* rows, int bits, int k
     hp->w = NULL;
     hp->rho = 0.5f;
     hp->refits = 1;
-}
-
-int stepq_head_plan_for(stepq_head_plan* hp, uint8_t* rows, const stepq_format* f,
-                        const stepq_plan* p, int h, int kind, int K) {
-    stepq_head_plan_uniform(hp, rows, f->width, kind, K);
-    if (f->needs == STEPQ_NEEDS_NOTHING) return STEPQ_OK;
-    if (!p) return STEPQ_ERR;
-    stepq_assert(p->K == K && h >= 0 && h < p->H);
-    hp->w = p->w + (size_t)h * K;
-    hp->rho = (float)p->rho;
-    hp->refits = p->refits;
-    if (f->needs == STEPQ_NEEDS_TABLE) {
-        int b = stepq_budget_index(f->budget);
-        stepq_assert(b >= 0);
-        const uint8_t* t = p->bits[f->alloc][b] + (size_t)h * p->G;
-        for (int i = 0; i < K; i++) rows[i] = t[p->G == 1 ? 0 : i];
-    } else if (f->needs == STEPQ_NEEDS_DAMP) {
-        for (int i = 0; i < K; i++) rows[i] = p->damp[(size_t)h * K + i] ? STEPQ_PIVOT_BITS : (uint8_t)f->width;
-    }
-    return STEPQ_OK;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -111,12 +111,4 @@ int stepq_budget_index(int b);
 // A head plan with every row at `bits` and w = 1 (rows: (K) storage the plan points to).
 void stepq_head_plan_uniform(stepq_head_plan* hp, uint8_t* rows, int bits, int kind, int K);
 
-// The head plan a format encodes head h of plan p with: rows at the format's width, or from
-// the plan's table for its scheme and budget, or DAMP's FP16 rows; w from the plan. p may be
-// NULL for formats that need nothing from a plan (STEPQ_ERR, no message, if f needs one).
-// rows: (K) storage.
-struct stepq_format;
-int stepq_head_plan_for(stepq_head_plan* hp, uint8_t* rows, const struct stepq_format* f,
-                        const stepq_plan* p, int h, int kind, int K);
-
 #endif

@@ -584,20 +584,20 @@ static int qstep_write(stepq_qstate* qs, const stepq_step_in* in, const float* d
 }
 
 // the normal protocol keeping X_t in X_pre and S_hat_t in qs->X (STEPQ_NEED_STATES), after this
-// table's read: the rows family's 128-wide rows through write_rows128 on AVX-512 (X_t as each
-// group leaves the update, S_hat_t as each row is encoded), every other format by the
-// reference's step from S_hat_{t-1}, decoded again where the read pass left its rows
-// D S_hat_{t-1} in X (qs->xd). Against the reference's keep, which every format took before:
+// table's read: the 128-wide rows of FR_KEEP128 (famrows.h: the rows family) through
+// write_rows128 on AVX-512 (X_t as each group leaves the update, S_hat_t as each row is
+// encoded), every other format by the reference's step from S_hat_{t-1}, decoded again where
+// the read pass left its rows D S_hat_{t-1} in X (qs->xd). Against the reference's keep, which every format took before:
 // the halflife driver on INT6 (gdn-qwen-like layer 0, 48 heads, 2048 + 2048 steps, one thread;
 // user time, three alternating runs) 6.11, 5.49, 6.57 -> 4.04, 3.80, 4.47 s, 1.47x
 static int qstep_write_keep(stepq_qstate* qs, const stepq_step_in* in, const float* decay, double scale,
                             int n_gates, float* y, float* X_pre) {
 #if defined(STEPQ_RC_AVX512)
-    if (fused(qs->fmt) && qs->V == 128 && qs->fmt->family->id == STEPQ_FAMILY_ROWS && regs128(qs->fmt)) {
+    if (fused(qs->fmt) && qs->V == 128 && qs->fmt->family->id == FR_KEEP128 && regs128(qs->fmt)) {
         fr_ctx h;
         load_ctx(&h, qs);
         for (int j = 0; j < 128; j++) y[j] = 0;
-        const int rc = write_rows128(qs, &h, in, decay, scale, NULL, y, NULL, X_pre, STEPQ_FAMILY_ROWS);
+        const int rc = write_rows128(qs, &h, in, decay, scale, NULL, y, NULL, X_pre, FR_KEEP128);
         qs->xd = 0;
         return rc;
     }
