@@ -178,23 +178,27 @@ def check_tools_lm(root, files):
 def check_paths(root, name, text, files, dirs):
     errs = []
     tops = {p for p in dirs if "/" not in p} | {f for f in files if "/" not in f}
-    for lineno, line in enumerate(text.splitlines(), 1):
-        for tok in TICK.findall(line):
-            for word in tok.split():
-                word = word.strip("()[],;:")
-                if word.startswith("./"):
-                    word = word[2:]
-                if PLACEHOLDER.search(word) or word.split("/")[0] not in tops:
+    # fenced blocks out (their lines kept, so line numbers hold); a span may cross a line break
+    text = re.sub(r"(?ms)^```.*?^```", lambda m: "\n" * m.group(0).count("\n"), text)
+    for m in re.finditer(r"`([^`]+)`", text):
+        if "\n\n" in m.group(1):
+            continue  # not a span: an unpaired backtick
+        lineno = text.count("\n", 0, m.start()) + 1
+        for word in m.group(1).split():
+            word = word.strip("()[],;:")
+            if word.startswith("./"):
+                word = word[2:]
+            if PLACEHOLDER.search(word) or word.split("/")[0] not in tops:
+                continue
+            if any(CAPS.match(c) and c != "README.md" for c in word.split("/")):
+                continue
+            if "/" not in word and not word.endswith((".md", ".toml", ".txt")) and word != "stepq":
+                continue
+            for p in expand(word):
+                p = p.rstrip(".")
+                if norm(p) in dirs or p in files or ignored(root, p):
                     continue
-                if any(CAPS.match(c) and c != "README.md" for c in word.split("/")):
-                    continue
-                if "/" not in word and not word.endswith((".md", ".toml", ".txt")) and word != "stepq":
-                    continue
-                for p in expand(word):
-                    p = p.rstrip(".")
-                    if norm(p) in dirs or p in files or ignored(root, p):
-                        continue
-                    errs.append("%s:%d: %s is not in the tree" % (name, lineno, p))
+                errs.append("%s:%d: %s is not in the tree" % (name, lineno, p))
     return errs
 
 
