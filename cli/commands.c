@@ -399,7 +399,7 @@ int stepq_cmd_trace(int argc, char** argv) {
              "                   [--seed S] [--model-seed M]\n"
              "       stepq trace --out OUT.h5 --model DIR --text FILE [--offset N] [--steps T]\n\n"
              "Writes T steps of a synthetic source as a trace file (the layout `stepq replay`\n"
-             "reads; see README). --preset gdn-qwen-like (default) or kda-kimi-like; --layers and\n"
+             "reads; docs/traces.md). --preset gdn-qwen-like (default) or kda-kimi-like; --layers and\n"
              "--heads take lists like 0,2,5-7 (default layer 0, every head); the selected\n"
              "(layer, head) pairs become the trace's heads, H = HV. --model-seed draws the model\n"
              "(default 0, the one every config uses unless it says otherwise), --seed the stream.\n"

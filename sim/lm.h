@@ -5,7 +5,7 @@
 // a state format of the table through the decode-step protocol (method 2): each head is stepped
 // by the head loop's engine (sim/headloop.h: one slot, no reference, as a serving step), whose
 // backend's fused kernels decode a head, update it, read it out and encode it again. The
-// equations, tensor by tensor, are in method 7 and in tools/lm/README.md; a float64 run of the
+// equations, tensor by tensor, are in method 7 and in docs/lm-forward.md; a float64 run of the
 // same lines checks the float32 one.
 #ifndef STEPQ_LM_H
 #define STEPQ_LM_H

@@ -19,7 +19,7 @@ State convention (same as fla's naive functions): float32 state S of shape [K, V
 (fla's layers call their kernels with state_v_first=True, i.e. keep S^T internally;
 the mathematics is identical.)
 
-README.md beside this file writes the whole forward pass out equation by equation.
+docs/lm-forward.md writes the whole forward pass out equation by equation.
 """
 import json
 import math

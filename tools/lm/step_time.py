@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """CPU seconds per training step of a model as train.py steps it (forward, backward, AdamW) on
 one window of random bytes, and the process's peak resident memory. Used to measure what a
-change to the trainer costs or saves (tools/lm/README.md, "Speed"); run the variants one after
+change to the trainer costs or saves (docs/training-log.md, "Speed"); run the variants one after
 the other on the same machine and compare the steps after the first.
 
 Usage: python tools/lm/step_time.py MODEL_DIR [--seq 4096] [--steps 5] [--threads 1]

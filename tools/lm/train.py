@@ -33,7 +33,7 @@ def _malloc_returns_memory():
     peak of live tensors. A fixed threshold (M_MMAP_THRESHOLD = 64 KiB) and no trimming delay
     (M_TRIM_THRESHOLD = 0) keep it at that peak. It costs time: every block over 64 KiB is then
     mapped afresh (a GDN step on a 4096-byte window, one thread: 6.58 s against 2.94 s, with a
-    peak of 1.9 GB resident against 4.3 GB; tools/lm/step_time.py, tools/lm/README.md)."""
+    peak of 1.9 GB resident against 4.3 GB; tools/lm/step_time.py, docs/training-log.md)."""
     try:
         import ctypes
         libc = ctypes.CDLL("libc.so.6")

@@ -4,7 +4,7 @@ model loaded and checked, a progress line. capture.py and eval.py import it; it 
 and nothing imports __main__.
 
 Every refusal is an AdapterError whose message names the option or file and what is wrong;
-__main__ prints it as the one line `stepq.hf: error: ...` (the command line's rules, README
+__main__ prints it as the one line `stepq.hf: error: ...` (the command line's rules, docs/testing.md,
 "What is checked")."""
 import argparse
 import json
