@@ -242,3 +242,16 @@ def test_train_resume_refuses_other_settings_and_finished_runs(tiny_corpus, tmp_
     files = {p.name: p.read_bytes() for p in out.iterdir()}
     refused(train(tiny_corpus, out, "--resume"), "finished", str(out))
     assert {p.name: p.read_bytes() for p in out.iterdir()} == files
+
+
+def test_other_tools_refuse_alike(tiny_model, tmp_path):
+    """state_norms.py and step_time.py refuse --threads 0 alike; novel_set.py and corpus.py never
+    write over the shipped held-out sets (their defaults) without --overwrite-shipped, and leave
+    them as they were"""
+    refused(tool("tools/lm/state_norms.py", tiny_model, "--threads", "0"), "--threads")
+    refused(tool("tools/lm/step_time.py", tiny_model, "--threads", "0"), "--threads")
+    shipped = os.path.join(ROOT, "data", "lm", "heldout_recall_novel.json")
+    before = open(shipped, "rb").read()
+    refused(tool("tools/lm/novel_set.py"), "heldout_recall_novel.json", "--overwrite-shipped")
+    refused(tool("tools/lm/corpus.py", "--out", tmp_path / "c"), "heldout.json", "--overwrite-shipped")
+    assert open(shipped, "rb").read() == before and not (tmp_path / "c").exists()

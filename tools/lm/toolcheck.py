@@ -29,17 +29,17 @@ def at_least(args, lo, *names):
 
 
 def shipped(path):
-    """whether path is a shipped file: under the repository's data/ and tracked by git (anything
-    under data/ when git cannot tell)"""
+    """whether path is a shipped file, or a directory holding one: under the repository's data/
+    and tracked by git (anything under data/ when git cannot tell)"""
     real, data = os.path.realpath(path), os.path.realpath(os.path.join(REPO, "data"))
-    if not real.startswith(data + os.sep):
+    if not (real + os.sep).startswith(data + os.sep):
         return False
     try:
-        r = subprocess.run(["git", "-C", REPO, "ls-files", "--error-unmatch", os.path.relpath(real, REPO)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        r = subprocess.run(["git", "-C", REPO, "ls-files", "--", os.path.relpath(real, REPO)],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except OSError:
         return True
-    if r.returncode == 0:
+    if r.returncode == 0 and r.stdout.strip():
         return True
     # not tracked: shipped still if git does not know this tree at all
     r = subprocess.run(["git", "-C", REPO, "rev-parse", "--git-dir"], stdout=subprocess.DEVNULL,
@@ -48,7 +48,8 @@ def shipped(path):
 
 
 def not_shipped(path, allowed, what="output"):
-    """refuse to write over a shipped file unless `allowed` (the tool's --overwrite-shipped)"""
+    """refuse to write over a shipped file (or into a directory of them) unless `allowed` (the
+    tool's --overwrite-shipped)"""
     if not allowed and shipped(path):
         die("%s %s is a shipped file (tracked by git under data/): give --overwrite-shipped to write over it, "
             "or another --out" % (what, path))
