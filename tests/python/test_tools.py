@@ -255,3 +255,14 @@ def test_other_tools_refuse_alike(tiny_model, tmp_path):
     refused(tool("tools/lm/novel_set.py"), "heldout_recall_novel.json", "--overwrite-shipped")
     refused(tool("tools/lm/corpus.py", "--out", tmp_path / "c"), "heldout.json", "--overwrite-shipped")
     assert open(shipped, "rb").read() == before and not (tmp_path / "c").exists()
+
+
+def test_eval_batch_effect_checks_its_inputs(tmp_path):
+    """tools/eval_batch_effect.py (method 7.4): one text (no batch-mates), a missing text and
+    --decode 0 are refused before any model is loaded"""
+    t = tmp_path / "a.txt"
+    t.write_bytes(b"x" * 100)
+    model = os.path.join(ROOT, "data", "lm", "gdn")
+    refused(tool("tools/eval_batch_effect.py", "--model", model, "--text", t), "--text")
+    refused(tool("tools/eval_batch_effect.py", "--model", model, "--text", t, tmp_path / "no.txt"), "no.txt")
+    refused(tool("tools/eval_batch_effect.py", "--model", model, "--text", t, t, "--decode", "0"), "--decode")
