@@ -26,7 +26,6 @@ import argparse
 import os
 import sys
 
-import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lm"))

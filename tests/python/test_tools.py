@@ -83,6 +83,7 @@ def test_recall_metrics_checks_its_inputs(tiny_model, tmp_path):
 def test_recall_metrics_never_writes_over_a_shipped_file():
     """recall_metrics.py on a shipped model without --out would merge into its shipped
     metrics.json: refused (naming --overwrite-shipped) before any work, the file unchanged"""
+    pytest.importorskip("torch")
     shipped = os.path.join(ROOT, "data", "lm", "gdn", "metrics.json")
     before = open(shipped, "rb").read()
     try:
@@ -266,3 +267,44 @@ def test_eval_batch_effect_checks_its_inputs(tmp_path):
     refused(tool("tools/eval_batch_effect.py", "--model", model, "--text", t), "--text")
     refused(tool("tools/eval_batch_effect.py", "--model", model, "--text", t, tmp_path / "no.txt"), "no.txt")
     refused(tool("tools/eval_batch_effect.py", "--model", model, "--text", t, t, "--decode", "0"), "--decode")
+
+
+def test_repro_tables_verdicts_checks_every_file_first(tmp_path):
+    """repro_tables.py --table verdicts reads six kinds of file: with the nll ones there and the
+    half-life one missing, it is refused naming that file before any number is printed"""
+    pytest.importorskip("h5py")
+    root = results_tree(tmp_path / "r", False)
+    r = tool("tools/repro_tables.py", "--results", root, "--table", "verdicts")
+    refused(r, "lm_recall_gdn.h5")
+    assert r.stdout == ""
+
+
+def recall_h5(path, quick):
+    """a recall driver's output, by hand, with what repro_tables' recall table reads"""
+    import h5py
+    with h5py.File(path, "w") as f:
+        f.attrs["experiment"] = "recall"
+        f.attrs["config"] = "\n# run with --quick: the quick group applied\n" if quick else ""
+        f["formats"] = np.array([b"int8", b"int4"])
+        f["buckets"] = np.array([[16, 64], [64, 256]])
+        f["positions"] = np.array([[0, 128], [128, 256]])
+        f["record_position"] = np.array([5, 50, 130])
+        f["n_records"] = np.array([2, 1])
+        f["exact_mean"] = np.full((3, 2), 0.5)
+        f["exact_ci95"] = np.full((3, 2), 0.1)
+        for k in ("extra_nll_mean", "extra_nll_ci95", "extra_nll_pos_mean", "extra_nll_pos_ci95"):
+            f[k] = np.full((2, 2), 0.25)
+
+
+def test_repro_tables_all_tables(tmp_path):
+    """repro_tables.py's three tables on files of the drivers' layout (quick ones): exit 0, the
+    quick runs named once before them, every table printed"""
+    pytest.importorskip("h5py")
+    root = results_tree(tmp_path / "q", True)
+    os.makedirs(root / "recall")
+    for m in ("gdn", "kda"):
+        recall_h5(root / "recall" / ("%s.h5" % m), True)
+    r = tool("tools/repro_tables.py", "--results", root)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("NOTE: quick runs") and r.stdout.count("NOTE") == 1
+    assert "GDN first 64" in r.stdout and "GDN first -> last bin" in r.stdout and "KDA: exact match" in r.stdout

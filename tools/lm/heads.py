@@ -41,7 +41,6 @@ all bytes and at the records' writes, and the median retention, decay alone and 
 bucket's records.
 """
 import argparse
-import json
 import math
 import os
 import sys

@@ -25,7 +25,6 @@ byte before the answer only: it says nothing of answers that go wrong after thei
 Usage: python tools/lm/readout.py MODEL_DIR [--json data/lm/heldout_recall.json] [--docs 6]
        [--threads 1] [--min-half-life 1000]
 """
-import json
 import math
 import os
 import sys

@@ -9,7 +9,6 @@ Usage: python tools/lm/state_norms.py MODEL_DIR [--json data/lm/heldout_recall.j
        [--positions 256,512,1024,2048,4096,8192] [--threads 1]
 """
 import argparse
-import json
 import os
 import sys
 
