@@ -308,3 +308,14 @@ def test_repro_tables_all_tables(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("NOTE: quick runs") and r.stdout.count("NOTE") == 1
     assert "GDN first 64" in r.stdout and "GDN first -> last bin" in r.stdout and "KDA: exact match" in r.stdout
+
+
+def test_h5cmp_refuses_what_is_not_hdf5(tmp_path):
+    """tools/h5cmp.py (exit 1: files differ) refuses a truncated file and a missing A with exit 2
+    and one line naming it, where it ended in h5py's traceback"""
+    pytest.importorskip("h5py")
+    a = tmp_path / "a.h5"
+    nll_h5(a, False, 64, 256)
+    assert tool("tools/h5cmp.py", a, a).returncode == 0
+    refused(tool("tools/h5cmp.py", a, truncated(a, tmp_path / "cut.h5")), "cut.h5")
+    refused(tool("tools/h5cmp.py", tmp_path / "none.h5", a), "none.h5")
