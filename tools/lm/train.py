@@ -676,7 +676,10 @@ def main():
     ap.add_argument("--recall-eval-docs", type=int, default=6, help="documents of --recall-eval per periodic eval")
     ap.add_argument("--resume", action="store_true",
                     help="continue the run in --out from its last checkpoint (state.pt: optimizer, step, "
-                         "data generator, timings), bit for bit as if it had not stopped")
+                         "data generator, timings), bit for bit as if it had not stopped; refused, before anything is "
+                         "written, for a run that has finished (its metrics.json written) and when any other option "
+                         "differs from the run's (each named with both values) but --stop-after, --log-every and "
+                         "--return-memory")
     ap.add_argument("--spare-records", action="store_true",
                     help="--sparse-writes weighs the heads' writes outside the records' definition lines only "
                          "(training uses where the records are: a first stage, to be reported as such)")
