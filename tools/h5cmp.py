@@ -3,7 +3,9 @@
 every output identical; DEVELOPERS' rule). Every HDF5 file under A is compared with the file of
 the same relative path under B: the same groups and datasets, each dataset's dtype, shape and
 bytes (NaN equal to NaN at the same place), and every attribute but the provenance ones named
-by --ignore-attr. Exits 1 and lists the differences when anything differs.
+by --ignore-attr. Exits 1 and lists the differences when anything differs; a missing A, or a
+file that is not HDF5 (a truncated one), is refused first with one line naming it, exit 2
+(tools/lm/toolcheck.py).
 
     tools/h5cmp.py DIR_A DIR_B [--ignore-attr NAME ...] [--skip GLOB ...]
     tools/h5cmp.py A.h5 B.h5
@@ -15,6 +17,9 @@ import sys
 
 import h5py
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lm"))
+from toolcheck import die, open_h5  # noqa: E402
 
 PROVENANCE = ["git_revision", "build", "created", "host", "inputs", "config_text", "config_path",
               "calibration_key", "calibration_source", "kernels", "threads", "command", "source",
@@ -77,6 +82,12 @@ def main():
                         pairs.append((os.path.join(args.a, rel), os.path.join(args.b, rel)))
     else:
         pairs.append((args.a, args.b))
+    if not os.path.exists(args.a):
+        die("%s: no such file or directory" % args.a)
+    for pa, pb in pairs:  # every file opened before any comparison
+        for p in (pa, pb):
+            if os.path.exists(p):
+                open_h5(p, what="file").close()
     out = []
     for pa, pb in sorted(pairs):
         if not os.path.exists(pb):

@@ -16,13 +16,40 @@ quote, model by model: extra NLL per bin and over the window for every format (t
 rows), results/halflife/lm_recall_{gdn,kda}.h5's Spearman and quarter shares,
 results/selfcorrect/recall_{gdn,kda}.h5's ratios, and the octile sweep's Spearman and extra NLL
 per octile (results/nll/octile_recall_{gdn,kda}.h5).
+
+Every file a table reads is opened and checked first (tools/lm/toolcheck.py: one line naming the
+file and what it lacks, exit status 2). The columns are labelled by the bins the files hold (the
+nll driver's `bin` and `decode`), and results of `stepq run --quick` (their config says so) are
+named as quick runs before the tables.
 """
 import argparse
 import os
 import sys
 
-import h5py
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lm"))
+from toolcheck import die, open_h5  # noqa: E402
+
+NLL = ("formats", "extra_mean", "extra_ci95", "extra_window", "bpb_native", "decode_step")
+# the datasets each file's readers below take, by the file's name pattern
+NEEDS = {
+    "nll/recall_%s.h5": (NLL, ("bin", "decode")),
+    "nll/recall_%s_prose.h5": (NLL, ("bin", "decode")),
+    "recall/%s.h5": (("formats", "buckets", "positions", "record_position", "n_records", "exact_mean",
+                      "exact_ci95", "extra_nll_mean", "extra_nll_ci95", "extra_nll_pos_mean",
+                      "extra_nll_pos_ci95"), ()),
+    "halflife/lm_recall_%s.h5": (("spearman_acc", "spearman_acc_over_d", "spearman_persistence",
+                                  "top_quarter_share_acc", "top_quarter_share_acc_over_d",
+                                  "top_quarter_share_persistence", "d_ratio_long_over_short"), ()),
+    "selfcorrect/recall_%s.h5": (("windows", "formats", "linear/ratio_pooled_mean", "linear/ratio_pooled_ci95",
+                                  "linear/ratio_quartile"), ()),
+    "nll/octile_recall_%s.h5": (("octile_orders", "octile_spearman", "octile_extra_mean"), ()),
+}
+TABLES = {"nll": ["nll/recall_%s.h5"], "prose": ["nll/recall_%s_prose.h5"], "recall": ["recall/%s.h5"],
+          "verdicts": ["nll/recall_%s.h5", "nll/recall_%s_prose.h5", "halflife/lm_recall_%s.h5",
+                       "selfcorrect/recall_%s.h5", "nll/octile_recall_%s.h5"]}
+_open = {}  # path -> the open file, checked once
 
 # two-sided 95% quantiles of Student's t for 1 to 30 degrees of freedom
 T975 = [12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2.306004,
@@ -49,21 +76,67 @@ def pm(m, c, digits):
     return "%.*f +- %.*f" % (digits, m, digits, c)
 
 
-def open_one(results, name):
-    path = os.path.join(results, name)
-    if not os.path.exists(path):
-        sys.exit("repro_tables: %s: no such file (run its config first)" % path)
-    return path
+def is_quick(h):
+    """whether a result was written by `stepq run --quick` (cfg_load notes it in the stored config)"""
+    cfg = h.attrs.get("config", b"")
+    cfg = cfg.decode(errors="replace") if isinstance(cfg, bytes) else str(cfg)
+    return "run with --quick" in cfg
+
+
+def open_one(results, pattern, model):
+    """the checked, open file of pattern (a key of NEEDS) for model"""
+    path = os.path.join(results, pattern % model)
+    if path not in _open:
+        if not os.path.exists(path):
+            die("%s: no such file (run its config first)" % path)
+        needs, attrs = NEEDS[pattern]
+        _open[path] = open_h5(path, needs, "result", attrs)
+    return _open[path]
 
 
 def open_pair(results, pattern):
-    return {model: h5py.File(open_one(results, pattern % model), "r") for model in ("gdn", "kda")}
+    f = {model: open_one(results, pattern, model) for model in ("gdn", "kda")}
+    if "formats" in NEEDS[pattern][0] and sorted(names(f["gdn"]["formats"])) != sorted(names(f["kda"]["formats"])):
+        die("%s and %s hold different formats (%s | %s): give results of the same configs (both quick or both full)"
+            % (f["gdn"].filename, f["kda"].filename, ", ".join(names(f["gdn"]["formats"])),
+               ", ".join(names(f["kda"]["formats"]))))
+    return f
+
+
+def bins(h):
+    """(steps in the first bin, steps in the last bin) of an nll driver's output"""
+    ds, decode = h["decode_step"][()], int(h.attrs["decode"])
+    return int(min(int(h.attrs["bin"]), decode)), int(decode - ds[-1])
+
+
+def check_inputs(results, tables):
+    """open and check every file the tables read before printing any; name the quick runs"""
+    quick = []
+    for t in tables:
+        for pattern in TABLES[t]:
+            for model in ("gdn", "kda"):
+                h = open_one(results, pattern, model)
+                if pattern in ("nll/recall_%s.h5", "nll/recall_%s_prose.h5") and len(h["decode_step"]) < 1:
+                    die("%s: no bins" % h.filename)
+                if is_quick(h) and h.filename not in quick:
+                    quick.append(h.filename)
+        if t != "verdicts":
+            for pattern in TABLES[t]:
+                open_pair(results, pattern)
+    if quick:
+        print("NOTE: quick runs (`stepq run --quick`: fewer documents, shorter decodes and bins, fewer formats; "
+              "not the paper's numbers): %s\n" % ", ".join(quick))
 
 
 def nll_recall(results):
     f = open_pair(results, "nll/recall_%s.h5")
     fmts = names(f["gdn"]["formats"])
-    print("| format | GDN first 512 | GDN last 512 | GDN whole window | KDA first 512 | KDA last 512 | KDA whole window |")
+    heads = []
+    for model in ("gdn", "kda"):
+        first, last = bins(f[model])
+        heads += ["%s first %d" % (model.upper(), first), "%s last %d" % (model.upper(), last),
+                  "%s whole window" % model.upper()]
+    print("| format | %s |" % " | ".join(heads))
     print("|---|---|---|---|---|---|---|")
     for i, fmt in enumerate(fmts):
         cells = []
@@ -130,30 +203,27 @@ def verdicts(results):
     for model in ("gdn", "kda"):
         up = model.upper()
         for what, pattern in (("recall documents", "nll/recall_%s.h5"), ("prose", "nll/recall_%s_prose.h5")):
-            h = h5py.File(open_one(results, pattern % model), "r")
+            h = open_one(results, pattern, model)
             ds = h["decode_step"][()]
-            print("%s extra NLL on %s (nats per byte; bins of %d decode steps from %d; whole window "
-                  "+- 95%% t-interval over documents | mean per bin | last bin's 95%% interval):"
-                  % (up, what, ds[1] - ds[0], ds[0]))
+            print("%s extra NLL on %s (nats per byte; bins of %d decode steps from %d, the last of %d; whole window "
+                  "+- 95%% t-interval over documents | mean per bin | last bin's 95%% interval)%s:"
+                  % (up, what, bins(h)[0], ds[0], bins(h)[1], " [quick run]" if is_quick(h) else ""))
             for j, fmt in enumerate(names(h["formats"])):
                 m, c = h["extra_mean"][j], h["extra_ci95"][j]
                 print("  %-13s %s | %s | %.4f" % (fmt, pm(*t_interval(h["extra_window"][:, j]), 4),
                                                   " ".join("%.4f" % x for x in m), c[-1]))
-        h = h5py.File(open_one(results, "halflife/lm_recall_%s.h5" % model), "r")
+        h = open_one(results, "halflife/lm_recall_%s.h5", model)
         print("%s halflife: %s" % (up, ", ".join("%s %.4g" % (k, h[k][0]) for k in (
             "spearman_acc", "spearman_acc_over_d", "spearman_persistence", "top_quarter_share_acc",
             "top_quarter_share_acc_over_d", "top_quarter_share_persistence", "d_ratio_long_over_short"))))
-        h = h5py.File(open_one(results, "selfcorrect/recall_%s.h5" % model), "r")
+        h = open_one(results, "selfcorrect/recall_%s.h5", model)
         w = h["windows"][()]
         for j, fmt in enumerate(names(h["formats"])):
             m, c = h["linear/ratio_pooled_mean"][j, -1], h["linear/ratio_pooled_ci95"][j, -1]
             print("%s selfcorrect %s, linear, window %d: pooled %s, by half-life quartile of seed 0 (shortest "
                   "first) %s" % (up, fmt, w[-1], "%.2f (one seed)" % m if np.isnan(c) else pm(m, c, 2),
                                  " ".join("%.2f" % x for x in h["linear/ratio_quartile"][0, j, :, -1])))
-        h = h5py.File(open_one(results, "nll/octile_recall_%s.h5" % model), "r")
-        if "octile_spearman" not in h:
-            sys.exit("repro_tables: %s: no octile_spearman (an older build wrote it; run its config again)"
-                     % h.filename)
+        h = open_one(results, "nll/octile_recall_%s.h5", model)
         for k, order in enumerate(names(h["octile_orders"])):
             print("%s octile by %s: Spearman (octile against extra NLL) %.2f; extra NLL per octile (1e-3 nats "
                   "per byte, lowest first) %s" % (up, order, h["octile_spearman"][k],
@@ -168,13 +238,20 @@ def main():
                     help="which to print; verdicts: the numbers the verdict rows and bullets quote "
                          "(not a table; not in all)")
     a = ap.parse_args()
-    if a.table == "verdicts":
-        verdicts(a.results)
-        return
-    for name, fn in (("nll", nll_recall), ("prose", nll_prose), ("recall", recall)):
-        if a.table in (name, "all"):
-            fn(a.results)
-            print()
+    if not os.path.isdir(a.results):
+        die("--results %s: no such directory" % a.results)
+    tables = ["nll", "prose", "recall"] if a.table == "all" else [a.table]
+    check_inputs(a.results, tables)
+    try:
+        if a.table == "verdicts":
+            verdicts(a.results)
+            return
+        for name, fn in (("nll", nll_recall), ("prose", nll_prose), ("recall", recall)):
+            if a.table in (name, "all"):
+                fn(a.results)
+                print()
+    except OSError as e:  # a file whose header opened but whose data is cut short
+        die("%s: cannot read it, truncated? (%s)" % (a.results, str(e).splitlines()[0]))
 
 
 if __name__ == "__main__":

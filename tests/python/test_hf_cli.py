@@ -357,6 +357,31 @@ def test_documents_of_different_lengths_in_one_eval(work, capsys):
     assert not (work / "t.h5").exists()
 
 
+def test_a_document_depends_on_its_batch_by_size_and_place_alone(work):
+    """method 7.4 (issue 65, class 8): eval batches documents of equal decode steps; a document's
+    row is the same to the bit whichever documents share its batch (the adapter's sessions keep
+    each row to itself), but not where it stands in the batch nor in a batch of another size:
+    the model's float32 matrix products round a row by its place and the rows' number (measured
+    with tools/eval_batch_effect.py, method 7.4)"""
+    from tiny_models import qwen3_5
+    from stepq.hf.cli import load_model
+    from stepq.hf.eval import evaluate
+    if not (work / "q35batch").exists():
+        qwen3_5().save_pretrained(work / "q35batch")
+    model = load_model(str(work / "q35batch"))[0]
+    rng = np.random.default_rng(5)
+    a, b, c = (torch.tensor([rng.integers(32, 127, 24 + 12 + 1).tolist()]) for _ in range(3))
+    runs = [evaluate(model, torch.cat(x, 0), ["int4", "int8"], prefill=24, decode=12)
+            for x in ([a, b, c], [a, c, b], [a, a, a], [c, a, b], [a])]
+    for r in runs[1:3]:  # a first among three, beside other documents: the same bits
+        for k in ("extra", "nll_native", "kl"):
+            assert np.array_equal(r[k][0], runs[0][k][0]), k
+    # a second among three, or alone: the native model's own NLL may move, by float32 rounding
+    for r, row in ((runs[3], 1), (runs[4], 0)):
+        d = np.abs(r["nll_native"][row] - runs[0]["nll_native"][0]).max()
+        assert d < 1e-4, d  # 0 on a CPU whose one-row and many-row products agree
+
+
 def test_plot_needs_no_path(work, capsys):
     """--plot alone draws with stepq's own nll.gp: the installed package's copy (the wheel carries
     it), or the clone's"""

@@ -190,7 +190,12 @@ def main():
     ap.add_argument("--heldout-json", default=os.path.join(REPO, "data", "lm", "heldout.json"))
     ap.add_argument("--recall-json", default=os.path.join(REPO, "data", "lm", "heldout_recall.json"))
     ap.add_argument("--recall-dir", default=os.path.join(REPO, "data", "lm", "heldout", "recall"))
+    ap.add_argument("--overwrite-shipped", action="store_true",
+                    help="allow the outputs to be shipped files (tracked by git under data/, as the defaults are)")
     args = ap.parse_args()
+    from toolcheck import not_shipped
+    for opt in ("heldout_json", "recall_json", "recall_dir"):
+        not_shipped(getattr(args, opt), args.overwrite_shipped, "--" + opt.replace("_", "-"))
 
     sources = ["bible-kjv", "bible-kjv-text", "fortunes"] + CODE_PACKAGES
     missing = [p for p in sources if subprocess.run(["dpkg-query", "-W", "-f=${Status}", p], capture_output=True,

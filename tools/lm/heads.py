@@ -41,7 +41,6 @@ all bytes and at the records' writes, and the median retention, decay alone and 
 bucket's records.
 """
 import argparse
-import json
 import math
 import os
 import sys
@@ -52,7 +51,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import recall  # noqa: E402
-from model import load_checkpoint  # noqa: E402
+from toolcheck import at_least, load_model, recall_documents  # noqa: E402
 
 
 @torch.no_grad()
@@ -77,6 +76,19 @@ def recall_parser(description):
     ap.add_argument("--docs", type=int, default=6)
     ap.add_argument("--threads", type=int, default=1)
     return ap
+
+
+def recall_inputs(args):
+    """(model, recall set JSON, its first --docs documents) of recall_parser's arguments, each
+    checked before any work (toolcheck's one-line refusals)"""
+    at_least(args, 1, "docs", "threads")
+    rj, docs = recall_documents(args.json, args.docs)
+    if not docs:
+        from toolcheck import die
+        die("--json %s: no documents in it" % args.json)
+    model = load_model(args.model)
+    torch.set_num_threads(args.threads)
+    return model.eval(), rj, docs
 
 
 @torch.no_grad()
@@ -200,10 +212,7 @@ def main():
     ap.add_argument("--addressing", action="store_true",
                     help="print whether each head could find a record by its key (see above) instead")
     args = ap.parse_args()
-    torch.set_num_threads(args.threads)
-    model = load_checkpoint(args.model).eval()
-    with open(args.json) as f:
-        rj = json.load(f)
+    model, rj, docs = recall_inputs(args)
     base = os.path.dirname(os.path.abspath(args.json))
     if args.addressing:
         with open(os.path.join(base, rj["documents"][0]["file"]), "rb") as f:
@@ -217,7 +226,7 @@ def main():
     rows = []                                          # (distance, [L,H] ret, decay, match)
     overlap = torch.zeros(L, H, dtype=torch.float64)   # summed over documents (key_overlap)
     where = [[{} for _ in range(H)] for _ in range(L)]  # per head: {(line offset, byte): writes}
-    for d in rj["documents"][:args.docs]:
+    for d in docs:
         with open(os.path.join(base, d["file"]), "rb") as f:
             doc = f.read()
         recs = [s for s in d["spans"] if s["kind"] == "record"]
@@ -242,15 +251,15 @@ def main():
             rows.append((s["distance"], *(torch.stack([per[li][m][j] for li in range(L)]) for m in range(3))))
         print("read %s: %d bytes, %d records" % (d["file"], len(doc), len(recs)), file=sys.stderr, flush=True)
     half = math.log(2) / (-(gsum / n_bytes))
-    bmean, bw = bsum / n_bytes, bwrite / n_recs
+    bmean, bw = bsum / n_bytes, bwrite / max(n_recs, 1)
     print("model %s: %d documents of %s, %d bytes, %d records; writes at: %s"
-          % (args.model, args.docs, args.json, n_bytes, n_recs, args.write_at))
+          % (args.model, len(docs), args.json, n_bytes, n_recs, args.write_at))
     print("\nwhere each head writes the records (offset on the definition line \"#0417 = VALUE;\": byte, "
           "share of the records) and the mean |cos| between two records' write keys in a document")
     for li in range(L):
         for h in range(H):
             top = sorted(where[li][h].items(), key=lambda kv: -kv[1])[:3]
-            print("%d.%d  |cos| %.3f  at %s" % (li, h, overlap[li, h] / args.docs, "  ".join(
+            print("%d.%d  |cos| %.3f  at %s" % (li, h, overlap[li, h] / len(docs), "  ".join(
                 "%d %r %.2f" % (off, ch, n / n_recs) for (off, ch), n in top)))
     for lo, hi in rj["buckets"]:
         sel = [row for row in rows if lo <= row[0] < hi]

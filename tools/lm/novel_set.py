@@ -15,7 +15,8 @@ sha256; after weaving, every value distinct, none a name of the named set, none 
 held-out text, and, where the corpus has been built (tools/lm/corpus/train_*.bin), none a
 substring of the training text.
 
-Usage: python tools/lm/novel_set.py [--seeds 101,102,103]
+Usage: python tools/lm/novel_set.py [--seeds 101,102,103] [--out-json J --out-dir D | --overwrite-shipped]
+(the defaults are the shipped set: written over only with --overwrite-shipped)
 """
 import argparse
 import json
@@ -30,8 +31,7 @@ import recall  # noqa: E402
 DATA = os.path.join(corpus.REPO, "data", "lm")
 
 
-def fail(msg):
-    sys.exit("novel_set: " + msg)
+from toolcheck import die as fail, not_shipped  # noqa: E402
 
 
 def main():
@@ -39,7 +39,11 @@ def main():
     ap.add_argument("--seeds", default="101,102,103", help="document seeds, comma-separated (the named set: 1,2,3)")
     ap.add_argument("--out-json", default=os.path.join(DATA, "heldout_recall_novel.json"))
     ap.add_argument("--out-dir", default=os.path.join(DATA, "heldout", "recall_novel"))
+    ap.add_argument("--overwrite-shipped", action="store_true",
+                    help="allow the outputs to be shipped files (tracked by git under data/, as the defaults are)")
     args = ap.parse_args()
+    not_shipped(args.out_json, args.overwrite_shipped, "--out-json")
+    not_shipped(args.out_dir, args.overwrite_shipped, "--out-dir")
     try:
         seeds = tuple(int(x) for x in args.seeds.split(","))
     except ValueError:

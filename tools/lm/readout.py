@@ -25,7 +25,6 @@ byte before the answer only: it says nothing of answers that go wrong after thei
 Usage: python tools/lm/readout.py MODEL_DIR [--json data/lm/heldout_recall.json] [--docs 6]
        [--threads 1] [--min-half-life 1000]
 """
-import json
 import math
 import os
 import sys
@@ -35,8 +34,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import recall  # noqa: E402
-from heads import layer_inputs, recall_parser  # noqa: E402
-from model import load_checkpoint  # noqa: E402
+from heads import layer_inputs, recall_inputs, recall_parser  # noqa: E402
 
 
 def contributions(q, k, g, beta, reads):
@@ -78,16 +76,11 @@ def main():
     ap.add_argument("--min-half-life", type=float, default=1000.0,
                     help="the heads measured: those whose mean log gate gives a half-life above this (bytes)")
     args = ap.parse_args()
-    if not os.path.isfile(os.path.join(args.model, "config.json")):
-        sys.exit("readout.py: error: %s: no model there (config.json missing)" % args.model)
-    torch.set_num_threads(args.threads)
-    model = load_checkpoint(args.model).eval()
-    with open(args.json) as f:
-        rj = json.load(f)
+    model, rj, docs = recall_inputs(args)
     base = os.path.dirname(os.path.abspath(args.json))
     rows = []  # (bucket, exact, head, own, other, rest, cos)
     wrong = [[0, 0] for _ in recall.BUCKETS]  # per bucket: answers wrong at their first byte, right there but not after
-    for d in rj["documents"][:args.docs]:
+    for d in docs:
         with open(os.path.join(base, d["file"]), "rb") as f:
             doc = f.read()
         recs = [s for s in d["spans"] if s["kind"] == "record" and recall.bucket_of(s["distance"]) is not None]
@@ -120,7 +113,7 @@ def main():
         print("read %s: %d bytes, %d records" % (d["file"], len(doc), len(recs)), file=sys.stderr, flush=True)
     heads = sorted(set(r[2] for r in rows))
     print("model %s: %d documents of %s; heads with half-life over %g bytes: %s"
-          % (args.model, args.docs, args.json, args.min_half_life, " ".join(heads)))
+          % (args.model, len(docs), args.json, args.min_half_life, " ".join(heads)))
     print("medians over a bucket's queries and the heads of |part| / |read| (own record's line, other records' "
           "lines, the rest) and cos(read, own part); answered exactly (yes) or not (no)")
     print("distance      answer  queries  own    others  rest   cos(own)")

@@ -17,7 +17,9 @@ of them, seeds 0..draws-1, mean over draws). The conv state is kept (it is not t
 state).
 
 Usage: python tools/lm/recall_metrics.py MODEL_DIR [--json data/lm/heldout_recall.json]
-       [--docs N] [--draws 5] [--threads 1] [--out MODEL_DIR/metrics.json]
+       [--docs N] [--draws 5] [--threads 1] [--out MODEL_DIR/metrics.json] [--overwrite-shipped]
+A shipped metrics file (tracked by git under data/, e.g. data/lm/gdn/metrics.json) is written
+only with --overwrite-shipped.
 """
 import argparse
 import copy
@@ -33,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import recall  # noqa: E402
-from model import load_checkpoint  # noqa: E402
+from toolcheck import at_least, die, load_model, not_shipped, read_json, recall_documents  # noqa: E402
 
 QUERY_HEAD = recall.RECORD_HEAD  # len(b"#0417 ? "): the query line's bytes before the answer
 HALF_LIFE_DOC_BYTES = 8192
@@ -156,30 +158,46 @@ def main():
     ap.add_argument("--prefix", default="recall", choices=["recall", "recall_novel"],
                     help="the metrics' names: recall_* for the named set (the default --json), recall_novel_* "
                          "for data/lm/heldout_recall_novel.json (tools/lm/novel_set.py)")
+    ap.add_argument("--overwrite-shipped", action="store_true",
+                    help="allow --out to be a shipped file (tracked by git under data/, as the shipped models' "
+                         "metrics.json are): refused without it")
     args = ap.parse_args()
     if args.json is None:
         args.json = os.path.join(REPO, "data", "lm", "heldout_recall%s.json" % args.prefix[len("recall"):])
+    # everything checked before any work
+    at_least(args, 1, "docs", "draws", "threads")
+    out = args.out or os.path.join(args.model, "metrics.json")
+    if os.path.isdir(out):
+        die("--out %s is a directory" % out)
+    not_shipped(out, args.overwrite_shipped, "--out" if args.out else "the model's metrics file")
+    if os.path.exists(out):
+        read_json(out, "--out" if args.out else "the model's metrics file")
+    rj, docs = recall_documents(args.json, args.docs)
+    if not docs:
+        die("--json %s: no documents in it" % args.json)
+    hj = read_json(args.heldout_json, "--heldout-json", "documents")
+    prose_files = [os.path.join(REPO, "data", "lm", "heldout", "prose", os.path.basename(d["file"]))
+                   for d in hj["documents"] if d.get("domain") == "prose"]
+    if not prose_files:
+        die("--heldout-json %s: no prose documents (the half-lives are measured on them)" % args.heldout_json)
+    for p in prose_files:
+        if not os.path.isfile(p):
+            die("--heldout-json %s: prose document %s: no such file" % (args.heldout_json, p))
+    model = load_model(args.model)
     torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)
     t0 = time.time()
-    model = load_checkpoint(args.model)
-    with open(args.json) as f:
-        rj = json.load(f)
     base = os.path.dirname(os.path.abspath(args.json))
-    docs = rj["documents"][:args.docs]
 
     # half-lives on the held-out prose books (data/lm/heldout/prose, as the C side reads them)
-    with open(args.heldout_json) as f:
-        hj = json.load(f)
     prose = []
-    for d in hj["documents"]:
-        if d["domain"] == "prose":
-            with open(os.path.join(REPO, "data", "lm", "heldout", "prose", os.path.basename(d["file"])), "rb") as f:
-                prose.append(f.read())
+    for p in prose_files:
+        with open(p, "rb") as f:
+            prose.append(f.read())
     units = unit_half_lives(model, prose)
     hls = sorted(u[3] for u in units)
     order = sorted(units, key=lambda u: -u[3])
-    quarter = len(units) // 4
+    quarter = max(1, len(units) // 4)  # a model of fewer than 4 units: one
     longest = order[:quarter]
     conditions = {"reset_longest": longest}
     for d in range(args.draws):
@@ -231,7 +249,6 @@ def main():
     }
     if args.prefix != "recall":  # the same metrics of another set, beside the named set's
         metrics = {(args.prefix + k[len("recall"):] if k.startswith("recall") else k): v for k, v in metrics.items()}
-    out = args.out or os.path.join(args.model, "metrics.json")
     old = {}
     if os.path.exists(out):
         with open(out) as f:

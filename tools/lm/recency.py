@@ -28,6 +28,10 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import recall  # noqa: E402
 from recall_metrics import BETWEEN, mean_ci95  # noqa: E402
+from toolcheck import die, open_h5, readable_file  # noqa: E402
+
+NEEDS = ("documents", "formats", "buckets", "record_document", "record_distance", "record_length",
+         "record_position", "exact")
 
 
 def group_of(n):
@@ -37,20 +41,28 @@ def group_of(n):
 
 def table(h5path, fmt=None):
     """{column name: [[(share, ci95, n) per group] per bucket]}, with the buckets"""
-    import h5py
-    with h5py.File(h5path, "r") as f:
-        docs = [d.decode() if isinstance(d, bytes) else d for d in f["documents"][:]]
-        formats = [x.decode() if isinstance(x, bytes) else x for x in f["formats"][:]]
-        buckets = f["buckets"][:].tolist()
-        prefill = int(f.attrs["prefill"])
-        rdoc, dist, length = f["record_document"][:], f["record_distance"][:], f["record_length"][:]
-        start = f["record_position"][:] + prefill
-        exact = f["exact"][:]
+    with open_h5(h5path, NEEDS, "recall run", attrs=("prefill",)) as f:
+        try:
+            docs = [d.decode() if isinstance(d, bytes) else d for d in f["documents"][:]]
+            formats = [x.decode() if isinstance(x, bytes) else x for x in f["formats"][:]]
+            buckets = f["buckets"][:].tolist()
+            prefill = int(f.attrs["prefill"])
+            rdoc, dist, length = f["record_document"][:], f["record_distance"][:], f["record_length"][:]
+            start = f["record_position"][:] + prefill
+            exact = f["exact"][:]
+        except OSError as e:
+            die("recall run %s: cannot read it, truncated? (%s)" % (h5path, str(e).splitlines()[0]))
     cols = {"native": 0}
     if fmt is not None:
         if fmt not in formats:
-            sys.exit("recency.py: error: %s has no format %r (it has %s)" % (h5path, fmt, ", ".join(formats)))
+            die("%s has no format %r (it has %s)" % (h5path, fmt, ", ".join(formats)))
         cols[fmt] = 1 + formats.index(fmt)
+    if not (len(rdoc) == len(dist) == len(length) == len(start) == exact.shape[0]) or \
+            (len(rdoc) and (rdoc.min() < 0 or rdoc.max() >= len(docs))) or exact.ndim != 2 or \
+            exact.shape[1] != 1 + len(formats):
+        die("recall run %s: its record datasets disagree in length or with its documents and formats" % h5path)
+    for path in {docs[i] for i in set(rdoc.tolist())}:
+        readable_file(path if os.path.isabs(path) else os.path.join(REPO, path), "recall run %s: document" % h5path)
     texts, grp = {}, []
     for i in range(len(start)):
         path = docs[rdoc[i]]
@@ -79,8 +91,6 @@ def main():
     ap.add_argument("result", help="a recall run's HDF5 (results/recall/gdn.h5, say)")
     ap.add_argument("--format", default=None, help="a format of the run to show beside native")
     args = ap.parse_args()
-    if not os.path.isfile(args.result):
-        sys.exit("recency.py: error: no file %s" % args.result)
     out, buckets = table(args.result, args.format)
     print("%s: exact match by records defined between the definition and the query "
           "(share +- 95%% interval over records, count)" % args.result)

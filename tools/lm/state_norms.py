@@ -9,7 +9,6 @@ Usage: python tools/lm/state_norms.py MODEL_DIR [--json data/lm/heldout_recall.j
        [--positions 256,512,1024,2048,4096,8192] [--threads 1]
 """
 import argparse
-import json
 import os
 import sys
 
@@ -18,7 +17,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-from model import load_checkpoint  # noqa: E402
+from toolcheck import at_least, die, load_model, recall_documents  # noqa: E402
 
 
 def main():
@@ -34,19 +33,12 @@ def main():
         if not pos or pos != sorted(set(pos)) or pos[0] < 1:
             raise ValueError
     except ValueError:
-        sys.exit(f"state_norms: --positions {a.positions!r}: ascending positive integers, comma-separated")
-    if a.docs < 1:
-        sys.exit(f"state_norms: --docs {a.docs}: at least 1")
-    for f in ("config.json", "model.safetensors"):
-        if not os.path.isfile(os.path.join(a.model, f)):
-            sys.exit(f"state_norms: {a.model}: no {f}")
-    try:
-        docs = json.load(open(a.json))["documents"][: a.docs]
-    except (OSError, ValueError, KeyError) as e:
-        sys.exit(f"state_norms: {a.json}: {e}")
+        die(f"--positions {a.positions!r}: ascending positive integers, comma-separated")
+    at_least(a, 1, "docs", "threads")
+    _, docs = recall_documents(a.json, a.docs)
     base = os.path.dirname(os.path.abspath(a.json))
+    model = load_model(a.model)
     torch.set_num_threads(a.threads)
-    model = load_checkpoint(a.model)
     model.eval()
     L = len(model.model.layers)
     sums = [[0.0] * L for _ in pos]

@@ -18,8 +18,8 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from model import load_checkpoint  # noqa: E402
 from train import _malloc_returns_memory  # noqa: E402
+from toolcheck import at_least, load_model  # noqa: E402
 
 
 def main():
@@ -30,15 +30,12 @@ def main():
     ap.add_argument("--threads", type=int, default=1, help="torch threads")
     ap.add_argument("--return-memory", action="store_true", help="as train.py --return-memory")
     args = ap.parse_args()
-    if args.seq < 1 or args.steps < 1 or args.threads < 1:
-        sys.exit("step_time.py: error: --seq, --steps and --threads must be at least 1")
-    if not os.path.isfile(os.path.join(args.model, "config.json")):
-        sys.exit("step_time.py: error: %s: no config.json (not a model directory)" % args.model)
+    at_least(args, 1, "seq", "steps", "threads")
+    model = load_model(args.model)  # refused here, before any work, when missing or cut short
     if args.return_memory:
         _malloc_returns_memory()
     torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)
-    model = load_checkpoint(args.model)
     model.train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     x = torch.randint(0, 256, (1, args.seq + 1), generator=torch.Generator().manual_seed(0))

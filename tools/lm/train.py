@@ -45,6 +45,7 @@ def _malloc_returns_memory():
 
 sys.path.insert(0, HERE)
 from model import DeltaLM, l2norm, make_config, save_checkpoint  # noqa: E402
+from toolcheck import die  # noqa: E402
 import recall  # noqa: E402
 
 DOMAINS = (("prose", 0.5), ("fortunes", 0.15), ("code", 0.35))
@@ -200,9 +201,9 @@ def long_gate_heads(model, spec):
         try:
             l, h = (int(x) for x in item.split("."))
         except ValueError:
-            sys.exit("train.py: error: --long-gates %r: %r is not layer.head" % (spec, item))
+            die("--long-gates %r: %r is not layer.head" % (spec, item))
         if not (0 <= l < L and 0 <= h < H):
-            sys.exit("train.py: error: --long-gates %r: %r is outside %d layers x %d heads" % (spec, item, L, H))
+            die("--long-gates %r: %r is outside %d layers x %d heads" % (spec, item, L, H))
         out.append((l, h))
     return out
 
@@ -224,7 +225,7 @@ def set_long_gates(model, heads, half_life):
     key channels): A_log 0, dt_bias the inverse softplus of ln 2 / half_life, the gate
     projection's rows zeroed (_gate_rows of _gate_proj); returns their dt_bias (one per head)"""
     if not half_life > 1:
-        sys.exit("train.py: error: --long-gate-half-life %g: give a half-life above 1 token" % half_life)
+        die("--long-gate-half-life %g: give a half-life above 1 token" % half_life)
     out = []
     for l, h in heads:
         attn = model.model.layers[l].attn
@@ -570,6 +571,34 @@ class HeadDropout:
         return drop
 
 
+# the options a resumed run may give otherwise than the run it continues: none changes what it trains
+RESUME_MAY_DIFFER = ("resume", "out", "stop_after", "log_every", "return_memory")
+
+
+def resume_state(ap, args, state_path):
+    """--resume: the run's state.pt, after refusing (before any work or write) a run that has
+    finished (its metrics.json written, or its state at --steps) and a resume whose settings differ
+    from the run's (each differing option named with both values)"""
+    done = os.path.join(args.out, "metrics.json")
+    if os.path.exists(done):
+        die("--resume: the run in %s has finished (%s written): it is not continued; give a new --out, or "
+            "--init-from %s for another run" % (args.out, done, args.out))
+    try:
+        st = torch.load(state_path, weights_only=False)
+        step, was_args = int(st["step"]), dict(st["args"])
+    except Exception as e:  # a cut or foreign file: torch's and pickle's errors have no common type
+        die("--resume: %s: not a checkpoint of train.py (%s: %s)" % (state_path, type(e).__name__, e))
+    # a setting that a run's state.pt predates had its default there
+    was = {k: was_args.get(k, ap.get_default(k)) for k in vars(args) if k not in RESUME_MAY_DIFFER}
+    diff = [k for k in was if was[k] != getattr(args, k)]
+    if diff:
+        die("--resume with other settings than the run in %s: %s" % (args.out, "; ".join(
+            "--%s %s here, %s in the run" % (k.replace("_", "-"), getattr(args, k), was[k]) for k in diff)))
+    if step >= args.steps:
+        die("--resume: the run in %s is at step %d of its %d: it has finished" % (args.out, step, args.steps))
+    return st
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", choices=["gdn", "kda"], required=True)
@@ -647,7 +676,10 @@ def main():
     ap.add_argument("--recall-eval-docs", type=int, default=6, help="documents of --recall-eval per periodic eval")
     ap.add_argument("--resume", action="store_true",
                     help="continue the run in --out from its last checkpoint (state.pt: optimizer, step, "
-                         "data generator, timings), bit for bit as if it had not stopped")
+                         "data generator, timings), bit for bit as if it had not stopped; refused, before anything is "
+                         "written, for a run that has finished (its metrics.json written) and when any other option "
+                         "differs from the run's (each named with both values) but --stop-after, --log-every and "
+                         "--return-memory")
     ap.add_argument("--spare-records", action="store_true",
                     help="--sparse-writes weighs the heads' writes outside the records' definition lines only "
                          "(training uses where the records are: a first stage, to be reported as such)")
@@ -716,57 +748,58 @@ def main():
     args = ap.parse_args()
 
     if args.spare_records and not (args.sparse_writes > 0 and args.recall):
-        sys.exit("train.py: error: --spare-records needs --sparse-writes (the weight it spares) and --recall "
+        die("--spare-records needs --sparse-writes (the weight it spares) and --recall "
                  "(the records it spares)")
     if args.record_writes < 0 or (args.record_writes > 0 and not args.spare_records):
-        sys.exit("train.py: error: --record-writes %g: give a weight of 0 or more, with --spare-records (the lines "
+        die("--record-writes %g: give a weight of 0 or more, with --spare-records (the lines "
                  "whose writes it rewards)" % args.record_writes)
     for name in ("write_once", "write_at_end", "value_writes"):
         if getattr(args, name) and not args.record_writes > 0:
-            sys.exit("train.py: error: --%s changes what --record-writes rewards: give --record-writes MU > 0"
+            die("--%s changes what --record-writes rewards: give --record-writes MU > 0"
                      % name.replace("_", "-"))
     if args.write_once + args.write_at_end + args.value_writes > 1:
-        sys.exit("train.py: error: --write-once, --write-at-end and --value-writes each say where a record is "
+        die("--write-once, --write-at-end and --value-writes each say where a record is "
                  "written: give one")
     if args.distinct_keys < 0 or (args.distinct_keys > 0 and not args.write_at_end):
-        sys.exit("train.py: error: --distinct-keys %g: give a weight of 0 or more, with --write-at-end (the positions "
+        die("--distinct-keys %g: give a weight of 0 or more, with --write-at-end (the positions "
                  "whose keys it compares)" % args.distinct_keys)
     if args.record_blocks < 1 or (args.record_blocks > 1 and not args.recall):
-        sys.exit("train.py: error: --record-blocks %d: give 1 or more, with --recall (the records it groups)"
+        die("--record-blocks %d: give 1 or more, with --recall (the records it groups)"
                  % args.record_blocks)
     for name, heads in (("address_keys", "the heads it teaches"), ("keep_records", "the heads whose writes it weighs"),
                         ("cross_talk", "the heads whose queries it weighs")):
         weight = getattr(args, name)
         if weight < 0 or (weight > 0 and not (args.recall and args.long_gates)):
-            sys.exit("train.py: error: --%s %g: give a weight of 0 or more, with --recall (the records) and "
+            die("--%s %g: give a weight of 0 or more, with --recall (the records) and "
                      "--long-gates (%s)" % (name.replace("_", "-"), weight, heads))
     if not args.address_scale > 0 or (args.address_scale != ADDRESS_SCALE and not args.address_keys > 0):
-        sys.exit("train.py: error: --address-scale %g: give a scale above 0, with --address-keys (the loss it scales)"
+        die("--address-scale %g: give a scale above 0, with --address-keys (the loss it scales)"
                  % args.address_scale)
     if args.address_at != "first" and not args.address_keys > 0:
-        sys.exit("train.py: error: --address-at %s says where --address-keys reads the keys: give --address-keys "
+        die("--address-at %s says where --address-keys reads the keys: give --address-keys "
                  "MU > 0" % args.address_at)
     if args.eval_every < 0:
-        sys.exit("train.py: error: --eval-every %d: give 0 (only the final evaluation) or more" % args.eval_every)
+        die("--eval-every %d: give 0 (only the final evaluation) or more" % args.eval_every)
     if args.return_memory:
         _malloc_returns_memory()
     torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)
     torch.manual_seed(args.seed)
     if args.init_from and not os.path.isfile(os.path.join(args.init_from, "config.json")):
-        sys.exit("train.py: error: --init-from %s: no model there (config.json missing)" % args.init_from)
+        die("--init-from %s: no model there (config.json missing)" % args.init_from)
     if args.init_from and os.path.realpath(args.init_from) == os.path.realpath(args.out):
-        sys.exit("train.py: error: --init-from %s is --out: a run never writes over the model it starts from"
+        die("--init-from %s is --out: a run never writes over the model it starts from"
                  % args.init_from)
     held = [f for f in ("train.log", "state.pt", "model.safetensors") if os.path.exists(os.path.join(args.out, f))]
     if held and not args.resume:
-        sys.exit("train.py: error: --out %s already holds a run (%s): give another directory, or --resume to "
+        die("--out %s already holds a run (%s): give another directory, or --resume to "
                  "continue it" % (args.out, ", ".join(held)))
     os.makedirs(args.out, exist_ok=True)
     command = " ".join(["python"] + [os.path.relpath(sys.argv[0], os.getcwd())] + sys.argv[1:])
     state_path = os.path.join(args.out, "state.pt")
     if args.resume and not os.path.exists(state_path):
-        sys.exit("train.py: error: --resume: %s does not exist (no checkpoint to continue from)" % state_path)
+        die("--resume: %s does not exist (no checkpoint to continue from)" % state_path)
+    st = resume_state(ap, args, state_path) if args.resume else None
     with open(os.path.join(args.out, "command.txt"), "a" if args.resume else "w") as f:
         f.write(command + "\n")
     logf = open(os.path.join(args.out, "train.log"), "a" if args.resume else "w")
@@ -795,7 +828,7 @@ def main():
         log("initialised from %s (%d tokens seen before)" % (args.init_from, args.tokens_before))
     long_heads = long_gate_heads(model, args.long_gates) if args.long_gates else []
     if args.freeze_long_gates and not long_heads:
-        sys.exit("train.py: error: --freeze-long-gates needs --long-gates (the heads whose gates it keeps fixed)")
+        die("--freeze-long-gates needs --long-gates (the heads whose gates it keeps fixed)")
     if long_heads and not args.resume:
         for (l, h), b in zip(long_heads, set_long_gates(model, long_heads, args.long_gate_half_life)):
             log("long gate: layer %d head %d: A_log 0, dt_bias %.4f, %s zeroed (half-life %g tokens)%s"
@@ -804,7 +837,7 @@ def main():
     if args.freeze_long_gates:
         freeze_gates(model, long_heads)
     if args.sparse_writes < 0 or (args.sparse_writes > 0 and not long_heads):
-        sys.exit("train.py: error: --sparse-writes %g: give a weight of 0 or more, with --long-gates (the heads "
+        die("--sparse-writes %g: give a weight of 0 or more, with --long-gates (the heads "
                  "whose writes it weighs)" % args.sparse_writes)
     needs_rows = (args.sparse_writes, args.distinct_keys, args.address_keys, args.keep_records, args.cross_talk)
     rows = HeadRows(model, long_heads) if any(w > 0 for w in needs_rows) else None
@@ -814,7 +847,7 @@ def main():
     keeps = RecordErosion(rows) if args.keep_records > 0 else None
     talks = CrossTalk(rows) if args.cross_talk > 0 else None
     if not 0 <= args.drop_long_heads < 1 or (args.drop_long_heads > 0 and len(long_heads) < 2):
-        sys.exit("train.py: error: --drop-long-heads %g: give a probability in [0, 1), with two or more --long-gates "
+        die("--drop-long-heads %g: give a probability in [0, 1), with two or more --long-gates "
                  "heads (one is always kept)" % args.drop_long_heads)
     drop_gen = torch.Generator().manual_seed(args.seed + 2)
     dropout = HeadDropout(model, long_heads, args.drop_long_heads, drop_gen) if args.drop_long_heads > 0 else None
@@ -901,19 +934,6 @@ def main():
     first = 0
     if args.resume:
         from model import load_checkpoint
-        st = torch.load(state_path, weights_only=False)
-        keep = ("model", "steps", "warmup", "lr", "min_lr_frac", "wd", "seq", "batch", "seed", "recall", "records",
-                "passages", "dmin", "dmax", "recall_margin", "answer_weight", "init_from", "threads", "long_gates",
-                "long_gate_half_life", "freeze_long_gates", "sparse_writes", "spare_records", "drop_long_heads",
-                "record_writes", "write_once", "write_at_end", "value_writes", "distinct_keys", "record_blocks",
-                "address_keys", "address_at", "keep_records", "address_scale", "cross_talk")
-        # a setting that a run's state.pt predates had its default there
-        was = {k: st["args"].get(k, ap.get_default(k)) for k in keep}
-        diff = [k for k in keep if was[k] != getattr(args, k)]
-        if diff:
-            sys.exit("train.py: error: --resume with other settings than the run in %s: %s"
-                     % (args.out, ", ".join("--%s %s (was %s)" % (k.replace("_", "-"), getattr(args, k), was[k])
-                                            for k in diff)))
         model.load_state_dict(load_checkpoint(args.out).state_dict())
         opt.load_state_dict(st["opt"])
         gen.set_state(st["gen"])
