@@ -370,3 +370,27 @@ def test_plot_needs_no_path(work, capsys):
           "--prefill", "24", "--decode", "16", "--bin", "4", "--plot"])
     assert "wrote %s" % (work / "plotted" / "e.png") in capsys.readouterr().out
     assert os.path.getsize(work / "plotted" / "e.png") > 1000
+
+
+# ---- issue 65, class 3: outputs follow the umask -------------------------------------------------------
+
+def test_eval_outputs_follow_the_umask(work, capsys):
+    """eval's .h5 and .tsv get the permissions a new file gets under the umask (0644 under 022,
+    0640 under 027), as libstepq's files do, not mkstemp's 0600"""
+    from tiny_models import qwen3_5
+    if not (work / "q35").exists():
+        qwen3_5().save_pretrained(work / "q35")
+    (work / "m.txt").write_bytes(bytes(range(33, 127)))
+    old = os.umask(0o022)
+    try:
+        for mask, mode in ((0o022, 0o644), (0o027, 0o640)):
+            os.umask(mask)
+            out = work / ("mode%03o" % mask) / "e.h5"
+            capsys.readouterr()
+            main(["eval", "--model", str(work / "q35"), "--text", str(work / "m.txt"), "--formats", "int8", "--out",
+                  str(out), "--prefill", "24", "--decode", "8", "--bin", "4"])
+            capsys.readouterr()
+            for p in (out, out.with_suffix(".tsv")):
+                assert os.stat(p).st_mode & 0o777 == mode, (p, oct(os.stat(p).st_mode))
+    finally:
+        os.umask(old)

@@ -292,6 +292,13 @@ def int_list(s):
 
 # ---- outputs ----------------------------------------------------------------------------------------
 
+def umask():
+    """the process's umask (read by setting it and putting it back, as libstepq's stepq_tmpfile does)"""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def same_file(a, b):
     try:
         return os.path.samefile(a, b)
@@ -302,8 +309,9 @@ def same_file(a, b):
 class Output:
     """One output file, checked before any work and written atomically: not a directory or a
     device, not any of the run's inputs, in a directory it can write (a temporary file made there
-    at once, <path>.tmp.XXXXXX, proves it); commit() renames the temporary into place,
-    discard() removes it. A write that fails names the system's reason."""
+    at once, <path>.tmp.XXXXXX, proves it, given the permissions a new file gets under the umask,
+    0644 under 022, as libstepq's outputs are: mkstemp's are 0600); commit() renames the
+    temporary into place, discard() removes it. A write that fails names the system's reason."""
 
     def __init__(self, path, inputs, what="--out"):
         self.path = str(path)
@@ -330,7 +338,10 @@ class Output:
         try:
             os.makedirs(d, exist_ok=True)
             fd, self.tmp = tempfile.mkstemp(dir=d, prefix=os.path.basename(self.path) + ".tmp.")
-            os.close(fd)
+            try:
+                os.fchmod(fd, 0o666 & ~umask())
+            finally:
+                os.close(fd)
         except OSError as e:
             raise AdapterError("cannot write %s: %s" % (self.path, e.strerror)) from None
 

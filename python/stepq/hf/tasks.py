@@ -277,7 +277,8 @@ class StepqLM(TemplateLM):
 # ---- python -m stepq.hf tasks --------------------------------------------------------------------------
 
 def resolve_tasks(tasks, include_path=None):
-    """(task_manager, the top-level Task and Group objects, the YAML files named): --tasks' names,
+    """(task_manager, the top-level Task and Group objects, the files read: the YAML files named
+    and the local data files of the tasks loaded): --tasks' names,
     YAML files and directories resolved and loaded by lm-eval itself (its datasets read), before
     the model loads; a task it cannot find or load is refused by name"""
     if include_path is not None and not os.path.isdir(include_path):
@@ -306,10 +307,46 @@ def resolve_tasks(tasks, include_path=None):
     except Exception as e:  # lm-eval's and datasets' reasons, as one line
         raise AdapterError("--tasks %s: lm-eval could not load it: %s" % (tasks, str(e).strip().split("\n")[0][:500])) \
             from None
+    for task in loaded["tasks"].values():  # the data a task reads (none may be an output)
+        files += task_data_files(getattr(task, "config", None))
     children = {c for names in loaded["group_map"].values() for c in names}
     top = [g for n, g in loaded["groups"].items() if n not in children] + \
           [t for n, t in loaded["tasks"].items() if n not in children]
     return tm, top, files
+
+
+def task_data_files(config):
+    """the local files a task's dataset is read from: its dataset_path where that is a file or a
+    directory here (every file under it), and its dataset_kwargs' data_files and data_dir (a
+    name, a list, or a dict of either, as datasets takes them; patterns expanded)"""
+    import glob
+    if config is None:
+        return []
+    names = []
+
+    def add(x):
+        if isinstance(x, str):
+            names.append(x)
+        elif isinstance(x, (list, tuple)):
+            for y in x:
+                add(y)
+        elif isinstance(x, dict):
+            for y in x.values():
+                add(y)
+
+    add(getattr(config, "dataset_path", None))
+    kw = getattr(config, "dataset_kwargs", None) or {}
+    if isinstance(kw, dict):
+        add(kw.get("data_files"))
+        add(kw.get("data_dir"))
+    found = []
+    for n in names:
+        for p in ([n] + (sorted(glob.glob(n)) if glob.has_magic(n) else [])):
+            if os.path.isfile(p):
+                found.append(p)
+            elif os.path.isdir(p):
+                found += [os.path.join(r, f) for r, _, fs in os.walk(p) for f in fs]
+    return found
 
 
 def tasks_command(a):
