@@ -394,3 +394,43 @@ def test_eval_outputs_follow_the_umask(work, capsys):
                 assert os.stat(p).st_mode & 0o777 == mode, (p, oct(os.stat(p).st_mode))
     finally:
         os.umask(old)
+
+
+# ---- issue 65, class 4: options checked against the work before the work -------------------------------
+
+def test_decode_and_bin_against_the_documents(work, capsys, monkeypatch):
+    """an explicit --decode above what the longest document gives (10**12 ran the evaluation and
+    died in numpy's allocation), and a --bin above every document's decode steps (all-NaN bins,
+    exit 0), are refused by name before the model loads, nothing written; the default --decode
+    (512) still lets documents end first"""
+    from tiny_models import qwen3_5
+    import stepq.hf.cli as cli
+    if not (work / "q35").exists():
+        qwen3_5().save_pretrained(work / "q35")
+    (work / "d60.txt").write_bytes(bytes(range(40, 100)))        # 60 tokens: 35 decode steps after 24
+    (work / "d40.txt").write_bytes(bytes(range(40, 80)))         # 40 tokens: 15
+    out = work / "bounds" / "e.h5"
+    base = ["eval", "--model", work / "q35", "--text", work / "d60.txt", work / "d40.txt", "--formats", "int8",
+            "--out", out, "--prefill", "24"]
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr("stepq.hf.eval.load_model", no_model)
+    capsys.readouterr()                                   # save_pretrained's progress bar
+    refused(capsys, base + ["--decode", str(10**12), "--bin", "5"], r"--decode 1000000000000: the longest document, .*d60.txt, "
+            r"holds 60 tokens, so no document gives more than 35 decode steps after --prefill 24")
+    refused(capsys, base + ["--decode", "36", "--bin", "5"], r"--decode 36: .* no document gives more than 35 decode steps")
+    refused(capsys, base + ["--decode", "35", "--bin", "36"], r"--bin 36 is above --decode 35")
+    refused(capsys, base + ["--bin", "40"], r"--bin 40 is above the decode steps of every document \(the longest "
+            r"gives 35\): no bin would be filled")
+    refused(capsys, base, r"--bin 64 \(the default\) is above the decode steps of every document")
+    refused(capsys, base + ["--decode", "30"], r"--bin 64 \(the default\) is above --decode 30")
+    assert not out.parent.exists() or not os.listdir(out.parent)
+    monkeypatch.undo()
+    capsys.readouterr()
+    main([str(a) for a in base + ["--bin", "5"]])  # the default --decode: each document to its end
+    capsys.readouterr()
+    with h5py.File(out) as f:
+        assert list(f["decode_steps"][...]) == [35, 15] and f.attrs["decode"] == 512
+

@@ -311,3 +311,20 @@ def test_output_is_never_a_tasks_data_and_follows_the_umask(q35, tmp_path, monke
     finally:
         os.umask(old)
     assert os.stat(tmp_path / "r.json").st_mode & 0o777 == 0o644
+
+
+def test_max_length_against_what_the_tasks_generate(q35, monkeypatch, capsys):
+    """issue 65, class 4: --max-length is checked against what the tasks generate, before the model
+    loads: a log-likelihood task runs at a --max-length below lm-eval's default max_gen_toks (256),
+    a default the user never set; a generation task whose max_gen_toks leaves no context is
+    refused naming both, as is a --max-gen-toks given at or above --max-length"""
+    monkeypatch.chdir(ROOT)
+    mc, gen = (os.path.join(TASKS, "stepq_local_%s.yaml" % t) for t in ("mc", "gen"))
+    o = run_tasks(capsys, "--model", q35, "--format", "int8", "--tasks", mc, "--limit", 1, "--max-length", 100,
+                  "--bootstrap-iters", 0)
+    assert "stepq_local_mc" in o.out
+    refused(capsys, ["--model", q35, "--format", "int8", "--tasks", gen, "--max-length", 12],
+            r"--max-length 12: task stepq_local_gen generates up to 12 tokens \(max_gen_toks 12\), which leaves no "
+            r"token of context")
+    refused(capsys, ["--model", q35, "--format", "int8", "--tasks", mc, "--max-length", 100, "--max-gen-toks", 100],
+            r"max_length 100 and max_gen_toks 100")

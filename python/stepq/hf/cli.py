@@ -224,16 +224,24 @@ def load_model(path, dtype="float32", device="cpu"):
         raise AdapterError("%s: transformers could not load it: %s" % (path, str(e).strip().split("\n")[0][:500])) \
             from None
     check_finite(model, path)
-    tok = None
+    return model, load_tokenizer(path, model.config.vocab_size)
+
+
+def load_tokenizer(path, vocab_size=None):
+    """the tokenizer of a model directory, or None where it has none (the text is read as bytes,
+    which its vocabulary, vocab_size, the config's where not given, must hold)"""
     for f in ("tokenizer.json", "tokenizer_config.json", "tokenizer.model"):
         if os.path.exists(os.path.join(path, f)):
             from transformers import AutoTokenizer
-            tok = AutoTokenizer.from_pretrained(path)
-            break
-    if tok is None and model.config.vocab_size < 256:
+            return AutoTokenizer.from_pretrained(path)
+    if vocab_size is None:
+        cfg = check_model_dir(path)
+        tc = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else {}
+        vocab_size = cfg.get("vocab_size", tc.get("vocab_size"))
+    if isinstance(vocab_size, int) and vocab_size < 256:
         raise AdapterError("%s has no tokenizer and a vocabulary of %d: it cannot be read as bytes"
-                           % (path, model.config.vocab_size))
-    return model, tok
+                           % (path, vocab_size))
+    return None
 
 
 def check_texts(texts):

@@ -47,6 +47,7 @@ from . import AdapterError, forward
 from .cli import DTYPES, check_device, check_model_dir, int_list, load_model, model_files, outputs, regular_file
 
 LM_EVAL_TESTED = "0.4.13"
+MAX_GEN_TOKS = 256  # lm-eval's default, where neither a task nor --max-gen-toks names one
 NATIVE = "native"
 MODEL_ARGS = ("pretrained", "format", "plan", "plan_any_model", "layers", "device", "dtype", "batch_size",
               "max_batch_size", "max_length", "max_gen_toks")
@@ -73,7 +74,7 @@ class StepqLM(TemplateLM):
     max_length (default: the config's max_position_embeddings, else 2048), max_gen_toks (256)."""
 
     def __init__(self, pretrained=None, format=NATIVE, plan=None, plan_any_model=False, layers=None, device=None,
-                 dtype="float32", batch_size=1, max_batch_size=None, max_length=None, max_gen_toks=256, **other):
+                 dtype="float32", batch_size=1, max_batch_size=None, max_length=None, max_gen_toks=None, **other):
         if lm_eval is None:
             raise AdapterError("lm-eval is not installed: pip install lm-eval==%s" % LM_EVAL_TESTED)
         super().__init__()
@@ -112,11 +113,13 @@ class StepqLM(TemplateLM):
         # kernel (on a CPU: the torch functions, fla's Triton pieces stood in for by fla_cpu's)
         from .eval import Evaluator
         self.ev = Evaluator(self.model, layers, Plan(plan) if plan else None, _flag(plan_any_model))
-        cfg = getattr(self.model.config, "text_config", None) or self.model.config
         self.vocab = int(self.model.config.vocab_size)
-        self.max_length = int(max_length or getattr(cfg, "max_position_embeddings", None) or 2048)
-        self.max_gen_toks = int(max_gen_toks)
-        if self.max_length < 2 or self.max_gen_toks < 1 or self.max_gen_toks >= self.max_length:
+        self.max_length = int(max_length or default_max_length(self.model.config))
+        # a max_gen_toks given is checked against max_length here; lm-eval's default only where a
+        # generation request uses it (generate_until), so that a task that only scores runs
+        self.max_gen_toks = int(max_gen_toks if max_gen_toks is not None else MAX_GEN_TOKS)
+        if self.max_length < 2 or self.max_gen_toks < 1 or (max_gen_toks is not None and
+                                                             self.max_gen_toks >= self.max_length):
             raise AdapterError("max_length %d and max_gen_toks %d: a context needs room (1 <= max_gen_toks < "
                                "max_length)" % (self.max_length, self.max_gen_toks))
         tok = self.tokenizer
@@ -262,7 +265,8 @@ class StepqLM(TemplateLM):
             until = handle_stop_sequences(kw.pop("until", None), eos=eos or None)
             G = kw.pop("max_gen_toks")
             if G >= self.max_length:
-                raise AdapterError("a task asks for %d generated tokens; max_length is %d" % (G, self.max_length))
+                raise AdapterError("a task asks for %d generated tokens (max_gen_toks); max_length %d leaves no token of "
+                                   "context (give --max-length above %d)" % (G, self.max_length, G))
             text = self.generate(self.tok_encode(ctx), until, G)
             res.append(text)
             self.cache_hook.add_partial("generate_until", (ctx, gen_kwargs), text)
@@ -276,11 +280,12 @@ class StepqLM(TemplateLM):
 
 # ---- python -m stepq.hf tasks --------------------------------------------------------------------------
 
-def resolve_tasks(tasks, include_path=None):
+def resolve_tasks(tasks, include_path=None, leaves=None):
     """(task_manager, the top-level Task and Group objects, the files read: the YAML files named
     and the local data files of the tasks loaded): --tasks' names,
     YAML files and directories resolved and loaded by lm-eval itself (its datasets read), before
-    the model loads; a task it cannot find or load is refused by name"""
+    the model loads; a task it cannot find or load is refused by name. leaves: a list that
+    receives every Task loaded (the groups' members too)"""
     if include_path is not None and not os.path.isdir(include_path):
         raise AdapterError("--include-path %s: not a directory (a directory of task YAML files)" % include_path)
     from lm_eval.config.evaluate_config import EvaluatorConfig
@@ -309,6 +314,8 @@ def resolve_tasks(tasks, include_path=None):
             from None
     for task in loaded["tasks"].values():  # the data a task reads (none may be an output)
         files += task_data_files(getattr(task, "config", None))
+        if leaves is not None:
+            leaves.append(task)
     children = {c for names in loaded["group_map"].values() for c in names}
     top = [g for n, g in loaded["groups"].items() if n not in children] + \
           [t for n, t in loaded["tasks"].items() if n not in children]
@@ -349,6 +356,36 @@ def task_data_files(config):
     return found
 
 
+def default_max_length(cfg):
+    """a model's context when --max-length is not given: its config's max_position_embeddings
+    (text_config's in a multimodal config), else 2048"""
+    if hasattr(cfg, "get"):
+        tc = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else {}
+        n = (tc or cfg).get("max_position_embeddings")
+    else:
+        n = getattr(getattr(cfg, "text_config", None) or cfg, "max_position_embeddings", None)
+    return int(n or 2048)
+
+
+def check_lengths(a, cfg, leaves):
+    """--max-length against the tokens each generation task asks for (its max_gen_toks, else
+    --max-gen-toks, else lm-eval's 256), before the model loads: a generated answer needs a token
+    of context beside it. Tasks that only score (log-likelihoods) generate nothing and ask none"""
+    max_length = a.max_length or default_max_length(cfg)
+    for task in leaves:
+        c = getattr(task, "config", None)
+        if getattr(c, "output_type", None) != "generate_until":
+            continue
+        gk = getattr(c, "generation_kwargs", None) or {}
+        G = gk.get("max_gen_toks") or a.max_gen_toks or MAX_GEN_TOKS
+        if int(G) >= max_length:
+            said = "max_gen_toks %d" % G if gk.get("max_gen_toks") else \
+                "--max-gen-toks %d" % G if a.max_gen_toks else "lm-eval's default of %d (--max-gen-toks)" % G
+            raise AdapterError("--max-length %d%s: task %s generates up to %d tokens (%s), which leaves no token of "
+                               "context (give --max-length above %d)"
+                               % (max_length, "" if a.max_length else " (the model's)", c.task, G, said, G))
+
+
 def tasks_command(a):
     if lm_eval is None:
         raise AdapterError("python -m stepq.hf tasks needs lm-eval: pip install lm-eval==%s" % LM_EVAL_TESTED)
@@ -359,12 +396,14 @@ def tasks_command(a):
         raise AdapterError("--batch-size %d: stepq answers one request at a time (the adapters step unpadded "
                            "rows), give 1" % a.batch_size)
     check_device(a.device)
-    check_model_dir(a.model)
+    cfg = check_model_dir(a.model)
     inputs = model_files(a.model)
     if a.plan:
         regular_file(a.plan, "--plan")
         inputs.append(a.plan)
-    tm, top, files = resolve_tasks(a.tasks, a.include_path)
+    leaves = []
+    tm, top, files = resolve_tasks(a.tasks, a.include_path, leaves)
+    check_lengths(a, cfg, leaves)
     outs = outputs([(a.output, "--output")], inputs + files) if a.output else []
     lm = None
     try:
