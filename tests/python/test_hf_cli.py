@@ -434,3 +434,31 @@ def test_decode_and_bin_against_the_documents(work, capsys, monkeypatch):
     with h5py.File(out) as f:
         assert list(f["decode_steps"][...]) == [35, 15] and f.attrs["decode"] == 512
 
+
+# ---- issue 65, class 5: checkpoints that do not fit their config -------------------------------------
+
+def test_a_config_that_does_not_fit_its_weights_is_refused(work, capsys):
+    """a config.json that disagrees with its weights loaded with exit 0, the tensors it leaves out
+    ignored (use_short_conv false beside the short convolutions' 12) or the weights it adds
+    initialised at random (attention_bias true): refused naming a few of them and their count,
+    nothing written"""
+    pytest.importorskip("fla")
+    gdn = os.path.join(os.path.dirname(__file__), "..", "..", "data", "lm", "gdn")
+    d = work / "gdn_noconv"
+    if d.exists():
+        shutil.rmtree(d)
+    shutil.copytree(gdn, d)
+    cfg = json.load(open(d / "config.json"))
+    _set_json(d / "config.json", dict(cfg, use_short_conv=False))
+    out = work / "out_noconv"
+    refused(capsys, capture(d, work / "doc.txt", out),
+            r"gdn_noconv: its config.json does not fit its weights: 12 checkpoint tensors the config's model does not "
+            r"use \(model.layers.0.attn.k_conv1d.weight, model.layers.0.attn.q_conv1d.weight, .*, \.\.\.\)",
+            only=False)  # after transformers' loading bar
+    assert not glob.glob(str(out / "*"))
+    d = model_copy(work, "bias", lambda d: _set_json(d / "config.json", dict(json.load(open(d / "config.json")),
+                                                                            attention_bias=True)))
+    refused(capsys, capture(d, work / "doc.txt", out),
+            r"bias: its config.json does not fit its weights: \d+ weights the config's model needs are not in the "
+            r"checkpoint \(model.layers.2.self_attn.[kqv]_proj.bias", only=False)
+    assert not glob.glob(str(out / "*"))

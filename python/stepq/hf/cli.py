@@ -10,6 +10,7 @@ import argparse
 import json
 import math
 import os
+import re
 import stat
 import struct
 import sys
@@ -150,6 +151,30 @@ def model_files(path):
         return []
 
 
+# checkpoint tensors a causal LM leaves unused by design: a multimodal checkpoint's vision tower,
+# a multi-token-prediction head (transformers itself ignores some of them per class)
+UNUSED_BY_DESIGN = re.compile(r"(^|\.)(visual|vision_tower|vision_model|mtp)\.")
+
+
+def check_loading_info(path, info):
+    """a config that fits its weights: no model weight missing from the checkpoint (transformers
+    would initialise it at random), no checkpoint tensor the model leaves unused (but a vision
+    tower's or a multi-token-prediction head's), no shape that differs; refused naming a few of
+    them and their count"""
+    info = info or {}
+    problems = []
+    for key, what in (("missing_keys", "weights the config's model needs are not in the checkpoint"),
+                      ("unexpected_keys", "checkpoint tensors the config's model does not use"),
+                      ("mismatched_keys", "checkpoint tensors of another shape than the config's model's")):
+        names = sorted(str(n if isinstance(n, str) else n[0]) for n in (info.get(key) or []))
+        if key == "unexpected_keys":
+            names = [n for n in names if not UNUSED_BY_DESIGN.search(n)]
+        if names:
+            problems.append("%d %s (%s%s)" % (len(names), what, ", ".join(names[:3]), ", ..." if len(names) > 3 else ""))
+    if problems:
+        raise AdapterError("%s: its config.json does not fit its weights: %s" % (path, "; ".join(problems)))
+
+
 def check_finite(model, path):
     import torch
     for name, t in model.state_dict().items():
@@ -215,14 +240,24 @@ def load_model(path, dtype="float32", device="cpu"):
                                % (", ".join(SUPPORTED_FLA), fla.__version__))
     check_adapter(ADAPTERS[mt])
     from transformers import AutoModelForCausalLM
+    from transformers.utils import logging as hf_logging
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # its load report: check_loading_info refuses what it lists, in one line
     try:
         if device == "auto":  # accelerate's placement over the GPUs and the CPU
-            model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype), device_map="auto").eval()
+            model, info = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype), device_map="auto",
+                                                               output_loading_info=True)
         else:
-            model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype)).to(device).eval()
+            model, info = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype),
+                                                               output_loading_info=True)
+            model = model.to(device)
+        model = model.eval()
     except Exception as e:  # what the checks above could not foresee: transformers' own reason
         raise AdapterError("%s: transformers could not load it: %s" % (path, str(e).strip().split("\n")[0][:500])) \
             from None
+    finally:
+        hf_logging.set_verbosity(verbosity)
+    check_loading_info(path, info)
     check_finite(model, path)
     return model, load_tokenizer(path, model.config.vocab_size)
 
