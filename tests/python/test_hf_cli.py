@@ -462,3 +462,31 @@ def test_a_config_that_does_not_fit_its_weights_is_refused(work, capsys):
             r"bias: its config.json does not fit its weights: \d+ weights the config's model needs are not in the "
             r"checkpoint \(model.layers.2.self_attn.[kqv]_proj.bias", only=False)
     assert not glob.glob(str(out / "*"))
+
+
+# ---- issue 65, class 9: what a real Qwen3.5 checkpoint meets --------------------------------------------
+
+def test_the_moe_qwen3_5_has_the_dense_models_adapter(work, capsys):
+    """Qwen3.5's mixture-of-experts model (qwen3_5_moe_text, saved by transformers' own classes)
+    was refused as having no adapter; its delta-rule layers are the dense model's: captured (the
+    trace replays its layers' read-outs in fp32) and evaluated (fp32 within rounding of native,
+    int4 not)"""
+    from tiny_models import qwen3_5_moe
+    d = work / "q35moe"
+    qwen3_5_moe().save_pretrained(d)
+    assert json.load(open(d / "config.json"))["model_type"] == "qwen3_5_moe_text"
+    (work / "moe.txt").write_bytes(bytes(range(33, 127)))
+    capsys.readouterr()
+    main(["capture", "--model", str(d), "--text", str(work / "moe.txt"), "--out", str(work / "moe_tr"),
+          "--prefill", "48"])
+    assert "wrote %s: 94 steps of 2 layers x 2 value heads (gdn)" % (work / "moe_tr" / "moe.h5") in capsys.readouterr().out
+    with h5py.File(work / "moe_tr" / "moe.h5") as f:
+        assert f.attrs["model_type"] == "qwen3_5_moe_text" and list(f["layer"][...]) == [0, 0, 2, 2]
+    out = work / "moe_ev" / "e.h5"
+    main(["eval", "--model", str(d), "--text", str(work / "moe.txt"), "--formats", "fp32,int4", "--out", str(out),
+          "--prefill", "24", "--decode", "32", "--bin", "8"])
+    capsys.readouterr()
+    with h5py.File(out) as f:
+        assert "modeling_qwen3_5_moe.torch_recurrent_gated_delta_rule" in f.attrs["kernels"]
+        fp32, int4 = abs(f["extra_window"][0, 0]), abs(f["extra_window"][0, 1])
+    assert fp32 < 1e-4 and int4 > 1e-3, (fp32, int4)

@@ -49,6 +49,12 @@ ADAPTERS = {
              ("torch_chunk_gated_delta_rule", "torch_recurrent_gated_delta_rule"), "gdn"),
         Spec("qwen3_5", "transformers.models.qwen3_5.modeling_qwen3_5", "Qwen3_5GatedDeltaNet",
              ("torch_chunk_gated_delta_rule", "torch_recurrent_gated_delta_rule"), "gdn"),
+        # the mixture-of-experts Qwen3.5: its delta-rule layers are the dense model's (its own class
+        # in its own modeling file, whose kernel names the adapter hooks)
+        Spec("qwen3_5_moe_text", "transformers.models.qwen3_5_moe.modeling_qwen3_5_moe", "Qwen3_5MoeGatedDeltaNet",
+             ("torch_chunk_gated_delta_rule", "torch_recurrent_gated_delta_rule"), "gdn"),
+        Spec("qwen3_5_moe", "transformers.models.qwen3_5_moe.modeling_qwen3_5_moe", "Qwen3_5MoeGatedDeltaNet",
+             ("torch_chunk_gated_delta_rule", "torch_recurrent_gated_delta_rule"), "gdn"),
         Spec("kimi_linear", "transformers.models.kimi_linear.modeling_kimi_linear", "KimiLinearDeltaAttention",
              ("chunk_kimi_delta_attention", "recurrent_kimi_delta_attention"), "kda"),
         # fla's own models (fla.models: GatedDeltaNetForCausalLM, KDAForCausalLM; data/lm/gdn and kda)
