@@ -490,3 +490,36 @@ def test_the_moe_qwen3_5_has_the_dense_models_adapter(work, capsys):
         assert "modeling_qwen3_5_moe.torch_recurrent_gated_delta_rule" in f.attrs["kernels"]
         fp32, int4 = abs(f["extra_window"][0, 0]), abs(f["extra_window"][0, 1])
     assert fp32 < 1e-4 and int4 > 1e-3, (fp32, int4)
+
+
+def test_dtype_defaults_to_the_checkpoints_own(work, capsys):
+    """--dtype defaulted to float32, loading a bf16 checkpoint at twice its size; it defaults to
+    the checkpoint's own (its config's dtype, else its stored tensors'), as transformers'
+    dtype="auto" does, and the outputs record it; --dtype still overrides"""
+    from tiny_models import qwen3_5
+    d = work / "q35bf16"
+    qwen3_5().to(torch.bfloat16).save_pretrained(d)
+    (work / "bf.txt").write_bytes(bytes(range(33, 127)))
+    capsys.readouterr()
+    main(["capture", "--model", str(d), "--text", str(work / "bf.txt"), "--out", str(work / "bf_tr")])
+    out = work / "bf_ev" / "e.h5"
+    main(["eval", "--model", str(d), "--text", str(work / "bf.txt"), "--formats", "int8", "--out", str(out),
+          "--prefill", "24", "--decode", "8", "--bin", "4"])
+    main(["eval", "--model", str(d), "--text", str(work / "bf.txt"), "--formats", "int8", "--out",
+          str(work / "bf_ev" / "f.h5"), "--prefill", "24", "--decode", "8", "--bin", "4", "--dtype", "float32"])
+    capsys.readouterr()
+    with h5py.File(work / "bf_tr" / "bf.h5") as f, h5py.File(out) as g, h5py.File(work / "bf_ev" / "f.h5") as h:
+        assert f.attrs["dtype"] == "bfloat16" and g.attrs["dtype"] == "bfloat16" and h.attrs["dtype"] == "float32"
+    from stepq.hf.cli import checkpoint_dtype
+    assert checkpoint_dtype(str(d)) == "bfloat16"
+    # a config that names no dtype: the stored tensors'
+    e = work / "q35bf16_nodtype"
+    if e.exists():
+        shutil.rmtree(e)
+    shutil.copytree(d, e)
+    cfg = json.load(open(e / "config.json"))
+    cfg.pop("dtype", None)
+    cfg.pop("torch_dtype", None)
+    _set_json(e / "config.json", cfg)
+    assert checkpoint_dtype(str(e)) == "bfloat16"
+    assert checkpoint_dtype(str(work / "model")) == "float32"

@@ -130,8 +130,10 @@ def parser():
     for x in (c, t, e := sub.add_parser("eval", help="the model with its states in stepq formats: extra NLL, KL, "
                                                   "top-1, errors",
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EVAL_EXAMPLES)):
-        x.add_argument("--dtype", choices=DTYPES, default="float32",
-                       help="the model's weights and activations (the reference recurrence stays float32)")
+        x.add_argument("--dtype", choices=DTYPES, default=None,
+                       help="the model's weights and activations (default: the checkpoint's own, its config's dtype "
+                            "else its weights', as transformers' dtype=\"auto\"; the reference recurrence stays "
+                            "float32)")
         x.add_argument("--device", default="cpu", help="where the model runs: cpu, cuda, cuda:N or auto (transformers' device_map); the quantized "
                        "states are stepped by libstepq on the CPU whatever it is")
     t.add_argument("--model", required=True, help="a model directory (save_pretrained's)")

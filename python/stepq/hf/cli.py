@@ -185,6 +185,30 @@ def check_finite(model, path):
 
 
 DTYPES = ("float32", "bfloat16", "float16")
+ST_DTYPES = {"F32": "float32", "BF16": "bfloat16", "F16": "float16"}
+
+
+def checkpoint_dtype(path, cfg=None):
+    """the dtype a model directory's weights are stored in, which --dtype defaults to (as
+    transformers' dtype="auto"): its config's dtype (torch_dtype in older files; text_config's in
+    a multimodal one) where that is one of DTYPES, else the most of its safetensors tensors'
+    floating dtype, else float32"""
+    cfg = check_model_dir(path) if cfg is None else cfg
+    tc = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else {}
+    for c in (cfg, tc):
+        for key in ("dtype", "torch_dtype"):
+            v = c.get(key)
+            if isinstance(v, str) and v.replace("torch.", "") in DTYPES:
+                return v.replace("torch.", "")
+    counts = {}
+    for w in sorted(f for f in os.listdir(path) if f.endswith(".safetensors")):
+        with open(os.path.join(path, w), "rb") as f:
+            n = struct.unpack("<Q", f.read(8))[0]
+            header = json.loads(f.read(n))
+        for name, t in header.items():
+            if name != "__metadata__" and t.get("dtype") in ST_DTYPES:
+                counts[ST_DTYPES[t["dtype"]]] = counts.get(ST_DTYPES[t["dtype"]], 0) + 1
+    return max(counts, key=lambda k: (counts[k], k)) if counts else "float32"
 
 
 def check_device(device):
@@ -217,11 +241,14 @@ def check_device(device):
     return device
 
 
-def load_model(path, dtype="float32", device="cpu"):
+def load_model(path, dtype=None, device="cpu"):
     """(model, tokenizer or None): the checked directory loaded by transformers in dtype (float32,
-    bfloat16 or float16) on device, every weight finite. The adapters read the kernels' inputs in
-    float32 whatever the model's dtype, and the reference recurrence stays float32."""
+    bfloat16 or float16; None: the checkpoint's own, checkpoint_dtype) on device, every weight
+    finite. The adapters read the kernels' inputs in float32 whatever the model's dtype, and the
+    reference recurrence stays float32."""
     import torch
+    if dtype is None:
+        dtype = checkpoint_dtype(path)
     if dtype not in DTYPES:
         raise AdapterError("--dtype %s: one of %s" % (dtype, ", ".join(DTYPES)))
     check_device(device)

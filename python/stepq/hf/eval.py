@@ -26,8 +26,8 @@ import numpy as np
 
 from .. import Plan, Session, StepqError, mean_ci95
 from . import AdapterError, Hooks, delta_layers, forward, initial_state, returned_state, spec_of, step_inputs
-from .cli import (Progress, check_device, check_model_dir, check_texts, load_model, load_tokenizer, model_files,
-                  outputs, plot_script, regular_file, tokens)
+from .cli import (Progress, check_device, check_model_dir, check_texts, checkpoint_dtype, load_model, load_tokenizer,
+                  model_files, outputs, plot_script, regular_file, tokens)
 
 
 class _State:
@@ -299,7 +299,7 @@ def _check(a):
     if len(set(a.formats)) != len(a.formats):
         raise AdapterError("--formats names a format twice: %s" % ",".join(a.formats))
     check_device(a.device)
-    check_model_dir(a.model)
+    a.dtype = a.dtype or checkpoint_dtype(a.model, check_model_dir(a.model))
     check_texts(a.text)
     inputs = list(a.text) + model_files(a.model)
     if a.plan:

@@ -44,7 +44,8 @@ except ImportError:  # the command refuses by name (tasks_command); the class ne
 
 from .. import StepqError
 from . import AdapterError, forward
-from .cli import DTYPES, check_device, check_model_dir, int_list, load_model, model_files, outputs, regular_file
+from .cli import (DTYPES, check_device, check_model_dir, checkpoint_dtype, int_list, load_model, model_files, outputs,
+                  regular_file)
 
 LM_EVAL_TESTED = "0.4.13"
 MAX_GEN_TOKS = 256  # lm-eval's default, where neither a task nor --max-gen-toks names one
@@ -70,11 +71,12 @@ def check_format(fmt):
 @register_model("stepq")
 class StepqLM(TemplateLM):
     """lm_eval's model "stepq" (the module's docstring). model_args: pretrained (a model directory),
-    format (a stepq format, or native), plan, plan_any_model, layers (e.g. "0,2"), device, dtype,
+    format (a stepq format, or native), plan, plan_any_model, layers (e.g. "0,2"), device, dtype (default: the
+    checkpoint's own),
     max_length (default: the config's max_position_embeddings, else 2048), max_gen_toks (256)."""
 
     def __init__(self, pretrained=None, format=NATIVE, plan=None, plan_any_model=False, layers=None, device=None,
-                 dtype="float32", batch_size=1, max_batch_size=None, max_length=None, max_gen_toks=None, **other):
+                 dtype=None, batch_size=1, max_batch_size=None, max_length=None, max_gen_toks=None, **other):
         if lm_eval is None:
             raise AdapterError("lm-eval is not installed: pip install lm-eval==%s" % LM_EVAL_TESTED)
         super().__init__()
@@ -95,14 +97,14 @@ class StepqLM(TemplateLM):
             raise AdapterError("--plan %s goes with a format (native runs the model untouched)" % plan)
         device = device or "cpu"
         check_device(device)
-        if dtype not in DTYPES:
+        if dtype is not None and dtype not in DTYPES:
             raise AdapterError("--dtype %s: one of %s" % (dtype, ", ".join(DTYPES)))
         if isinstance(layers, str):
             try:
                 layers = int_list(layers)
             except argparse.ArgumentTypeError as e:
                 raise AdapterError("layers=%s: %s" % (layers, e)) from None
-        check_model_dir(pretrained)
+        dtype = dtype or checkpoint_dtype(pretrained, check_model_dir(pretrained))  # the checkpoint's own
         if plan is not None:
             regular_file(plan, "--plan")
         from .. import Plan
@@ -397,6 +399,7 @@ def tasks_command(a):
                            "rows), give 1" % a.batch_size)
     check_device(a.device)
     cfg = check_model_dir(a.model)
+    a.dtype = a.dtype or checkpoint_dtype(a.model, cfg)
     inputs = model_files(a.model)
     if a.plan:
         regular_file(a.plan, "--plan")
