@@ -523,3 +523,36 @@ def test_dtype_defaults_to_the_checkpoints_own(work, capsys):
     _set_json(e / "config.json", cfg)
     assert checkpoint_dtype(str(e)) == "bfloat16"
     assert checkpoint_dtype(str(work / "model")) == "float32"
+
+
+def test_a_plan_binds_to_the_checkpoint_not_the_dtype_it_ran_in(work, capsys):
+    """a plan calibrated on a bf16 checkpoint's bf16 capture was refused by a float32 eval of the
+    same checkpoint (the weights' SHA-256 was taken after the cast); bf16 and float16 weights are
+    hashed as the float32 they widen to exactly, so it is accepted, at either dtype; a float32
+    model's hash is the one it always had (plans made before keep their key)"""
+    import hashlib
+    from tiny_models import qwen3_5
+    from stepq.hf import weights_sha256
+    d = work / "q35plan"
+    qwen3_5(seed=4).to(torch.bfloat16).save_pretrained(d)
+    (work / "pl.txt").write_bytes(bytes(range(33, 127)) * 2)
+    capsys.readouterr()
+    main(["capture", "--model", str(d), "--text", str(work / "pl.txt"), "--out", str(work / "pl_tr"), "--dtype",
+          "bfloat16", "--prefill", "64"])
+    main(["calibrate", "--trace", str(work / "pl_tr" / "pl.h5"), "--out", str(work / "pl_plan.h5")])
+    for dt in ("float32", "bfloat16"):
+        out = work / "pl_ev" / ("%s.h5" % dt)
+        main(["eval", "--model", str(d), "--text", str(work / "pl.txt"), "--formats", "stepquant4", "--plan",
+              str(work / "pl_plan.h5"), "--out", str(out), "--prefill", "24", "--decode", "16", "--bin", "4",
+              "--dtype", dt])
+        with h5py.File(out) as f:
+            assert f.attrs["dtype"] == dt and np.isfinite(f["extra_window"][...]).all()
+    capsys.readouterr()
+    m = qwen3_5(seed=4)
+    old = hashlib.sha256()
+    for name, t in sorted(m.state_dict().items()):
+        old.update(name.encode())
+        old.update(str(tuple(t.shape)).encode() + str(t.dtype).encode())
+        old.update(t.detach().contiguous().view(torch.uint8).numpy().tobytes())
+    assert weights_sha256(m) == old.hexdigest()
+    assert weights_sha256(m.to(torch.bfloat16)) == weights_sha256(m.to(torch.bfloat16).to(torch.float32))

@@ -286,11 +286,16 @@ def step_inputs(spec, layer, a):
 
 def weights_sha256(model):
     """SHA-256 of every parameter and buffer's bytes, in name order: which weights a trace or a
-    result was made with"""
+    result was made with. bfloat16 and float16 tensors are hashed as the float32 they widen to
+    exactly, so that one checkpoint loaded in its own dtype or in a wider one (a bf16 checkpoint
+    run in float32) has one hash, and a plan calibrated on either's captures binds to both; a
+    float32 model's hash is what it always was"""
     import hashlib
     import torch
     h = hashlib.sha256()
     for name, t in sorted(list(model.state_dict().items())):
+        if t.dtype in (torch.bfloat16, torch.float16):
+            t = t.to(torch.float32)
         h.update(name.encode())
         h.update(str(tuple(t.shape)).encode() + str(t.dtype).encode())
         h.update(t.detach().cpu().contiguous().view(torch.uint8).numpy().tobytes())
