@@ -556,3 +556,24 @@ def test_a_plan_binds_to_the_checkpoint_not_the_dtype_it_ran_in(work, capsys):
         old.update(t.detach().contiguous().view(torch.uint8).numpy().tobytes())
     assert weights_sha256(m) == old.hexdigest()
     assert weights_sha256(m.to(torch.bfloat16)) == weights_sha256(m.to(torch.bfloat16).to(torch.float32))
+
+
+def test_ms_per_token_divides_by_the_steps_that_ran(work, capsys, monkeypatch):
+    """the printed "ms per token and stream" divided the run's time by --decode, not by the steps
+    the documents ran (fewer where one ends first): with the evaluation's clock set to take 10 s,
+    two documents of 35 and 15 decode steps in 2 streams (native and int8) are 10000 / (50 * 2)
+    = 100 ms per token and stream (no time is measured here)"""
+    from types import SimpleNamespace
+    from tiny_models import qwen3_5
+    if not (work / "q35").exists():
+        qwen3_5().save_pretrained(work / "q35")
+    (work / "d60.txt").write_bytes(bytes(range(40, 100)))        # 35 decode steps after 24
+    (work / "d40.txt").write_bytes(bytes(range(40, 80)))         # 15
+    clock = iter([0.0, 10.0])
+    monkeypatch.setattr("stepq.hf.eval.time", SimpleNamespace(time=lambda: next(clock)))
+    capsys.readouterr()
+    main(["eval", "--model", str(work / "q35"), "--text", str(work / "d60.txt"), str(work / "d40.txt"), "--formats",
+          "int8", "--out", str(work / "ms" / "e.h5"), "--prefill", "24", "--bin", "5"])
+    out = capsys.readouterr().out
+    assert re.search(r"2 documents, 50 decode steps \(at most 35 each\), 1 formats, 100\.0 ms per token and stream",
+                     out), out

@@ -377,9 +377,12 @@ def _run(a, outs, h5py, torch, transformers):
             raise AdapterError("gnuplot %s failed: %s" % (a.plot, r_.stderr.strip()[-500:]))
         outs[2].commit()
         print("wrote %s" % outs[2].path)
-    ms = dt / (a.decode * (1 + F)) * 1e3
-    print("wrote %s and %s: %d documents, %d decode steps, %d formats, %.1f ms per token and stream" %
-          (a.out, table, D, a.decode, F, ms))
+    # the tokens each stream decoded: every document's own steps (a document that ends before
+    # --decode gives fewer), not --decode times the documents
+    ran = int(sum(n for _, n in docs))
+    ms = dt / (ran * (1 + F)) * 1e3
+    print("wrote %s and %s: %d documents, %d decode steps (at most %d each), %d formats, %.1f ms per token and stream" %
+          (a.out, table, D, ran, max(n for _, n in docs), F, ms))
     for f, name in enumerate(a.formats):
         m, c = mean_ci95(np.nanmean(r["extra"][:, f], -1))
         print("  %-14s extra NLL over the window %+.5f +- %.5f nats/token, KL %.3g, top-1 agreement %.3f" %
