@@ -3,6 +3,7 @@
 
 #include <gsl/gsl_rng.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -574,9 +575,13 @@ int stepq_calib_trace_segments(stepq_calib_build* b, const char* const* paths, i
     b->c.n_segments = n;
     for (int i = 0; i < n; i++) {
         uint64_t h;
+        // the key names each trace by its resolved path: the same file by a relative or an
+        // absolute path, or through a link, gives the same key
+        char real[PATH_MAX];
+        const char* name = realpath(paths[i], real) ? real : paths[i];
         if (stepq_trace_open(&b->c.segments[i], paths[i], normalize) != STEPQ_OK ||
             stepq_input_xxh3(&h, paths[i]) != STEPQ_OK ||
-            text_add(text, text_n, "segment: trace %s xxh3 %016" PRIx64 "%s\n", paths[i], h,
+            text_add(text, text_n, "segment: trace %s xxh3 %016" PRIx64 "%s\n", name, h,
                      normalize ? ", q and k normalised on reading" : "") != STEPQ_OK)
             return STEPQ_ERR;
     }

@@ -258,3 +258,22 @@ def test_captures_of_a_model_calibrated_from_the_package(stepq_bin, tmp_path):
     with h5py.File(tr[0]) as t, h5py.File(out) as p:
         assert p.attrs["model_weights_sha256"] == t.attrs["weights_sha256"]
         assert p["heads/layer"].shape == (16,)  # 4 layers x 4 heads
+
+
+def test_the_key_does_not_change_with_a_paths_spelling(traces, tmp_path, monkeypatch):
+    """issue 65, class 9: a plan's calibration key names each trace by its resolved path, so the
+    same trace by a relative path, an absolute one or a link gives the same key (and the same
+    plan but for the command line it records)"""
+    d, a, b = traces
+    os.symlink(a, tmp_path / "link.h5")
+    monkeypatch.chdir(d)
+    stepq.calibrate(["a.h5", b], tmp_path / "rel.h5", **SETTINGS)
+    stepq.calibrate([a, b], tmp_path / "abs.h5", **SETTINGS)
+    stepq.calibrate([str(tmp_path / "link.h5"), os.path.join("..", os.path.basename(str(d)), "b.h5")],
+                    tmp_path / "lnk.h5", **SETTINGS)
+    keys = []
+    for p in ("rel.h5", "abs.h5", "lnk.h5"):
+        with h5py.File(tmp_path / p) as f:
+            keys.append(f.attrs["calibration_key"])
+    assert keys[0] == keys[1] == keys[2], keys
+    assert_same(tmp_path / "abs.h5", tmp_path / "rel.h5", but=("config", "source", "calibration_source"))

@@ -395,3 +395,210 @@ def test_plot_needs_no_path(work, capsys):
           "--prefill", "24", "--decode", "16", "--bin", "4", "--plot"])
     assert "wrote %s" % (work / "plotted" / "e.png") in capsys.readouterr().out
     assert os.path.getsize(work / "plotted" / "e.png") > 1000
+
+
+# ---- issue 65, class 3: outputs follow the umask -------------------------------------------------------
+
+def test_eval_outputs_follow_the_umask(work, capsys):
+    """eval's .h5 and .tsv get the permissions a new file gets under the umask (0644 under 022,
+    0640 under 027), as libstepq's files do, not mkstemp's 0600"""
+    from tiny_models import qwen3_5
+    if not (work / "q35").exists():
+        qwen3_5().save_pretrained(work / "q35")
+    (work / "m.txt").write_bytes(bytes(range(33, 127)))
+    old = os.umask(0o022)
+    try:
+        for mask, mode in ((0o022, 0o644), (0o027, 0o640)):
+            os.umask(mask)
+            out = work / ("mode%03o" % mask) / "e.h5"
+            capsys.readouterr()
+            main(["eval", "--model", str(work / "q35"), "--text", str(work / "m.txt"), "--formats", "int8", "--out",
+                  str(out), "--prefill", "24", "--decode", "8", "--bin", "4"])
+            capsys.readouterr()
+            for p in (out, out.with_suffix(".tsv")):
+                assert os.stat(p).st_mode & 0o777 == mode, (p, oct(os.stat(p).st_mode))
+    finally:
+        os.umask(old)
+
+
+# ---- issue 65, class 4: options checked against the work before the work -------------------------------
+
+def test_decode_and_bin_against_the_documents(work, capsys, monkeypatch):
+    """an explicit --decode above what the longest document gives (10**12 ran the evaluation and
+    died in numpy's allocation), and a --bin above every document's decode steps (all-NaN bins,
+    exit 0), are refused by name before the model loads, nothing written; the default --decode
+    (512) still lets documents end first"""
+    from tiny_models import qwen3_5
+    import stepq.hf.cli as cli
+    if not (work / "q35").exists():
+        qwen3_5().save_pretrained(work / "q35")
+    (work / "d60.txt").write_bytes(bytes(range(40, 100)))        # 60 tokens: 35 decode steps after 24
+    (work / "d40.txt").write_bytes(bytes(range(40, 80)))         # 40 tokens: 15
+    out = work / "bounds" / "e.h5"
+    base = ["eval", "--model", work / "q35", "--text", work / "d60.txt", work / "d40.txt", "--formats", "int8",
+            "--out", out, "--prefill", "24"]
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr("stepq.hf.eval.load_model", no_model)
+    capsys.readouterr()                                   # save_pretrained's progress bar
+    refused(capsys, base + ["--decode", str(10**12), "--bin", "5"], r"--decode 1000000000000: the longest document, .*d60.txt, "
+            r"holds 60 tokens, so no document gives more than 35 decode steps after --prefill 24")
+    refused(capsys, base + ["--decode", "36", "--bin", "5"], r"--decode 36: .* no document gives more than 35 decode steps")
+    refused(capsys, base + ["--decode", "35", "--bin", "36"], r"--bin 36 is above --decode 35")
+    refused(capsys, base + ["--bin", "40"], r"--bin 40 is above the decode steps of every document \(the longest "
+            r"gives 35\): no bin would be filled")
+    refused(capsys, base, r"--bin 64 \(the default\) is above the decode steps of every document")
+    refused(capsys, base + ["--decode", "30"], r"--bin 64 \(the default\) is above --decode 30")
+    assert not out.parent.exists() or not os.listdir(out.parent)
+    monkeypatch.undo()
+    capsys.readouterr()
+    main([str(a) for a in base + ["--bin", "5"]])  # the default --decode: each document to its end
+    capsys.readouterr()
+    with h5py.File(out) as f:
+        assert list(f["decode_steps"][...]) == [35, 15] and f.attrs["decode"] == 512
+
+
+# ---- issue 65, class 5: checkpoints that do not fit their config -------------------------------------
+
+def test_a_config_that_does_not_fit_its_weights_is_refused(work, capsys):
+    """a config.json that disagrees with its weights loaded with exit 0, the tensors it leaves out
+    ignored (use_short_conv false beside the short convolutions' 12) or the weights it adds
+    initialised at random (attention_bias true): refused naming a few of them and their count,
+    nothing written"""
+    pytest.importorskip("fla")
+    gdn = os.path.join(os.path.dirname(__file__), "..", "..", "data", "lm", "gdn")
+    d = work / "gdn_noconv"
+    if d.exists():
+        shutil.rmtree(d)
+    shutil.copytree(gdn, d)
+    cfg = json.load(open(d / "config.json"))
+    _set_json(d / "config.json", dict(cfg, use_short_conv=False))
+    out = work / "out_noconv"
+    refused(capsys, capture(d, work / "doc.txt", out),
+            r"gdn_noconv: its config.json does not fit its weights: 12 checkpoint tensors the config's model does not "
+            r"use \(model.layers.0.attn.k_conv1d.weight, model.layers.0.attn.q_conv1d.weight, .*, \.\.\.\)",
+            only=False)  # after transformers' loading bar
+    assert not glob.glob(str(out / "*"))
+    d = model_copy(work, "bias", lambda d: _set_json(d / "config.json", dict(json.load(open(d / "config.json")),
+                                                                            attention_bias=True)))
+    refused(capsys, capture(d, work / "doc.txt", out),
+            r"bias: its config.json does not fit its weights: \d+ weights the config's model needs are not in the "
+            r"checkpoint \(model.layers.2.self_attn.[kqv]_proj.bias", only=False)
+    assert not glob.glob(str(out / "*"))
+
+
+# ---- issue 65, class 9: what a real Qwen3.5 checkpoint meets --------------------------------------------
+
+def test_the_moe_qwen3_5_has_the_dense_models_adapter(work, capsys):
+    """Qwen3.5's mixture-of-experts model (qwen3_5_moe_text, saved by transformers' own classes)
+    was refused as having no adapter; its delta-rule layers are the dense model's: captured (the
+    trace replays its layers' read-outs in fp32) and evaluated (fp32 within rounding of native,
+    int4 not)"""
+    from tiny_models import qwen3_5_moe
+    d = work / "q35moe"
+    qwen3_5_moe().save_pretrained(d)
+    assert json.load(open(d / "config.json"))["model_type"] == "qwen3_5_moe_text"
+    (work / "moe.txt").write_bytes(bytes(range(33, 127)))
+    capsys.readouterr()
+    main(["capture", "--model", str(d), "--text", str(work / "moe.txt"), "--out", str(work / "moe_tr"),
+          "--prefill", "48"])
+    assert "wrote %s: 94 steps of 2 layers x 2 value heads (gdn)" % (work / "moe_tr" / "moe.h5") in capsys.readouterr().out
+    with h5py.File(work / "moe_tr" / "moe.h5") as f:
+        assert f.attrs["model_type"] == "qwen3_5_moe_text" and list(f["layer"][...]) == [0, 0, 2, 2]
+    out = work / "moe_ev" / "e.h5"
+    main(["eval", "--model", str(d), "--text", str(work / "moe.txt"), "--formats", "fp32,int4", "--out", str(out),
+          "--prefill", "24", "--decode", "32", "--bin", "8"])
+    capsys.readouterr()
+    with h5py.File(out) as f:
+        assert "modeling_qwen3_5_moe.torch_recurrent_gated_delta_rule" in f.attrs["kernels"]
+        fp32, int4 = abs(f["extra_window"][0, 0]), abs(f["extra_window"][0, 1])
+    assert fp32 < 1e-4 and int4 > 1e-3, (fp32, int4)
+
+
+def test_dtype_defaults_to_the_checkpoints_own(work, capsys):
+    """--dtype defaulted to float32, loading a bf16 checkpoint at twice its size; it defaults to
+    the checkpoint's own (its config's dtype, else its stored tensors'), as transformers'
+    dtype="auto" does, and the outputs record it; --dtype still overrides"""
+    from tiny_models import qwen3_5
+    d = work / "q35bf16"
+    qwen3_5().to(torch.bfloat16).save_pretrained(d)
+    (work / "bf.txt").write_bytes(bytes(range(33, 127)))
+    capsys.readouterr()
+    main(["capture", "--model", str(d), "--text", str(work / "bf.txt"), "--out", str(work / "bf_tr")])
+    out = work / "bf_ev" / "e.h5"
+    main(["eval", "--model", str(d), "--text", str(work / "bf.txt"), "--formats", "int8", "--out", str(out),
+          "--prefill", "24", "--decode", "8", "--bin", "4"])
+    main(["eval", "--model", str(d), "--text", str(work / "bf.txt"), "--formats", "int8", "--out",
+          str(work / "bf_ev" / "f.h5"), "--prefill", "24", "--decode", "8", "--bin", "4", "--dtype", "float32"])
+    capsys.readouterr()
+    with h5py.File(work / "bf_tr" / "bf.h5") as f, h5py.File(out) as g, h5py.File(work / "bf_ev" / "f.h5") as h:
+        assert f.attrs["dtype"] == "bfloat16" and g.attrs["dtype"] == "bfloat16" and h.attrs["dtype"] == "float32"
+    from stepq.hf.cli import checkpoint_dtype
+    assert checkpoint_dtype(str(d)) == "bfloat16"
+    # a config that names no dtype: the stored tensors'
+    e = work / "q35bf16_nodtype"
+    if e.exists():
+        shutil.rmtree(e)
+    shutil.copytree(d, e)
+    cfg = json.load(open(e / "config.json"))
+    cfg.pop("dtype", None)
+    cfg.pop("torch_dtype", None)
+    _set_json(e / "config.json", cfg)
+    assert checkpoint_dtype(str(e)) == "bfloat16"
+    assert checkpoint_dtype(str(work / "model")) == "float32"
+
+
+def test_a_plan_binds_to_the_checkpoint_not_the_dtype_it_ran_in(work, capsys):
+    """a plan calibrated on a bf16 checkpoint's bf16 capture was refused by a float32 eval of the
+    same checkpoint (the weights' SHA-256 was taken after the cast); bf16 and float16 weights are
+    hashed as the float32 they widen to exactly, so it is accepted, at either dtype; a float32
+    model's hash is the one it always had (plans made before keep their key)"""
+    import hashlib
+    from tiny_models import qwen3_5
+    from stepq.hf import weights_sha256
+    d = work / "q35plan"
+    qwen3_5(seed=4).to(torch.bfloat16).save_pretrained(d)
+    (work / "pl.txt").write_bytes(bytes(range(33, 127)) * 2)
+    capsys.readouterr()
+    main(["capture", "--model", str(d), "--text", str(work / "pl.txt"), "--out", str(work / "pl_tr"), "--dtype",
+          "bfloat16", "--prefill", "64"])
+    main(["calibrate", "--trace", str(work / "pl_tr" / "pl.h5"), "--out", str(work / "pl_plan.h5")])
+    for dt in ("float32", "bfloat16"):
+        out = work / "pl_ev" / ("%s.h5" % dt)
+        main(["eval", "--model", str(d), "--text", str(work / "pl.txt"), "--formats", "stepquant4", "--plan",
+              str(work / "pl_plan.h5"), "--out", str(out), "--prefill", "24", "--decode", "16", "--bin", "4",
+              "--dtype", dt])
+        with h5py.File(out) as f:
+            assert f.attrs["dtype"] == dt and np.isfinite(f["extra_window"][...]).all()
+    capsys.readouterr()
+    m = qwen3_5(seed=4)
+    old = hashlib.sha256()
+    for name, t in sorted(m.state_dict().items()):
+        old.update(name.encode())
+        old.update(str(tuple(t.shape)).encode() + str(t.dtype).encode())
+        old.update(t.detach().contiguous().view(torch.uint8).numpy().tobytes())
+    assert weights_sha256(m) == old.hexdigest()
+    assert weights_sha256(m.to(torch.bfloat16)) == weights_sha256(m.to(torch.bfloat16).to(torch.float32))
+
+
+def test_ms_per_token_divides_by_the_steps_that_ran(work, capsys, monkeypatch):
+    """the printed "ms per token and stream" divided the run's time by --decode, not by the steps
+    the documents ran (fewer where one ends first): with the evaluation's clock set to take 10 s,
+    two documents of 35 and 15 decode steps in 2 streams (native and int8) are 10000 / (50 * 2)
+    = 100 ms per token and stream (no time is measured here)"""
+    from types import SimpleNamespace
+    from tiny_models import qwen3_5
+    if not (work / "q35").exists():
+        qwen3_5().save_pretrained(work / "q35")
+    (work / "d60.txt").write_bytes(bytes(range(40, 100)))        # 35 decode steps after 24
+    (work / "d40.txt").write_bytes(bytes(range(40, 80)))         # 15
+    clock = iter([0.0, 10.0])
+    monkeypatch.setattr("stepq.hf.eval.time", SimpleNamespace(time=lambda: next(clock)))
+    capsys.readouterr()
+    main(["eval", "--model", str(work / "q35"), "--text", str(work / "d60.txt"), str(work / "d40.txt"), "--formats",
+          "int8", "--out", str(work / "ms" / "e.h5"), "--prefill", "24", "--bin", "5"])
+    out = capsys.readouterr().out
+    assert re.search(r"2 documents, 50 decode steps \(at most 35 each\), 1 formats, 100\.0 ms per token and stream",
+                     out), out

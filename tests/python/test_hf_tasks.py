@@ -195,7 +195,8 @@ def test_registered_for_lm_eval(q35, monkeypatch):
     assert get_model("stepq") is StepqLM
     monkeypatch.chdir(ROOT)
     tm, top, files = resolve_tasks(os.path.join(TASKS, "stepq_local_mc.yaml"))
-    assert [t.task_name for t in top] == ["stepq_local_mc"] and len(files) == 1
+    assert [t.task_name for t in top] == ["stepq_local_mc"]
+    assert files == [os.path.join(TASKS, "stepq_local_mc.yaml"), os.path.join(TASKS, "mc.jsonl")]  # its YAML, its data
     r = lm_eval.simple_evaluate(model="stepq", model_args={"pretrained": q35, "format": "int8"}, tasks=top,
                                 task_manager=tm, limit=2, bootstrap_iters=0)
     assert r["results"]["stepq_local_mc"]["acc,none"] in (0.0, 0.5, 1.0)
@@ -284,3 +285,46 @@ def test_help_has_examples(capsys):
         main(["tasks", "--help"])
     out = capsys.readouterr().out
     assert "examples" in out and "--tasks gsm8k" in out and "--format native" in out
+
+
+def test_output_is_never_a_tasks_data_and_follows_the_umask(q35, tmp_path, monkeypatch, capsys):
+    """issue 65, class 3: --output over the task's own data file (by any spelling of its path) is
+    refused before any work and the file is kept; the output written gets the umask's permissions
+    (0644 under 022), as libstepq's files do"""
+    import shutil
+    shutil.copy(os.path.join(ROOT, TASKS, "mc.jsonl"), tmp_path / "mc.jsonl")
+    yaml = open(os.path.join(ROOT, TASKS, "stepq_local_mc.yaml")).read()
+    (tmp_path / "mine.yaml").write_text(yaml.replace("stepq_local_mc", "stepq_mine_mc").replace(
+        "tests/data/tasks/mc.jsonl", str(tmp_path / "mc.jsonl")))
+    data = (tmp_path / "mc.jsonl").read_bytes()
+    monkeypatch.chdir(tmp_path)
+    base = ["--model", q35, "--format", "int8", "--tasks", tmp_path / "mine.yaml", "--limit", 1]
+    refused(capsys, base + ["--output", tmp_path / "mc.jsonl"], r"cannot write .*mc.jsonl: it is .*mc.jsonl, an input")
+    refused(capsys, base + ["--output", "./sub/../mc.jsonl"], r"cannot write ./sub/../mc.jsonl: it is .*mc.jsonl")
+    os.link(tmp_path / "mc.jsonl", tmp_path / "hard.jsonl")
+    refused(capsys, base + ["--output", "hard.jsonl"], r"cannot write hard.jsonl: it is .*mc.jsonl, an input")
+    assert (tmp_path / "mc.jsonl").read_bytes() == data
+    assert not [p for p in os.listdir(tmp_path) if ".tmp" in p]
+    old = os.umask(0o022)
+    try:
+        run_tasks(capsys, *base, "--output", tmp_path / "r.json", "--bootstrap-iters", 0)
+    finally:
+        os.umask(old)
+    assert os.stat(tmp_path / "r.json").st_mode & 0o777 == 0o644
+
+
+def test_max_length_against_what_the_tasks_generate(q35, monkeypatch, capsys):
+    """issue 65, class 4: --max-length is checked against what the tasks generate, before the model
+    loads: a log-likelihood task runs at a --max-length below lm-eval's default max_gen_toks (256),
+    a default the user never set; a generation task whose max_gen_toks leaves no context is
+    refused naming both, as is a --max-gen-toks given at or above --max-length"""
+    monkeypatch.chdir(ROOT)
+    mc, gen = (os.path.join(TASKS, "stepq_local_%s.yaml" % t) for t in ("mc", "gen"))
+    o = run_tasks(capsys, "--model", q35, "--format", "int8", "--tasks", mc, "--limit", 1, "--max-length", 100,
+                  "--bootstrap-iters", 0)
+    assert "stepq_local_mc" in o.out
+    refused(capsys, ["--model", q35, "--format", "int8", "--tasks", gen, "--max-length", 12],
+            r"--max-length 12: task stepq_local_gen generates up to 12 tokens \(max_gen_toks 12\), which leaves no "
+            r"token of context")
+    refused(capsys, ["--model", q35, "--format", "int8", "--tasks", mc, "--max-length", 100, "--max-gen-toks", 100],
+            r"max_length 100 and max_gen_toks 100")

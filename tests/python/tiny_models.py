@@ -28,6 +28,20 @@ def qwen3_5(seed=0, init=0.5):
     return Qwen3_5ForCausalLM(cfg).eval()
 
 
+def qwen3_5_moe(seed=0, init=0.5, dtype=None):
+    """Qwen3.5's mixture-of-experts model (qwen3_5_moe_text): its delta-rule layers are the dense
+    model's; dtype: the model's weights (save_pretrained writes the checkpoint in it)"""
+    from transformers import Qwen3_5MoeForCausalLM, Qwen3_5MoeTextConfig
+    cfg = Qwen3_5MoeTextConfig(**dict(COMMON, initializer_range=init),
+                               layer_types=["linear_attention", "full_attention", "linear_attention"],
+                               linear_num_value_heads=2, linear_num_key_heads=2, linear_key_head_dim=128,
+                               linear_value_head_dim=128, head_dim=32, num_experts=2, num_experts_per_tok=1,
+                               moe_intermediate_size=32, shared_expert_intermediate_size=32)
+    torch.manual_seed(seed)
+    m = Qwen3_5MoeForCausalLM(cfg).eval()
+    return m if dtype is None else m.to(dtype)
+
+
 def kimi_linear(seed=0, init=0.5):
     from transformers import KimiLinearConfig, KimiLinearForCausalLM
     cfg = KimiLinearConfig(**dict(COMMON, initializer_range=init), layer_types=["linear_attention", "linear_attention", "full_attention"],

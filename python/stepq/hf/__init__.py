@@ -49,6 +49,12 @@ ADAPTERS = {
              ("torch_chunk_gated_delta_rule", "torch_recurrent_gated_delta_rule"), "gdn"),
         Spec("qwen3_5", "transformers.models.qwen3_5.modeling_qwen3_5", "Qwen3_5GatedDeltaNet",
              ("torch_chunk_gated_delta_rule", "torch_recurrent_gated_delta_rule"), "gdn"),
+        # the mixture-of-experts Qwen3.5: its delta-rule layers are the dense model's (its own class
+        # in its own modeling file, whose kernel names the adapter hooks)
+        Spec("qwen3_5_moe_text", "transformers.models.qwen3_5_moe.modeling_qwen3_5_moe", "Qwen3_5MoeGatedDeltaNet",
+             ("torch_chunk_gated_delta_rule", "torch_recurrent_gated_delta_rule"), "gdn"),
+        Spec("qwen3_5_moe", "transformers.models.qwen3_5_moe.modeling_qwen3_5_moe", "Qwen3_5MoeGatedDeltaNet",
+             ("torch_chunk_gated_delta_rule", "torch_recurrent_gated_delta_rule"), "gdn"),
         Spec("kimi_linear", "transformers.models.kimi_linear.modeling_kimi_linear", "KimiLinearDeltaAttention",
              ("chunk_kimi_delta_attention", "recurrent_kimi_delta_attention"), "kda"),
         # fla's own models (fla.models: GatedDeltaNetForCausalLM, KDAForCausalLM; data/lm/gdn and kda)
@@ -280,11 +286,16 @@ def step_inputs(spec, layer, a):
 
 def weights_sha256(model):
     """SHA-256 of every parameter and buffer's bytes, in name order: which weights a trace or a
-    result was made with"""
+    result was made with. bfloat16 and float16 tensors are hashed as the float32 they widen to
+    exactly, so that one checkpoint loaded in its own dtype or in a wider one (a bf16 checkpoint
+    run in float32) has one hash, and a plan calibrated on either's captures binds to both; a
+    float32 model's hash is what it always was"""
     import hashlib
     import torch
     h = hashlib.sha256()
     for name, t in sorted(list(model.state_dict().items())):
+        if t.dtype in (torch.bfloat16, torch.float16):
+            t = t.to(torch.float32)
         h.update(name.encode())
         h.update(str(tuple(t.shape)).encode() + str(t.dtype).encode())
         h.update(t.detach().cpu().contiguous().view(torch.uint8).numpy().tobytes())

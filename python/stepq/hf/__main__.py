@@ -130,8 +130,10 @@ def parser():
     for x in (c, t, e := sub.add_parser("eval", help="the model with its states in stepq formats: extra NLL, KL, "
                                                   "top-1, errors",
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EVAL_EXAMPLES)):
-        x.add_argument("--dtype", choices=DTYPES, default="float32",
-                       help="the model's weights and activations (the reference recurrence stays float32)")
+        x.add_argument("--dtype", choices=DTYPES, default=None,
+                       help="the model's weights and activations (default: the checkpoint's own, its config's dtype "
+                            "else its weights', as transformers' dtype=\"auto\"; the reference recurrence stays "
+                            "float32)")
         x.add_argument("--device", default="cpu", help="where the model runs: cpu, cuda, cuda:N or auto (transformers' device_map); the quantized "
                        "states are stepped by libstepq on the CPU whatever it is")
     t.add_argument("--model", required=True, help="a model directory (save_pretrained's)")
@@ -153,8 +155,8 @@ def parser():
                    help="1: stepq answers one request at a time")
     t.add_argument("--max-length", type=_int_at_least(2), default=None,
                    help="tokens of context at most (default: the config's max_position_embeddings, else 2048)")
-    t.add_argument("--max-gen-toks", type=_int_at_least(1), default=256,
-                   help="generated tokens at most where a task names none (lm-eval's default: 256)")
+    t.add_argument("--max-gen-toks", type=_int_at_least(1), default=None,
+                   help="generated tokens at most where a task names none (default: lm-eval's, 256)")
     t.add_argument("--bootstrap-iters", type=_int_at_least(0), default=100000,
                    help="resamples for the metrics' standard errors (lm-eval's; 0: none)")
     t.add_argument("--output", default=None,
@@ -170,8 +172,11 @@ def parser():
                    help="accept a plan that names no model (calibrated on synthetic streams)")
     e.add_argument("--out", required=True, help="the output OUT.h5")
     e.add_argument("--prefill", type=_int_at_least(1), default=512)
-    e.add_argument("--decode", type=_int_at_least(1), default=512)
-    e.add_argument("--bin", type=_int_at_least(1), default=64)
+    e.add_argument("--decode", type=_int_at_least(1), default=None,
+                   help="decode steps per document (default 512; a document that ends first gives fewer; an "
+                        "explicit N above what the longest document gives is refused)")
+    e.add_argument("--bin", type=_int_at_least(1), default=None,
+                   help="decode steps per bin of the output (default 64; at most the longest document's)")
     e.add_argument("--layers", type=int_list, default=None)
     e.add_argument("--generate", type=_int_at_least(0), default=0, help="also N greedy tokens per format and document")
     e.add_argument("--plot", nargs="?", const="", default=None, metavar="SCRIPT",

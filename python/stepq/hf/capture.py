@@ -19,7 +19,8 @@ import numpy as np
 
 from .. import TraceWriter
 from . import QK_NORM_EPS, AdapterError, Hooks, delta_layers, spec_of, step_inputs, weights_sha256
-from .cli import Output, Progress, check_device, check_model_dir, check_texts, load_model, model_files, outputs, run_stream, tokens
+from .cli import (Output, Progress, check_device, check_model_dir, check_texts, checkpoint_dtype, load_model, model_files,
+                  outputs, run_stream, tokens)
 
 
 class Capture:
@@ -150,7 +151,8 @@ class Capture:
 def command(a):
     """python -m stepq.hf capture: every input and output checked, then one trace per text"""
     check_device(a.device)
-    check_model_dir(a.model)
+    cfg = check_model_dir(a.model)
+    a.dtype = a.dtype or checkpoint_dtype(a.model, cfg)
     check_texts(a.text)
     outs = {}
     for t in a.text:

@@ -10,6 +10,7 @@ import argparse
 import json
 import math
 import os
+import re
 import stat
 import struct
 import sys
@@ -150,6 +151,30 @@ def model_files(path):
         return []
 
 
+# checkpoint tensors a causal LM leaves unused by design: a multimodal checkpoint's vision tower,
+# a multi-token-prediction head (transformers itself ignores some of them per class)
+UNUSED_BY_DESIGN = re.compile(r"(^|\.)(visual|vision_tower|vision_model|mtp)\.")
+
+
+def check_loading_info(path, info):
+    """a config that fits its weights: no model weight missing from the checkpoint (transformers
+    would initialise it at random), no checkpoint tensor the model leaves unused (but a vision
+    tower's or a multi-token-prediction head's), no shape that differs; refused naming a few of
+    them and their count"""
+    info = info or {}
+    problems = []
+    for key, what in (("missing_keys", "weights the config's model needs are not in the checkpoint"),
+                      ("unexpected_keys", "checkpoint tensors the config's model does not use"),
+                      ("mismatched_keys", "checkpoint tensors of another shape than the config's model's")):
+        names = sorted(str(n if isinstance(n, str) else n[0]) for n in (info.get(key) or []))
+        if key == "unexpected_keys":
+            names = [n for n in names if not UNUSED_BY_DESIGN.search(n)]
+        if names:
+            problems.append("%d %s (%s%s)" % (len(names), what, ", ".join(names[:3]), ", ..." if len(names) > 3 else ""))
+    if problems:
+        raise AdapterError("%s: its config.json does not fit its weights: %s" % (path, "; ".join(problems)))
+
+
 def check_finite(model, path):
     import torch
     for name, t in model.state_dict().items():
@@ -160,6 +185,30 @@ def check_finite(model, path):
 
 
 DTYPES = ("float32", "bfloat16", "float16")
+ST_DTYPES = {"F32": "float32", "BF16": "bfloat16", "F16": "float16"}
+
+
+def checkpoint_dtype(path, cfg=None):
+    """the dtype a model directory's weights are stored in, which --dtype defaults to (as
+    transformers' dtype="auto"): its config's dtype (torch_dtype in older files; text_config's in
+    a multimodal one) where that is one of DTYPES, else the most of its safetensors tensors'
+    floating dtype, else float32"""
+    cfg = check_model_dir(path) if cfg is None else cfg
+    tc = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else {}
+    for c in (cfg, tc):
+        for key in ("dtype", "torch_dtype"):
+            v = c.get(key)
+            if isinstance(v, str) and v.replace("torch.", "") in DTYPES:
+                return v.replace("torch.", "")
+    counts = {}
+    for w in sorted(f for f in os.listdir(path) if f.endswith(".safetensors")):
+        with open(os.path.join(path, w), "rb") as f:
+            n = struct.unpack("<Q", f.read(8))[0]
+            header = json.loads(f.read(n))
+        for name, t in header.items():
+            if name != "__metadata__" and t.get("dtype") in ST_DTYPES:
+                counts[ST_DTYPES[t["dtype"]]] = counts.get(ST_DTYPES[t["dtype"]], 0) + 1
+    return max(counts, key=lambda k: (counts[k], k)) if counts else "float32"
 
 
 def check_device(device):
@@ -192,11 +241,14 @@ def check_device(device):
     return device
 
 
-def load_model(path, dtype="float32", device="cpu"):
+def load_model(path, dtype=None, device="cpu"):
     """(model, tokenizer or None): the checked directory loaded by transformers in dtype (float32,
-    bfloat16 or float16) on device, every weight finite. The adapters read the kernels' inputs in
-    float32 whatever the model's dtype, and the reference recurrence stays float32."""
+    bfloat16 or float16; None: the checkpoint's own, checkpoint_dtype) on device, every weight
+    finite. The adapters read the kernels' inputs in float32 whatever the model's dtype, and the
+    reference recurrence stays float32."""
     import torch
+    if dtype is None:
+        dtype = checkpoint_dtype(path)
     if dtype not in DTYPES:
         raise AdapterError("--dtype %s: one of %s" % (dtype, ", ".join(DTYPES)))
     check_device(device)
@@ -215,25 +267,43 @@ def load_model(path, dtype="float32", device="cpu"):
                                % (", ".join(SUPPORTED_FLA), fla.__version__))
     check_adapter(ADAPTERS[mt])
     from transformers import AutoModelForCausalLM
+    from transformers.utils import logging as hf_logging
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # its load report: check_loading_info refuses what it lists, in one line
     try:
         if device == "auto":  # accelerate's placement over the GPUs and the CPU
-            model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype), device_map="auto").eval()
+            model, info = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype), device_map="auto",
+                                                               output_loading_info=True)
         else:
-            model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype)).to(device).eval()
+            model, info = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype),
+                                                               output_loading_info=True)
+            model = model.to(device)
+        model = model.eval()
     except Exception as e:  # what the checks above could not foresee: transformers' own reason
         raise AdapterError("%s: transformers could not load it: %s" % (path, str(e).strip().split("\n")[0][:500])) \
             from None
+    finally:
+        hf_logging.set_verbosity(verbosity)
+    check_loading_info(path, info)
     check_finite(model, path)
-    tok = None
+    return model, load_tokenizer(path, model.config.vocab_size)
+
+
+def load_tokenizer(path, vocab_size=None):
+    """the tokenizer of a model directory, or None where it has none (the text is read as bytes,
+    which its vocabulary, vocab_size, the config's where not given, must hold)"""
     for f in ("tokenizer.json", "tokenizer_config.json", "tokenizer.model"):
         if os.path.exists(os.path.join(path, f)):
             from transformers import AutoTokenizer
-            tok = AutoTokenizer.from_pretrained(path)
-            break
-    if tok is None and model.config.vocab_size < 256:
+            return AutoTokenizer.from_pretrained(path)
+    if vocab_size is None:
+        cfg = check_model_dir(path)
+        tc = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else {}
+        vocab_size = cfg.get("vocab_size", tc.get("vocab_size"))
+    if isinstance(vocab_size, int) and vocab_size < 256:
         raise AdapterError("%s has no tokenizer and a vocabulary of %d: it cannot be read as bytes"
-                           % (path, model.config.vocab_size))
-    return model, tok
+                           % (path, vocab_size))
+    return None
 
 
 def check_texts(texts):
@@ -292,6 +362,13 @@ def int_list(s):
 
 # ---- outputs ----------------------------------------------------------------------------------------
 
+def umask():
+    """the process's umask (read by setting it and putting it back, as libstepq's stepq_tmpfile does)"""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def same_file(a, b):
     try:
         return os.path.samefile(a, b)
@@ -302,8 +379,9 @@ def same_file(a, b):
 class Output:
     """One output file, checked before any work and written atomically: not a directory or a
     device, not any of the run's inputs, in a directory it can write (a temporary file made there
-    at once, <path>.tmp.XXXXXX, proves it); commit() renames the temporary into place,
-    discard() removes it. A write that fails names the system's reason."""
+    at once, <path>.tmp.XXXXXX, proves it, given the permissions a new file gets under the umask,
+    0644 under 022, as libstepq's outputs are: mkstemp's are 0600); commit() renames the
+    temporary into place, discard() removes it. A write that fails names the system's reason."""
 
     def __init__(self, path, inputs, what="--out"):
         self.path = str(path)
@@ -330,7 +408,10 @@ class Output:
         try:
             os.makedirs(d, exist_ok=True)
             fd, self.tmp = tempfile.mkstemp(dir=d, prefix=os.path.basename(self.path) + ".tmp.")
-            os.close(fd)
+            try:
+                os.fchmod(fd, 0o666 & ~umask())
+            finally:
+                os.close(fd)
         except OSError as e:
             raise AdapterError("cannot write %s: %s" % (self.path, e.strerror)) from None
 

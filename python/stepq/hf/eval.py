@@ -26,8 +26,8 @@ import numpy as np
 
 from .. import Plan, Session, StepqError, mean_ci95
 from . import AdapterError, Hooks, delta_layers, forward, initial_state, returned_state, spec_of, step_inputs
-from .cli import (Progress, check_device, check_model_dir, check_texts, load_model, model_files, outputs, plot_script,
-                  regular_file, tokens)
+from .cli import (Progress, check_device, check_model_dir, check_texts, checkpoint_dtype, load_model, load_tokenizer,
+                  model_files, outputs, plot_script, regular_file, tokens)
 
 
 class _State:
@@ -112,12 +112,15 @@ class Evaluator:
         return out, returned_state(self.spec, a, S_hat)
 
 
-def _documents(tok, texts, prefill, decode):
+def _documents(tok, texts, prefill, decode, full=None):
     """[(ids [1, T], decode steps)] of the texts: each document gives min(decode, T - prefill - 1)
-    decode steps; one without a token to decode after the prefill is refused by name"""
+    decode steps; one without a token to decode after the prefill is refused by name. full: a
+    list that receives each text's whole length in tokens"""
     docs = []
     for t in texts:
         ids = tokens(tok, t)
+        if full is not None:
+            full.append(ids.shape[1])
         n = min(decode, ids.shape[1] - prefill - 1)
         if n < 1:
             raise AdapterError("--text %s has %d tokens; --prefill %d needs at least %d (a token to decode after "
@@ -250,10 +253,44 @@ def binned(x, B):
     return x[..., :nb * B].reshape(x.shape[:-1] + (nb, B)).mean(-1)
 
 
+DECODE_DEFAULT, BIN_DEFAULT = 512, 64
+
+
+def _check_work(a, docs):
+    """--decode and --bin against what the documents can run, before the model loads: an explicit
+    --decode above the decode steps of the longest document, or beyond what memory holds, and a
+    --bin above every document's decode steps (no bin would be filled) are refused by name"""
+    most = max(n for _, n in docs)
+    if a.decode_given:
+        longest = max(range(len(docs)), key=lambda i: a.full_tokens[i])
+        can = max(0, a.full_tokens[longest] - a.prefill - 1)
+        if a.decode > can:
+            raise AdapterError("--decode %d: the longest document, %s, holds %d tokens, so no document gives more "
+                               "than %d decode steps after --prefill %d (give --decode %d or less)"
+                               % (a.decode, a.text[longest], a.full_tokens[longest], can, a.prefill, can))
+    D, F = len(docs), len(a.formats)
+    need = 8 * a.decode * D * (1 + 3 * F) * 2  # the arrays over the decode steps, and their bins
+    try:
+        have = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        have = None
+    if have and need > have:
+        raise AdapterError("--decode %d: its results for %d documents and %d formats take %.3g GB, more than this "
+                           "machine's memory (%.3g GB)" % (a.decode, D, F, need / 1e9, have / 1e9))
+    if a.bin > most:
+        raise AdapterError("--bin %d%s is above the decode steps of every document (the longest gives %d): no bin "
+                           "would be filled (give --bin %d or less)"
+                           % (a.bin, "" if a.bin_given else " (the default)", most, most))
+
+
 def _check(a):
     """every option and input of eval before any work; returns the outputs (h5, tsv, png or None)"""
+    a.decode_given, a.bin_given = a.decode is not None, a.bin is not None
+    a.decode = DECODE_DEFAULT if a.decode is None else a.decode
+    a.bin = BIN_DEFAULT if a.bin is None else a.bin
     if a.bin > a.decode:
-        raise AdapterError("--bin %d is above --decode %d (a bin holds at most the decode steps)" % (a.bin, a.decode))
+        raise AdapterError("--bin %d%s is above --decode %d (a bin holds at most the decode steps)"
+                           % (a.bin, "" if a.bin_given else " (the default)", a.decode))
     from .. import formats as table
     known = {f.name for f in table()}
     for f in a.formats:
@@ -262,7 +299,7 @@ def _check(a):
     if len(set(a.formats)) != len(a.formats):
         raise AdapterError("--formats names a format twice: %s" % ",".join(a.formats))
     check_device(a.device)
-    check_model_dir(a.model)
+    a.dtype = a.dtype or checkpoint_dtype(a.model, check_model_dir(a.model))
     check_texts(a.text)
     inputs = list(a.text) + model_files(a.model)
     if a.plan:
@@ -301,8 +338,11 @@ def _write(out, fn):
 
 def _run(a, outs, h5py, torch, transformers):
     plan = Plan(a.plan) if a.plan else None
+    tok = load_tokenizer(a.model)  # the documents in tokens, checked against the options before the model loads
+    a.full_tokens = []
+    docs = _documents(tok, a.text, a.prefill, a.decode, a.full_tokens)
+    _check_work(a, docs)
     model, tok = load_model(a.model, a.dtype, a.device)
-    docs = _documents(tok, a.text, a.prefill, a.decode)
     prog = Progress("eval", sum(sorted({n for _, n in docs})), "decode steps")
     t0 = time.time()
     r = evaluate_documents(model, docs, a.formats, a.prefill, a.decode, plan, a.layers, a.generate, prog.tick,
@@ -337,9 +377,12 @@ def _run(a, outs, h5py, torch, transformers):
             raise AdapterError("gnuplot %s failed: %s" % (a.plot, r_.stderr.strip()[-500:]))
         outs[2].commit()
         print("wrote %s" % outs[2].path)
-    ms = dt / (a.decode * (1 + F)) * 1e3
-    print("wrote %s and %s: %d documents, %d decode steps, %d formats, %.1f ms per token and stream" %
-          (a.out, table, D, a.decode, F, ms))
+    # the tokens each stream decoded: every document's own steps (a document that ends before
+    # --decode gives fewer), not --decode times the documents
+    ran = int(sum(n for _, n in docs))
+    ms = dt / (ran * (1 + F)) * 1e3
+    print("wrote %s and %s: %d documents, %d decode steps (at most %d each), %d formats, %.1f ms per token and stream" %
+          (a.out, table, D, ran, max(n for _, n in docs), F, ms))
     for f, name in enumerate(a.formats):
         m, c = mean_ci95(np.nanmean(r["extra"][:, f], -1))
         print("  %-14s extra NLL over the window %+.5f +- %.5f nats/token, KL %.3g, top-1 agreement %.3f" %

@@ -44,9 +44,11 @@ except ImportError:  # the command refuses by name (tasks_command); the class ne
 
 from .. import StepqError
 from . import AdapterError, forward
-from .cli import DTYPES, check_device, check_model_dir, int_list, load_model, model_files, outputs, regular_file
+from .cli import (DTYPES, check_device, check_model_dir, checkpoint_dtype, int_list, load_model, model_files, outputs,
+                  regular_file)
 
 LM_EVAL_TESTED = "0.4.13"
+MAX_GEN_TOKS = 256  # lm-eval's default, where neither a task nor --max-gen-toks names one
 NATIVE = "native"
 MODEL_ARGS = ("pretrained", "format", "plan", "plan_any_model", "layers", "device", "dtype", "batch_size",
               "max_batch_size", "max_length", "max_gen_toks")
@@ -69,11 +71,12 @@ def check_format(fmt):
 @register_model("stepq")
 class StepqLM(TemplateLM):
     """lm_eval's model "stepq" (the module's docstring). model_args: pretrained (a model directory),
-    format (a stepq format, or native), plan, plan_any_model, layers (e.g. "0,2"), device, dtype,
+    format (a stepq format, or native), plan, plan_any_model, layers (e.g. "0,2"), device, dtype (default: the
+    checkpoint's own),
     max_length (default: the config's max_position_embeddings, else 2048), max_gen_toks (256)."""
 
     def __init__(self, pretrained=None, format=NATIVE, plan=None, plan_any_model=False, layers=None, device=None,
-                 dtype="float32", batch_size=1, max_batch_size=None, max_length=None, max_gen_toks=256, **other):
+                 dtype=None, batch_size=1, max_batch_size=None, max_length=None, max_gen_toks=None, **other):
         if lm_eval is None:
             raise AdapterError("lm-eval is not installed: pip install lm-eval==%s" % LM_EVAL_TESTED)
         super().__init__()
@@ -94,14 +97,14 @@ class StepqLM(TemplateLM):
             raise AdapterError("--plan %s goes with a format (native runs the model untouched)" % plan)
         device = device or "cpu"
         check_device(device)
-        if dtype not in DTYPES:
+        if dtype is not None and dtype not in DTYPES:
             raise AdapterError("--dtype %s: one of %s" % (dtype, ", ".join(DTYPES)))
         if isinstance(layers, str):
             try:
                 layers = int_list(layers)
             except argparse.ArgumentTypeError as e:
                 raise AdapterError("layers=%s: %s" % (layers, e)) from None
-        check_model_dir(pretrained)
+        dtype = dtype or checkpoint_dtype(pretrained, check_model_dir(pretrained))  # the checkpoint's own
         if plan is not None:
             regular_file(plan, "--plan")
         from .. import Plan
@@ -112,11 +115,13 @@ class StepqLM(TemplateLM):
         # kernel (on a CPU: the torch functions, fla's Triton pieces stood in for by fla_cpu's)
         from .eval import Evaluator
         self.ev = Evaluator(self.model, layers, Plan(plan) if plan else None, _flag(plan_any_model))
-        cfg = getattr(self.model.config, "text_config", None) or self.model.config
         self.vocab = int(self.model.config.vocab_size)
-        self.max_length = int(max_length or getattr(cfg, "max_position_embeddings", None) or 2048)
-        self.max_gen_toks = int(max_gen_toks)
-        if self.max_length < 2 or self.max_gen_toks < 1 or self.max_gen_toks >= self.max_length:
+        self.max_length = int(max_length or default_max_length(self.model.config))
+        # a max_gen_toks given is checked against max_length here; lm-eval's default only where a
+        # generation request uses it (generate_until), so that a task that only scores runs
+        self.max_gen_toks = int(max_gen_toks if max_gen_toks is not None else MAX_GEN_TOKS)
+        if self.max_length < 2 or self.max_gen_toks < 1 or (max_gen_toks is not None and
+                                                             self.max_gen_toks >= self.max_length):
             raise AdapterError("max_length %d and max_gen_toks %d: a context needs room (1 <= max_gen_toks < "
                                "max_length)" % (self.max_length, self.max_gen_toks))
         tok = self.tokenizer
@@ -262,7 +267,8 @@ class StepqLM(TemplateLM):
             until = handle_stop_sequences(kw.pop("until", None), eos=eos or None)
             G = kw.pop("max_gen_toks")
             if G >= self.max_length:
-                raise AdapterError("a task asks for %d generated tokens; max_length is %d" % (G, self.max_length))
+                raise AdapterError("a task asks for %d generated tokens (max_gen_toks); max_length %d leaves no token of "
+                                   "context (give --max-length above %d)" % (G, self.max_length, G))
             text = self.generate(self.tok_encode(ctx), until, G)
             res.append(text)
             self.cache_hook.add_partial("generate_until", (ctx, gen_kwargs), text)
@@ -276,10 +282,12 @@ class StepqLM(TemplateLM):
 
 # ---- python -m stepq.hf tasks --------------------------------------------------------------------------
 
-def resolve_tasks(tasks, include_path=None):
-    """(task_manager, the top-level Task and Group objects, the YAML files named): --tasks' names,
+def resolve_tasks(tasks, include_path=None, leaves=None):
+    """(task_manager, the top-level Task and Group objects, the files read: the YAML files named
+    and the local data files of the tasks loaded): --tasks' names,
     YAML files and directories resolved and loaded by lm-eval itself (its datasets read), before
-    the model loads; a task it cannot find or load is refused by name"""
+    the model loads; a task it cannot find or load is refused by name. leaves: a list that
+    receives every Task loaded (the groups' members too)"""
     if include_path is not None and not os.path.isdir(include_path):
         raise AdapterError("--include-path %s: not a directory (a directory of task YAML files)" % include_path)
     from lm_eval.config.evaluate_config import EvaluatorConfig
@@ -306,10 +314,78 @@ def resolve_tasks(tasks, include_path=None):
     except Exception as e:  # lm-eval's and datasets' reasons, as one line
         raise AdapterError("--tasks %s: lm-eval could not load it: %s" % (tasks, str(e).strip().split("\n")[0][:500])) \
             from None
+    for task in loaded["tasks"].values():  # the data a task reads (none may be an output)
+        files += task_data_files(getattr(task, "config", None))
+        if leaves is not None:
+            leaves.append(task)
     children = {c for names in loaded["group_map"].values() for c in names}
     top = [g for n, g in loaded["groups"].items() if n not in children] + \
           [t for n, t in loaded["tasks"].items() if n not in children]
     return tm, top, files
+
+
+def task_data_files(config):
+    """the local files a task's dataset is read from: its dataset_path where that is a file or a
+    directory here (every file under it), and its dataset_kwargs' data_files and data_dir (a
+    name, a list, or a dict of either, as datasets takes them; patterns expanded)"""
+    import glob
+    if config is None:
+        return []
+    names = []
+
+    def add(x):
+        if isinstance(x, str):
+            names.append(x)
+        elif isinstance(x, (list, tuple)):
+            for y in x:
+                add(y)
+        elif isinstance(x, dict):
+            for y in x.values():
+                add(y)
+
+    add(getattr(config, "dataset_path", None))
+    kw = getattr(config, "dataset_kwargs", None) or {}
+    if isinstance(kw, dict):
+        add(kw.get("data_files"))
+        add(kw.get("data_dir"))
+    found = []
+    for n in names:
+        for p in ([n] + (sorted(glob.glob(n)) if glob.has_magic(n) else [])):
+            if os.path.isfile(p):
+                found.append(p)
+            elif os.path.isdir(p):
+                found += [os.path.join(r, f) for r, _, fs in os.walk(p) for f in fs]
+    return found
+
+
+def default_max_length(cfg):
+    """a model's context when --max-length is not given: its config's max_position_embeddings
+    (text_config's in a multimodal config), else 2048"""
+    if hasattr(cfg, "get"):
+        tc = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else {}
+        n = (tc or cfg).get("max_position_embeddings")
+    else:
+        n = getattr(getattr(cfg, "text_config", None) or cfg, "max_position_embeddings", None)
+    return int(n or 2048)
+
+
+def check_lengths(a, cfg, leaves):
+    """--max-length against the tokens each generation task asks for (its max_gen_toks, else
+    --max-gen-toks, else lm-eval's 256), before the model loads: a generated answer needs a token
+    of context beside it. Tasks that only score (log-likelihoods) generate nothing and ask none"""
+    max_length = a.max_length or default_max_length(cfg)
+    for task in leaves:
+        c = getattr(task, "config", None)
+        if getattr(c, "output_type", None) != "generate_until":
+            continue
+        gk = getattr(c, "generation_kwargs", None) or {}
+        G = gk.get("max_gen_toks") or a.max_gen_toks or MAX_GEN_TOKS
+        if int(G) >= max_length:
+            said = "max_gen_toks %d" % G if gk.get("max_gen_toks") else \
+                "--max-gen-toks %d" % G if a.max_gen_toks else "lm-eval's default of %d (--max-gen-toks)" % G
+            raise AdapterError("--max-length %d%s: task %s generates up to %d tokens (%s), which leaves no token of "
+                               "context (give --max-length above %d)"
+                               % (max_length, "" if a.max_length else " (the model's)", c.task, G, said, G))
 
 
 def tasks_command(a):
@@ -322,12 +398,15 @@ def tasks_command(a):
         raise AdapterError("--batch-size %d: stepq answers one request at a time (the adapters step unpadded "
                            "rows), give 1" % a.batch_size)
     check_device(a.device)
-    check_model_dir(a.model)
+    cfg = check_model_dir(a.model)
+    a.dtype = a.dtype or checkpoint_dtype(a.model, cfg)
     inputs = model_files(a.model)
     if a.plan:
         regular_file(a.plan, "--plan")
         inputs.append(a.plan)
-    tm, top, files = resolve_tasks(a.tasks, a.include_path)
+    leaves = []
+    tm, top, files = resolve_tasks(a.tasks, a.include_path, leaves)
+    check_lengths(a, cfg, leaves)
     outs = outputs([(a.output, "--output")], inputs + files) if a.output else []
     lm = None
     try:
