@@ -216,7 +216,9 @@ sq_status sq_trace_attr_int(sq_trace* t, const char* name, long value);
 /* n steps: q, k (n,H,K), v (n,HV,V), g (n,HV) for GDN or (n,HV,K) for KDA, beta (n,HV), y (n,HV,V)
  * where the trace has read-outs (else NULL). Every value is held to the reader's rules first
  * (SQ_ENONFINITE or SQ_EINVAL naming the step, head and value; nothing of the block is kept);
- * SQ_EFILE naming the system's reason when the write fails. */
+ * SQ_EFILE naming the system's reason when the write fails (a full disk, a file-size limit): the file
+ * is abandoned then, nothing is left, and every later append, attribute and commit is refused
+ * with SQ_EFILE and that first reason. */
 sq_status sq_trace_append(sq_trace* t, long n, const float* q, const float* k, const float* v, const float* g,
                           const float* beta, const float* y);
 /* steps appended */

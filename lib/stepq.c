@@ -651,18 +651,26 @@ static int trace_claim(sq_trace* t, const char* who) {
 
 static sq_status trace_done(sq_trace* t, sq_status rc) { return release(&t->busy, rc); }
 
+// the status of a writer's call: SQ_EFILE once a write has failed (every later call is refused
+// with its reason), SQ_ENONFINITE for a NaN or Inf, else SQ_EINVAL
+static sq_status trace_status(const sq_trace* t, int rc) {
+    if (rc == STEPQ_OK) return SQ_OK;
+    const int why = stepq_trace_out_why(t->w);  // a value the reader would refuse, or the write itself
+    return why == STEPQ_TRACE_OUT_NONFINITE ? SQ_ENONFINITE : why == STEPQ_TRACE_OUT_WRITE ? SQ_EFILE : SQ_EINVAL;
+}
+
 sq_status sq_trace_attr(sq_trace* t, const char* name, const char* value) {
     ENTER();
     if (!name || !value) return fail(SQ_EINVAL, "sq_trace_attr: name and value must not be NULL");
     if (trace_claim(t, "sq_trace_attr") != STEPQ_OK) return leave(SQ_EINVAL);
-    return trace_done(t, stepq_trace_out_attr(t->w, name, value, 0) == STEPQ_OK ? SQ_OK : SQ_EINVAL);
+    return trace_done(t, trace_status(t, stepq_trace_out_attr(t->w, name, value, 0)));
 }
 
 sq_status sq_trace_attr_int(sq_trace* t, const char* name, long value) {
     ENTER();
     if (!name) return fail(SQ_EINVAL, "sq_trace_attr_int: name must not be NULL");
     if (trace_claim(t, "sq_trace_attr_int") != STEPQ_OK) return leave(SQ_EINVAL);
-    return trace_done(t, stepq_trace_out_attr(t->w, name, NULL, value) == STEPQ_OK ? SQ_OK : SQ_EINVAL);
+    return trace_done(t, trace_status(t, stepq_trace_out_attr(t->w, name, NULL, value)));
 }
 
 sq_status sq_trace_append(sq_trace* t, long n, const float* q, const float* k, const float* v, const float* g,
@@ -671,10 +679,7 @@ sq_status sq_trace_append(sq_trace* t, long n, const float* q, const float* k, c
     if (n < 0 || (n > 0 && (!q || !k || !v || !g || !beta)))
         return fail(SQ_EINVAL, "sq_trace_append: %ld steps; n >= 0, and q, k, v, g and beta must not be NULL", n);
     if (trace_claim(t, "sq_trace_append") != STEPQ_OK) return leave(SQ_EINVAL);
-    if (stepq_trace_out_append(t->w, n, q, k, v, g, beta, y) == STEPQ_OK) return trace_done(t, SQ_OK);
-    const int why = stepq_trace_out_why(t->w);  // a value the reader would refuse, or the write itself
-    return trace_done(t, why == STEPQ_TRACE_OUT_NONFINITE ? SQ_ENONFINITE : why == STEPQ_TRACE_OUT_WRITE ? SQ_EFILE
-                                                                                                       : SQ_EINVAL);
+    return trace_done(t, trace_status(t, stepq_trace_out_append(t->w, n, q, k, v, g, beta, y)));
 }
 
 long sq_trace_steps(const sq_trace* t) { return t ? stepq_trace_out_steps(t->w) : 0; }

@@ -27,6 +27,7 @@ struct stepq_trace_out {
     float* buf[N_OUT];      // per head: (HV or H, CHUNK, width), each head's steps contiguous
     int err;                // errno of a failed write
     int why;                // the last failure: STEPQ_TRACE_OUT_NONFINITE, _RANGE, _WRITE
+    int failed;             // 1 once a write failed: the file is abandoned, every later call refused
 };
 
 int stepq_trace_out_why(const stepq_trace_out* w) { return w->why; }
@@ -56,6 +57,31 @@ static int check_block(const stepq_trace_out* w, long n, const float* const x[N_
     return STEPQ_OK;
 }
 
+// A write failed (e: its errno): the file abandoned at once (its datasets closed, the temporary
+// file removed), so that the message is true and every later call refuses with this reason
+static int write_failed(stepq_trace_out* w, int e) {
+    w->err = e;
+    w->why = STEPQ_TRACE_OUT_WRITE;
+    w->failed = 1;
+    for (int o = 0; o < N_OUT; o++) {
+        if (w->d[o] >= 0) H5Dclose(w->d[o]);
+        w->d[o] = -1;
+    }
+    h5u_abandon(w->f, w->path);
+    w->f = -1;
+    stepq_error("cannot write %s: %s; nothing was left there", w->path, h5u_reason(w->err));
+    return STEPQ_ERR;
+}
+
+// STEPQ_ERR with the first failure's reason once a write has failed (the file is gone by then)
+static int refuse_failed(stepq_trace_out* w) {
+    if (!w->failed) return STEPQ_OK;
+    w->why = STEPQ_TRACE_OUT_WRITE;
+    stepq_error("cannot write %s: an earlier write failed (%s): the trace was abandoned and nothing was left there",
+                w->path, h5u_reason(w->err));
+    return STEPQ_ERR;
+}
+
 // the buffered steps into the file: the datasets grown by n, one slab per dataset and head
 static int flush(stepq_trace_out* w) {
     if (w->n == 0) return STEPQ_OK;
@@ -77,10 +103,7 @@ static int flush(stepq_trace_out* w) {
     w->n = 0;
     return STEPQ_OK;
 fail:
-    w->err = errno;
-    w->why = STEPQ_TRACE_OUT_WRITE;
-    stepq_error("cannot write %s: %s; nothing was left there", w->path, h5u_reason(w->err));
-    return STEPQ_ERR;
+    return write_failed(w, errno);
 }
 
 stepq_trace_out* stepq_trace_out_open(const char* path, const stepq_trace* id, int with_y) {
@@ -144,6 +167,8 @@ stepq_trace_out* stepq_trace_out_open(const char* path, const stepq_trace* id, i
 static const char* const reserved[] = {"kind", "scale", "qk_norm_eps", "weights_sha256", "identity_xxh3", "steps"};
 
 int stepq_trace_out_attr(stepq_trace_out* w, const char* name, const char* str, long long num) {
+    if (refuse_failed(w) != STEPQ_OK) return STEPQ_ERR;
+    w->why = STEPQ_TRACE_OUT_RANGE;  // a refusal here is the caller's (SQ_EINVAL), not the file's
     for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
         if (!strcmp(name, reserved[i])) {
             stepq_error("cannot write %s: attribute '%s' is the trace's own (set it through the trace's shape)",
@@ -160,6 +185,7 @@ int stepq_trace_out_attr(stepq_trace_out* w, const char* name, const char* str, 
 int stepq_trace_out_append(stepq_trace_out* w, long n, const float* q, const float* k, const float* v,
                            const float* g, const float* beta, const float* y) {
     const float* const x[N_OUT] = {q, k, v, g, beta, w->with_y ? y : NULL};
+    if (refuse_failed(w) != STEPQ_OK) return STEPQ_ERR;
     if (n < 0 || (w->with_y && !y)) {
         w->why = STEPQ_TRACE_OUT_RANGE;
         stepq_error("cannot write %s: %ld steps%s", w->path, n, n < 0 ? "" : " without the read-outs y");
@@ -184,7 +210,9 @@ long stepq_trace_out_steps(const stepq_trace_out* w) { return w->T + w->n; }
 int stepq_trace_out_close(stepq_trace_out* w, int commit) {
     if (!w) return STEPQ_OK;
     int rc = STEPQ_OK;
-    if (commit) {
+    if (commit && w->failed) {
+        rc = refuse_failed(w);
+    } else if (commit) {
         if (w->T + w->n == 0) {
             stepq_error("cannot write %s: no steps were appended (a trace needs at least one)", w->path);
             rc = STEPQ_ERR;

@@ -14,12 +14,18 @@
 //   machine refused before it allocates;
 // - sq_calibrate on traces written here: a plan of their kind, shape, labels and model, the same
 //   bytes for a seed, and its refusals (the command line's plan is compared with it in
-//   tests/python/test_calibrate.py and with a config's in test_cli.sh).
+//   tests/python/test_calibrate.py and with a config's in test_cli.sh);
+// - a trace writer whose write fails (a file-size limit, as a full disk): the append that meets
+//   it names the system's reason, every later call refuses with that reason, the close does not
+//   crash and leaves nothing (issue 65 class 1).
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "../include/stepq.h"
@@ -484,6 +490,67 @@ static void check_calibrate(void) {
     CHECK(system(cmd) == 0, "rm %s", dir);
 }
 
+// the files in dir (0 when it is empty)
+static int files_in(const char* dir) {
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", dir);
+    return system(cmd) != 0;
+}
+
+// A trace writer under a file-size limit (RLIMIT_FSIZE with SIGXFSZ ignored: write() fails with
+// EFBIG, as it fails with ENOSPC on a full disk): the append whose write fails gives SQ_EFILE with
+// the system's reason, every later append and attribute is refused with that reason, and the close
+// (committed or not) returns without crashing and leaves no file, temporary or final (before:
+// the appends went on past the writer's buffer, and the close crashed)
+static void check_trace_write_failure(void) {
+    char dir[] = "/tmp/test_libstepq_fsize.XXXXXX";
+    if (!mkdtemp(dir)) return;
+    struct rlimit old, lim;
+    getrlimit(RLIMIT_FSIZE, &old);
+    void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+    lim = old;
+    lim.rlim_cur = 64 * 1024;
+    CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0, "setrlimit: %s", strerror(errno));
+    const int n = 2, K = 32, V = 32, layer[] = {0, 0}, head[] = {0, 1};
+    const char* reason = strerror(EFBIG);
+    float *q = malloc(sizeof(float) * 16 * n * K), *v = malloc(sizeof(float) * 16 * n * V);
+    float *g = malloc(sizeof(float) * 16 * n), *beta = malloc(sizeof(float) * 16 * n);
+    for (int i = 0; i < 16 * n; i++) {
+        unit(q + i * K, K);
+        for (int j = 0; j < V; j++) v[i * V + j] = (float)gauss();
+        g[i] = -0.1f, beta[i] = 0.5f;
+    }
+    for (int commit = 0; commit < 2; commit++) {
+        char path[300];
+        snprintf(path, sizeof path, "%s/t%d.h5", dir, commit);
+        sq_trace_config tc = {.kind = SQ_GDN, .H = n, .HV = n, .K = K, .V = V, .layer = layer, .head = head};
+        sq_trace* t = NULL;
+        CHECK(sq_trace_open(path, &tc, &t) == SQ_OK, "%s", sq_last_error());
+        if (!t) continue;
+        int rc = SQ_OK;
+        long steps = 0;
+        while (steps < 1000000 && (rc = sq_trace_append(t, 16, q, q, v, g, beta, NULL)) == SQ_OK) steps += 16;
+        CHECK(rc == SQ_EFILE && strstr(sq_last_error(), path) && strstr(sq_last_error(), reason),
+              "the failed write after %ld steps: %s %s", steps, sq_status_name(rc), sq_last_error());
+        for (int i = 0; i < 3; i++) {
+            rc = sq_trace_append(t, 16, q, q, v, g, beta, NULL);
+            CHECK(rc == SQ_EFILE && strstr(sq_last_error(), "an earlier write failed") &&
+                      strstr(sq_last_error(), reason), "append %d after the failure: %s %s", i, sq_status_name(rc),
+                  sq_last_error());
+        }
+        CHECK(sq_trace_attr(t, "text", "x") == SQ_EFILE && strstr(sq_last_error(), reason), "an attribute: %s",
+              sq_last_error());
+        rc = sq_trace_close(t, commit);
+        CHECK(commit ? rc == SQ_EFILE && strstr(sq_last_error(), reason) : rc == SQ_OK, "close(%d): %s %s", commit,
+              sq_status_name(rc), sq_last_error());
+        CHECK(!files_in(dir), "a file left in %s after close(%d)", dir, commit);
+    }
+    free(q), free(v), free(g), free(beta);
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, prev);
+    rmdir(dir);
+}
+
 int main(void) {
     // the library prints nothing: this test's stderr goes to a file while it runs it
     char path[] = "/tmp/test_libstepq.XXXXXX";
@@ -501,6 +568,7 @@ int main(void) {
     check_threads();
     check_memory();
     check_calibrate();
+    check_trace_write_failure();
     fflush(stderr);
     off_t printed = lseek(fd, 0, SEEK_END);
     dup2(saved, 2);

@@ -451,3 +451,70 @@ def test_reading_a_head_whose_first_step_failed_is_refused(tmp_path):
     lines = r.stdout.strip().split("\n")
     assert lines[0] == "SQ_ENONFINITE", r.stdout
     assert all("head 1 has nothing to read: its first step failed" in l for l in lines[1:]) and len(lines) == 3, r.stdout
+
+
+def test_a_trace_writer_whose_write_failed_refuses_and_leaves_nothing(tmp_path):
+    """issue 65 class 1: a write that fails (a file-size limit, RLIMIT_FSIZE with SIGXFSZ ignored,
+    as a full disk fails it) is refused with the system's reason; every later append and the close
+    are refused with that same reason, nothing crashes (before: the appends went on past the
+    writer's buffer and the close died in glibc), and no file is left, temporary or final, whether
+    the writer is closed, abandoned or left by a `with` block. In a fresh interpreter, which the
+    limit is set in."""
+    script = tmp_path / "fsize.py"
+    out = tmp_path / "out"
+    out.mkdir()
+    script.write_text(textwrap.dedent("""
+        import os, resource, signal, sys
+        import numpy as np, stepq
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+        rng = np.random.default_rng(3)
+        q = rng.standard_normal((16, 2, 32)).astype(np.float32)
+        q /= np.linalg.norm(q, axis=-1, keepdims=True)
+        block = (q, q, rng.standard_normal((16, 2, 32)).astype(np.float32), np.full((16, 2), -0.1, np.float32),
+                 np.full((16, 2), 0.5, np.float32))
+        d = sys.argv[1]
+        for how in ("close", "abandon", "with"):
+            w = stepq.TraceWriter(os.path.join(d, how + ".h5"), "gdn", 2, 2, 32, 32, layer=[0, 0], head=[0, 1])
+            try:
+                with w:
+                    for i in range(100000):
+                        w.append(*block)
+            except stepq.StepqError as e:
+                if how == "with":
+                    print(how, "first", e.status, e)
+            w = stepq.TraceWriter(os.path.join(d, how + ".h5"), "gdn", 2, 2, 32, 32, layer=[0, 0], head=[0, 1])
+            try:
+                for i in range(100000):
+                    w.append(*block)
+            except stepq.StepqError as e:
+                print(how, "first", e.status, e)
+            for call in (lambda: w.append(*block), lambda: w.attr("text", "x")):
+                try:
+                    call()
+                except stepq.StepqError as e:
+                    print(how, "later", e.status, e)
+            try:
+                w.close() if how == "close" else w.abandon()
+                print(how, "closed")
+            except stepq.StepqError as e:
+                print(how, "close", e.status, e)
+            print(how, "left", sorted(os.listdir(d)))
+    """))
+    r = subprocess.run([sys.executable, str(script), str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = r.stdout.strip().split("\n")
+    reason = os.strerror(27)  # EFBIG
+    for how in ("close", "abandon", "with"):
+        mine = [l for l in lines if l.startswith(how + " ")]
+        first = [l for l in mine if l.startswith(how + " first ")]
+        assert first and all("SQ_EFILE" in l and reason in l for l in first), r.stdout
+        later = [l for l in mine if l.startswith(how + " later ")]
+        assert len(later) == 2 and all("SQ_EFILE" in l and "an earlier write failed (%s)" % reason in l
+                                       for l in later), r.stdout
+        closing = [l for l in mine if l.startswith(how + " close") or l == how + " closed"]
+        if how == "close":
+            assert len(closing) == 1 and "an earlier write failed (%s)" % reason in closing[0], r.stdout
+        else:
+            assert closing == [how + " closed"], r.stdout
+        assert "%s left []" % how in mine, r.stdout
