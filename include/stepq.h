@@ -206,7 +206,8 @@ typedef struct {
 
 /* A trace file at path, written beside it and renamed into place by sq_trace_close(t, 1); the
  * layout every stepq reader takes (trace.h), with a checksum of what identifies it (kind, shapes,
- * scale, eps, weights, labels) that the readers verify. SQ_EINVAL for shapes out of range, SQ_EFILE
+ * scale, eps, weights, labels) that the readers verify. SQ_EINVAL for shapes out of range, labels
+ * the readers refuse (layer without head or head without layer, a (layer, head) twice), SQ_EFILE
  * for an output the command line would refuse (a directory, a device, an unwritable place). */
 sq_status sq_trace_open(const char* path, const sq_trace_config* cfg, sq_trace** out);
 /* a root attribute of the trace: a string, or an integer (sq_trace_attr_int); the trace's own
@@ -214,7 +215,8 @@ sq_status sq_trace_open(const char* path, const sq_trace_config* cfg, sq_trace**
 sq_status sq_trace_attr(sq_trace* t, const char* name, const char* value);
 sq_status sq_trace_attr_int(sq_trace* t, const char* name, long value);
 /* n steps: q, k (n,H,K), v (n,HV,V), g (n,HV) for GDN or (n,HV,K) for KDA, beta (n,HV), y (n,HV,V)
- * where the trace has read-outs (else NULL). Every value is held to the reader's rules first
+ * where the trace has read-outs (else NULL: y given to a trace opened without with_y is refused,
+ * not dropped). Every value is held to the reader's rules first
  * (SQ_ENONFINITE or SQ_EINVAL naming the step, head and value; nothing of the block is kept);
  * SQ_EFILE naming the system's reason when the write fails (a full disk, a file-size limit): the file
  * is abandoned then, nothing is left, and every later append, attribute and commit is refused

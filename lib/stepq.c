@@ -633,6 +633,16 @@ sq_status sq_trace_open(const char* path, const sq_trace_config* cfg, sq_trace**
     if (cfg->weights_sha256 && !stepq_is_sha256_hex(cfg->weights_sha256))
         return fail(SQ_EINVAL, "sq_trace_open: weights_sha256 '%.80s' is not a SHA-256 (64 lower-case hex digits)",
                     cfg->weights_sha256);
+    // the labels as the trace readers take them (sim/trace.c): both or neither, each (layer, head)
+    // once; a file that broke them would be written only to be refused
+    if (!cfg->layer != !cfg->head)
+        return fail(SQ_EINVAL, "sq_trace_open: a trace gives both layer and head labels or neither (only %s given)",
+                    cfg->layer ? "layer" : "head");
+    for (int a = 0; cfg->layer && a < cfg->HV; a++)
+        for (int b = 0; b < a; b++)
+            if (cfg->layer[a] == cfg->layer[b] && cfg->head[a] == cfg->head[b])
+                return fail(SQ_EINVAL, "sq_trace_open: value heads %d and %d are both labelled layer %d, head %d "
+                            "(each (layer, head) once)", b, a, cfg->layer[a], cfg->head[a]);
     stepq_trace id = {.kind = cfg->kind, .H = cfg->H, .HV = cfg->HV, .K = cfg->K, .V = cfg->V,
                       .scale = cfg->scale > 0 ? cfg->scale : 1.0 / sqrt((double)cfg->K),
                       .qk_norm_eps = cfg->qk_norm_eps, .layer = (int*)cfg->layer, .head = (int*)cfg->head};

@@ -186,9 +186,11 @@ int stepq_trace_out_append(stepq_trace_out* w, long n, const float* q, const flo
                            const float* g, const float* beta, const float* y) {
     const float* const x[N_OUT] = {q, k, v, g, beta, w->with_y ? y : NULL};
     if (refuse_failed(w) != STEPQ_OK) return STEPQ_ERR;
-    if (n < 0 || (w->with_y && !y)) {
+    if (n < 0 || (w->with_y && !y) || (!w->with_y && y)) {
         w->why = STEPQ_TRACE_OUT_RANGE;
-        stepq_error("cannot write %s: %ld steps%s", w->path, n, n < 0 ? "" : " without the read-outs y");
+        stepq_error("cannot write %s: %ld steps%s", w->path, n,
+                    n < 0 ? "" : y ? " with read-outs y, to a trace opened without them (with_y 0): they would be "
+                                     "dropped" : " without the read-outs y");
         return STEPQ_ERR;
     }
     if (check_block(w, n, x)) return STEPQ_ERR;

@@ -17,7 +17,8 @@
 //   tests/python/test_calibrate.py and with a config's in test_cli.sh);
 // - a trace writer whose write fails (a file-size limit, as a full disk): the append that meets
 //   it names the system's reason, every later call refuses with that reason, the close does not
-//   crash and leaves nothing (issue 65 class 1).
+//   crash and leaves nothing (issue 65 class 1); labels the readers refuse (a (layer, head)
+//   twice) refused as the writer opens, read-outs given to a writer without them refused.
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -551,6 +552,39 @@ static void check_trace_write_failure(void) {
     rmdir(dir);
 }
 
+// a trace writer given what the readers would refuse: two value heads of one (layer, head) label,
+// or one kind of label alone, refused by sq_trace_open with nothing created (before: written and
+// committed, then refused by every reader); read-outs y given to a writer opened without them,
+// refused (before: dropped without a word), the block not kept and the writer usable after
+static void check_trace_refusals(void) {
+    char dir[] = "/tmp/test_libstepq_labels.XXXXXX";
+    if (!mkdtemp(dir)) return;
+    char path[300];
+    snprintf(path, sizeof path, "%s/t.h5", dir);
+    const int K = 8, V = 8, H = 3, layer[] = {1, 1, 1}, head[] = {0, 3, 3};
+    sq_trace_config tc = {.kind = SQ_GDN, .H = H, .HV = H, .K = K, .V = V, .layer = layer, .head = head};
+    sq_trace* t = NULL;
+    sq_status rc = sq_trace_open(path, &tc, &t);
+    CHECK(rc == SQ_EINVAL && !t && strstr(sq_last_error(), "value heads 1 and 2 are both labelled layer 1, head 3"),
+          "a (layer, head) twice: %s %s", sq_status_name(rc), sq_last_error());
+    tc.head = NULL;
+    rc = sq_trace_open(path, &tc, &t);
+    CHECK(rc == SQ_EINVAL && !t && strstr(sq_last_error(), "both layer and head labels or neither"),
+          "layer labels alone: %s %s", sq_status_name(rc), sq_last_error());
+    CHECK(!files_in(dir), "a refused open left a file in %s", dir);
+    tc.head = (const int[]){0, 1, 2};
+    CHECK(sq_trace_open(path, &tc, &t) == SQ_OK, "%s", sq_last_error());
+    float q[3 * 8], v[3 * 8], g[3] = {-0.1f, -0.1f, -0.1f}, beta[3] = {0.5f, 0.5f, 0.5f};
+    for (int h = 0; h < H; h++) unit(q + h * K, K);
+    for (int i = 0; i < H * V; i++) v[i] = (float)gauss();
+    rc = sq_trace_append(t, 1, q, q, v, g, beta, v);
+    CHECK(rc == SQ_EINVAL && strstr(sq_last_error(), "with read-outs y, to a trace opened without them") &&
+              sq_trace_steps(t) == 0, "y to a writer without read-outs: %s %s", sq_status_name(rc), sq_last_error());
+    CHECK(sq_trace_append(t, 1, q, q, v, g, beta, NULL) == SQ_OK && sq_trace_steps(t) == 1 &&
+              sq_trace_close(t, 1) == SQ_OK, "the writer after a refused block: %s", sq_last_error());
+    CHECK(unlink(path) == 0 && rmdir(dir) == 0, "%s: the trace, and nothing else", dir);
+}
+
 int main(void) {
     // the library prints nothing: this test's stderr goes to a file while it runs it
     char path[] = "/tmp/test_libstepq.XXXXXX";
@@ -569,6 +603,7 @@ int main(void) {
     check_memory();
     check_calibrate();
     check_trace_write_failure();
+    check_trace_refusals();
     fflush(stderr);
     off_t printed = lseek(fd, 0, SEEK_END);
     dup2(saved, 2);

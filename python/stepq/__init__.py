@@ -595,6 +595,9 @@ class TraceWriter(_Handle):
             if y is None:
                 raise ValueError("the trace holds read-outs: append y [n, HV, V] too")
             a.append(_as_f32(y, "y", (n, self.HV, self.V)))
+        elif y is not None:
+            raise ValueError("y given, but the trace %s was opened without read-outs (with_y=False): they would be "
+                             "dropped" % self.path)
         ptr = [_p(x) for x in a] + ([None] if not self.with_y else [])
         with self._lock:
             _check(_lib.lib.sq_trace_append(self.handle, n, *ptr))

@@ -365,6 +365,21 @@ def test_trace_writer_refuses_what_the_reader_refuses(tmp_path):
         stepq.TraceWriter(tmp_path, "gdn", 1, 1, K, V)
     with pytest.raises(stepq.StepqError, match="not a SHA-256"):
         stepq.TraceWriter(tmp_path / "x.h5", "gdn", 1, 1, K, V, weights_sha256="abc")
+    # labels the readers refuse, refused at the open (issue 65 class 1: they were written and
+    # committed); read-outs given to a writer without them, refused (they were dropped)
+    with pytest.raises(stepq.StepqError, match="value heads 0 and 2 are both labelled layer 4, head 1") as e:
+        stepq.TraceWriter(tmp_path / "x.h5", "gdn", 1, 3, K, V, layer=[4, 4, 4], head=[1, 0, 1])
+    assert e.value.status == "SQ_EINVAL"
+    with pytest.raises(stepq.StepqError, match="both layer and head labels or neither"):
+        stepq.TraceWriter(tmp_path / "x.h5", "gdn", 1, 2, K, V, layer=[0, 1])
+    assert list(tmp_path.iterdir()) == []
+    w = stepq.TraceWriter(tmp_path / "x.h5", "gdn", 1, 2, K, V)
+    b = trace_block(rng, 2, 1, 2)
+    with pytest.raises(ValueError, match=r"y given, but the trace .*x.h5 was opened without read-outs"):
+        w.append(*b, y=b[2])
+    assert w.steps == 0
+    w.abandon()
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_an_edited_model_identity_is_refused(stepq_bin, tmp_path):
