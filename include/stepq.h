@@ -207,7 +207,8 @@ typedef struct {
 /* A trace file at path, written beside it and renamed into place by sq_trace_close(t, 1); the
  * layout every stepq reader takes (trace.h), with a checksum of what identifies it (kind, shapes,
  * scale, eps, weights, labels) that the readers verify. SQ_EINVAL for shapes out of range, labels
- * the readers refuse (layer without head or head without layer, a (layer, head) twice), SQ_EFILE
+ * the readers refuse (layer without head or head without layer, a (layer, head) twice), V not a
+ * multiple of 8 (the readers' bit packing), SQ_EFILE
  * for an output the command line would refuse (a directory, a device, an unwritable place). */
 sq_status sq_trace_open(const char* path, const sq_trace_config* cfg, sq_trace** out);
 /* a root attribute of the trace: a string, or an integer (sq_trace_attr_int); the trace's own

@@ -633,6 +633,9 @@ sq_status sq_trace_open(const char* path, const sq_trace_config* cfg, sq_trace**
     if (cfg->weights_sha256 && !stepq_is_sha256_hex(cfg->weights_sha256))
         return fail(SQ_EINVAL, "sq_trace_open: weights_sha256 '%.80s' is not a SHA-256 (64 lower-case hex digits)",
                     cfg->weights_sha256);
+    if (cfg->V % 8)
+        return fail(SQ_EINVAL, "sq_trace_open: value dimension V=%d: the trace readers take a multiple of 8 (bit "
+                    "packing)", cfg->V);
     // the labels as the trace readers take them (sim/trace.c): both or neither, each (layer, head)
     // once; a file that broke them would be written only to be refused
     if (!cfg->layer != !cfg->head)

@@ -553,7 +553,7 @@ static void check_trace_write_failure(void) {
 }
 
 // a trace writer given what the readers would refuse: two value heads of one (layer, head) label,
-// or one kind of label alone, refused by sq_trace_open with nothing created (before: written and
+// one kind of label alone, or V not a multiple of 8 (found by fuzz_tracewrite), refused by sq_trace_open with nothing created (before: written and
 // committed, then refused by every reader); read-outs y given to a writer opened without them,
 // refused (before: dropped without a word), the block not kept and the writer usable after
 static void check_trace_refusals(void) {
@@ -571,6 +571,10 @@ static void check_trace_refusals(void) {
     rc = sq_trace_open(path, &tc, &t);
     CHECK(rc == SQ_EINVAL && !t && strstr(sq_last_error(), "both layer and head labels or neither"),
           "layer labels alone: %s %s", sq_status_name(rc), sq_last_error());
+    sq_trace_config v12 = {.kind = SQ_GDN, .H = 1, .HV = 1, .K = K, .V = 12};
+    rc = sq_trace_open(path, &v12, &t);
+    CHECK(rc == SQ_EINVAL && !t && strstr(sq_last_error(), "V=12") && strstr(sq_last_error(), "multiple of 8"),
+          "V = 12, which the readers refuse: %s %s", sq_status_name(rc), sq_last_error());
     CHECK(!files_in(dir), "a refused open left a file in %s", dir);
     tc.head = (const int[]){0, 1, 2};
     CHECK(sq_trace_open(path, &tc, &t) == SQ_OK, "%s", sq_last_error());
