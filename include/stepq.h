@@ -258,7 +258,8 @@ sq_status sq_calibrate_defaults(sq_calibrate_config* cfg);
  * line with every setting spelled out. Before any work: SQ_EINVAL naming the setting out of range
  * (or a NULL argument, n < 1); SQ_EFILE naming the file for a trace that is missing or is no
  * trace, traces of different kinds, shapes, (layer, head) labels, read-out scales or models
- * (weights_sha256), a trace shorter than steps, and an out_path that is a directory, one of the
+ * (weights_sha256), a trace shorter than steps, a snapshot_every beyond the steps (no state
+ * snapshot would be taken: a plan of zero distortions), and an out_path that is a directory, one of the
  * traces or cannot be written. A value the trace reader refuses as it reads (a NaN, a q or k not
  * normalised) fails the call with SQ_EFILE naming the file, dataset and index. Deterministic for a
  * seed, whatever the threads. The heads run in parallel (OpenMP); one calibration runs at a time

@@ -471,6 +471,16 @@ static void check_calibrate(void) {
     const char* kinds[] = {a, kda};
     CHECK(sq_calibrate(&cfg, kinds, 2, out2) == SQ_EFILE && strstr(sq_last_error(), "kda.h5") &&
               strstr(sq_last_error(), "is kda"), "%s", sq_last_error());
+    bad = cfg;  // no state snapshot would be taken (a plan of zero distortions)
+    bad.snapshot_every = 41;
+    CHECK(sq_calibrate(&bad, two, 2, out2) != SQ_OK &&
+              strstr(sq_last_error(), "snapshot_every 41 is more than the 40 steps of each segment"), "%s",
+          sq_last_error());
+    bad.steps = 7;
+    bad.snapshot_every = 8;
+    CHECK(sq_calibrate(&bad, two, 2, out2) != SQ_OK &&
+              strstr(sq_last_error(), "snapshot_every 8 is more than the 7 steps of each segment (steps)"), "%s",
+          sq_last_error());
     bad = cfg;
     bad.steps = 45;
     CHECK(sq_calibrate(&bad, two, 2, out2) == SQ_EFILE && strstr(sq_last_error(), "shorter than the 45 steps"), "%s",
