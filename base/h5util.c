@@ -389,15 +389,24 @@ hid_t h5u_open_read(const char* path, const char* what, const char* hint) {
         return -1;
     }
     FILE* probe = fopen(path, "rb");
-    if (!probe) {
-        stepq_error("%s: cannot open %s (missing or unreadable%s)", path, what, hint);
+    if (!probe) {  // the system's reason where it is not the file's (the open-file limit, memory)
+        const int e = errno;
+        if (e == ENOENT || e == EACCES || e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG)
+            stepq_error("%s: cannot open %s (missing or unreadable: %s%s)", path, what, strerror(e), hint);
+        else
+            stepq_error("%s: cannot open %s: %s%s", path, what, strerror(e), hint);
         return -1;
     }
     fclose(probe);
     stepq_note_input(path);
+    errno = 0;
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) {
-        stepq_error("%s: not an HDF5 file (a truncated or corrupted %s?)", path, what);
+        const int e = errno;
+        if (e == EMFILE || e == ENFILE || e == ENOMEM)
+            stepq_error("%s: cannot open %s: %s", path, what, strerror(e));
+        else
+            stepq_error("%s: not an HDF5 file (a truncated or corrupted %s?)", path, what);
         return -1;
     }
     // stepq's own files given where another is read: a plan as a trace, a trace or a result as
