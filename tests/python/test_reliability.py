@@ -96,6 +96,25 @@ def test_packed_bytes_must_be_bytes():
     with pytest.raises(ValueError, match="holds 3 bytes"):
         c.encode(state(), previous=np.zeros(3, np.uint8))
     c.close()
+    # a scalar where packed bytes go (issue 65 class 7: "'numpy.uint8' object is not iterable")
+    for scalar in (np.uint8(3), 3, np.array(3, np.uint8)):
+        with pytest.raises(ValueError, match=r"the packed bytes must be uint8 \[bytes\].*not a scalar"):
+            stepq.decode(scalar, "int6", K, V)
+
+
+def test_gates_of_another_count_are_named():
+    """g of H + 1 values (issue 65 class 7: numpy's "cannot reshape array of size 5" before)"""
+    q, k, v, g, beta = step_inputs(4, H=4)
+    with stepq.Session("gdn", K, V, 4) as s:
+        with pytest.raises(ValueError, match=r"g has 5 values \(shape \(5,\)\); 4 gdn heads of 128 key rows take 4 "
+                                             r"\(g \[H\]\)"):
+            s.step(q, k, v, np.full(5, -0.1, np.float32), beta)
+        s.step(q, k, v, g, beta)
+        assert s.steps == 1
+    with stepq.Session("kda", K, V, 2) as s:
+        q, k, v, g, beta = step_inputs(5, H=2)
+        with pytest.raises(ValueError, match=r"g has 257 values .*2 kda heads of 128 key rows take 256 \(g \[H, K\]\)"):
+            s.step(q, k, v, np.full(257, -0.1, np.float32), beta)
 
 
 # ---- 2. integers and strings through ctypes ------------------------------------------------------
