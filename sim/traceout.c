@@ -63,12 +63,12 @@ static int write_failed(stepq_trace_out* w, int e) {
     w->err = e;
     w->why = STEPQ_TRACE_OUT_WRITE;
     w->failed = 1;
+    h5u_abandon(w->f, w->path);  // first: what the datasets' close flushes then goes nowhere
+    w->f = -1;
     for (int o = 0; o < N_OUT; o++) {
         if (w->d[o] >= 0) H5Dclose(w->d[o]);
         w->d[o] = -1;
     }
-    h5u_abandon(w->f, w->path);
-    w->f = -1;
     stepq_error("cannot write %s: %s; nothing was left there", w->path, h5u_reason(w->err));
     return STEPQ_ERR;
 }
@@ -222,12 +222,13 @@ int stepq_trace_out_close(stepq_trace_out* w, int commit) {
             rc = flush(w) || h5u_attr_i64(w->f, "steps", w->T) || stepq_trace_write_identity(w->f, &w->id);
         }
     }
+    const int keep = commit && rc == STEPQ_OK;
+    if (!keep) h5u_abandon(w->f, w->path);  // before the datasets close: their flush goes nowhere
     for (int o = 0; o < N_OUT; o++) {
         if (w->d[o] >= 0) H5Dclose(w->d[o]);
         free(w->buf[o]);
     }
-    if (commit && rc == STEPQ_OK) rc = h5u_commit(w->f, w->path);
-    else h5u_abandon(w->f, w->path);
+    if (keep) rc = h5u_commit(w->f, w->path);
     free(w->id.layer);
     free(w->id.head);
     free(w->path);
