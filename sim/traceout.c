@@ -28,6 +28,7 @@ struct stepq_trace_out {
     int err;                // errno of a failed write
     int why;                // the last failure: STEPQ_TRACE_OUT_NONFINITE, _RANGE, _WRITE
     int failed;             // 1 once a write failed: the file is abandoned, every later call refused
+    int per_key;            // g holds a gate per key channel (KDA): [T,HV,K], even where K is 1
 };
 
 int stepq_trace_out_why(const stepq_trace_out* w) { return w->why; }
@@ -89,7 +90,7 @@ static int flush(stepq_trace_out* w) {
     for (int o = 0; o < N_OUT; o++) {
         if (w->d[o] < 0) continue;
         const int H = heads_of(w, o), W = width(w, o);
-        const int rank = o == O_BETA || (o == O_G && w->G == 1) ? 2 : 3;
+        const int rank = o == O_BETA || (o == O_G && !w->per_key) ? 2 : 3;
         hsize_t dims[3] = {t0 + n, (hsize_t)H, (hsize_t)W}, start[3] = {t0, 0, 0}, count[3] = {n, 1, (hsize_t)W};
         if (H5Dset_extent(w->d[o], dims) < 0) goto fail;
         for (int h = 0; h < H; h++) {
@@ -134,16 +135,17 @@ stepq_trace_out* stepq_trace_out_open(const char* path, const stepq_trace* id, i
     w->path = strdup(path);
     w->f = f;
     w->G = G;
+    w->per_key = stepq_kind_of(t->kind)->gate_per_key;  // the reader's rank of g (a KDA of K = 1 too)
     w->with_y = with_y;
     const char* desc[N_OUT] = {"query, L2-normalised, unscaled [T,H,K]", "key, L2-normalised [T,H,K]",
-                               "value [T,HV,V]", G > 1 ? "log gate per key channel [T,HV,K]" : "log gate [T,HV]",
+                               "value [T,HV,V]", w->per_key ? "log gate per key channel [T,HV,K]" : "log gate [T,HV]",
                                "write strength [T,HV]", "the layer's own read-out [T,HV,V] (its kernel's output)"};
     int rc = 0;
     for (int o = 0; o < N_OUT; o++) {
         w->d[o] = -1;
         if (o == O_Y && !with_y) continue;
         const int H = heads_of(w, o), W = width(w, o);
-        const int rank = o == O_BETA || (o == O_G && G == 1) ? 2 : 3;
+        const int rank = o == O_BETA || (o == O_G && !w->per_key) ? 2 : 3;
         hsize_t dims[3] = {0, (hsize_t)H, (hsize_t)W}, chunk[3] = {STEPQ_TRACE_OUT_CHUNK, 1, (hsize_t)W};
         w->d[o] = h5u_create_growing(f, stepq_input_name[o], H5T_NATIVE_FLOAT, rank, dims, chunk,
                                      o == O_G ? "nats per step" : "1", desc[o]);
