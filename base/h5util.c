@@ -1,6 +1,8 @@
 #include "h5util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -389,15 +391,24 @@ hid_t h5u_open_read(const char* path, const char* what, const char* hint) {
         return -1;
     }
     FILE* probe = fopen(path, "rb");
-    if (!probe) {
-        stepq_error("%s: cannot open %s (missing or unreadable%s)", path, what, hint);
+    if (!probe) {  // the system's reason where it is not the file's (the open-file limit, memory)
+        const int e = errno;
+        if (e == ENOENT || e == EACCES || e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG)
+            stepq_error("%s: cannot open %s (missing or unreadable: %s%s)", path, what, strerror(e), hint);
+        else
+            stepq_error("%s: cannot open %s: %s%s", path, what, strerror(e), hint);
         return -1;
     }
     fclose(probe);
     stepq_note_input(path);
+    errno = 0;
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) {
-        stepq_error("%s: not an HDF5 file (a truncated or corrupted %s?)", path, what);
+        const int e = errno;
+        if (e == EMFILE || e == ENFILE || e == ENOMEM)
+            stepq_error("%s: cannot open %s: %s", path, what, strerror(e));
+        else
+            stepq_error("%s: not an HDF5 file (a truncated or corrupted %s?)", path, what);
         return -1;
     }
     // stepq's own files given where another is read: a plan as a trace, a trace or a result as
@@ -453,7 +464,26 @@ int h5u_commit(hid_t file, const char* path) {
     return stepq_output_end(t, path, ok) || !ok ? STEPQ_ERR : STEPQ_OK;
 }
 
+// An abandoned file's descriptor pointed at /dev/null: what its close still writes (the caches,
+// which a full disk or a file-size limit refuses) goes nowhere, so that the close succeeds.
+// HDF5 cannot drop dirty caches: a close that fails to flush them loses the file's memory
+// (megabytes of chunk cache) and descriptor, once per failed trace in a process that goes on.
+static void discard_writes(hid_t file) {
+    hid_t fapl = H5Fget_access_plist(file);
+    if (fapl < 0) return;
+    void* handle = NULL;
+    if (H5Pget_driver(fapl) == H5FD_SEC2 && H5Fget_vfd_handle(file, fapl, &handle) >= 0 && handle) {
+        const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (null >= 0) {
+            dup2(null, *(int*)handle);
+            close(null);
+        }
+    }
+    H5Pclose(fapl);
+}
+
 void h5u_abandon(hid_t file, const char* path) {
+    if (file >= 0) discard_writes(file);
     if (file >= 0 && H5Fclose(file) < 0) close_failed = 1;
     char* t = stepq_output_pending(path);
     if (t) stepq_output_end(t, path, 0);

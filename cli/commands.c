@@ -204,6 +204,22 @@ int stepq_cmd_calibrate(int argc, char** argv) {
     }
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--trace")) return calibrate_traces(argc, argv);
+    // an option of the trace form without --trace: say so, rather than "unknown option" followed
+    // by the config form's options
+    for (int i = 1; i < argc; i++) {
+        int traces_only = !strcmp(argv[i], "--out") || !strcmp(argv[i], "--normalize");
+        for (const stepq_calib_knob* k = stepq_calib_knobs; k->key && !traces_only; k++) {
+            char name[64];
+            knob_option(name, sizeof name, k->key);
+            traces_only = !strcmp(argv[i], name);
+        }
+        if (traces_only) {
+            stepq_error("calibrate: %s goes with --trace (stepq calibrate --trace A.h5 [B.h5 ...] --out PLAN.h5 "
+                        "[settings]); a config's plan goes to its `output`, its settings are its keys (see stepq "
+                        "calibrate --help)", argv[i]);
+            return 2;
+        }
+    }
     return config_command(argc, argv, "calibrate");
 }
 

@@ -206,7 +206,9 @@ typedef struct {
 
 /* A trace file at path, written beside it and renamed into place by sq_trace_close(t, 1); the
  * layout every stepq reader takes (trace.h), with a checksum of what identifies it (kind, shapes,
- * scale, eps, weights, labels) that the readers verify. SQ_EINVAL for shapes out of range, SQ_EFILE
+ * scale, eps, weights, labels) that the readers verify. SQ_EINVAL for shapes out of range, labels
+ * the readers refuse (layer without head or head without layer, a (layer, head) twice), V not a
+ * multiple of 8 (the readers' bit packing), SQ_EFILE
  * for an output the command line would refuse (a directory, a device, an unwritable place). */
 sq_status sq_trace_open(const char* path, const sq_trace_config* cfg, sq_trace** out);
 /* a root attribute of the trace: a string, or an integer (sq_trace_attr_int); the trace's own
@@ -214,9 +216,12 @@ sq_status sq_trace_open(const char* path, const sq_trace_config* cfg, sq_trace**
 sq_status sq_trace_attr(sq_trace* t, const char* name, const char* value);
 sq_status sq_trace_attr_int(sq_trace* t, const char* name, long value);
 /* n steps: q, k (n,H,K), v (n,HV,V), g (n,HV) for GDN or (n,HV,K) for KDA, beta (n,HV), y (n,HV,V)
- * where the trace has read-outs (else NULL). Every value is held to the reader's rules first
+ * where the trace has read-outs (else NULL: y given to a trace opened without with_y is refused,
+ * not dropped). Every value is held to the reader's rules first
  * (SQ_ENONFINITE or SQ_EINVAL naming the step, head and value; nothing of the block is kept);
- * SQ_EFILE naming the system's reason when the write fails. */
+ * SQ_EFILE naming the system's reason when the write fails (a full disk, a file-size limit): the file
+ * is abandoned then, nothing is left, and every later append, attribute and commit is refused
+ * with SQ_EFILE and that first reason. */
 sq_status sq_trace_append(sq_trace* t, long n, const float* q, const float* k, const float* v, const float* g,
                           const float* beta, const float* y);
 /* steps appended */
@@ -253,7 +258,8 @@ sq_status sq_calibrate_defaults(sq_calibrate_config* cfg);
  * line with every setting spelled out. Before any work: SQ_EINVAL naming the setting out of range
  * (or a NULL argument, n < 1); SQ_EFILE naming the file for a trace that is missing or is no
  * trace, traces of different kinds, shapes, (layer, head) labels, read-out scales or models
- * (weights_sha256), a trace shorter than steps, and an out_path that is a directory, one of the
+ * (weights_sha256), a trace shorter than steps, a snapshot_every beyond the steps (no state
+ * snapshot would be taken: a plan of zero distortions), and an out_path that is a directory, one of the
  * traces or cannot be written. A value the trace reader refuses as it reads (a NaN, a q or k not
  * normalised) fails the call with SQ_EFILE naming the file, dataset and index. Deterministic for a
  * seed, whatever the threads. The heads run in parallel (OpenMP); one calibration runs at a time

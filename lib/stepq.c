@@ -633,6 +633,19 @@ sq_status sq_trace_open(const char* path, const sq_trace_config* cfg, sq_trace**
     if (cfg->weights_sha256 && !stepq_is_sha256_hex(cfg->weights_sha256))
         return fail(SQ_EINVAL, "sq_trace_open: weights_sha256 '%.80s' is not a SHA-256 (64 lower-case hex digits)",
                     cfg->weights_sha256);
+    if (cfg->V % 8)
+        return fail(SQ_EINVAL, "sq_trace_open: value dimension V=%d: the trace readers take a multiple of 8 (bit "
+                    "packing)", cfg->V);
+    // the labels as the trace readers take them (sim/trace.c): both or neither, each (layer, head)
+    // once; a file that broke them would be written only to be refused
+    if (!cfg->layer != !cfg->head)
+        return fail(SQ_EINVAL, "sq_trace_open: a trace gives both layer and head labels or neither (only %s given)",
+                    cfg->layer ? "layer" : "head");
+    for (int a = 0; cfg->layer && a < cfg->HV; a++)
+        for (int b = 0; b < a; b++)
+            if (cfg->layer[a] == cfg->layer[b] && cfg->head[a] == cfg->head[b])
+                return fail(SQ_EINVAL, "sq_trace_open: value heads %d and %d are both labelled layer %d, head %d "
+                            "(each (layer, head) once)", b, a, cfg->layer[a], cfg->head[a]);
     stepq_trace id = {.kind = cfg->kind, .H = cfg->H, .HV = cfg->HV, .K = cfg->K, .V = cfg->V,
                       .scale = cfg->scale > 0 ? cfg->scale : 1.0 / sqrt((double)cfg->K),
                       .qk_norm_eps = cfg->qk_norm_eps, .layer = (int*)cfg->layer, .head = (int*)cfg->head};
@@ -651,18 +664,26 @@ static int trace_claim(sq_trace* t, const char* who) {
 
 static sq_status trace_done(sq_trace* t, sq_status rc) { return release(&t->busy, rc); }
 
+// the status of a writer's call: SQ_EFILE once a write has failed (every later call is refused
+// with its reason), SQ_ENONFINITE for a NaN or Inf, else SQ_EINVAL
+static sq_status trace_status(const sq_trace* t, int rc) {
+    if (rc == STEPQ_OK) return SQ_OK;
+    const int why = stepq_trace_out_why(t->w);  // a value the reader would refuse, or the write itself
+    return why == STEPQ_TRACE_OUT_NONFINITE ? SQ_ENONFINITE : why == STEPQ_TRACE_OUT_WRITE ? SQ_EFILE : SQ_EINVAL;
+}
+
 sq_status sq_trace_attr(sq_trace* t, const char* name, const char* value) {
     ENTER();
     if (!name || !value) return fail(SQ_EINVAL, "sq_trace_attr: name and value must not be NULL");
     if (trace_claim(t, "sq_trace_attr") != STEPQ_OK) return leave(SQ_EINVAL);
-    return trace_done(t, stepq_trace_out_attr(t->w, name, value, 0) == STEPQ_OK ? SQ_OK : SQ_EINVAL);
+    return trace_done(t, trace_status(t, stepq_trace_out_attr(t->w, name, value, 0)));
 }
 
 sq_status sq_trace_attr_int(sq_trace* t, const char* name, long value) {
     ENTER();
     if (!name) return fail(SQ_EINVAL, "sq_trace_attr_int: name must not be NULL");
     if (trace_claim(t, "sq_trace_attr_int") != STEPQ_OK) return leave(SQ_EINVAL);
-    return trace_done(t, stepq_trace_out_attr(t->w, name, NULL, value) == STEPQ_OK ? SQ_OK : SQ_EINVAL);
+    return trace_done(t, trace_status(t, stepq_trace_out_attr(t->w, name, NULL, value)));
 }
 
 sq_status sq_trace_append(sq_trace* t, long n, const float* q, const float* k, const float* v, const float* g,
@@ -671,10 +692,7 @@ sq_status sq_trace_append(sq_trace* t, long n, const float* q, const float* k, c
     if (n < 0 || (n > 0 && (!q || !k || !v || !g || !beta)))
         return fail(SQ_EINVAL, "sq_trace_append: %ld steps; n >= 0, and q, k, v, g and beta must not be NULL", n);
     if (trace_claim(t, "sq_trace_append") != STEPQ_OK) return leave(SQ_EINVAL);
-    if (stepq_trace_out_append(t->w, n, q, k, v, g, beta, y) == STEPQ_OK) return trace_done(t, SQ_OK);
-    const int why = stepq_trace_out_why(t->w);  // a value the reader would refuse, or the write itself
-    return trace_done(t, why == STEPQ_TRACE_OUT_NONFINITE ? SQ_ENONFINITE : why == STEPQ_TRACE_OUT_WRITE ? SQ_EFILE
-                                                                                                       : SQ_EINVAL);
+    return trace_done(t, trace_status(t, stepq_trace_out_append(t->w, n, q, k, v, g, beta, y)));
 }
 
 long sq_trace_steps(const sq_trace* t) { return t ? stepq_trace_out_steps(t->w) : 0; }

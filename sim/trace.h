@@ -81,7 +81,8 @@ int stepq_trace_write_identity(hid_t f, const stepq_trace* t);
 // reader's layout ([n,H,K] q and k, [n,HV,V] v and y, [n,HV] or [n,HV,K] g, [n,HV] beta), each
 // value held to the reader's rules first (a refused block writes nothing); the file is written
 // beside path and renamed into place by close(w, 1), with 'steps' and the identity checksum;
-// close(w, 0), or a failure, leaves nothing. NULL or STEPQ_ERR with a message naming the path.
+// close(w, 0), or a failure, leaves nothing. NULL or STEPQ_ERR with a message naming the path. A
+// failed write abandons the file at once; every later call is refused with its reason.
 #define STEPQ_TRACE_OUT_CHUNK 64  // steps of one head per HDF5 chunk (and per write)
 typedef struct stepq_trace_out stepq_trace_out;
 stepq_trace_out* stepq_trace_out_open(const char* path, const stepq_trace* id, int with_y);

@@ -27,6 +27,8 @@ struct stepq_trace_out {
     float* buf[N_OUT];      // per head: (HV or H, CHUNK, width), each head's steps contiguous
     int err;                // errno of a failed write
     int why;                // the last failure: STEPQ_TRACE_OUT_NONFINITE, _RANGE, _WRITE
+    int failed;             // 1 once a write failed: the file is abandoned, every later call refused
+    int per_key;            // g holds a gate per key channel (KDA): [T,HV,K], even where K is 1
 };
 
 int stepq_trace_out_why(const stepq_trace_out* w) { return w->why; }
@@ -56,6 +58,31 @@ static int check_block(const stepq_trace_out* w, long n, const float* const x[N_
     return STEPQ_OK;
 }
 
+// A write failed (e: its errno): the file abandoned at once (its datasets closed, the temporary
+// file removed), so that the message is true and every later call refuses with this reason
+static int write_failed(stepq_trace_out* w, int e) {
+    w->err = e;
+    w->why = STEPQ_TRACE_OUT_WRITE;
+    w->failed = 1;
+    h5u_abandon(w->f, w->path);  // first: what the datasets' close flushes then goes nowhere
+    w->f = -1;
+    for (int o = 0; o < N_OUT; o++) {
+        if (w->d[o] >= 0) H5Dclose(w->d[o]);
+        w->d[o] = -1;
+    }
+    stepq_error("cannot write %s: %s; nothing was left there", w->path, h5u_reason(w->err));
+    return STEPQ_ERR;
+}
+
+// STEPQ_ERR with the first failure's reason once a write has failed (the file is gone by then)
+static int refuse_failed(stepq_trace_out* w) {
+    if (!w->failed) return STEPQ_OK;
+    w->why = STEPQ_TRACE_OUT_WRITE;
+    stepq_error("cannot write %s: an earlier write failed (%s): the trace was abandoned and nothing was left there",
+                w->path, h5u_reason(w->err));
+    return STEPQ_ERR;
+}
+
 // the buffered steps into the file: the datasets grown by n, one slab per dataset and head
 static int flush(stepq_trace_out* w) {
     if (w->n == 0) return STEPQ_OK;
@@ -63,7 +90,7 @@ static int flush(stepq_trace_out* w) {
     for (int o = 0; o < N_OUT; o++) {
         if (w->d[o] < 0) continue;
         const int H = heads_of(w, o), W = width(w, o);
-        const int rank = o == O_BETA || (o == O_G && w->G == 1) ? 2 : 3;
+        const int rank = o == O_BETA || (o == O_G && !w->per_key) ? 2 : 3;
         hsize_t dims[3] = {t0 + n, (hsize_t)H, (hsize_t)W}, start[3] = {t0, 0, 0}, count[3] = {n, 1, (hsize_t)W};
         if (H5Dset_extent(w->d[o], dims) < 0) goto fail;
         for (int h = 0; h < H; h++) {
@@ -77,10 +104,7 @@ static int flush(stepq_trace_out* w) {
     w->n = 0;
     return STEPQ_OK;
 fail:
-    w->err = errno;
-    w->why = STEPQ_TRACE_OUT_WRITE;
-    stepq_error("cannot write %s: %s; nothing was left there", w->path, h5u_reason(w->err));
-    return STEPQ_ERR;
+    return write_failed(w, errno);
 }
 
 stepq_trace_out* stepq_trace_out_open(const char* path, const stepq_trace* id, int with_y) {
@@ -111,16 +135,17 @@ stepq_trace_out* stepq_trace_out_open(const char* path, const stepq_trace* id, i
     w->path = strdup(path);
     w->f = f;
     w->G = G;
+    w->per_key = stepq_kind_of(t->kind)->gate_per_key;  // the reader's rank of g (a KDA of K = 1 too)
     w->with_y = with_y;
     const char* desc[N_OUT] = {"query, L2-normalised, unscaled [T,H,K]", "key, L2-normalised [T,H,K]",
-                               "value [T,HV,V]", G > 1 ? "log gate per key channel [T,HV,K]" : "log gate [T,HV]",
+                               "value [T,HV,V]", w->per_key ? "log gate per key channel [T,HV,K]" : "log gate [T,HV]",
                                "write strength [T,HV]", "the layer's own read-out [T,HV,V] (its kernel's output)"};
     int rc = 0;
     for (int o = 0; o < N_OUT; o++) {
         w->d[o] = -1;
         if (o == O_Y && !with_y) continue;
         const int H = heads_of(w, o), W = width(w, o);
-        const int rank = o == O_BETA || (o == O_G && G == 1) ? 2 : 3;
+        const int rank = o == O_BETA || (o == O_G && !w->per_key) ? 2 : 3;
         hsize_t dims[3] = {0, (hsize_t)H, (hsize_t)W}, chunk[3] = {STEPQ_TRACE_OUT_CHUNK, 1, (hsize_t)W};
         w->d[o] = h5u_create_growing(f, stepq_input_name[o], H5T_NATIVE_FLOAT, rank, dims, chunk,
                                      o == O_G ? "nats per step" : "1", desc[o]);
@@ -144,6 +169,8 @@ stepq_trace_out* stepq_trace_out_open(const char* path, const stepq_trace* id, i
 static const char* const reserved[] = {"kind", "scale", "qk_norm_eps", "weights_sha256", "identity_xxh3", "steps"};
 
 int stepq_trace_out_attr(stepq_trace_out* w, const char* name, const char* str, long long num) {
+    if (refuse_failed(w) != STEPQ_OK) return STEPQ_ERR;
+    w->why = STEPQ_TRACE_OUT_RANGE;  // a refusal here is the caller's (SQ_EINVAL), not the file's
     for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
         if (!strcmp(name, reserved[i])) {
             stepq_error("cannot write %s: attribute '%s' is the trace's own (set it through the trace's shape)",
@@ -160,9 +187,12 @@ int stepq_trace_out_attr(stepq_trace_out* w, const char* name, const char* str, 
 int stepq_trace_out_append(stepq_trace_out* w, long n, const float* q, const float* k, const float* v,
                            const float* g, const float* beta, const float* y) {
     const float* const x[N_OUT] = {q, k, v, g, beta, w->with_y ? y : NULL};
-    if (n < 0 || (w->with_y && !y)) {
+    if (refuse_failed(w) != STEPQ_OK) return STEPQ_ERR;
+    if (n < 0 || (w->with_y && !y) || (!w->with_y && y)) {
         w->why = STEPQ_TRACE_OUT_RANGE;
-        stepq_error("cannot write %s: %ld steps%s", w->path, n, n < 0 ? "" : " without the read-outs y");
+        stepq_error("cannot write %s: %ld steps%s", w->path, n,
+                    n < 0 ? "" : y ? " with read-outs y, to a trace opened without them (with_y 0): they would be "
+                                     "dropped" : " without the read-outs y");
         return STEPQ_ERR;
     }
     if (check_block(w, n, x)) return STEPQ_ERR;
@@ -184,7 +214,9 @@ long stepq_trace_out_steps(const stepq_trace_out* w) { return w->T + w->n; }
 int stepq_trace_out_close(stepq_trace_out* w, int commit) {
     if (!w) return STEPQ_OK;
     int rc = STEPQ_OK;
-    if (commit) {
+    if (commit && w->failed) {
+        rc = refuse_failed(w);
+    } else if (commit) {
         if (w->T + w->n == 0) {
             stepq_error("cannot write %s: no steps were appended (a trace needs at least one)", w->path);
             rc = STEPQ_ERR;
@@ -192,12 +224,13 @@ int stepq_trace_out_close(stepq_trace_out* w, int commit) {
             rc = flush(w) || h5u_attr_i64(w->f, "steps", w->T) || stepq_trace_write_identity(w->f, &w->id);
         }
     }
+    const int keep = commit && rc == STEPQ_OK;
+    if (!keep) h5u_abandon(w->f, w->path);  // before the datasets close: their flush goes nowhere
     for (int o = 0; o < N_OUT; o++) {
         if (w->d[o] >= 0) H5Dclose(w->d[o]);
         free(w->buf[o]);
     }
-    if (commit && rc == STEPQ_OK) rc = h5u_commit(w->f, w->path);
-    else h5u_abandon(w->f, w->path);
+    if (keep) rc = h5u_commit(w->f, w->path);
     free(w->id.layer);
     free(w->id.head);
     free(w->path);

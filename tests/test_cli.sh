@@ -546,6 +546,18 @@ expect_error ct_gamma "calibrate: --gamma 'abc' is not valid: it takes a number 
 expect_error ct_notrace "calibrate: --trace needs a value: one or more of trace files" "$dir/ct_r.h5" -- "$stepq" calibrate --trace --out "$dir/ct_r.h5"
 expect_error ct_noout "calibrate: --out is required" "" -- "$stepq" calibrate --trace "$cta"
 expect_error ct_both "calibrate: unexpected argument '.*ct.cfg'" "$dir/ct_r.h5" -- "$stepq" calibrate "$dir/ct.cfg" --trace "$cta" --out "$dir/ct_r.h5"
+# a calibration that would take no state snapshot (issue 65 class 2: a plan of zero distortions,
+# exit 0), refused before any output naming the setting; --out without --trace named as such
+expect_error ct_nosnap "calibrate: --snapshot-every 100 is more than the 80 steps of each segment \(every step of the shortest trace\): the calibration would take no state snapshot" "$dir/ct_r.h5" -- "$stepq" calibrate --trace "$cta" --out "$dir/ct_r.h5" --snapshot-every 100
+expect_error ct_steps7 "calibrate: --snapshot-every 8 is more than the 7 steps of each segment \(--steps\)" "$dir/ct_r.h5" -- "$stepq" calibrate --trace "$cta" --out "$dir/ct_r.h5" --steps 7
+expect_error ct_outonly "calibrate: --out goes with --trace \(stepq calibrate --trace A.h5" "$dir/ct_r.h5" -- "$stepq" calibrate --out "$dir/ct_r.h5"
+expect_error ct_stepsonly "calibrate: --steps goes with --trace" "" -- "$stepq" calibrate "$dir/ct.cfg" --steps 7
+# the open-file limit reached while the traces are opened (each stays open): the system's reason,
+# not "missing or unreadable" (issue 65 class 7)
+for i in $(seq 1 24); do cp "$cta" "$dir/ct_many_$i.h5"; done
+expect_error ct_emfile "ct_many_[0-9]+.h5: cannot open trace: Too many open files" "$dir/ct_r.h5" -- \
+    bash -c 'ulimit -n 16 && exec "$@"' - "$stepq" calibrate --trace "$dir"/ct_many_*.h5 --out "$dir/ct_r.h5"
+rm -f "$dir"/ct_many_*.h5
 
 # --- a calibrate group reuses a plan made from the same calibration, and only then
 cat >"$dir/reuse.cfg" <<CFG

@@ -360,6 +360,11 @@ def encode(S, name, plan=None, head=0, kind=None):
 def decode(P, name, K, V, plan=None, head=0, kind=None):
     """packed bytes, uint8 [bytes] -> X_hat [K, V]; a list of H of them (or uint8 [H, bytes])
     -> X_hat [H, K, V]; float32"""
+    if not isinstance(P, (list, tuple)) and not _is_torch(P) and np.ndim(P) == 0:
+        raise ValueError("the packed bytes must be uint8 [bytes] (or a list of them, or uint8 [H, bytes]), not a "
+                         "scalar %r (%s)" % (P, type(P).__name__))
+    if _is_torch(P) and P.dim() == 0:
+        raise ValueError("the packed bytes must be uint8 [bytes], not a 0-d tensor")
     one = not isinstance(P, (list, tuple)) and np.asarray(P).ndim == 1
     ps = [_as_u8(P, "the packed bytes")] if one else [_as_u8(x, "the packed bytes of head %d" % i)
                                                       for i, x in enumerate(P)]
@@ -472,8 +477,12 @@ class Session(_Handle):
 
     def step(self, q, k, v, g, beta):
         H, K, V, G = self.H, self.K, self.V, self.G
+        ga = _as_f32(g, "g")
+        if ga.size % H:  # not a whole number of gates per head (else named below, per head)
+            raise ValueError("g has %d values (shape %s); %d %s heads of %d key rows take %d (g [H%s])"
+                             % (ga.size, ga.shape, H, self.kind, K, H * G, "" if G == 1 else ", K"))
         a = [_as_f32(q, "q", (H, K)), _as_f32(k, "k", (H, K)), _as_f32(v, "v", (H, V)),
-             _as_f32(g, "g").reshape(H, -1), _as_f32(beta, "beta").reshape(-1)]
+             ga.reshape(H, -1), _as_f32(beta, "beta").reshape(-1)]
         if a[3].shape[1] != G:
             raise ValueError("g has %d gates per head; %s heads of %d key rows take %d" % (a[3].shape[1], self.kind, K, G))
         if a[4].shape[0] != H:
@@ -595,6 +604,9 @@ class TraceWriter(_Handle):
             if y is None:
                 raise ValueError("the trace holds read-outs: append y [n, HV, V] too")
             a.append(_as_f32(y, "y", (n, self.HV, self.V)))
+        elif y is not None:
+            raise ValueError("y given, but the trace %s was opened without read-outs (with_y=False): they would be "
+                             "dropped" % self.path)
         ptr = [_p(x) for x in a] + ([None] if not self.with_y else [])
         with self._lock:
             _check(_lib.lib.sq_trace_append(self.handle, n, *ptr))

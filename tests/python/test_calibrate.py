@@ -173,6 +173,13 @@ def test_refusals_before_any_work(traces, tmp_path, capsys):
     refused(capsys, cal + ["--reservoir", "0"], r"sq_calibrate: reservoir 0 is outside \[1, ")
     refused(capsys, cal + ["--steps", "abc"], r"argument --steps: 'abc' is not a whole number")
     refused(capsys, ["calibrate", "--out", out], r"the following arguments are required: --trace")
+    # a calibration that would take no state snapshot (its plan's distortions all zero), and a seed
+    # past the C field's width (a traceback before), each refused naming the setting (issue 65 class 2)
+    refused(capsys, cal + ["--steps", "7"], r"sq_calibrate: snapshot_every 8 is more than the 7 steps of each segment "
+                                            r"\(steps\): the calibration would take no state snapshot")
+    refused(capsys, cal + ["--snapshot-every", "73"], r"snapshot_every 73 is more than the 72 steps of each segment "
+                                                      r"\(every step of the shortest trace\)")
+    refused(capsys, cal + ["--seed", str(2**63)], r"argument --seed: 9223372036854775808 does not fit")
     assert not (tmp_path / "sub").exists()  # nothing made, not even its directory
     before = open(a, "rb").read()
     refused(capsys, ["calibrate", "--trace", a, b, "--out", a], r"cannot write .*a.h5: it is .*a.h5, an input of this run")
@@ -186,6 +193,9 @@ def test_refusals_before_any_work(traces, tmp_path, capsys):
         stepq.calibrate([a], out, refits=1.5)
     with pytest.raises(stepq.StepqError, match="steps -1 is negative"):
         stepq.calibrate([a], out, steps=-1)
+    with pytest.raises(stepq.StepqError, match="snapshot_every 100 is more than the 72 steps"):
+        stepq.calibrate([a], out, snapshot_every=100)
+    assert not (tmp_path / "sub").exists()
 
 
 def test_a_bad_value_met_while_reading_names_it(traces, tmp_path, capfd):

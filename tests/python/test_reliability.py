@@ -96,6 +96,25 @@ def test_packed_bytes_must_be_bytes():
     with pytest.raises(ValueError, match="holds 3 bytes"):
         c.encode(state(), previous=np.zeros(3, np.uint8))
     c.close()
+    # a scalar where packed bytes go (issue 65 class 7: "'numpy.uint8' object is not iterable")
+    for scalar in (np.uint8(3), 3, np.array(3, np.uint8)):
+        with pytest.raises(ValueError, match=r"the packed bytes must be uint8 \[bytes\].*not a scalar"):
+            stepq.decode(scalar, "int6", K, V)
+
+
+def test_gates_of_another_count_are_named():
+    """g of H + 1 values (issue 65 class 7: numpy's "cannot reshape array of size 5" before)"""
+    q, k, v, g, beta = step_inputs(4, H=4)
+    with stepq.Session("gdn", K, V, 4) as s:
+        with pytest.raises(ValueError, match=r"g has 5 values \(shape \(5,\)\); 4 gdn heads of 128 key rows take 4 "
+                                             r"\(g \[H\]\)"):
+            s.step(q, k, v, np.full(5, -0.1, np.float32), beta)
+        s.step(q, k, v, g, beta)
+        assert s.steps == 1
+    with stepq.Session("kda", K, V, 2) as s:
+        q, k, v, g, beta = step_inputs(5, H=2)
+        with pytest.raises(ValueError, match=r"g has 257 values .*2 kda heads of 128 key rows take 256 \(g \[H, K\]\)"):
+            s.step(q, k, v, np.full(257, -0.1, np.float32), beta)
 
 
 # ---- 2. integers and strings through ctypes ------------------------------------------------------
@@ -365,6 +384,21 @@ def test_trace_writer_refuses_what_the_reader_refuses(tmp_path):
         stepq.TraceWriter(tmp_path, "gdn", 1, 1, K, V)
     with pytest.raises(stepq.StepqError, match="not a SHA-256"):
         stepq.TraceWriter(tmp_path / "x.h5", "gdn", 1, 1, K, V, weights_sha256="abc")
+    # labels the readers refuse, refused at the open (issue 65 class 1: they were written and
+    # committed); read-outs given to a writer without them, refused (they were dropped)
+    with pytest.raises(stepq.StepqError, match="value heads 0 and 2 are both labelled layer 4, head 1") as e:
+        stepq.TraceWriter(tmp_path / "x.h5", "gdn", 1, 3, K, V, layer=[4, 4, 4], head=[1, 0, 1])
+    assert e.value.status == "SQ_EINVAL"
+    with pytest.raises(stepq.StepqError, match="both layer and head labels or neither"):
+        stepq.TraceWriter(tmp_path / "x.h5", "gdn", 1, 2, K, V, layer=[0, 1])
+    assert list(tmp_path.iterdir()) == []
+    w = stepq.TraceWriter(tmp_path / "x.h5", "gdn", 1, 2, K, V)
+    b = trace_block(rng, 2, 1, 2)
+    with pytest.raises(ValueError, match=r"y given, but the trace .*x.h5 was opened without read-outs"):
+        w.append(*b, y=b[2])
+    assert w.steps == 0
+    w.abandon()
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_an_edited_model_identity_is_refused(stepq_bin, tmp_path):
@@ -451,3 +485,70 @@ def test_reading_a_head_whose_first_step_failed_is_refused(tmp_path):
     lines = r.stdout.strip().split("\n")
     assert lines[0] == "SQ_ENONFINITE", r.stdout
     assert all("head 1 has nothing to read: its first step failed" in l for l in lines[1:]) and len(lines) == 3, r.stdout
+
+
+def test_a_trace_writer_whose_write_failed_refuses_and_leaves_nothing(tmp_path):
+    """issue 65 class 1: a write that fails (a file-size limit, RLIMIT_FSIZE with SIGXFSZ ignored,
+    as a full disk fails it) is refused with the system's reason; every later append and the close
+    are refused with that same reason, nothing crashes (before: the appends went on past the
+    writer's buffer and the close died in glibc), and no file is left, temporary or final, whether
+    the writer is closed, abandoned or left by a `with` block. In a fresh interpreter, which the
+    limit is set in."""
+    script = tmp_path / "fsize.py"
+    out = tmp_path / "out"
+    out.mkdir()
+    script.write_text(textwrap.dedent("""
+        import os, resource, signal, sys
+        import numpy as np, stepq
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+        rng = np.random.default_rng(3)
+        q = rng.standard_normal((16, 2, 32)).astype(np.float32)
+        q /= np.linalg.norm(q, axis=-1, keepdims=True)
+        block = (q, q, rng.standard_normal((16, 2, 32)).astype(np.float32), np.full((16, 2), -0.1, np.float32),
+                 np.full((16, 2), 0.5, np.float32))
+        d = sys.argv[1]
+        for how in ("close", "abandon", "with"):
+            w = stepq.TraceWriter(os.path.join(d, how + ".h5"), "gdn", 2, 2, 32, 32, layer=[0, 0], head=[0, 1])
+            try:
+                with w:
+                    for i in range(100000):
+                        w.append(*block)
+            except stepq.StepqError as e:
+                if how == "with":
+                    print(how, "first", e.status, e)
+            w = stepq.TraceWriter(os.path.join(d, how + ".h5"), "gdn", 2, 2, 32, 32, layer=[0, 0], head=[0, 1])
+            try:
+                for i in range(100000):
+                    w.append(*block)
+            except stepq.StepqError as e:
+                print(how, "first", e.status, e)
+            for call in (lambda: w.append(*block), lambda: w.attr("text", "x")):
+                try:
+                    call()
+                except stepq.StepqError as e:
+                    print(how, "later", e.status, e)
+            try:
+                w.close() if how == "close" else w.abandon()
+                print(how, "closed")
+            except stepq.StepqError as e:
+                print(how, "close", e.status, e)
+            print(how, "left", sorted(os.listdir(d)))
+    """))
+    r = subprocess.run([sys.executable, str(script), str(out)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = r.stdout.strip().split("\n")
+    reason = os.strerror(27)  # EFBIG
+    for how in ("close", "abandon", "with"):
+        mine = [l for l in lines if l.startswith(how + " ")]
+        first = [l for l in mine if l.startswith(how + " first ")]
+        assert first and all("SQ_EFILE" in l and reason in l for l in first), r.stdout
+        later = [l for l in mine if l.startswith(how + " later ")]
+        assert len(later) == 2 and all("SQ_EFILE" in l and "an earlier write failed (%s)" % reason in l
+                                       for l in later), r.stdout
+        closing = [l for l in mine if l.startswith(how + " close") or l == how + " closed"]
+        if how == "close":
+            assert len(closing) == 1 and "an earlier write failed (%s)" % reason in closing[0], r.stdout
+        else:
+            assert closing == [how + " closed"], r.stdout
+        assert "%s left []" % how in mine, r.stdout

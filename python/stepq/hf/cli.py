@@ -471,8 +471,14 @@ CALIBRATE_SETTINGS = (
 def cmd_calibrate(a):
     """`calibrate`: stepq.calibrate (libstepq's sq_calibrate) with the settings given, its
     progress on stderr; libstepq checks the traces, the settings and --out before any work"""
-    from .. import Plan, calibrate
+    from .. import _CALIBRATE_KNOBS, _INT_RANGE, Plan, calibrate
     settings = {name: getattr(a, name) for name, _, _ in CALIBRATE_SETTINGS if getattr(a, name) is not None}
+    for name, value in settings.items():  # a whole number wider than libstepq's field: named here, as argparse would
+        kind, ctype = _CALIBRATE_KNOBS[name]
+        if kind == "int" and not _INT_RANGE[ctype][0] <= value <= _INT_RANGE[ctype][1]:
+            raise AdapterError("argument --%s: %d does not fit libstepq's setting, a %s in [%d, %d] (see %s --help)"
+                               % (name.replace("_", "-"), value, ctype, _INT_RANGE[ctype][0], _INT_RANGE[ctype][1],
+                                  "python -m stepq.hf calibrate"))
     calibrate(a.trace, a.out, progress=True, normalize=a.normalize, **settings)
     with Plan(a.out) as plan:
         print("wrote plan %s (%d heads, %d segments)" % (a.out, len(plan.heads), len(a.trace)))
