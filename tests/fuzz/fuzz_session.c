@@ -13,16 +13,6 @@
 #include "../../include/stepq.h"
 #include "fuzzutil.h"
 
-#define CHECK_RC(rc)                                                                          \
-    do {                                                                                      \
-        const int r_ = (rc);                                                                  \
-        if (r_ < SQ_OK || r_ > SQ_EINTERNAL || r_ == SQ_EINTERNAL) {                          \
-            fprintf(stderr, "status %d: %s\n", r_, sq_last_error());                          \
-            abort();                                                                          \
-        }                                                                                     \
-        if (r_ != SQ_OK && !sq_last_error()[0]) abort();                                      \
-    } while (0)
-
 static const int dims[] = {1, 3, 8, 16, 24, 32, 64, 128};
 
 static void unit_rows(float* x, int rows, int n, fz_bytes* b) {

@@ -26,16 +26,6 @@
 #include "../../sim/trace.h"
 #include "fuzzutil.h"
 
-#define CHECK_RC(rc)                                                                          \
-    do {                                                                                      \
-        const int r_ = (rc);                                                                  \
-        if (r_ < SQ_OK || r_ > SQ_EINTERNAL || r_ == SQ_EINTERNAL) {                          \
-            fprintf(stderr, "status %d: %s\n", r_, sq_last_error());                          \
-            abort();                                                                          \
-        }                                                                                     \
-        if (r_ != SQ_OK && !sq_last_error()[0]) abort();                                      \
-    } while (0)
-
 #define REQUIRE(cond)                                                                         \
     do {                                                                                      \
         if (!(cond)) {                                                                        \

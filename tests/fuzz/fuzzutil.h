@@ -1,16 +1,29 @@
 // fuzzutil.h: what the fuzz targets share: a reader of the fuzzer's bytes (numbers drawn from
 // it, zeros once it runs out), a private temporary file per process (in /dev/shm where there is one), and an attribute of a
-// type and shape the fuzzer picks.
+// type and shape the fuzzer picks; CHECK_RC, the libstepq targets' check of a status.
 #ifndef STEPQ_FUZZUTIL_H
 #define STEPQ_FUZZUTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <hdf5.h>
+
+// a libstepq call's status (include/stepq.h): a named status, never SQ_EINTERNAL, and a message
+// with every failure
+#define CHECK_RC(rc)                                                                          \
+    do {                                                                                      \
+        const int r_ = (rc);                                                                  \
+        if (r_ < SQ_OK || r_ > SQ_EINTERNAL || r_ == SQ_EINTERNAL) {                          \
+            fprintf(stderr, "status %d: %s\n", r_, sq_last_error());                          \
+            abort();                                                                          \
+        }                                                                                     \
+        if (r_ != SQ_OK && !sq_last_error()[0]) abort();                                      \
+    } while (0)
 
 typedef struct {
     const uint8_t* p;
