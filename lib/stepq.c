@@ -641,11 +641,11 @@ sq_status sq_trace_open(const char* path, const sq_trace_config* cfg, sq_trace**
     if (!cfg->layer != !cfg->head)
         return fail(SQ_EINVAL, "sq_trace_open: a trace gives both layer and head labels or neither (only %s given)",
                     cfg->layer ? "layer" : "head");
-    for (int a = 0; cfg->layer && a < cfg->HV; a++)
-        for (int b = 0; b < a; b++)
-            if (cfg->layer[a] == cfg->layer[b] && cfg->head[a] == cfg->head[b])
-                return fail(SQ_EINVAL, "sq_trace_open: value heads %d and %d are both labelled layer %d, head %d "
-                            "(each (layer, head) once)", b, a, cfg->layer[a], cfg->head[a]);
+    int first;
+    const int twice = cfg->layer ? stepq_trace_label_twice(cfg->layer, cfg->head, cfg->HV, &first) : -1;
+    if (twice >= 0)
+        return fail(SQ_EINVAL, "sq_trace_open: value heads %d and %d are both labelled layer %d, head %d "
+                    "(each (layer, head) once)", first, twice, cfg->layer[twice], cfg->head[twice]);
     stepq_trace id = {.kind = cfg->kind, .H = cfg->H, .HV = cfg->HV, .K = cfg->K, .V = cfg->V,
                       .scale = cfg->scale > 0 ? cfg->scale : 1.0 / sqrt((double)cfg->K),
                       .qk_norm_eps = cfg->qk_norm_eps, .layer = (int*)cfg->layer, .head = (int*)cfg->head};

@@ -168,14 +168,24 @@ static int read_labels(stepq_trace* tr, hid_t f, const char* path) {
     if (h5u_read_exact(tr->layer, H5T_NATIVE_INT, f, path, "layer", 1, d) ||
         h5u_read_exact(tr->head, H5T_NATIVE_INT, f, path, "head", 1, d))
         return STEPQ_ERR;
-    for (int a = 0; a < tr->HV; a++)
-        for (int b = 0; b < a; b++)
-            if (tr->layer[a] == tr->layer[b] && tr->head[a] == tr->head[b]) {
-                stepq_error("%s: value heads %d and %d are both labelled layer %d, head %d", path, b, a,
-                            tr->layer[a], tr->head[a]);
-                return STEPQ_ERR;
-            }
+    int b;
+    const int a = stepq_trace_label_twice(tr->layer, tr->head, tr->HV, &b);
+    if (a >= 0) {
+        stepq_error("%s: value heads %d and %d are both labelled layer %d, head %d", path, b, a, tr->layer[a],
+                    tr->head[a]);
+        return STEPQ_ERR;
+    }
     return STEPQ_OK;
+}
+
+int stepq_trace_label_twice(const int* layer, const int* head, int HV, int* first) {
+    for (int a = 0; a < HV; a++)
+        for (int b = 0; b < a; b++)
+            if (layer[a] == layer[b] && head[a] == head[b]) {
+                *first = b;
+                return a;
+            }
+    return -1;
 }
 
 // the shapes of the datasets against each other and the limits (tr: T, H, K, HV, V set from them)

@@ -75,6 +75,10 @@ void stepq_trace_identity(char out[17], const stepq_trace* t);
 // writes weights_sha256 (where t names a model) and identity_xxh3 into an open trace file
 int stepq_trace_write_identity(hid_t f, const stepq_trace* t);
 
+// The first value head (of HV labels) whose (layer, head) an earlier head *first already has, or
+// -1: the readers refuse such a trace, and sq_trace_open refuses to write one.
+int stepq_trace_label_twice(const int* layer, const int* head, int HV, int* first);
+
 // A trace written as it comes (sim/traceout.c; libstepq's sq_trace_*): id gives kind, H, HV, K,
 // V, scale, qk_norm_eps, model_sha256 and the labels (copied; the arrays are unused); with_y adds
 // a dataset y [T,HV,V] (the model's own read-outs). Blocks of n steps are appended in the
