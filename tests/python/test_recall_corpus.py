@@ -948,3 +948,66 @@ def test_readout_parts_hand_written():
     assert on(m[1]) == list(range(3, 3 + len(b"#1111 = Ruth;\n")))
     assert on(m[2]) == [0, 1, 2] + list(range(text.index(b"xx"), read + 1))
     assert float(m.sum()) == read + 1
+
+
+def parse_needles(doc):
+    """Every needle query found by reading doc: {key: (first, query line start, start, value)}"""
+    defs, out = {}, {}
+    for m in re.finditer(rb"(?m)^(?:One of the special magic numbers for ([a-z]+) is: |"
+                         rb"What is the special magic number for ([a-z]+)\? It is: )(\d+)\.\n", doc):
+        if m.group(1):
+            assert m.group(1) not in defs, "needle %s defined twice" % m.group(1)
+            defs[m.group(1)] = (m.start(3), m.group(3))
+        else:
+            first, dval = defs[m.group(2)]   # a query never comes before its definition
+            assert dval == m.group(3)
+            out[m.group(2).decode()] = (first, m.start(), m.start(3), m.group(3))
+    return out
+
+
+def test_needles_read_back_and_between():
+    """RULER-style needles (weave style "needle"): every span is found again by a parser written
+    here, the host survives whole once the needle lines are removed, the same seed gives the same
+    bytes, and defined_between counts the needles defined between a needle and its query as
+    counted here by hand."""
+    host = host_text()
+    for seed in range(10):
+        doc, spans = recall.weave(host, seed, recall.needle_value, n_records=8, n_passages=0, dmax=2048,
+                                  style="needle")
+        assert (doc, spans) == recall.weave(host, seed, recall.needle_value, n_records=8, n_passages=0,
+                                            dmax=2048, style="needle")
+        found = parse_needles(doc)
+        assert len(found) == len(spans) > 0
+        for s in spans:
+            first, query, start, val = found[s["key"]]
+            assert s["kind"] == "needle" and (s["first"], s["query"], s["start"]) == (first, query, start)
+            assert s["value"].encode() == val and re.fullmatch(rb"[1-9]\d{6}", val)
+            defs = [f for f, _, _, _ in found.values() if s["first"] < f < query]
+            assert recall.defined_between(doc, s["first"], s["length"], s["start"], s["query"],
+                                          recall.NEEDLE_HEAD) == len(defs)
+        stripped = re.sub(rb"(?m)^(One of the|What is the) special magic number.*\n", b"", doc)
+        assert stripped == host
+
+
+def test_shipped_needles():
+    """data/lm/heldout_needles.json: the documents' bytes and sha256, each span found again by
+    parse_needles, values distinct within a document and absent from the held-out book around
+    them, hosts the held-out prose books only"""
+    data = os.path.join(ROOT, "data", "lm")
+    rj = json.load(open(os.path.join(data, "heldout_needles.json")))
+    assert rj["buckets"] == recall.BUCKETS and not set(rj["generator"]["seeds"]) & {1, 2, 3, 101, 102, 103}
+    books = {d["name"]: open(os.path.join(data, d["file"]), "rb").read()
+             for d in json.load(open(os.path.join(data, "heldout.json")))["documents"] if d["domain"] == "prose"}
+    n = 0
+    for d in rj["documents"]:
+        doc = open(os.path.join(data, d["file"]), "rb").read()
+        assert len(doc) == d["bytes"] and hashlib.sha256(doc).hexdigest() == d["sha256"], d["file"]
+        assert d["domain"] == "prose" and d["host"] in books
+        found = parse_needles(doc)
+        vals = [s["value"] for s in d["spans"]]
+        assert len(set(vals)) == len(vals) == len(found)
+        for s in d["spans"]:
+            assert (s["first"], s["query"], s["start"]) == found[s["key"]][:3]
+            assert s["value"].encode() not in books[d["host"]]
+            n += 1
+    assert n > 400

@@ -122,18 +122,21 @@ def header_files():
 RECALL_SEEDS = (1, 2, 3)
 RECALL_HOST = 8704          # host bytes of a held-out recall document (room for distances up to 8192)
 RECALL_CODE_EVERY = 2       # of the held-out headers, every 2nd hosts recall documents
+NEEDLES = 8                 # needles per window of the needle set
 
 
-def recall_documents(heldout, values, out_dir, json_path, seeds=RECALL_SEEDS):
+def recall_documents(heldout, values, out_dir, json_path, seeds=RECALL_SEEDS, style="record"):
     """Held-out recall documents: for each seed, one window of RECALL_HOST bytes (the whole
     document where it is shorter) of every held-out prose book and of every RECALL_CODE_EVERY-th
     held-out header, at a start drawn from the seed, with recall material woven in (recall.weave,
-    its defaults; values: the names, or recall.novel_value).  Written under out_dir/s<seed>/ and
-    listed, with every span, in json_path (files relative to its directory; written whole or not
-    at all)."""
+    its defaults; values: the names, or recall.novel_value).  style "needle": RULER-style needles
+    (recall.needle_value) instead, NEEDLES per window and no passages, in the prose books alone (a
+    haystack of prose).  Written under out_dir/s<seed>/ and listed, with every span, in json_path
+    (files relative to its directory; written whole or not at all)."""
     import random
     code = [h for h in heldout if h[0] == "code"]
-    hosts = [h for h in heldout if h[0] == "prose"] + code[::RECALL_CODE_EVERY]
+    hosts = [h for h in heldout if h[0] == "prose"] + (code[::RECALL_CODE_EVERY] if style == "record" else [])
+    n_records, n_passages = (24, 3) if style == "record" else (NEEDLES, 0)
     base = os.path.dirname(os.path.abspath(json_path))
     docs = []
     for seed in seeds:
@@ -143,16 +146,21 @@ def recall_documents(heldout, values, out_dir, json_path, seeds=RECALL_SEEDS):
             st = rng.randrange(len(text) - RECALL_HOST + 1) if len(text) > RECALL_HOST else 0
             host = text[st:st + RECALL_HOST]
             wseed = rng.randrange(2**62)
-            doc, spans = recall.weave(host, wseed, values)
+            doc, spans = recall.weave(host, wseed, values, n_records=n_records, n_passages=n_passages, style=style)
             path = os.path.join(out_dir, "s%d" % seed, os.path.basename(fn))
             with open(path, "wb") as f:
                 f.write(doc)
             docs.append({"seed": seed, "domain": dom, "host": name, "host_offset": st, "host_bytes": len(host),
                          "weave_seed": wseed, "file": os.path.relpath(path, base), "bytes": len(doc),
                          "sha256": sha256(doc), "spans": spans})
-    generator = {"seeds": list(seeds), "host_bytes": RECALL_HOST, "records": 24, "passages": 3,
+    generator = {"seeds": list(seeds), "host_bytes": RECALL_HOST, "records": n_records, "passages": n_passages,
                  "dmin": 16, "dmax": 8192, "passage_cue": recall.PASSAGE_CUE}
-    if callable(values):
+    if style == "needle":
+        generator["values"] = ("needles: recall.needle_value, %d-digit numbers; keys %d-%d random lowercase letters"
+                               % ((recall.NEEDLE_DIGITS,) + recall.NEEDLE_KEY_LETTERS))
+        what = ("RULER-style needles (%s... %s...) in the prose books"
+                % ((recall.NEEDLE_DEF % b"KEY").decode(), (recall.NEEDLE_QUERY % b"KEY").decode()))
+    elif callable(values):
         generator["values"] = ("novel: recall.novel_value, %d-%d characters drawn uniformly from %d letters and "
                                "digits" % (recall.NOVEL_LENGTHS + (len(recall.NOVEL_CHARS),)))
         what = "records (#NNNN = Ab3kQ9x; ... #NNNN ? Ab3kQ9x;) whose values are random strings no model has seen"
@@ -173,7 +181,7 @@ def recall_documents(heldout, values, out_dir, json_path, seeds=RECALL_SEEDS):
         json.dump(rj, f, indent=1)
         f.write("\n")
     os.replace(tmp, json_path)
-    recs = [s for d in docs for s in d["spans"] if s["kind"] == "record"]
+    recs = [s for d in docs for s in d["spans"] if s["kind"] in ("record", "needle")]
     per = [0] * len(recall.BUCKETS)
     for s_ in recs:
         b = recall.bucket_of(s_["distance"])

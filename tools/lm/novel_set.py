@@ -15,8 +15,17 @@ sha256; after weaving, every value distinct, none a name of the named set, none 
 held-out text, and, where the corpus has been built (tools/lm/corpus/train_*.bin), none a
 substring of the training text.
 
-Usage: python tools/lm/novel_set.py [--seeds 101,102,103] [--out-json J --out-dir D | --overwrite-shipped]
-(the defaults are the shipped set: written over only with --overwrite-shipped)
+`--family needles` writes the second held-out family instead, RULER-style needles
+(data/lm/heldout_needles.json, documents under data/lm/heldout/needles/): in a window of each
+held-out prose book (the haystack), corpus.NEEDLES lines "One of the special magic numbers for
+KEY is: 4790215." and later "What is the special magic number for KEY? It is: 4790215.", keys
+random lowercase words, values random 7-digit numbers (recall.needle_value), at the records'
+distances (log-uniform 16 B - 8 KiB). Checked: values distinct within a document, none in the
+held-out texts or (where built) the training text.
+
+Usage: python tools/lm/novel_set.py [--family novel|needles] [--seeds S,S,...]
+       [--out-json J --out-dir D | --overwrite-shipped]
+(the defaults are the shipped sets: written over only with --overwrite-shipped)
 """
 import argparse
 import json
@@ -29,6 +38,9 @@ import corpus  # noqa: E402
 import recall  # noqa: E402
 
 DATA = os.path.join(corpus.REPO, "data", "lm")
+# family: (default seeds, json under data/lm, documents under data/lm/heldout, weave style, values)
+FAMILIES = {"novel": ("101,102,103", "heldout_recall_novel.json", "recall_novel", "record", recall.novel_value),
+            "needles": ("201,202,203,204,205,206", "heldout_needles.json", "needles", "needle", recall.needle_value)}
 
 
 from toolcheck import die as fail, not_shipped  # noqa: E402
@@ -36,12 +48,19 @@ from toolcheck import die as fail, not_shipped  # noqa: E402
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seeds", default="101,102,103", help="document seeds, comma-separated (the named set: 1,2,3)")
-    ap.add_argument("--out-json", default=os.path.join(DATA, "heldout_recall_novel.json"))
-    ap.add_argument("--out-dir", default=os.path.join(DATA, "heldout", "recall_novel"))
+    ap.add_argument("--family", choices=sorted(FAMILIES), default="novel",
+                    help="novel: the named set's records with novel values; needles: RULER-style needles in prose")
+    ap.add_argument("--seeds", default=None, help="document seeds, comma-separated (the named set: 1,2,3; default "
+                    + "; ".join("%s %s" % (k, v[0]) for k, v in sorted(FAMILIES.items())) + ")")
+    ap.add_argument("--out-json", default=None, help="default data/lm/heldout_recall_novel.json, heldout_needles.json")
+    ap.add_argument("--out-dir", default=None, help="default data/lm/heldout/recall_novel, heldout/needles")
     ap.add_argument("--overwrite-shipped", action="store_true",
                     help="allow the outputs to be shipped files (tracked by git under data/, as the defaults are)")
     args = ap.parse_args()
+    seeds_default, json_name, dir_name, style, values_of = FAMILIES[args.family]
+    args.seeds = args.seeds or seeds_default
+    args.out_json = args.out_json or os.path.join(DATA, json_name)
+    args.out_dir = args.out_dir or os.path.join(DATA, "heldout", dir_name)
     not_shipped(args.out_json, args.overwrite_shipped, "--out-json")
     not_shipped(args.out_dir, args.overwrite_shipped, "--out-dir")
     try:
@@ -70,10 +89,11 @@ def main():
     # woven into a scratch directory, checked, then moved into place
     tmp_dir, tmp_json = args.out_dir + ".tmp", args.out_json + ".part"
     shutil.rmtree(tmp_dir, ignore_errors=True)
-    corpus.recall_documents(heldout, recall.novel_value, tmp_dir, tmp_json, seeds=seeds)
+    corpus.recall_documents(heldout, values_of, tmp_dir, tmp_json, seeds=seeds, style=style)
     with open(tmp_json) as f:
         rj = json.load(f)
-    values = [s["value"] for d in rj["documents"] for s in d["spans"] if s["kind"] == "record"]
+    kind = "needle" if style == "needle" else "record"
+    values = [s["value"] for d in rj["documents"] for s in d["spans"] if s["kind"] == kind]
     against = [t for _, _, _, t in heldout]
     train = [os.path.join(corpus.HERE, "corpus", "train_%s.bin" % dom) for dom in ("prose", "fortunes", "code")]
     train = [p for p in train if os.path.exists(p)]
@@ -81,17 +101,21 @@ def main():
         with open(p, "rb") as f:
             against.append(f.read())
     bad = [v for v in values if v in names or any(v.encode() in t for t in against)]
-    if len(set(values)) != len(values) or bad:
+    # the novel records: distinct over the whole set; needles: within each document (read alone)
+    groups = [values] if kind == "record" else [[s["value"] for s in d["spans"]] for d in rj["documents"]]
+    repeated = sum(len(g) - len(set(g)) for g in groups)
+    if repeated or bad:
         shutil.rmtree(tmp_dir, ignore_errors=True)
         os.remove(tmp_json)
-        fail("values not novel: %d repeated, %s seen before" % (len(values) - len(set(values)), bad[:5]))
+        fail("values not novel: %d repeated, %s seen before" % (repeated, bad[:5]))
     # the documents name their files relative to the json's directory: point them at out_dir
     rel_tmp = os.path.relpath(tmp_dir, os.path.dirname(os.path.abspath(args.out_json)))
     rel_out = os.path.relpath(args.out_dir, os.path.dirname(os.path.abspath(args.out_json)))
     for d in rj["documents"]:
         d["file"] = rel_out + d["file"][len(rel_tmp):]
-    rj["generator"]["checked"] = ("values distinct, none a name of data/lm/heldout_recall.json, none in the held-out "
-                                  "texts%s" % (", none in " + ", ".join(os.path.basename(p) for p in train)
+    rj["generator"]["checked"] = ("values distinct%s, none a name of data/lm/heldout_recall.json, none in the held-out "
+                                  "texts%s" % ("" if kind == "record" else " within each document",
+                                               ", none in " + ", ".join(os.path.basename(p) for p in train)
                                                if train else "; the training text was not built, not checked"))
     with open(tmp_json, "w") as f:
         json.dump(rj, f, indent=1)
@@ -102,10 +126,10 @@ def main():
     n = [0] * len(recall.BUCKETS)
     for d in rj["documents"]:
         for s in d["spans"]:
-            b = recall.bucket_of(s["distance"]) if s["kind"] == "record" else None
+            b = recall.bucket_of(s["distance"]) if s["kind"] == kind else None
             if b is not None:
                 n[b] += 1
-    print("novel_set: %d documents, %d records (%s per bucket), values %d-%d bytes; %s"
+    print("novel_set: %d documents, %d values (%s per bucket), values %d-%d bytes; %s"
           % (len(rj["documents"]), len(values), n, min(map(len, values)), max(map(len, values)), args.out_json))
 
 

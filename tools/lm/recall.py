@@ -7,6 +7,12 @@ Two kinds of material, each placed at line boundaries of a host text (prose, for
            (b"Hezekiah"); nothing before the query says which value it will be but the
            definition.  Keys are four random digits, distinct within a document; values are
            names drawn from NAMES (a fixed list taken from the training prose, see names()).
+  needle   (RULER-style, prose hosts only) a line b"One of the special magic numbers for
+           qorvandel is: 4790215.\n" and, later, b"What is the special magic number for
+           qorvandel? It is: 4790215.\n".  Keys are random lowercase words (NEEDLE_KEY_LETTERS),
+           values random 7-digit numbers (needle_value); the answer is the number's bytes, its
+           terminator the ".".  Built by weave(..., style="needle"): the records' layout and
+           distances with these lines instead of "#NNNN = Name;".
   passage  a run of whole host lines (PASSAGE_MIN..PASSAGE_MAX bytes) copied later as lines of
            their own.  The answer is the copy after its first PASSAGE_CUE bytes (the cue that
            tells which passage is being repeated).
@@ -44,6 +50,24 @@ RECORD_HEAD = len(b"#0417 = ")  # a definition or query line's bytes before the 
 RECORD_TAIL = len(b";\n")       # and after it
 
 
+NEEDLE_DEF = b"One of the special magic numbers for %s is: "
+NEEDLE_QUERY = b"What is the special magic number for %s? It is: "
+NEEDLE_TAIL = b".\n"
+NEEDLE_KEY_LETTERS = (7, 10)      # a key: this many lowercase letters
+NEEDLE_DIGITS = 7                 # a value: a number of this many digits, the first not 0
+NEEDLE_HEAD = re.compile(rb"(?m)^One of the special magic numbers for ([a-z]+) is: ")
+
+
+def needle_value(rng):
+    """A needle's value: a random NEEDLE_DIGITS-digit number (first digit 1-9), from the weave's rng"""
+    return b"%d" % rng.randrange(10 ** (NEEDLE_DIGITS - 1), 10 ** NEEDLE_DIGITS)
+
+
+def _needle_key(rng):
+    n = rng.randint(*NEEDLE_KEY_LETTERS)
+    return bytes(rng.randrange(ord("a"), ord("z") + 1) for _ in range(n))
+
+
 def definition_line(first, length):
     """[start, end) of the definition line "#0417 = VALUE;\n" whose value (length bytes) begins
     at byte first"""
@@ -62,12 +86,13 @@ def definition_lines(doc):
     return [(m.group(1), m.end(), doc.find(b";", m.end())) for m in DEFINITION_HEAD.finditer(doc)]
 
 
-def defined_between(doc, first, length, start):
+def defined_between(doc, first, length, start, query=None, head=DEFINITION_HEAD):
     """record definition lines of doc between a record's definition (its value's length bytes at
-    first) and its query (the answer at start): lines "#NNNN = " beginning at or after the
+    first) and its query (the answer at start; its line at query, default start - RECORD_HEAD):
+    lines matching head ("#NNNN = "; NEEDLE_HEAD for needles) beginning at or after the
     definition line's end and before the query line's start"""
-    lo, hi = first + length + RECORD_TAIL, start - RECORD_HEAD
-    return sum(1 for m in DEFINITION_HEAD.finditer(doc, lo) if m.start() < hi)
+    lo, hi = first + length + RECORD_TAIL, start - RECORD_HEAD if query is None else query
+    return sum(1 for m in head.finditer(doc, lo) if m.start() < hi)
 
 
 BUCKETS = [[16, 64], [64, 256], [256, 512], [512, 1024], [1024, 2048], [2048, 4096], [4096, 8192]]
@@ -120,7 +145,8 @@ def _log_uniform(rng, lo, hi):
     return math.exp(rng.uniform(math.log(lo), math.log(hi)))
 
 
-def weave(host, seed, values, n_records=24, n_passages=3, dmin=16, dmax=8192, limit=None, block=1):
+def weave(host, seed, values, n_records=24, n_passages=3, dmin=16, dmax=8192, limit=None, block=1,
+          style="record"):
     """Weave recall material into host (bytes).  Returns (doc, spans).
 
     Every query or copy lies before host offset `limit` (default: len(host)), so a caller that
@@ -132,7 +158,9 @@ def weave(host, seed, values, n_records=24, n_passages=3, dmin=16, dmax=8192, li
     defined in runs of that many lines at one line start (see the module's text); 1 draws exactly
     what weave drew before blocks existed.  values: a list of values (bytes), one drawn uniformly
     for each record (the named records: NAMES), or a function of the weave's generator that makes
-    one (novel_value)."""
+    one (novel_value).  style "needle": the records are needles (values: needle_value), each
+    span of kind 'needle' with its key word and 'query', the offset of its query line."""
+    assert style in ("record", "needle")
     rng = random.Random(seed)
     limit = len(host) if limit is None else min(limit, len(host))
     starts = _line_starts(host)
@@ -172,21 +200,26 @@ def weave(host, seed, values, n_records=24, n_passages=3, dmin=16, dmax=8192, li
             b = a if kind == "record" else b
         if kind == "record":
             while True:
-                key = rng.randrange(10000)
+                key = rng.randrange(10000) if style == "record" else _needle_key(rng)
                 if key not in used_keys:
                     break
             used_keys.add(key)
             val = values(rng) if callable(values) else values[rng.randrange(len(values))]
-            head_def = b"#%04d = " % key
-            head_q = b"#%04d ? " % key
-            assert len(head_def) == len(head_q) == RECORD_HEAD
             si = len(spans)
-            spans.append(dict(kind="record", key="%04d" % key, length=len(val), value=val.decode()))
-            inserts.append((a, i, head_def + val + b";\n", [(len(head_def), si, "first")]))
+            if style == "record":
+                head_def, head_q, tail = b"#%04d = " % key, b"#%04d ? " % key, b";\n"
+                assert len(head_def) == len(head_q) == RECORD_HEAD
+                spans.append(dict(kind="record", key="%04d" % key, length=len(val), value=val.decode()))
+                query_marks = [(len(head_q), si, "start")]
+            else:
+                head_def, head_q, tail = NEEDLE_DEF % key, NEEDLE_QUERY % key, NEEDLE_TAIL
+                spans.append(dict(kind="needle", key=key.decode(), length=len(val), value=val.decode()))
+                query_marks = [(0, si, "query"), (len(head_q), si, "start")]
+            inserts.append((a, i, head_def + val + tail, [(len(head_def), si, "first")]))
             # a run's query that follows its definition directly goes after the whole run (its
             # order past every drawing's), so that the rest of the run stands between the two
             order = i + n_passages + n_records if block > 1 and b == a else i
-            inserts.append((b, order, head_q + val + b";\n", [(len(head_q), si, "start")]))
+            inserts.append((b, order, head_q + val + tail, query_marks))
         else:
             # whole lines from a, PASSAGE_MIN..PASSAGE_MAX bytes; the copy at b is inserted
             k = bisect.bisect_left(starts, a)

@@ -39,6 +39,8 @@ from toolcheck import at_least, die, load_model, not_shipped, read_json, recall_
 
 QUERY_HEAD = recall.RECORD_HEAD  # len(b"#0417 ? "): the query line's bytes before the answer
 HALF_LIFE_DOC_BYTES = 8192
+# --prefix: the set's default JSON under data/lm
+SETS = {"recall": "heldout_recall.json", "recall_novel": "heldout_recall_novel.json", "needles": "heldout_needles.json"}
 
 
 def t975(df):
@@ -99,14 +101,20 @@ def zero_units(cache, units):
     return c
 
 
+def query_start(span):
+    """where a record's or needle's query line begins (a needle's span says; a record's query head
+    has a fixed length)"""
+    return span.get("query", span["start"] - QUERY_HEAD)
+
+
 @torch.no_grad()
 def doc_records(model, doc, spans, conditions):
     """Per record of the document: dict(distance, native=(nll, exact), <condition>=(nll, exact)...).
     native comes from one pass over the whole document; each condition (a list of units) zeroes
     those units' states just before the query line and reads it from there to the answer's end."""
-    recs = [s for s in spans if s["kind"] == "record"]
+    recs = [s for s in spans if s["kind"] in ("record", "needle")]
     x = torch.tensor(list(doc), dtype=torch.long)[None]
-    cuts = sorted({s["start"] - QUERY_HEAD for s in recs})
+    cuts = sorted({query_start(s) for s in recs})
     cache = [{} for _ in model.model.layers]
     logits, snaps, at = [], {}, 0
     for c in cuts + [x.shape[1] - 1]:
@@ -118,9 +126,10 @@ def doc_records(model, doc, spans, conditions):
     native = recall.answer_scores(full, doc, recs)
     out = []
     for s, nat in zip(recs, native):
-        qs = s["start"] - QUERY_HEAD
+        qs = query_start(s)
+        head = recall.NEEDLE_HEAD if s["kind"] == "needle" else recall.DEFINITION_HEAD
         r = dict(distance=s["distance"], native=nat,
-                 between=recall.defined_between(doc, s["first"], s["length"], s["start"]))
+                 between=recall.defined_between(doc, s["first"], s["length"], s["start"], qs, head))
         seg = x[:, qs:s["start"] + s["length"]]  # to the byte before the terminator: it predicts it
         for name, units in conditions.items():
             lg = model(seg, cache=zero_units(snaps[qs], units))[0]
@@ -155,15 +164,16 @@ def main():
     ap.add_argument("--draws", type=int, default=5, help="random quarters drawn for the control")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out", default=None, help="metrics file to merge into (default MODEL/metrics.json)")
-    ap.add_argument("--prefix", default="recall", choices=["recall", "recall_novel"],
+    ap.add_argument("--prefix", default="recall", choices=sorted(SETS),
                     help="the metrics' names: recall_* for the named set (the default --json), recall_novel_* "
-                         "for data/lm/heldout_recall_novel.json (tools/lm/novel_set.py)")
+                         "for data/lm/heldout_recall_novel.json, needles_* for data/lm/heldout_needles.json "
+                         "(tools/lm/novel_set.py)")
     ap.add_argument("--overwrite-shipped", action="store_true",
                     help="allow --out to be a shipped file (tracked by git under data/, as the shipped models' "
                          "metrics.json are): refused without it")
     args = ap.parse_args()
     if args.json is None:
-        args.json = os.path.join(REPO, "data", "lm", "heldout_recall%s.json" % args.prefix[len("recall"):])
+        args.json = os.path.join(REPO, "data", "lm", SETS[args.prefix])
     # everything checked before any work
     at_least(args, 1, "docs", "draws", "threads")
     out = args.out or os.path.join(args.model, "metrics.json")
