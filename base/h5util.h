@@ -36,6 +36,9 @@ int h5u_attr_i64(hid_t loc, const char* name, long long value);
 // a floating-point type. *data is NULL and the return STEPQ_OK if optional and absent.
 int h5u_read_f32(float** data, hsize_t* dims, hid_t file, const char* file_name,
                  const char* name, int rank, int required);
+// dims <- the shape of dataset name, of the expected rank (<= 4); STEPQ_ERR naming file and
+// dataset where it is missing or of another rank (then read it with h5u_read_exact)
+int h5u_dims(hsize_t* dims, hid_t file, const char* file_name, const char* name, int rank);
 // Opens a float dataset of the expected rank (<= 4) with the access properties dapl (a chunk
 // cache; H5P_DEFAULT): *d the dataset (H5Dclose it), dims its shape. STEPQ_ERR with the message
 // of h5u_read_f32; STEPQ_OK and *d = -1 when optional and absent.

@@ -18,6 +18,10 @@ case "$driver" in
 memory) run "$src/experiments/memory.cfg" ;;
 generate) run "$src/experiments/generate_gdn.cfg" ;;
 recall) run "$src/experiments/recall_gdn.cfg" ;;
+frontier)
+    run "$src/experiments/frontier_gdn.cfg"
+    run "$src/experiments/frontier_kda.cfg"
+    ;;
 nll)
     run "$src/experiments/nll_gdn.cfg"
     run "$src/experiments/nll_kda.cfg"
