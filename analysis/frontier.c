@@ -32,22 +32,17 @@ typedef struct {
 // ---------------------------------------------------------------------------------------------
 // what the drivers wrote
 
-// a dataset of rank 1 or 2 whose last axis (or only axis, want_last < 0: any length) is known,
-// read as double; *n0 <- its first dimension
-static double* read_f64(int* n0, hid_t f, const char* path, const char* name, int rank, int want_last) {
-    hsize_t dims[2];
+// a dataset of rank 1 to 3 read as double, dims its shape; NULL (message) where it cannot be
+static double* read_f64(hsize_t* dims, hid_t f, const char* path, const char* name, int rank) {
+    dims[0] = dims[1] = 0;
     if (h5u_dims(dims, f, path, name, rank)) return NULL;
-    if (want_last >= 0 && dims[rank - 1] != (hsize_t)want_last) {
-        stepq_error("%s: '%s' has %llu columns, the frontier's list %d (not the same run?)", path, name,
-                    (unsigned long long)dims[rank - 1], want_last);
-        return NULL;
-    }
-    double* x = mallocCheck(sizeof(double) * (dims[0] * (rank == 2 ? dims[1] : 1) + 1));
+    hsize_t n = 1;
+    for (int i = 0; i < rank; i++) n *= dims[i];
+    double* x = mallocCheck(sizeof(double) * (n + 1));
     if (h5u_read_exact(x, H5T_NATIVE_DOUBLE, f, path, name, rank, dims)) {
         free(x);
         return NULL;
     }
-    *n0 = (int)dims[0];
     return x;
 }
 
@@ -57,19 +52,19 @@ static int read_nll(frontier* fr, int kind, const char* path) {
     const int F = fr->F;
     hid_t f = h5u_open_read(path, "nll result", "");
     if (f < 0) return STEPQ_ERR;
-    hsize_t dims[2] = {0, 0};
-    int D = 0, F1 = 0, F2 = 0;
-    double* w = read_f64(&D, f, path, "extra_window", 2, F);
-    double* m = w && !h5u_dims(dims, f, path, "extra_mean", 2) ? read_f64(&F1, f, path, "extra_mean", 2, (int)dims[1]) : NULL;
-    double* ci = m ? read_f64(&F2, f, path, "extra_ci95", 2, (int)dims[1]) : NULL;
+    hsize_t dw[3], dm[3], dc[3];
+    double* w = read_f64(dw, f, path, "extra_window", 2);
+    double* m = w ? read_f64(dm, f, path, "extra_mean", 2) : NULL;
+    double* ci = m ? read_f64(dc, f, path, "extra_ci95", 2) : NULL;
     H5Fclose(f);
     int rc = w && m && ci ? STEPQ_OK : STEPQ_ERR;
-    if (!rc && (F1 != F || F2 != F || dims[1] == 0)) {
-        stepq_error("%s: extra_mean and extra_ci95 are not [%d formats, bins] (not the same run?)", path, F);
+    if (!rc && (dw[1] != (hsize_t)F || dm[0] != (hsize_t)F || dm[1] == 0 || dc[0] != dm[0] || dc[1] != dm[1])) {
+        stepq_error("%s: not the nll driver's output on %d formats (extra_window, extra_mean, extra_ci95)", path, F);
         rc = STEPQ_ERR;
     }
-    double* x = mallocCheck(sizeof(double) * (size_t)(D ? D : 1));
-    const size_t NB = (size_t)dims[1];
+    const int D = rc ? 0 : (int)dw[0];
+    const size_t NB = rc ? 0 : (size_t)dm[1];
+    double* x = mallocCheck(sizeof(double) * (size_t)(D + 1));
     for (int k = 0; k < F && !rc; k++) {
         for (int d = 0; d < D; d++) x[d] = w[(size_t)d * F + k];
         stepq_mean_ci95(&fr->window[kind][0][k], &fr->window[kind][1][k], x, D);
@@ -116,7 +111,7 @@ static int read_recall(frontier* fr, const char* path) {
     hsize_t dD[1] = {0}, dRF[2] = {0, 0};
     int rc = h5u_dims(dD, f, path, "documents", 1) || h5u_dims(dRF, f, path, "exact", 2);
     if (!rc && dRF[1] != (hsize_t)(1 + F)) {
-        stepq_error("%s: 'exact' has %llu columns, native and the frontier's %d formats %d (not the same run?)", path,
+        stepq_error("%s: 'exact' has %llu columns where native and the frontier's %d formats make %d (not the same run?)", path,
                     (unsigned long long)dRF[1], F, 1 + F);
         rc = STEPQ_ERR;
     }
@@ -134,10 +129,40 @@ static int read_recall(frontier* fr, const char* path) {
     return rc ? STEPQ_ERR : STEPQ_OK;
 }
 
+int stepq_frontier_serving(double* ratio, double* requests, const char* path, const stepq_format* const* fmts,
+                           int F) {
+    hid_t f = h5u_open_read(path, "GPU benchmark", " (written by `stepq bench-gpu`)");
+    if (f < 0) return STEPQ_ERR;
+    char **names = NULL, **modes = NULL;
+    int n = 0, nm = 0;
+    hsize_t ds[3], db[3];
+    double *sp = NULL, *B = NULL;
+    int rc = h5u_read_strings(&names, &n, f, path, "formats") || h5u_read_strings(&modes, &nm, f, path, "modes") ||
+             !(sp = read_f64(ds, f, path, "speedup_vs_fp32", 3)) || !(B = read_f64(db, f, path, "B", 1));
+    H5Fclose(f);
+    int fused = 0;
+    while (!rc && fused < nm && strcmp(modes[fused], "fused")) fused++;
+    if (!rc && (ds[0] != (hsize_t)n || ds[1] != (hsize_t)nm || ds[2] != db[0] || db[0] == 0 || fused == nm)) {
+        stepq_error("%s: speedup_vs_fp32 is not [formats, modes, B] with a mode 'fused'", path);
+        rc = STEPQ_ERR;
+    }
+    for (int k = 0; k < F && !rc; k++) {
+        ratio[k] = NAN;
+        for (int i = 0; i < n; i++)
+            if (!strcmp(names[i], fmts[k]->name)) ratio[k] = 1.0 / sp[((size_t)i * nm + fused) * db[0] + db[0] - 1];
+    }
+    if (!rc) *requests = B[db[0] - 1];
+    h5u_free_strings(names, n), h5u_free_strings(modes, nm);
+    free(sp), free(B);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
 // ---------------------------------------------------------------------------------------------
 // the frontier
 
-void stepq_pareto(int* on, const double* bits, const double* damage, int F) {
+// on (F) <- 1 where no other format dominates format f in (bits, damage): none has bits <= and
+// damage <= with one of them <; a format whose damage is NaN is never on it and dominates none
+static void pareto(int* on, const double* bits, const double* damage, int F) {
     for (int i = 0; i < F; i++) {
         on[i] = !isnan(damage[i]) && !isnan(bits[i]);
         for (int j = 0; j < F && on[i]; j++)
@@ -176,7 +201,7 @@ static void make(frontier* fr) {
                 break;
             }
     }
-    for (int kind = 0; kind < N_KINDS; kind++) stepq_pareto(fr->pareto[kind], fr->bits, fr->window[kind][0], F);
+    for (int kind = 0; kind < N_KINDS; kind++) pareto(fr->pareto[kind], fr->bits, fr->window[kind][0], F);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -199,6 +224,11 @@ static int write_h5(const frontier* fr, hid_t f) {
                        "actual bits of the packed bytes per state element; mixed widths averaged over the plan's heads [F]") ||
              h5u_write(f, "step_ratio", T, c->step_ratio, 1, dF, "x",
                        "the decode step over the float32 step, thread CPU time, stepq bench's head [F]") ||
+             h5u_write(f, "serving_ratio", T, c->serving_ratio, 1, dF, "x",
+                       "the GPU's packed serving step over FP32's (stepq bench-gpu: the fused kernel, the largest pool); "
+                       "NaN where not timed or without a GPU run [F]") ||
+             h5u_attr_str(f, "serving_file", c->serving ? c->serving : "") ||
+             h5u_attr_f64(f, "serving_requests", c->serving_requests) ||
              h5u_write(f, "distance_ranges", H5T_NATIVE_LONG, ranges, 2, dR2, "bytes", "answer distance ranges [lo, hi) [NR, 2]") ||
              h5u_write(f, "exact_native_mean", T, fr->native[0], 1, dR, "1",
                        "native exact-match share per range, mean over documents with records in it [NR]") ||
@@ -230,19 +260,15 @@ static int write_h5(const frontier* fr, hid_t f) {
     return rc;
 }
 
-static int by_bits_ctx_cmp(const double* bits, int a, int b) {
-    return bits[a] < bits[b] ? -1 : bits[a] > bits[b] ? 1 : a - b;
-}
-
-// order (F) <- the formats sorted by series (first appearance), then bits
-static void sort_order(int* order, const frontier* fr) {
+// order (F) <- the formats sorted by bits, and first by series (in order of first appearance)
+// where by_series; an insertion sort, F being a few dozen
+static void sort_order(int* order, const frontier* fr, int by_series) {
     for (int k = 0; k < fr->F; k++) order[k] = k;
-    for (int i = 1; i < fr->F; i++)  // insertion sort: F is a few dozen
+    for (int i = 1; i < fr->F; i++)
         for (int j = i; j > 0; j--) {
             const int a = order[j - 1], b = order[j];
-            const int cmp = fr->series_id[a] != fr->series_id[b] ? fr->series_id[a] - fr->series_id[b]
-                                                                   : by_bits_ctx_cmp(fr->bits, a, b);
-            if (cmp <= 0) break;
+            const int ds = by_series ? fr->series_id[a] - fr->series_id[b] : 0;
+            if (ds < 0 || (!ds && fr->bits[a] <= fr->bits[b])) break;
             order[j - 1] = b, order[j] = a;
         }
 }
@@ -250,7 +276,7 @@ static void sort_order(int* order, const frontier* fr) {
 static void write_table(const frontier* fr, FILE* t) {
     const int F = fr->F;
     int* order = mallocCheck(sizeof(int) * (size_t)F);
-    sort_order(order, fr);
+    sort_order(order, fr, 1);
     fprintf(t, "# bits\twindow_recall_mean\tci95\twindow_prose_mean\tci95\tformat\tseries\n");
     for (int i = 0; i < F; i++) {
         const int k = order[i];
@@ -258,14 +284,9 @@ static void write_table(const frontier* fr, FILE* t) {
         fprintf(t, "%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%s\t%d\n", fr->bits[k], fr->window[0][0][k], fr->window[0][1][k],
                 fr->window[1][0][k], fr->window[1][1][k], fr->c->formats[k]->name, fr->series_id[k]);
     }
+    sort_order(order, fr, 0);
     for (int kind = 0; kind < N_KINDS; kind++) {
         fprintf(t, "\n\n# the frontier on %s: bits, mean\n", kind_names[kind]);
-        for (int k = 0; k < F; k++) order[k] = k;
-        for (int i = 1; i < F; i++)
-            for (int j = i; j > 0 && by_bits_ctx_cmp(fr->bits, order[j - 1], order[j]) > 0; j--) {
-                const int x = order[j - 1];
-                order[j - 1] = order[j], order[j] = x;
-            }
         for (int i = 0; i < F; i++)
             if (fr->pareto[kind][order[i]]) fprintf(t, "%.6g\t%.6g\n", fr->bits[order[i]], fr->window[kind][0][order[i]]);
     }
@@ -273,14 +294,17 @@ static void write_table(const frontier* fr, FILE* t) {
 }
 
 static void print_summary(const frontier* fr) {
-    printf("frontier: extra NLL per byte over the decode window (mean +- 95%% CI over documents), exact answers "
-           "at 4-8 KiB minus native's, the step over the float32 step; * on the frontier\n");
-    printf("%-16s %7s %6s %22s %22s %16s\n", "format", "bits", "step", "recall documents", "prose", "answers 4-8K");
-    for (int k = 0; k < fr->F; k++)
-        printf("%-16s %7.3f %6.2f %12.5f +- %-7.5f%s %12.5f +- %-7.5f%s %7.3f +- %-5.3f\n", fr->c->formats[k]->name,
-               fr->bits[k], fr->c->step_ratio[k], fr->window[0][0][k], fr->window[0][1][k], fr->pareto[0][k] ? "*" : " ",
-               fr->window[1][0][k], fr->window[1][1][k], fr->pareto[1][k] ? "*" : " ", fr->delta[0][k * NR + NR - 1],
-               fr->delta[1][k * NR + NR - 1]);
+    printf("frontier: extra NLL per byte over the decode window (mean +- 95%% CI over documents; * on the "
+           "frontier), exact answers minus native's at 1-2, 2-4, 4-8 KiB (mean over documents), the step over "
+           "the float32 step on the CPU and, given a GPU run, the serving step over FP32's\n");
+    printf("%-16s %7s %6s %7s %24s %24s %20s\n", "format", "bits", "step", "serving", "recall documents", "prose",
+           "answers");
+    for (int k = 0; k < fr->F; k++) {
+        const double* ex = fr->delta[0] + (size_t)k * NR;
+        printf("%-16s %7.3f %6.2f %7.2f %12.5f +- %-8.5f%s %12.5f +- %-8.5f%s %6.3f %6.3f %6.3f\n",
+               fr->c->formats[k]->name, fr->bits[k], fr->c->step_ratio[k], fr->c->serving_ratio[k], fr->window[0][0][k], fr->window[0][1][k], fr->pareto[0][k] ? "*" : " ",
+               fr->window[1][0][k], fr->window[1][1][k], fr->pareto[1][k] ? "*" : " ", ex[0], ex[1], ex[2]);
+    }
     printf("native exact-match share at 1-2, 2-4, 4-8 KiB: %.3f, %.3f, %.3f\n", fr->native[0][0], fr->native[0][1],
            fr->native[0][2]);
 }

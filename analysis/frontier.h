@@ -12,7 +12,8 @@
 //             each document with records in the range, the share its records answer exactly in
 //             the format minus the share natively; mean and 95% CI over those documents (the
 //             recall file's per-record data)
-//   cost      the decode step over the float32 step (stepq_bench_step_ratios), given by the caller
+//   cost      the decode step over the float32 step (stepq_bench_step_ratios), given by the caller,
+//             and, given a GPU run of `stepq bench-gpu`, the serving step over FP32's
 //   frontier  per kind of document, the Pareto set in (bits, extra NLL over the window): the
 //             formats that no other format dominates (no more bits and no more damage, one of
 //             the two strictly less)
@@ -22,7 +23,7 @@
 // Output (HDF5): formats, series [F], nominal_bits, bits [F]; window_recall_mean, _ci95,
 // last_bin_recall_mean, _ci95, window_prose_mean, _ci95, last_bin_prose_mean, _ci95 [F];
 // distance_ranges [NR, 2]; exact_native_mean, _ci95 [NR]; exact_delta_mean, _ci95 [F, NR];
-// step_ratio [F]; pareto_recall, pareto_prose [F] (1: on the frontier); attributes naming the
+// step_ratio, serving_ratio [F]; pareto_recall, pareto_prose [F] (1: on the frontier); attributes naming the
 // three files read. The .tsv beside it (plots/frontier.gp): block 0 the formats, one paragraph
 // per series sorted by bits (bits, window mean and CI on recall documents, then on prose, name,
 // series index); blocks 1 and 2 the frontiers on recall documents and on prose (bits, mean).
@@ -43,14 +44,21 @@ typedef struct {
     const char* nll_recall;  // the nll driver's output on the recall documents
     const char* nll_prose;   // and on prose
     const double* step_ratio;  // (F) the step over the float32 step
+    const double* serving_ratio;  // (F) the GPU's serving step over FP32's (stepq_frontier_serving), NaN where
+                                  // not timed or without a GPU run
+    double serving_requests;      // the pool it was timed at (requests; NaN: none)
+    const char* serving;          // the GPU benchmark's file, or NULL
     const char* output, *table;
     stepq_provenance prov;
 } stepq_frontier_cfg;
 
 int stepq_frontier(const stepq_frontier_cfg* cfg);
 
-// on (F) <- 1 where no other format dominates format f in (bits, damage): none has bits <= and
-// damage <= with one of them <; a format whose damage is NaN is never on it and dominates none
-void stepq_pareto(int* on, const double* bits, const double* damage, int F);
+// ratio (F) <- the serving step of each format of fmts over FP32's in the output of `stepq
+// bench-gpu` at path: 1 / its speedup_vs_fp32 [formats, modes, B] of the fused kernel at the
+// largest pool, *requests <- that pool; NaN for a format it does not time. STEPQ_ERR (message
+// naming the file) where it is not such a file
+int stepq_frontier_serving(double* ratio, double* requests, const char* path, const stepq_format* const* fmts,
+                           int F);
 
 #endif

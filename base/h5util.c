@@ -325,6 +325,48 @@ int h5u_read_f32(float** data, hsize_t* dims, hid_t file, const char* fname, con
     return rc;
 }
 
+int h5u_read_strings(char*** out, int* n, hid_t file, const char* fname, const char* name) {
+    *out = NULL;
+    *n = 0;
+    hid_t d;
+    hsize_t dims[1] = {0};
+    if (open_checked(&d, file, fname, name, 1, H5P_DEFAULT) != STEPQ_OK) return STEPQ_ERR;
+    hid_t t = H5Dget_type(d);
+    int rc = STEPQ_OK;
+    if (H5Tget_class(t) != H5T_STRING || H5Tis_variable_str(t) <= 0) {
+        stepq_error("%s: dataset '%s' is not a list of strings", fname, name);
+        rc = STEPQ_ERR;
+    } else {
+        rc = shape_of(dims, d, fname, name, 1);
+    }
+    char** raw = callocCheck((size_t)dims[0] + 1, sizeof(char*));
+    hid_t mt = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mt, H5T_VARIABLE);
+    H5Tset_cset(mt, H5Tget_cset(t));  // HDF5 converts no string between ASCII and UTF-8
+    if (!rc && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) < 0) {
+        stepq_error("%s: cannot read dataset '%s'", fname, name);
+        rc = STEPQ_ERR;
+    }
+    if (!rc) {
+        *out = callocCheck((size_t)dims[0] + 1, sizeof(char*));
+        for (hsize_t i = 0; i < dims[0]; i++) (*out)[i] = strdup(raw[i] ? raw[i] : "");
+        *n = (int)dims[0];
+        hid_t sp = H5Dget_space(d);
+        H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, raw);
+        H5Sclose(sp);
+    }
+    free(raw);
+    H5Tclose(mt);
+    H5Tclose(t);
+    H5Dclose(d);
+    return rc;
+}
+
+void h5u_free_strings(char** s, int n) {
+    for (int i = 0; s && i < n; i++) free(s[i]);
+    free(s);
+}
+
 // STEPQ_OK when attribute a holds one value (a scalar dataspace, or a simple one of one
 // element); else STEPQ_ERR with a message naming the attribute and its shape
 static int one_value(hid_t a, const char* fname, const char* name) {

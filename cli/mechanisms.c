@@ -800,8 +800,8 @@ int stepq_run_recall(const stepq_cfgfile* cf) {
 // frontier: every format's bits, damage, answers and cost on one model (issue 66)
 
 static const char* const keys_frontier[] = {"experiment", "description", "model", "formats", "plan", "calibrate",
-                                            "recall", "recall_nll", "prose", "output", "plot", "threads",
-                                            "backend", NULL};
+                                            "recall", "recall_nll", "prose", "serving", "output", "plot",
+                                            "threads", "backend", NULL};
 static const char* const keys_frontier_recall[] = {"set", "documents", "prefill", "length", NULL};
 static const char* const keys_frontier_nll[] = {"documents", "prefill", "decode", "bin", NULL};
 
@@ -859,12 +859,13 @@ static int frontier_run_nll(const frontier_run* fr, const frontier_nll* n, const
 
 int stepq_run_frontier(const stepq_cfgfile* cf) {
     long long threads, ndocs, rprefill, length;
-    const char *output, *plot, *desc, *plan_path, *model_dir, *set;
+    const char *output, *plot, *desc, *plan_path, *model_dir, *set, *serving;
     frontier_nll rn = {0}, pr = {0};
     int err = 0;
     config_setting_t *calib = NULL, *rg = NULL;
     if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_frontier) ||
         cfg_str(cf, NULL, "model", &model_dir, 1, NULL) || cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) ||
+        cfg_str(cf, NULL, "serving", &serving, 0, NULL) ||
         (calib = cfg_group(cf, NULL, "calibrate", 0, &err), err) || (rg = cfg_group(cf, NULL, "recall", 1, &err), err) ||
         cfg_check_keys(cf, rg, keys_frontier_recall) || cfg_str(cf, rg, "set", &set, 1, NULL) ||
         cfg_int(cf, rg, "documents", &ndocs, 0, 0, 0, 1 << 20) || cfg_int(cf, rg, "prefill", &rprefill, 1, 0, 0, 1LL << 30) ||
@@ -886,11 +887,19 @@ int stepq_run_frontier(const stepq_cfgfile* cf) {
     memcpy(texts + 1 + rn.nd, pr.docs, sizeof(char*) * (size_t)pr.nd);
     free(rn.docs), free(pr.docs);
     rn.docs = texts + 1, pr.docs = texts + 1 + rn.nd;
+    // the GPU run, read before any work, for every format of the table (NaN without one)
+    const stepq_format** table_fmts = mallocCheck(sizeof(stepq_format*) * (size_t)stepq_n_formats);
+    double* serve_all = mallocCheck(sizeof(double) * (size_t)stepq_n_formats);
+    double requests = NAN;
+    for (int i = 0; i < stepq_n_formats; i++) table_fmts[i] = &stepq_formats[i], serve_all[i] = NAN;
+    rc = rc || (serving && stepq_frontier_serving(serve_all, &requests, serving, table_fmts, stepq_n_formats));
     lm_run lr;
     rc = lm_run_open(&lr, cf, model_dir, texts, nt, plan_path, calib, rc);
     const stepq_format** fmts = NULL;
     int nf = 0;
     rc = rc || frontier_formats(&fmts, &nf, cf, lr.m.K, lr.m.V) || stepq_formats_check_plan(cf, fmts, nf, plan_path);
+    double* serve = mallocCheck(sizeof(double) * (size_t)(nf + 1));
+    for (int k = 0; k < nf; k++) serve[k] = serve_all[fmts[k] - stepq_formats];
     char table[4096], png[4096], f_recall[4096], f_nr[4096], f_np[4096], buf[8192];
     stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
     stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
@@ -912,6 +921,7 @@ int stepq_run_frontier(const stepq_cfgfile* cf) {
         stepq_bench_step_ratios(ratio, fmts, nf, cf->quick);
         stepq_frontier_cfg fc = {.formats = fmts, .n_formats = nf, .plan = lr.pp, .K = lr.m.K, .V = lr.m.V,
                                  .recall = f_recall, .nll_recall = f_nr, .nll_prose = f_np, .step_ratio = ratio,
+                                 .serving_ratio = serve, .serving_requests = requests, .serving = serving,
                                  .output = output, .table = plot ? table : NULL,
                                  .prov = {"frontier", cf->path, cf->text, 0, lr.m.desc}};
         rc = stepq_prepare_output(output) || stepq_frontier(&fc);
@@ -919,8 +929,6 @@ int stepq_run_frontier(const stepq_cfgfile* cf) {
     }
     if (!rc && plot) {
         stepq_plot_vars vars = {0};
-        char docs[128] = "all its documents";
-        if (ndocs) snprintf(docs, sizeof docs, "the first %lld of each generator seed", ndocs);
         stepq_plot_var(&vars, "source", "%s; every recurrent layer's %d heads of %d x %d in the format", lr.m.desc,
                        lr.m.layers * lr.m.heads, lr.m.K, lr.m.V);
         stepq_plot_var(&vars, "recall_docs", "%d recall documents (%s), native prefill %lld, %lld forced decode steps",
@@ -930,7 +938,7 @@ int stepq_run_frontier(const stepq_cfgfile* cf) {
         stepq_plot_var(&vars, "formats", "%s", stepq_format_list(buf, sizeof buf, fmts, nf));
         rc = stepq_plot(plot, table, png, &vars);
     }
-    free(ratio);
+    free(ratio), free(serve), free(serve_all), free(table_fmts);
     lm_run_close(&lr);
     free(fmts), free(texts);
     return rc ? STEPQ_ERR : STEPQ_OK;

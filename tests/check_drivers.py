@@ -531,6 +531,13 @@ def check_frontier():
                       f"frontier {tag}: answers at {lo}-{hi} bytes relative to native, over {len(docs)} documents")
             sr = f["step_ratio"][()]
             check(sr.shape == (F,) and np.all(np.isfinite(sr) & (sr > 0)), f"frontier {tag}: a step ratio per format")
+            gpu = os.path.join(work, "serving.h5")   # test_drivers.sh gives KDA's run a GPU file of its own
+            want = np.full(F, np.nan)
+            if tag == "kda":
+                with h5py.File(gpu, "r") as g:
+                    gn, sp = strings(g["formats"]), g["speedup_vs_fp32"][()]
+                    want = np.array([1 / sp[gn.index(n), 0, -1] if n in gn else np.nan for n in names])
+            check(close(f["serving_ratio"][()], want), f"frontier {tag}: the serving ratio, fused kernel at the largest pool")
             blocks = open(path[:-3] + ".tsv").read().split("\n\n\n")
             rows0 = [l.split("\t") for l in blocks[0].splitlines() if l and not l.startswith("#")]
             check(len(blocks) == 3 and sorted(r[5] for r in rows0) == sorted(names), f"frontier {tag}: the table's formats")
