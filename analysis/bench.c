@@ -408,13 +408,13 @@ static int write_bench(const stepq_bench_cfg* c, const step_table* st, const ser
     return h5u_commit(f, c->output);
 }
 
-// every format's full step, with the active kernels and with the reference, beside the
-// plain fp32 loop, the reference step and the fp32 step
+// the full step of every format of fmts (F), with the active kernels and, where with_ref, with
+// the reference, beside the plain fp32 loop, the reference step and the fp32 step
 static step_table time_steps(const inputs* in, const stepq_backend* k, const stepq_bench_isa* isa,
-                             const stepq_plan* plan, long n) {
-    step_table st = {mallocCheck(sizeof(char*) * (N_BASE + stepq_n_formats)),
-                     callocCheck(N_BASE + stepq_n_formats, sizeof(step_time)),
-                     callocCheck(N_BASE + stepq_n_formats, sizeof(step_time)), N_BASE + stepq_n_formats};
+                             const stepq_plan* plan, const stepq_format* const* fmts, int F, int with_ref,
+                             long n) {
+    step_table st = {mallocCheck(sizeof(char*) * (size_t)(N_BASE + F)), callocCheck((size_t)(N_BASE + F), sizeof(step_time)),
+                     callocCheck((size_t)(N_BASE + F), sizeof(step_time)), N_BASE + F};
     static const char* const base_names[N_BASE] = {"plain fp32 loop", "fp32 reference", "fp32 step"};
     // the repetitions go round every row in turn, so that a machine whose speed drifts (shared
     // cores, clock changes) moves every row's median alike and the ratios stay side by side
@@ -422,17 +422,17 @@ static step_table time_steps(const inputs* in, const stepq_backend* k, const ste
     step_reps* ref = callocCheck((size_t)st.n, sizeof(step_reps));
     for (int r = 0; r < REPS; r++)
         for (int i = 0; i < st.n; i++) {
-            step_job j = {in, i < N_BASE ? NULL : &stepq_formats[i - N_BASE], i, k, isa, plan};
-            st.names[i] = i < N_BASE ? base_names[i] : stepq_formats[i - N_BASE].name;
+            step_job j = {in, i < N_BASE ? NULL : fmts[i - N_BASE], i, k, isa, plan};
+            st.names[i] = i < N_BASE ? base_names[i] : fmts[i - N_BASE]->name;
             time_once(&fast[i], r, &j, n);
-            if (i >= N_BASE) {
+            if (i >= N_BASE && with_ref) {
                 j.k = &stepq_backend_reference;
                 time_once(&ref[i], r, &j, n);
             }
         }
     for (int i = 0; i < st.n; i++) {
         st.fast[i] = medians(&fast[i]);
-        if (i >= N_BASE) st.ref[i] = medians(&ref[i]);
+        if (i >= N_BASE) st.ref[i] = with_ref ? medians(&ref[i]) : (step_time){NAN, NAN, NAN};
     }
     free(fast);
     free(ref);
@@ -646,7 +646,10 @@ int stepq_bench(const stepq_bench_cfg* c) {
     printf("stepq bench: kernels %s, %d threads%s\n", k->name, threads_max(), c->quick ? " (quick)" : "");
     const stepq_bench_isa* isa = isa_for(k);
     const machine mc = measure_machine(k, isa, c->quick);
-    step_table st = time_steps(in, k, isa, &plan, n);
+    const stepq_format** all = mallocCheck(sizeof *all * (size_t)stepq_n_formats);
+    for (int i = 0; i < stepq_n_formats; i++) all[i] = &stepq_formats[i];
+    step_table st = time_steps(in, k, isa, &plan, all, stepq_n_formats, 1, n);
+    free(all);
     print_steps(&st, k, &mc);
     serve_table sv = serve_rows(in, &plan, k, &mc, c->quick);
     bench_products(c->quick ? 5 : 21);
@@ -659,6 +662,19 @@ int stepq_bench(const stepq_bench_cfg* c) {
     stepq_plan_free(&plan);
     free(in);
     return rc;
+}
+
+void stepq_bench_step_ratios(double* ratio, const stepq_format* const* fmts, int F, int quick) {
+    const stepq_backend* k = stepq_backend_default();
+    inputs* in = mallocCheck(sizeof *in);
+    record(in);
+    stepq_plan plan;
+    stepq_bench_plan(&plan, 8);
+    step_table st = time_steps(in, k, isa_for(k), &plan, fmts, F, 0, quick ? 200 : 2000);
+    for (int f = 0; f < F; f++) ratio[f] = st.fast[N_BASE + f].cpu_ns / st.fast[V_F32].cpu_ns;
+    free(st.names); free(st.fast); free(st.ref);
+    stepq_plan_free(&plan);
+    free(in);
 }
 
 // ---------------------------------------------------------------------------------------------

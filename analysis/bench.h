@@ -34,6 +34,12 @@ int stepq_bench(const stepq_bench_cfg* cfg);
 // FP16 share on the first rows. The widths decide the cost.
 void stepq_bench_plan(stepq_plan* p, int n);
 
+// ratio (F) <- each format's full decode step over the float32 step (the step table's `/ fp32`:
+// thread CPU time, one thread, the active kernels, the rows timed in turn in the same run), on
+// the bench's head (one 128 x 128 gdn-qwen-like head) and plan (stepq_bench_plan). quick: the
+// bench's quick number of steps
+void stepq_bench_step_ratios(double* ratio, const stepq_format* const* fmts, int F, int quick);
+
 // Generation of a source's steps against the float32 update they feed, on one thread:
 // for each head, `steps` steps generated (timed), then the same steps replayed through
 // stepq_step_f32 from memory (timed). Prints ns/step of each and generation / update.

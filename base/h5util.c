@@ -233,8 +233,9 @@ int h5u_write_strings(hid_t loc, const char* name, const char* const* strs, int 
     return rc;
 }
 
-int h5u_open_f32(hid_t* out, hsize_t* dims, hid_t file, const char* fname, const char* name,
-                 int rank, int required, hid_t dapl) {
+// *out <- dataset name opened with dapl, after the checks every read makes: it exists, is a link
+// of this file and is stored in it. Absent: an error where required, else *out = -1 and STEPQ_OK
+static int open_checked(hid_t* out, hid_t file, const char* fname, const char* name, int required, hid_t dapl) {
     *out = -1;
     if (H5Lexists(file, name, H5P_DEFAULT) <= 0) {
         if (!required) return STEPQ_OK;
@@ -251,22 +252,50 @@ int h5u_open_f32(hid_t* out, hsize_t* dims, hid_t file, const char* fname, const
         H5Dclose(d);
         return STEPQ_ERR;
     }
-    hid_t t = H5Dget_type(d), sp = H5Dget_space(d);
+    *out = d;
+    return STEPQ_OK;
+}
+
+// dims <- the shape of dataset d where it has the expected rank (<= 4); else a message
+static int shape_of(hsize_t* dims, hid_t d, const char* fname, const char* name, int rank) {
+    hid_t sp = H5Dget_space(d);
+    const int r = H5Sget_simple_extent_ndims(sp);
     int rc = STEPQ_OK;
-    int r = H5Sget_simple_extent_ndims(sp);
-    if (H5Tget_class(t) != H5T_FLOAT) {
-        stepq_error("%s: dataset '%s' is not floating point", fname, name);
-        rc = STEPQ_ERR;
-    } else if (r != rank || rank > 4) {
+    if (r != rank || rank > 4) {
         stepq_error("%s: dataset '%s' has rank %d, expected %d", fname, name, r, rank);
         rc = STEPQ_ERR;
     } else {
         H5Sget_simple_extent_dims(sp, dims, NULL);
     }
-    H5Tclose(t);
     H5Sclose(sp);
+    return rc;
+}
+
+int h5u_open_f32(hid_t* out, hsize_t* dims, hid_t file, const char* fname, const char* name,
+                 int rank, int required, hid_t dapl) {
+    hid_t d;
+    if (open_checked(&d, file, fname, name, required, dapl) != STEPQ_OK) return STEPQ_ERR;
+    *out = -1;
+    if (d < 0) return STEPQ_OK;
+    hid_t t = H5Dget_type(d);
+    int rc = STEPQ_OK;
+    if (H5Tget_class(t) != H5T_FLOAT) {
+        stepq_error("%s: dataset '%s' is not floating point", fname, name);
+        rc = STEPQ_ERR;
+    } else {
+        rc = shape_of(dims, d, fname, name, rank);
+    }
+    H5Tclose(t);
     if (rc == STEPQ_OK) *out = d;
     else H5Dclose(d);
+    return rc;
+}
+
+int h5u_dims(hsize_t* dims, hid_t file, const char* fname, const char* name, int rank) {
+    hid_t d;
+    if (open_checked(&d, file, fname, name, 1, H5P_DEFAULT) != STEPQ_OK) return STEPQ_ERR;
+    const int rc = shape_of(dims, d, fname, name, rank);
+    H5Dclose(d);
     return rc;
 }
 
@@ -294,6 +323,48 @@ int h5u_read_f32(float** data, hsize_t* dims, hid_t file, const char* fname, con
     }
     H5Dclose(d);
     return rc;
+}
+
+int h5u_read_strings(char*** out, int* n, hid_t file, const char* fname, const char* name) {
+    *out = NULL;
+    *n = 0;
+    hid_t d;
+    hsize_t dims[1] = {0};
+    if (open_checked(&d, file, fname, name, 1, H5P_DEFAULT) != STEPQ_OK) return STEPQ_ERR;
+    hid_t t = H5Dget_type(d);
+    int rc = STEPQ_OK;
+    if (H5Tget_class(t) != H5T_STRING || H5Tis_variable_str(t) <= 0) {
+        stepq_error("%s: dataset '%s' is not a list of strings", fname, name);
+        rc = STEPQ_ERR;
+    } else {
+        rc = shape_of(dims, d, fname, name, 1);
+    }
+    char** raw = callocCheck((size_t)dims[0] + 1, sizeof(char*));
+    hid_t mt = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mt, H5T_VARIABLE);
+    H5Tset_cset(mt, H5Tget_cset(t));  // HDF5 converts no string between ASCII and UTF-8
+    if (!rc && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw) < 0) {
+        stepq_error("%s: cannot read dataset '%s'", fname, name);
+        rc = STEPQ_ERR;
+    }
+    if (!rc) {
+        *out = callocCheck((size_t)dims[0] + 1, sizeof(char*));
+        for (hsize_t i = 0; i < dims[0]; i++) (*out)[i] = strdup(raw[i] ? raw[i] : "");
+        *n = (int)dims[0];
+        hid_t sp = H5Dget_space(d);
+        H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, raw);
+        H5Sclose(sp);
+    }
+    free(raw);
+    H5Tclose(mt);
+    H5Tclose(t);
+    H5Dclose(d);
+    return rc;
+}
+
+void h5u_free_strings(char** s, int n) {
+    for (int i = 0; s && i < n; i++) free(s[i]);
+    free(s);
 }
 
 // STEPQ_OK when attribute a holds one value (a scalar dataspace, or a simple one of one

@@ -36,6 +36,13 @@ int h5u_attr_i64(hid_t loc, const char* name, long long value);
 // a floating-point type. *data is NULL and the return STEPQ_OK if optional and absent.
 int h5u_read_f32(float** data, hsize_t* dims, hid_t file, const char* file_name,
                  const char* name, int rank, int required);
+// dims <- the shape of dataset name, of the expected rank (<= 4); STEPQ_ERR naming file and
+// dataset where it is missing or of another rank (then read it with h5u_read_exact)
+int h5u_dims(hsize_t* dims, hid_t file, const char* file_name, const char* name, int rank);
+// *out (*n) <- a 1-D dataset of variable-length strings (as h5u_write_strings writes them), each
+// a copy; STEPQ_ERR naming file and dataset where it is missing or not that. Freed by h5u_free_strings
+int h5u_read_strings(char*** out, int* n, hid_t file, const char* file_name, const char* name);
+void h5u_free_strings(char** s, int n);
 // Opens a float dataset of the expected rank (<= 4) with the access properties dapl (a chunk
 // cache; H5P_DEFAULT): *d the dataset (H5Dclose it), dims its shape. STEPQ_ERR with the message
 // of h5u_read_f32; STEPQ_OK and *d = -1 when optional and absent.

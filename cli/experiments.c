@@ -585,6 +585,7 @@ static const struct {
     {"nll", stepq_run_nll},
     {"generate", stepq_run_generate},
     {"recall", stepq_run_recall},
+    {"frontier", stepq_run_frontier},
     {"all", run_all},
 };
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analysis/bench.h"
+#include "../analysis/frontier.h"
 #include "../analysis/generate.h"
 #include "../analysis/halflife.h"
 #include "../analysis/knobs.h"
@@ -790,5 +792,154 @@ int stepq_run_recall(const stepq_cfgfile* cf) {
     }
     lm_run_close(&lr);
     free(fmts);
+    return rc ? STEPQ_ERR : STEPQ_OK;
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// frontier: every format's bits, damage, answers and cost on one model (issue 66)
+
+static const char* const keys_frontier[] = {"experiment", "description", "model", "formats", "plan", "calibrate",
+                                            "recall", "recall_nll", "prose", "serving", "output", "plot",
+                                            "threads", "backend", NULL};
+static const char* const keys_frontier_recall[] = {"set", "documents", "prefill", "length", NULL};
+static const char* const keys_frontier_nll[] = {"documents", "prefill", "decode", "bin", NULL};
+
+// one nll group of a frontier config (recall_nll, prose)
+typedef struct {
+    const char** docs;
+    int nd;
+    long long prefill, decode, bin;
+} frontier_nll;
+
+static int frontier_nll_from_cfg(frontier_nll* n, const stepq_cfgfile* cf, const char* name) {
+    int err = 0;
+    *n = (frontier_nll){0};
+    const config_setting_t* g = cfg_group(cf, NULL, name, 1, &err);
+    if (err || cfg_check_keys(cf, g, keys_frontier_nll) || cfg_str_list(cf, g, "documents", &n->docs, &n->nd, 1) ||
+        cfg_int(cf, g, "prefill", &n->prefill, 1, 0, 0, 1LL << 30) || cfg_int(cf, g, "decode", &n->decode, 1, 0, 1, 1LL << 30) ||
+        cfg_int(cf, g, "bin", &n->bin, 1, 0, 1, 1LL << 30))
+        return STEPQ_ERR;
+    if (n->nd == 0 || n->decode % n->bin) {
+        stepq_error("%s:%d: %s: %s", cfg_file_of(cf, g), config_setting_source_line(g), name,
+                    n->nd == 0 ? "'documents' is empty" : "'bin' must divide 'decode'");
+        return STEPQ_ERR;
+    }
+    return STEPQ_OK;
+}
+
+// the config's formats, or, without a 'formats' key, every format of the table that holds the
+// model's K x V heads
+static int frontier_formats(const stepq_format*** fmts, int* nf, const stepq_cfgfile* cf, int K, int V) {
+    if (config_lookup(&cf->cfg, "formats")) return stepq_formats_from_cfg(fmts, nf, cf);
+    *fmts = mallocCheck(sizeof(stepq_format*) * (size_t)stepq_n_formats);
+    *nf = 0;
+    for (int i = 0; i < stepq_n_formats; i++)
+        if (stepq_family_holds(stepq_formats[i].family, K, V)) (*fmts)[(*nf)++] = &stepq_formats[i];
+    return STEPQ_OK;
+}
+
+typedef struct {
+    const stepq_cfgfile* cf;
+    lm_run* lr;
+    const stepq_backend* be;
+    const stepq_format* const* fmts;
+    int nf;
+} frontier_run;
+
+static int frontier_run_nll(const frontier_run* fr, const frontier_nll* n, const char* out) {
+    stepq_nll_cfg nc = {.model = &fr->lr->m, .documents = n->docs, .n_documents = n->nd, .formats = fr->fmts,
+                        .n_formats = fr->nf, .plan = fr->lr->pp, .backend = fr->be, .prefill = n->prefill,
+                        .decode = n->decode, .bin = (int)n->bin, .output = out,
+                        .prov = {"nll", fr->cf->path, fr->cf->text, 0, fr->lr->m.desc}};
+    int rc = stepq_prepare_output(out) || stepq_nll(&nc);
+    if (!rc) printf("wrote %s\n", out);
+    return rc;
+}
+
+int stepq_run_frontier(const stepq_cfgfile* cf) {
+    long long threads, ndocs, rprefill, length;
+    const char *output, *plot, *desc, *plan_path, *model_dir, *set, *serving;
+    frontier_nll rn = {0}, pr = {0};
+    int err = 0;
+    config_setting_t *calib = NULL, *rg = NULL;
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_frontier) ||
+        cfg_str(cf, NULL, "model", &model_dir, 1, NULL) || cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) ||
+        cfg_str(cf, NULL, "serving", &serving, 0, NULL) ||
+        (calib = cfg_group(cf, NULL, "calibrate", 0, &err), err) || (rg = cfg_group(cf, NULL, "recall", 1, &err), err) ||
+        cfg_check_keys(cf, rg, keys_frontier_recall) || cfg_str(cf, rg, "set", &set, 1, NULL) ||
+        cfg_int(cf, rg, "documents", &ndocs, 0, 0, 0, 1 << 20) || cfg_int(cf, rg, "prefill", &rprefill, 1, 0, 0, 1LL << 30) ||
+        cfg_int(cf, rg, "length", &length, 0, 0, 0, 1LL << 30) || frontier_nll_from_cfg(&rn, cf, "recall_nll") ||
+        frontier_nll_from_cfg(&pr, cf, "prose") || cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
+        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &plot, 0, NULL)) {
+        free(rn.docs), free(pr.docs);
+        return STEPQ_ERR;
+    }
+    const stepq_backend* be = NULL;
+    int rc = nll_checks(&be, cf, 1, 1, 1, calib, plan_path, 0);
+    stepq_set_threads(threads);
+    // the recall set, then the recall documents and the prose, resolved from the repository in one list
+    const int nt = 1 + rn.nd + pr.nd;
+    const char** texts = mallocCheck(sizeof(char*) * (size_t)nt);
+    texts[0] = set;
+    memcpy(texts + 1, rn.docs, sizeof(char*) * (size_t)rn.nd);
+    memcpy(texts + 1 + rn.nd, pr.docs, sizeof(char*) * (size_t)pr.nd);
+    free(rn.docs), free(pr.docs);
+    rn.docs = texts + 1, pr.docs = texts + 1 + rn.nd;
+    // the GPU run, read before any work, for every format of the table (NaN without one)
+    const stepq_format** table_fmts = mallocCheck(sizeof(stepq_format*) * (size_t)stepq_n_formats);
+    double* serve_all = mallocCheck(sizeof(double) * (size_t)stepq_n_formats);
+    double requests = NAN;
+    for (int i = 0; i < stepq_n_formats; i++) table_fmts[i] = &stepq_formats[i], serve_all[i] = NAN;
+    rc = rc || (serving && stepq_frontier_serving(serve_all, &requests, serving, table_fmts, stepq_n_formats));
+    lm_run lr;
+    rc = lm_run_open(&lr, cf, model_dir, texts, nt, plan_path, calib, rc);
+    const stepq_format** fmts = NULL;
+    int nf = 0;
+    rc = rc || frontier_formats(&fmts, &nf, cf, lr.m.K, lr.m.V) || stepq_formats_check_plan(cf, fmts, nf, plan_path);
+    double* serve = mallocCheck(sizeof(double) * (size_t)(nf + 1));
+    for (int k = 0; k < nf; k++) serve[k] = serve_all[fmts[k] - stepq_formats];
+    char table[4096], png[4096], f_recall[4096], f_nr[4096], f_np[4096], buf[8192];
+    stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
+    stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
+    stepq_sibling(f_recall, sizeof f_recall, output, STEPQ_SIB_RECALL);
+    stepq_sibling(f_nr, sizeof f_nr, output, STEPQ_SIB_NLL_RECALL);
+    stepq_sibling(f_np, sizeof f_np, output, STEPQ_SIB_NLL_PROSE);
+    const frontier_run fr = {cf, &lr, be, fmts, nf};
+    if (!rc) {
+        printf("frontier: %d formats on %s\n", nf, lr.m.desc);
+        stepq_recall_cfg rcfg = {.model = &lr.m, .set = texts[0], .max_documents = (int)ndocs, .formats = fmts,
+                                 .n_formats = nf, .plan = lr.pp, .backend = be, .prefill = rprefill, .length = length,
+                                 .output = f_recall, .prov = {"recall", cf->path, cf->text, 0, lr.m.desc}};
+        rc = stepq_prepare_output(f_recall) || stepq_recall(&rcfg);
+        if (!rc) printf("wrote %s\n", f_recall);
+        rc = rc || frontier_run_nll(&fr, &rn, f_nr) || frontier_run_nll(&fr, &pr, f_np);
+    }
+    double* ratio = callocCheck((size_t)(nf ? nf : 1), sizeof(double));
+    if (!rc) {
+        stepq_bench_step_ratios(ratio, fmts, nf, cf->quick);
+        stepq_frontier_cfg fc = {.formats = fmts, .n_formats = nf, .plan = lr.pp, .K = lr.m.K, .V = lr.m.V,
+                                 .recall = f_recall, .nll_recall = f_nr, .nll_prose = f_np, .step_ratio = ratio,
+                                 .serving_ratio = serve, .serving_requests = requests, .serving = serving,
+                                 .output = output, .table = plot ? table : NULL,
+                                 .prov = {"frontier", cf->path, cf->text, 0, lr.m.desc}};
+        rc = stepq_prepare_output(output) || stepq_frontier(&fc);
+        if (!rc) printf("wrote %s\n", output);
+    }
+    if (!rc && plot) {
+        stepq_plot_vars vars = {0};
+        stepq_plot_var(&vars, "source", "%s; every recurrent layer's %d heads of %d x %d in the format", lr.m.desc,
+                       lr.m.layers * lr.m.heads, lr.m.K, lr.m.V);
+        stepq_plot_var(&vars, "recall_docs", "%d recall documents (%s), native prefill %lld, %lld forced decode steps",
+                       rn.nd, set, rn.prefill, rn.decode);
+        stepq_plot_var(&vars, "prose_docs", "%d held-out books, native prefill %lld, %lld forced decode steps", pr.nd,
+                       pr.prefill, pr.decode);
+        stepq_plot_var(&vars, "formats", "%s", stepq_format_list(buf, sizeof buf, fmts, nf));
+        rc = stepq_plot(plot, table, png, &vars);
+    }
+    free(ratio), free(serve), free(serve_all), free(table_fmts);
+    lm_run_close(&lr);
+    free(fmts), free(texts);
     return rc ? STEPQ_ERR : STEPQ_OK;
 }

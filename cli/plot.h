@@ -35,7 +35,11 @@ void stepq_sibling(char* buf, size_t n, const char* output, const char* ext);
 #define STEPQ_SIB_FORMATS "_formats.tsv"  // the per-format summary of an experiment
 #define STEPQ_SIB_OCTILE "_octile.tsv"    // the octile sweep's table
 #define STEPQ_SIB_SAMPLES "_samples.txt"  // generated text
-#define STEPQ_SIBLING_SUFFIXES \
-    {STEPQ_SIB_TABLE, STEPQ_SIB_FIGURE, STEPQ_SIB_FORMATS, STEPQ_SIB_OCTILE, STEPQ_SIB_SAMPLES}
+#define STEPQ_SIB_RECALL "_recall.h5"        // the frontier's recall run
+#define STEPQ_SIB_NLL_RECALL "_nll_recall.h5"  // its nll run on the recall documents
+#define STEPQ_SIB_NLL_PROSE "_nll_prose.h5"    // and on prose
+#define STEPQ_SIBLING_SUFFIXES                                                                      \
+    {STEPQ_SIB_TABLE,  STEPQ_SIB_FIGURE,     STEPQ_SIB_FORMATS,  STEPQ_SIB_OCTILE, STEPQ_SIB_SAMPLES, \
+     STEPQ_SIB_RECALL, STEPQ_SIB_NLL_RECALL, STEPQ_SIB_NLL_PROSE}
 
 #endif

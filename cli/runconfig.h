@@ -44,5 +44,6 @@ int stepq_run_memory(const stepq_cfgfile* cf);
 int stepq_run_nll(const stepq_cfgfile* cf);
 int stepq_run_generate(const stepq_cfgfile* cf);
 int stepq_run_recall(const stepq_cfgfile* cf);
+int stepq_run_frontier(const stepq_cfgfile* cf);
 
 #endif

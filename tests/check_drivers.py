@@ -451,6 +451,104 @@ def check_recall():
               "recall: the table holds the accuracy per bucket")
 
 
+def layout_bits(name, K, V, plan):
+    """bits per element of a format's packed head, from layout.h's layouts written out here, the
+    widths of a mixed-width format from the plan's table (averaged over its heads)"""
+    def rows(widths):   # rows layout: FP16 scale + codes per row, a width-16 row whole in FP16
+        return sum(2 * V if b == 16 else 2 + V * b // 8 for b in widths)
+
+    def dual(widths, gdn):   # FP16 column factors unless every row is a pivot, then the rows
+        row = [2 * V if b == 16 else (V // 32 * 2 + V // 4) if (gdn and b == 2) else 2 + V * b // 8 for b in widths]
+        return (0 if all(b == 16 for b in widths) else 2 * V) + sum(row)
+    m = re.fullmatch(r"(int|dsq|space)(\d+)", name)
+    if name == "fp16":
+        return 16.0
+    if name == "nvfp4":   # FP32 head scale, then an E4M3 byte and 8 bytes of E2M1 per 16 values
+        return 8 * (4 + K * V // 16 * 9) / (K * V)
+    if m:
+        w = [int(m.group(2))] * K
+        return 8 * (rows(w) if m.group(1) == "int" else dual(w, plan.attrs["kind"] == "gdn")) / (K * V)
+    m = re.fullmatch(r"(time|stepquant)(\d+)", name)
+    table = plan[f"alloc/{m.group(1)}/budget{m.group(2)}"][()]   # [H, G]: G = 1 (GDN) or K (KDA)
+    per_head = []
+    for t in table:
+        w = [int(t[0])] * K if len(t) == 1 else [int(x) for x in t]
+        per_head.append(8 * (rows(w) if m.group(1) == "time" else dual(w, len(t) == 1)) / (K * V))
+    return float(np.mean(per_head))
+
+
+def pareto(bits, dmg):
+    """brute force: on the frontier where no other format has bits <= and damage <=, one strictly"""
+    n = len(bits)
+    return [int(not np.isnan(dmg[i]) and not any(j != i and not np.isnan(dmg[j]) and bits[j] <= bits[i] and dmg[j] <= dmg[i]
+                                                  and (bits[j] < bits[i] or dmg[j] < dmg[i]) for j in range(n)))
+            for i in range(n)]
+
+
+def check_frontier():
+    """bits from the layouts and the plan, the Pareto sets by brute force, every interval recomputed
+    from the three runs' files beside it"""
+    for tag, cfg in presets():
+        path = os.path.join(quick, "frontier", f"{tag}.h5")
+        png(path[:-3] + ".png")
+        plan = h5py.File(os.path.join(quick, "recall", f"plan_{tag}.h5"), "r")
+        with h5py.File(path, "r") as f, h5py.File(path[:-3] + "_nll_recall.h5", "r") as nr, \
+                h5py.File(path[:-3] + "_nll_prose.h5", "r") as npr, h5py.File(path[:-3] + "_recall.h5", "r") as rc:
+            described(f, f"frontier {tag}")
+            names = strings(f["formats"])
+            F, K, V = len(names), int(plan.attrs["K"]), int(plan.attrs["V"])
+            check(names == config_list(cfg, "formats"), f"frontier {tag}: the formats are the config's")
+            for other in (nr, npr, rc):
+                check(strings(other["formats"]) == names, f"frontier {tag}: {other.filename} ran the same formats")
+            want = [layout_bits(n, K, V, plan) for n in names]
+            check(close(f["bits"][()], want, rtol=1e-9), f"frontier {tag}: bits {np.round(f['bits'][()], 3)} against the layouts {np.round(want, 3)}")
+            check(strings(f["series"]) == [re.sub(r"\d+", "", n, count=1) for n in names], f"frontier {tag}: series")
+            for kind, src_f in (("recall", nr), ("prose", npr)):
+                ew, ex = src_f["extra_window"][()], src_f["extra"][()]
+                mc = [mean_ci(ew[:, k]) for k in range(F)]
+                lb = [mean_ci(ex[:, k, -1]) for k in range(F)]
+                check(close(f[f"window_{kind}_mean"][()], [x[0] for x in mc]) and
+                      close(f[f"window_{kind}_ci95"][()], [x[1] for x in mc], rtol=1e-4),
+                      f"frontier {tag}: the window's mean and CI over documents on {kind}")
+                check(close(f[f"last_bin_{kind}_mean"][()], [x[0] for x in lb]) and
+                      close(f[f"last_bin_{kind}_ci95"][()], [x[1] for x in lb], rtol=1e-4),
+                      f"frontier {tag}: the last bin's mean and CI on {kind}")
+                on = pareto(f["bits"][()], f[f"window_{kind}_mean"][()])
+                check(list(f[f"pareto_{kind}"][()]) == on and sum(on) >= 1,
+                      f"frontier {tag}: the Pareto set on {kind}: {[n for n, o in zip(names, on) if o]}")
+            exact = rc["exact"][()].astype(float)
+            dist, doc = rc["record_distance"][()], rc["record_document"][()]
+            R = f["distance_ranges"][()]
+            check(R.tolist() == [[1024, 2048], [2048, 4096], [4096, 8192]], f"frontier {tag}: ranges 1-2, 2-4, 4-8 KiB")
+            for g, (lo, hi) in enumerate(R):
+                docs = [d for d in sorted(set(doc)) if np.any((doc == d) & (dist >= lo) & (dist < hi))]
+                share = np.array([[exact[(doc == d) & (dist >= lo) & (dist < hi), k].mean() for k in range(1 + F)] for d in docs])
+                nat = mean_ci(share[:, 0]) if docs else (np.nan, np.nan)
+                dl = [mean_ci(share[:, 1 + k] - share[:, 0]) if docs else (np.nan, np.nan) for k in range(F)]
+                check(close(f["exact_native_mean"][g], nat[0]) and close(f["exact_native_ci95"][g], nat[1], rtol=1e-4) and
+                      close(f["exact_delta_mean"][:, g], [x[0] for x in dl]) and
+                      close(f["exact_delta_ci95"][:, g], [x[1] for x in dl], rtol=1e-4),
+                      f"frontier {tag}: answers at {lo}-{hi} bytes relative to native, over {len(docs)} documents")
+            sr = f["step_ratio"][()]
+            check(sr.shape == (F,) and np.all(np.isfinite(sr) & (sr > 0)), f"frontier {tag}: a step ratio per format")
+            gpu = os.path.join(work, "serving.h5")   # test_drivers.sh gives KDA's run a GPU file of its own
+            want = np.full(F, np.nan)
+            if tag == "kda":
+                with h5py.File(gpu, "r") as g:
+                    gn, sp = strings(g["formats"]), g["speedup_vs_fp32"][()]
+                    want = np.array([1 / sp[gn.index(n), 0, -1] if n in gn else np.nan for n in names])
+            check(close(f["serving_ratio"][()], want), f"frontier {tag}: the serving ratio, fused kernel at the largest pool")
+            blocks = open(path[:-3] + ".tsv").read().split("\n\n\n")
+            rows0 = [l.split("\t") for l in blocks[0].splitlines() if l and not l.startswith("#")]
+            check(len(blocks) == 3 and sorted(r[5] for r in rows0) == sorted(names), f"frontier {tag}: the table's formats")
+            for b, kind in ((1, "recall"), (2, "prose")):
+                pts = np.array([[float(x) for x in l.split()] for l in blocks[b].splitlines() if l and not l.startswith("#")])
+                on = f[f"pareto_{kind}"][()] == 1
+                check(len(pts) == on.sum() and close(np.sort(pts[:, 0]), np.sort(f["bits"][on]), rtol=1e-5),
+                      f"frontier {tag}: the table's frontier on {kind}")
+        plan.close()
+
+
 def check_regimes():
     for tag, cfg in presets():
         path = os.path.join(quick, "regimes", f"{tag}.h5")
@@ -473,7 +571,7 @@ def check_regimes():
             check(close(m, ratio.mean(axis=1)), f"regimes {tag}: ratio_mean over seeds")
 
 
-{"generate": check_generate, "nll": check_nll, "recall": check_recall, "memory": check_memory, "selfcorrect": check_selfcorrect, "halflife": check_halflife, "octile": check_octile,
+{"generate": check_generate, "nll": check_nll, "recall": check_recall, "frontier": check_frontier, "memory": check_memory, "selfcorrect": check_selfcorrect, "halflife": check_halflife, "octile": check_octile,
  "knobs": check_knobs, "robustness": check_robustness, "ablation": check_ablation, "regimes": check_regimes}[driver]()
 print(f"check_drivers {driver}: {checks - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -18,6 +18,20 @@ case "$driver" in
 memory) run "$src/experiments/memory.cfg" ;;
 generate) run "$src/experiments/generate_gdn.cfg" ;;
 recall) run "$src/experiments/recall_gdn.cfg" ;;
+frontier)
+    run "$src/experiments/frontier_gdn.cfg"
+    # KDA's beside a GPU run: a file laid out as `stepq bench-gpu` writes it, with speed-ups of our own
+    "$py" - "$dir/serving.h5" <<'PY' || exit 1
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    f["formats"] = np.array(["fp32", "int8", "int4", "nvfp4"], dtype=h5py.string_dtype())
+    f["modes"] = np.array(["fused", "split"], dtype=h5py.string_dtype())
+    f["B"] = np.array([32.0, 128.0])
+    f["speedup_vs_fp32"] = np.arange(1, 17, dtype=float).reshape(4, 2, 2) / 4
+PY
+    { cat "$src/experiments/frontier_kda.cfg"; echo "serving = \"$dir/serving.h5\";"; } >"$dir/frontier_kda.cfg"
+    run "$dir/frontier_kda.cfg"
+    ;;
 nll)
     run "$src/experiments/nll_gdn.cfg"
     run "$src/experiments/nll_kda.cfg"

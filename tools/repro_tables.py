@@ -11,6 +11,11 @@ they name: means over documents with 95% intervals (the drivers' extra_ci95, exa
 extra_nll_ci95; over the window a t-interval of the documents' extra_window). Nothing is computed
 here that a driver did not write but the window's interval and the records per position group.
 
+`--table frontier` prints the frontier configs' table (results/frontier/{gdn,kda}.h5): the formats on
+the frontier on recall documents or on prose and the paper's formats, each with its actual bits, step
+ratio, extra NLL over the window (95% interval over documents), its place (on the frontier, or below
+the frontier format that dominates it with the least damage) and its exact answers relative to native.
+
 `--table verdicts` prints instead the numbers the verdict rows and the bullets beside the tables
 quote, model by model: extra NLL per bin and over the window for every format (the nll and ablation
 rows), results/halflife/lm_recall_{gdn,kda}.h5's Spearman and quarter shares,
@@ -45,10 +50,16 @@ NEEDS = {
     "selfcorrect/recall_%s.h5": (("windows", "formats", "linear/ratio_pooled_mean", "linear/ratio_pooled_ci95",
                                   "linear/ratio_quartile"), ()),
     "nll/octile_recall_%s.h5": (("octile_orders", "octile_spearman", "octile_extra_mean"), ()),
+    "frontier/%s.h5": (("formats", "bits", "step_ratio", "window_recall_mean", "window_recall_ci95",
+                        "window_prose_mean", "window_prose_ci95", "pareto_recall", "pareto_prose",
+                        "exact_delta_mean", "exact_delta_ci95", "distance_ranges"), ()),
 }
 TABLES = {"nll": ["nll/recall_%s.h5"], "prose": ["nll/recall_%s_prose.h5"], "recall": ["recall/%s.h5"],
           "verdicts": ["nll/recall_%s.h5", "nll/recall_%s_prose.h5", "halflife/lm_recall_%s.h5",
-                       "selfcorrect/recall_%s.h5", "nll/octile_recall_%s.h5"]}
+                       "selfcorrect/recall_%s.h5", "nll/octile_recall_%s.h5"],
+          "frontier": ["frontier/%s.h5"]}
+# the formats the paper names, placed against the frontier by --table frontier
+PAPER = ["int8", "int6", "int4", "dsq6", "dsq4", "space6", "space4", "time6", "time4", "stepquant6", "stepquant4"]
 _open = {}  # path -> the open file, checked once
 
 # two-sided 95% quantiles of Student's t for 1 to 30 degrees of freedom
@@ -198,6 +209,36 @@ def recall(results):
             print()
 
 
+def placed(h, kind, j, fmts):
+    """'frontier', or the frontier format that dominates format j with the least damage"""
+    bits, dmg, on = h["bits"][()], h["window_%s_mean" % kind][()], h["pareto_" + kind][()]
+    if on[j]:
+        return "**frontier**"
+    dom = [k for k in range(len(fmts)) if on[k] and bits[k] <= bits[j] and dmg[k] <= dmg[j]]
+    k = min(dom, key=lambda k: dmg[k]) if dom else None
+    return "below %s" % fmts[k] if k is not None else "-"
+
+
+def frontier(results):
+    """per model: the formats on either frontier and the paper's, each placed against it"""
+    for model in ("gdn", "kda"):
+        h = open_one(results, "frontier/%s.h5", model)
+        fmts = names(h["formats"])
+        rows = [j for j, f in enumerate(fmts) if h["pareto_recall"][j] or h["pareto_prose"][j] or f in PAPER]
+        rows.sort(key=lambda j: (fmts[j] not in PAPER and 1, -h["bits"][j]))
+        rng = " / ".join("%d-%d" % (lo // 1024, hi // 1024) for lo, hi in h["distance_ranges"][()])
+        print("| %s | bits | step / fp32 | recall documents: extra NLL per byte | placed | prose: extra NLL per "
+              "byte | placed | exact answers minus native's at %s KiB |" % (model.upper(), rng))
+        print("|---" * 8 + "|")
+        for j in rows:
+            ex = " / ".join(pm(m, c, 2) for m, c in zip(h["exact_delta_mean"][j], h["exact_delta_ci95"][j]))
+            print("| %s | %.3f | %.2f | %s | %s | %s | %s | %s |" % (
+                fmts[j], h["bits"][j], h["step_ratio"][j], pm(h["window_recall_mean"][j], h["window_recall_ci95"][j], 4),
+                placed(h, "recall", j, fmts), pm(h["window_prose_mean"][j], h["window_prose_ci95"][j], 4),
+                placed(h, "prose", j, fmts), ex))
+        print()
+
+
 def verdicts(results):
     """the numbers the verdict rows and bullets quote, model by model, from the same files"""
     for model in ("gdn", "kda"):
@@ -234,17 +275,18 @@ def verdicts(results):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default="results", help="the results folder (default: results)")
-    ap.add_argument("--table", choices=["nll", "prose", "recall", "verdicts", "all"], default="all",
+    ap.add_argument("--table", choices=["nll", "prose", "recall", "verdicts", "frontier", "all"], default="all",
                     help="which to print; verdicts: the numbers the verdict rows and bullets quote "
-                         "(not a table; not in all)")
+                         "(not a table; not in all); frontier: the frontier configs' formats on their frontier "
+                         "and the paper's placed against it (not in all)")
     a = ap.parse_args()
     if not os.path.isdir(a.results):
         die("--results %s: no such directory" % a.results)
     tables = ["nll", "prose", "recall"] if a.table == "all" else [a.table]
     check_inputs(a.results, tables)
     try:
-        if a.table == "verdicts":
-            verdicts(a.results)
+        if a.table in ("verdicts", "frontier"):
+            (verdicts if a.table == "verdicts" else frontier)(a.results)
             return
         for name, fn in (("nll", nll_recall), ("prose", nll_prose), ("recall", recall)):
             if a.table in (name, "all"):
