@@ -609,12 +609,15 @@ int stepq_cmd_bench_gpu(int argc, char** argv) {
         puts("usage: stepq bench-gpu [--quick] [--out FILE.h5]\n\n"
              "The paper's serving step on the GPU (method 6.5): for B = 32 .. 512 requests of 48\n"
              "gdn-qwen-like heads of 128 x 128 whose packed states live in device memory, the time\n"
-             "per step of the FP32 baseline and of int8, int6, int4, stepquant6 and nvfp4 (fused\n"
-             "and split kernels), the bytes each moves, GB/s against the device copy bandwidth\n"
-             "measured in the same run, and each format's speedup over FP32; every kernel is first\n"
-             "checked against the CPU's step. A table on stdout and FILE.h5 (default\n"
-             "results/bench/bench_gpu.h5). --quick: B = 32, 128, 512, fewer repetitions. Needs\n"
-             "a CUDA device of compute capability 8.0 or newer and a build with nvcc.");
+             "per step of the FP32 baseline and of int8, int6, int4, stepquant6 and nvfp4 in the\n"
+             "block programs (fused and split) and of fp32, int8, int6 and int4 in the lane\n"
+             "kernels, the bytes a head-step moves, GB/s against the device copy bandwidth\n"
+             "measured in the same run, the speed ratio to FP32 in the same kernels, registers,\n"
+             "shared memory and blocks per multiprocessor, and whether the pool fits in L2; every\n"
+             "kernel is first checked against the CPU's step. A table on stdout and FILE.h5\n"
+             "(default results/bench/bench_gpu.h5). --quick: B = 32, 128, 256, 512, fewer\n"
+             "repetitions. Needs a CUDA device of compute capability 8.0 or newer and a build\n"
+             "with nvcc.");
         return 0;
     }
     stepq_opt opts[] = {{"--quick", OPT_FLAG, &quick, NULL, 0, 0, 0, NULL, 0},

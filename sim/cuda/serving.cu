@@ -8,6 +8,7 @@
 
 #include "backend.cuh"
 #include "blockprog.cuh"
+#include "lanes.h"
 
 extern "C" {
 #include "../../quant/plan.h"
@@ -109,6 +110,7 @@ struct stepq_serving {
     int baseline, mode, ns, emu, n, n_plans, K, V, R, n_gates;
     size_t stride;
     serve_args a[2];        // the launches of a step: [0] fused / fp32 / read, [1] write
+    lanes_args la;          // the launch of mode STEPQ_SERVE_LANES (lanes.h)
     size_t smem[2];
     uint8_t* P;
     float *in, *y, *u;
@@ -127,7 +129,8 @@ struct stepq_serving {
     cudaEvent_t ea, eb, t0, t1;
 };
 
-static int serve_shape_ok(const stepq_format* f, int K, int V) {
+static int serve_shape_ok(const stepq_format* f, int K, int V, int mode) {
+    if (mode == STEPQ_SERVE_LANES) return lanes_supports(f, K, V);
     const char* why = NULL;
     if (V % 8) why = "V a multiple of 8";
     else if (stepq_format_freeze_gated(f)) why = "no freeze gate (LeapQuant's tau > 0)";
@@ -224,6 +227,11 @@ static void serve_launches(stepq_serving* s) {
     // reads the same plans of its layer: from L2 after the first)
     const double in_b = 4.0 * s->R, y_b = 4.0 * V, plans = n_plans * ((double)K * 9 + sizeof(bp_meta));
     const double st = (double)s->stride;
+    if (s->mode == STEPQ_SERVE_LANES) {  // q, k, decay (K), v (V) and beta of the record
+        s->la = lanes_args{s->P, s->stride, s->in, s->R, s->y, s->status, 0.0f};
+        s->moved = n * (2 * st + 4.0 * (3 * K + V + 1) + y_b);
+        return;
+    }
     if (s->baseline) {
         serve_args_for(s, 0, ROLE_FP32);
         s->moved = n * (2 * st + in_b + y_b);
@@ -276,11 +284,11 @@ extern "C" int stepq_serving_create(stepq_serving** out, const stepq_format* f, 
         stepq_error("no CUDA device of compute capability 8.0 or newer is available");
         return STEPQ_ERR;
     }
-    if (serve_shape_ok(f, K, V) != STEPQ_OK) return STEPQ_ERR;
+    if (serve_shape_ok(f, K, V, mode) != STEPQ_OK) return STEPQ_ERR;
     stepq_serving* s = (stepq_serving*)callocCheck(1, sizeof *s);
     s->fmt = f;
     s->baseline = stepq_format_exact(f);
-    s->mode = s->baseline ? STEPQ_SERVE_FUSED : mode;
+    s->mode = s->baseline && mode != STEPQ_SERVE_LANES ? STEPQ_SERVE_FUSED : mode;
     s->ns = nsplit < 1 ? 1 : nsplit;
     s->emu = emu;
     s->n = n;
@@ -323,8 +331,35 @@ extern "C" void stepq_serving_free(stepq_serving* s) {
     free(s);
 }
 
+extern "C" int stepq_serving_lanes_take(const stepq_format* f, int K, int V) { return lanes_takes(f, K, V); }
 extern "C" size_t stepq_serving_stride(const stepq_serving* s) { return s->stride; }
 extern "C" double stepq_serving_bytes_moved(const stepq_serving* s) { return s->moved; }
+
+// the pool's first m heads <- packed (m, stride) in the CPU's layout (the lane kernels keep theirs)
+static void serve_put(stepq_serving* s, const uint8_t* packed, int m) {
+    const size_t bytes = (size_t)m * s->stride;
+    if (s->mode != STEPQ_SERVE_LANES) {
+        bk_h2d(s->emu, s->P, packed, bytes);
+        return;
+    }
+    uint8_t* L = (uint8_t*)callocCheck(bytes, 1);
+    for (int h = 0; h < m; h++) lanes_permute(L + (size_t)h * s->stride, packed + (size_t)h * s->stride, s->fmt, 1);
+    bk_h2d(s->emu, s->P, L, bytes);
+    free(L);
+}
+
+// packed (n, stride) <- the pool's heads in the CPU's layout
+static void serve_get(stepq_serving* s, uint8_t* packed) {
+    const size_t bytes = (size_t)s->n * s->stride;
+    if (s->mode != STEPQ_SERVE_LANES) {
+        bk_d2h(s->emu, packed, s->P, bytes);
+        return;
+    }
+    uint8_t* L = (uint8_t*)mallocCheck(bytes);
+    bk_d2h(s->emu, L, s->P, bytes);
+    for (int h = 0; h < s->n; h++) lanes_permute(packed + (size_t)h * s->stride, L + (size_t)h * s->stride, s->fmt, 0);
+    free(L);
+}
 
 extern "C" int stepq_serving_load(stepq_serving* s, const float* S) {
     const int K = s->K, V = s->V;
@@ -340,7 +375,7 @@ extern "C" int stepq_serving_load(stepq_serving* s, const float* S) {
         rc = stepq_encode(P + (size_t)h * s->stride, S + h * KV, s->fmt, &hp, work, K, V);
     }
     if (rc != STEPQ_OK) stepq_error("serving pool: a state to load is not finite");
-    else bk_h2d(s->emu, s->P, P, (size_t)s->n * s->stride);
+    else serve_put(s, P, s->n);
     free(P);
     free(work);
     return rc;
@@ -348,7 +383,7 @@ extern "C" int stepq_serving_load(stepq_serving* s, const float* S) {
 
 extern "C" int stepq_serving_upload(stepq_serving* s, const uint8_t* packed, int m) {
     stepq_assert(m >= 1 && m <= s->n && m % s->n_plans == 0);
-    bk_h2d(s->emu, s->P, packed, (size_t)m * s->stride);
+    serve_put(s, packed, m);
     // doubling copies of the first heads over the rest (device to device)
     for (size_t have = (size_t)m; have < (size_t)s->n;) {
         const size_t more = have < (size_t)s->n - have ? have : (size_t)s->n - have;
@@ -372,6 +407,7 @@ extern "C" int stepq_serving_set_inputs(stepq_serving* s, const float* q, const 
         rec[4 * K + V] = beta[h];
     }
     for (int k2 = 0; k2 < 2; k2++) s->a[k2].fscale = (float)scale;
+    s->la.fscale = (float)scale;
     if (!s->emu) {  // the previous step's kernels read the inputs (both streams)
         cudaCheck(cudaStreamSynchronize(s->sa));
         cudaCheck(cudaStreamSynchronize(s->sb));
@@ -381,6 +417,10 @@ extern "C" int stepq_serving_set_inputs(stepq_serving* s, const float* q, const 
 }
 
 extern "C" int stepq_serving_step(stepq_serving* s) {
+    if (s->mode == STEPQ_SERVE_LANES) {
+        lanes_launch(s->fmt, &s->la, s->n, s->sa, s->emu);
+        return STEPQ_OK;
+    }
     if (s->baseline || s->mode == STEPQ_SERVE_FUSED) {
         serve_launch(s, 0, s->sa);
         return STEPQ_OK;
@@ -409,7 +449,7 @@ extern "C" int stepq_serving_read(stepq_serving* s, float* y, uint8_t* packed) {
         if (st[h] != STEPQ_OK) bad = h;
     free(st);
     if (y) bk_d2h(s->emu, y, s->y, (size_t)s->n * s->V * 4);
-    if (packed) bk_d2h(s->emu, packed, s->P, (size_t)s->n * s->stride);
+    if (packed) serve_get(s, packed);
     if (bad >= 0) {
         stepq_error("serving pool (%s): head %d met a non-finite state", s->fmt->name, bad);
         return STEPQ_ERR;
@@ -429,6 +469,23 @@ extern "C" int stepq_serving_time(stepq_serving* s, int steps, double* ms_per_st
     cudaCheck(cudaEventElapsedTime(&ms, s->t0, s->t1));
     *ms_per_step = ms / steps;
     return STEPQ_OK;
+}
+
+extern "C" void stepq_serving_kernel(const stepq_serving* s, stepq_serving_kernel_info* out) {
+    cudaFuncAttributes at;
+    int blocks = 0;
+    if (s->mode == STEPQ_SERVE_LANES) {
+        lanes_attributes(s->fmt, &at, &blocks, s->emu);
+    } else if (s->emu) {
+        memset(&at, 0, sizeof at);
+    } else {
+        cudaCheck(cudaFuncGetAttributes(&at, (const void*)serve_kernel));
+        cudaCheck(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, (const void*)serve_kernel,
+                                                                STEPQ_CUDA_THREADS, s->smem[0]));
+    }
+    out->regs = at.numRegs;
+    out->smem = s->emu ? 0 : (long)(at.sharedSizeBytes + (s->mode == STEPQ_SERVE_LANES ? 0 : s->smem[0]));
+    out->blocks_per_sm = blocks;
 }
 
 // ---------------------------------------------------------------------------------------------

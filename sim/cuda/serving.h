@@ -14,6 +14,10 @@
 //           kernel 1 waits on kernel 2's event. Bytes: the packed head read twice, written once
 //           (what sim/kernels.c's read and write passes do on the CPU).
 //   fp32    the baseline: the float32 state read once and written once, same step.
+//   lanes   the kernels written lane by lane (lanes.h; fp32, int8, int6, int4 on 128 x 128
+//           heads): the state in registers, one kernel per format; method 6.5's contract, not
+//           the CPU's bits. The pool keeps their layout; load, upload and read take and give
+//           the CPU's.
 // Sums over the key rows: nsplit row groups per column (1 = the CPU's order, bit-equal to the
 // fused CPU step of sim/backend.h; more groups use more threads and meet method 6.5's rule).
 // LeapQuant's freeze gate is not supported here (it needs the previous state beside the new).
@@ -29,7 +33,7 @@
 extern "C" {
 #endif
 
-enum { STEPQ_SERVE_FUSED = 0, STEPQ_SERVE_SPLIT = 1 };
+enum { STEPQ_SERVE_FUSED = 0, STEPQ_SERVE_SPLIT = 1, STEPQ_SERVE_LANES = 2 };
 
 typedef struct stepq_serving stepq_serving;
 
@@ -42,6 +46,8 @@ typedef struct stepq_serving stepq_serving;
 int stepq_serving_create(stepq_serving** out, const stepq_format* f, const stepq_head_plan* hps,
                          int n_plans, int kind, int n, int K, int V, int mode, int nsplit, int where);
 void stepq_serving_free(stepq_serving* s);
+// 1 if mode STEPQ_SERVE_LANES takes format f on K x V heads (no message), else 0
+int stepq_serving_lanes_take(const stepq_format* f, int K, int V);
 
 // packed bytes per head in the pool (the largest head's, rounded up to 16)
 size_t stepq_serving_stride(const stepq_serving* s);
@@ -66,6 +72,14 @@ int stepq_serving_step(stepq_serving* s);
 int stepq_serving_read(stepq_serving* s, float* y, uint8_t* packed);
 // device only: the mean wall time of `steps` steps (CUDA events around them), ms
 int stepq_serving_time(stepq_serving* s, int steps, double* ms_per_step);
+// what bounds the step's (first) kernel on the device: registers a thread, shared memory a
+// block (static and dynamic), blocks a multiprocessor holds at once; the emulation: zeros
+typedef struct {
+    int regs;
+    long smem;
+    int blocks_per_sm;
+} stepq_serving_kernel_info;
+void stepq_serving_kernel(const stepq_serving* s, stepq_serving_kernel_info* out);
 
 // The kernels against the CPU's fused decode step (sim/backend.h, the default CPU backend): n heads,
 // head h with plan head h mod min(n, plan->H) (plan may be NULL for formats that need none),
@@ -83,10 +97,12 @@ int stepq_serving_check(stepq_serving_report* rep, const stepq_format* f, const 
 
 // The GPU benchmark (sim/cuda/bench_gpu.cu; the program stepq_bench_gpu): for B = 32 .. 512
 // requests of 48 gdn-qwen-like 128 x 128 heads, the time per step of the FP32 baseline and of
-// int8, int6, int4, stepquant6 and nvfp4 in the fused and split kernels, the bytes each moves,
-// their GB/s against the device-to-device copy bandwidth measured in the same run, and each
-// format's speedup over FP32; each format's kernels are first checked against the CPU.
-// out_h5 (may be NULL): the figures as HDF5; quick: B = 32, 128, 512 and fewer repetitions.
+// int8, int6, int4, stepquant6 and nvfp4 in the fused and split kernels and of fp32, int8, int6
+// and int4 in the lane kernels, the bytes a head-step moves, GB/s against the device-to-device
+// copy bandwidth measured in the same run, each format's speed ratio to FP32 in the same
+// kernels, registers, shared memory and blocks per multiprocessor, and whether the pool fits in
+// L2; each format's kernels are first checked against the CPU.
+// out_h5 (may be NULL): the figures as HDF5; quick: B = 32, 128, 256, 512 and fewer repetitions.
 // STEPQ_ERR (message) without a device.
 int stepq_bench_gpu(const char* out_h5, int quick);
 // Test hook: the same benchmark on the host emulation (engine.h), B = 1 and one step: its

@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # device_check.sh OUTDIR: every check of the CUDA fast path that needs a GPU, in one command,
-# for a machine with a lent GPU and a short time limit (6 minutes on an H200 with 16 cores, the
-# first time on the machine: the model adapters 4 of them, the build 1; every step has its own
-# limit, 16 minutes in all at worst):
-#   configure (Release, CUDA on, the device's own architecture unless STEPQ_CHECK_ARCHS says
-#   otherwise), build the CUDA targets, list the device, run the GPU parity test
-#   (test_cuda_parity), the GPU benchmark (stepq_bench_gpu --quick, which checks every timed
-#   kernel against the CPU first), then the CPU-side CUDA tests of the same build
-#   (test_cuda_numerics, test_cuda_emulate), and a propagation run through `--backend cuda`
-#   compared with the CPU's, and the model adapters' eval on the GPU against the CPU's
-#   (hf_parity.py; skipped where no python has torch with CUDA, transformers and fla).
-# Leaves in OUTDIR: configure.log build.log device.log numerics.log emulate.log parity.log
-# bench.log bench_gpu.h5 adapters.log (and hf/) summary.txt. Exit status: 0 when every step passed, 1 otherwise, 77
-# when there is no GPU (nothing that needs one ran).
+# for a machine with a lent GPU and a short time limit: at most STEPQ_CHECK_SECONDS (default 420,
+# 7 minutes) in all; each step runs within its own limit and within what is left of that budget,
+# a step that no longer fits is skipped and said so, and every step writes its log to OUTDIR as it
+# runs, so a run cut short still leaves what ran:
+#   configure (Release, CUDA on, sm_90 unless STEPQ_CHECK_ARCHS says otherwise: "native", "80;90"),
+#   build the CUDA targets first (all of them, before anything runs), list the device, run the
+#   GPU parity test (test_cuda_parity: the block programs against the CPU, the lane kernels
+#   against their host emulation byte for byte), the lane kernels' contract in the emulation
+#   (test_cuda_lanes), the GPU benchmark (stepq_bench_gpu --quick: the block programs and the lane
+#   kernels at 32, 128, 256 and 512 requests, each checked against the CPU first), then the
+#   CPU-side CUDA tests of the same build (test_cuda_numerics, test_cuda_emulate), a propagation
+#   run through `--backend cuda` compared with the CPU's, and, with the time left (about 4
+#   minutes needed), the model adapters' eval on the GPU against the CPU's (hf_parity.py; skipped
+#   where no python has torch with CUDA, transformers and fla).
+# Leaves in OUTDIR: configure.log build.log device.log parity.log lanes.log bench.log
+# bench_gpu.h5 numerics.log emulate.log backend.log adapters.log (and hf/) summary.txt, and
+# prints a summary of at most 30 lines (summary.txt: the steps, then the figures). Exit status: 0
+# when every step passed, 1 otherwise, 77 when there is no GPU (nothing that needs one ran).
 #   tests/gpu/device_check.sh /tmp/stepq-gpu          (from the repository root)
 #   STEPQ_CHECK_ARCHS="80;90" tests/gpu/device_check.sh OUT   (the default build's archs)
 #   STEPQ_CHECK_DEBS=DIR tests/gpu/device_check.sh OUT   (a machine with no network and without the
@@ -25,7 +30,9 @@ out=${1:?usage: tests/gpu/device_check.sh OUTDIR}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 build=${STEPQ_CHECK_BUILD:-$root/build/gpu-check}
-archs=${STEPQ_CHECK_ARCHS:-native}
+archs=${STEPQ_CHECK_ARCHS:-90}
+budget=${STEPQ_CHECK_SECONDS:-420}
+start=$(date +%s)
 jobs=$(nproc 2>/dev/null || echo 4)
 export CUDACXX=${CUDACXX:-/usr/local/cuda/bin/nvcc}
 export STEPQ_QUIET=1
@@ -33,11 +40,19 @@ summary="$out/summary.txt"
 : > "$summary"
 status=0
 
-# step NAME LOG TIMEOUT CMD...: runs CMD with a time limit, logs it, records the outcome
+# step NAME LOG TIMEOUT CMD...: runs CMD with a time limit (TIMEOUT, or what is left of the
+# budget less 10 s for the summary), logs it, records the outcome; 75 when no time is left
 step() {
-    local name=$1 log=$2 limit=$3 rc t0
+    local name=$1 log=$2 limit=$3 rc t0 left
     shift 3
     t0=$(date +%s)
+    left=$(( budget - (t0 - start) - 10 ))
+    if [ "$left" -lt 5 ]; then
+        printf '%-10s %-28s %4ss  (%s)\n' "$name" "SKIPPED: no time left" 0 "$log" | tee -a "$summary"
+        status=1
+        return 75
+    fi
+    [ "$left" -lt "$limit" ] && limit=$left
     timeout "$limit" "$@" > "$out/$log" 2>&1
     rc=$?
     local verdict=ok
@@ -68,7 +83,7 @@ missing=$(for p in cmake gcc libhdf5-dev libgsl-dev libconfig-dev pkg-config; do
 step configure configure.log 60 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSTEPQ_CUDA=ON \
     "-DCMAKE_CUDA_ARCHITECTURES=$archs" || { echo "configure failed: see $out/configure.log"; exit 1; }
 step build build.log 180 cmake --build "$build" -j "$jobs" --target stepq_cuda_query test_cuda_numerics \
-    test_cuda_emulate test_cuda_parity stepq_bench_gpu stepq stepq_shared || { echo "build failed: see $out/build.log"; exit 1; }
+    test_cuda_emulate test_cuda_lanes test_cuda_parity stepq_bench_gpu stepq stepq_shared || { echo "build failed: see $out/build.log"; exit 1; }
 step device device.log 30 "$build/sim/cuda/stepq_cuda_query"
 if [ $? -eq 77 ]; then
     echo "no CUDA device here: nothing that needs a GPU ran" | tee -a "$summary"
@@ -79,7 +94,8 @@ fi
 # 10 s, build 45 s, parity 9 s, bench 5 s, backend 1 s, numerics and emulate 1 s each, the
 # adapters about 4 minutes, most of it the first CUDA run of each model)
 step parity parity.log 90 "$build/tests/gpu/test_cuda_parity"
-step bench bench.log 90 "$build/sim/cuda/stepq_bench_gpu" --quick --out "$out/bench_gpu.h5"
+step lanes lanes.log 60 "$build/tests/gpu/test_cuda_lanes"
+step bench bench.log 120 "$build/sim/cuda/stepq_bench_gpu" --quick --out "$out/bench_gpu.h5"
 step numerics numerics.log 30 "$build/tests/gpu/test_cuda_numerics"
 step emulate emulate.log 60 "$build/tests/gpu/test_cuda_emulate"
 # a whole driver through the runner's cuda backend beside the cpu one (propagation, quick size;
@@ -99,6 +115,21 @@ PY
 # transformers and fla): the python first that has them, the project's test venv if built
 py=python3
 for p in "$root/build/venv/bin/python" "$root/tools/lm/.venv/bin/python"; do [ -x "$p" ] && py=$p && break; done
-step adapters adapters.log 330 env STEPQ_LIBRARY="$build/libstepq.so" "$py" "$root/tests/gpu/hf_parity.py" "$out/hf"
-echo "logs and bench_gpu.h5 in $out" | tee -a "$summary"
+if [ $(( budget - ($(date +%s) - start) )) -ge 250 ]; then
+    step adapters adapters.log 330 env STEPQ_LIBRARY="$build/libstepq.so" "$py" "$root/tests/gpu/hf_parity.py" "$out/hf"
+else
+    printf '%-10s %-28s %4ss  (%s)\n' adapters "SKIPPED: under 250 s left" 0 adapters.log | tee -a "$summary"
+fi
+# the figures: the device, the parity totals, the lane kernels' lines, the benchmark's lanes
+# rows and the fp32 rows of the block programs at 128 and 512 requests
+{
+    echo "figures ($(( $(date +%s) - start )) s in all):"
+    grep -m1 -o 'NVIDIA[^,]*' "$out/nvidia-smi.log" 2>/dev/null
+    grep -h 'checks,' "$out/parity.log" "$out/lanes.log" 2>/dev/null
+    grep -h 'the emulation$' "$out/parity.log" 2>/dev/null | grep -c 'equal byte for byte' | sed 's/$/ of 8 lane kernels: device = emulation/'
+    grep -h '^copy' "$out/bench.log" 2>/dev/null
+    awk '$1 ~ /^(128|512)$/ && ($3 == "lanes" || ($2 == "fp32" && $3 == "fused"))' "$out/bench.log" 2>/dev/null
+} >> "$summary"
+echo "logs and bench_gpu.h5 in $out"
+head -n 30 "$summary"
 exit $status

@@ -10,6 +10,9 @@
 //   3. Whole runs of every format on synthetic gdn-qwen-like and kda-kimi-like heads: each
 //      head's accumulated read-out error within 5% of the CPU's, the formats in the same order.
 //   4. The serving kernels (fused, split, FP32 baseline) against the CPU's fused step.
+//   5. The lane kernels (fp32, int8, int6, int4; GDN and KDA): the device's read-outs and stored
+//      bytes equal to the host emulation's, byte for byte, over 32 steps of 96 heads
+//      (test_cuda_lanes checks the emulation against the CPU under method 6.5's contract).
 // `test_cuda_parity --emulate` runs the same checks on the host emulation (slow: minutes; it
 // checks this test's own logic where there is no GPU).
 // The block programs keep the CPU's operations and their order, so the figures are expected to
@@ -208,6 +211,59 @@ static void serving(gsl_rng* r) {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// 5. the lane kernels: device = emulation
+
+static void lanes(gsl_rng* r) {
+    static const char* const names[] = {"fp32", "int8", "int6", "int4"};
+    const int K = 128, V = 128, n = 96, steps = 32;
+    const double scale = 1.0 / sqrt((double)K);
+    for (int kind = 0; kind < 2; kind++)
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            const stepq_format* f = stepq_format_find(names[i]);
+            const int G = stepq_kind_gates(kind, K);
+            stepq_head_plan hp;
+            uint8_t rows[128];
+            stepq_assert(stepq_head_plan_for(&hp, rows, f, NULL, 0, kind, K) == STEPQ_OK);
+            stepq_serving *d, *e;
+            int ok = stepq_serving_create(&d, f, &hp, 1, kind, n, K, V, STEPQ_SERVE_LANES, 1, where) == STEPQ_OK &&
+                     stepq_serving_create(&e, f, &hp, 1, kind, n, K, V, STEPQ_SERVE_LANES, 1, STEPQ_CUDA_EMULATE) == STEPQ_OK;
+            CHECK(ok, "lanes %s: no pool", f->name);
+            if (!ok) continue;
+            const size_t stride = stepq_serving_stride(d);
+            float* S = malloc(sizeof(float) * n * K * V);
+            for (int h = 0; h < n; h++) gt_state(S + (size_t)h * K * V, K, V, r);
+            stepq_serving_load(d, S);
+            stepq_serving_load(e, S);
+            float *q = malloc(sizeof(float) * n * K), *k = malloc(sizeof(float) * n * K);
+            float *v = malloc(sizeof(float) * n * V), *g = malloc(sizeof(float) * n * G), *beta = malloc(sizeof(float) * n);
+            float *yd = malloc(sizeof(float) * n * V), *ye = malloc(sizeof(float) * n * V);
+            uint8_t *Pd = malloc(n * stride), *Pe = malloc(n * stride);
+            int same = 1;
+            for (int t = 0; t < steps && same; t++) {
+                for (int h = 0; h < n; h++) {
+                    tu_unit(q + h * K, K, r);
+                    tu_unit(k + h * K, K, r);
+                    for (int j = 0; j < V; j++) v[h * V + j] = (float)gsl_ran_gaussian(r, 1.0);
+                    for (int c = 0; c < G; c++) g[h * G + c] = (float)(-0.2 * gsl_rng_uniform(r));
+                    beta[h] = (float)gsl_rng_uniform(r);
+                }
+                stepq_serving_set_inputs(d, q, k, v, g, beta, scale);
+                stepq_serving_set_inputs(e, q, k, v, g, beta, scale);
+                stepq_serving_step(d);
+                stepq_serving_step(e);
+                ok = stepq_serving_read(d, yd, Pd) == STEPQ_OK && stepq_serving_read(e, ye, Pe) == STEPQ_OK;
+                same = ok && !memcmp(yd, ye, sizeof(float) * n * V) && !memcmp(Pd, Pe, n * stride);
+                CHECK(same, "lanes %s %s step %d: the device differs from the emulation", f->name, stepq_kind_name(kind), t);
+            }
+            printf("lanes %-5s %s: %d steps x %d heads: device %s the emulation\n", f->name, stepq_kind_name(kind), steps, n,
+                   same ? "equal byte for byte to" : "DIFFERS from");
+            free(S); free(q); free(k); free(v); free(g); free(beta); free(yd); free(ye); free(Pd); free(Pe);
+            stepq_serving_free(d);
+            stepq_serving_free(e);
+        }
+}
+
 int main(int argc, char** argv) {
     if (argc > 1 && !strcmp(argv[1], "--emulate")) where = STEPQ_CUDA_EMULATE;
     else if (!stepq_cuda_available()) {
@@ -227,6 +283,7 @@ int main(int argc, char** argv) {
     whole_runs("gdn-qwen-like", r);
     whole_runs("kda-kimi-like", r);
     serving(r);
+    lanes(r);
     gsl_rng_free(r);
     return tu_finish("test_cuda_parity");
 }

@@ -1,0 +1,50 @@
+// lanes.h: the lane-by-lane serving kernels (sim/cuda/lanes.cu; method 6.5), as the serving
+// pool (serving.cu) drives them in its mode STEPQ_SERVE_LANES. C++ (CUDA) only: it names a
+// stream.
+//
+// One block of 256 threads per 128 x 128 head, the state in registers: warp w holds key rows
+// 16w .. 16w+15, lane l value columns 4l .. 4l+3 of each (64 floats a thread). One kernel per
+// format, specialised at compile time (a format trait: FP32, INT8, INT6, INT4). The packed
+// head in device memory is the lanes layout: the K FP16 row scales first (2 K bytes), then
+// per warp a tile of its 16 rows' codes in which lane l's pieces (the 4 codes of its columns
+// in each row, b/2 bytes, rows in order) are b/2 chunks of 16 bytes at (chunk * 32 + l) * 16:
+// the same bytes as the rows layout (quant/layout.h), permuted so that every load is a
+// 16-byte vector and every row of a tile 16-byte aligned. FP32 keeps the K x V floats.
+#ifndef STEPQ_CUDA_LANES_H
+#define STEPQ_CUDA_LANES_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+extern "C" {
+#include "../../quant/format.h"
+}
+
+// the one head shape the lane kernels take (the paper's)
+#define LANES_K 128
+#define LANES_V 128
+
+typedef struct {
+    uint8_t* P;         // (n, stride) the pool, lanes layout
+    size_t stride;
+    const float* in;    // (n, R) the step's inputs (prep.h's record: q, k, v, grad, decay, beta)
+    int R;
+    float* y;           // (n, V) read-outs
+    int* status;        // (n) STEPQ_OK, or STEPQ_ERR for a non-finite state (not stored)
+    float fscale;       // the read-out scale, as the float32 step forms it
+} lanes_args;
+
+// 1 if the lane kernels take format f on K x V heads, else 0
+int lanes_takes(const stepq_format* f, int K, int V);
+// STEPQ_OK if they do; else STEPQ_ERR with a message
+int lanes_supports(const stepq_format* f, int K, int V);
+// one step of n heads (emu: the host emulation, lockstep lane by lane)
+void lanes_launch(const stepq_format* f, const lanes_args* a, int n, cudaStream_t st, int emu);
+// one head's bytes between the rows layout (quant/layout.h) and the lanes layout: dst <- src,
+// to_lanes: rows -> lanes, else back (FP32: a copy)
+void lanes_permute(uint8_t* dst, const uint8_t* src, const stepq_format* f, int to_lanes);
+// the kernel's registers, shared memory and occupancy on the device (emu: zeros)
+void lanes_attributes(const stepq_format* f, cudaFuncAttributes* attr, int* blocks_per_sm, int emu);
+
+#endif

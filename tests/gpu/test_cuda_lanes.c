@@ -1,0 +1,400 @@
+// test_cuda_lanes: the lane-by-lane serving kernels (sim/cuda/lanes.cu) run in the host
+// emulation, lane by lane in lockstep (sim/cuda/lanes.cuh), against the CPU's decode step
+// (sim/protocol.h), under method 6.5's contract for them:
+//   - one step from the CPU's stored state: each read-out y_j within the float32 bound derived
+//     per column from the terms of its sums; the stored codes equal to the CPU's or one step
+//     apart, and then only where the CPU's quotient x / s lies within the step's reach of a
+//     rounding boundary; the FP16 scales equal, or one ulp apart where the row maximum's reach
+//     spans an FP16 rounding boundary; FP32's state within the bound of each element;
+//   - 256 steps run free: the read-out and state errors against a float32 reference, their
+//     means over 16 heads and each bin of 16 steps, within 2% of the CPU's in every bin (FP32,
+//     whose CPU error is 0: within 1e-5);
+//   - the checks can fail: one code moved a step away from a tie, one scale moved an ulp off a
+//     boundary, one read-out moved by 1e-4 of its size, each caught;
+//   - the layout permutation (rows <-> lanes) is a bijection: back and forth gives the bytes.
+// fp32, int8, int6, int4; GDN (one gate) and KDA (a gate per key row).
+#include <stdint.h>
+
+#include "../../quant/numerics.h"
+#include "../../sim/cuda/serving.h"
+#include "../../sim/protocol.h"
+#include "../../sim/recurrence.h"
+#include "../../sim/cuda/engine.h"
+#include "gputest.h"
+
+#define K 128
+#define V 128
+#define HEADS 16
+#define BIN 16  // steps of a bin of the error trajectories (the drivers' bins)
+#define U 5.9604644775390625e-8  // 2^-24, float32's unit roundoff
+
+static double gam(int n) { return n * U / (1 - n * U); }  // gamma_n (Higham, chapter 3)
+
+// the bound on the difference of two sums of the same 128 terms: the CPU's in row order
+// (127 additions deep) and the kernels' 8 groups of 16 added in order (15 + 7 deep)
+#define ORDER_BOUND (gam(K - 1) + gam(15 + 7))
+
+typedef struct {
+    const float *q, *k, *v, *decay;
+    float beta;
+    double scale;
+} step_in;
+
+// One step's contract (method 6.5) for head data: Xh the decoded state before the step (the
+// same on both sides), Xc the CPU's X_t, yc / yg the read-outs, Pc / Pg the stored bytes (CPU
+// layout); b the width (32: fp32). *Et (K*V) <- each element's bound. Returns the violations;
+// *why <- the first.
+static int contract(const float* Xh, const float* Xc, const float* yc, const float* yg, const uint8_t* Pc,
+                    const uint8_t* Pg, const step_in* in, int b, double* Et, char* why, size_t nwhy) {
+    int bad = 0;
+    double Eu[V], um[V];  // the bound on |Du_j|, and |u_j| + that
+    const float fs = (float)in->scale;
+    for (int j = 0; j < V; j++) {
+        double terms = 0, a = 0;
+        for (int i = 0; i < K; i++) {
+            const float xd = Xh[i * V + j] * in->decay[i];
+            terms += fabs((double)in->k[i] * xd);
+            a += (double)in->k[i] * xd;
+        }
+        const double Ea = ORDER_BOUND * terms;
+        Eu[j] = (1 + U) * (1 + U) * in->beta * Ea + 5 * U * (in->beta * fabs(in->v[j] - a) + Ea);
+        um[j] = in->beta * fabs(in->v[j] - a) + 2 * Eu[j];
+    }
+    for (int j = 0; j < V; j++) {
+        double Ey = 0, mag = 0;
+        for (int i = 0; i < K; i++) {
+            const double qs = fabs((double)(fs * in->q[i])), x = fabs((double)Xc[i * V + j]);
+            const double e = (1 + U) * (1 + U) * fabs(in->k[i]) * Eu[j] + 3 * U * (x + fabs(in->k[i]) * um[j]);
+            Et[i * V + j] = e;
+            Ey += qs * e;
+            mag += qs * (x + e);
+        }
+        Ey = Ey * (1 + U) + (ORDER_BOUND + 4 * U) * mag;
+        if (!(fabs((double)yg[j] - yc[j]) <= Ey)) {
+            if (!bad++) snprintf(why, nwhy, "y[%d] %.9g vs the CPU's %.9g: beyond the bound %.3g", j, yg[j], yc[j], Ey);
+        }
+    }
+    if (b == 32) {
+        for (int e = 0; e < K * V; e++) {
+            float g;
+            memcpy(&g, Pg + 4 * e, 4);
+            if (!(fabs((double)g - Xc[e]) <= Et[e]) && !bad++)
+                snprintf(why, nwhy, "X[%d] %.9g vs the CPU's %.9g: beyond the bound %.3g", e, g, Xc[e], Et[e]);
+        }
+        return bad;
+    }
+    const size_t row = STEPQ_ROW_BYTES(b, V);
+    const float qmax = (float)STEPQ_QMAX(b);
+    for (int i = 0; i < K; i++) {
+        uint16_t hc, hg;
+        memcpy(&hc, Pc + i * row, 2);
+        memcpy(&hg, Pg + i * row, 2);
+        double amax = 0, reach = 0;
+        for (int j = 0; j < V; j++) {
+            amax = fmax(amax, fabs((double)Xc[i * V + j]));
+            reach = fmax(reach, Et[i * V + j]);
+        }
+        // the scale rule (stepq_row_scale) at both ends of the row maximum's reach
+        const int boundary = stepq_row_scale((float)(amax - reach), qmax) != stepq_row_scale((float)(amax + reach), qmax);
+        if (hc != hg && !(boundary && abs((int)hc - (int)hg) == 1)) {
+            if (!bad++) snprintf(why, nwhy, "row %d: scale %#x vs the CPU's %#x (boundary within reach: %d)", i, hg, hc, boundary);
+            continue;
+        }
+        const double sc = stepq_f16_to_f32(hc), sg = stepq_f16_to_f32(hg);
+        const double rc = sc > 0 ? 1 / sc : 0, rg = sg > 0 ? 1 / sg : 0;
+        int8_t zc[V], zg[V];
+        stepq_unpack_codes(zc, Pc + i * row + 2, V, b);
+        stepq_unpack_codes(zg, Pg + i * row + 2, V, b);
+        for (int j = 0; j < V; j++) {
+            if (zc[j] == zg[j]) continue;
+            const double x = Xc[i * V + j], c = fmin(fmax(x * rc, -qmax), qmax);
+            const double tie = fabs(c - floor(c) - 0.5);  // distance to the nearest half-integer
+            const double moves = Et[i * V + j] * rg + fabs(x) * fabs(rg - rc) + 2 * U * (fabs(c) + 1);
+            if ((abs(zc[j] - zg[j]) != 1 || tie > moves) && !bad++)
+                snprintf(why, nwhy, "row %d col %d: code %d vs the CPU's %d, quotient %.9g (%.3g from a tie, reach %.3g)",
+                         i, j, zg[j], zc[j], c, tie, moves);
+        }
+    }
+    return bad;
+}
+
+typedef struct {
+    const stepq_format* f;
+    int kind, b;
+    stepq_serving* s;
+    stepq_qstate qs[HEADS];
+    size_t stride;
+    float *q, *k, *v, *g, *beta, *decay;   // (HEADS, .) a step's inputs
+    float *yg, *yc;                         // (HEADS, V)
+    uint8_t *Pg, *Pc;                       // (HEADS, stride)
+} rig;
+
+static void rig_open(rig* r, const stepq_format* f, int kind, gsl_rng* rng) {
+    memset(r, 0, sizeof *r);
+    r->f = f;
+    r->kind = kind;
+    r->b = stepq_format_exact(f) ? 32 : f->width;
+    stepq_head_plan hp;
+    uint8_t rows[K];
+    stepq_assert(stepq_head_plan_for(&hp, rows, f, NULL, 0, kind, K) == STEPQ_OK);
+    stepq_assert(stepq_serving_create(&r->s, f, &hp, 1, kind, HEADS, K, V, STEPQ_SERVE_LANES, 1, STEPQ_CUDA_EMULATE) == STEPQ_OK);
+    r->stride = stepq_serving_stride(r->s);
+    const int G = stepq_kind_gates(kind, K);
+    r->q = malloc(sizeof(float) * HEADS * K);
+    r->k = malloc(sizeof(float) * HEADS * K);
+    r->v = malloc(sizeof(float) * HEADS * V);
+    r->g = malloc(sizeof(float) * HEADS * G);
+    r->beta = malloc(sizeof(float) * HEADS);
+    r->decay = malloc(sizeof(float) * HEADS * K);
+    r->yg = malloc(sizeof(float) * HEADS * V);
+    r->yc = malloc(sizeof(float) * HEADS * V);
+    r->Pg = calloc(HEADS, r->stride);
+    r->Pc = calloc(HEADS, r->stride);
+    float* S = malloc(sizeof(float) * K * V);
+    for (int h = 0; h < HEADS; h++) {
+        gt_state(S, K, V, rng);
+        stepq_assert(stepq_qstate_init(&r->qs[h], f, NULL, 0, kind, K, V) == STEPQ_OK);
+        stepq_assert(stepq_qstate_load(&r->qs[h], S) == STEPQ_OK);
+    }
+    free(S);
+}
+
+static void rig_close(rig* r) {
+    stepq_serving_free(r->s);
+    for (int h = 0; h < HEADS; h++) stepq_qstate_free(&r->qs[h]);
+    void* p[] = {r->q, r->k, r->v, r->g, r->beta, r->decay, r->yg, r->yc, r->Pg, r->Pc};
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) free(p[i]);
+}
+
+// a step's inputs: unit q and k, Gaussian v with ridges, gates of half-lives 2 .. 200 steps
+// (KDA: spread over the rows), beta in [0.05, 0.95]
+static void rig_inputs(rig* r, gsl_rng* rng) {
+    const int G = stepq_kind_gates(r->kind, K);
+    for (int h = 0; h < HEADS; h++) {
+        tu_unit(r->q + h * K, K, rng);
+        tu_unit(r->k + h * K, K, rng);
+        for (int j = 0; j < V; j++) r->v[h * V + j] = (float)(gsl_ran_gaussian(rng, 1.0) * (j % 11 == 3 ? 8 : 1));
+        for (int i = 0; i < G; i++) r->g[h * G + i] = (float)(-M_LN2 / (2 + 198 * gsl_rng_uniform(rng)));
+        r->beta[h] = (float)(0.05 + 0.9 * gsl_rng_uniform(rng));
+        stepq_decays(r->decay + h * K, r->g + h * G, G, K);
+    }
+}
+
+// the kernels' step (pool) and the CPU's (X_t of each head into Xc (HEADS, K, V))
+static void rig_step(rig* r, float* Xc, float* work) {
+    const int G = stepq_kind_gates(r->kind, K);
+    const double scale = 1.0 / sqrt((double)K);
+    stepq_serving_set_inputs(r->s, r->q, r->k, r->v, r->g, r->beta, scale);
+    stepq_serving_step(r->s);
+    stepq_assert(stepq_serving_read(r->s, r->yg, r->Pg) == STEPQ_OK);
+    for (int h = 0; h < HEADS; h++) {
+        stepq_step_in in = {r->q + h * K, r->k + h * K, r->v + h * V, r->g + h * G, r->beta[h]};
+        stepq_assert(stepq_qstate_step_keep(&r->qs[h], r->yc + h * V, work, &in, scale, G, Xc + (size_t)h * K * V) == STEPQ_OK);
+        memcpy(r->Pc + h * r->stride, r->qs[h].packed, r->qs[h].bytes);
+    }
+}
+
+// the pool <- the CPU's stored states
+static void rig_sync(rig* r) {
+    for (int h = 0; h < HEADS; h++) memcpy(r->Pc + h * r->stride, r->qs[h].packed, r->qs[h].bytes);
+    stepq_serving_upload(r->s, r->Pc, HEADS);
+}
+
+// `steps` steps, each from the CPU's state: the contract on every head; then (once) that a
+// moved code, scale or read-out is caught
+static void one_step_contract(const stepq_format* f, int kind, int steps, gsl_rng* rng) {
+    rig r;
+    rig_open(&r, f, kind, rng);
+    float* Xh = malloc(sizeof(float) * K * V * HEADS);
+    float* Xc = malloc(sizeof(float) * K * V * HEADS);
+    float* work = malloc(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
+    double* Et = malloc(sizeof(double) * K * V);
+    char why[256] = "";
+    int violations = 0, differ = 0, codes_differ = 0, perturbed = 0;
+    double ymax = 0;
+    for (int t = 0; t < steps; t++) {
+        rig_inputs(&r, rng);
+        rig_sync(&r);
+        for (int h = 0; h < HEADS; h++) stepq_qstate_decode(&r.qs[h], Xh + (size_t)h * K * V);
+        rig_step(&r, Xc, work);
+        for (int h = 0; h < HEADS; h++) {
+            step_in in = {r.q + h * K, r.k + h * K, r.v + h * V, r.decay + h * K, r.beta[h], 1.0 / sqrt((double)K)};
+            const size_t o = (size_t)h * K * V;
+            uint8_t *Pc = r.Pc + h * r.stride, *Pg = r.Pg + h * r.stride;
+            float *yc = r.yc + h * V, *yg = r.yg + h * V;
+            violations += contract(Xh + o, Xc + o, yc, yg, Pc, Pg, &in, r.b, Et, why, sizeof why);
+            for (int j = 0; j < V; j++) ymax = fmax(ymax, fabs((double)yg[j] - yc[j]) / fmax(fabs(yc[j]), 1e-30));
+            for (size_t e = 0; e < r.qs[h].bytes; e++) differ += Pc[e] != Pg[e];
+            if (perturbed || t < steps - 1 || h) continue;
+            // the checks can fail: on the last step of head 0 (which passed), move one thing at
+            // a time in a copy of the kernels' output and see each caught
+            perturbed = 1;
+            uint8_t* P2 = malloc(r.stride);
+            float y2[V];
+            char w2[256];
+            memcpy(y2, yg, sizeof y2);
+            float ymag = 0;
+            for (int j = 0; j < V; j++) ymag = fmaxf(ymag, fabsf(yg[j]));
+            y2[7] = y2[7] + 1e-4f * ymag;
+            CHECK(contract(Xh + o, Xc + o, yc, y2, Pc, Pg, &in, r.b, Et, w2, sizeof w2) > 0,
+                  "%s %s: a read-out moved by 1e-4 of the largest passed the contract", f->name, stepq_kind_name(kind));
+            printf("  %s %s: a read-out moved by 1e-4 of the largest: %s\n", f->name, stepq_kind_name(kind), w2);
+            memcpy(P2, Pg, r.stride);
+            if (r.b == 32) {
+                float x;
+                memcpy(&x, P2 + 4 * 300, 4);
+                x = nextafterf(nextafterf(x, INFINITY), INFINITY) * 1.0001f;
+                memcpy(P2 + 4 * 300, &x, 4);
+                CHECK(contract(Xh + o, Xc + o, yc, yg, Pc, P2, &in, r.b, Et, w2, sizeof w2) > 0,
+                      "%s %s: a moved state element passed the contract", f->name, stepq_kind_name(kind));
+            } else {
+                const size_t row = STEPQ_ROW_BYTES(r.b, V);
+                // a code a step away from the CPU's where the quotient is far from a tie: row 9,
+                // the first column whose code is below qmax in magnitude
+                int8_t z[V];
+                stepq_unpack_codes(z, P2 + 9 * row + 2, V, r.b);
+                int j = 0;
+                while (abs(z[j]) >= STEPQ_QMAX(r.b) - 1) j++;
+                z[j] += 1;
+                stepq_pack_codes(P2 + 9 * row + 2, z, V, r.b);
+                CHECK(contract(Xh + o, Xc + o, yc, yg, Pc, P2, &in, r.b, Et, w2, sizeof w2) > 0,
+                      "%s %s: a code moved a step passed the contract", f->name, stepq_kind_name(kind));
+                printf("  %s %s: a code moved a step: %s\n", f->name, stepq_kind_name(kind), w2);
+                memcpy(P2, Pg, r.stride);
+                uint16_t hs;
+                memcpy(&hs, P2 + 9 * row, 2);
+                hs++;
+                memcpy(P2 + 9 * row, &hs, 2);
+                CHECK(contract(Xh + o, Xc + o, yc, yg, Pc, P2, &in, r.b, Et, w2, sizeof w2) > 0,
+                      "%s %s: a scale moved an ulp passed the contract", f->name, stepq_kind_name(kind));
+                printf("  %s %s: a scale moved an ulp: %s\n", f->name, stepq_kind_name(kind), w2);
+            }
+            free(P2);
+        }
+        if (r.b != 32)
+            for (int h = 0; h < HEADS; h++) {
+                const size_t row = STEPQ_ROW_BYTES(r.b, V);
+                for (int i = 0; i < K; i++) {
+                    int8_t zc[V], zg[V];
+                    stepq_unpack_codes(zc, r.Pc + h * r.stride + i * row + 2, V, r.b);
+                    stepq_unpack_codes(zg, r.Pg + h * r.stride + i * row + 2, V, r.b);
+                    for (int j = 0; j < V; j++) codes_differ += zc[j] != zg[j];
+                }
+            }
+    }
+    CHECK(violations == 0, "%s %s: %d violations of the contract in %d steps x %d heads; first: %s", f->name,
+          stepq_kind_name(kind), violations, steps, HEADS, why);
+    printf("%s %s: %d steps x %d heads from the CPU's state: %d violations; largest |dy|/|y| %.2g; "
+           "%d stored bytes and %d codes differ of %ld\n",
+           f->name, stepq_kind_name(kind), steps, HEADS, violations, ymax, differ, codes_differ,
+           (long)steps * HEADS * (long)r.qs[0].bytes);
+    free(Xh); free(Xc); free(work); free(Et);
+    rig_close(&r);
+}
+
+// ||a - b|| / ||b|| over n floats
+static double rel(const float* a, const float* b, size_t n) {
+    double d = 0, s = 0;
+    for (size_t i = 0; i < n; i++) {
+        d += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+        s += (double)b[i] * b[i];
+    }
+    return sqrt(d / s);
+}
+
+// `steps` steps run free beside a float32 reference: the mean over heads and over each bin of
+// BIN steps of the read-out and the stored state's errors, the kernels' against the CPU's
+static void trajectory(const stepq_format* f, int kind, int steps, gsl_rng* rng) {
+    rig r;
+    rig_open(&r, f, kind, rng);
+    rig_sync(&r);
+    const int G = stepq_kind_gates(kind, K);
+    const double scale = 1.0 / sqrt((double)K);
+    float* S = malloc(sizeof(float) * K * V * HEADS);   // the float32 reference
+    float* Xc = malloc(sizeof(float) * K * V * HEADS);
+    float* Xd = malloc(sizeof(float) * K * V);
+    float* work = malloc(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
+    float yr[V];
+    for (int h = 0; h < HEADS; h++) stepq_qstate_decode(&r.qs[h], S + (size_t)h * K * V);
+    const stepq_head_plan* hp = &r.qs[0].hp;
+    double worst = 0, gap = 0, ey[2] = {0, 0}, es[2] = {0, 0};
+    int worst_bin = -1, bad = 0;
+    for (int t = 0; t < steps; t++) {
+        rig_inputs(&r, rng);
+        rig_step(&r, Xc, work);
+        if (t % BIN == 0) ey[0] = ey[1] = es[0] = es[1] = 0;
+        for (int h = 0; h < HEADS; h++) {
+            float* Sh = S + (size_t)h * K * V;
+            stepq_step_f32(Sh, yr, work, r.q + h * K, r.k + h * K, r.v + h * V, r.g + h * G, r.beta[h], scale, G, K, V);
+            ey[0] += rel(r.yg + h * V, yr, V) / (HEADS * BIN);
+            ey[1] += rel(r.yc + h * V, yr, V) / (HEADS * BIN);
+            stepq_decode(Xd, r.Pg + h * r.stride, f, hp, K, V);
+            es[0] += rel(Xd, Sh, (size_t)K * V) / (HEADS * BIN);
+            stepq_decode(Xd, r.Pc + h * r.stride, f, hp, K, V);
+            es[1] += rel(Xd, Sh, (size_t)K * V) / (HEADS * BIN);
+        }
+        if (t % BIN != BIN - 1) continue;
+        // 2% of the CPU's error; FP32's CPU step is the reference's (error 0), so a float32
+        // floor of 1e-5 (the kernels' other order of sums, a few roundings a step)
+        for (int m = 0; m < 2; m++) {
+            const double a = m ? es[0] : ey[0], c = m ? es[1] : ey[1];
+            if (c > 0 && fabs(a - c) / c > worst) worst = fabs(a - c) / c, worst_bin = t / BIN;
+            gap = fmax(gap, fabs(a - c));
+            if (!(fabs(a - c) <= 0.02 * c + 1e-5) && !bad++)
+                fprintf(stderr, "%s %s bin %d: %s error %.6g vs the CPU's %.6g\n", f->name, stepq_kind_name(kind),
+                        t / BIN, m ? "state" : "read-out", a, c);
+        }
+        if (t == steps - 1)
+            printf("%s %s: %d steps free, %d heads: last bin's mean errors: read-out %.4g (CPU %.4g), state %.4g "
+                   "(CPU %.4g); largest gap %.2g, %.2g%% of the CPU's (bin %d of %d steps)\n", f->name,
+                   stepq_kind_name(kind), steps, HEADS, ey[0], ey[1], es[0], es[1], gap, 100 * worst, worst_bin, BIN);
+    }
+    CHECK(bad == 0, "%s %s: the error trajectories part by more than 2%%", f->name, stepq_kind_name(kind));
+    free(S); free(Xc); free(Xd); free(work);
+    rig_close(&r);
+}
+
+// rows -> lanes -> rows gives the bytes back, and rows -> lanes moves every byte (a bijection)
+static void layout_roundtrip(const stepq_format* f, gsl_rng* rng) {
+    stepq_head_plan hp;
+    uint8_t rows[K];
+    stepq_assert(stepq_head_plan_for(&hp, rows, f, NULL, 0, STEPQ_GDN, K) == STEPQ_OK);
+    stepq_serving* s;
+    stepq_assert(stepq_serving_create(&s, f, &hp, 1, STEPQ_GDN, 1, K, V, STEPQ_SERVE_LANES, 1, STEPQ_CUDA_EMULATE) == STEPQ_OK);
+    const size_t n = stepq_format_bytes(f, &hp, K, V), stride = stepq_serving_stride(s);
+    uint8_t *a = calloc(1, stride), *b = calloc(1, stride);
+    for (size_t i = 0; i < n; i++) a[i] = (uint8_t)gsl_rng_uniform_int(rng, 256);
+    stepq_serving_upload(s, a, 1);
+    stepq_serving_read(s, NULL, b);
+    CHECK(memcmp(a, b, n) == 0, "%s: the lanes layout does not give the rows layout back", f->name);
+    stepq_serving_free(s);
+    free(a);
+    free(b);
+}
+
+int main(void) {
+    gsl_rng* rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 67);
+    const char* names[] = {"fp32", "int8", "int6", "int4"};
+    for (int i = 0; i < 4; i++) {
+        const stepq_format* f = stepq_format_find(names[i]);
+        layout_roundtrip(f, rng);
+        for (int kind = STEPQ_GDN; kind <= STEPQ_KDA; kind++) {
+            one_step_contract(f, kind, 16, rng);
+            trajectory(f, kind, 256, rng);
+        }
+    }
+    // what the lane kernels refuse, by name
+    const stepq_format* nv = stepq_format_find("nvfp4");
+    stepq_head_plan hp;
+    uint8_t rows[K];
+    stepq_assert(stepq_head_plan_for(&hp, rows, nv, NULL, 0, STEPQ_GDN, K) == STEPQ_OK);
+    stepq_serving* s = NULL;
+    fprintf(stderr, "(two refusals expected next)\n");
+    CHECK(stepq_serving_create(&s, nv, &hp, 1, STEPQ_GDN, 1, K, V, STEPQ_SERVE_LANES, 1, STEPQ_CUDA_EMULATE) == STEPQ_ERR,
+          "the lane kernels took nvfp4");
+    CHECK(stepq_serving_create(&s, stepq_format_find("int8"), &hp, 1, STEPQ_GDN, 1, 64, V, STEPQ_SERVE_LANES, 1,
+                               STEPQ_CUDA_EMULATE) == STEPQ_ERR, "the lane kernels took a 64 x 128 head");
+    gsl_rng_free(rng);
+    return tu_finish("test_cuda_lanes");
+}
