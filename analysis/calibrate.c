@@ -547,6 +547,18 @@ int stepq_calib_settings_check(const stepq_calib_settings* s, const char* who) {
     return STEPQ_OK;
 }
 
+int stepq_calib_check_snapshots(const stepq_calib_settings* s, const char* who, int options, int shortest) {
+    // a snapshot is offered every snapshot_every steps of a segment (calib_step): none at all, and
+    // every distortion of the plan would be zero, its allocations chosen on nothing (method 4.1)
+    if (s->snapshot_every <= s->steps) return STEPQ_OK;
+    const char* every = options ? "--snapshot-every" : "snapshot_every";
+    stepq_error("%s: %s %lld is more than the %lld steps of each segment (%s): the calibration would take no state "
+                "snapshot and measure no distortion; give %s at most %lld (method 4.1)", who, every,
+                s->snapshot_every, s->steps, shortest ? "every step of the shortest trace" : options ? "--steps" : "steps",
+                every, s->steps);
+    return STEPQ_ERR;
+}
+
 void stepq_calib_build_free(stepq_calib_build* b) {
     for (int i = 0; b->c.segments && i < b->c.n_segments; i++) stepq_source_free(b->c.segments[i]);
     free(b->c.segments);
@@ -655,19 +667,9 @@ int stepq_calib_from_traces(stepq_calib_build* b, const char* const* paths, int 
         for (int i = 1; i < n; i++)
             if (b->c.segments[i]->T < set.steps) set.steps = b->c.segments[i]->T;
     }
-    rc = rc || stepq_calib_settings_check(&set, who);
-    // a snapshot is offered every snapshot_every steps of a segment (calib_step): none at all, and
-    // every distortion of the plan would be zero, its allocations chosen on nothing (method 4.1).
-    // The command line's who names its options (--snapshot-every), libstepq its fields.
-    if (!rc && set.snapshot_every > set.steps) {
-        const int cli = !strcmp(who, "calibrate");
-        stepq_error("%s: %s %lld is more than the %lld steps of each segment (%s): the calibration would take no "
-                    "state snapshot and measure no distortion; give %s at most %lld (method 4.1)", who,
-                    cli ? "--snapshot-every" : "snapshot_every", set.snapshot_every, set.steps,
-                    s->steps == 0 ? "every step of the shortest trace" : cli ? "--steps" : "steps",
-                    cli ? "--snapshot-every" : "snapshot_every", set.steps);
-        rc = STEPQ_ERR;
-    }
+    // the command line's who names its options (--snapshot-every), libstepq its fields
+    rc = rc || stepq_calib_settings_check(&set, who) ||
+         stepq_calib_check_snapshots(&set, who, !strcmp(who, "calibrate"), s->steps == 0);
     if (!rc) {
         trace_command(b, paths, n, normalize, &set, output);
         stepq_calib_finish(b, &set, text, STEPQ_CALIB_TEXT_MAX, output,

@@ -80,6 +80,13 @@ void stepq_calib_defaults(stepq_calib_settings* s);
 // steps 0 passes (a trace calibration's: every step of the shortest trace)
 int stepq_calib_settings_check(const stepq_calib_settings* s, const char* who);
 
+// STEPQ_ERR unless a segment of s->steps steps takes a state snapshot (one every
+// s->snapshot_every steps): a calibration that took none would write a plan of zero distortions.
+// Every front end calls it: who names the caller or a config's FILE:LINE; options: the settings
+// named as the command line's options (--snapshot-every, --steps), else as a config's keys and
+// libstepq's fields; shortest: steps is every step of the shortest trace (none was given).
+int stepq_calib_check_snapshots(const stepq_calib_settings* s, const char* who, int options, int shortest);
+
 // the most the text a calibration's key is taken of may hold (revision, segments, settings)
 #define STEPQ_CALIB_TEXT_MAX 16384
 

@@ -169,16 +169,18 @@ def test_refusals_before_any_work(traces, tmp_path, capsys):
     refused(capsys, cal + [three], r"segment 1 \(trace .*three.h5.*\) has 3 heads of 32 x 32, segment 0 2 of")
     refused(capsys, cal + [moved], r"segment 1 \(trace .*moved.h5.*\) labels head 0 \(layer 0, head 2\)")
     refused(capsys, cal + [b, "--steps", "60"], r"segment 1 \(trace .*b.h5.*\) is shorter than the 60 steps")
-    refused(capsys, cal + ["--gamma", "-1"], r"sq_calibrate: gamma -1 is outside \[0, 10\]")
-    refused(capsys, cal + ["--reservoir", "0"], r"sq_calibrate: reservoir 0 is outside \[1, ")
+    refused(capsys, cal + ["--gamma", "-1"], r"error: --gamma -1 is outside \[0, 10\]")
+    refused(capsys, cal + ["--reservoir", "0"], r"error: --reservoir 0 is outside \[1, ")
     refused(capsys, cal + ["--steps", "abc"], r"argument --steps: 'abc' is not a whole number")
     refused(capsys, ["calibrate", "--out", out], r"the following arguments are required: --trace")
     # a calibration that would take no state snapshot (its plan's distortions all zero), and a seed
     # past the C field's width (a traceback before), each refused naming the setting (issue 65 class 2)
-    refused(capsys, cal + ["--steps", "7"], r"sq_calibrate: snapshot_every 8 is more than the 7 steps of each segment "
-                                            r"\(steps\): the calibration would take no state snapshot")
-    refused(capsys, cal + ["--snapshot-every", "73"], r"snapshot_every 73 is more than the 72 steps of each segment "
-                                                      r"\(every step of the shortest trace\)")
+    # (named as the options the user sets: --snapshot-every, --steps, not libstepq's fields)
+    refused(capsys, cal + ["--steps", "7"], r"error: --snapshot-every 8 is more than the 7 steps of each segment "
+                                            r"\(--steps\): the calibration would take no state snapshot and measure "
+                                            r"no distortion; give --snapshot-every at most 7")
+    refused(capsys, cal + ["--snapshot-every", "73"], r"error: --snapshot-every 73 is more than the 72 steps of each "
+                                                      r"segment \(every step of the shortest trace\)")
     refused(capsys, cal + ["--seed", str(2**63)], r"argument --seed: 9223372036854775808 does not fit")
     assert not (tmp_path / "sub").exists()  # nothing made, not even its directory
     before = open(a, "rb").read()
