@@ -61,14 +61,14 @@ typedef struct {
     double scale;
 } inputs;
 
-static void record(inputs* in) {
+static void record(inputs* in, const stepq_backend* k) {
     stepq_assert(stepq_synth_record("gdn-qwen-like", 0, 5, T_STEPS, BK, BV, &in->q[0][0], &in->k[0][0],
-                                    &in->v[0][0], in->g, in->beta, in->S0, &in->scale) == STEPQ_OK);
+                                    &in->v[0][0], in->g, in->beta, in->S0, &in->scale, k) == STEPQ_OK);
 }
 
 static stepq_step_in step_of(const inputs* in, long t) {
     int s = (int)(t % T_STEPS);
-    stepq_step_in st = {in->q[s], in->k[s], in->v[s], &in->g[s], in->beta[s]};
+    stepq_step_in st = {.q = in->q[s], .k = in->k[s], .v = in->v[s], .g = &in->g[s], .beta = in->beta[s]};
     return st;
 }
 
@@ -291,7 +291,8 @@ static serve_time serve(const inputs* in, const stepq_format* f, const stepq_pla
 
 // wall seconds of one propagation of `heads` heads on `threads` threads (the runner's parallel
 // loop takes the default count, set here and put back)
-static double driver_seconds(const char* fmt_name, int heads, const stepq_plan* plan, int threads) {
+static double driver_seconds(const char* fmt_name, int heads, const stepq_plan* plan, int threads,
+                             const stepq_backend* k) {
     stepq_synth_params p;
     stepq_source* src;
     int layer = 0, hs[64];
@@ -300,7 +301,7 @@ static double driver_seconds(const char* fmt_name, int heads, const stepq_plan* 
                  stepq_synth_open(&src, &p, 0, 1, &layer, 1, hs, heads) == STEPQ_OK);
     const stepq_format* f = stepq_format_find(fmt_name);
     stepq_run_cfg rc = {.formats = &f, .n_formats = 1, .prefill = 2048, .decode = 6144, .bin = 64,
-                        .label = "bench driver", .plan = plan};
+                        .label = "bench driver", .plan = plan, .backend = k};
     stepq_run_out o;
 #ifdef _OPENMP
     const int t_was = omp_get_max_threads();
@@ -413,8 +414,9 @@ static int write_bench(const stepq_bench_cfg* c, const step_table* st, const ser
 static step_table time_steps(const inputs* in, const stepq_backend* k, const stepq_bench_isa* isa,
                              const stepq_plan* plan, const stepq_format* const* fmts, int F, int with_ref,
                              long n) {
-    step_table st = {mallocCheck(sizeof(char*) * (size_t)(N_BASE + F)), callocCheck((size_t)(N_BASE + F), sizeof(step_time)),
-                     callocCheck((size_t)(N_BASE + F), sizeof(step_time)), N_BASE + F};
+    step_table st = {.names = mallocCheck(sizeof(char*) * (size_t)(N_BASE + F)),
+                     .fast = callocCheck((size_t)(N_BASE + F), sizeof(step_time)),
+                     .ref = callocCheck((size_t)(N_BASE + F), sizeof(step_time)), .n = N_BASE + F};
     static const char* const base_names[N_BASE] = {"plain fp32 loop", "fp32 reference", "fp32 step"};
     // the repetitions go round every row in turn, so that a machine whose speed drifts (shared
     // cores, clock changes) moves every row's median alike and the ratios stay side by side
@@ -422,7 +424,8 @@ static step_table time_steps(const inputs* in, const stepq_backend* k, const ste
     step_reps* ref = callocCheck((size_t)st.n, sizeof(step_reps));
     for (int r = 0; r < REPS; r++)
         for (int i = 0; i < st.n; i++) {
-            step_job j = {in, i < N_BASE ? NULL : fmts[i - N_BASE], i, k, isa, plan};
+            step_job j = {.in = in, .fmt = i < N_BASE ? NULL : fmts[i - N_BASE], .variant = i, .k = k, .isa = isa,
+                          .plan = plan};
             st.names[i] = i < N_BASE ? base_names[i] : fmts[i - N_BASE]->name;
             time_once(&fast[i], r, &j, n);
             if (i >= N_BASE && with_ref) {
@@ -518,8 +521,8 @@ static serve_table serve_rows(const inputs* in, const stepq_plan* plan, const st
                               const machine* mc, int quick) {
     static const char* const fmts[] = {"fp32", "int8", "int6", "int4", "stepquant6", "nvfp4"};
     const int nf = 6, sizes = quick ? 1 : 2;
-    serve_table sv = {mallocCheck(sizeof(char*) * nf * sizes), mallocCheck(sizeof(serve_time) * nf * sizes),
-                      mallocCheck(sizeof(int) * nf * sizes), nf * sizes};
+    serve_table sv = {.names = mallocCheck(sizeof(char*) * nf * sizes), .t = mallocCheck(sizeof(serve_time) * nf * sizes),
+                      .heads = mallocCheck(sizeof(int) * nf * sizes), .n = nf * sizes};
     printf("\nserving: every head of a pool stepped once per token (wall time per head-step)\n");
     printf("%-12s %7s %9s %12s %12s %12s %10s %9s\n", "format", "heads", "MB", "ns 1 thread", "ns all",
            "bytes/step", "GB/s all", "/ copy");
@@ -543,13 +546,13 @@ static serve_table serve_rows(const inputs* in, const stepq_plan* plan, const st
 
 // drv <- the propagation driver's projected seconds: int6 and stepquant6 on all threads, then
 // the two on one thread
-static void driver_rows(double drv[4], const stepq_plan* plan, int quick) {
+static void driver_rows(double drv[4], const stepq_plan* plan, int quick, const stepq_backend* k) {
     const int dh = quick ? 2 : 8, T = threads_max();
     static const char* const fmts[] = {"int6", "stepquant6"};
     fflush(stdout);  // the table before the driver's progress lines on stderr
     for (int i = 0; i < 2; i++) {
-        drv[i] = driver_seconds(fmts[i], dh, plan, T) * 2304.0 / dh;
-        drv[2 + i] = T > 1 ? driver_seconds(fmts[i], dh, plan, 1) * 2304.0 / dh : drv[i];
+        drv[i] = driver_seconds(fmts[i], dh, plan, T, k) * 2304.0 / dh;
+        drv[2 + i] = T > 1 ? driver_seconds(fmts[i], dh, plan, 1, k) * 2304.0 / dh : drv[i];
     }
     printf("\ndriver: propagation of %d gdn-qwen-like heads, 2048 prefill + 6144 decode steps, "
            "projected to 2304 heads (wall):\n", dh);
@@ -564,12 +567,14 @@ static void driver_rows(double drv[4], const stepq_plan* plan, int quick) {
 // process CPU seconds of one replay of `trace` in f on one thread, written to `out` and removed:
 // the trace opened and read (every chunk checked), the float32 reference, the protocol from the
 // trace's S0 (no prefill), the measurement and the output file, as `stepq replay` does them
-static double replay_seconds(const char* trace, const char* out, const stepq_format* f, const stepq_plan* plan) {
+static double replay_seconds(const char* trace, const char* out, const stepq_format* f, const stepq_plan* plan,
+                             const stepq_backend* k) {
     stepq_source* src;
     double c0 = stepq_cpu_now();
     if (stepq_trace_open(&src, trace, 0) != STEPQ_OK) return NAN;
-    stepq_replay_cfg rc = {src, f, 0, stepq_format_needs_plan(f) ? plan : NULL, out,
-                           {"bench replay", NULL, "stepq bench", 0, src->desc}};
+    stepq_replay_cfg rc = {.src = src, .format = f, .prefill = 0, .plan = stepq_format_needs_plan(f) ? plan : NULL,
+                           .backend = k, .output = out,
+                           .prov = {.experiment = "bench replay", .config_path = NULL, .config_text = "stepq bench", .seed = 0, .source = src->desc}};
     int ok = stepq_replay(&rc) == STEPQ_OK;
     double t = stepq_cpu_now() - c0;
     stepq_source_free(src);
@@ -579,7 +584,7 @@ static double replay_seconds(const char* trace, const char* out, const stepq_for
 
 // a gdn-qwen-like trace of `heads` heads written to a temporary directory, replayed in each of
 // replay_formats REPS times (the formats in turn, as the step table's rows), on one thread
-static replay_table replay_rows(const stepq_plan* plan, int quick) {
+static replay_table replay_rows(const stepq_plan* plan, int quick, const stepq_backend* k) {
     replay_table rt = {.heads = quick ? 2 : 8, .steps = quick ? 1024 : 4096};
     for (int i = 0; i < N_REPLAY; i++) rt.cpu_ns[i] = NAN;
     const char* tmp = getenv("TMPDIR");
@@ -608,7 +613,7 @@ static replay_table replay_rows(const stepq_plan* plan, int quick) {
     fflush(stdout);  // the tables before the runs' progress lines on stderr
     for (int r = 0; r < REPS && ok; r++)
         for (int i = 0; i < N_REPLAY; i++)
-            t[i][r] = 1e9 * replay_seconds(trace, out, stepq_format_find(replay_formats[i]), plan) /
+            t[i][r] = 1e9 * replay_seconds(trace, out, stepq_format_find(replay_formats[i]), plan, k) /
                       ((double)rt.heads * rt.steps);
 #ifdef _OPENMP
     omp_set_num_threads(t_was);
@@ -637,9 +642,10 @@ static void print_replay(const replay_table* rt, const step_table* st) {
 }
 
 int stepq_bench(const stepq_bench_cfg* c) {
-    const stepq_backend* k = stepq_backend_default();
+    const stepq_backend* k = c->backend;
+    stepq_assert(k && k->write);  // a CPU backend, passed down
     inputs* in = mallocCheck(sizeof *in);
-    record(in);
+    record(in, k);
     stepq_plan plan;
     stepq_bench_plan(&plan, 8);
     const long n = c->quick ? 200 : 2000;
@@ -654,8 +660,8 @@ int stepq_bench(const stepq_bench_cfg* c) {
     serve_table sv = serve_rows(in, &plan, k, &mc, c->quick);
     bench_products(c->quick ? 5 : 21);
     double drv[4];
-    driver_rows(drv, &plan, c->quick);
-    replay_table rt = replay_rows(&plan, c->quick);
+    driver_rows(drv, &plan, c->quick, k);
+    replay_table rt = replay_rows(&plan, c->quick, k);
     print_replay(&rt, &st);
     int rc = c->output ? write_bench(c, &st, &sv, &mc, drv, &rt, k) : STEPQ_OK;
     free(st.names); free(st.fast); free(st.ref); free(sv.names); free(sv.t); free(sv.heads);
@@ -664,10 +670,11 @@ int stepq_bench(const stepq_bench_cfg* c) {
     return rc;
 }
 
-void stepq_bench_step_ratios(double* ratio, const stepq_format* const* fmts, int F, int quick) {
-    const stepq_backend* k = stepq_backend_default();
+void stepq_bench_step_ratios(double* ratio, const stepq_format* const* fmts, int F, int quick,
+                             const stepq_backend* k) {
+    stepq_assert(k);
     inputs* in = mallocCheck(sizeof *in);
-    record(in);
+    record(in, k);
     stepq_plan plan;
     stepq_bench_plan(&plan, 8);
     step_table st = time_steps(in, k, isa_for(k), &plan, fmts, F, 0, quick ? 200 : 2000);
@@ -680,7 +687,7 @@ void stepq_bench_step_ratios(double* ratio, const stepq_format* const* fmts, int
 // ---------------------------------------------------------------------------------------------
 // the generator against the update it feeds
 
-int stepq_bench_stream(const stepq_source* src, long steps, int repeats) {
+int stepq_bench_stream(const stepq_source* src, long steps, int repeats, const stepq_backend* be) {
     const int K = src->K, V = src->V, G = src->n_gates;
     float* q = mallocCheck(sizeof(float) * steps * K);
     float* k = mallocCheck(sizeof(float) * steps * K);
@@ -688,7 +695,7 @@ int stepq_bench_stream(const stepq_source* src, long steps, int repeats) {
     float* g = mallocCheck(sizeof(float) * steps * G);
     float* beta = mallocCheck(sizeof(float) * steps);
     stepq_runstate rs;
-    stepq_runstate_init(&rs, K, V, G);
+    stepq_runstate_init(&rs, be, K, V, G);
     double t_gen = 1e30, t_upd = 1e30, sink = 0;
     for (int rep = 0; rep < repeats; rep++) {  // best of repeats for each, measured in turn
         double tg = 0, tu = 0;
@@ -709,7 +716,7 @@ int stepq_bench_stream(const stepq_source* src, long steps, int repeats) {
             stepq_runstate_reset(&rs, NULL);
             t0 = stepq_now();
             for (long t = 0; t < steps; t++) {
-                stepq_step_in st = {q + t * K, k + t * K, v + t * V, g + t * G, beta[t]};
+                stepq_step_in st = {.q = q + t * K, .k = k + t * K, .v = v + t * V, .g = g + t * G, .beta = beta[t]};
                 stepq_runstate_step(&rs, &st, src->scale);
             }
             tu += stepq_now() - t0;

@@ -25,6 +25,7 @@ typedef struct {
     int quick;            // small sizes (the tests)
     const char* output;   // .h5, or NULL
     stepq_provenance prov;
+    const stepq_backend* backend;  // the CPU backend timed (the front end's: the default's kernels)
 } stepq_bench_cfg;
 
 int stepq_bench(const stepq_bench_cfg* cfg);
@@ -37,13 +38,14 @@ void stepq_bench_plan(stepq_plan* p, int n);
 // ratio (F) <- each format's full decode step over the float32 step (the step table's `/ fp32`:
 // thread CPU time, one thread, the active kernels, the rows timed in turn in the same run), on
 // the bench's head (one 128 x 128 gdn-qwen-like head) and plan (stepq_bench_plan). quick: the
-// bench's quick number of steps
-void stepq_bench_step_ratios(double* ratio, const stepq_format* const* fmts, int F, int quick);
+// bench's quick number of steps; k: the CPU backend whose kernels are timed (the front end's)
+void stepq_bench_step_ratios(double* ratio, const stepq_format* const* fmts, int F, int quick,
+                             const stepq_backend* k);
 
 // Generation of a source's steps against the float32 update they feed, on one thread:
 // for each head, `steps` steps generated (timed), then the same steps replayed through
-// stepq_step_f32 from memory (timed). Prints ns/step of each and generation / update.
-int stepq_bench_stream(const stepq_source* src, long steps, int repeats);
+// be's float32 step from memory (timed). Prints ns/step of each and generation / update.
+int stepq_bench_stream(const stepq_source* src, long steps, int repeats, const stepq_backend* be);
 
 // the median of x (n), sorting it in place (the mean of the middle two for an even n)
 double stepq_bench_median(double* x, int n);

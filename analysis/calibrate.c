@@ -34,7 +34,7 @@ static void row_errors(double* err, const float* X, const uint8_t* rows, const f
     // the two quantizers of the table's families: the dual-axis fit (method 4.2) and per-row
     // absmax (time-b), each at the widths of rows
     if (dual) {
-        stepq_head_plan hp = {p->kind, rows, w, (float)p->rho, p->refits};
+        stepq_head_plan hp = {.kind = p->kind, .bits = rows, .w = w, .rho = (float)p->rho, .refits = p->refits};
         stepq_assert(kn->dual_roundtrip(Xh, packed, X, &hp, 0, work, K, V) == STEPQ_OK);
     } else {
         stepq_assert(kn->rows_roundtrip(Xh, packed, X, rows, K, V) == STEPQ_OK);
@@ -64,8 +64,7 @@ static void row_errors(double* err, const float* X, const uint8_t* rows, const f
 // d (G, NW) of head h over n snapshots; pivot (K): rows kept out of the fit (NULL: none).
 // GDN: mean over (K,V) of w_i^2 err^2, one value per head; KDA: plain mean over V per row.
 static void head_distortions(double* d_dual, double* d_abs, const float* snaps, int n,
-                             const stepq_plan* p, int h, const uint8_t* pivot) {
-    const stepq_backend* kn = stepq_backend_default();
+                             const stepq_plan* p, int h, const uint8_t* pivot, const stepq_backend* kn) {
     const int K = p->K, V = p->V, G = p->G;
     const float* w = p->w + (size_t)h * K;
     float* work = mallocCheck(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
@@ -117,7 +116,7 @@ typedef struct {
     gsl_rng* rng;       // its reservoir sampling
     long seen;          // snapshots offered to the reservoir so far
     int live;           // the propagated error is still above 1e-12 in this segment
-    stepq_propagate_fn propagate;  // the default CPU backend's (sim/backend.h)
+    stepq_propagate_fn propagate;  // the calibration's backend's (sim/backend.h)
 } calib_scratch;
 
 static void* calib_thread_init(void* ctx, const stepq_view* v) {
@@ -134,7 +133,7 @@ static void* calib_thread_init(void* ctx, const stepq_view* v) {
     cs->kP = mallocCheck(sizeof(float) * 2 * K);
     cs->snaps = x->reservoirs ? NULL : mallocCheck(sizeof(float) * R * K * V);
     cs->rng = gsl_rng_alloc(gsl_rng_taus2);
-    cs->propagate = stepq_backend_default()->propagate;
+    cs->propagate = x->c->backend->propagate;
     return cs;
 }
 
@@ -209,7 +208,7 @@ static int calib_end_head(void* ctx, void* tls, const stepq_view* v) {
         p->R[hu] = G == 1 ? rall / K : cs->rl[u] / c->n_segments;
     }
     head_distortions(p->d_dual + (size_t)h * G * STEPQ_NW, p->d_abs + (size_t)h * G * STEPQ_NW,
-                     cs->res, n, p, h, NULL);
+                     cs->res, n, p, h, NULL, c->backend);
     return STEPQ_OK;
 }
 
@@ -234,7 +233,7 @@ static void redistort_kda(double* d, const uint8_t* pivot, void* ctx) {
             memcpy(dh, p->d_dual + (size_t)h * K * STEPQ_NW, sizeof(double) * K * STEPQ_NW);
             continue;
         }
-        head_distortions(dh, NULL, x->reservoirs + (size_t)h * R * K * V, x->n_snap[h], p, h, pv);
+        head_distortions(dh, NULL, x->reservoirs + (size_t)h * R * K * V, x->n_snap[h], p, h, pv, x->c->backend);
     }
     stepq_assert(stepq_split_end(&sp, STEPQ_OK, "calibrate: the pivot pass") == STEPQ_OK);
 }
@@ -461,8 +460,8 @@ static int measure_heads(calib_ctx* x, stepq_plan* p, const stepq_calib_cfg* c) 
                                 .on_step = calib_step, .end_head = calib_end_head};
     // an MPI run (base/ranks.h): the units are the heads, each through every segment (its
     // reservoir samples across them); a rank keeps the KDA snapshots of its own heads only
-    const stepq_headloop_cfg hc = {.prefill = c->steps, .decode = 0, .obs = &obs, .n_obs = 1, .progress = &pr,
-                                   .from_zero = 1, .split = 1};
+    const stepq_headloop_cfg hc = {.backend = c->backend, .prefill = c->steps, .decode = 0, .obs = &obs, .n_obs = 1,
+                                   .progress = &pr, .from_zero = 1, .split = 1};
     stepq_split sp;
     stepq_split_init(&sp);
     const size_t HG = (size_t)p->H * p->G, HK = (size_t)p->H * p->K;
@@ -480,6 +479,7 @@ static int measure_heads(calib_ctx* x, stepq_plan* p, const stepq_calib_cfg* c) 
 }
 
 int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
+    stepq_assert(c->backend);  // the front end's choice, passed down (sim/backend.h)
     if (check_segments(c) != STEPQ_OK) return STEPQ_ERR;
     stepq_plan p;
     new_plan(&p, c);
@@ -601,7 +601,8 @@ int stepq_calib_trace_segments(stepq_calib_build* b, const char* const* paths, i
 }
 
 void stepq_calib_finish(stepq_calib_build* b, const stepq_calib_settings* s, char* text, size_t text_n,
-                        const char* output, stepq_provenance prov) {
+                        const char* output, stepq_provenance prov, const stepq_backend* be) {
+    stepq_assert(be);  // the front end's choice, passed down (sim/backend.h)
     const stepq_source* s0 = b->c.segments[0];
     const int units = s0->n_heads * stepq_kind_units(s0->kind, s0->K);
     const double pfrac = s->pivot_fraction < 0 ? stepq_pivot_share(s0->kind) : s->pivot_fraction;
@@ -618,6 +619,7 @@ void stepq_calib_finish(stepq_calib_build* b, const stepq_calib_settings* s, cha
     b->c.damp_fraction = s->damp_fraction;
     b->c.seed = (uint64_t)s->seed;
     b->c.output = output;
+    b->c.backend = be;
     prov.source = b->desc;
     b->c.prov = prov;
     const size_t o = strlen(text);
@@ -652,7 +654,8 @@ static void trace_command(stepq_calib_build* b, const char* const* paths, int n,
 }
 
 int stepq_calib_from_traces(stepq_calib_build* b, const char* const* paths, int n, int normalize,
-                            const stepq_calib_settings* s, const char* output, const char* who) {
+                            const stepq_calib_settings* s, const char* output, const char* who,
+                            const stepq_backend* be) {
     memset(b, 0, sizeof *b);
     if (n < 1) {
         stepq_error("%s: no trace to calibrate on (give one or more trace files)", who);
@@ -674,7 +677,8 @@ int stepq_calib_from_traces(stepq_calib_build* b, const char* const* paths, int 
         trace_command(b, paths, n, normalize, &set, output);
         stepq_calib_finish(b, &set, text, STEPQ_CALIB_TEXT_MAX, output,
                            (stepq_provenance){.experiment = "calibrate", .config_text = b->command,
-                                              .seed = (uint64_t)set.seed});
+                                              .seed = (uint64_t)set.seed},
+                           be);
         rc = check_segments(&b->c);  // before any work: what stepq_calibrate would refuse later
     }
     free(text);

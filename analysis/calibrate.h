@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "../quant/plan.h"
+#include "../sim/backend.h"
 #include "../sim/stream.h"
 #include "output.h"
 
@@ -35,6 +36,9 @@ typedef struct {
     uint64_t seed;            // reservoir sampling
     const char* output;       // plan file, or NULL to keep the plan in memory only
     const char* key;          // what the plan was made from (stepq_plan.calibration_key), or NULL
+    // steps the native runs, propagates the lifetimes and measures the distortions: a CPU
+    // backend the front end chose (not part of the key)
+    const stepq_backend* backend;
     stepq_provenance prov;
     int quiet;                // 1: no progress and no notes on stderr (libstepq's sq_calibrate
                               // unless asked for them)
@@ -106,17 +110,18 @@ void stepq_calib_build_free(stepq_calib_build* b);
 int stepq_calib_trace_segments(stepq_calib_build* b, const char* const* paths, int n, int normalize, char* text,
                                size_t text_n);
 // Completes b once its segments are open: the settings (pivots from the pivot fraction, the
-// kind's share by default), desc, the key of text + the settings, output and provenance
-// (prov.source is set to desc here).
+// kind's share by default), desc, the key of text + the settings, output, provenance
+// (prov.source is set to desc here) and the backend be.
 void stepq_calib_finish(stepq_calib_build* b, const stepq_calib_settings* s, char* text, size_t text_n,
-                        const char* output, stepq_provenance prov);
+                        const char* output, stepq_provenance prov, const stepq_backend* be);
 // `stepq calibrate --trace A.h5 [B.h5 ...] --out output` and sq_calibrate: the segments of the
 // traces, checked as stepq_calibrate checks them before any work (one model, kind, shape, long
 // enough), the settings s checked (who names the caller: "calibrate", "sq_calibrate"); s->steps
 // 0: every step of the shortest trace. The plan's config is the equivalent command line with
-// every setting spelled out (b->command).
+// every setting spelled out (b->command). be: stepq_calib_cfg's backend.
 int stepq_calib_from_traces(stepq_calib_build* b, const char* const* paths, int n, int normalize,
-                            const stepq_calib_settings* s, const char* output, const char* who);
+                            const stepq_calib_settings* s, const char* output, const char* who,
+                            const stepq_backend* be);
 
 // The pivots and allocations of every scheme and budget from the statistics already in p
 // (l, L, M, d_dual, d_abs). d_dual_pivot: (H, G, NW) distortions recomputed with each head's

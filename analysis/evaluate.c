@@ -9,9 +9,9 @@
 
 int stepq_evaluate(double* pooled, int* diverged, const stepq_source* src,
                    const stepq_format* const* formats, int n_formats, const stepq_plan* plan,
-                   long prefill, long decode, const char* label) {
+                   long prefill, long decode, const char* label, const stepq_backend* be) {
     stepq_run_cfg rc = {.formats = (const stepq_format**)formats, .n_formats = n_formats, .prefill = prefill,
-                        .decode = decode, .bin = decode, .label = label, .plan = plan};
+                        .decode = decode, .bin = decode, .label = label, .plan = plan, .backend = be};
     stepq_run_out o;
     if (stepq_run_heads(&o, src, &rc) != STEPQ_OK) return STEPQ_ERR;
     for (int f = 0; f < n_formats; f++) {

@@ -87,7 +87,7 @@ void stepq_forced_forget(void) {
 // octile runs and a model not read from files
 static uint64_t key_of(const stepq_forced_set* s, const stepq_forced_spec* sp, uint64_t doc) {
     if (sp->rows || !s->model->xxh3) return 0;
-    const stepq_backend* be = s->backend ? s->backend : stepq_backend_default();
+    const stepq_backend* be = s->backend;
     const uint64_t plan = sp->fmt && stepq_format_needs_plan(sp->fmt) && sp->plan ? stepq_plan_encoding_xxh3(sp->plan) : 0;
     char buf[512];
     const int n = snprintf(buf, sizeof buf, "model=%016" PRIx64 " document=%016" PRIx64 " prefill=%ld format=%s plan=%016" PRIx64
@@ -112,7 +112,7 @@ static int argmax(const float* x, int n) {  // the first index among equal maxim
 static int prefill(const stepq_forced_set* s, int d, stepq_lm_seq* seq) {
     float* logits = mallocCheck(sizeof(float) * s->model->vocab);
     int rc = STEPQ_OK;
-    stepq_lm_seq_init(seq, s->model);
+    stepq_lm_seq_init(seq, s->model, s->backend);
     for (long t = 0; t < s->prefill && !rc; t++) {
         if (stepq_lm_step(seq, s->docs[d][t], logits, NULL) != STEPQ_OK) {
             stepq_error("%s: %s: the native prefill went non-finite", s->what, s->files[d]);
@@ -236,6 +236,7 @@ static int compute(const stepq_forced_set* s, const uint8_t* todo, stepq_progres
 
 int stepq_forced_run(stepq_forced_set* s) {
     const int D = s->D, R = s->R;
+    stepq_assert(s->backend);  // the front end's choice, passed down (sim/backend.h)
     s->N = 0;
     for (int d = 0; d < D; d++) {
         stepq_assert(s->steps[d] >= 0 && (s->steps[d] == 0 || s->prefill + s->steps[d] < s->len[d]));

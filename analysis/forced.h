@@ -36,7 +36,7 @@ typedef struct {
 typedef struct {
     const char* what;                // the driver, for messages and progress ("nll", "recall")
     const stepq_lm* model;
-    const stepq_backend* backend;    // steps the states in a format and the octile rows; NULL: the default
+    const stepq_backend* backend;    // steps the forward, the states in a format and the octile rows
     long prefill;                    // P
     int D, R;
     uint8_t* const* docs;            // (D) each document's bytes

@@ -70,7 +70,7 @@ static int generate_one(uint8_t* out, const stepq_generate_cfg* c, const uint8_t
                         const stepq_format* f, uint64_t seed) {
     const stepq_lm* m = c->model;
     stepq_lm_seq s;
-    stepq_lm_seq_init(&s, m);
+    stepq_lm_seq_init(&s, m, c->backend);
     float* logits = mallocCheck(sizeof(float) * m->vocab);
     int rc = STEPQ_OK;
     for (long t = 0; t < np && !rc; t++) rc = stepq_lm_step(&s, prompt[t], logits, NULL);
@@ -159,8 +159,8 @@ int stepq_generate(const stepq_generate_cfg* c) {
     int rc = STEPQ_OK;
     for (int p = 0; p < P && !rc; p++) rc = stepq_lm_read_text(&prompt[p], &np[p], c->prompts[p]);
     const size_t FPS = (size_t)F * P * S;
-    gen_out g = {callocCheck(FPS, sizeof(double)), callocCheck(FPS, sizeof(double)), callocCheck(FPS, sizeof(double)),
-                 callocCheck((size_t)F * P * c->length, 1)};
+    gen_out g = {.rep = callocCheck(FPS, sizeof(double)), .mean = callocCheck(FPS, sizeof(double)), .p90 = callocCheck(FPS, sizeof(double)),
+                 .text = callocCheck((size_t)F * P * c->length, 1)};
     // an MPI run (base/ranks.h): the units are the generations k, merged after the loop
     stepq_split sp;
     stepq_split_init(&sp);

@@ -26,7 +26,7 @@ typedef struct {
     const stepq_format* const* formats;  // (F)
     int n_formats;
     const stepq_plan* plan;
-    const stepq_backend* backend;  // steps the states in a format (sim/backend.h); NULL: the default
+    const stepq_backend* backend;  // steps the forward and the states in a format (sim/backend.h)
     long length;  // bytes generated
     int top_k;
     const char* output, *table, *samples;

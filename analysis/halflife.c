@@ -280,7 +280,8 @@ static void print_summary(const stepq_halflife_cfg* c, const hl_run* r, const do
 int stepq_halflife(double* sum, const stepq_halflife_cfg* c) {
     const stepq_source* s0 = c->srcs[0];
     hl_run r = {.c = c, .S = c->n_seeds, .H = s0->n_heads, .G = s0->n_gates, .U = stepq_kind_units(s0->kind, s0->K)};
-    const stepq_backend* be = c->backend ? c->backend : stepq_backend_default();
+    const stepq_backend* be = c->backend;
+    stepq_assert(be);  // the front end's choice, passed down (sim/backend.h)
     r.error_step = be->error_step ? be->error_step : stepq_error_step_f64;
     if (stepq_formats_fit(&c->format, 1, s0) != STEPQ_OK) return STEPQ_ERR;
     const stepq_slot slot = {.fmt = c->format, .proto = STEPQ_PROTO_NORMAL};

@@ -33,7 +33,7 @@ typedef struct {
     long prefill, decode;
     const char* output, *table;
     stepq_provenance prov;
-    const stepq_backend* backend;  // sim/headloop.h; NULL: the CPU
+    const stepq_backend* backend;  // sim/headloop.h, never NULL
 } stepq_halflife_cfg;
 
 // the per-seed summaries, also for the regime sweep

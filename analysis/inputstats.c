@@ -171,8 +171,8 @@ static int run_seed(seed_stats* st, const stepq_source* src, const stepq_inputst
     const stepq_observer obs = {.name = "inputstats", .ctx = &r, .thread_init = is_thread_init,
                                 .thread_free = is_thread_free, .init_head = is_init_head,
                                 .on_step = is_step, .end_head = is_end_head};
-    const stepq_headloop_cfg hc = {.prefill = c->steps, .decode = 0, .obs = &obs, .n_obs = 1, .progress = pr,
-                                   .split = 1, .unit0 = unit0};
+    const stepq_headloop_cfg hc = {.backend = c->backend, .prefill = c->steps, .decode = 0, .obs = &obs, .n_obs = 1,
+                                   .progress = pr, .split = 1, .unit0 = unit0};
     return stepq_headloop_run(src, &hc);
 }
 
@@ -223,8 +223,8 @@ static int measure(double* row, double* col, double* om, double* hl, double* pr,
     seed_stats* st = mallocCheck(sizeof(seed_stats) * S);
     int rc = STEPQ_OK;
     for (int si = 0; si < S && rc == STEPQ_OK; si++) {
-        st[si] = (seed_stats){H, NS, G, row + (size_t)si * H * NS, col + (size_t)si * H * NS,
-                              om + (size_t)si * H, hl + (size_t)si * H * G, pr + (size_t)si * H};
+        st[si] = (seed_stats){.H = H, .NS = NS, .G = G, .row = row + (size_t)si * H * NS, .col = col + (size_t)si * H * NS,
+                              .omega_ratio = om + (size_t)si * H, .unit_hl = hl + (size_t)si * H * G, .key_pr = pr + (size_t)si * H};
         rc = run_seed(&st[si], c->srcs[si], c, (long)si * H, &p);
     }
     rc = stepq_split_end(&sp, rc, "inputstats");

@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "../sim/backend.h"
 #include "../sim/stream.h"
 #include "output.h"
 
@@ -22,6 +23,7 @@ typedef struct {
     long steps, warmup, sample_every;
     const char* output;
     stepq_provenance prov;
+    const stepq_backend* backend;  // who steps the heads (sim/backend.h), never NULL
 } stepq_inputstats_cfg;
 
 // the per-seed summaries, also for the regime sweep

@@ -87,7 +87,7 @@ static int sweep(double* pooled, const stepq_knobs_cfg* c, const stepq_knob_swee
         } else {
             for (int s = 0; s < S; s++)
                 if (stepq_evaluate(out + (size_t)s * F, NULL, c->evals[s], c->formats, F, plan, c->prefill,
-                                   c->decode, "knobs") != STEPQ_OK)
+                                   c->decode, "knobs", c->backend) != STEPQ_OK)
                     return STEPQ_ERR;
         }
         memcpy(memo->pooled + (size_t)(memo->n - 1) * SF, out, sizeof(double) * SF);
@@ -122,8 +122,8 @@ int stepq_knobs(const stepq_knobs_cfg* c) {
     printf("knobs: %d evaluation seeds, %s\n", S, c->evals[0]->desc);
     int n_values = 0;
     for (int k = 0; k < c->n_sweeps; k++) n_values += c->sweeps[k].n;
-    knob_memo memo = {callocCheck((size_t)n_values, sizeof(stepq_calib_cfg)), callocCheck((size_t)n_values, sizeof(stepq_plan)),
-                      callocCheck((size_t)n_values * S * F, sizeof(double)), 0};
+    knob_memo memo = {.cfg = callocCheck((size_t)n_values, sizeof(stepq_calib_cfg)), .plan = callocCheck((size_t)n_values, sizeof(stepq_plan)),
+                      .pooled = callocCheck((size_t)n_values * S * F, sizeof(double)), .n = 0};
     for (int k = 0; k < c->n_sweeps && !rc; k++) {
         const stepq_knob_sweep* sw = &c->sweeps[k];
         const int V = sw->n;

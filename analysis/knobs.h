@@ -32,6 +32,7 @@ typedef struct {
     long prefill, decode;
     const char* output, *table;
     stepq_provenance prov;
+    const stepq_backend* backend;  // steps the evaluations (sim/backend.h), never NULL; base->backend calibrates
 } stepq_knobs_cfg;
 
 // STEPQ_ERR with a message for a knob name it does not know

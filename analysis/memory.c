@@ -24,9 +24,9 @@ int stepq_memory_paper_model(stepq_memory_model* m, const char* preset) {
     for (const char* const* n = stepq_synth_preset_names; *n; n++)
         if (!strcmp(*n, preset)) name = *n;
     const int gdn = p.kind == STEPQ_GDN;
-    *m = (stepq_memory_model){name, p.kind, p.layers, p.heads, p.K, p.V,
-                              gdn ? QWEN_CONV_MIB : 0.0, gdn ? QWEN_WEIGHTS_GB : 0.0,
-                              gdn ? QWEN_REQUESTS : KIMI_REQUESTS};
+    *m = (stepq_memory_model){.name = name, .kind = p.kind, .layers = p.layers, .heads = p.heads, .K = p.K, .V = p.V,
+                              .conv_mib = gdn ? QWEN_CONV_MIB : 0.0, .weights_gb = gdn ? QWEN_WEIGHTS_GB : 0.0,
+                              .requests = gdn ? QWEN_REQUESTS : KIMI_REQUESTS};
     return STEPQ_OK;
 }
 

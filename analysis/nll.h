@@ -33,7 +33,7 @@ typedef struct {
     const stepq_format* const* formats;  // (F)
     int n_formats;
     const stepq_plan* plan;  // for the calibrated formats (the model's (layer, head) pairs), or NULL
-    const stepq_backend* backend;  // steps the states in a format and the octile rows (sim/backend.h); NULL: the default
+    const stepq_backend* backend;  // steps the forward, the states in a format and the octile rows (sim/backend.h)
     int octile_width;        // > 0: the octile sweep at this width, 4, 6 or 8 (needs the plan's omega)
     long prefill, decode;
     int bin;

@@ -158,8 +158,8 @@ static int run_seed(oct_run* r, int s, const stepq_format* fmt, stepq_progress* 
     // an MPI run (base/ranks.h): seed s, head h is unit s H + h of both runs, whose owner ranks
     // the head's rows and then runs its decode
     const long unit0 = (long)s * r->H;
-    const stepq_headloop_cfg rc = {.prefill = c->calib_steps, .obs = &rank, .n_obs = 1, .from_zero = 1,
-                                   .split = 1, .unit0 = unit0};
+    const stepq_headloop_cfg rc = {.backend = c->backend, .prefill = c->calib_steps, .obs = &rank, .n_obs = 1,
+                                   .from_zero = 1, .split = 1, .unit0 = unit0};
     if (stepq_headloop_run(c->calib[s], &rc) != STEPQ_OK) return STEPQ_ERR;
     stepq_slot slots[N_RUNS];
     for (int k = 0; k < N_RUNS; k++)
@@ -169,7 +169,8 @@ static int run_seed(oct_run* r, int s, const stepq_format* fmt, stepq_progress* 
     const stepq_observer obs = {.name = "octile", .ctx = &o, .thread_init = oct_thread_init,
                                 .thread_free = oct_thread_free, .init_head = oct_init,
                                 .on_step = oct_step, .end_head = oct_end};
-    const stepq_headloop_cfg dc = {.slots = slots, .n_slots = N_RUNS, .prefill = c->prefill, .decode = c->decode,
+    const stepq_headloop_cfg dc = {.backend = c->backend, .slots = slots, .n_slots = N_RUNS, .prefill = c->prefill,
+                                   .decode = c->decode,
                                    .obs = &obs, .n_obs = 1, .progress = pr, .split = 1, .unit0 = unit0};
     return stepq_headloop_run(c->srcs[s], &dc);
 }
@@ -280,7 +281,7 @@ static int report(const stepq_octile_cfg* c, const oct_run* r) {
 
 int stepq_octile(const stepq_octile_cfg* c) {
     const stepq_source* s0 = c->srcs[0];
-    oct_run r = {c, c->n_seeds, s0->n_heads, NULL, NULL, NULL, NULL, NULL};
+    oct_run r = {.c = c, .S = c->n_seeds, .H = s0->n_heads, .acc = NULL, .ref = NULL, .omega = NULL, .mag = NULL, .group = NULL};
     if (s0->K % N_OCT || c->prefill + c->decode > s0->T || c->calib_steps > c->calib[0]->T) {
         stepq_error("octile needs K a multiple of 8 and streams long enough (%s)", s0->desc);
         return STEPQ_ERR;

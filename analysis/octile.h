@@ -14,6 +14,7 @@
 #ifndef STEPQ_OCTILE_H
 #define STEPQ_OCTILE_H
 
+#include "../sim/backend.h"
 #include "../sim/stream.h"
 #include "output.h"
 
@@ -26,6 +27,7 @@ typedef struct {
     int width;                      // code width of the octile's rows (4)
     const char* output, *table;
     stepq_provenance prov;
+    const stepq_backend* backend;  // who steps the heads (sim/backend.h), never NULL
 } stepq_octile_cfg;
 
 int stepq_octile(const stepq_octile_cfg* cfg);

@@ -301,9 +301,10 @@ static int journal_keep(void* ctx, int h, const stepq_run_out* o) {
 int stepq_propagation(const stepq_propagation_cfg* c) {
     const int S = c->n_seeds, F = c->n_formats;
     stepq_run_cfg rc = {.formats = c->formats, .n_formats = F, .prefill = c->prefill, .decode = c->decode,
-                        .bin = c->bin, .label = "propagation", .plan = c->plan, .backend = c->backend};
+                        .bin = c->bin, .label = "propagation", .plan = c->plan,
+                        .plan_any_model = c->plan_any_model, .backend = c->backend};
     journal_hooks jh = {.journal = NULL};
-    if (c->journal_key && !(c->backend && !c->backend->write)) {  // a backend of whole runs keeps none
+    if (c->journal_key && c->backend->write) {  // a backend of whole runs keeps none
         jh.journal = stepq_journal_open(c->output, c->journal_key, F, (c->decode + c->bin - 1) / c->bin,
                                         c->srcs[0]->n_heads, c->resume);
         if (!jh.journal) return STEPQ_ERR;

@@ -37,7 +37,8 @@ typedef struct {
     const char* journal_key;    // record completed heads in "<output>.journal" under this key (journal.h), or NULL
     int resume;                 // read back the heads of an interrupted run's journal
     stepq_provenance prov;
-    const stepq_backend* backend;  // sim/headloop.h; NULL: the CPU
+    const stepq_backend* backend;  // sim/headloop.h, never NULL
+    int plan_any_model;            // stepq_run_cfg's
 } stepq_propagation_cfg;
 
 int stepq_propagation(const stepq_propagation_cfg* cfg);

@@ -351,8 +351,8 @@ static void summarise(recall_stat* st, const recall_run* r, int by_pos, int G, i
 
 static void stat_alloc(recall_stat* st, int runs, int G) {
     const size_t n = (size_t)runs * G;
-    *st = (recall_stat){mallocCheck(sizeof(double) * n), mallocCheck(sizeof(double) * n),
-                        mallocCheck(sizeof(double) * n), mallocCheck(sizeof(double) * n)};
+    *st = (recall_stat){.mean = mallocCheck(sizeof(double) * n), .ci = mallocCheck(sizeof(double) * n),
+                        .ci_seeds = mallocCheck(sizeof(double) * n), .pooled = mallocCheck(sizeof(double) * n)};
 }
 
 static void stat_free(recall_stat* st) {

@@ -35,7 +35,7 @@ typedef struct {
     const stepq_format* const* formats;  // (F)
     int n_formats;
     const stepq_plan* plan;  // for the calibrated formats (the model's (layer, head) pairs), or NULL
-    const stepq_backend* backend;  // steps the states in a format (sim/backend.h); NULL: the default
+    const stepq_backend* backend;  // steps the forward and the states in a format (sim/backend.h)
     long prefill;            // the boundary: bytes read natively before the states go into a format
     long length;             // > 0: only the answers within each document's first `length` bytes
     const char* output, *table;

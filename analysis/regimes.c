@@ -24,14 +24,17 @@ static int one_point(regime_results* o, const stepq_regimes_cfg* c, int r) {
     stepq_source* const* ev = c->evals + (size_t)r * S;
     const long every = c->decode / 8 > 0 ? c->decode / 8 : 1;
     double* is = mallocCheck(sizeof(double) * IS_N_SUMMARY * S);  // (IS_N, S)
-    stepq_inputstats_cfg ic = {(stepq_source**)ev, c->seeds, S, c->prefill + c->decode, c->prefill, every,
-                               NULL, c->prov};
+    stepq_inputstats_cfg ic = {.srcs = (stepq_source**)ev, .seeds = c->seeds, .n_seeds = S,
+                               .steps = c->prefill + c->decode, .warmup = c->prefill, .sample_every = every,
+                               .output = NULL, .prov = c->prov, .backend = c->backend};
     int rc = stepq_inputstats(is, &ic);
     for (int s = 0; s < S && !rc; s++)
         for (int k = 0; k < IS_N_SUMMARY; k++)
             o->is[((size_t)r * S + s) * IS_N_SUMMARY + k] = is[(size_t)k * S + s];
     free(is);
-    stepq_halflife_cfg hc = {ev, c->seeds, S, c->halflife_format, c->prefill, c->decode, NULL, NULL, c->prov, NULL};
+    stepq_halflife_cfg hc = {.srcs = ev, .seeds = c->seeds, .n_seeds = S, .format = c->halflife_format,
+                             .prefill = c->prefill, .decode = c->decode, .output = NULL, .table = NULL, .prov = c->prov,
+                             .backend = c->backend};
     if (!rc) rc = stepq_halflife(o->hl + (size_t)r * S * HL_N_SUMMARY, &hc);
     stepq_calib_cfg cc = c->calib[r];
     cc.output = NULL;
@@ -41,7 +44,7 @@ static int one_point(regime_results* o, const stepq_regimes_cfg* c, int r) {
     if (rc) return STEPQ_ERR;
     for (int s = 0; s < S && !rc; s++) {
         double* p = o->pooled + ((size_t)r * S + s) * F;
-        rc = stepq_evaluate(p, NULL, ev[s], c->formats, F, &plan, c->prefill, c->decode, "regimes");
+        rc = stepq_evaluate(p, NULL, ev[s], c->formats, F, &plan, c->prefill, c->decode, "regimes", c->backend);
         for (int f = 0; f < F && !rc; f++) o->ratio[((size_t)r * S + s) * F + f] = p[f] / p[0];
     }
     stepq_plan_free(&plan);
@@ -168,9 +171,9 @@ int stepq_regimes(const stepq_regimes_cfg* c) {
                     c->halflife_format->name);
         return STEPQ_ERR;
     }
-    regime_results o = {mallocCheck(sizeof(double) * R * S * IS_N_SUMMARY),
-                        mallocCheck(sizeof(double) * R * S * HL_N_SUMMARY),
-                        mallocCheck(sizeof(double) * R * S * F), mallocCheck(sizeof(double) * R * S * F)};
+    regime_results o = {.is = mallocCheck(sizeof(double) * R * S * IS_N_SUMMARY),
+                        .hl = mallocCheck(sizeof(double) * R * S * HL_N_SUMMARY),
+                        .pooled = mallocCheck(sizeof(double) * R * S * F), .ratio = mallocCheck(sizeof(double) * R * S * F)};
     int rc = STEPQ_OK;
     for (int r = 0; r < R && !rc; r++) {
         fprintf(stderr, "regimes: point %d of %d, %s\n", r + 1, R, c->names[r]);

@@ -33,6 +33,9 @@ typedef struct {
     long prefill, decode;
     const char* output, *table;
     stepq_provenance prov;
+    // steps the statistics, half-lives and evaluations (sim/backend.h), never NULL;
+    // calib[r].backend calibrates
+    const stepq_backend* backend;
 } stepq_regimes_cfg;
 
 int stepq_regimes(const stepq_regimes_cfg* cfg);

@@ -149,12 +149,13 @@ int stepq_replay(const stepq_replay_cfg* c) {
         return STEPQ_ERR;
     hid_t f = h5u_create(c->output);
     if (f < 0) return STEPQ_ERR;
-    replay_sink sink = {-1, -1, -1, -1, 0, 0, 0, 0};
+    replay_sink sink = {.y = -1, .y_ref = -1, .S_final = -1, .S_ref_final = -1, .V = 0, .K = 0, .failed = 0, .err = 0};
     int rc = create_streams(&sink, f, c->src, T);
     const stepq_observer obs = {.name = "replay", .ctx = &sink, .thread_init = buf_init, .thread_free = buf_free,
                                 .init_head = buf_init_head, .on_step = buf_step, .end_head = buf_end_head};
     stepq_run_cfg rc_cfg = {.formats = fmts, .n_formats = 1, .prefill = c->prefill, .decode = T - c->prefill,
-                            .bin = 1, .label = "replay", .plan = c->plan, .extra = &obs, .n_extra = 1};
+                            .bin = 1, .label = "replay", .plan = c->plan, .plan_any_model = c->plan_any_model,
+                            .backend = c->backend, .extra = &obs, .n_extra = 1};
     stepq_run_out o;
     int ran = rc == STEPQ_OK && stepq_run_heads(&o, c->src, &rc_cfg) == STEPQ_OK;
     if (sink.failed) stepq_error("cannot write %s: %s; nothing was left there", c->output, h5u_reason(sink.err));

@@ -10,6 +10,7 @@
 #define STEPQ_REPLAY_H
 
 #include "../quant/format.h"
+#include "../sim/backend.h"
 #include "../sim/stream.h"
 #include "output.h"
 
@@ -18,6 +19,8 @@ typedef struct {
     const stepq_format* format;
     long prefill;             // native steps before the boundary state is encoded
     const stepq_plan* plan;   // for a calibrated format, or NULL
+    int plan_any_model;       // stepq_run_cfg's
+    const stepq_backend* backend;  // who steps the heads (sim/backend.h), never NULL
     const char* output;       // .h5
     stepq_provenance prov;
 } stepq_replay_cfg;

@@ -151,7 +151,7 @@ int stepq_robust(const stepq_robust_cfg* c) {
         for (int b = 0; b < R && !rc; b++)
             for (int s = 0; s < S && !rc; s++)
                 rc = stepq_evaluate(cross + (((size_t)a * R + b) * S + s) * F, NULL, c->evals[(size_t)b * S + s],
-                                    c->formats, F, &plans[a], c->prefill, c->decode, "robustness");
+                                    c->formats, F, &plans[a], c->prefill, c->decode, "robustness", c->backend);
     if (!rc) {
         rankings(sp, plans, R);
         double col[1024];

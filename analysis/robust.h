@@ -25,6 +25,7 @@ typedef struct {
     long prefill, decode;
     const char* output, *table;
     stepq_provenance prov;
+    const stepq_backend* backend;  // steps the evaluations (sim/backend.h), never NULL; calib[r].backend calibrates
 } stepq_robust_cfg;
 
 int stepq_robust(const stepq_robust_cfg* cfg);

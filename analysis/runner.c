@@ -6,7 +6,8 @@
 #include "../sim/backend.h"
 
 int stepq_run_heads(stepq_run_out* o, const stepq_source* src, const stepq_run_cfg* cfg) {
-    const stepq_backend* be = cfg->backend ? cfg->backend : stepq_backend_default();
+    const stepq_backend* be = cfg->backend;
+    stepq_assert(be);  // the front end's choice, passed down (sim/backend.h)
     if (!be->write) {  // a backend of whole runs only
         if (src->lockstep) {
             stepq_error("%s: backend %s reads each head through a cursor of its own; this source steps its "

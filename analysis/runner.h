@@ -15,7 +15,7 @@
 
 // STEPQ_ERR (message printed) if a format meets a non-finite state, the source is too short,
 // or a format needs a plan that is missing or made for another model shape. cfg->backend's whole
-// run (sim/backend.h; NULL: the default CPU backend): the CPU's is the head loop with measure()
+// run (sim/backend.h; never NULL): the CPU's is the head loop with measure()
 // as its observer (sim/run.c); the CUDA engine (sim/cuda/engine.h) fills the same figures, with
 // no done/keep hooks (a run on the GPU is not resumed) and no extra observers.
 int stepq_run_heads(stepq_run_out* out, const stepq_source* src, const stepq_run_cfg* cfg);

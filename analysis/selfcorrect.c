@@ -273,7 +273,7 @@ static void summary(const stepq_selfcorrect_cfg* c, const sc_run* r, const doubl
 }
 
 int stepq_selfcorrect(const stepq_selfcorrect_cfg* c) {
-    sc_run r = {c, NULL, NULL, c->n_seeds, c->n_formats, c->srcs[0]->n_heads, c->n_windows, 0};
+    sc_run r = {.c = c, .out = NULL, .hl = NULL, .S = c->n_seeds, .F = c->n_formats, .H = c->srcs[0]->n_heads, .W = c->n_windows, .s = 0};
     if (stepq_formats_fit(c->formats, c->n_formats, c->srcs[0]) != STEPQ_OK) return STEPQ_ERR;
     stepq_slot* slots = mallocCheck(sizeof(stepq_slot) * 2 * r.F);
     for (int f = 0; f < r.F; f++) {

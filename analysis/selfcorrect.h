@@ -38,7 +38,7 @@ typedef struct {
     const char* output;   // .h5
     const char* table;    // .tsv for the plot, or NULL
     stepq_provenance prov;
-    const stepq_backend* backend;  // sim/headloop.h; NULL: the CPU
+    const stepq_backend* backend;  // sim/headloop.h, never NULL
 } stepq_selfcorrect_cfg;
 
 int stepq_selfcorrect(const stepq_selfcorrect_cfg* cfg);

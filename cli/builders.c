@@ -25,10 +25,6 @@
 #include "../sim/trace.h"
 #include "options.h"
 
-long long stepq_threads_override = -1;
-
-const char* stepq_backend_override = NULL;
-
 const char* stepq_data_path(char* buf, size_t n, const char* path) {
     struct stat st;
     snprintf(buf, n, "%s", path);
@@ -41,10 +37,10 @@ const char* stepq_data_path(char* buf, size_t n, const char* path) {
 const stepq_backend* stepq_backend_from_cfg(const stepq_cfgfile* cf, int has_key) {
     const char* name = "cpu";
     if (has_key && cfg_str(cf, NULL, "backend", &name, 0, "cpu")) return NULL;
-    if (stepq_backend_override) name = stepq_backend_override;
+    if (cf->opts->backend) name = cf->opts->backend;
     if (!stepq_backend_find(name) && strcmp(name, "cuda")) {  // (cuda: named where not built in)
         const config_setting_t* s = config_lookup(&cf->cfg, "backend");
-        if (s && !stepq_backend_override)
+        if (s && !cf->opts->backend)
             stepq_error("%s:%d: backend '%s' is not one of %s", cfg_file_of(cf, s), config_setting_source_line(s),
                         name, STEPQ_BACKEND_NAMES);
         else
@@ -54,12 +50,12 @@ const stepq_backend* stepq_backend_from_cfg(const stepq_cfgfile* cf, int has_key
     return stepq_backend_named(name);
 }
 
-void stepq_set_threads(long long n) {
+void stepq_set_threads(long long option, long long n) {
 #ifdef _OPENMP
-    if (stepq_threads_override >= 0) n = stepq_threads_override;
+    if (option >= 0) n = option;
     if (n > 0) omp_set_num_threads((int)n);
 #else
-    (void)n;
+    (void)option, (void)n;
 #endif
 }
 
@@ -68,6 +64,10 @@ int stepq_prepare_output(const char* path) {
     if (stepq_inputs_check_ranks() != STEPQ_OK) return STEPQ_ERR;
     if (stepq_rank() != 0) return STEPQ_OK;  // rank 0 writes an MPI run's outputs (base/ranks.h)
     return stepq_output_prepare(path);
+}
+
+const stepq_backend* stepq_cpu_backend(const stepq_backend* run) {
+    return run->write ? run : stepq_backend_default();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -79,9 +79,10 @@ static const char* const keys_source_trace[] = {"type", "path", "normalize", NUL
 static const char* const keys_source_model[] = {"type", "path", "text", "offset", "length", NULL};
 
 // The language model at `dir` reading `length` bytes of `text` from `offset` (method 7): its
-// stream captured as a trace, one value head per (layer, head). desc (may be NULL) names it.
+// stream captured as a trace, one value head per (layer, head), its forward on the CPU backend
+// be. desc (may be NULL) names it.
 static int model_source(stepq_source** out, const char* dir, const char* text, long long offset,
-                        long long length, char* desc, size_t desc_n) {
+                        long long length, char* desc, size_t desc_n, const stepq_backend* be) {
     stepq_lm m;
     uint8_t* bytes;
     long n;
@@ -101,7 +102,7 @@ static int model_source(stepq_source** out, const char* dir, const char* text, l
     rc = rc || stepq_file_xxh3(&h, sub);
     if (!rc) {  // the forward stepped as the heads read it (a lockstep source): no capture
         const int kind = m.kind, layers = m.layers, heads = m.heads;
-        *out = stepq_lm_source(&m, bytes + offset, (long)length);
+        *out = stepq_lm_source(&m, bytes + offset, (long)length, be);
         snprintf((*out)->desc, sizeof (*out)->desc, "model %.120s (%s, %d x %d heads), xxh3 %016" PRIx64
                  ", on %.200s bytes [%lld, %lld)", dir, stepq_kind_name(kind), layers, heads, h, text, offset,
                  offset + length);
@@ -113,7 +114,7 @@ static int model_source(stepq_source** out, const char* dir, const char* text, l
 }
 
 static int model_from_cfg(stepq_source** out, const stepq_cfgfile* cf, const config_setting_t* g, char* desc,
-                          size_t desc_n) {
+                          size_t desc_n, const stepq_backend* be) {
     const char *path, *text;
     long long offset, length;
     if (cfg_check_keys(cf, g, keys_source_model) || cfg_str(cf, g, "path", &path, 1, NULL) ||
@@ -122,7 +123,7 @@ static int model_from_cfg(stepq_source** out, const stepq_cfgfile* cf, const con
         return STEPQ_ERR;
     char pb[4096], tb[4096];
     return model_source(out, stepq_data_path(pb, sizeof pb, path), stepq_data_path(tb, sizeof tb, text), offset,
-                        length, desc, desc_n);
+                        length, desc, desc_n, be);
 }
 
 // source.knobs = { key_ridge_gain = 8.0; ... }: overrides of the preset's generator knobs; k
@@ -203,7 +204,8 @@ static int synth_from_cfg(stepq_source** out, const stepq_cfgfile* cf, const con
 }
 
 int stepq_source_from_cfg(stepq_source** out, const stepq_cfgfile* cf, uint64_t seed,
-                          long long model, const config_setting_t* extra, char* desc, size_t desc_n) {
+                          long long model, const config_setting_t* extra, char* desc, size_t desc_n,
+                          const stepq_backend* be) {
     int err = 0;
     config_setting_t* g = cfg_group(cf, NULL, "source", 1, &err);
     const char* type;
@@ -213,7 +215,7 @@ int stepq_source_from_cfg(stepq_source** out, const stepq_cfgfile* cf, uint64_t 
         stepq_error("%s:%d: generator knobs need a synthetic source", cfg_file_of(cf, extra), config_setting_source_line(extra));
         return STEPQ_ERR;
     }
-    if (!strcmp(type, "model")) return model_from_cfg(out, cf, g, desc, desc_n);
+    if (!strcmp(type, "model")) return model_from_cfg(out, cf, g, desc, desc_n, stepq_cpu_backend(be));
     if (strcmp(type, "trace")) {
         stepq_error("%s:%d: source type '%s' is not \"synthetic\", \"trace\" or \"model\"", cfg_file_of(cf, config_setting_get_member(g, "type")),
                     config_setting_source_line(config_setting_get_member(g, "type")), type);
@@ -289,7 +291,8 @@ const char* const stepq_keys_calibrate[] = {
 // language model on each text (its first `steps` bytes); text gets what determines them
 static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const long long* seeds,
                              int ns, const char** traces, int nt, const char** texts, int nx, long long steps,
-                             int normalize, const config_setting_t* extra, char* text, size_t text_n) {
+                             int normalize, const config_setting_t* extra, char* text, size_t text_n,
+                             const stepq_backend* be) {
     if (nt) return stepq_calib_trace_segments(b, traces, nt, normalize, text, text_n);
     const int n = ns ? ns : nx;
     const char* model = NULL;
@@ -305,14 +308,14 @@ static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, cons
     for (int i = 0; i < n; i++) {
         char desc[2048];
         if (ns) {
-            if (stepq_source_from_cfg(&b->c.segments[i], cf, (uint64_t)seeds[i], -1, extra, desc, sizeof desc))
+            if (stepq_source_from_cfg(&b->c.segments[i], cf, (uint64_t)seeds[i], -1, extra, desc, sizeof desc, be))
                 return STEPQ_ERR;
             if (i == 0) o += (size_t)snprintf(text + o, text_n - o, "source: %s\nseeds:", desc);
             o += (size_t)snprintf(text + o, text_n - o, " %lld", seeds[i]);
         } else {
             char mb[4096], tb[4096];
             if (model_source(&b->c.segments[i], stepq_data_path(mb, sizeof mb, model),
-                             stepq_data_path(tb, sizeof tb, texts[i]), 0, steps, desc, sizeof desc))
+                             stepq_data_path(tb, sizeof tb, texts[i]), 0, steps, desc, sizeof desc, be))
                 return STEPQ_ERR;
             o += (size_t)snprintf(text + o, text_n - o, "segment: %s\n", desc);
         }
@@ -322,7 +325,7 @@ static int segments_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, cons
 }
 
 int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const config_setting_t* g,
-                         const char* output, const config_setting_t* extra) {
+                         const char* output, const config_setting_t* extra, const stepq_backend* be) {
     stepq_calib_settings set;
     long long* seeds = NULL;
     int ns = 0, nt = 0, nx = 0, normalize = 0;
@@ -358,12 +361,14 @@ int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const co
         stepq_error("%s: 'normalize' applies to calibration traces; this calibration runs the synthetic source", cf->path);
         rc = STEPQ_ERR;
     }
+    be = stepq_cpu_backend(be);
     rc = rc || segments_from_cfg(b, cf, seeds, ns, traces, nt, texts, nx, set.steps, normalize, extra, text,
-                                 sizeof text);
+                                 sizeof text, be);
     if (!rc)
         stepq_calib_finish(b, &set, text, sizeof text, output,
                            (stepq_provenance){.experiment = "calibrate", .config_path = cf->path,
-                                              .config_text = cf->text, .seed = (uint64_t)set.seed});
+                                              .config_text = cf->text, .seed = (uint64_t)set.seed},
+                           be);
     free(seeds);
     free(traces);
     free(texts);

@@ -29,7 +29,8 @@
 #define STEPS_MAX ((double)(1LL << 40))
 
 // the --threads row every long-running command has
-#define THREADS_OPT(dest) {"--threads", OPT_INT, (dest), NULL, 0, STEPQ_THREADS_MAX, 0, "N", 0}
+#define THREADS_OPT(to) \
+    {.name = "--threads", .type = OPT_INT, .dest = (to), .lo = 0, .hi = STEPQ_THREADS_MAX, .meta = "N"}
 
 // the names of the formats that need a plan, for help texts
 static void planned_names(char* buf, size_t n) {
@@ -55,15 +56,16 @@ static int read_plan(stepq_plan** pp, stepq_plan* plan, const char* path) {
 // `run CONFIG.cfg [--threads N]` and `calibrate CONFIG.cfg [--threads N]`
 static int config_command(int argc, char** argv, const char* only) {
     const char* path = NULL;
-    int quick = 0, resume = 0;
-    stepq_opt opts[] = {THREADS_OPT(&stepq_threads_override),
-                        {"--quick", OPT_FLAG, &quick, NULL, 0, 0, 0, NULL, 0},
-                        {"--resume", OPT_FLAG, &resume, NULL, 0, 0, 0, NULL, 0},
-                        {"--backend", OPT_STR, &stepq_backend_override, NULL, 0, 0, 0, "cpu (the default instruction set), reference, x86-64-v2, avx2, avx512 or cuda", 0},
-                        {"--plan-any-model", OPT_FLAG, &stepq_plan_any_model, NULL, 0, 0, 0, NULL, 0},
-                        {0}};
+    stepq_run_opts o = {.threads = -1};
+    stepq_opt opts[] = {THREADS_OPT(&o.threads),
+                        {.name = "--quick", .type = OPT_FLAG, .dest = &o.quick},
+                        {.name = "--resume", .type = OPT_FLAG, .dest = &o.resume},
+                        {.name = "--backend", .type = OPT_STR, .dest = &o.backend,
+                         .meta = "cpu (the default instruction set), reference, x86-64-v2, avx2, avx512 or cuda"},
+                        {.name = "--plan-any-model", .type = OPT_FLAG, .dest = &o.plan_any_model},
+                        {.name = NULL}};
     if (stepq_parse_options(argc, argv, opts, &path, 1, 1)) return 2;
-    return stepq_run_config(path, only, quick, resume);
+    return stepq_run_config(path, only, &o);
 }
 
 // Commands without units to split over the ranks of an MPI run (method 6.12) refuse to run under
@@ -181,15 +183,16 @@ static int calibrate_traces(int argc, char** argv) {
         n++;
     }
     opts[n++] = (stepq_opt){.name = "--normalize", .type = OPT_FLAG, .dest = &normalize};
-    opts[n++] = (stepq_opt)THREADS_OPT(&stepq_threads_override);
+    long long threads = -1;
+    opts[n++] = (stepq_opt)THREADS_OPT(&threads);
     opts[n] = (stepq_opt){.name = NULL};
     if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) {
         free(traces);
         return 2;
     }
-    stepq_set_threads(0);
+    stepq_set_threads(threads, 0);
     stepq_calib_build b;
-    int rc = stepq_calib_from_traces(&b, traces, nt, normalize, &set, out, "calibrate");
+    int rc = stepq_calib_from_traces(&b, traces, nt, normalize, &set, out, "calibrate", stepq_backend_default());
     if (rc == STEPQ_OK) {
         rc = stepq_prepare_output(out) || stepq_calibrate(NULL, &b.c);
         if (!rc) printf("wrote plan %s (%d heads, %d segments of %ld steps, %d pivot units)\n", out,
@@ -251,21 +254,21 @@ static int replay_help(void) {
 
 int stepq_cmd_replay(int argc, char** argv) {
     const char *in = NULL, *fmt_name = NULL, *out = NULL, *plan_path = NULL;
-    long long prefill = 0;
-    int normalize = 0;
+    long long prefill = 0, threads = -1;
+    int normalize = 0, any_model = 0;
     if (stepq_wants_help(argc, argv)) return replay_help();
     stepq_opt opts[] = {
-        {"--trace", OPT_STR, &in, NULL, 0, 0, 1, "a trace file IN.h5", 0},
-        {"--format", OPT_STR, &fmt_name, NULL, 0, 0, 1, "a format name (see `stepq formats`)", 0},
-        {"--out", OPT_STR, &out, NULL, 0, 0, 1, "the output file OUT.h5", 0},
-        {"--prefill", OPT_INT, &prefill, NULL, 0, STEPS_MAX, 0, "N", 0},
-        {"--plan", OPT_STR, &plan_path, NULL, 0, 0, 0, "a plan file PLAN.h5", 0},
-        {"--normalize", OPT_FLAG, &normalize, NULL, 0, 0, 0, NULL, 0},
-        {"--plan-any-model", OPT_FLAG, &stepq_plan_any_model, NULL, 0, 0, 0, NULL, 0},
-        THREADS_OPT(&stepq_threads_override),
-        {0}};
+        {.name = "--trace", .type = OPT_STR, .dest = &in, .required = 1, .meta = "a trace file IN.h5"},
+        {.name = "--format", .type = OPT_STR, .dest = &fmt_name, .required = 1, .meta = "a format name (see `stepq formats`)"},
+        {.name = "--out", .type = OPT_STR, .dest = &out, .required = 1, .meta = "the output file OUT.h5"},
+        {.name = "--prefill", .type = OPT_INT, .dest = &prefill, .hi = STEPS_MAX, .meta = "N"},
+        {.name = "--plan", .type = OPT_STR, .dest = &plan_path, .meta = "a plan file PLAN.h5"},
+        {.name = "--normalize", .type = OPT_FLAG, .dest = &normalize},
+        {.name = "--plan-any-model", .type = OPT_FLAG, .dest = &any_model},
+        THREADS_OPT(&threads),
+        {.name = NULL}};
     if (stepq_parse_options(argc, argv, opts, NULL, 0, 0) || refuse_ranks("replay")) return 2;
-    stepq_set_threads(0);
+    stepq_set_threads(threads, 0);
     const stepq_format* fmt = stepq_format_find(fmt_name);
     if (!fmt) {
         stepq_error("replay: unknown format '%s' (see `stepq formats`)", fmt_name);
@@ -291,7 +294,9 @@ int stepq_cmd_replay(int argc, char** argv) {
     char cmdline[4096];
     snprintf(cmdline, sizeof cmdline, "stepq replay --trace %s --format %s --out %s --prefill %lld%s",
              in, fmt_name, out, prefill, normalize ? " --normalize" : "");
-    stepq_replay_cfg rc = {src, fmt, prefill, pp, out, {"replay", NULL, cmdline, 0, src->desc}};
+    stepq_replay_cfg rc = {.src = src, .format = fmt, .prefill = prefill, .plan = pp, .plan_any_model = any_model,
+                           .backend = stepq_backend_default(), .output = out,
+                           .prov = {.experiment = "replay", .config_path = NULL, .config_text = cmdline, .seed = 0, .source = src->desc}};
     int r = stepq_prepare_output(out) || stepq_replay(&rc);
     stepq_source_free(src);
     if (pp) stepq_plan_free(pp);
@@ -321,13 +326,13 @@ int stepq_cmd_roundtrip(int argc, char** argv) {
     long long head = 0;
     if (stepq_wants_help(argc, argv)) return roundtrip_help();
     stepq_opt opts[] = {
-        {"--in", OPT_STR, &in, NULL, 0, 0, 1, "a state file STATES.h5", 0},
-        {"--format", OPT_STR, &fmt_name, NULL, 0, 0, 1, "a format name (see `stepq formats`)", 0},
-        {"--out", OPT_STR, &out, NULL, 0, 0, 1, "the output file OUT.h5", 0},
-        {"--kind", OPT_STR, &kind_name, NULL, 0, 0, 0, "gdn or kda", 0},
-        {"--plan", OPT_STR, &plan_path, NULL, 0, 0, 0, "a plan file PLAN.h5", 0},
-        {"--head", OPT_INT, &head, NULL, 0, 1 << 30, 0, "I", 0},
-        {0}};
+        {.name = "--in", .type = OPT_STR, .dest = &in, .required = 1, .meta = "a state file STATES.h5"},
+        {.name = "--format", .type = OPT_STR, .dest = &fmt_name, .required = 1, .meta = "a format name (see `stepq formats`)"},
+        {.name = "--out", .type = OPT_STR, .dest = &out, .required = 1, .meta = "the output file OUT.h5"},
+        {.name = "--kind", .type = OPT_STR, .dest = &kind_name, .meta = "gdn or kda"},
+        {.name = "--plan", .type = OPT_STR, .dest = &plan_path, .meta = "a plan file PLAN.h5"},
+        {.name = "--head", .type = OPT_INT, .dest = &head, .hi = 1 << 30, .meta = "I"},
+        {.name = NULL}};
     if (stepq_parse_options(argc, argv, opts, NULL, 0, 0) || refuse_ranks("roundtrip")) return 2;
     const stepq_format* fmt = stepq_format_find(fmt_name);
     if (!fmt) {
@@ -352,7 +357,7 @@ int stepq_cmd_roundtrip(int argc, char** argv) {
     char cmdline[4096];
     snprintf(cmdline, sizeof cmdline, "stepq roundtrip --in %s --format %s --out %s --kind %s%s%s --head %lld", in,
              fmt_name, out, stepq_kind_name(kind), plan_path ? " --plan " : "", plan_path ? plan_path : "", head);
-    stepq_roundtrip_cfg rc = {in, fmt, pp, (int)head, kind, out, {"roundtrip", NULL, cmdline, 0, in}};
+    stepq_roundtrip_cfg rc = {.input = in, .format = fmt, .plan = pp, .plan_head = (int)head, .kind = kind, .output = out, .prov = {.experiment = "roundtrip", .config_path = NULL, .config_text = cmdline, .seed = 0, .source = in}};
     int r = stepq_prepare_output(out) || stepq_roundtrip(&rc);
     if (pp) stepq_plan_free(pp);
     if (!r) printf("wrote %s\n", out);
@@ -398,8 +403,8 @@ static int trace_model(const char* out, const char* dir, const char* text, long 
     char note[1024];
     snprintf(note, sizeof note, "%s on %s bytes [%lld, %lld)", m.desc, text, offset, offset + T);
     if (!rc) {  // the forward stepped as it is written (a lockstep source), a chunk of tokens at a time
-        stepq_source* src = stepq_lm_source(&m, bytes + offset, T);
-        const stepq_provenance prov = {"trace", NULL, cmdline, 0, note};
+        stepq_source* src = stepq_lm_source(&m, bytes + offset, T, stepq_backend_default());
+        const stepq_provenance prov = {.experiment = "trace", .config_path = NULL, .config_text = cmdline, .seed = 0, .source = note};
         rc = stepq_prepare_output(out) || stepq_trace_write_source(out, src, T, note, trace_provenance, &prov);
         if (!rc) printf("wrote %s: %s\n", out, note);
         stepq_source_free(src);
@@ -429,17 +434,17 @@ int stepq_cmd_trace(int argc, char** argv) {
         return 0;
     }
     stepq_opt opts[] = {
-        {"--out", OPT_STR, &out, NULL, 0, 0, 1, "the output file OUT.h5", 0},
-        {"--steps", OPT_INT, &steps, NULL, 1, STEPS_MAX, 0, "T", 0},
-        {"--preset", OPT_STR, &preset, NULL, 0, 0, 0, "gdn-qwen-like or kda-kimi-like", 0},
-        {"--layers", OPT_LIST, &layers, &nl, 0, 1 << 20, 0, "L", 0},
-        {"--heads", OPT_LIST, &heads, &nh, 0, 1 << 20, 0, "H", 0},
-        {"--seed", OPT_INT, &seed, NULL, 0, SEED_MAX, 0, "S", 0},
-        {"--model-seed", OPT_INT, &model_seed, NULL, 0, SEED_MAX, 0, "M", 0},
-        {"--model", OPT_STR, &model, NULL, 0, 0, 0, "a model directory", 0},
-        {"--text", OPT_STR, &text, NULL, 0, 0, 0, "a text file", 0},
-        {"--offset", OPT_INT, &offset, NULL, 0, STEPS_MAX, 0, "N", 0},
-        {0}};
+        {.name = "--out", .type = OPT_STR, .dest = &out, .required = 1, .meta = "the output file OUT.h5"},
+        {.name = "--steps", .type = OPT_INT, .dest = &steps, .lo = 1, .hi = STEPS_MAX, .meta = "T"},
+        {.name = "--preset", .type = OPT_STR, .dest = &preset, .meta = "gdn-qwen-like or kda-kimi-like"},
+        {.name = "--layers", .type = OPT_LIST, .dest = &layers, .n = &nl, .hi = 1 << 20, .meta = "L"},
+        {.name = "--heads", .type = OPT_LIST, .dest = &heads, .n = &nh, .hi = 1 << 20, .meta = "H"},
+        {.name = "--seed", .type = OPT_INT, .dest = &seed, .hi = SEED_MAX, .meta = "S"},
+        {.name = "--model-seed", .type = OPT_INT, .dest = &model_seed, .hi = SEED_MAX, .meta = "M"},
+        {.name = "--model", .type = OPT_STR, .dest = &model, .meta = "a model directory"},
+        {.name = "--text", .type = OPT_STR, .dest = &text, .meta = "a text file"},
+        {.name = "--offset", .type = OPT_INT, .dest = &offset, .hi = STEPS_MAX, .meta = "N"},
+        {.name = NULL}};
     if (stepq_parse_options(argc, argv, opts, NULL, 0, 0) || refuse_ranks("trace")) return 2;
     char cmdline[4096];
     command_line(cmdline, sizeof cmdline, argc, argv);
@@ -458,7 +463,7 @@ int stepq_cmd_trace(int argc, char** argv) {
     free(layers);
     free(heads);
     if (rc) return 2;
-    const stepq_provenance prov = {"trace", NULL, cmdline, (uint64_t)seed, src->desc};
+    const stepq_provenance prov = {.experiment = "trace", .config_path = NULL, .config_text = cmdline, .seed = (uint64_t)seed, .source = src->desc};
     rc = stepq_prepare_output(out) || stepq_trace_write_source(out, src, (long)steps, src->desc, trace_provenance, &prov);
     if (!rc) printf("wrote %s: %s, %lld steps\n", out, src->desc, steps);
     stepq_source_free(src);
@@ -481,7 +486,7 @@ int stepq_cmd_formats(int argc, char** argv) {
                "are 128 x 128 without a plan.\n", planned);
         return 0;
     }
-    stepq_opt opts[] = {{"--plan", OPT_STR, &plan_path, NULL, 0, 0, 0, "a plan file PLAN.h5", 0}, {0}};
+    stepq_opt opts[] = {{.name = "--plan", .type = OPT_STR, .dest = &plan_path, .meta = "a plan file PLAN.h5"}, {.name = NULL}};
     if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
     stepq_plan plan, *p;
     if (read_plan(&p, &plan, plan_path)) return 1;
@@ -520,12 +525,12 @@ int stepq_cmd_memory(int argc, char** argv) {
     double conv = -1, weights = -1;
     long long requests = -1;
     stepq_opt opts[] = {
-        {"--preset", OPT_STR, &preset, NULL, 0, 0, 0, "gdn-qwen-like or kda-kimi-like", 0},
-        {"--plan", OPT_STR, &plan_path, NULL, 0, 0, 0, "a plan file PLAN.h5", 0},
-        {"--requests", OPT_INT, &requests, NULL, 1, 1 << 24, 0, "N", 0},
-        {"--conv-mib", OPT_REAL, &conv, NULL, 0, 1e9, 0, "X", 0},
-        {"--weights-gb", OPT_REAL, &weights, NULL, 0, 1e9, 0, "W", 0},
-        {0}};
+        {.name = "--preset", .type = OPT_STR, .dest = &preset, .meta = "gdn-qwen-like or kda-kimi-like"},
+        {.name = "--plan", .type = OPT_STR, .dest = &plan_path, .meta = "a plan file PLAN.h5"},
+        {.name = "--requests", .type = OPT_INT, .dest = &requests, .lo = 1, .hi = 1 << 24, .meta = "N"},
+        {.name = "--conv-mib", .type = OPT_REAL, .dest = &conv, .hi = 1e9, .meta = "X"},
+        {.name = "--weights-gb", .type = OPT_REAL, .dest = &weights, .hi = 1e9, .meta = "W"},
+        {.name = NULL}};
     if (stepq_parse_options(argc, argv, opts, NULL, 0, 0)) return 2;
     stepq_plan plan, *pp;
     if (read_plan(&pp, &plan, plan_path)) return 1;
@@ -559,6 +564,7 @@ int stepq_cmd_memory(int argc, char** argv) {
 int stepq_cmd_bench(int argc, char** argv) {
     const char* out = "results/bench/bench.h5";
     int quick = 0;
+    long long threads = -1;
     if (stepq_wants_help(argc, argv)) {
         puts("usage: stepq bench [--quick] [--out FILE.h5] [--threads N]\n\n"
              "Times, side by side in one run (thread CPU time and wall time, medians), method 6.5:\n"
@@ -576,15 +582,17 @@ int stepq_cmd_bench(int argc, char** argv) {
              "STEPQ_KERNELS=reference|x86-64-v2|avx2|avx512.");
         return 0;
     }
-    stepq_opt opts[] = {{"--quick", OPT_FLAG, &quick, NULL, 0, 0, 0, NULL, 0},
-                        {"--out", OPT_STR, &out, NULL, 0, 0, 0, "an output file FILE.h5", 0},
-                        THREADS_OPT(&stepq_threads_override),
-                        {0}};
+    stepq_opt opts[] = {{.name = "--quick", .type = OPT_FLAG, .dest = &quick},
+                        {.name = "--out", .type = OPT_STR, .dest = &out, .meta = "an output file FILE.h5"},
+                        THREADS_OPT(&threads),
+                        {.name = NULL}};
     if (stepq_parse_options(argc, argv, opts, NULL, 0, 0) || refuse_ranks("bench")) return 2;
-    stepq_set_threads(0);
+    stepq_set_threads(threads, 0);
     char cmdline[4096];
     snprintf(cmdline, sizeof cmdline, "stepq bench%s --out %s", quick ? " --quick" : "", out);
-    stepq_bench_cfg bc = {quick, out, {"bench", NULL, cmdline, 0, "gdn-qwen-like head 5, stream seed 1"}};
+    const stepq_backend* cpu = stepq_backend_default();  // the kernels bench times (STEPQ_KERNELS)
+    stepq_bench_cfg bc = {.quick = quick, .output = out,
+                          .prov = {.experiment = "bench", .config_path = NULL, .config_text = cmdline, .seed = 0, .source = "gdn-qwen-like head 5, stream seed 1"}, .backend = cpu};
     if (stepq_prepare_output(out) || stepq_bench(&bc)) return 1;
     printf("\ngenerator: the synthetic source against the float32 update it feeds, one thread\n");
     int hs[4] = {0, 1, 2, 3}, layer = 0;
@@ -592,7 +600,7 @@ int stepq_cmd_bench(int argc, char** argv) {
         stepq_synth_params p;
         stepq_source* src;
         if (stepq_synth_preset(&p, *name) || stepq_synth_open(&src, &p, 0, 1, &layer, 1, hs, 4)) return 1;
-        stepq_bench_stream(src, quick ? 256 : 2048, 3);
+        stepq_bench_stream(src, quick ? 256 : 2048, 3, cpu);
         stepq_source_free(src);
     }
     printf("wrote %s\n", out);
@@ -620,12 +628,12 @@ int stepq_cmd_bench_gpu(int argc, char** argv) {
              "with nvcc.");
         return 0;
     }
-    stepq_opt opts[] = {{"--quick", OPT_FLAG, &quick, NULL, 0, 0, 0, NULL, 0},
-                        {"--out", OPT_STR, &out, NULL, 0, 0, 0, "an output file FILE.h5", 0},
-                        {0}};
+    stepq_opt opts[] = {{.name = "--quick", .type = OPT_FLAG, .dest = &quick},
+                        {.name = "--out", .type = OPT_STR, .dest = &out, .meta = "an output file FILE.h5"},
+                        {.name = NULL}};
     if (stepq_parse_options(argc, argv, opts, NULL, 0, 0) || refuse_ranks("bench-gpu")) return 2;
 #ifdef STEPQ_WITH_CUDA
-    if (stepq_prepare_output(out) || stepq_bench_gpu(out, quick)) return 1;
+    if (stepq_prepare_output(out) || stepq_bench_gpu(out, quick, stepq_backend_default())) return 1;
     printf("wrote %s\n", out);
     return 0;
 #else

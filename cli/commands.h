@@ -4,6 +4,8 @@
 #ifndef STEPQ_COMMANDS_H
 #define STEPQ_COMMANDS_H
 
+#include "config.h"
+
 int stepq_cmd_run(int argc, char** argv);
 int stepq_cmd_calibrate(int argc, char** argv);
 int stepq_cmd_replay(int argc, char** argv);
@@ -15,8 +17,9 @@ int stepq_cmd_bench(int argc, char** argv);
 int stepq_cmd_bench_gpu(int argc, char** argv);
 int stepq_cmd_compare_plans(int argc, char** argv);
 
-// experiments.c: runs the config at path; only: NULL (any experiment) or the one accepted;
-// quick: apply the config's quick group. Returns the exit status.
-int stepq_run_config(const char* path, const char* only, int quick, int resume);
+// experiments.c: runs the config at path; only: NULL (any experiment) or the one accepted; o:
+// what the command line adds (--quick, --resume, --threads, --backend, --plan-any-model).
+// Returns the exit status.
+int stepq_run_config(const char* path, const char* only, const stepq_run_opts* o);
 
 #endif

@@ -6,13 +6,23 @@
 
 #include <libconfig.h>
 
+// What the command line adds to a config's run (`stepq run`, `stepq calibrate`): filled by the
+// options and handed down with the config, never held in a process global.
+typedef struct {
+    int quick;            // --quick: apply the config's quick group
+    int resume;           // --resume: continue an interrupted run from its journal
+    long long threads;    // --threads, or -1: the config's `threads`
+    const char* backend;  // --backend, or NULL: the config's `backend` key where it takes one, else "cpu"
+    int plan_any_model;   // --plan-any-model: a plan naming no model may serve a model's streams
+} stepq_run_opts;
+
 typedef struct {
     config_t cfg;
     const char* path;
     char* text;  // the whole file, stored with every result
     int quick;   // the quick group was applied
     int quick_beside;  // and an output not under results/ moved to quick/ beside it
-    int resume;  // --resume: continue an interrupted run from its journal
+    const stepq_run_opts* opts;  // the command line's (set by its runner, stepq_run_config)
 } stepq_cfgfile;
 
 // quick: merge the config's `quick = { ... }` group over its root first (the small sizes the

@@ -62,9 +62,9 @@ static const char* find_made(stepq_plan* p, const char* key, const char* output)
 // same calibration key (same stepq revision, source, segments and settings) instead. A plan
 // of the same key that an earlier config of this process calibrated is copied to output.
 int stepq_cfg_calibrate_plan(const stepq_cfgfile* cf, const config_setting_t* g, const char* output,
-                          stepq_plan* out, int reuse) {
+                             stepq_plan* out, int reuse, const stepq_backend* be) {
     stepq_calib_build b;
-    if (stepq_calib_from_cfg(&b, cf, g, output, NULL) != STEPQ_OK) return STEPQ_ERR;
+    if (stepq_calib_from_cfg(&b, cf, g, output, NULL, be) != STEPQ_OK) return STEPQ_ERR;
     int rc = STEPQ_OK;
     FILE* probe = reuse ? fopen(output, "rb") : NULL;
     if (probe) {
@@ -115,15 +115,9 @@ static int run_calibrate(const stepq_cfgfile* cf) {
     for (size_t i = 0; i < sizeof root_only / sizeof *root_only; i++) keys[n++] = root_only[i];
     for (const char* const* k = stepq_keys_calibrate; *k; k++) keys[n++] = *k;
     keys[n] = NULL;
-    long long threads;
-    const char *output, *desc;
-    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
-        cfg_str(cf, NULL, "description", &desc, 0, "") ||
-        cfg_str(cf, NULL, "output", &output, 1, NULL))
-        return STEPQ_ERR;
-    stepq_set_threads(threads);
-    return stepq_cfg_calibrate_plan(cf, NULL, output, NULL, 0);
+    stepq_cfg_common c;
+    if (stepq_cfg_read_common(&c, cf, keys)) return STEPQ_ERR;
+    return stepq_cfg_calibrate_plan(cf, NULL, c.output, NULL, 0, c.backend);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -133,6 +127,22 @@ static const char* const keys_propagation[] = {"experiment", "description", "see
                                                "prefill", "decode", "bin", "formats", "output",
                                                "plot", "threads", "plan", "calibrate", "report", "backend",
                                                NULL};
+
+int stepq_cfg_read_common(stepq_cfg_common* c, const stepq_cfgfile* cf, const char* const* keys) {
+    long long threads;
+    int has_backend = 0;
+    for (const char* const* k = keys; *k; k++) has_backend |= !strcmp(*k, "backend");
+    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys) ||
+        cfg_str(cf, NULL, "description", &c->desc, 0, "") || cfg_str(cf, NULL, "output", &c->output, 1, NULL) ||
+        cfg_str(cf, NULL, "plot", &c->plot, 0, NULL) ||
+        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
+        !(c->backend = stepq_backend_from_cfg(cf, has_backend)))
+        return STEPQ_ERR;
+    stepq_set_threads(cf->opts->threads, threads);
+    stepq_sibling(c->table, sizeof c->table, c->output, STEPQ_SIB_TABLE);
+    stepq_sibling(c->png, sizeof c->png, c->output, STEPQ_SIB_FIGURE);
+    return STEPQ_OK;
+}
 
 // seeds (S) of a run: `seeds = [...]`, or the one `seed`
 int stepq_cfg_seeds(uint64_t** out, int* n, const stepq_cfgfile* cf) {
@@ -178,10 +188,10 @@ int stepq_cfg_seeds(uint64_t** out, int* n, const stepq_cfgfile* cf) {
 // srcs (S) <- the config's source with each seed (the model of source.model_seed), with extra
 // knobs (may be NULL); freed by free_sources; NULL (message printed) on an error
 stepq_source** stepq_cfg_sources(const stepq_cfgfile* cf, const uint64_t* seeds, int S,
-                                   const config_setting_t* extra) {
+                                 const config_setting_t* extra, const stepq_backend* be) {
     stepq_source** srcs = callocCheck((size_t)S, sizeof *srcs);
     for (int i = 0; i < S; i++)
-        if (stepq_source_from_cfg(&srcs[i], cf, seeds[i], -1, extra, NULL, 0)) {
+        if (stepq_source_from_cfg(&srcs[i], cf, seeds[i], -1, extra, NULL, 0, be)) {
             for (int k = 0; k < i; k++) stepq_source_free(srcs[k]);
             free(srcs);
             return NULL;
@@ -189,8 +199,9 @@ stepq_source** stepq_cfg_sources(const stepq_cfgfile* cf, const uint64_t* seeds,
     return srcs;
 }
 
-stepq_source** stepq_cfg_sources_for(const stepq_cfgfile* cf, const uint64_t* seeds, int S) {
-    return stepq_cfg_sources(cf, seeds, S, NULL);
+stepq_source** stepq_cfg_sources_for(const stepq_cfgfile* cf, const uint64_t* seeds, int S,
+                                     const stepq_backend* be) {
+    return stepq_cfg_sources(cf, seeds, S, NULL, be);
 }
 
 void stepq_cfg_free_sources(stepq_source** srcs, int S) {
@@ -217,14 +228,13 @@ void stepq_cfg_plot_vars(stepq_plot_vars* v, const stepq_format* const* fmts, in
 }
 
 // what a propagation config must also satisfy once its keys are read
-static int propagation_checks(const stepq_backend** be, const stepq_cfgfile* cf, const config_setting_t* calib,
+static int propagation_checks(const stepq_backend* be, const stepq_cfgfile* cf, const config_setting_t* calib,
                               const char* plan_path, long long bin, long long decode) {
     if (calib && !plan_path) {
         stepq_error("%s: a 'calibrate' group needs 'plan', the file it writes", cf->path);
         return STEPQ_ERR;
     }
-    if (!(*be = stepq_backend_from_cfg(cf, 1))) return STEPQ_ERR;
-    if (cf->resume && !(*be)->write) {  // a backend of whole runs only
+    if (cf->opts->resume && !be->write) {  // a backend of whole runs only
         stepq_error("%s: --resume continues CPU runs; a run on the GPU is not journaled", cf->path);
         return STEPQ_ERR;
     }
@@ -249,51 +259,44 @@ static void journal_key(char* key, size_t n, const stepq_cfgfile* cf) {
 
 // the run of pc and its outputs: the gnuplot table, figure and formats table beside pc.output,
 // the journal under the config's key, then the plot
-static int propagate_and_write(const stepq_cfgfile* cf, stepq_propagation_cfg pc, const char* plot) {
-    char table[4096], png[4096], ftable[4096], key[64];
-    stepq_sibling(table, sizeof table, pc.output, STEPQ_SIB_TABLE);
-    stepq_sibling(png, sizeof png, pc.output, STEPQ_SIB_FIGURE);
+static int propagate_and_write(const stepq_cfgfile* cf, stepq_propagation_cfg pc, const stepq_cfg_common* c) {
+    char ftable[4096], key[64];
     stepq_sibling(ftable, sizeof ftable, pc.output, STEPQ_SIB_FORMATS);
     journal_key(key, sizeof key, cf);
-    pc.table = plot ? table : NULL;
+    pc.table = c->plot ? c->table : NULL;
     pc.formats_table = pc.report ? ftable : NULL;
     pc.journal_key = key;
     int rc = stepq_prepare_output(pc.output) || (pc.report && stepq_prepare_output(pc.report)) ||
              stepq_propagation(&pc);
     if (!rc) printf("wrote %s%s%s\n", pc.output, pc.report ? " and " : "", pc.report ? pc.report : "");
-    if (!rc && plot) {
+    if (!rc && c->plot) {
         stepq_plot_vars vars = {0};
         stepq_cfg_plot_vars(&vars, pc.formats, pc.n_formats, pc.srcs[0], pc.seeds, pc.n_seeds);
         if (pc.report) stepq_plot_var(&vars, "summary", "%s", ftable);
-        rc = stepq_plot(plot, table, png, &vars);
+        rc = stepq_plot(c->plot, c->table, c->png, &vars);
     }
     return rc;
 }
 
 static int run_propagation(const stepq_cfgfile* cf) {
-    long long prefill, decode, bin, threads;
-    const char *output, *plot, *desc, *plan_path, *report;
+    long long prefill, decode, bin;
+    const char *plan_path, *report;
     const stepq_format** fmts = NULL;
     uint64_t* seeds = NULL;
     int nf = 0, err = 0, S = 0;
     config_setting_t* calib = NULL;
-    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_propagation) ||
+    stepq_cfg_common c;
+    if (stepq_cfg_read_common(&c, cf, keys_propagation) ||
         cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) || cfg_str(cf, NULL, "report", &report, 0, NULL) ||
         (calib = cfg_group(cf, NULL, "calibrate", 0, &err), err) ||
         cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
         cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
-        cfg_int(cf, NULL, "bin", &bin, 0, 1, 1, 1LL << 30) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
-        cfg_str(cf, NULL, "description", &desc, 0, "") ||
-        cfg_str(cf, NULL, "output", &output, 1, NULL) ||
-        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
+        cfg_int(cf, NULL, "bin", &bin, 0, 1, 1, 1LL << 30) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
         stepq_formats_check_plan(cf, fmts, nf, plan_path) || stepq_cfg_seeds(&seeds, &S, cf)) {
         free(fmts);
         return STEPQ_ERR;
     }
-    stepq_set_threads(threads);
-    const stepq_backend* be;
-    if (propagation_checks(&be, cf, calib, plan_path, bin, decode)) {
+    if (propagation_checks(c.backend, cf, calib, plan_path, bin, decode)) {
         free(fmts);
         free(seeds);
         return STEPQ_ERR;
@@ -301,18 +304,18 @@ static int run_propagation(const stepq_cfgfile* cf) {
     stepq_plan plan, *pp = NULL;
     int rc = STEPQ_OK;
     if (plan_path) {
-        rc = calib ? stepq_cfg_calibrate_plan(cf, calib, plan_path, &plan, 1) : stepq_plan_read(&plan, plan_path);
+        rc = calib ? stepq_cfg_calibrate_plan(cf, calib, plan_path, &plan, 1, c.backend) : stepq_plan_read(&plan, plan_path);
         if (!rc) pp = &plan;
     }
-    stepq_source** srcs = rc ? NULL : stepq_cfg_sources_for(cf, seeds, S);
+    stepq_source** srcs = rc ? NULL : stepq_cfg_sources_for(cf, seeds, S, c.backend);
     rc = rc || !srcs;
     if (!rc) {
         const stepq_propagation_cfg pc = {
             .srcs = srcs, .seeds = seeds, .n_seeds = S, .formats = fmts, .n_formats = nf, .prefill = prefill,
-            .decode = decode, .bin = (int)bin, .plan = pp, .output = output, .report = report,
-            .resume = cf->resume, .prov = {"propagation", cf->path, cf->text, seeds[0], srcs[0]->desc},
-            .backend = be};
-        rc = propagate_and_write(cf, pc, plot);
+            .decode = decode, .bin = (int)bin, .plan = pp, .output = c.output, .report = report,
+            .resume = cf->opts->resume, .prov = {.experiment = "propagation", .config_path = cf->path, .config_text = cf->text, .seed = seeds[0], .source = srcs[0]->desc},
+            .backend = c.backend, .plan_any_model = cf->opts->plan_any_model};
+        rc = propagate_and_write(cf, pc, &c);
     }
     stepq_cfg_free_sources(srcs, S);
     free(seeds), free(fmts);
@@ -328,18 +331,15 @@ static const char* const keys_inputstats[] = {"experiment", "description", "seed
                                               "threads", NULL};
 
 static int run_inputstats(const stepq_cfgfile* cf) {
-    long long steps, warmup, every, threads;
-    const char *output, *desc;
+    long long steps, warmup, every;
     long long* seeds_i = NULL;
     int ns = 0;
-    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_inputstats) ||
+    stepq_cfg_common c;
+    if (stepq_cfg_read_common(&c, cf, keys_inputstats) ||
         cfg_i64_list(cf, NULL, "seeds", &seeds_i, &ns, 1, 0, (long long)1 << 62) ||
         cfg_int(cf, NULL, "steps", &steps, 1, 0, 1, 1LL << 40) ||
         cfg_int(cf, NULL, "warmup", &warmup, 0, 0, 0, 1LL << 40) ||
-        cfg_int(cf, NULL, "sample_every", &every, 0, 256, 1, 1LL << 40) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
-        cfg_str(cf, NULL, "description", &desc, 0, "") ||
-        cfg_str(cf, NULL, "output", &output, 1, NULL))
+        cfg_int(cf, NULL, "sample_every", &every, 0, 256, 1, 1LL << 40))
         return STEPQ_ERR;
     if (ns == 0) {
         stepq_error("%s: 'seeds' is empty", cf->path);
@@ -353,20 +353,21 @@ static int run_inputstats(const stepq_cfgfile* cf) {
         free(seeds_i);
         return STEPQ_ERR;
     }
-    stepq_set_threads(threads);
     stepq_source** srcs = callocCheck((size_t)ns, sizeof *srcs);
     uint64_t* seeds = mallocCheck(sizeof(uint64_t) * ns);
     int rc = STEPQ_OK;
     for (int i = 0; i < ns && !rc; i++) {
         seeds[i] = (uint64_t)seeds_i[i];
         // each seed is another draw of the model and of its stream: the statistics of a preset
-        rc = stepq_source_from_cfg(&srcs[i], cf, seeds[i], (long long)seeds[i], NULL, NULL, 0);
+        rc = stepq_source_from_cfg(&srcs[i], cf, seeds[i], (long long)seeds[i], NULL, NULL, 0, c.backend);
     }
     if (!rc) {
-        stepq_inputstats_cfg ic = {srcs, seeds, ns, steps, warmup, every, output,
-                                   {"inputstats", cf->path, cf->text, seeds[0], srcs[0]->desc}};
-        rc = stepq_prepare_output(output) || stepq_inputstats(NULL, &ic);
-        if (!rc) printf("wrote %s\n", output);
+        stepq_inputstats_cfg ic = {.srcs = srcs, .seeds = seeds, .n_seeds = ns, .steps = steps, .warmup = warmup,
+                                   .sample_every = every, .output = c.output,
+                                   .prov = {.experiment = "inputstats", .config_path = cf->path, .config_text = cf->text, .seed = seeds[0], .source = srcs[0]->desc},
+                                   .backend = c.backend};
+        rc = stepq_prepare_output(c.output) || stepq_inputstats(NULL, &ic);
+        if (!rc) printf("wrote %s\n", c.output);
     }
     for (int i = 0; i < ns; i++) stepq_source_free(srcs[i]);
     free(srcs);
@@ -467,7 +468,7 @@ static void all_record_close(all_rec* r) {
 
 // --resume reads what an earlier run finished; a run without it starts the record afresh
 static int all_record_open(all_rec* r, const char* path, int resume) {
-    *r = (all_rec){path, NULL, NULL, NULL, 0};
+    *r = (all_rec){.path = path, .old = NULL, .ms = NULL, .buf = NULL, .len = 0};
     if (!path) return STEPQ_OK;
     if (stepq_output_prepare(path)) return STEPQ_ERR;
     size_t n_old = 0;
@@ -492,7 +493,7 @@ static int all_one(const stepq_cfgfile* cf, const char* path, all_rec* r, double
     stepq_cfgfile sub;
     const char *exp = NULL, *done = NULL;
     size_t dlen = 0;
-    if (cfg_load(&sub, path, cf->quick)) return 1;
+    if (cfg_load(&sub, path, cf->opts->quick)) return 1;
     const uint64_t key = all_key(&sub);
     int rc = cfg_str(&sub, NULL, "experiment", &exp, 1, NULL);
     if (!rc && !strcmp(exp, "all")) {
@@ -506,7 +507,9 @@ static int all_one(const stepq_cfgfile* cf, const char* path, all_rec* r, double
         *earlier = 1;
         printf("done in an earlier run (%.1f s; %s)\n", *secs, r->path);
     } else {
-        rc = stepq_run_config(path, NULL, cf->quick, cf->resume && propagation);
+        stepq_run_opts o = *cf->opts;
+        o.resume = o.resume && propagation;
+        rc = stepq_run_config(path, NULL, &o);
         *secs = stepq_now() - t0;
         *cpu = stepq_cpu_now() - c0;
     }
@@ -521,7 +524,7 @@ static int run_all(const stepq_cfgfile* cf) {
         cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "record", &record, 0, NULL) ||
         cfg_str_list(cf, NULL, "configs", &paths, &n, 1))
         return STEPQ_ERR;
-    if (all_record_open(&r, record, cf->resume)) {
+    if (all_record_open(&r, record, cf->opts->resume)) {
         all_record_close(&r);
         free(paths);
         return STEPQ_ERR;
@@ -589,11 +592,11 @@ static const struct {
     {"all", run_all},
 };
 
-int stepq_run_config(const char* path, const char* only, int quick, int resume) {
+int stepq_run_config(const char* path, const char* only, const stepq_run_opts* o) {
     stepq_cfgfile cf;
-    if (cfg_load(&cf, path, quick)) return 1;
-    cf.resume = resume;
-    if (stepq_backend_override && !stepq_backend_from_cfg(&cf, 0)) {
+    if (cfg_load(&cf, path, o->quick)) return 1;
+    cf.opts = o;
+    if (o->backend && !stepq_backend_from_cfg(&cf, 0)) {
         cfg_free(&cf);
         return 1;
     }
@@ -604,7 +607,7 @@ int stepq_run_config(const char* path, const char* only, int quick, int resume) 
         stepq_error("%s:%d: experiment is '%s'; this command runs experiment = \"%s\" configs "
                     "(use `stepq run` for the others)", cf.path, line, exp, only);
         rc = STEPQ_ERR;
-    } else if (!rc && resume && strcmp(exp, "propagation") && strcmp(exp, "all")) {
+    } else if (!rc && o->resume && strcmp(exp, "propagation") && strcmp(exp, "all")) {
         stepq_error("%s:%d: --resume continues propagation runs (propagation, the format table, the "
                     "ablation); experiment '%s' starts over", cf.path, line, exp);
         rc = STEPQ_ERR;

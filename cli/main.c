@@ -21,16 +21,26 @@ static const struct {
     const char* args;
     const char* summary;
 } commands[] = {
-    {"run", stepq_cmd_run, "CONFIG.cfg", "run an experiment of experiments/ (HDF5 + PNG out)"},
-    {"replay", stepq_cmd_replay, "...", "run a trace file through the decode-step protocol in one format"},
-    {"roundtrip", stepq_cmd_roundtrip, "...", "encode states in a format and decode them back (bytes and S_hat out)"},
-    {"trace", stepq_cmd_trace, "...", "write a synthetic stream as a trace file"},
-    {"calibrate", stepq_cmd_calibrate, "...", "make a plan from a config or from traces (bit allocation, pivots, row influence)"},
-    {"compare-plans", stepq_cmd_compare_plans, "A.h5 B.h5", "Spearman of two plans' lifetime and omega rankings"},
-    {"formats", stepq_cmd_formats, "", "list the state formats with nominal and actual bits"},
-    {"memory", stepq_cmd_memory, "", "bit accounting and the serving memory model (method 4.4, 4.5)"},
-    {"bench", stepq_cmd_bench, "", "time the decode step and codecs against this machine's peaks (method 6.5)"},
-    {"bench-gpu", stepq_cmd_bench_gpu, "", "time the packed serving step on the GPU against FP32 (method 6.5)"},
+    {.name = "run", .run = stepq_cmd_run, .args = "CONFIG.cfg",
+     .summary = "run an experiment of experiments/ (HDF5 + PNG out)"},
+    {.name = "replay", .run = stepq_cmd_replay, .args = "...",
+     .summary = "run a trace file through the decode-step protocol in one format"},
+    {.name = "roundtrip", .run = stepq_cmd_roundtrip, .args = "...",
+     .summary = "encode states in a format and decode them back (bytes and S_hat out)"},
+    {.name = "trace", .run = stepq_cmd_trace, .args = "...",
+     .summary = "write a synthetic stream as a trace file"},
+    {.name = "calibrate", .run = stepq_cmd_calibrate, .args = "...",
+     .summary = "make a plan from a config or from traces (bit allocation, pivots, row influence)"},
+    {.name = "compare-plans", .run = stepq_cmd_compare_plans, .args = "A.h5 B.h5",
+     .summary = "Spearman of two plans' lifetime and omega rankings"},
+    {.name = "formats", .run = stepq_cmd_formats, .args = "",
+     .summary = "list the state formats with nominal and actual bits"},
+    {.name = "memory", .run = stepq_cmd_memory, .args = "",
+     .summary = "bit accounting and the serving memory model (method 4.4, 4.5)"},
+    {.name = "bench", .run = stepq_cmd_bench, .args = "",
+     .summary = "time the decode step and codecs against this machine's peaks (method 6.5)"},
+    {.name = "bench-gpu", .run = stepq_cmd_bench_gpu, .args = "",
+     .summary = "time the packed serving step on the GPU against FP32 (method 6.5)"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -58,42 +58,36 @@ static int windows_from_cfg(long** out, int* n, const stepq_cfgfile* cf, long lo
 }
 
 int stepq_run_selfcorrect(const stepq_cfgfile* cf) {
-    long long prefill, decode, threads;
-    const char *output, *plot, *desc;
+    long long prefill, decode;
     const stepq_format** fmts = NULL;
     uint64_t* seeds = NULL;
     long* windows = NULL;
     int nf = 0, S = 0, nw = 0;
-    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_selfcorrect) ||
+    stepq_cfg_common c;
+    if (stepq_cfg_read_common(&c, cf, keys_selfcorrect) ||
         cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
-        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
-        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
-        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
+        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
         stepq_formats_check_plan(cf, fmts, nf, NULL) || stepq_cfg_seeds(&seeds, &S, cf) ||
         windows_from_cfg(&windows, &nw, cf, decode)) {
         free(fmts);
         free(seeds);
         return STEPQ_ERR;
     }
-    stepq_set_threads(threads);
-    stepq_source** srcs = stepq_cfg_sources_for(cf, seeds, S);
+    stepq_source** srcs = stepq_cfg_sources_for(cf, seeds, S, c.backend);
     int rc = srcs ? STEPQ_OK : STEPQ_ERR;
-    char table[4096], png[4096];
-    stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
-    stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
     if (!rc) {
-        stepq_selfcorrect_cfg sc = {srcs, seeds, S, fmts, nf, prefill, decode, windows, nw, output,
-                                    plot ? table : NULL,
-                                    {"selfcorrect", cf->path, cf->text, seeds[0], srcs[0]->desc},
-                                    stepq_backend_from_cfg(cf, 0)};
-        rc = !sc.backend || stepq_prepare_output(output) || stepq_selfcorrect(&sc);
-        if (!rc) printf("wrote %s\n", output);
+        stepq_selfcorrect_cfg sc = {.srcs = srcs, .seeds = seeds, .n_seeds = S, .formats = fmts, .n_formats = nf,
+                                    .prefill = prefill, .decode = decode, .windows = windows, .n_windows = nw,
+                                    .output = c.output, .table = c.plot ? c.table : NULL,
+                                    .prov = {.experiment = "selfcorrect", .config_path = cf->path, .config_text = cf->text, .seed = seeds[0], .source = srcs[0]->desc},
+                                    .backend = c.backend};
+        rc = stepq_prepare_output(c.output) || stepq_selfcorrect(&sc);
+        if (!rc) printf("wrote %s\n", c.output);
     }
-    if (!rc && plot) {
+    if (!rc && c.plot) {
         stepq_plot_vars vars = {0};
         stepq_cfg_plot_vars(&vars, fmts, nf, srcs[0], seeds, S);
-        rc = stepq_plot(plot, table, png, &vars);
+        rc = stepq_plot(c.plot, c.table, c.png, &vars);
     }
     stepq_cfg_free_sources(srcs, S);
     free(seeds);
@@ -110,17 +104,15 @@ static const char* const keys_halflife[] = {"experiment", "description", "seed",
                                             "threads", NULL};
 
 int stepq_run_halflife(const stepq_cfgfile* cf) {
-    long long prefill, decode, threads;
-    const char *output, *plot, *desc, *fname;
+    long long prefill, decode;
+    const char* fname;
     uint64_t* seeds = NULL;
     int S = 0;
-    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_halflife) ||
+    stepq_cfg_common c;
+    if (stepq_cfg_read_common(&c, cf, keys_halflife) ||
         cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
         cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
-        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
-        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || cfg_str(cf, NULL, "format", &fname, 0, "int6") ||
-        stepq_cfg_seeds(&seeds, &S, cf))
+        cfg_str(cf, NULL, "format", &fname, 0, "int6") || stepq_cfg_seeds(&seeds, &S, cf))
         return STEPQ_ERR;
     const stepq_format* fmt = stepq_format_find(fname);
     if (!fmt || stepq_format_needs_plan(fmt)) {
@@ -129,24 +121,21 @@ int stepq_run_halflife(const stepq_cfgfile* cf) {
         free(seeds);
         return STEPQ_ERR;
     }
-    stepq_set_threads(threads);
-    stepq_source** srcs = stepq_cfg_sources_for(cf, seeds, S);
+    stepq_source** srcs = stepq_cfg_sources_for(cf, seeds, S, c.backend);
     int rc = srcs ? STEPQ_OK : STEPQ_ERR;
-    char table[4096], png[4096];
-    stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
-    stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
     double* sum = mallocCheck(sizeof(double) * S * HL_N_SUMMARY);
     if (!rc) {
-        stepq_halflife_cfg hc = {srcs, seeds, S, fmt, prefill, decode, output, plot ? table : NULL,
-                                 {"halflife", cf->path, cf->text, seeds[0], srcs[0]->desc},
-                                 stepq_backend_from_cfg(cf, 0)};
-        rc = !hc.backend || stepq_prepare_output(output) || stepq_halflife(sum, &hc);
-        if (!rc) printf("wrote %s\n", output);
+        stepq_halflife_cfg hc = {.srcs = srcs, .seeds = seeds, .n_seeds = S, .format = fmt, .prefill = prefill,
+                                 .decode = decode, .output = c.output, .table = c.plot ? c.table : NULL,
+                                 .prov = {.experiment = "halflife", .config_path = cf->path, .config_text = cf->text, .seed = seeds[0], .source = srcs[0]->desc},
+                                 .backend = c.backend};
+        rc = stepq_prepare_output(c.output) || stepq_halflife(sum, &hc);
+        if (!rc) printf("wrote %s\n", c.output);
     }
-    if (!rc && plot) {
+    if (!rc && c.plot) {
         stepq_plot_vars vars = {0};
         stepq_cfg_plot_vars(&vars, &fmt, 1, srcs[0], seeds, S);
-        rc = stepq_plot(plot, table, png, &vars);
+        rc = stepq_plot(c.plot, c.table, c.png, &vars);
     }
     free(sum);
     stepq_cfg_free_sources(srcs, S);
@@ -162,40 +151,35 @@ static const char* const keys_octile[] = {"experiment", "description", "seed", "
                                           "width", "output", "plot", "threads", NULL};
 
 int stepq_run_octile(const stepq_cfgfile* cf) {
-    long long prefill, decode, threads, csteps, width, offset;
-    const char *output, *plot, *desc;
+    long long prefill, decode, csteps, width, offset;
     uint64_t *seeds = NULL, *cseeds = NULL;
     int S = 0;
-    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_octile) ||
+    stepq_cfg_common c;
+    if (stepq_cfg_read_common(&c, cf, keys_octile) ||
         cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
         cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
         cfg_int(cf, NULL, "calib_steps", &csteps, 0, 2048, 2, 1LL << 40) ||
         cfg_int(cf, NULL, "calib_seed_offset", &offset, 0, 1000, 1, 1LL << 40) ||
-        cfg_int(cf, NULL, "width", &width, 0, 4, 2, 8) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
-        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
-        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_cfg_seeds(&seeds, &S, cf))
+        cfg_int(cf, NULL, "width", &width, 0, 4, 2, 8) || stepq_cfg_seeds(&seeds, &S, cf))
         return STEPQ_ERR;
-    stepq_set_threads(threads);
     cseeds = mallocCheck(sizeof(uint64_t) * S);
     for (int i = 0; i < S; i++) cseeds[i] = seeds[i] + (uint64_t)offset;  // other streams, same model
-    stepq_source** srcs = stepq_cfg_sources_for(cf, seeds, S);
-    stepq_source** cal = srcs ? stepq_cfg_sources_for(cf, cseeds, S) : NULL;
+    stepq_source** srcs = stepq_cfg_sources_for(cf, seeds, S, c.backend);
+    stepq_source** cal = srcs ? stepq_cfg_sources_for(cf, cseeds, S, c.backend) : NULL;
     int rc = cal ? STEPQ_OK : STEPQ_ERR;
-    char table[4096], png[4096];
-    stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
-    stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
     if (!rc) {
-        stepq_octile_cfg oc = {srcs, cal, seeds, S, csteps, prefill, decode, (int)width, output,
-                               plot ? table : NULL, {"octile", cf->path, cf->text, seeds[0], srcs[0]->desc}};
-        rc = stepq_prepare_output(output) || stepq_octile(&oc);
-        if (!rc) printf("wrote %s\n", output);
+        stepq_octile_cfg oc = {.srcs = srcs, .calib = cal, .seeds = seeds, .n_seeds = S, .calib_steps = csteps,
+                               .prefill = prefill, .decode = decode, .width = (int)width, .output = c.output,
+                               .table = c.plot ? c.table : NULL,
+                               .prov = {.experiment = "octile", .config_path = cf->path, .config_text = cf->text, .seed = seeds[0], .source = srcs[0]->desc}, .backend = c.backend};
+        rc = stepq_prepare_output(c.output) || stepq_octile(&oc);
+        if (!rc) printf("wrote %s\n", c.output);
     }
-    if (!rc && plot) {
+    if (!rc && c.plot) {
         stepq_plot_vars vars = {0};
         const stepq_format* f = stepq_format_find(width == 8 ? "int8" : width == 6 ? "int6" : "int4");
         stepq_cfg_plot_vars(&vars, &f, 1, srcs[0], seeds, S);
-        rc = stepq_plot(plot, table, png, &vars);
+        rc = stepq_plot(c.plot, c.table, c.png, &vars);
     }
     stepq_cfg_free_sources(srcs, S);
     stepq_cfg_free_sources(cal, S);
@@ -249,14 +233,13 @@ static int sweeps_from_cfg(stepq_knob_sweep** out, double** store, int* n, const
             }
             values[k] = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(e) : (double)config_setting_get_int64(e);
         }
-        (*out)[i] = (stepq_knob_sweep){knob, values, nv, (*out)[i].paper};
+        (*out)[i] = (stepq_knob_sweep){.knob = knob, .values = values, .n = nv, .paper = (*out)[i].paper};
     }
     return STEPQ_OK;
 }
 
 int stepq_run_knobs(const stepq_cfgfile* cf) {
-    long long prefill, decode, threads;
-    const char *output, *plot, *desc;
+    long long prefill, decode;
     const stepq_format** fmts = NULL;
     uint64_t* seeds = NULL;
     stepq_knob_sweep* sweeps = NULL;
@@ -264,30 +247,26 @@ int stepq_run_knobs(const stepq_cfgfile* cf) {
     int nf = 0, S = 0, nk = 0, err = 0;
     config_setting_t* calib = NULL;
     stepq_calib_build b = {0};
-    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_knobs) ||
+    stepq_cfg_common c;
+    if (stepq_cfg_read_common(&c, cf, keys_knobs) ||
         cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 40) ||
-        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
-        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
-        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
+        cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 40) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
         stepq_cfg_seeds(&seeds, &S, cf) || (calib = cfg_group(cf, NULL, "calibrate", 1, &err), err) ||
-        sweeps_from_cfg(&sweeps, &store, &nk, cf) || stepq_calib_from_cfg(&b, cf, calib, NULL, NULL)) {
+        sweeps_from_cfg(&sweeps, &store, &nk, cf) || stepq_calib_from_cfg(&b, cf, calib, NULL, NULL, c.backend)) {
         free(fmts); free(seeds); free(sweeps); free(store);
         return STEPQ_ERR;
     }
-    stepq_set_threads(threads);
-    stepq_source** srcs = stepq_cfg_sources_for(cf, seeds, S);
+    stepq_source** srcs = stepq_cfg_sources_for(cf, seeds, S, c.backend);
     int rc = srcs ? STEPQ_OK : STEPQ_ERR;
-    char table[4096], png[4096];
-    stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
-    stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
     if (!rc) {
-        stepq_knobs_cfg kc = {&b.c, sweeps, nk, srcs, seeds, S, fmts, nf, prefill, decode, output,
-                              plot ? table : NULL, {"knobs", cf->path, cf->text, seeds[0], srcs[0]->desc}};
-        rc = stepq_prepare_output(output) || stepq_knobs(&kc);
-        if (!rc) printf("wrote %s\n", output);
+        stepq_knobs_cfg kc = {.base = &b.c, .sweeps = sweeps, .n_sweeps = nk, .evals = srcs, .seeds = seeds,
+                              .n_seeds = S, .formats = fmts, .n_formats = nf, .prefill = prefill, .decode = decode,
+                              .output = c.output, .table = c.plot ? c.table : NULL,
+                              .prov = {.experiment = "knobs", .config_path = cf->path, .config_text = cf->text, .seed = seeds[0], .source = srcs[0]->desc}, .backend = c.backend};
+        rc = stepq_prepare_output(c.output) || stepq_knobs(&kc);
+        if (!rc) printf("wrote %s\n", c.output);
     }
-    if (!rc && plot) {
+    if (!rc && c.plot) {
         stepq_plot_vars vars = {0};
         char buf[8192];
         stepq_cfg_plot_vars(&vars, fmts, nf, srcs[0], seeds, S);
@@ -297,7 +276,7 @@ int stepq_run_knobs(const stepq_cfgfile* cf) {
         o = 0;
         for (int k = 0; k < nk && o < sizeof buf; k++) o += (size_t)snprintf(buf + o, sizeof buf - o, k ? " %g" : "%g", sweeps[k].paper);
         stepq_plot_var(&vars, "papers", "%s", nk ? buf : "");
-        rc = stepq_plot(plot, table, png, &vars);
+        rc = stepq_plot(c.plot, c.table, c.png, &vars);
     }
     stepq_calib_build_free(&b);
     stepq_cfg_free_sources(srcs, S);
@@ -359,13 +338,14 @@ static void free_regime_streams(regime_streams* rs) {
 }
 
 static int regime_streams_build(regime_streams* rs, const stepq_cfgfile* cf, const config_setting_t* calib,
-                                const config_setting_t* const* knobs, int R, const uint64_t* seeds, int S) {
-    *rs = (regime_streams){R, S, 0, callocCheck((size_t)R, sizeof *rs->b), callocCheck((size_t)R, sizeof *rs->cc),
-                           callocCheck((size_t)R * S, sizeof *rs->evals)};
+                                const config_setting_t* const* knobs, int R, const uint64_t* seeds, int S,
+                                const stepq_backend* be) {
+    *rs = (regime_streams){.R = R, .S = S, .built = 0, .b = callocCheck((size_t)R, sizeof *rs->b),
+                           .cc = callocCheck((size_t)R, sizeof *rs->cc), .evals = callocCheck((size_t)R * S, sizeof *rs->evals)};
     for (int r = 0; r < R; r++) {
-        if (stepq_calib_from_cfg(&rs->b[r], cf, calib, NULL, knobs[r])) return STEPQ_ERR;
+        if (stepq_calib_from_cfg(&rs->b[r], cf, calib, NULL, knobs[r], be)) return STEPQ_ERR;
         rs->cc[r] = rs->b[r].c, rs->built++;
-        stepq_source** e = stepq_cfg_sources(cf, seeds, S, knobs[r]);
+        stepq_source** e = stepq_cfg_sources(cf, seeds, S, knobs[r], be);
         if (!e) return STEPQ_ERR;
         memcpy(rs->evals + (size_t)r * S, e, sizeof *e * S);
         free(e);
@@ -387,8 +367,9 @@ static void regime_plot_vars(stepq_plot_vars* v, const stepq_format* const* fmts
 // The front end robustness and regimes share: the keys of the root (`halflife_format` is
 // regimes' own), the regimes' calibrations and evaluation streams, the driver, its figure.
 typedef struct {
-    long long prefill, decode, threads;
-    const char *output, *plot, *desc, *hlname, **names;
+    stepq_cfg_common c;
+    long long prefill, decode;
+    const char *hlname, **names;
     const config_setting_t** knobs;
     const stepq_format** fmts;
     uint64_t* seeds;
@@ -402,13 +383,10 @@ static void regime_run_free(regime_run* g) {
 
 static int regime_run_parse(regime_run* g, const stepq_cfgfile* cf, const char* const* keys, int with_hl) {
     int err = 0;
-    *g = (regime_run){0};
-    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys) ||
+    *g = (regime_run){.prefill = 0};
+    if (stepq_cfg_read_common(&g->c, cf, keys) ||
         cfg_int(cf, NULL, "prefill", &g->prefill, 1, 0, 0, 1LL << 40) ||
         cfg_int(cf, NULL, "decode", &g->decode, 1, 0, 1, 1LL << 40) ||
-        cfg_int(cf, NULL, "threads", &g->threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
-        cfg_str(cf, NULL, "description", &g->desc, 0, "") || cfg_str(cf, NULL, "output", &g->output, 1, NULL) ||
-        cfg_str(cf, NULL, "plot", &g->plot, 0, NULL) ||
         (with_hl && cfg_str(cf, NULL, "halflife_format", &g->hlname, 0, "int6")) ||
         stepq_formats_from_cfg(&g->fmts, &g->nf, cf) || stepq_cfg_seeds(&g->seeds, &g->S, cf) ||
         (g->calib = cfg_group(cf, NULL, "calibrate", 1, &err), err) ||
@@ -430,29 +408,29 @@ static int run_regime_driver(const stepq_cfgfile* cf, const char* const* keys, i
         regime_run_free(&g);
         return STEPQ_ERR;
     }
-    stepq_set_threads(g.threads);
     regime_streams rs;
-    int rc = regime_streams_build(&rs, cf, g.calib, g.knobs, g.R, g.seeds, g.S);
-    char table[4096], png[4096];
-    stepq_sibling(table, sizeof table, g.output, STEPQ_SIB_TABLE);
-    stepq_sibling(png, sizeof png, g.output, STEPQ_SIB_FIGURE);
-    const char* tsv = g.plot ? table : NULL;
-    stepq_provenance prov = {with_hl ? "regimes" : "robustness", cf->path, cf->text, g.seeds[0],
-                             rc ? "" : rs.evals[0]->desc};
+    int rc = regime_streams_build(&rs, cf, g.calib, g.knobs, g.R, g.seeds, g.S, g.c.backend);
+    const char* tsv = g.c.plot ? g.c.table : NULL;
+    stepq_provenance prov = {.experiment = with_hl ? "regimes" : "robustness", .config_path = cf->path, .config_text = cf->text, .seed = g.seeds[0],
+                             .source = rc ? "" : rs.evals[0]->desc};
     if (!rc && with_hl) {
-        stepq_regimes_cfg c = {g.names, rs.cc, rs.evals, g.seeds, g.R, g.S, g.fmts, g.nf, hlf,
-                               g.prefill, g.decode, g.output, tsv, prov};
-        rc = stepq_prepare_output(g.output) || stepq_regimes(&c);
+        stepq_regimes_cfg c = {.names = g.names, .calib = rs.cc, .evals = rs.evals, .seeds = g.seeds,
+                               .n_regimes = g.R, .n_seeds = g.S, .formats = g.fmts, .n_formats = g.nf,
+                               .halflife_format = hlf, .prefill = g.prefill, .decode = g.decode, .output = g.c.output,
+                               .table = tsv, .prov = prov, .backend = g.c.backend};
+        rc = stepq_prepare_output(g.c.output) || stepq_regimes(&c);
     } else if (!rc) {
-        stepq_robust_cfg c = {g.names, rs.cc, rs.evals, g.seeds, g.R, g.S, g.fmts, g.nf,
-                              g.prefill, g.decode, g.output, tsv, prov};
-        rc = stepq_prepare_output(g.output) || stepq_robust(&c);
+        stepq_robust_cfg c = {.names = g.names, .calib = rs.cc, .evals = rs.evals, .seeds = g.seeds,
+                              .n_regimes = g.R, .n_seeds = g.S, .formats = g.fmts, .n_formats = g.nf,
+                              .prefill = g.prefill, .decode = g.decode, .output = g.c.output, .table = tsv,
+                              .prov = prov, .backend = g.c.backend};
+        rc = stepq_prepare_output(g.c.output) || stepq_robust(&c);
     }
-    if (!rc) printf("wrote %s\n", g.output);
-    if (!rc && g.plot) {
+    if (!rc) printf("wrote %s\n", g.c.output);
+    if (!rc && g.c.plot) {
         stepq_plot_vars vars = {0};
         regime_plot_vars(&vars, g.fmts, g.nf, rs.evals[0], g.seeds, g.S, g.names, g.R);
-        rc = stepq_plot(g.plot, table, png, &vars);
+        rc = stepq_plot(g.c.plot, g.c.table, g.c.png, &vars);
     }
     free_regime_streams(&rs);
     regime_run_free(&g);
@@ -515,28 +493,25 @@ static int memory_models_from_cfg(stepq_memory_model** out, int* n, const stepq_
 
 int stepq_run_memory(const stepq_cfgfile* cf) {
     long long maxreq;
-    const char *output, *plot, *desc;
     const stepq_format** fmts = NULL;
     stepq_memory_model* models = NULL;
     int nf = 0, nm = 0;
-    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_memory) ||
-        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
-        cfg_str(cf, NULL, "plot", &plot, 0, NULL) ||
+    stepq_cfg_common c;
+    if (stepq_cfg_read_common(&c, cf, keys_memory) ||
         cfg_int(cf, NULL, "max_requests", &maxreq, 0, 1024, 1, 1 << 20) ||
         stepq_formats_from_cfg(&fmts, &nf, cf) || memory_models_from_cfg(&models, &nm, cf)) {
         free(fmts); free(models);
         return STEPQ_ERR;
     }
-    char table[4096], png[4096], what[1024] = "";
-    stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
-    stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
+    char what[1024] = "";
     for (int m = 0; m < nm; m++)
         snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s", m ? ", " : "", models[m].name);
-    stepq_memory_sweep_cfg mc = {models, nm, fmts, nf, (int)maxreq, output, plot ? table : NULL,
-                                 {"memory", cf->path, cf->text, 0, what}};
-    int rc = stepq_prepare_output(output) || stepq_memory_sweep(&mc);
-    if (!rc) printf("wrote %s\n", output);
-    if (!rc && plot) {
+    stepq_memory_sweep_cfg mc = {.models = models, .n_models = nm, .formats = fmts, .n_formats = nf,
+                                 .max_requests = (int)maxreq, .output = c.output, .table = c.plot ? c.table : NULL,
+                                 .prov = {.experiment = "memory", .config_path = cf->path, .config_text = cf->text, .seed = 0, .source = what}};
+    int rc = stepq_prepare_output(c.output) || stepq_memory_sweep(&mc);
+    if (!rc) printf("wrote %s\n", c.output);
+    if (!rc && c.plot) {
         stepq_plot_vars vars = {0};
         char buf[8192];
         stepq_plot_var(&vars, "formats", "%s", stepq_format_list(buf, sizeof buf, fmts, nf));
@@ -553,8 +528,8 @@ int stepq_run_memory(const stepq_cfgfile* cf) {
         MODEL_LIST("convs", "%g", conv_mib);
         MODEL_LIST("requests", "%d", requests);
 #undef MODEL_LIST
-        stepq_plot_var(&vars, "description", "%s", desc);
-        rc = stepq_plot(plot, table, png, &vars);
+        stepq_plot_var(&vars, "description", "%s", c.desc);
+        rc = stepq_plot(c.plot, c.table, c.png, &vars);
     }
     free(fmts);
     free(models);
@@ -568,7 +543,7 @@ static const char* const keys_nll[] = {"experiment", "description", "model", "do
                                        "calibrate", "prefill", "decode", "bin", "octile", "output", "plot",
                                        "threads", "backend", NULL};
 
-static int nll_checks(const stepq_backend** be, const stepq_cfgfile* cf, int nd, long long bin, long long decode,
+static int nll_checks(const stepq_backend* be, const stepq_cfgfile* cf, int nd, long long bin, long long decode,
                       const config_setting_t* calib, const char* plan_path, long long octile) {
     if (octile && (octile % 2 || octile < 4 || !plan_path)) {
         stepq_error("%s:%d: 'octile' is the width of the octile sweep's rows (4, 6 or 8: int4, int6, int8; 0: none) "
@@ -584,8 +559,7 @@ static int nll_checks(const stepq_backend** be, const stepq_cfgfile* cf, int nd,
         stepq_error("%s: a 'calibrate' group needs 'plan', the file it writes", cf->path);
         return STEPQ_ERR;
     }
-    if (!(*be = stepq_backend_from_cfg(cf, 1))) return STEPQ_ERR;
-    if (!(*be)->write) {  // a backend of whole runs only
+    if (!be->write) {  // a backend of whole runs only
         stepq_error("%s: the language model runs on the CPU backends only", cf->path);
         return STEPQ_ERR;
     }
@@ -604,7 +578,7 @@ typedef struct {
 } lm_run;
 
 static int lm_run_open(lm_run* r, const stepq_cfgfile* cf, const char* model_dir, const char** texts, int n,
-                       const char* plan_path, const config_setting_t* calib, int rc) {
+                       const char* plan_path, const config_setting_t* calib, const stepq_backend* be, int rc) {
     char mbuf[4096];
     r->pp = NULL;
     r->bufs = mallocCheck(sizeof *r->bufs * (size_t)(n ? n : 1));
@@ -612,7 +586,7 @@ static int lm_run_open(lm_run* r, const stepq_cfgfile* cf, const char* model_dir
     r->loaded = !rc && stepq_lm_load(&r->m, stepq_data_path(mbuf, sizeof mbuf, model_dir)) == STEPQ_OK;
     rc = rc || !r->loaded;
     if (!rc && plan_path) {
-        rc = calib ? stepq_cfg_calibrate_plan(cf, calib, plan_path, &r->plan, 1) : stepq_plan_read(&r->plan, plan_path);
+        rc = calib ? stepq_cfg_calibrate_plan(cf, calib, plan_path, &r->plan, 1, be) : stepq_plan_read(&r->plan, plan_path);
         if (!rc) r->pp = &r->plan;
     }
     return rc;
@@ -635,45 +609,40 @@ static void nll_plot_vars(stepq_plot_vars* v, const stepq_format* const* fmts, i
 }
 
 int stepq_run_nll(const stepq_cfgfile* cf) {
-    long long prefill, decode, bin, threads, octile;
-    const char *output, *plot, *desc, *plan_path, *model_dir, **docs = NULL;
+    long long prefill, decode, bin, octile;
+    const char *plan_path, *model_dir, **docs = NULL;
     const stepq_format** fmts = NULL;
     int nf = 0, nd = 0, err = 0;
     config_setting_t* calib = NULL;
-    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_nll) ||
+    stepq_cfg_common c;
+    if (stepq_cfg_read_common(&c, cf, keys_nll) ||
         cfg_str(cf, NULL, "model", &model_dir, 1, NULL) || cfg_str_list(cf, NULL, "documents", &docs, &nd, 1) ||
         cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) || (calib = cfg_group(cf, NULL, "calibrate", 0, &err), err) ||
         cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 30) ||
         cfg_int(cf, NULL, "decode", &decode, 1, 0, 1, 1LL << 30) ||
         cfg_int(cf, NULL, "bin", &bin, 0, 256, 1, 1LL << 30) || cfg_int(cf, NULL, "octile", &octile, 0, 0, 0, 8) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) || cfg_str(cf, NULL, "description", &desc, 0, "") ||
-        cfg_str(cf, NULL, "output", &output, 1, NULL) || cfg_str(cf, NULL, "plot", &plot, 0, NULL) ||
         stepq_formats_from_cfg(&fmts, &nf, cf) || stepq_formats_check_plan(cf, fmts, nf, plan_path)) {
         free(fmts); free(docs);
         return STEPQ_ERR;
     }
-    const stepq_backend* be = NULL;
-    int rc = nll_checks(&be, cf, nd, bin, decode, calib, plan_path, octile);
-    stepq_set_threads(threads);
+    int rc = nll_checks(c.backend, cf, nd, bin, decode, calib, plan_path, octile);
     lm_run lr;
-    rc = lm_run_open(&lr, cf, model_dir, docs, nd, plan_path, calib, rc);
-    char table[4096], png[4096], otable[4096];
-    stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
-    stepq_sibling(otable, sizeof otable, output, STEPQ_SIB_OCTILE);
-    stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
+    rc = lm_run_open(&lr, cf, model_dir, docs, nd, plan_path, calib, c.backend, rc);
+    char otable[4096];
+    stepq_sibling(otable, sizeof otable, c.output, STEPQ_SIB_OCTILE);
     if (!rc) {
         stepq_nll_cfg nc = {.model = &lr.m, .documents = docs, .n_documents = nd, .formats = fmts, .n_formats = nf,
-                            .plan = lr.pp, .backend = be, .octile_width = (int)octile, .prefill = prefill, .decode = decode,
-                            .bin = (int)bin, .output = output, .table = plot ? table : NULL,
-                            .octile_table = plot && octile ? otable : NULL,
-                            .prov = {"nll", cf->path, cf->text, 0, lr.m.desc}};
-        rc = stepq_prepare_output(output) || stepq_nll(&nc);
-        if (!rc) printf("wrote %s\n", output);
+                            .plan = lr.pp, .backend = c.backend, .octile_width = (int)octile, .prefill = prefill,
+                            .decode = decode, .bin = (int)bin, .output = c.output, .table = c.plot ? c.table : NULL,
+                            .octile_table = c.plot && octile ? otable : NULL,
+                            .prov = {.experiment = "nll", .config_path = cf->path, .config_text = cf->text, .seed = 0, .source = lr.m.desc}};
+        rc = stepq_prepare_output(c.output) || stepq_nll(&nc);
+        if (!rc) printf("wrote %s\n", c.output);
     }
-    if (!rc && plot) {
+    if (!rc && c.plot) {
         stepq_plot_vars vars = {0};
         nll_plot_vars(&vars, fmts, nf, &lr.m, nd, prefill, decode, octile ? otable : NULL);
-        rc = stepq_plot(plot, table, png, &vars);
+        rc = stepq_plot(c.plot, c.table, c.png, &vars);
     }
     lm_run_close(&lr);
     free(fmts);
@@ -690,46 +659,41 @@ static const char* const keys_generate[] = {"experiment", "description", "model"
                                             "plot", "threads", "backend", NULL};
 
 int stepq_run_generate(const stepq_cfgfile* cf) {
-    long long length, topk, threads;
-    const char *output, *plot, *desc, *plan_path, *model_dir, **prompts = NULL;
+    long long length, topk;
+    const char *plan_path, *model_dir, **prompts = NULL;
     const stepq_format** fmts = NULL;
     uint64_t* seeds = NULL;
     int nf = 0, np = 0, S = 0, err = 0;
     config_setting_t* calib = NULL;
-    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_generate) ||
+    stepq_cfg_common c;
+    if (stepq_cfg_read_common(&c, cf, keys_generate) ||
         cfg_str(cf, NULL, "model", &model_dir, 1, NULL) || cfg_str_list(cf, NULL, "prompts", &prompts, &np, 1) ||
         cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) || (calib = cfg_group(cf, NULL, "calibrate", 0, &err), err) ||
         cfg_int(cf, NULL, "length", &length, 1, 0, 64, 1LL << 24) ||
-        cfg_int(cf, NULL, "top_k", &topk, 0, 20, 1, 256) || cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
-        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
-        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
+        cfg_int(cf, NULL, "top_k", &topk, 0, 20, 1, 256) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
         stepq_formats_check_plan(cf, fmts, nf, plan_path) || stepq_cfg_seeds(&seeds, &S, cf)) {
         free(fmts); free(prompts); free(seeds);
         return STEPQ_ERR;
     }
-    const stepq_backend* be = NULL;
-    int rc = nll_checks(&be, cf, np, 1, 1, calib, plan_path, 0);
-    stepq_set_threads(threads);
+    int rc = nll_checks(c.backend, cf, np, 1, 1, calib, plan_path, 0);
     lm_run lr;
-    rc = lm_run_open(&lr, cf, model_dir, prompts, np, plan_path, calib, rc);
-    char table[4096], png[4096], samples[4096];
-    stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
-    stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
-    stepq_sibling(samples, sizeof samples, output, STEPQ_SIB_SAMPLES);
+    rc = lm_run_open(&lr, cf, model_dir, prompts, np, plan_path, calib, c.backend, rc);
+    char samples[4096];
+    stepq_sibling(samples, sizeof samples, c.output, STEPQ_SIB_SAMPLES);
     if (!rc) {
         stepq_generate_cfg gc = {.model = &lr.m, .prompts = prompts, .n_prompts = np, .seeds = seeds, .n_seeds = S,
-                                 .formats = fmts, .n_formats = nf, .plan = lr.pp, .backend = be, .length = length,
-                                 .top_k = (int)topk, .output = output, .table = plot ? table : NULL,
-                                 .samples = samples,
-                                 .prov = {"generate", cf->path, cf->text, seeds[0], lr.m.desc}};
-        rc = stepq_prepare_output(output) || stepq_generate(&gc);
-        if (!rc) printf("wrote %s and %s\n", output, samples);
+                                 .formats = fmts, .n_formats = nf, .plan = lr.pp, .backend = c.backend,
+                                 .length = length, .top_k = (int)topk, .output = c.output,
+                                 .table = c.plot ? c.table : NULL, .samples = samples,
+                                 .prov = {.experiment = "generate", .config_path = cf->path, .config_text = cf->text, .seed = seeds[0], .source = lr.m.desc}};
+        rc = stepq_prepare_output(c.output) || stepq_generate(&gc);
+        if (!rc) printf("wrote %s and %s\n", c.output, samples);
     }
-    if (!rc && plot) {
+    if (!rc && c.plot) {
         stepq_plot_vars vars = {0};
         stepq_plot_var(&vars, "source", "%s; %d prompts x %d seeds, %lld bytes each, temperature 1, top-k %lld",
                        lr.m.desc, np, S, length, topk);
-        rc = stepq_plot(plot, table, png, &vars);
+        rc = stepq_plot(c.plot, c.table, c.png, &vars);
     }
     lm_run_close(&lr);
     free(fmts); free(prompts); free(seeds);
@@ -745,42 +709,36 @@ static const char* const keys_recall[] = {"experiment", "description", "model", 
                                           "threads", "backend", NULL};
 
 int stepq_run_recall(const stepq_cfgfile* cf) {
-    long long prefill, length, ndocs, threads;
-    const char *output, *plot, *desc, *plan_path, *model_dir, *set;
+    long long prefill, length, ndocs;
+    const char *plan_path, *model_dir, *set;
     const stepq_format** fmts = NULL;
     int nf = 0, err = 0;
     config_setting_t* calib = NULL;
-    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_recall) ||
+    stepq_cfg_common c;
+    if (stepq_cfg_read_common(&c, cf, keys_recall) ||
         cfg_str(cf, NULL, "model", &model_dir, 1, NULL) || cfg_str(cf, NULL, "set", &set, 1, NULL) ||
         cfg_int(cf, NULL, "documents", &ndocs, 0, 0, 0, 1 << 20) ||
         cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) || (calib = cfg_group(cf, NULL, "calibrate", 0, &err), err) ||
         cfg_int(cf, NULL, "prefill", &prefill, 1, 0, 0, 1LL << 30) ||
-        cfg_int(cf, NULL, "length", &length, 0, 0, 0, 1LL << 30) ||
-        cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
-        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
-        cfg_str(cf, NULL, "plot", &plot, 0, NULL) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
+        cfg_int(cf, NULL, "length", &length, 0, 0, 0, 1LL << 30) || stepq_formats_from_cfg(&fmts, &nf, cf) ||
         stepq_formats_check_plan(cf, fmts, nf, plan_path)) {
         free(fmts);
         return STEPQ_ERR;
     }
-    const stepq_backend* be = NULL;
-    int rc = nll_checks(&be, cf, 1, 1, 1, calib, plan_path, 0);
-    stepq_set_threads(threads);
+    int rc = nll_checks(c.backend, cf, 1, 1, 1, calib, plan_path, 0);
     lm_run lr;
     const char* texts[1] = {set};
-    rc = lm_run_open(&lr, cf, model_dir, texts, 1, plan_path, calib, rc);
-    char table[4096], png[4096], buf[8192];
-    stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
-    stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
+    rc = lm_run_open(&lr, cf, model_dir, texts, 1, plan_path, calib, c.backend, rc);
+    char buf[8192];
     if (!rc) {
         stepq_recall_cfg rcfg = {.model = &lr.m, .set = texts[0], .max_documents = (int)ndocs, .formats = fmts,
-                                 .n_formats = nf, .plan = lr.pp, .backend = be, .prefill = prefill,
-                                 .length = length, .output = output, .table = plot ? table : NULL,
-                                 .prov = {"recall", cf->path, cf->text, 0, lr.m.desc}};
-        rc = stepq_prepare_output(output) || stepq_recall(&rcfg);
-        if (!rc) printf("wrote %s\n", output);
+                                 .n_formats = nf, .plan = lr.pp, .backend = c.backend, .prefill = prefill,
+                                 .length = length, .output = c.output, .table = c.plot ? c.table : NULL,
+                                 .prov = {.experiment = "recall", .config_path = cf->path, .config_text = cf->text, .seed = 0, .source = lr.m.desc}};
+        rc = stepq_prepare_output(c.output) || stepq_recall(&rcfg);
+        if (!rc) printf("wrote %s\n", c.output);
     }
-    if (!rc && plot) {
+    if (!rc && c.plot) {
         stepq_plot_vars vars = {0};
         stepq_plot_var(&vars, "formats", "%s", stepq_format_list(buf, sizeof buf, fmts, nf));
         char docs[128] = "all its documents";
@@ -788,7 +746,7 @@ int stepq_run_recall(const stepq_cfgfile* cf) {
         if (length) snprintf(docs + strlen(docs), sizeof docs - strlen(docs), " (their first %lld bytes)", length);
         stepq_plot_var(&vars, "source", "%s; recall set %s, %s, native prefill %lld bytes", lr.m.desc, set, docs,
                        prefill);
-        rc = stepq_plot(plot, table, png, &vars);
+        rc = stepq_plot(c.plot, c.table, c.png, &vars);
     }
     lm_run_close(&lr);
     free(fmts);
@@ -851,34 +809,33 @@ static int frontier_run_nll(const frontier_run* fr, const frontier_nll* n, const
     stepq_nll_cfg nc = {.model = &fr->lr->m, .documents = n->docs, .n_documents = n->nd, .formats = fr->fmts,
                         .n_formats = fr->nf, .plan = fr->lr->pp, .backend = fr->be, .prefill = n->prefill,
                         .decode = n->decode, .bin = (int)n->bin, .output = out,
-                        .prov = {"nll", fr->cf->path, fr->cf->text, 0, fr->lr->m.desc}};
+                        .prov = {.experiment = "nll", .config_path = fr->cf->path, .config_text = fr->cf->text,
+                                 .seed = 0, .source = fr->lr->m.desc}};
     int rc = stepq_prepare_output(out) || stepq_nll(&nc);
     if (!rc) printf("wrote %s\n", out);
     return rc;
 }
 
 int stepq_run_frontier(const stepq_cfgfile* cf) {
-    long long threads, ndocs, rprefill, length;
-    const char *output, *plot, *desc, *plan_path, *model_dir, *set, *serving;
+    long long ndocs, rprefill, length;
+    const char *plan_path, *model_dir, *set, *serving;
     frontier_nll rn = {0}, pr = {0};
     int err = 0;
     config_setting_t *calib = NULL, *rg = NULL;
-    if (cfg_check_keys(cf, config_root_setting(&cf->cfg), keys_frontier) ||
-        cfg_str(cf, NULL, "model", &model_dir, 1, NULL) || cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) ||
+    stepq_cfg_common c;
+    if (stepq_cfg_read_common(&c, cf, keys_frontier) || cfg_str(cf, NULL, "model", &model_dir, 1, NULL) || cfg_str(cf, NULL, "plan", &plan_path, 0, NULL) ||
         cfg_str(cf, NULL, "serving", &serving, 0, NULL) ||
         (calib = cfg_group(cf, NULL, "calibrate", 0, &err), err) || (rg = cfg_group(cf, NULL, "recall", 1, &err), err) ||
         cfg_check_keys(cf, rg, keys_frontier_recall) || cfg_str(cf, rg, "set", &set, 1, NULL) ||
         cfg_int(cf, rg, "documents", &ndocs, 0, 0, 0, 1 << 20) || cfg_int(cf, rg, "prefill", &rprefill, 1, 0, 0, 1LL << 30) ||
         cfg_int(cf, rg, "length", &length, 0, 0, 0, 1LL << 30) || frontier_nll_from_cfg(&rn, cf, "recall_nll") ||
-        frontier_nll_from_cfg(&pr, cf, "prose") || cfg_int(cf, NULL, "threads", &threads, 0, 0, 0, STEPQ_THREADS_MAX) ||
-        cfg_str(cf, NULL, "description", &desc, 0, "") || cfg_str(cf, NULL, "output", &output, 1, NULL) ||
-        cfg_str(cf, NULL, "plot", &plot, 0, NULL)) {
+        frontier_nll_from_cfg(&pr, cf, "prose")) {
         free(rn.docs), free(pr.docs);
         return STEPQ_ERR;
     }
-    const stepq_backend* be = NULL;
-    int rc = nll_checks(&be, cf, 1, 1, 1, calib, plan_path, 0);
-    stepq_set_threads(threads);
+    const stepq_backend* be = c.backend;
+    const char* output = c.output;
+    int rc = nll_checks(be, cf, 1, 1, 1, calib, plan_path, 0);
     // the recall set, then the recall documents and the prose, resolved from the repository in one list
     const int nt = 1 + rn.nd + pr.nd;
     const char** texts = mallocCheck(sizeof(char*) * (size_t)nt);
@@ -894,40 +851,41 @@ int stepq_run_frontier(const stepq_cfgfile* cf) {
     for (int i = 0; i < stepq_n_formats; i++) table_fmts[i] = &stepq_formats[i], serve_all[i] = NAN;
     rc = rc || (serving && stepq_frontier_serving(serve_all, &requests, serving, table_fmts, stepq_n_formats));
     lm_run lr;
-    rc = lm_run_open(&lr, cf, model_dir, texts, nt, plan_path, calib, rc);
+    rc = lm_run_open(&lr, cf, model_dir, texts, nt, plan_path, calib, be, rc);
     const stepq_format** fmts = NULL;
     int nf = 0;
     rc = rc || frontier_formats(&fmts, &nf, cf, lr.m.K, lr.m.V) || stepq_formats_check_plan(cf, fmts, nf, plan_path);
     double* serve = mallocCheck(sizeof(double) * (size_t)(nf + 1));
     for (int k = 0; k < nf; k++) serve[k] = serve_all[fmts[k] - stepq_formats];
-    char table[4096], png[4096], f_recall[4096], f_nr[4096], f_np[4096], buf[8192];
-    stepq_sibling(table, sizeof table, output, STEPQ_SIB_TABLE);
-    stepq_sibling(png, sizeof png, output, STEPQ_SIB_FIGURE);
+    char f_recall[4096], f_nr[4096], f_np[4096], buf[8192];
     stepq_sibling(f_recall, sizeof f_recall, output, STEPQ_SIB_RECALL);
     stepq_sibling(f_nr, sizeof f_nr, output, STEPQ_SIB_NLL_RECALL);
     stepq_sibling(f_np, sizeof f_np, output, STEPQ_SIB_NLL_PROSE);
-    const frontier_run fr = {cf, &lr, be, fmts, nf};
+    const frontier_run fr = {.cf = cf, .lr = &lr, .be = be, .fmts = fmts, .nf = nf};
     if (!rc) {
         printf("frontier: %d formats on %s\n", nf, lr.m.desc);
         stepq_recall_cfg rcfg = {.model = &lr.m, .set = texts[0], .max_documents = (int)ndocs, .formats = fmts,
                                  .n_formats = nf, .plan = lr.pp, .backend = be, .prefill = rprefill, .length = length,
-                                 .output = f_recall, .prov = {"recall", cf->path, cf->text, 0, lr.m.desc}};
+                                 .output = f_recall,
+                                 .prov = {.experiment = "recall", .config_path = cf->path, .config_text = cf->text,
+                                          .seed = 0, .source = lr.m.desc}};
         rc = stepq_prepare_output(f_recall) || stepq_recall(&rcfg);
         if (!rc) printf("wrote %s\n", f_recall);
         rc = rc || frontier_run_nll(&fr, &rn, f_nr) || frontier_run_nll(&fr, &pr, f_np);
     }
     double* ratio = callocCheck((size_t)(nf ? nf : 1), sizeof(double));
     if (!rc) {
-        stepq_bench_step_ratios(ratio, fmts, nf, cf->quick);
+        stepq_bench_step_ratios(ratio, fmts, nf, cf->quick, stepq_cpu_backend(be));
         stepq_frontier_cfg fc = {.formats = fmts, .n_formats = nf, .plan = lr.pp, .K = lr.m.K, .V = lr.m.V,
                                  .recall = f_recall, .nll_recall = f_nr, .nll_prose = f_np, .step_ratio = ratio,
                                  .serving_ratio = serve, .serving_requests = requests, .serving = serving,
-                                 .output = output, .table = plot ? table : NULL,
-                                 .prov = {"frontier", cf->path, cf->text, 0, lr.m.desc}};
+                                 .output = output, .table = c.plot ? c.table : NULL,
+                                 .prov = {.experiment = "frontier", .config_path = cf->path, .config_text = cf->text,
+                                          .seed = 0, .source = lr.m.desc}};
         rc = stepq_prepare_output(output) || stepq_frontier(&fc);
         if (!rc) printf("wrote %s\n", output);
     }
-    if (!rc && plot) {
+    if (!rc && c.plot) {
         stepq_plot_vars vars = {0};
         stepq_plot_var(&vars, "source", "%s; every recurrent layer's %d heads of %d x %d in the format", lr.m.desc,
                        lr.m.layers * lr.m.heads, lr.m.K, lr.m.V);
@@ -936,7 +894,7 @@ int stepq_run_frontier(const stepq_cfgfile* cf) {
         stepq_plot_var(&vars, "prose_docs", "%d held-out books, native prefill %lld, %lld forced decode steps", pr.nd,
                        pr.prefill, pr.decode);
         stepq_plot_var(&vars, "formats", "%s", stepq_format_list(buf, sizeof buf, fmts, nf));
-        rc = stepq_plot(plot, table, png, &vars);
+        rc = stepq_plot(c.plot, c.table, c.png, &vars);
     }
     free(ratio), free(serve), free(serve_all), free(table_fmts);
     lm_run_close(&lr);

@@ -26,7 +26,7 @@ static void xor_bytes(void* b, size_t n) {
 }
 static void abort_all(int rc) { MPI_Abort(MPI_COMM_WORLD, rc); }
 static void finalize(void) { MPI_Finalize(); }
-static const stepq_ranks_ops mpi_ops = {sum_int, gather_int, min_max_u64, xor_bytes, abort_all, finalize};
+static const stepq_ranks_ops mpi_ops = {.sum_int = sum_int, .gather_int = gather_int, .min_max_u64 = min_max_u64, .xor_bytes = xor_bytes, .abort = abort_all, .finalize = finalize};
 
 int stepq_mpi_init(int* argc, char*** argv) {
     // started by a launcher (mpirun, srun): its variables say so. A binary started alone does not

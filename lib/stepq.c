@@ -740,7 +740,8 @@ static sq_status calibrate_locked(const sq_calibrate_config* cfg, const char* co
     if (stepq_calib_settings_check(&set, "sq_calibrate") != STEPQ_OK) return SQ_EINVAL;
     if (stepq_backend_init() != STEPQ_OK || stepq_check_env(1) != STEPQ_OK) return SQ_EINVAL;
     stepq_calib_build b;
-    if (stepq_calib_from_traces(&b, traces, n, cfg->normalize != 0, &set, out_path, "sq_calibrate") != STEPQ_OK)
+    if (stepq_calib_from_traces(&b, traces, n, cfg->normalize != 0, &set, out_path, "sq_calibrate",
+                                stepq_backend_default()) != STEPQ_OK)  // the library's CPU backend
         return SQ_EFILE;
     b.c.quiet = !cfg->progress;
     sq_status rc = SQ_OK;

@@ -14,7 +14,7 @@ void stepq_dual_decode_head(float* X, const uint8_t* P, const stepq_head_plan* h
 }
 
 static void dual_offsets(uint32_t* off, const stepq_format* f, const stepq_head_plan* hp, int K, int V) {
-    dual_shape s = {hp->bits, hp->kind == STEPQ_GDN, K, V};
+    dual_shape s = {.bits = hp->bits, .odd2 = hp->kind == STEPQ_GDN, .K = K, .V = V};
     size_t n = df_any_coded(hp->bits, K) ? 2u * (size_t)V : 0;
     for (int i = 0; i < K; i++) {
         off[i] = (uint32_t)n;

@@ -3,8 +3,6 @@
 // weight L).
 #include "plan.h"
 
-int stepq_plan_any_model = 0;
-
 #include <hdf5.h>
 #include <inttypes.h>
 #include <math.h>

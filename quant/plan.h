@@ -66,10 +66,6 @@ typedef struct {
     double objective[STEPQ_N_ALLOC][STEPQ_N_BUDGETS]; // sum L_u d_u(b_u) of each table
 } stepq_plan;
 
-// 1: the user said that a plan naming no model (model_sha256 "") may serve a model's streams
-// (stepq run/replay --plan-any-model); 0 (default): such a plan is refused for them
-extern int stepq_plan_any_model;
-
 // The knobs' ranges, for a calibration's config and a plan's attributes alike (a plan whose
 // knobs lie outside them is refused as corrupted)
 #define STEPQ_KNOB_HORIZON_MIN 1.0

@@ -114,7 +114,9 @@ extern const stepq_backend* const stepq_backends_cpu[];
 // 1 if this CPU (and, for CUDA, this machine) runs b
 int stepq_backend_supported(const stepq_backend* b);
 // The CPU backend a run takes when it names none ("cpu"): the widest this CPU supports, unless
-// the environment variable STEPQ_KERNELS names one (reference, x86-64-v2, avx2, avx512).
+// the environment variable STEPQ_KERNELS names one (reference, x86-64-v2, avx2, avx512). The
+// front ends (cli/, lib/) choose a run's backend and pass it down as a value; nothing below
+// them fetches this (a NULL backend there is a programming error).
 const stepq_backend* stepq_backend_default(void);
 // STEPQ_ERR (message) when STEPQ_KERNELS names no backend or one this CPU cannot run (the
 // default is then the widest supported)

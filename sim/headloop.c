@@ -21,8 +21,6 @@ typedef struct stepq_slot_fns {
 
 static const stepq_slot_fns* fns_of(const stepq_slot* sl, unsigned needs);
 
-static const stepq_backend* resolve(const stepq_backend* b) { return b ? b : stepq_backend_default(); }
-
 // ---------------------------------------------------------------------------------------------
 // checks before any work
 
@@ -52,7 +50,8 @@ static int no_reference_refused(const stepq_headloop_cfg* cfg, const char* what)
 }
 
 int stepq_headloop_check(const stepq_headloop_cfg* cfg, const char* what) {
-    const stepq_backend* be = resolve(cfg->backend);
+    const stepq_backend* be = cfg->backend;
+    stepq_assert(be);  // chosen by the front end and passed down (sim/backend.h)
     if (!be->step || !be->read || !be->write) {
         stepq_error("%s: backend %s does not step heads one at a time (it runs whole propagation "
                     "runs only); run it with backend \"cpu\"", what, be->name);
@@ -80,7 +79,8 @@ int stepq_headloop_check(const stepq_headloop_cfg* cfg, const char* what) {
 void stepq_head_init(stepq_head* e, const stepq_headloop_cfg* cfg, const stepq_head_shape* shape) {
     memset(e, 0, sizeof *e);
     e->cfg = cfg;
-    e->be = resolve(cfg->backend);
+    e->be = cfg->backend;
+    stepq_assert(e->be);
     e->F = cfg->n_slots;
     e->K = shape->K;
     e->V = shape->V;
@@ -90,8 +90,7 @@ void stepq_head_init(stepq_head* e, const stepq_headloop_cfg* cfg, const stepq_h
     e->needs = all_needs(cfg);
     e->decays = cfg->n_obs > 0;
     const size_t F = (size_t)e->F, K = (size_t)e->K, V = (size_t)e->V;
-    stepq_runstate_init(&e->rs, e->K, e->V, e->G);
-    e->rs.step = e->be->step;
+    stepq_runstate_init(&e->rs, e->be, e->K, e->V, e->G);
     e->qs = callocCheck(F ? F : 1, sizeof(stepq_qstate));
     e->y_hat = mallocCheck(sizeof(float) * (F ? F : 1) * V);
     e->pred = e->needs & STEPQ_NEED_PRED ? mallocCheck(sizeof(float) * (F ? F : 1) * V) : NULL;
@@ -377,7 +376,7 @@ static int run_one(stepq_head* e, const stepq_source* const* srcs, int n, const 
         if (rc == STEPQ_OK) rc = stepq_head_end(e);
         else drop(e);
     }
-    *mine = (loop_failure){rc != STEPQ_OK, h, e->fail_f, e->fail_t, e->fail_obs, e->segment};
+    *mine = (loop_failure){.failed = rc != STEPQ_OK, .h = h, .f = e->fail_f, .t = e->fail_t, .observer = e->fail_obs, .seg = e->segment};
     return rc;
 }
 
@@ -401,7 +400,7 @@ static int run_lockstep(const stepq_source* const* srcs, int n, const stepq_head
         stepq_head_init(&e[h], cfg, &shape);
         skip[h] = skipped(cfg, h);
     }
-    loop_failure first = {0, 0, -1, 0, 0, 0};
+    loop_failure first = {.failed = 0, .h = 0, .f = -1, .t = 0, .observer = 0, .seg = 0};
     for (int seg = 0; seg < n && !first.failed; seg++) {
         const stepq_source* s = srcs[seg];
         const size_t KV = (size_t)s->K * s->V;
@@ -410,12 +409,12 @@ static int run_lockstep(const stepq_source* const* srcs, int n, const stepq_head
             e[h].segment = seg;
             if (stepq_head_begin(&e[h], h, cfg->plan_index ? cfg->plan_index[h] : 0,
                                  s->S0 && !cfg->from_zero ? s->S0 + (size_t)h * KV : NULL) != STEPQ_OK)
-                first = (loop_failure){1, h, -1, 0, 1, seg};
+                first = (loop_failure){.failed = 1, .h = h, .f = -1, .t = 0, .observer = 1, .seg = seg};
         }
         stepq_cursor* c = s->open(s, -1);
         for (long t = 0; t < cfg->prefill + cfg->decode && !first.failed; t++) {
             if (stepq_next_step(c, in) != STEPQ_OK) {  // the source said why
-                first = (loop_failure){1, 0, -1, t, 1, seg};
+                first = (loop_failure){.failed = 1, .h = 0, .f = -1, .t = t, .observer = 1, .seg = seg};
                 break;
             }
             int bad = H;
@@ -425,13 +424,13 @@ static int run_lockstep(const stepq_source* const* srcs, int n, const stepq_head
 #pragma omp critical(stepq_headloop_fail)
                     if (h < bad) bad = h;
                 }
-            if (bad < H) first = (loop_failure){1, bad, e[bad].fail_f, e[bad].fail_t, e[bad].fail_obs, seg};
+            if (bad < H) first = (loop_failure){.failed = 1, .h = bad, .f = e[bad].fail_f, .t = e[bad].fail_t, .observer = e[bad].fail_obs, .seg = seg};
         }
         s->close(c);
         for (int h = 0; h < H; h++) {
             if (skip[h] || !e[h].loaded) continue;
             if (first.failed) drop(&e[h]);
-            else if (stepq_head_end(&e[h]) != STEPQ_OK) first = (loop_failure){1, h, -1, 0, 1, seg};
+            else if (stepq_head_end(&e[h]) != STEPQ_OK) first = (loop_failure){.failed = 1, .h = h, .f = -1, .t = 0, .observer = 1, .seg = seg};
         }
     }
     for (int h = 0; h < H; h++) {
@@ -456,7 +455,7 @@ int stepq_headloop_run_segments(const stepq_source* const* srcs, int n, const st
         }
     if (stepq_headloop_check(cfg, cfg->n_obs ? cfg->obs[0].name : "run") != STEPQ_OK) return STEPQ_ERR;
     if (src->lockstep) return run_lockstep(srcs, n, cfg);
-    loop_failure first = {0, 0, -1, 0, 0, 0};
+    loop_failure first = {.failed = 0, .h = 0, .f = -1, .t = 0, .observer = 0, .seg = 0};
 #pragma omp parallel
     {
         stepq_head e;

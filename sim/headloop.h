@@ -104,7 +104,7 @@ typedef struct stepq_observer {
 } stepq_observer;
 
 typedef struct {
-    const stepq_backend* backend;  // NULL: stepq_backend_default()
+    const stepq_backend* backend;  // who steps the heads, chosen by the front end (never NULL)
     const stepq_slot* slots;       // (F)
     int n_slots;
     const stepq_plan* plan;        // for the formats that need one, or NULL
@@ -176,7 +176,7 @@ typedef struct {
 } stepq_head_shape;
 
 static inline stepq_head_shape stepq_shape_of(const stepq_source* src) {
-    return (stepq_head_shape){src->kind, src->K, src->V, src->n_gates, src->scale};
+    return (stepq_head_shape){.kind = src->kind, .K = src->K, .V = src->V, .n_gates = src->n_gates, .scale = src->scale};
 }
 
 void stepq_head_init(stepq_head* e, const stepq_headloop_cfg* cfg, const stepq_head_shape* shape);

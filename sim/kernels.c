@@ -160,7 +160,7 @@ typedef struct {
 // row r's of 16 rows' scales side by side (rc_row_scales16)
 static inline row128_scale row128_scale_of(const uint32_t* umax, const uint16_t* sh, const float* inv,
                                            __mmask16 inside, int r) {
-    return (row128_scale){umax[r], sh[r], inv[r], (inside >> r) & 1};
+    return (row128_scale){.umax = umax[r], .sh = sh[r], .inv = inv[r], .inside = (inside >> r) & 1};
 }
 
 // row i: t (8 vectors) <- D x + k u^T of its decoded row, yv (8 vectors) += q t; returns its

@@ -331,7 +331,7 @@ static int delta_f32(stepq_lm_seq* s, int l, int h, float* S, float* y, float* w
         return STEPQ_OK;
     }
     stepq_head* e = &s->heads->e[(size_t)l * s->m->heads + h];
-    const stepq_step_in in = {q, k, v, g, beta};
+    const stepq_step_in in = {.q = q, .k = k, .v = v, .g = g, .beta = beta};
     if (stepq_head_step(e, &in) != STEPQ_OK) return STEPQ_ERR;
     memcpy(y, e->y_hat, sizeof(float) * V);  // the slot's read-out
     return STEPQ_OK;
@@ -377,12 +377,13 @@ static int delta_f32(stepq_lm_seq* s, int l, int h, float* S, float* y, float* w
         (w).beta = p_;                                                                               \
     } while (0)
 
-void stepq_lm_seq_init(stepq_lm_seq* s, const stepq_lm* m) {
+void stepq_lm_seq_init(stepq_lm_seq* s, const stepq_lm* m, const stepq_backend* be) {
+    stepq_assert(be);  // the front end's choice, passed down (sim/backend.h)
     memset(s, 0, sizeof *s);
     s->m = m;
     s->conv = callocCheck((size_t)m->layers * 3 * m->D * (m->conv - 1), sizeof(float));
     s->S = callocCheck((size_t)m->layers * m->heads * m->K * m->V, sizeof(float));
-    s->be = stepq_backend_default();
+    s->be = be;
     s->x = callocCheck((size_t)m->hidden, sizeof(float));
     scratch_float* w = mallocCheck(sizeof *w);
     SCRATCH_ALLOC(float, *w, m);
@@ -410,7 +411,7 @@ void stepq_lm_seq_free(stepq_lm_seq* s) {
 void stepq_lm_seq_copy(stepq_lm_seq* dst, const stepq_lm_seq* src) {
     const stepq_lm* m = src->m;
     stepq_assert(!src->heads);
-    stepq_lm_seq_init(dst, m);
+    stepq_lm_seq_init(dst, m, src->be);
     memcpy(dst->conv, src->conv, sizeof(float) * m->layers * 3 * m->D * (m->conv - 1));
     memcpy(dst->S, src->S, sizeof(float) * m->layers * m->heads * m->K * m->V);
 }
@@ -440,7 +441,7 @@ static int begin_heads(stepq_lm_seq* s, const stepq_slot* sl, const stepq_plan* 
         free(hs);
         return STEPQ_ERR;
     }
-    const stepq_head_shape shape = {m->kind, m->K, m->V, stepq_kind_gates(m->kind, m->K), 1.0 / sqrt((double)m->K)};
+    const stepq_head_shape shape = {.kind = m->kind, .K = m->K, .V = m->V, .n_gates = stepq_kind_gates(m->kind, m->K), .scale = 1.0 / sqrt((double)m->K)};
     hs->e = callocCheck((size_t)LH, sizeof *hs->e);
     for (int i = 0; i < LH; i++) {
         stepq_head_init(&hs->e[i], &hs->loop, &shape);
@@ -611,7 +612,7 @@ double stepq_lm_nll(const float* logits, int vocab, int next) {
 // ---------------------------------------------------------------------------------------------
 // the model as a stream
 
-int stepq_lm_capture(stepq_trace* tr, const stepq_lm* m, const uint8_t* bytes, long T) {
+int stepq_lm_capture(stepq_trace* tr, const stepq_lm* m, const uint8_t* bytes, long T, const stepq_backend* be) {
     const int LH = m->layers * m->heads, K = m->K, V = m->V, G = stepq_kind_gates(m->kind, K);
     memset(tr, 0, sizeof *tr);
     tr->kind = m->kind;
@@ -630,7 +631,7 @@ int stepq_lm_capture(stepq_trace* tr, const stepq_lm* m, const uint8_t* bytes, l
     tr->head = mallocCheck(sizeof(int) * LH);
     for (int i = 0; i < LH; i++) tr->layer[i] = i / m->heads, tr->head[i] = i % m->heads;
     stepq_lm_seq s;
-    stepq_lm_seq_init(&s, m);
+    stepq_lm_seq_init(&s, m, be);
     stepq_lm_inputs in;
     stepq_lm_inputs_alloc(&in, m);
     float* logits = mallocCheck(sizeof(float) * m->vocab);
@@ -679,6 +680,7 @@ int stepq_lm_read_text(uint8_t** bytes, long* n, const char* path) {
 typedef struct {
     stepq_lm m;
     uint8_t* bytes;  // (T) the text read
+    const stepq_backend* be;  // steps the forward (stepq_lm_seq_init)
 } lm_impl;
 
 typedef struct {
@@ -694,7 +696,7 @@ static stepq_cursor* lm_open(const stepq_source* src, int h) {
     lm_cursor* c = callocCheck(1, sizeof *c);
     c->base.src = src;
     c->base.h = -1;
-    stepq_lm_seq_init(&c->seq, &im->m);
+    stepq_lm_seq_init(&c->seq, &im->m, im->be);
     stepq_lm_inputs_alloc(&c->in, &im->m);
     c->logits = mallocCheck(sizeof(float) * im->m.vocab);
     return &c->base;
@@ -712,8 +714,8 @@ static int lm_next(stepq_cursor* base, stepq_step_in* out) {
     }
     const int K = src->K, V = src->V, G = src->n_gates;
     for (int i = 0; i < src->n_heads; i++)
-        out[i] = (stepq_step_in){c->in.q + (size_t)i * K, c->in.k + (size_t)i * K, c->in.v + (size_t)i * V,
-                                 c->in.g + (size_t)i * G, c->in.beta[i]};
+        out[i] = (stepq_step_in){.q = c->in.q + (size_t)i * K, .k = c->in.k + (size_t)i * K, .v = c->in.v + (size_t)i * V,
+                                 .g = c->in.g + (size_t)i * G, .beta = c->in.beta[i]};
     base->t++;
     return STEPQ_OK;
 }
@@ -736,9 +738,11 @@ static void lm_destroy(stepq_source* src) {
     free(src);
 }
 
-stepq_source* stepq_lm_source(stepq_lm* m, const uint8_t* bytes, long T) {
+stepq_source* stepq_lm_source(stepq_lm* m, const uint8_t* bytes, long T, const stepq_backend* be) {
+    stepq_assert(be);
     stepq_source* s = callocCheck(1, sizeof *s);
     lm_impl* im = callocCheck(1, sizeof *im);
+    im->be = be;
     im->m = *m;
     memset(m, 0, sizeof *m);
     im->bytes = mallocCheck((size_t)(T > 0 ? T : 1));

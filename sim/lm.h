@@ -62,20 +62,22 @@ typedef struct {
     float* conv;         // (L, 3, W-1, D) the last W-1 pre-convolution q, k, v inputs, oldest first
     float* S;            // (L, H, K, V) native states, up to the boundary
     struct stepq_lm_heads* heads;  // after the boundary: every head's engine (lm.c); else NULL
-    const stepq_backend* be;  // steps the native states (its float32 step): the default CPU backend
+    const stepq_backend* be;  // steps the native states (its float32 step) and the forward's products
     float* x;            // the residual stream of a token
     void* scratch;       // the per-token scratch of a layer (lm.c)
 } stepq_lm_seq;
 
-// A zero state at t = 0.
-void stepq_lm_seq_init(stepq_lm_seq* s, const stepq_lm* m);
+// A zero state at t = 0; be (a CPU backend the front end chose, never NULL) steps its native
+// states and the forward's products.
+void stepq_lm_seq_init(stepq_lm_seq* s, const stepq_lm* m, const stepq_backend* be);
 void stepq_lm_seq_free(stepq_lm_seq* s);
-// dst <- src (native states only: a snapshot after a shared prefill); dst is initialised.
+// dst <- src (native states only: a snapshot after a shared prefill); dst is initialised, on src's
+// backend.
 void stepq_lm_seq_copy(stepq_lm_seq* dst, const stepq_lm_seq* src);
 // The boundary of method 2: every head's native state is encoded in fmt (plan: for the
 // calibrated formats; its heads are the model's (layer, head) pairs), and the following
-// tokens run through the decode-step protocol on backend be (sim/backend.h; NULL: the default
-// CPU backend; one that does not step heads one at a time is refused). STEPQ_ERR if the format
+// tokens run through the decode-step protocol on backend be (sim/backend.h; never NULL; one that
+// does not step heads one at a time is refused). STEPQ_ERR if the format
 // does not fit the heads, the plan lacks a head or a state is not finite.
 int stepq_lm_seq_quantize(stepq_lm_seq* s, const stepq_format* fmt, const stepq_plan* plan,
                           const stepq_backend* be);
@@ -131,13 +133,14 @@ double stepq_lm_nll(const float* logits, int vocab, int next);
 // recurrence sees into a trace whose value heads are the model's (layer, head) pairs, labelled
 // so: the whole stream in memory, the reference tests/test_lm.c holds stepq_lm_source against
 // (the harness itself reads the model through stepq_lm_source). STEPQ_ERR if a state goes
-// non-finite.
-int stepq_lm_capture(stepq_trace* tr, const stepq_lm* m, const uint8_t* bytes, long T);
+// non-finite. be: as stepq_lm_seq_init's.
+int stepq_lm_capture(stepq_trace* tr, const stepq_lm* m, const uint8_t* bytes, long T, const stepq_backend* be);
 // The model as a lockstep stream source (sim/stream.h): its forward runs natively over bytes
 // (T, copied) from a zero state as the heads read it, one token for every head at a time, so
 // memory holds one token's inputs whatever T; value head l * H + h is layer l's head h,
-// labelled so. The source takes m over (m is emptied). A state that goes non-finite fails next.
-stepq_source* stepq_lm_source(stepq_lm* m, const uint8_t* bytes, long T);
+// labelled so. The source takes m over (m is emptied); be steps its forward (stepq_lm_seq_init).
+// A state that goes non-finite fails next.
+stepq_source* stepq_lm_source(stepq_lm* m, const uint8_t* bytes, long T, const stepq_backend* be);
 // Reads a text file whole (bytes, n); STEPQ_ERR naming it when missing, empty, or larger than
 // STEPQ_LM_TEXT_MAX.
 #define STEPQ_LM_TEXT_MAX ((size_t)1 << 30)

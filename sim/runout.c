@@ -56,7 +56,7 @@ int stepq_run_prepare(int* plan_index, const stepq_source* src, const stepq_run_
         stepq_error("format %s needs a calibration plan (made by `stepq calibrate`)", planned->name);
         return STEPQ_ERR;
     }
-    if (planned && stepq_plan_match(plan_index, cfg->plan, src, cfg->plan->file) != STEPQ_OK) return STEPQ_ERR;
+    if (planned && stepq_plan_match(plan_index, cfg->plan, src, cfg->plan->file, cfg->plan_any_model) != STEPQ_OK) return STEPQ_ERR;
     const double FH = (double)cfg->n_formats * src->n_heads, bins = (double)((cfg->decode + cfg->bin - 1) / cfg->bin);
     if (stepq_check_memory(2.0 * sizeof(float) * FH * bins, "the run's errors per bin (formats x heads x bins)"))
         return STEPQ_ERR;  // a trace declaring 10^10 steps in a few KB: its bins alone
@@ -82,7 +82,7 @@ void stepq_run_out_bin_means(stepq_run_out* o, const stepq_run_cfg* cfg) {
 }
 
 int stepq_plan_match(int* plan_index, const stepq_plan* p, const stepq_source* src,
-                     const char* plan_path) {
+                     const char* plan_path, int any_model) {
     if (!p) return STEPQ_OK;
     if (p->kind != src->kind || p->K != src->K || p->V != src->V) {
         stepq_error("%s was made for a %s model with %d x %d heads; this source is %s with %d x %d "
@@ -97,7 +97,7 @@ int stepq_plan_match(int* plan_index, const stepq_plan* p, const stepq_source* s
                     src->model_sha256);
         return STEPQ_ERR;
     }
-    if (!p->model_sha256[0] && src->model_sha256[0] && !stepq_plan_any_model) {
+    if (!p->model_sha256[0] && src->model_sha256[0] && !any_model) {
         stepq_error("%s names no model (it was calibrated on synthetic streams, or on traces that name none); "
                     "%s is of the model whose weights have SHA-256 %.16s...: calibrate on this model's traces, "
                     "or say that a plan of any model will do (--plan-any-model)", plan_path, src->desc,

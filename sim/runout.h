@@ -22,6 +22,7 @@ typedef struct {
     int keep_y;       // also keep every read-out and the final states (replay)
     const char* label;  // for progress lines
     const stepq_plan* plan;  // calibration plan for the formats that need one, or NULL
+    int plan_any_model;      // 1: a plan naming no model may serve a model's streams (stepq_plan_match)
     // heads a driver already has (a run journal, analysis/journal.h), or NULL: done(ctx, h, out)
     // fills head h's figures from it and returns 1 (the head is not run); keep(ctx, h, out)
     // records head h once it has ended (STEPQ_ERR, with its message, stops the run). A backend
@@ -30,7 +31,7 @@ typedef struct {
     int (*keep)(void* ctx, int h, const stepq_run_out* out);
     void* hook_ctx;
     int seed;                       // which of the driver's seeds this run is (an MPI run's units)
-    const struct stepq_backend* backend;  // who steps the heads (sim/backend.h); NULL: the default
+    const struct stepq_backend* backend;  // who steps the heads (sim/backend.h), never NULL
     // more observers of every step after measure() (sim/headloop.h: a driver's streamed
     // outputs); a backend that runs whole runs only refuses them
     const struct stepq_observer* extra;
@@ -75,9 +76,12 @@ void stepq_run_out_bin_means(stepq_run_out* out, const stepq_run_cfg* cfg);
 int stepq_formats_fit(const stepq_format* const* formats, int n, const stepq_source* src);
 // the first of formats (n) that needs a calibration plan, or NULL
 const stepq_format* stepq_first_planned(const stepq_format* const* formats, int n);
-// STEPQ_ERR unless plan covers every head of src with the same kind and shape; plan_index (H)
-// <- the plan's index of each head (may be NULL). A NULL plan passes (nothing to match).
+// STEPQ_ERR unless plan covers every head of src with the same kind and shape, and was made
+// for src's model: a plan naming no model (model_sha256 "", calibrated on synthetic streams)
+// serves a model's streams only with any_model (the user said so: --plan-any-model).
+// plan_index (H) <- the plan's index of each head (may be NULL). A NULL plan passes (nothing
+// to match).
 int stepq_plan_match(int* plan_index, const stepq_plan* plan, const stepq_source* src,
-                     const char* plan_path);
+                     const char* plan_path, int any_model);
 
 #endif

@@ -6,7 +6,8 @@
 #include "../base/common.h"
 #include "recurrence.h"
 
-void stepq_runstate_init(stepq_runstate* s, int K, int V, int G) {
+void stepq_runstate_init(stepq_runstate* s, const stepq_backend* be, int K, int V, int G) {
+    stepq_assert(be);  // a value the front end chose (sim/backend.h), never a default here
     s->K = K;
     s->V = V;
     s->G = G;
@@ -17,7 +18,7 @@ void stepq_runstate_init(stepq_runstate* s, int K, int V, int G) {
     s->grad = callocCheck((size_t)K, sizeof(double));
     s->omega = callocCheck((size_t)K, sizeof(double));
     s->gsum = callocCheck((size_t)G, sizeof(double));
-    s->step = stepq_backend_default()->step;
+    s->step = be->step;
 }
 
 void stepq_runstate_free(stepq_runstate* s) {

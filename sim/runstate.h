@@ -19,10 +19,11 @@ typedef struct {
     double* grad;   // (K) read-out weights A_t^T (scale q_t) of the last observed step
     double* omega;  // (K) sum of grad_i^2 over the observed steps (method 4.1)
     double* gsum;   // (G) sum of the log gates over the observed steps
-    stepq_step_fn step;  // the float32 step: the default CPU backend's (sim/backend.h), or a head loop's
+    stepq_step_fn step;  // the float32 step of the backend it was made with (sim/backend.h)
 } stepq_runstate;
 
-void stepq_runstate_init(stepq_runstate* s, int K, int V, int G);
+// be: whose float32 step the run takes (the front end's choice, passed down)
+void stepq_runstate_init(stepq_runstate* s, const stepq_backend* be, int K, int V, int G);
 void stepq_runstate_free(stepq_runstate* s);
 // S <- S0 (K,V), or zeros when S0 is NULL; omega and gsum <- 0
 void stepq_runstate_reset(stepq_runstate* s, const float* S0);

@@ -23,7 +23,7 @@ typedef struct {
     const int* plan_index;        // (H) the plan's head of each head, or NULL (head h -> h)
     long prefill;
     unsigned needs;               // STEPQ_NEED_* the caller reads (STEPQ_NEED_MEASURE: errors)
-    const stepq_backend* backend; // NULL: stepq_backend_default()
+    const stepq_backend* backend; // who steps the heads, chosen by the front end (never NULL)
     const float* S0;              // (H,K,V) initial states, or NULL for zeros
 } stepq_session_cfg;
 

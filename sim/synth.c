@@ -325,7 +325,7 @@ int stepq_synth_open(stepq_source** out, const stepq_synth_params* p, uint64_t m
 }
 
 int stepq_synth_record(const char* preset, int layer, int head, int T, int K, int V, float* q, float* k,
-                       float* v, float* g, float* beta, float* S0, double* scale) {
+                       float* v, float* g, float* beta, float* S0, double* scale, const stepq_backend* be) {
     stepq_synth_params p;
     stepq_source* src;
     if (stepq_synth_preset(&p, preset) != STEPQ_OK || stepq_synth_open(&src, &p, 0, 1, &layer, 1, &head, 1) != STEPQ_OK)
@@ -337,7 +337,7 @@ int stepq_synth_record(const char* preset, int layer, int head, int T, int K, in
     }
     stepq_cursor* c = src->open(src, 0);
     stepq_runstate rs;
-    stepq_runstate_init(&rs, K, V, 1);
+    stepq_runstate_init(&rs, be, K, V, 1);
     for (int t = 0; t < T; t++) {
         stepq_step_in st;
         stepq_assert(src->next(c, &st) == STEPQ_OK);  // a synthetic stream never ends

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 
+#include "backend.h"
 #include "stream.h"
 
 typedef struct {
@@ -66,8 +67,9 @@ int stepq_synth_open(stepq_source** out, const stepq_synth_params* p, uint64_t m
 // The inputs of T steps of head (layer, head) of a preset whose heads are K x V (model seed 0,
 // stream seed 1), for the benchmarks: q, k [T*K], v [T*V], g, beta [T] (one gate per head),
 // S0 [K*V] the float32 state after the T steps (realistic magnitudes), *scale the read-out
-// scale. STEPQ_ERR (message printed) on an unknown preset, a bad index or another head shape.
+// scale, stepped by be's float32 step (the caller's backend). STEPQ_ERR (message printed) on an
+// unknown preset, a bad index or another head shape.
 int stepq_synth_record(const char* preset, int layer, int head, int T, int K, int V, float* q, float* k,
-                       float* v, float* g, float* beta, float* S0, double* scale);
+                       float* v, float* g, float* beta, float* S0, double* scale, const stepq_backend* be);
 
 #endif

@@ -461,9 +461,9 @@ typedef struct {
 } step_rows;
 
 static step_rows rows_alloc(size_t n, int K, int V, int G) {
-    return (step_rows){mallocCheck(sizeof(float) * n * K), mallocCheck(sizeof(float) * n * K),
-                       mallocCheck(sizeof(float) * n * V), mallocCheck(sizeof(float) * n * G),
-                       mallocCheck(sizeof(float) * n), K, V, G};
+    return (step_rows){.q = mallocCheck(sizeof(float) * n * K), .k = mallocCheck(sizeof(float) * n * K),
+                       .v = mallocCheck(sizeof(float) * n * V), .g = mallocCheck(sizeof(float) * n * G),
+                       .beta = mallocCheck(sizeof(float) * n), .K = K, .V = V, .G = G};
 }
 
 static void rows_free(step_rows* r) {
@@ -472,8 +472,8 @@ static void rows_free(step_rows* r) {
 
 // the rows from row o on
 static step_rows rows_from(const step_rows* r, size_t o) {
-    return (step_rows){r->q + o * r->K, r->k + o * r->K, r->v + o * r->V, r->g + o * r->G, r->beta + o,
-                       r->K, r->V, r->G};
+    return (step_rows){.q = r->q + o * r->K, .k = r->k + o * r->K, .v = r->v + o * r->V, .g = r->g + o * r->G, .beta = r->beta + o,
+                       .K = r->K, .V = r->V, .G = r->G};
 }
 
 // step in at row o
@@ -868,7 +868,7 @@ int stepq_trace_write_source(const char* path, const stepq_source* src, long T, 
         return STEPQ_ERR;
     hid_t f = h5u_create(path);
     if (f < 0) return STEPQ_ERR;
-    stream_out w = {{-1, -1, -1, -1, -1}, 0, 0, {0}};
+    stream_out w = {.d = {-1, -1, -1, -1, -1}, .failed = 0, .err = 0, .prog = {0}};
     stepq_progress_start(&w.prog, "trace", "steps x heads", T * HV);
     int rc = open_stream_out(&w, f, src, T, note, attrs, ctx);
     if (!rc) {

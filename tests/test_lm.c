@@ -75,11 +75,11 @@ static void check_round_rows(const stepq_lm* m, const uint8_t* tok, long T, cons
     double diff[5] = {0};  // int6 vs all rows; none vs native; half vs native; int6 vs native; half vs int6
     for (int run = 0; run < 4; run++) {
         stepq_lm_seq q;
-        stepq_lm_seq_init(&q, m);
+        stepq_lm_seq_init(&q, m, stepq_backend_default());
         for (size_t i = 0; i < n; i++) rows[i] = run == 1 ? 1 : run == 2 ? 0 : (uint8_t)(i % 2);
         for (long t = 0; t < T; t++) {
-            if (t == 32 && run == 0) CHECK(stepq_lm_seq_quantize(&q, stepq_format_find("int6"), NULL, NULL) == 0, "int6");
-            if (t == 32 && run > 0) CHECK(stepq_lm_seq_round_rows(&q, rows, 6, NULL) == 0, "round rows");
+            if (t == 32 && run == 0) CHECK(stepq_lm_seq_quantize(&q, stepq_format_find("int6"), NULL, stepq_backend_default()) == 0, "int6");
+            if (t == 32 && run > 0) CHECK(stepq_lm_seq_round_rows(&q, rows, 6, stepq_backend_default()) == 0, "round rows");
             CHECK(stepq_lm_step(&q, tok[t], lq, NULL) == 0, "%s: octile protocol step", which);
             for (int i = 0; i < m->vocab; i++) {
                 const size_t at = (size_t)t * m->vocab + i;
@@ -106,7 +106,7 @@ static void check_round_rows(const stepq_lm* m, const uint8_t* tok, long T, cons
 static void run_on(float* out, const stepq_lm* m, const uint8_t* tok, long T, const uint8_t* rows,
                    const stepq_backend* be) {
     stepq_lm_seq q;
-    stepq_lm_seq_init(&q, m);
+    stepq_lm_seq_init(&q, m, stepq_backend_default());
     for (long t = 0; t < T; t++) {
         if (t == 32)
             CHECK((rows ? stepq_lm_seq_round_rows(&q, rows, 4, be) : stepq_lm_seq_quantize(&q, stepq_format_find("int4"), NULL, be)) == 0,
@@ -131,9 +131,9 @@ static void check_backends(const stepq_lm* m, const uint8_t* tok, long T, const 
               r ? "the octile protocol" : "int4", stepq_backend_default()->name);
     }
     stepq_lm_seq q;
-    stepq_lm_seq_init(&q, m);
+    stepq_lm_seq_init(&q, m, stepq_backend_default());
     const stepq_backend whole = {.name = "whole-runs-only"};
-    CHECK(stepq_lm_seq_round_rows(&q, rows, 5, NULL) != 0, "%s: rows at width 5 (no format int5)", which);
+    CHECK(stepq_lm_seq_round_rows(&q, rows, 5, stepq_backend_default()) != 0, "%s: rows at width 5 (no format int5)", which);
     CHECK(stepq_lm_seq_round_rows(&q, rows, 4, &whole) != 0, "%s: rows on a backend of whole runs", which);
     CHECK(stepq_lm_seq_quantize(&q, stepq_format_find("int4"), NULL, &whole) != 0, "%s: int4 on a backend of whole runs", which);
     CHECK(stepq_lm_step(&q, tok[0], a, NULL) == 0 && !q.heads, "%s: native after the refusals", which);
@@ -151,11 +151,11 @@ static void check_batch(const stepq_lm* m, const uint8_t* tok, long T, const cha
     float *alone = malloc(sizeof(float) * 3 * NL), *batch = malloc(sizeof(float) * 3 * NL);
     stepq_lm_seq q[3];
     for (int pass = 0; pass < 2; pass++) {
-        for (int b = 0; b < 3; b++) stepq_lm_seq_init(&q[b], m);
+        for (int b = 0; b < 3; b++) stepq_lm_seq_init(&q[b], m, stepq_backend_default());
         for (long t = 0; t < T; t++) {
             if (t == 32) {
-                CHECK(stepq_lm_seq_quantize(&q[1], stepq_format_find("int4"), NULL, NULL) == 0, "%s: int4", which);
-                CHECK(stepq_lm_seq_round_rows(&q[2], rows, 4, NULL) == 0, "%s: rows", which);
+                CHECK(stepq_lm_seq_quantize(&q[1], stepq_format_find("int4"), NULL, stepq_backend_default()) == 0, "%s: int4", which);
+                CHECK(stepq_lm_seq_round_rows(&q[2], rows, 4, stepq_backend_default()) == 0, "%s: rows", which);
             }
             float* out = pass ? batch : alone;
             if (pass) {
@@ -173,8 +173,8 @@ static void check_batch(const stepq_lm* m, const uint8_t* tok, long T, const cha
     CHECK(!memcmp(alone, batch, sizeof(float) * 3 * NL), "%s: a batch of three sequences differs from each alone", which);
     // a state made non-finite in one sequence of the batch: flagged (stepq_lm_step_many), and it
     // leaves the batch (stepq_lm_batch_step); the other steps as alone
-    for (int b = 0; b < 2; b++) stepq_lm_seq_init(&q[b], m);
-    CHECK(stepq_lm_seq_quantize(&q[1], stepq_format_find("int8"), NULL, NULL) == 0, "%s: int8 from zero", which);
+    for (int b = 0; b < 2; b++) stepq_lm_seq_init(&q[b], m, stepq_backend_default());
+    CHECK(stepq_lm_seq_quantize(&q[1], stepq_format_find("int8"), NULL, stepq_backend_default()) == 0, "%s: int8 from zero", which);
     stepq_lm_batch bt;
     stepq_lm_batch_init(&bt);
     stepq_lm_batch_add(&bt, &q[0], 7);
@@ -225,7 +225,7 @@ static void check_model(const char* which) {
     float *q0 = malloc(sizeof(float) * T * D), *k0 = malloc(sizeof(float) * T * D), *v0 = malloc(sizeof(float) * T * D);
     float *g0 = malloc(sizeof(float) * T * H * G), *b0 = malloc(sizeof(float) * T * H);
     stepq_lm_seq s;
-    stepq_lm_seq_init(&s, &m);
+    stepq_lm_seq_init(&s, &m, stepq_backend_default());
     stepq_lm_inputs in;
     stepq_lm_inputs_alloc(&in, &m);
     for (long t = 0; t < T; t++) {
@@ -291,10 +291,10 @@ static void check_model(const char* which) {
     float* lq = malloc(sizeof(float) * m.vocab);
     for (int fi = 0; fi < 3; fi++) {
         stepq_lm_seq q;
-        stepq_lm_seq_init(&q, &m);
+        stepq_lm_seq_init(&q, &m, stepq_backend_default());
         double e = 0;
         for (long t = 0; t < T; t++) {
-            if (t == 32) CHECK(stepq_lm_seq_quantize(&q, stepq_format_find(fmts[fi]), NULL, NULL) == 0, "quantize");
+            if (t == 32) CHECK(stepq_lm_seq_quantize(&q, stepq_format_find(fmts[fi]), NULL, stepq_backend_default()) == 0, "quantize");
             CHECK(stepq_lm_step(&q, tok[t], lq, NULL) == 0, "%s %s step", which, fmts[fi]);
             for (int i = 0; i < m.vocab; i++) e = fmax(e, fabs((double)lq[i] - logits[t * m.vocab + i]));
         }
@@ -439,10 +439,10 @@ static void check_lm_source(const char* which) {
     uint8_t tok[96];
     for (long t = 0; t < T; t++) tok[t] = (uint8_t)("In the beginning was the word, and the word was with "[t % 52]);
     stepq_trace tr, tr2;  // tr is compared with, tr2 runs as a source
-    CHECK(stepq_lm_capture(&tr, &m, tok, T) == STEPQ_OK && stepq_lm_capture(&tr2, &m, tok, T) == STEPQ_OK,
+    CHECK(stepq_lm_capture(&tr, &m, tok, T, stepq_backend_default()) == STEPQ_OK && stepq_lm_capture(&tr2, &m, tok, T, stepq_backend_default()) == STEPQ_OK,
           "%s: capture", which);
     stepq_source* cap = stepq_trace_source(&tr2, "captured");
-    stepq_source* live = stepq_lm_source(&m2, tok, T);
+    stepq_source* live = stepq_lm_source(&m2, tok, T, stepq_backend_default());
     CHECK(live->lockstep && live->n_heads == cap->n_heads && live->T == T, "%s: the live source's shape", which);
     const int H = live->n_heads, K = live->K, V = live->V, G = live->n_gates;
     stepq_cursor* c = live->open(live, -1);
@@ -462,7 +462,8 @@ static void check_lm_source(const char* which) {
     live->close(c);
     free(in);
     const stepq_format* f[2] = {stepq_format_find("int4"), stepq_format_find("int6-replay16")};
-    stepq_run_cfg rc = {.formats = f, .n_formats = 2, .prefill = 16, .decode = 80, .bin = 16, .label = "test"};
+    stepq_run_cfg rc = {.formats = f, .n_formats = 2, .prefill = 16, .decode = 80, .bin = 16, .label = "test",
+                        .backend = stepq_backend_default()};
     stepq_run_out a, b;
     CHECK(stepq_run_heads(&a, cap, &rc) == STEPQ_OK && stepq_run_heads(&b, live, &rc) == STEPQ_OK, "%s: runs", which);
     size_t n = (size_t)a.F * a.H;
@@ -497,9 +498,9 @@ static void forced_alone(double* nll, uint8_t* top, const stepq_lm* m, const uin
                          const stepq_format* fmt) {
     stepq_lm_seq s;
     float lg[256];
-    stepq_lm_seq_init(&s, m);
+    stepq_lm_seq_init(&s, m, stepq_backend_default());
     for (long t = 0; t < P; t++) CHECK(stepq_lm_step(&s, doc[t], lg, NULL) == STEPQ_OK, "prefill");
-    if (fmt) CHECK(stepq_lm_seq_quantize(&s, fmt, NULL, NULL) == STEPQ_OK, "quantize %s", fmt->name);
+    if (fmt) CHECK(stepq_lm_seq_quantize(&s, fmt, NULL, stepq_backend_default()) == STEPQ_OK, "quantize %s", fmt->name);
     for (long t = 0; t < N; t++) {
         CHECK(stepq_lm_step(&s, doc[P + t], lg, NULL) == STEPQ_OK, "step");
         int best = 0;
@@ -535,7 +536,7 @@ static void check_forced(void) {
     long steps[D] = {120, 150};
     stepq_forced_forget();
     stepq_forced_set s = {.what = "test", .model = &m, .prefill = 24, .D = D, .R = R, .docs = docs, .len = len,
-                          .files = files, .steps = steps, .specs = sp};
+                          .files = files, .steps = steps, .specs = sp, .backend = stepq_backend_default()};
     CHECK(stepq_forced_run(&s) == STEPQ_OK && s.N == 150, "forced runs");
     CHECK(stepq_forced_kept(NULL) == D * R, "%ld runs kept, not %d", stepq_forced_kept(NULL), D * R);
     double nll[L];

@@ -284,17 +284,17 @@ static void check_plan_files(const char* dir, gsl_rng* r) {
     int layer = 1, heads[2] = {0, 5};
     stepq_source* src;
     stepq_synth_open(&src, &sp, 0, 1, &layer, 1, heads, 1);
-    CHECK(stepq_plan_match(NULL, &q, src, path) == STEPQ_ERR, "a KDA plan accepted for a GDN source");
+    CHECK(stepq_plan_match(NULL, &q, src, path, 0) == STEPQ_ERR, "a KDA plan accepted for a GDN source");
     stepq_source_free(src);
     stepq_synth_preset(&sp, "kda-kimi-like");
     sp.K = 16;
     sp.V = 8;
     sp.key_ridges = sp.val_ridges = 1;
     stepq_synth_open(&src, &sp, 0, 1, &layer, 1, heads, 2);
-    CHECK(stepq_plan_match(NULL, &q, src, path) == STEPQ_ERR, "a plan without head 5 accepted");
+    CHECK(stepq_plan_match(NULL, &q, src, path, 0) == STEPQ_ERR, "a plan without head 5 accepted");
     stepq_source_free(src);
     stepq_synth_open(&src, &sp, 0, 1, &layer, 1, heads, 1);
-    CHECK(stepq_plan_match(NULL, &q, src, path) == STEPQ_OK, "the plan's own head refused");
+    CHECK(stepq_plan_match(NULL, &q, src, path, 0) == STEPQ_OK, "the plan's own head refused");
     stepq_source_free(src);
     stepq_plan_free(&q);
     // corrupted: a width that is no width, and bytes flipped inside a checksummed dataset

@@ -41,7 +41,7 @@ static void check_preset(const char* preset) {
         CHECK(slots[f].fmt != NULL, "format %s", names[f]);
     }
     stepq_session_cfg sc = {.shape = stepq_shape_of(src), .n_heads = H, .slots = slots, .n_slots = F,
-                            .prefill = PREFILL, .needs = STEPQ_NEED_MEASURE};
+                            .prefill = PREFILL, .needs = STEPQ_NEED_MEASURE, .backend = stepq_backend_default()};
     stepq_session* s = stepq_session_open(&sc);
     CHECK(s != NULL, "%s: session opened", preset);
     if (!s) return;
@@ -160,8 +160,8 @@ static void check_no_reference(const char* preset) {
                                   .rows_stride = 0, .rows_value = 1, .rows_boundary = 1}};
     int views[3] = {0};  // the boundary's with the reference state, decode steps' without, others
     const stepq_observer obs = {.name = "views", .ctx = views, .on_step = view_step, .on_boundary = view_boundary};
-    const stepq_headloop_cfg cfg = {.slots = slots, .n_slots = 2, .decode = DECODE, .obs = &obs, .n_obs = 1,
-                                    .no_reference = 1};
+    const stepq_headloop_cfg cfg = {.backend = stepq_backend_default(), .slots = slots, .n_slots = 2, .decode = DECODE,
+                                    .obs = &obs, .n_obs = 1, .no_reference = 1};
     CHECK(stepq_headloop_check(&cfg, "test") == STEPQ_OK, "%s: a run without the reference refused", preset);
     const stepq_head_shape shape = stepq_shape_of(src);
     stepq_head e;
@@ -217,9 +217,11 @@ static void check_refusals(void) {
     // without the reference: nothing that reads it
     const stepq_slot int6 = {.fmt = stepq_format_find("int6"), .proto = STEPQ_PROTO_NORMAL};
     const stepq_observer measure = {.name = "measure", .needs = STEPQ_NEED_MEASURE};
-    stepq_headloop_cfg lc = {.slots = &int6, .n_slots = 1, .decode = 1, .obs = &measure, .n_obs = 1, .no_reference = 1};
+    stepq_headloop_cfg lc = {.backend = stepq_backend_default(), .slots = &int6, .n_slots = 1, .decode = 1, .obs = &measure,
+                             .n_obs = 1, .no_reference = 1};
     CHECK(stepq_headloop_check(&lc, "test") == STEPQ_ERR, "a run without the reference measured against it");
-    lc = (stepq_headloop_cfg){.slots = &cut, .n_slots = 1, .decode = 1, .no_reference = 1};
+    lc = (stepq_headloop_cfg){.backend = stepq_backend_default(), .slots = &cut, .n_slots = 1, .decode = 1,
+                              .no_reference = 1};
     CHECK(stepq_headloop_check(&lc, "test") == STEPQ_ERR, "a run without the reference ran the cut protocol");
     lc.slots = &int6;
     CHECK(stepq_headloop_check(&lc, "test") == STEPQ_OK, "a normal slot without the reference refused");

@@ -92,7 +92,8 @@ static void check_threads(const char* preset) {
     CHECK(bad == 0, "%s: %d inadmissible steps", preset, bad);
     // the propagation runner: same numbers at 1 and 2 threads
     const stepq_format* f[2] = {stepq_format_find("fp32"), stepq_format_find("int4")};
-    stepq_run_cfg rc = {.formats = f, .n_formats = 2, .prefill = 10, .decode = 30, .bin = 7, .label = "test"};
+    stepq_run_cfg rc = {.formats = f, .n_formats = 2, .prefill = 10, .decode = 30, .bin = 7, .label = "test",
+                        .backend = stepq_backend_default()};
     stepq_run_out o1, o2;
     setenv("STEPQ_QUIET", "1", 1);
     omp_set_num_threads(1);
@@ -176,7 +177,8 @@ static void check_streamed(const char* dir, const char* preset) {
     CHECK(stepq_trace_read(&b, path, 0) == STEPQ_OK, "read %s", path);
     CHECK(same_trace(&a, &b), "%s: the streamed writer's trace differs from the source", preset);
     const stepq_format* f[2] = {stepq_format_find("int4"), stepq_format_find("int6-replay16")};
-    stepq_run_cfg rc = {.formats = f, .n_formats = 2, .prefill = 10, .decode = 37, .bin = 37, .label = "test"};
+    stepq_run_cfg rc = {.formats = f, .n_formats = 2, .prefill = 10, .decode = 37, .bin = 37, .label = "test",
+                        .backend = stepq_backend_default()};
     stepq_source* whole = stepq_trace_source(&b, "whole");
     stepq_run_out o1, o2;
     CHECK(stepq_run_heads(&o1, whole, &rc) == STEPQ_OK, "run on the whole read");

@@ -44,9 +44,9 @@ typedef struct {
 } bench_inputs;
 
 // T_REC steps of one gdn-qwen-like head, and its state after them (as `stepq bench` records)
-static void record(bench_inputs* in) {
+static void record(bench_inputs* in, const stepq_backend* cpu) {
     stepq_assert(stepq_synth_record("gdn-qwen-like", 0, 5, T_REC, BK, BV, &in->q[0][0], &in->k[0][0],
-                                    &in->v[0][0], in->g, in->beta, in->S0, &in->scale) == STEPQ_OK);
+                                    &in->v[0][0], in->g, in->beta, in->S0, &in->scale, cpu) == STEPQ_OK);
 }
 
 // A plan of PLAN_HEADS GDN heads: every unit at the budget's width (the widths decide the
@@ -203,7 +203,8 @@ static int bench_runs(const stepq_format* f, int m) {
 // each format's kernels against the CPU's fused step: the block programs exact with the CPU's
 // order of sums and within method 6.5's rule with the split sums the timings use; the lane
 // kernels within the rule (test_cuda_lanes checks their whole contract)
-static int check_formats(int* exact, int* agree, long* bytes_differ, const stepq_plan* plan, int where) {
+static int check_formats(int* exact, int* agree, long* bytes_differ, const stepq_plan* plan, int where,
+                         const stepq_backend* cpu) {
     int bad = 0;
     printf("\ncheck: %d heads, 3 steps, each kernel against the CPU's fused decode step\n", 16);
     for (int i = 0; i < N_FMT; i++)
@@ -215,8 +216,8 @@ static int check_formats(int* exact, int* agree, long* bytes_differ, const stepq
             if (!bench_runs(f, m)) continue;
             const int lanes = m == STEPQ_SERVE_LANES;
             stepq_serving_report r1, r2;
-            int ok = stepq_serving_check(&r1, f, plan, STEPQ_GDN, 16, BK, BV, m, 1, 3, where) == STEPQ_OK &&
-                     (lanes || stepq_serving_check(&r2, f, plan, STEPQ_GDN, 16, BK, BV, m, 2, 3, where) == STEPQ_OK);
+            int ok = stepq_serving_check(&r1, f, plan, STEPQ_GDN, 16, BK, BV, m, 1, 3, where, cpu) == STEPQ_OK &&
+                     (lanes || stepq_serving_check(&r2, f, plan, STEPQ_GDN, 16, BK, BV, m, 2, 3, where, cpu) == STEPQ_OK);
             if (lanes) r2 = r1;
             exact[slot] = ok && r1.y_equal && r1.bytes_differ == 0;
             agree[slot] = ok && r2.y_agree;
@@ -306,7 +307,7 @@ static void describe_device(char* device, size_t n, double* l2, int emu) {
              prop.multiProcessorCount, prop.totalGlobalMem / 1073741824.0, prop.l2CacheSize / 1048576.0);
 }
 
-static int bench_run(const char* out_h5, int quick, int where) {
+static int bench_run(const char* out_h5, int quick, int where, const stepq_backend* cpu) {
     const int emu = where == STEPQ_CUDA_EMULATE;
     if (!emu && !stepq_cuda_available()) {
         stepq_error("stepq_bench_gpu: no CUDA device of compute capability 8.0 or newer");
@@ -321,12 +322,12 @@ static int bench_run(const char* out_h5, int quick, int where) {
            emu ? "host memcpy, the emulation" : "cudaMemcpy device to device", copy, 2 * copy);
 
     bench_inputs* in = (bench_inputs*)mallocCheck(sizeof *in);
-    record(in);
+    record(in, cpu);
     stepq_plan plan;
     bench_plan(&plan);
     int exact[N_FMT * N_MODE], agree[N_FMT * N_MODE];
     long bytes_differ[N_FMT * N_MODE];
-    int bad = check_formats(exact, agree, bytes_differ, &plan, where);
+    int bad = check_formats(exact, agree, bytes_differ, &plan, where, cpu);
 
     static const int B_full[] = {32, 64, 128, 256, 512}, B_quick[] = {32, 128, 256, 512}, B_emu[] = {1};
     const int* Bs = emu ? B_emu : quick ? B_quick : B_full;
@@ -373,6 +374,10 @@ static int bench_run(const char* out_h5, int quick, int where) {
     return rc;
 }
 
-extern "C" int stepq_bench_gpu(const char* out_h5, int quick) { return bench_run(out_h5, quick, STEPQ_CUDA_DEVICE); }
+extern "C" int stepq_bench_gpu(const char* out_h5, int quick, const stepq_backend* cpu) {
+    return bench_run(out_h5, quick, STEPQ_CUDA_DEVICE, cpu);
+}
 
-extern "C" int stepq_bench_gpu_emulate(const char* out_h5) { return bench_run(out_h5, 1, STEPQ_CUDA_EMULATE); }
+extern "C" int stepq_bench_gpu_emulate(const char* out_h5, const stepq_backend* cpu) {
+    return bench_run(out_h5, 1, STEPQ_CUDA_EMULATE, cpu);
+}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../base/h5util.h"
+#include "../backend.h"
 #include "engine.h"
 #include "serving.h"
 
@@ -24,10 +25,11 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    if (emulate) return stepq_bench_gpu_emulate(out) == 0 ? 0 : 1;
+    const stepq_backend* cpu = stepq_backend_default();  // a program's front end chooses the backend
+    if (emulate) return stepq_bench_gpu_emulate(out, cpu) == 0 ? 0 : 1;
     if (!stepq_cuda_available()) {
         printf("stepq_bench_gpu: no CUDA device of compute capability 8.0 or newer: skipped\n");
         return 77;
     }
-    return stepq_bench_gpu(out, quick) == 0 ? 0 : 1;
+    return stepq_bench_gpu(out, quick, cpu) == 0 ? 0 : 1;
 }

@@ -545,7 +545,9 @@ static void chk_finish(stepq_serving_report* rep, const stepq_qstate* qs, const 
 }
 
 extern "C" int stepq_serving_check(stepq_serving_report* rep, const stepq_format* f, const stepq_plan* plan,
-                                   int kind, int n, int K, int V, int mode, int nsplit, int steps, int where) {
+                                   int kind, int n, int K, int V, int mode, int nsplit, int steps, int where,
+                                   const stepq_backend* cpu) {
+    stepq_assert(cpu && cpu->write);  // a CPU backend, passed down
     memset(rep, 0, sizeof *rep);
     const int G = stepq_kind_gates(kind, K);
     const size_t KV = (size_t)K * V;
@@ -581,7 +583,6 @@ extern "C" int stepq_serving_check(stepq_serving_report* rep, const stepq_format
     float *beta = (float*)mallocCheck(sizeof(float) * n), *decay = (float*)mallocCheck(sizeof(float) * K);
     float *yg = (float*)mallocCheck(sizeof(float) * n * V), *yc = (float*)mallocCheck(sizeof(float) * n * V);
     uint8_t* Pg = (uint8_t*)mallocCheck((size_t)n * s->stride);
-    const stepq_backend* cpu = stepq_backend_default();
     double d2 = 0, c2 = 0;
     rep->y_equal = 1;
     for (int t = 0; t < steps && rc == STEPQ_OK; t++) {

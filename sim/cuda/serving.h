@@ -35,6 +35,7 @@ extern "C" {
 
 enum { STEPQ_SERVE_FUSED = 0, STEPQ_SERVE_SPLIT = 1, STEPQ_SERVE_LANES = 2 };
 
+struct stepq_backend;  // sim/backend.h
 typedef struct stepq_serving stepq_serving;
 
 // A pool of n heads of shape K x V in format f (fp32: the baseline kernel); head h is encoded
@@ -93,7 +94,8 @@ typedef struct {
     long bytes_total;
 } stepq_serving_report;
 int stepq_serving_check(stepq_serving_report* rep, const stepq_format* f, const stepq_plan* plan,
-                        int kind, int n, int K, int V, int mode, int nsplit, int steps, int where);
+                        int kind, int n, int K, int V, int mode, int nsplit, int steps, int where,
+                        const struct stepq_backend* cpu);
 
 // The GPU benchmark (sim/cuda/bench_gpu.cu; the program stepq_bench_gpu): for B = 32 .. 512
 // requests of 48 gdn-qwen-like 128 x 128 heads, the time per step of the FP32 baseline and of
@@ -103,11 +105,12 @@ int stepq_serving_check(stepq_serving_report* rep, const stepq_format* f, const 
 // kernels, registers, shared memory and blocks per multiprocessor, and whether the pool fits in
 // L2; each format's kernels are first checked against the CPU.
 // out_h5 (may be NULL): the figures as HDF5; quick: B = 32, 128, 256, 512 and fewer repetitions.
-// STEPQ_ERR (message) without a device.
-int stepq_bench_gpu(const char* out_h5, int quick);
+// STEPQ_ERR (message) without a device. cpu: the CPU backend the kernels are checked against
+// and the inputs recorded with (the front end's).
+int stepq_bench_gpu(const char* out_h5, int quick, const struct stepq_backend* cpu);
 // Test hook: the same benchmark on the host emulation (engine.h), B = 1 and one step: its
 // checks, pools, byte counts and output file, with no meaningful timing.
-int stepq_bench_gpu_emulate(const char* out_h5);
+int stepq_bench_gpu_emulate(const char* out_h5, const struct stepq_backend* cpu);
 
 #ifdef __cplusplus
 }

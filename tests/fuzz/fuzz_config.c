@@ -48,11 +48,11 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     config_lookup_string(&cf.cfg, "source.type", &type);
     if (type && !strcmp(type, "synthetic")) {  // traces: their loader has its own target
         stepq_source* src;
-        if (stepq_source_from_cfg(&src, &cf, 1, -1, NULL, NULL, 0) == STEPQ_OK) stepq_source_free(src);
+        if (stepq_source_from_cfg(&src, &cf, 1, -1, NULL, NULL, 0, stepq_backend_default()) == STEPQ_OK) stepq_source_free(src);
         int err = 0;
         const config_setting_t* g = cfg_group(&cf, NULL, "calibrate", 0, &err);
         stepq_calib_build b;
-        if (!err && stepq_calib_from_cfg(&b, &cf, g, NULL, NULL) == STEPQ_OK) stepq_calib_build_free(&b);
+        if (!err && stepq_calib_from_cfg(&b, &cf, g, NULL, NULL, stepq_backend_default()) == STEPQ_OK) stepq_calib_build_free(&b);
     }
     cfg_free(&cf);
     return 0;

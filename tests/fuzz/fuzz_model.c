@@ -115,11 +115,11 @@ static void edit(cJSON* hdr, cJSON* cfg, unsigned char* data, fz_bytes* b) {
 // the checkpoint stepq reads: 8 tokens, the int4 boundary, 4 tokens
 static void run_model(const stepq_lm* m, fz_bytes* b) {
     stepq_lm_seq s;
-    stepq_lm_seq_init(&s, m);
+    stepq_lm_seq_init(&s, m, stepq_backend_default());
     float* logits = mallocCheck(sizeof(float) * m->vocab);
     int rc = STEPQ_OK;
     for (int t = 0; t < 12 && rc == STEPQ_OK; t++) {
-        if (t == 8) rc = stepq_lm_seq_quantize(&s, stepq_format_find("int4"), NULL, NULL);
+        if (t == 8) rc = stepq_lm_seq_quantize(&s, stepq_format_find("int4"), NULL, stepq_backend_default());
         if (rc == STEPQ_OK) rc = stepq_lm_step(&s, fz_u8(b), logits, NULL);
     }
     free(logits);

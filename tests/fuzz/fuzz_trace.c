@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                      stepq_format_find("int8"), stepq_format_find("int4")};
         long prefill = (long)(attrs >> 4) % src->T;
         stepq_run_cfg rc = {.formats = fm, .n_formats = 4, .prefill = prefill, .decode = src->T - prefill,
-                            .bin = (int)(src->T - prefill)};
+                            .bin = (int)(src->T - prefill), .backend = stepq_backend_default()};
         stepq_run_out o;
         setenv("STEPQ_QUIET", "1", 1);
         if (stepq_run_heads(&o, src, &rc) == STEPQ_OK) stepq_run_out_free(&o);

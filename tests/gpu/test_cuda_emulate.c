@@ -43,7 +43,7 @@ static void engine_vs_cpu(int kind, int K, int V, int H, int groups, long prefil
     for (int fz = 0; fz < 2; fz++) {
         const int n = formats_of(fmts, V, fz);
         stepq_run_cfg cfg = {.formats = fmts, .n_formats = n, .prefill = prefill, .decode = decode,
-            .bin = bin, .keep_y = 1, .label = "test", .plan = &plan};
+            .bin = bin, .keep_y = 1, .label = "test", .plan = &plan, .backend = stepq_backend_default()};
         stepq_run_out cpu, emu;
         int rc_cpu = stepq_run_heads(&cpu, src, &cfg);
         int rc_emu = stepq_cuda_run_heads_on(&emu, src, &cfg, STEPQ_CUDA_EMULATE);
@@ -72,7 +72,7 @@ static void engine_failure(gsl_rng* r) {
     stepq_source* src = stepq_trace_source(&tr, "memory");
     const stepq_format* f[2] = {stepq_format_find("int8"), stepq_format_find("fp32")};
     stepq_run_cfg cfg = {.formats = f, .n_formats = 2, .prefill = 5, .decode = 35,
-        .bin = 4, .keep_y = 0, .label = "test", .plan = NULL};
+        .bin = 4, .keep_y = 0, .label = "test", .plan = NULL, .backend = stepq_backend_default()};
     stepq_run_out a, b;
     fprintf(stderr, "(two errors expected next, the same from both runners)\n");
     CHECK(stepq_run_heads(&a, src, &cfg) == STEPQ_ERR, "the CPU ran through an overflow");
@@ -109,7 +109,7 @@ static void engine_divergence(gsl_rng* r) {
     const stepq_format* f[4] = {stepq_format_find("stepquant4"), stepq_format_find("int8"),
                                 stepq_format_find("fp32"), stepq_format_find("mlife6")};
     stepq_run_cfg cfg = {.formats = f, .n_formats = 4, .prefill = 2, .decode = 88,
-        .bin = 8, .keep_y = 1, .label = "test", .plan = &p};
+        .bin = 8, .keep_y = 1, .label = "test", .plan = &p, .backend = stepq_backend_default()};
     stepq_run_out cpu, emu;
     int ok = stepq_run_heads(&cpu, src, &cfg) == STEPQ_OK;
     CHECK(ok && stepq_cuda_run_heads_on(&emu, src, &cfg, STEPQ_CUDA_EMULATE) == STEPQ_OK, "divergence: a run failed");
@@ -222,7 +222,8 @@ static void serving(gsl_rng* r) {
             for (int mode = 0; mode < 2; mode++)
                 for (int ns = 1; ns <= 2; ns++) {
                     stepq_serving_report rep;
-                    int rc = stepq_serving_check(&rep, f, &p, kind, 6, K, V, mode, ns, 3, STEPQ_CUDA_EMULATE);
+                    int rc = stepq_serving_check(&rep, f, &p, kind, 6, K, V, mode, ns, 3, STEPQ_CUDA_EMULATE,
+                                                 stepq_backend_default());
                     CHECK(rc == STEPQ_OK, "serving %s %s mode %d nsplit %d: check failed to run", f->name,
                           stepq_kind_name(kind), mode, ns);
                     if (rc != STEPQ_OK) continue;

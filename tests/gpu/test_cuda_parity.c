@@ -34,7 +34,7 @@ static void fp32_2048(int kind, gsl_rng* r) {
     stepq_source* src = gt_trace(kind, 2048, H, groups, K, V, 1, r);
     const stepq_format* f = stepq_format_find("fp32");
     stepq_run_cfg cfg = {.formats = &f, .n_formats = 1, .prefill = 256, .decode = 1792,
-        .bin = 64, .keep_y = 1, .label = "fp32 parity", .plan = NULL};
+        .bin = 64, .keep_y = 1, .label = "fp32 parity", .plan = NULL, .backend = stepq_backend_default()};
     stepq_run_out cpu, gpu;
     int ok = stepq_run_heads(&cpu, src, &cfg) == STEPQ_OK;
     CHECK(ok && stepq_cuda_run_heads_on(&gpu, src, &cfg, where) == STEPQ_OK, "fp32 %s: a run failed", stepq_kind_name(kind));
@@ -150,7 +150,8 @@ static void whole_runs(const char* preset, gsl_rng* r) {
     int F = 0;
     for (int i = 0; i < stepq_n_formats; i++) fmts[F++] = &stepq_formats[i];
     stepq_run_cfg cfg = {.formats = fmts, .n_formats = F, .prefill = 256, .decode = 768,
-        .bin = 64, .keep_y = 0, .label = "whole runs", .plan = &plan};
+        .bin = 64, .keep_y = 0, .label = "whole runs", .plan = &plan,
+        .backend = stepq_backend_default()};
     stepq_run_out cpu, gpu;
     int ok = stepq_run_heads(&cpu, src, &cfg) == STEPQ_OK;
     CHECK(ok && stepq_cuda_run_heads_on(&gpu, src, &cfg, where) == STEPQ_OK, "%s: a run failed", preset);
@@ -200,7 +201,8 @@ static void serving(gsl_rng* r) {
                 for (int ns = 1; ns <= 2; ns++) {
                     const stepq_format* f = stepq_format_find(names[i]);
                     stepq_serving_report rep;
-                    int rc = stepq_serving_check(&rep, f, &p, kind, 24, 128, 128, mode, ns, 4, where);
+                    int rc = stepq_serving_check(&rep, f, &p, kind, 24, 128, 128, mode, ns, 4, where,
+                                                 stepq_backend_default());
                     CHECK(rc == STEPQ_OK && rep.y_agree, "serving %s %s %s nsplit %d: y rms ratio %.3g",
                           f->name, stepq_kind_name(kind), mode ? "split" : "fused", ns, rep.y_rms_ratio);
                     printf("serving %-11s %s %-5s nsplit %d: y %s (rms ratio %.2g), %ld of %ld bytes differ\n",

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
     }
     double scale;
     if (stepq_backend_init() != STEPQ_OK ||
-        stepq_synth_record("gdn-qwen-like", 0, 5, T, K, V, &q[0][0], &k[0][0], &v[0][0], g, beta, S0, &scale) !=
+        stepq_synth_record("gdn-qwen-like", 0, 5, T, K, V, &q[0][0], &k[0][0], &v[0][0], g, beta, S0, &scale, stepq_backend_default()) !=
             STEPQ_OK)
         return 1;
     const stepq_backend* be = stepq_backend_default();
@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     if (stepq_qstate_init(&qs, f, &p, 0, STEPQ_GDN, K, V) != STEPQ_OK || stepq_qstate_load(&qs, S0) != STEPQ_OK)
         return 1;
     for (int t = 0; t <= WARM; t++) {
-        stepq_step_in st = {q[t], k[t], v[t], &g[t], beta[t]};
+        stepq_step_in st = {.q = q[t], .k = k[t], .v = v[t], .g = &g[t], .beta = beta[t]};
         stepq_decays(decay, st.g, 1, K);
         if (t == WARM) icount_begin();
         be->read(&qs, &st, decay, NULL, NULL, NULL);
