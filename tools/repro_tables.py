@@ -32,7 +32,7 @@ status 2 (tools/lm/toolcheck.py). Outputs are written to a temporary file and re
 import argparse
 import difflib
 import glob
-import hashlib
+import importlib.util
 import json
 import math
 import os
@@ -149,7 +149,7 @@ class Put:
 
     def __call__(self, name, value, ci=None, dataset=""):
         f = lambda x: None if x is None or not math.isfinite(float(x)) else float(x)  # noqa: E731
-        self.numbers["%s:%s" % (self.fid, name)] = {"value": f(value), "ci95": f(ci), "dataset": dataset}
+        self.numbers["%s:%s" % (self.fid, name)] = [f(value), f(ci), dataset]
 
     def seeds(self, name, x, dataset):
         """the mean and t-interval over seeds of a per-seed sample"""
@@ -453,9 +453,15 @@ def collect_doc(roots, quick_ok, figdir):
     if all(f.get("missing") for f in files.values()):
         die("--results %s: none of the result files paper_repro.md quotes is there (run experiments/all.cfg)"
             % " ".join(roots))
-    return {"about": "the numbers paper_repro.md quotes, by tools/repro_tables.py collect; render it with "
-                     "`python3 tools/repro_tables.py render paper_repro.json --out paper_repro.md`",
-            "files": files, "figures": copy_figures(roots, figdir), "lists": lists, "numbers": numbers}
+    doc = {"about": "the numbers paper_repro.md quotes (each [value, 95% half-width, dataset]), by "
+                    "tools/repro_tables.py collect; render it with "
+                    "`python3 tools/repro_tables.py render paper_repro.json --out paper_repro.md`",
+           "files": files, "figures": copy_figures(roots, figdir), "lists": lists, "numbers": numbers}
+    quoted = Doc(doc)
+    render(doc, read_template(), quoted)  # keep only what the document quotes
+    doc["numbers"] = {k: v for k, v in numbers.items() if k in quoted.used}
+    doc["lists"] = {k: v for k, v in lists.items() if k in quoted.used}
+    return doc
 
 
 # ---------------------------------------------------------------------------------------------
@@ -480,11 +486,13 @@ class Doc:
         self.files, self.numbers, self.figures, self.lists = doc["files"], doc["numbers"], doc["figures"], doc["lists"]
         self.quick = sorted(k for k, f in self.files.items() if f.get("quick"))
         self.missing = sorted(k for k, f in self.files.items() if f.get("missing"))
+        self.used = set()  # the numbers and lists a rendering looked up: what the document quotes
 
     def get(self, key):
         """(value, ci95) or None when its file did not run"""
+        self.used.add(key)
         n = self.numbers.get(key)
-        return None if n is None else (n["value"], n["ci95"])
+        return None if n is None else (n[0], n[1])
 
     def need(self, key):
         n = self.get(key)
@@ -494,6 +502,7 @@ class Doc:
 
     def items(self, key):
         """the names a list holds ([] when its file did not run)"""
+        self.used.add(key)
         return self.lists.get(key, {}).get("items", [])
 
     def has(self, *keys):
@@ -529,8 +538,12 @@ def pct(doc, key, d="1"):
 
 
 def not_run(doc, key):
+    """what stands where a number is not: the config that would write its file, or that the file
+    (a quick run's, with fewer formats or bins) does not hold it"""
     fid = key.split(":")[0] + ".h5"
     f = doc.files.get(fid, {})
+    if f and not f.get("missing"):
+        return "n/a (not in `%s`)" % fid
     return "not run (`%s`)" % f.get("config", fid)
 
 
@@ -659,19 +672,22 @@ def claim_pool(doc, s):
 
 def claim_accuracy(doc, s):
     """STEPQuant@6 keeps the native model's accuracy where INT4 loses it: exact match of the
-    recall records at 2-4 KiB, STEPQuant@6's mean within native's 95% interval"""
+    recall records in the second-longest distance bucket (2-4 KiB), STEPQuant@6's mean within
+    native's 95% interval and INT4's below it; partly when STEPQuant@6 keeps it and INT4 too"""
     f = {"rec_gdn": "recall/gdn", "rec_kda": "recall/kda"}.get(s)
     if f is None:
         return None
-    if not doc.items(f + ":buckets"):
+    buckets = doc.items(f + ":buckets")
+    if len(buckets) < 2:
         raise Missing(f + ":buckets")
-    b = len(doc.items(f + ":buckets")) - 2
-    n, cn = doc.need("%s:native.exact%d" % (f, b))
-    sq = doc.need("%s:stepquant6.exact%d" % (f, b))[0]
-    text = "native %s, STEPQuant@6 %s, INT6 %s, INT4 %s" % (
-        pm(doc, "%s:native.exact%d" % (f, b), "2"), num(sq, "2"),
-        num(doc.need("%s:int6.exact%d" % (f, b))[0], "2"), num(doc.need("%s:int4.exact%d" % (f, b))[0], "2"))
-    return text, abs(sq - n) <= (cn or 0)
+    b = len(buckets) - 2
+    (n, cn), sq, i4 = doc.need("%s:native.exact%d" % (f, b)), doc.need("%s:stepquant6.exact%d" % (f, b))[0], \
+        doc.need("%s:int4.exact%d" % (f, b))[0]
+    keeps, loses = abs(sq - n) <= (cn or 0), i4 < n - (cn or 0)
+    text = "%s: native %s, STEPQuant@6 %s, INT6 %s, INT4 %s" % (
+        buckets[b], pm(doc, "%s:native.exact%d" % (f, b), "2"), num(sq, "2"),
+        num(doc.need("%s:int6.exact%d" % (f, b))[0], "2"), num(i4, "2"))
+    return text, True if keeps and loses else ("partly" if keeps else False)
 
 
 CLAIMS = {"growth": claim_growth, "selfcorrect": claim_selfcorrect, "spearman": claim_spearman,
@@ -700,7 +716,7 @@ def claim_verdict(doc, claim):
         if r is not None:
             marks.append(r[1])
     if not marks:
-        return "not run yet"
+        return "no subject measured yet"
     yes, part = marks.count(True), marks.count("partly")
     word = "reproduced" if yes == len(marks) else ("not reproduced" if yes + part == 0 else "partly reproduced")
     return "%s (yes on %d of %d subjects%s)" % (word, yes, len(marks), ", partly on %d" % part if part else "")
@@ -987,8 +1003,9 @@ def expand(doc, op, args):
     raise KeyError(op)
 
 
-def render(doc_json, template_text):
-    doc = Doc(doc_json)
+def render(doc_json, template_text, doc=None):
+    """the document; doc, a Doc of doc_json, records what it looked up"""
+    doc = doc or Doc(doc_json)
 
     def sub(m):
         parts = m.group(1).split()
@@ -1043,12 +1060,12 @@ def rule_errors(text, base):
 def diff_numbers(want, got):
     """the numbers and files that differ between two collected documents, one line each"""
     out = []
-    for part in ("files", "numbers"):
+    for part in ("files", "figures", "lists", "numbers"):
         a, b = want[part], got[part]
         for k in sorted(set(a) | set(b)):
             if a.get(k) != b.get(k):
-                out.append("%s %s: paper_repro.json has %s, the results give %s" % (part[:-1], k, json.dumps(a.get(k)),
-                                                                                     json.dumps(b.get(k))))
+                out.append("%s %s: paper_repro.json has %s, the results give %s"
+                           % (part.rstrip("s"), k, json.dumps(a.get(k)), json.dumps(b.get(k))))
     return out
 
 
@@ -1110,7 +1127,6 @@ def cmd_check(a):
               % (a.md, len(have.splitlines()), MAX_CELL))
     if a.results:
         got = collect_doc(a.results, False, None)
-        got["figures"] = doc["figures"]
         d = diff_numbers(doc, got)
         if d:
             failures.append("collect(%s) differs from %s in %d numbers or files (collect and render again):\n%s"
@@ -1119,9 +1135,7 @@ def cmd_check(a):
             print("collect(%s) equals %s" % (" ".join(a.results), a.json))
     if a.quick is not None:
         roots = quick_roots(a.quick)
-        try:
-            import h5py  # noqa: F401
-        except ImportError:
+        if importlib.util.find_spec("h5py") is None:  # collect needs it, render and check do not
             roots = []
             print("quick results: no h5py here, not tried")
         if roots:

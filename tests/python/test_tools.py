@@ -217,7 +217,7 @@ def test_repro_tables_checks_its_inputs(tmp_path):
 def doc_json(path, spearman):
     """a collected document by hand: one half-life file of GDN s28 with the given Spearman, the
     others not run"""
-    numbers = {"halflife/lm_recall_gdn:%s" % k: {"value": v, "ci95": None, "dataset": k}
+    numbers = {"halflife/lm_recall_gdn:%s" % k: [v, None, k]
                for k, v in (("spearman_acc", spearman), ("spearman_acc_over_d", 0.9), ("units", 16))}
     files = {"halflife/lm_recall_gdn.h5": {"config": "experiments/halflife_recall_gdn.cfg", "git_revision": "abc",
                                            "config_xxh3": "0", "quick": False},
