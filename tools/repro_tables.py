@@ -1,30 +1,30 @@
 #!/usr/bin/env python3
 """paper_repro.md from the results: collect the numbers it quotes, render it from its template.
 
-    python3 tools/repro_tables.py collect [--results results] [--out paper_repro.json] [--allow-quick]
+    python3 tools/repro_tables.py collect [--results results ...] [--out paper_repro.json]
+                                          [--allow-quick] [--figures DIR]
     python3 tools/repro_tables.py render paper_repro.json [--out paper_repro.md]
-    python3 tools/repro_tables.py check [--results DIR] [--quick DIR ...] [--self-test]
+    python3 tools/repro_tables.py check [--results DIR ...] [--quick DIR ...] [--self-test]
 
-collect reads the drivers' HDF5 files of a full run (`stepq run experiments/all.cfg`; the files
-are named in FILES below, each beside the config that writes it) and writes every number
-paper_repro.md quotes to one JSON file: each number with its file and dataset, each file with
-the stepq revision and the config's checksum its driver recorded. It copies each mechanism's
-figure (the PNG a driver writes beside its HDF5) to docs/figures/. A file that is not there is
-recorded as not run, and the document says so where its numbers would be; results of
-`stepq run --quick` (their config says so) are refused unless --allow-quick (then no figure is
-copied unless --figures names where). Several --results folders may be given: each file is
-read from the first that holds it.
+collect reads the drivers' HDF5 files of a full run (`stepq run experiments/all.cfg`; FILES below
+names each beside the config that writes it), renders the document once and writes to one JSON
+file the numbers that rendering looked up: each number with its file and dataset, each file with
+the stepq revision and config checksum its driver recorded. It copies each mechanism's figure
+(the PNG a driver writes beside its HDF5) to docs/figures/. A file that is not there is recorded
+as not run, and the document says so where its numbers would be. Results of `stepq run --quick`
+(their config says so) are refused unless --allow-quick (then figures are copied only where
+--figures says). Of several --results folders, each file is read from the first that holds it.
 
-render fills tools/paper_repro.md.in's placeholders from that JSON (stdlib only, no HDF5):
-`{{pm KEY D}}` a mean +- its 95% interval with D decimals (or D significant digits, "3g"),
-`{{v KEY D}}` the value alone, `{{pct KEY D}}` a share in percent, `{{table NAME}}` a table,
-`{{figure NAME}}` a figure's link, `{{cell CLAIM SUBJECT}}` and `{{verdict CLAIM}}` the verdict
-table's cells. The verdicts are decided here, by the rules in CLAIMS, never typed by hand.
+render fills tools/paper_repro.md.in's placeholders from that JSON (python3's standard library
+alone): `{{pm KEY D}}` a mean +- its 95% interval with D decimals ("3s": 3 significant digits,
+"2g": printf's %g), `{{v KEY D}}` the value alone, `{{pct KEY D}}` a share in percent,
+`{{table NAME}}` a table of TABLES, `{{figure NAME}}` a figure's link, `{{cell CLAIM SUBJECT}}` and
+`{{verdict CLAIM}}` the verdict table's cells, decided by the rules of CLAIMS, never by hand.
 
 check tests that paper_repro.md is exactly what render prints from paper_repro.json and keeps
 the document's rules (under 400 lines, no table cell over 400 characters, every linked figure
-present); with --results, that collect on those results gives paper_repro.json's numbers (it
-names every number that differs); with --quick, that collect and render run on quick results.
+present); with --results, that collect on those results gives paper_repro.json (it names every
+number that differs); with --quick, that collect and render run on quick results.
 
 Every input is checked before any work; a refusal is one line naming the file or option, exit
 status 2 (tools/lm/toolcheck.py). Outputs are written to a temporary file and renamed.
@@ -78,7 +78,7 @@ FILES = {
 PLAN_PAIRS = {"nll/plan_gdn_code": ("nll/plan_gdn", "nll_gdn_codeplan"),
               "nll/plan_kda_code": ("nll/plan_kda", "nll_kda_codeplan")}
 # the figure of each mechanism, copied to docs/figures/NAME.png
-FIGURES = {"propagation": "propagation/propagation", "selfcorrect": "selfcorrect/gdn", "halflife": "halflife/kda",
+FIGURES = {"propagation": "propagation/propagation", "selfcorrect": "selfcorrect/gdn", "halflife": "halflife/gdn",
            "octile": "octile/gdn", "knobs": "knobs/kda", "robustness": "robustness/kda", "regimes": "regimes/gdn",
            "ablation": "ablation/gdn", "memory": "memory/memory", "nll": "nll/recall_kda", "recall": "recall/gdn"}
 
@@ -167,7 +167,8 @@ def read_propagation(h, put):
         put(f + ".bits", h["bits_actual"][j], None, "bits_actual")
         for name, b, k in (("median_first", 0, q50), ("median_last", -1, q50), ("p90_first", 0, q90),
                            ("p90_last", -1, q90)):
-            put(f + "." + name, q[b, k], None, "err_readout_quantiles[%s, %s bin, q%s]" % (f, name[-5:].strip("_"), lv[k]))
+            put(f + "." + name, q[b, k], None,
+                "err_readout_quantiles[%s, %s bin, q%s]" % (f, name.split("_")[1], lv[k]))
         for s in ("pooled", "median"):
             put(f + "." + s, h[ss + "readout_rel_%s_mean" % s][j], h[ss + "readout_rel_%s_ci95" % s][j],
                 ss + "readout_rel_%s_mean, _ci95" % s)
@@ -190,7 +191,8 @@ def read_selfcorrect(h, put):
     for mode in ("linear", "nonlinear"):
         if mode + "/ratio_pooled_mean" not in h:
             continue
-        m, c, q = h[mode + "/ratio_pooled_mean"][()], h[mode + "/ratio_pooled_ci95"][()], h[mode + "/ratio_quartile"][()]
+        m, c = h[mode + "/ratio_pooled_mean"][()], h[mode + "/ratio_pooled_ci95"][()]
+        q = h[mode + "/ratio_quartile"][()]
         for j, f in enumerate(names(h["formats"])):
             for k, win in enumerate(w):
                 put("%s.%s.w%d" % (mode, f, win), m[j, k], c[j, k], mode + "/ratio_pooled_mean, _ci95")
@@ -309,7 +311,8 @@ def read_recall(h, put):
         npos.pop()
     put.list("runs", runs, "native, then formats")
     put.list("buckets", buckets, "buckets")
-    put.list("positions", ["%d-%d" % (lo, hi) for lo, hi in h["positions"][:len(npos)]], "positions (those with records)")
+    put.list("positions", ["%d-%d" % (lo, hi) for lo, hi in h["positions"][:len(npos)]],
+             "positions (those with records)")
     for b in range(len(buckets)):
         put("bucket%d.records" % b, h["n_records"][b], None, "n_records")
     for p in range(len(npos)):
@@ -391,7 +394,8 @@ def collect(roots, quick_ok):
             files[fid + ".h5"] = {"config": "experiments/%s.cfg" % config, "missing": True}
             continue
         a, b = open_result(pa), open_result(pb)
-        files[fid + ".h5"] = {"config": "experiments/%s.cfg" % config, "calibration_key": str(attr(b, "calibration_key")),
+        files[fid + ".h5"] = {"config": "experiments/%s.cfg" % config,
+                              "calibration_key": str(attr(b, "calibration_key")),
                               "quick": files.get("nll/%s_codeplan.h5" % fid[-9:-5], {}).get("quick", False)}
         read_plan_pair(a, b, Put(numbers, lists, fid))
     return files, numbers, lists
@@ -411,23 +415,21 @@ def write_atomic(path, data):
         raise
 
 
-def copy_figures(roots, figdir):
-    """each mechanism's PNG to figdir/NAME.png; {name: its source under results/} of those present"""
+def figure_sources(roots):
+    """{name: its PNG under the results} of each mechanism's figure that is there"""
     out = {}
     for name, fid in FIGURES.items():
-        src = None
         for r in roots:
-            p = os.path.join(r, fid + ".png")
-            if os.path.exists(p):
-                src = p
+            if os.path.exists(os.path.join(r, fid + ".png")):
+                out[name] = os.path.join(r, fid + ".png")
                 break
-        if src is None:
-            continue
-        if figdir is not None:
-            with open(src, "rb") as f:
-                write_atomic(os.path.join(figdir, name + ".png"), f.read())
-        out[name] = fid + ".png"
     return out
+
+
+def copy_figures(sources, figdir):
+    for name, src in sources.items():
+        with open(src, "rb") as f:
+            write_atomic(os.path.join(figdir, name + ".png"), f.read())
 
 
 def to_json(doc):
@@ -445,7 +447,8 @@ def to_json(doc):
     return "\n".join(lines) + "\n"
 
 
-def collect_doc(roots, quick_ok, figdir):
+def collect_doc(roots, quick_ok):
+    """the collected document: every file's provenance, the figures there, the numbers quoted"""
     for r in roots:
         if not os.path.isdir(r):
             die("--results %s: no such directory" % r)
@@ -456,7 +459,8 @@ def collect_doc(roots, quick_ok, figdir):
     doc = {"about": "the numbers paper_repro.md quotes (each [value, 95% half-width, dataset]), by "
                     "tools/repro_tables.py collect; render it with "
                     "`python3 tools/repro_tables.py render paper_repro.json --out paper_repro.md`",
-           "files": files, "figures": copy_figures(roots, figdir), "lists": lists, "numbers": numbers}
+           "files": files, "lists": lists, "numbers": numbers,
+           "figures": {name: FIGURES[name] + ".png" for name in figure_sources(roots)}}
     quoted = Doc(doc)
     render(doc, read_template(), quoted)  # keep only what the document quotes
     doc["numbers"] = {k: v for k, v in numbers.items() if k in quoted.used}
@@ -532,6 +536,12 @@ def pm(doc, key, d="4"):
     return num(v, d) if c is None else "%s +- %s" % (num(v, d, v), num(c, d, v))
 
 
+def milli(doc, key, d="2"):
+    """pm in thousandths"""
+    v, c = doc.need(key)
+    return num(1e3 * v, d) if c is None else "%s +- %s" % (num(1e3 * v, d), num(1e3 * c, d))
+
+
 def pct(doc, key, d="1"):
     v, c = doc.need(key)
     return "%s%%" % num(100 * v, d) if c is None else "%s%% +- %s" % (num(100 * v, d), num(100 * c, d))
@@ -591,7 +601,8 @@ def claim_spearman(doc, s):
     (the paper: about 0.80); the control, error over the one-shot distortion d, beside it"""
     f = HALFLIFE_FILE[s]
     v, _ = doc.need(f + ":spearman_acc")
-    return "%s (error / d %s)" % (pm(doc, f + ":spearman_acc", "3"), num(doc.need(f + ":spearman_acc_over_d")[0], "3")), v >= 0.5
+    d = doc.need(f + ":spearman_acc_over_d")[0]
+    return "%s (error / d %s)" % (pm(doc, f + ":spearman_acc", "3"), num(d, "3")), v >= 0.5
 
 
 def claim_share(doc, s):
@@ -599,7 +610,8 @@ def claim_share(doc, s):
     (52.5% Qwen, 78.8% Kimi) or above; partly when above an even 25% but below that"""
     f = HALFLIFE_FILE[s]
     v, _ = doc.need(f + ":top_quarter_share_acc")
-    text = "%s (error / d %s)" % (pct(doc, f + ":top_quarter_share_acc"), num(100 * doc.need(f + ":top_quarter_share_acc_over_d")[0], "1") + "%")
+    d = doc.need(f + ":top_quarter_share_acc_over_d")[0]
+    text = "%s (error / d %s%%)" % (pct(doc, f + ":top_quarter_share_acc"), num(100 * d, "1"))
     paper = PAPER_SHARE[PAPER_MODEL[s]]
     return text, True if 100 * v >= paper - 10 else ("partly" if v > 0.25 else False)
 
@@ -636,7 +648,8 @@ def claim_length(doc, s):
     if f is None:
         return None
     (a, ca), (b, cb) = doc.need(f + ":fp32.line_mean"), doc.need(f + ":int4.line_mean")
-    return ("line length FP32 %s, INT4 %s bytes" % (pm(doc, f + ":fp32.line_mean", "0"), pm(doc, f + ":int4.line_mean", "0")),
+    return ("line length FP32 %s, INT4 %s bytes" % (pm(doc, f + ":fp32.line_mean", "0"),
+                                                    pm(doc, f + ":int4.line_mean", "0")),
             b - (cb or 0) > a + (ca or 0))
 
 
@@ -758,7 +771,8 @@ def t_inputstats(doc):
             ("longest half-life (steps)", "half_life_max", "0", "thousands", "")):
         fn = pct if d is None else pm
         dd = "1" if d is None else d
-        rows.append([label, paper_q, cell(doc, "inputstats/gdn:" + k, dd, fn), cell(doc, "inputstats/lm_gdn:" + k, dd, fn),
+        rows.append([label, paper_q, cell(doc, "inputstats/gdn:" + k, dd, fn),
+                     cell(doc, "inputstats/lm_gdn:" + k, dd, fn),
                      paper_k, cell(doc, "inputstats/kda:" + k, dd, fn), cell(doc, "inputstats/lm_kda:" + k, dd, fn)])
     return table(["statistic", "paper Qwen", "gdn-qwen-like", "data/lm/gdn", "paper Kimi", "kda-kimi-like",
                   "data/lm/kda"], rows)
@@ -815,19 +829,14 @@ def t_halflife(doc):
 
 
 def t_octile(doc):
+    """the omega octiles' cost on each subject (presets: pooled error; models: 1e-3 nats per byte)"""
     cols = [("octile/gdn", "GDN preset"), ("octile/kda", "KDA preset"), ("nll/octile_gdn", "GDN model"),
-            ("nll/octile_kda", "KDA model"), ("nll/octile_recall_gdn", "GDN s28"), ("nll/octile_recall_kda", "KDA k12")]
-    rows = []
-    for o in range(1, 9):
-        r = [str(o)]
-        for fid, _ in cols:
-            scale = 1 if fid.startswith("octile") else 1000
-            v = doc.get("%s:omega.o%d" % (fid, o))
-            r.append("n/a" if v is None else (num(scale * v[0], "4" if scale == 1 else "2") +
-                                             ("" if v[1] is None else " +- " + num(scale * v[1], "4" if scale == 1 else "2"))))
-        rows.append(r)
-    for order in ("omega", "magnitude", "random"):
-        rows.append(["Spearman, by %s" % order] + [cell(doc, "%s:%s.spearman" % (f, order), "2") for f, _ in cols])
+            ("nll/octile_kda", "KDA model"), ("nll/octile_recall_gdn", "GDN s28"),
+            ("nll/octile_recall_kda", "KDA k12")]
+    rows = [[str(o)] + [cell(doc, "%s:omega.o%d" % (f, o), *(("4", pm) if f.startswith("octile") else ("2", milli)))
+                        for f, _ in cols] for o in range(1, 9)]
+    rows += [["Spearman, by %s" % order] + [cell(doc, "%s:%s.spearman" % (f, order), "2") for f, _ in cols]
+             for order in ("omega", "magnitude", "random")]
     return table(["omega octile at INT4 (1 = lowest)"] + [c for _, c in cols], rows)
 
 
@@ -845,13 +854,13 @@ def t_knobs(doc):
 
 
 def t_robustness(doc):
-    rows = []
-    for fid, label in (("robustness/gdn", "gdn-qwen-like, 3 regimes' plans"), ("robustness/kda", "kda-kimi-like, the same")):
-        rows.append([label] + ["%s - %s" % (cell(doc, "%s:%s.min" % (fid, k), "4"), cell(doc, "%s:%s.max" % (fid, k), "4"))
-                               for k in ("lifetime", "measured", "readout", "omega")])
-    for fid, label in (("nll/plan_gdn_code", "data/lm/gdn, prose plan vs C-header plan"),
-                       ("nll/plan_kda_code", "data/lm/kda, the same")):
-        rows.append([label] + [cell(doc, "%s:spearman_%s" % (fid, k), "4") for k in ("lifetime", "measured", "readout", "omega")])
+    ranks = ("lifetime", "measured", "readout", "omega")
+    rows = [[label] + ["%s - %s" % (cell(doc, "%s:%s.min" % (f, k)), cell(doc, "%s:%s.max" % (f, k))) for k in ranks]
+            for f, label in (("robustness/gdn", "gdn-qwen-like, 3 regimes' plans"),
+                             ("robustness/kda", "kda-kimi-like, the same"))]
+    rows += [[label] + [cell(doc, "%s:spearman_%s" % (f, k)) for k in ranks]
+             for f, label in (("nll/plan_gdn_code", "data/lm/gdn, prose plan vs C-header plan"),
+                              ("nll/plan_kda_code", "data/lm/kda, the same"))]
     return table(["Spearman between plans' rankings", "lifetime L", "measured M", "read-out R", "omega"], rows)
 
 
@@ -861,16 +870,17 @@ def t_regimes(doc):
         f = "regimes/" + m
         regs = doc.items(f + ":regimes")
         for r, name in enumerate(regs):
-            rows.append(["%s %s" % (m.upper(), name),
-                         cell(doc, "%s:%d.key_participation_median" % (f, r), "1"),
-                         "%s / %s" % (cell(doc, "%s:%d.ridge_row_median" % (f, r), "1"), cell(doc, "%s:%d.ridge_col_median" % (f, r), "1")),
-                         "%s, %s" % (cell(doc, "%s:%d.spearman_acc" % (f, r), "3"), cell(doc, "%s:%d.spearman_acc_over_d" % (f, r), "3")),
-                         "%s, %s" % (cell(doc, "%s:%d.top_quarter_share_acc" % (f, r), "0", pct), cell(doc, "%s:%d.top_quarter_share_acc_over_d" % (f, r), "0", pct))] +
-                        [cell(doc, "%s:%d.%s" % (f, r, x), "3") for x in ("time6", "stepquant6", "mlife6", "rlife6")])
+            c = lambda k, d="3", fn=pm: cell(doc, "%s:%d.%s" % (f, r, k), d, fn)  # noqa: E731
+            rows.append(["%s %s" % (m.upper(), name), c("key_participation_median", "1"),
+                         "%s / %s" % (c("ridge_row_median", "1"), c("ridge_col_median", "1")),
+                         "%s, %s" % (c("spearman_acc"), c("spearman_acc_over_d")),
+                         "%s, %s" % (c("top_quarter_share_acc", "0", pct), c("top_quarter_share_acc_over_d", "0", pct))]
+                        + [c(x) for x in ("time6", "stepquant6", "mlife6", "rlife6")])
         if not regs:
             rows.append([m.upper(), not_run(doc, f)] + [""] * 7)
     return table(["point", "key participation", "row / column ridge", "Spearman: error, error / d",
-                  "top quarter: error, error / d", "time6 / INT6", "stepquant6 / INT6", "mlife6 / INT6", "rlife6 / INT6"], rows)
+                  "top quarter: error, error / d", "time6 / INT6", "stepquant6 / INT6", "mlife6 / INT6",
+                  "rlife6 / INT6"], rows)
 
 
 def t_ablation(doc):
@@ -885,11 +895,12 @@ def t_ablation(doc):
 
 
 def t_memory(doc):
-    rows = []
-    for shape, label in (("gdn-qwen-like", "Qwen3-Next (`gdn-qwen-like`)"), ("kda-kimi-like", "Kimi Linear (`kda-kimi-like`)")):
-        rows.append([label] + [cell(doc, "memory/memory:%s.%s.crossing" % (shape, f), "0")
-                               for f in ("fp32", "bf16", "int8", "stepquant6", "stepquant4")])
-    return table(["requests where the pool passes the weights", "FP32", "BF16", "INT8", "STEPQuant@6", "STEPQuant@4"], rows)
+    rows = [[label] + [cell(doc, "memory/memory:%s.%s.crossing" % (shape, f), "0")
+                       for f in ("fp32", "bf16", "int8", "stepquant6", "stepquant4")]
+            for shape, label in (("gdn-qwen-like", "Qwen3-Next (`gdn-qwen-like`)"),
+                                 ("kda-kimi-like", "Kimi Linear (`kda-kimi-like`)"))]
+    return table(["requests where the pool passes the weights", "FP32", "BF16", "INT8", "STEPQuant@6",
+                  "STEPQuant@4"], rows)
 
 
 def t_nll(doc, files, cols=("first", "last", "window")):
@@ -911,7 +922,8 @@ def t_nll(doc, files, cols=("first", "last", "window")):
 
 def t_nll_ablation(doc):
     rows = []
-    for k, label in (("int", "uniform"), ("dsq", "DSQ"), ("space", "space only"), ("time_nopivot", "time without pivots"),
+    for k, label in (("int", "uniform"), ("dsq", "DSQ"), ("space", "space only"),
+                     ("time_nopivot", "time without pivots"),
                      ("time", "time only"), ("stepquant", "STEPQuant")):
         fmt = "time%d-nopivot" if k == "time_nopivot" else k + "%d"
         rows.append([label] + ["%.2f" % PAPER_ABLATION[(m, b)][k] for m in ("qwen", "kimi") for b in (6, 4)] +
@@ -973,7 +985,8 @@ NLL3, NLL1 = ("first", "last", "window"), ("window",)
 TABLES = {"rules": t_rules, "inputstats": t_inputstats, "propagation": t_propagation, "selfcorrect": t_selfcorrect,
           "halflife": t_halflife, "octile": t_octile, "knobs": t_knobs, "robustness": t_robustness,
           "regimes": t_regimes, "ablation": t_ablation, "memory": t_memory,
-          "nll": lambda d: t_nll(d, (("nll/gdn", "GDN", NLL3), ("nll/kda", "KDA", NLL3), ("nll/recall_gdn", "GDN s28", NLL3),
+          "nll": lambda d: t_nll(d, (("nll/gdn", "GDN", NLL3), ("nll/kda", "KDA", NLL3),
+                                     ("nll/recall_gdn", "GDN s28", NLL3),
                                      ("nll/recall_gdn_prose", "s28 prose", NLL1), ("nll/recall_kda", "KDA k12", NLL3),
                                      ("nll/recall_kda_prose", "k12 prose", NLL1))),
           "nll_ablation": t_nll_ablation, "generate": t_generate, "recall": t_recall, "files": t_files,
@@ -1050,7 +1063,8 @@ def rule_errors(text, base):
         if line.startswith("|"):
             for c in (x.strip() for x in line.strip().strip("|").split(" | ")):
                 if len(c) > MAX_CELL:
-                    errs.append("line %d: a table cell of %d characters (the limit is %d): %s..." % (i, len(c), MAX_CELL, c[:60]))
+                    errs.append("line %d: a table cell of %d characters (the limit is %d): %s..."
+                                % (i, len(c), MAX_CELL, c[:60]))
         for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", line):
             if not os.path.isfile(os.path.join(base, link)):
                 errs.append("line %d: figure %s is not there" % (i, link))
@@ -1099,54 +1113,68 @@ def quick_roots(dirs):
     return out
 
 
+def check_document(doc, md):
+    """failures of paper_repro.md against render(its JSON) and the document's rules"""
+    failures = []
+    text = render(doc, read_template())
+    try:
+        with open(md) as f:
+            have = f.read()
+    except OSError as e:
+        die("%s: cannot read it (%s)" % (md, e.strerror))
+    if have != text:
+        d = list(difflib.unified_diff(have.splitlines(), text.splitlines(), md, "render", lineterm="", n=0))
+        failures.append("%s is not what render prints from its JSON (%d lines differ; regenerate it with "
+                        "`python3 tools/repro_tables.py render paper_repro.json --out paper_repro.md`):\n%s"
+                        % (md, len(d), "\n".join(d[:40])))
+    else:
+        print("%s: equal to render of its JSON, byte for byte" % md)
+    errs = rule_errors(have, os.path.dirname(os.path.abspath(md)))
+    if not errs:
+        print("%s: %d lines, every table cell within %d characters, every figure present"
+              % (md, len(have.splitlines()), MAX_CELL))
+    return failures + ["%s: %s" % (md, e) for e in errs]
+
+
+def check_results(doc, roots):
+    """failures of the JSON against collect on full results: every number that moved"""
+    d = diff_numbers(doc, collect_doc(roots, False))
+    if d:
+        return ["collect(%s) differs from paper_repro.json in %d numbers or files (collect and render "
+                "again):\n%s" % (" ".join(roots), len(d), "\n".join(d))]
+    print("collect(%s) equals paper_repro.json" % " ".join(roots))
+    return []
+
+
+def check_quick(dirs):
+    """failures of collect and render on the quick results under dirs (none where there are none)"""
+    roots = quick_roots(dirs)
+    if not any(find(roots, fid) for fid in FILES):
+        print("quick results: none under %s, not tried" % " ".join(dirs))
+        return []
+    if importlib.util.find_spec("h5py") is None:  # collect needs it, render and check do not
+        print("quick results: no h5py here, not tried")
+        return []
+    q = collect_doc(roots, True)
+    if "QUICK RESULTS" not in render(q, read_template()):
+        return ["render of quick results does not say they are quick"]
+    print("quick results (%s): collect and render ran, %d numbers, %d files not run"
+          % (", ".join(roots), len(q["numbers"]), len(Doc(q).missing)))
+    return []
+
+
 def cmd_check(a):
     failures = []
     if a.self_test:
         e = self_test()
         print("self-test: %s" % (e or "the rules refuse a long document, a long cell and a missing figure"))
-        if e:
-            failures.append(e)
+        failures += [e] if e else []
     doc = read_doc(a.json)
-    text = render(doc, read_template())
-    try:
-        with open(a.md) as f:
-            have = f.read()
-    except OSError as e:
-        die("%s: cannot read it (%s)" % (a.md, e.strerror))
-    if have != text:
-        d = list(difflib.unified_diff(have.splitlines(), text.splitlines(), a.md, "render(%s)" % a.json, lineterm="", n=0))
-        failures.append("%s is not what render prints from %s (%d lines differ; regenerate it: "
-                        "python3 tools/repro_tables.py render %s --out %s):\n%s"
-                        % (a.md, a.json, len(d), a.json, a.md, "\n".join(d[:40])))
-    else:
-        print("%s: equal to render(%s), byte for byte" % (a.md, a.json))
-    errs = rule_errors(have, os.path.dirname(os.path.abspath(a.md)))
-    failures += ["%s: %s" % (a.md, e) for e in errs]
-    if not errs:
-        print("%s: %d lines, every table cell within %d characters, every figure present"
-              % (a.md, len(have.splitlines()), MAX_CELL))
+    failures += check_document(doc, a.md)
     if a.results:
-        got = collect_doc(a.results, False, None)
-        d = diff_numbers(doc, got)
-        if d:
-            failures.append("collect(%s) differs from %s in %d numbers or files (collect and render again):\n%s"
-                            % (" ".join(a.results), a.json, len(d), "\n".join(d)))
-        else:
-            print("collect(%s) equals %s" % (" ".join(a.results), a.json))
-    if a.quick is not None:
-        roots = quick_roots(a.quick)
-        if importlib.util.find_spec("h5py") is None:  # collect needs it, render and check do not
-            roots = []
-            print("quick results: no h5py here, not tried")
-        if roots:
-            q = collect_doc(roots, True, None)
-            qtext = render(q, read_template())
-            if "QUICK RESULTS" not in qtext:
-                failures.append("render of quick results does not say they are quick")
-            print("quick results (%s): collect and render ran, %d numbers, %d files not run"
-                  % (", ".join(roots), len(q["numbers"]), len(Doc(q).missing)))
-        elif a.quick:
-            print("quick results: none under %s, not tried" % " ".join(a.quick))
+        failures += check_results(doc, a.results)
+    if a.quick:
+        failures += check_quick(a.quick)
     for f in failures:
         print("FAIL: " + f)
     return 1 if failures else 0
@@ -1175,7 +1203,9 @@ def main():
         figdir = a.figures or (None if a.allow_quick else os.path.join(REPO, "docs", "figures"))
         if figdir is not None and not os.path.isdir(figdir):
             die("--figures %s: no such directory" % figdir)
-        doc = collect_doc(a.results, a.allow_quick, figdir)
+        doc = collect_doc(a.results, a.allow_quick)
+        if figdir is not None:
+            copy_figures(figure_sources(a.results), figdir)
         write_atomic(a.out, to_json(doc).encode())
         d = Doc(doc)
         print("wrote %s: %d numbers from %d files (%d not run%s), %d figures"
