@@ -513,6 +513,10 @@ class Doc:
         return all(self.get(k) is not None and self.get(k)[0] is not None for k in keys)
 
 
+class Unknown(Exception):
+    """a placeholder the template should not hold"""
+
+
 class Missing(Exception):
     """a number whose file is missing: its cell says which config would write it"""
 
@@ -622,7 +626,7 @@ def claim_octile(doc, s):
     f = {"syn_gdn": "octile/gdn", "syn_kda": "octile/kda", "lm_gdn": "nll/octile_gdn", "lm_kda": "nll/octile_kda",
          "rec_gdn": "nll/octile_recall_gdn", "rec_kda": "nll/octile_recall_kda"}[s]
     v, _ = doc.need(f + ":omega.spearman")
-    return ("omega %s, magnitude %s" % (num(v, "2"), num(doc.need(f + ":magnitude.spearman")[0], "2")),
+    return ("omega %s, magnitude %s" % (pm(doc, f + ":omega.spearman", "2"), pm(doc, f + ":magnitude.spearman", "2")),
             True if v >= 0.8 else ("partly" if v > 0 else False))
 
 
@@ -1002,18 +1006,18 @@ def expand(doc, op, args):
             return (pm if op == "pm" else pct)(doc, key, d)
         except Missing:
             return not_run(doc, key)
-    if op == "table":
+    if op == "table" and args[0] in TABLES:
         return TABLES[args[0]](doc)
     if op == "figure":
         name = args[0]
         if name not in doc.figures:
             return "(figure `%s`: not run yet)" % name
         return "![%s](docs/figures/%s.png)" % (doc.figures[name], name)
-    if op == "cell":
+    if op == "cell" and args[0] in CLAIMS and args[1] in SUBJECTS:
         return claim_cell(doc, args[0], args[1])
-    if op == "verdict":
+    if op == "verdict" and args[0] in CLAIMS:
         return claim_verdict(doc, args[0])
-    raise KeyError(op)
+    raise Unknown(op)
 
 
 def render(doc_json, template_text, doc=None):
@@ -1024,7 +1028,7 @@ def render(doc_json, template_text, doc=None):
         parts = m.group(1).split()
         try:
             return expand(doc, parts[0], parts[1:])
-        except (KeyError, IndexError):
+        except (Unknown, IndexError):
             die("%s: unknown placeholder {{%s}}" % (TEMPLATE, m.group(1)))
     return re.sub(r"\{\{([^}]*)\}\}", sub, template_text)
 
@@ -1037,8 +1041,11 @@ def read_doc(path):
         die("%s: cannot read it (%s)" % (path, e.strerror))
     except ValueError as e:
         die("%s: not JSON (%s)" % (path, e))
-    if not isinstance(d, dict) or any(k not in d for k in ("files", "figures", "lists", "numbers")):
-        die("%s: not the output of `repro_tables.py collect` (no files, figures, lists, numbers)" % path)
+    parts = ("files", "figures", "lists", "numbers")
+    if not isinstance(d, dict) or any(not isinstance(d.get(k), dict) for k in parts) \
+            or any(not isinstance(n, list) or len(n) != 3 for n in d["numbers"].values()):
+        die("%s: not the output of `repro_tables.py collect` (files, figures, lists and numbers, each number "
+            "[value, 95%% half-width, dataset])" % path)
     return d
 
 
