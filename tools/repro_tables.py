@@ -982,7 +982,7 @@ def t_quick(doc):
     if not doc.quick:
         return ""
     return ("**QUICK RESULTS** (`stepq run --quick`: the tests' sizes, not the paper's; %d files): every number "
-            "below is a smoke test, not a measurement." % len(doc.quick))
+            "below is a smoke test, not a measurement.\n\n" % len(doc.quick))
 
 
 NLL3, NLL1 = ("first", "last", "window"), ("window",)
