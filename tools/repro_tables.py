@@ -583,8 +583,8 @@ def claim_growth(doc, s):
 
 def claim_selfcorrect(doc, s):
     """cutting the delta correction multiplies the accumulated error: the cut/normal ratio at the
-    longest window is above 1 beyond its interval, at 6 and at 8 bits (re-quantized every step on
-    the presets; the linear continuation on the recall models)"""
+    longest window is above 1 beyond its interval, at 6 and at 8 bits, re-quantizing every step
+    (the nonlinear run; the linear continuation where a file has no other)"""
     f = {"syn_gdn": "selfcorrect/gdn", "syn_kda": "selfcorrect/kda", "rec_gdn": "selfcorrect/recall_gdn",
          "rec_kda": "selfcorrect/recall_kda"}.get(s)
     if f is None:
