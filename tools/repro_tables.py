@@ -38,8 +38,10 @@ import math
 import os
 import re
 import shutil
+import struct
 import sys
 import tempfile
+import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lm"))
 from toolcheck import die  # noqa: E402
@@ -426,10 +428,81 @@ def figure_sources(roots):
     return out
 
 
+# the figures: pngcairo's truecolour PNGs as 8-bit palette PNGs, a fifth of their bytes, so that
+# docs/figures stays a few hundred KB
+
+def png_pixels(data):
+    """the RGB pixels (H, W, 3) of an 8-bit truecolour PNG (colour type 2 or 6, not interlaced), its
+    rows unfiltered as the PNG specification's section 9 defines the five filters"""
+    import numpy as np
+    pos, idat, depth = 8, [], None
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat.append(body)
+    if depth != 8 or ctype not in (2, 6) or interlace:
+        raise ValueError("not an 8-bit truecolour PNG")
+    bpp = 3 if ctype == 2 else 4
+    rows = np.frombuffer(zlib.decompress(b"".join(idat)), np.uint8).reshape(h, 1 + w * bpp)
+    out = np.zeros((h + 1, w * bpp), np.uint8)  # out[0]: the zero row above the first
+    for y in range(h):
+        f, line, up = rows[y, 0], rows[y, 1:], out[y]
+        if f == 0:
+            out[y + 1] = line
+        elif f == 1:  # Sub: a running sum along each channel, mod 256
+            out[y + 1] = np.cumsum(line.reshape(w, bpp), axis=0, dtype=np.uint8).ravel()
+        elif f == 2:
+            out[y + 1] = line + up
+        else:  # Average or Paeth: each byte depends on the one decoded before it
+            cur, prev, raw = [0] * (w * bpp + bpp), [0] * bpp + up.tolist(), line.tolist()
+            for x in range(w * bpp):
+                a, b, c = cur[x], prev[x + bpp], prev[x]
+                if f == 3:
+                    pred = (a + b) >> 1
+                else:
+                    p = a + b - c
+                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                    pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+                cur[x + bpp] = (raw[x] + pred) & 255
+            out[y + 1] = cur[bpp:]
+    return out[1:].reshape(h, w, bpp)[:, :, :3]
+
+
+def png_chunk(kind, body):
+    """one PNG chunk: length, type, body, CRC"""
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+
+def png_palette(px):
+    """px (H, W, 3) as an 8-bit palette PNG: its own colours where they are 256 or fewer, else the
+    216 of a uniform 6-level cube (gnuplot's antialiased edges shift by at most 25 of 255)"""
+    import numpy as np
+    h, w, _ = px.shape
+    colours, index = np.unique(px.reshape(-1, 3), axis=0, return_inverse=True)
+    if len(colours) > 256:
+        level = (px.astype(np.int32) + 25) // 51
+        index = (level[:, :, 0] * 36 + level[:, :, 1] * 6 + level[:, :, 2]).ravel()
+        colours = np.array([(k // 36, k // 6 % 6, k % 6) for k in range(216)]) * 51
+    rows = np.hstack([np.zeros((h, 1), np.uint8), index.reshape(h, w).astype(np.uint8)])
+    return (b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 3, 0, 0, 0))
+            + png_chunk(b"PLTE", colours.astype(np.uint8).tobytes())
+            + png_chunk(b"IDAT", zlib.compress(rows.tobytes(), 9)) + png_chunk(b"IEND", b""))
+
+
 def copy_figures(sources, figdir):
+    """each figure to figdir/NAME.png as a palette PNG, a fifth of pngcairo's truecolour bytes"""
     for name, src in sources.items():
         with open(src, "rb") as f:
-            write_atomic(os.path.join(figdir, name + ".png"), f.read())
+            data = f.read()
+        try:
+            data = png_palette(png_pixels(data))
+        except (ValueError, struct.error, zlib.error) as e:
+            die("%s: not a PNG this tool reads (%s)" % (src, e))
+        write_atomic(os.path.join(figdir, name + ".png"), data)
 
 
 def to_json(doc):

@@ -260,6 +260,71 @@ def test_repro_tables_check_names_what_differs(tmp_path):
     assert r.returncode == 1 and "nll/recall_gdn:int8.window" in r.stdout, r.stdout
 
 
+def png_rgb(px):
+    """px (H, W, 3) as a truecolour PNG whose row y is filtered with filter y % 5 (None, Sub, Up,
+    Average, Paeth: the PNG specification's section 9), encoded here, apart from the tool"""
+    import zlib
+    h, w, _ = px.shape
+    p = px.astype(np.int64).reshape(h, w * 3)
+    rows = []
+    for y in range(h):
+        f = y % 5
+        up = p[y - 1] if y else np.zeros(w * 3, np.int64)
+        a = np.concatenate([np.zeros(3, np.int64), p[y][:-3]])
+        c = np.concatenate([np.zeros(3, np.int64), up[:-3]])
+        pa, pb, pc = abs(up - c), abs(a - c), abs(a + up - 2 * c)
+        paeth = np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, up, c))
+        pred = [0, a, up, (a + up) // 2, paeth][f]
+        rows.append(bytes([f]) + ((p[y] - pred) % 256).astype(np.uint8).tobytes())
+
+    def chunk(kind, body):
+        return len(body).to_bytes(4, "big") + kind + body + zlib.crc32(kind + body).to_bytes(4, "big")
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", w.to_bytes(4, "big") + h.to_bytes(4, "big") + bytes([8, 2, 0, 0, 0]))
+            + chunk(b"IDAT", zlib.compress(b"".join(rows))) + chunk(b"IEND", b""))
+
+
+def palette_pixels(data):
+    """the pixels of an 8-bit palette PNG of unfiltered rows (what repro_tables writes)"""
+    import zlib
+    pos, idat = 8, b""
+    while pos < len(data):
+        n, kind = int.from_bytes(data[pos:pos + 4], "big"), data[pos + 4:pos + 8]
+        body = data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+        if kind == b"IHDR":
+            w, h = int.from_bytes(body[:4], "big"), int.from_bytes(body[4:8], "big")
+        elif kind == b"PLTE":
+            pal = np.frombuffer(body, np.uint8).reshape(-1, 3)
+        elif kind == b"IDAT":
+            idat += body
+    rows = np.frombuffer(zlib.decompress(idat), np.uint8).reshape(h, w + 1)
+    assert not rows[:, 0].any()
+    return pal[rows[:, 1:]]
+
+
+def test_repro_tables_figures_keep_their_pixels(tmp_path):
+    """collect's figure, a palette PNG, holds the pixels of the driver's truecolour PNG exactly when
+    it has 256 colours or fewer, every PNG filter decoded (rows filtered 0 to 4 by png_rgb); with
+    more colours each channel moves by at most 25 of 255"""
+    pytest.importorskip("h5py")
+    root = results_tree(tmp_path / "r", False)
+    rng = np.random.default_rng(1)
+    colours = rng.integers(0, 256, (200, 3))
+    px = colours[rng.integers(0, 200, (23, 31))].astype(np.uint8)
+    os.makedirs(root / "memory")
+    (root / "memory" / "memory.png").write_bytes(png_rgb(px))
+    (root / "propagation").mkdir()
+    many = rng.integers(0, 256, (20, 40, 3)).astype(np.uint8)
+    (root / "propagation" / "propagation.png").write_bytes(png_rgb(many))
+    fig = tmp_path / "fig"
+    fig.mkdir()
+    r = repro("collect", "--results", root, "--out", tmp_path / "p.json", "--figures", fig)
+    assert r.returncode == 0, r.stderr
+    assert np.array_equal(palette_pixels((fig / "memory.png").read_bytes()), px)
+    got = palette_pixels((fig / "propagation.png").read_bytes()).astype(int)
+    assert np.abs(got - many).max() <= 25
+
+
 @pytest.fixture(scope="module")
 def tiny_corpus(tmp_path_factory):
     """a corpus as corpus.py lays it out, a few KB: three training streams and two held-out docs"""
