@@ -1,66 +1,86 @@
 #!/usr/bin/env python3
-"""Print paper_repro.md's tables for the models trained to remember from the drivers' HDF5 files.
+"""paper_repro.md from the results: collect the numbers it quotes, render it from its template.
 
-    tools/lm/.venv/bin/python tools/repro_tables.py [--results results]
+    python3 tools/repro_tables.py collect [--results results ...] [--out paper_repro.json]
+                                          [--allow-quick] [--figures DIR]
+    python3 tools/repro_tables.py render paper_repro.json [--out paper_repro.md]
+    python3 tools/repro_tables.py check [--results DIR ...] [--quick DIR ...] [--self-test]
 
-Reads, for GDN and KDA side by side: results/nll/recall_{gdn,kda}.h5 (extra NLL over decode
-position on recall documents), results/nll/recall_{gdn,kda}_prose.h5 (the same on prose) and
-results/recall/{gdn,kda}.h5 (recall under each format), and prints the markdown tables of
-paper_repro.md's sections "Models that remember" and "Recall under a format" with the statistics
-they name: means over documents with 95% intervals (the drivers' extra_ci95, exact_ci95 and
-extra_nll_ci95; over the window a t-interval of the documents' extra_window). Nothing is computed
-here that a driver did not write but the window's interval and the records per position group.
+collect reads the drivers' HDF5 files of a full run (`stepq run experiments/all.cfg`; FILES below
+names each beside the config that writes it), renders the document once and writes to one JSON
+file the numbers that rendering looked up: each number with its file and dataset, each file with
+the stepq revision and config checksum its driver recorded. It copies each mechanism's figure
+(the PNG a driver writes beside its HDF5) to docs/figures/. A file that is not there is recorded
+as not run, and the document says so where its numbers would be. Results of `stepq run --quick`
+(their config says so) are refused unless --allow-quick (then figures are copied only where
+--figures says). Of several --results folders, each file is read from the first that holds it.
 
-`--table frontier` prints the frontier configs' table (results/frontier/{gdn,kda}.h5): the formats on
-the frontier on recall documents or on prose and the paper's formats, each with its actual bits, step
-ratio, extra NLL over the window (95% interval over documents), its place (on the frontier, or below
-the frontier format that dominates it with the least damage) and its exact answers relative to native.
+render fills tools/paper_repro.md.in's placeholders from that JSON (python3's standard library
+alone): `{{pm KEY D}}` a mean +- its 95% interval with D decimals ("3s": 3 significant digits,
+"2g": printf's %g), `{{v KEY D}}` the value alone, `{{pct KEY D}}` a share in percent,
+`{{table NAME}}` a table of TABLES, `{{figure NAME}}` a figure's link, `{{cell CLAIM SUBJECT}}` and
+`{{verdict CLAIM}}` the verdict table's cells, decided by the rules of CLAIMS, never by hand.
 
-`--table verdicts` prints instead the numbers the verdict rows and the bullets beside the tables
-quote, model by model: extra NLL per bin and over the window for every format (the nll and ablation
-rows), results/halflife/lm_recall_{gdn,kda}.h5's Spearman and quarter shares,
-results/selfcorrect/recall_{gdn,kda}.h5's ratios, and the octile sweep's Spearman and extra NLL
-per octile (results/nll/octile_recall_{gdn,kda}.h5).
+check tests that paper_repro.md is exactly what render prints from paper_repro.json and keeps
+the document's rules (under 400 lines, no table cell over 400 characters, every linked figure
+present); with --results, that collect on those results gives paper_repro.json (it names every
+number that differs); with --quick, that collect and render run on quick results.
 
-Every file a table reads is opened and checked first (tools/lm/toolcheck.py: one line naming the
-file and what it lacks, exit status 2). The columns are labelled by the bins the files hold (the
-nll driver's `bin` and `decode`), and results of `stepq run --quick` (their config says so) are
-named as quick runs before the tables.
+Every input is checked before any work; a refusal is one line naming the file or option, exit
+status 2 (tools/lm/toolcheck.py). Outputs are written to a temporary file and renamed.
 """
 import argparse
+import difflib
+import glob
+import importlib.util
+import json
+import math
 import os
+import re
+import shutil
 import sys
-
-import numpy as np
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lm"))
-from toolcheck import die, open_h5  # noqa: E402
+from toolcheck import die  # noqa: E402
 
-NLL = ("formats", "extra_mean", "extra_ci95", "extra_window", "bpb_native", "decode_step")
-# the datasets each file's readers below take, by the file's name pattern
-NEEDS = {
-    "nll/recall_%s.h5": (NLL, ("bin", "decode")),
-    "nll/recall_%s_prose.h5": (NLL, ("bin", "decode")),
-    "recall/%s.h5": (("formats", "buckets", "positions", "record_position", "n_records", "exact_mean",
-                      "exact_ci95", "extra_nll_mean", "extra_nll_ci95", "extra_nll_pos_mean",
-                      "extra_nll_pos_ci95"), ()),
-    "halflife/lm_recall_%s.h5": (("spearman_acc", "spearman_acc_over_d", "spearman_persistence",
-                                  "top_quarter_share_acc", "top_quarter_share_acc_over_d",
-                                  "top_quarter_share_persistence", "d_ratio_long_over_short"), ()),
-    "selfcorrect/recall_%s.h5": (("windows", "formats", "linear/ratio_pooled_mean", "linear/ratio_pooled_ci95",
-                                  "linear/ratio_quartile"), ()),
-    "nll/octile_recall_%s.h5": (("octile_orders", "octile_spearman", "octile_extra_mean"), ()),
-    "frontier/%s.h5": (("formats", "bits", "step_ratio", "window_recall_mean", "window_recall_ci95",
-                        "window_prose_mean", "window_prose_ci95", "pareto_recall", "pareto_prose",
-                        "exact_delta_mean", "exact_delta_ci95", "distance_ranges"), ()),
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TEMPLATE = os.path.join(REPO, "tools", "paper_repro.md.in")
+MAX_LINES, MAX_CELL = 400, 400
+
+# ---------------------------------------------------------------------------------------------
+# What is read: every result file the document quotes, by its path under results/, and the
+# config that writes it (its `output`)
+
+FILES = {
+    "quickstart/quickstart": "quickstart", "memory/memory": "memory",
+    "inputstats/gdn": "inputstats_gdn", "inputstats/kda": "inputstats_kda",
+    "inputstats/lm_gdn": "inputstats_lm_gdn", "inputstats/lm_kda": "inputstats_lm_kda",
+    "propagation/propagation": "propagation", "ablation/gdn": "ablation_gdn", "ablation/kda": "ablation_kda",
+    "selfcorrect/gdn": "selfcorrect_gdn", "selfcorrect/kda": "selfcorrect_kda",
+    "selfcorrect/recall_gdn": "selfcorrect_recall_gdn", "selfcorrect/recall_kda": "selfcorrect_recall_kda",
+    "halflife/gdn": "halflife_gdn", "halflife/kda": "halflife_kda", "halflife/lm_gdn": "halflife_lm_gdn",
+    "halflife/lm_kda": "halflife_lm_kda", "halflife/lm_recall_gdn": "halflife_recall_gdn",
+    "halflife/lm_recall_kda": "halflife_recall_kda",
+    "octile/gdn": "octile_gdn", "octile/kda": "octile_kda", "nll/octile_gdn": "nll_octile_gdn",
+    "nll/octile_kda": "nll_octile_kda", "nll/octile_recall_gdn": "nll_octile_recall_gdn",
+    "nll/octile_recall_kda": "nll_octile_recall_kda",
+    "knobs/gdn": "knobs_gdn", "knobs/kda": "knobs_kda", "robustness/gdn": "robustness_gdn",
+    "robustness/kda": "robustness_kda", "regimes/gdn": "regimes_gdn", "regimes/kda": "regimes_kda",
+    "nll/gdn": "nll_gdn", "nll/kda": "nll_kda", "nll/gdn_codeplan": "nll_gdn_codeplan",
+    "nll/kda_codeplan": "nll_kda_codeplan", "nll/ablation_gdn": "nll_ablation_gdn",
+    "nll/ablation_kda": "nll_ablation_kda", "nll/recall_gdn": "nll_recall_gdn", "nll/recall_kda": "nll_recall_kda",
+    "nll/recall_gdn_prose": "nll_recall_gdn_prose", "nll/recall_kda_prose": "nll_recall_kda_prose",
+    "generate/gdn": "generate_gdn", "generate/kda": "generate_kda", "recall/gdn": "recall_gdn",
+    "recall/kda": "recall_kda",
 }
-TABLES = {"nll": ["nll/recall_%s.h5"], "prose": ["nll/recall_%s_prose.h5"], "recall": ["recall/%s.h5"],
-          "verdicts": ["nll/recall_%s.h5", "nll/recall_%s_prose.h5", "halflife/lm_recall_%s.h5",
-                       "selfcorrect/recall_%s.h5", "nll/octile_recall_%s.h5"],
-          "frontier": ["frontier/%s.h5"]}
-# the formats the paper names, placed against the frontier by --table frontier
-PAPER = ["int8", "int6", "int4", "dsq6", "dsq4", "space6", "space4", "time6", "time4", "stepquant6", "stepquant4"]
-_open = {}  # path -> the open file, checked once
+# pairs of plans whose unit rankings are compared (calibration on prose against on C headers)
+PLAN_PAIRS = {"nll/plan_gdn_code": ("nll/plan_gdn", "nll_gdn_codeplan"),
+              "nll/plan_kda_code": ("nll/plan_kda", "nll_kda_codeplan")}
+# the figure of each mechanism, copied to docs/figures/NAME.png
+FIGURES = {"propagation": "propagation/propagation", "selfcorrect": "selfcorrect/gdn", "halflife": "halflife/gdn",
+           "octile": "octile/gdn", "knobs": "knobs/kda", "robustness": "robustness/kda", "regimes": "regimes/gdn",
+           "ablation": "ablation/gdn", "memory": "memory/memory", "nll": "nll/recall_kda", "recall": "recall/gdn"}
 
 # two-sided 95% quantiles of Student's t for 1 to 30 degrees of freedom
 T975 = [12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2.306004,
@@ -70,230 +90,1157 @@ T975 = [12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2
 
 
 def t_interval(x):
-    """mean and 95% half-width of a sample (NaN with fewer than two)"""
-    x = np.asarray(x, dtype=np.float64)
+    """mean and 95% half-width of a sample (None with fewer than two)"""
+    x = [float(v) for v in x]
     n = len(x)
+    mean = sum(x) / n
     if n < 2:
-        return float(x.mean()), float("nan")
-    t = T975[n - 2] if n - 1 <= len(T975) else 1.960
-    return float(x.mean()), t * float(x.std(ddof=1)) / np.sqrt(n)
+        return mean, None
+    sd = math.sqrt(sum((v - mean) ** 2 for v in x) / (n - 1))
+    return mean, (T975[n - 2] if n - 1 <= len(T975) else 1.960) * sd / math.sqrt(n)
 
+
+def spearman(a, b):
+    """Spearman's coefficient of two samples, ties at their mean rank"""
+    def ranks(x):
+        order = sorted(range(len(x)), key=lambda i: x[i])
+        r, i = [0.0] * len(x), 0
+        while i < len(x):
+            j = i
+            while j + 1 < len(x) and x[order[j + 1]] == x[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                r[order[k]] = (i + j) / 2.0 + 1
+            i = j + 1
+        return r
+    ra, rb = ranks(a), ranks(b)
+    ma, mb = sum(ra) / len(ra), sum(rb) / len(rb)
+    num = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+    den = math.sqrt(sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb))
+    return num / den if den > 0 else float("nan")
+
+
+# ---------------------------------------------------------------------------------------------
+# collect: one reader per driver, each putting numbers under "FILE:NAME"
 
 def names(ds):
     return [v.decode() if isinstance(v, bytes) else str(v) for v in ds[()]]
 
 
-def pm(m, c, digits):
-    return "%.*f +- %.*f" % (digits, m, digits, c)
+def attr(h, key, default=""):
+    v = h.attrs.get(key, default)
+    return v.decode(errors="replace") if isinstance(v, bytes) else v
 
 
 def is_quick(h):
     """whether a result was written by `stepq run --quick` (cfg_load notes it in the stored config)"""
-    cfg = h.attrs.get("config", b"")
-    cfg = cfg.decode(errors="replace") if isinstance(cfg, bytes) else str(cfg)
-    return "run with --quick" in cfg
+    return "run with --quick" in str(attr(h, "config"))
 
 
-def open_one(results, pattern, model):
-    """the checked, open file of pattern (a key of NEEDS) for model"""
-    path = os.path.join(results, pattern % model)
-    if path not in _open:
-        if not os.path.exists(path):
-            die("%s: no such file (run its config first)" % path)
-        needs, attrs = NEEDS[pattern]
-        _open[path] = open_h5(path, needs, "result", attrs)
-    return _open[path]
+class Put:
+    """put(name, value, ci, dataset): one number of one file into numbers[FILE:NAME]; put.list(name,
+    items, dataset): the names a table's rows or columns take (formats, buckets, regimes), in order"""
+
+    def __init__(self, numbers, lists, fid):
+        self.numbers, self.lists, self.fid = numbers, lists, fid
+
+    def list(self, name, items, dataset):
+        self.lists["%s:%s" % (self.fid, name)] = {"items": [str(x) for x in items], "dataset": dataset}
+
+    def __call__(self, name, value, ci=None, dataset=""):
+        f = lambda x: None if x is None or not math.isfinite(float(x)) else float(x)  # noqa: E731
+        self.numbers["%s:%s" % (self.fid, name)] = [f(value), f(ci), dataset]
+
+    def seeds(self, name, x, dataset):
+        """the mean and t-interval over seeds of a per-seed sample"""
+        m, c = t_interval(x)
+        self(name, m, c, "%s (mean over %d seeds, t-interval)" % (dataset, len(x)))
 
 
-def open_pair(results, pattern):
-    f = {model: open_one(results, pattern, model) for model in ("gdn", "kda")}
-    if "formats" in NEEDS[pattern][0] and sorted(names(f["gdn"]["formats"])) != sorted(names(f["kda"]["formats"])):
-        die("%s and %s hold different formats (%s | %s): give results of the same configs (both quick or both full)"
-            % (f["gdn"].filename, f["kda"].filename, ", ".join(names(f["gdn"]["formats"])),
-               ", ".join(names(f["kda"]["formats"]))))
-    return f
+def read_propagation(h, put):
+    lv = [round(float(x), 2) for x in h["quantile_levels"][()]]
+    q50, q90 = lv.index(0.5), lv.index(0.9)
+    ss = "seed_summary/"
+    put.list("formats", names(h["formats"]), "formats")
+    for j, f in enumerate(names(h["formats"])):
+        q = h["err_readout_quantiles"][j]
+        put(f + ".bits", h["bits_actual"][j], None, "bits_actual")
+        for name, b, k in (("median_first", 0, q50), ("median_last", -1, q50), ("p90_first", 0, q90),
+                           ("p90_last", -1, q90)):
+            put(f + "." + name, q[b, k], None,
+                "err_readout_quantiles[%s, %s bin, q%s]" % (f, name.split("_")[1], lv[k]))
+        for s in ("pooled", "median"):
+            put(f + "." + s, h[ss + "readout_rel_%s_mean" % s][j], h[ss + "readout_rel_%s_ci95" % s][j],
+                ss + "readout_rel_%s_mean, _ci95" % s)
+        put(f + ".diverged", h[ss + "diverged_heads"][j], None, ss + "diverged_heads")
+    put("p1_residual_max", attr(h, "p1_residual_max"), None, "attribute p1_residual_max")
+    put("heads", h["heads/half_life"].shape[0], None, "heads/half_life (count)")
+    put("seeds", len(h["seeds"]), None, "seeds (count)")
+    put("decode", attr(h, "decode"), None, "attribute decode")
 
 
-def bins(h):
-    """(steps in the first bin, steps in the last bin) of an nll driver's output"""
-    ds, decode = h["decode_step"][()], int(h.attrs["decode"])
-    return int(min(int(h.attrs["bin"]), decode)), int(decode - ds[-1])
+def read_inputstats(h, put):
+    for k in ("ridge_row_median", "ridge_col_median", "share_both_above_3x", "omega_p90_p10_median",
+              "half_life_min", "half_life_max", "half_life_orders", "key_participation_median"):
+        put.seeds(k, h[k][()], k)
 
 
-def check_inputs(results, tables):
-    """open and check every file the tables read before printing any; name the quick runs"""
-    quick = []
-    for t in tables:
-        for pattern in TABLES[t]:
-            for model in ("gdn", "kda"):
-                h = open_one(results, pattern, model)
-                if pattern in ("nll/recall_%s.h5", "nll/recall_%s_prose.h5") and len(h["decode_step"]) < 1:
-                    die("%s: no bins" % h.filename)
-                if is_quick(h) and h.filename not in quick:
-                    quick.append(h.filename)
-        if t != "verdicts":
-            for pattern in TABLES[t]:
-                open_pair(results, pattern)
-    if quick:
-        print("NOTE: quick runs (`stepq run --quick`: fewer documents, shorter decodes and bins, fewer formats; "
-              "not the paper's numbers): %s\n" % ", ".join(quick))
+def read_selfcorrect(h, put):
+    w = [int(x) for x in h["windows"][()]]
+    put.list("windows", w, "windows")
+    for mode in ("linear", "nonlinear"):
+        if mode + "/ratio_pooled_mean" not in h:
+            continue
+        m, c = h[mode + "/ratio_pooled_mean"][()], h[mode + "/ratio_pooled_ci95"][()]
+        q = h[mode + "/ratio_quartile"][()]
+        for j, f in enumerate(names(h["formats"])):
+            for k, win in enumerate(w):
+                put("%s.%s.w%d" % (mode, f, win), m[j, k], c[j, k], mode + "/ratio_pooled_mean, _ci95")
+            put("%s.%s.last" % (mode, f), m[j, -1], c[j, -1], mode + "/ratio_pooled_mean, _ci95 (last window)")
+            for r in range(4):
+                put("%s.%s.quartile%d" % (mode, f, r + 1), sum(q[:, j, r, -1]) / q.shape[0], None,
+                    mode + "/ratio_quartile (last window, mean over seeds)")
 
 
-def nll_recall(results):
-    f = open_pair(results, "nll/recall_%s.h5")
-    fmts = names(f["gdn"]["formats"])
-    heads = []
-    for model in ("gdn", "kda"):
-        first, last = bins(f[model])
-        heads += ["%s first %d" % (model.upper(), first), "%s last %d" % (model.upper(), last),
-                  "%s whole window" % model.upper()]
-    print("| format | %s |" % " | ".join(heads))
-    print("|---|---|---|---|---|---|---|")
-    for i, fmt in enumerate(fmts):
-        cells = []
-        for model in ("gdn", "kda"):
-            h = f[model]
-            j = names(h["formats"]).index(fmt)
-            m, c = h["extra_mean"][j], h["extra_ci95"][j]
-            cells += [pm(m[0], c[0], 4), pm(m[-1], c[-1], 4), pm(*t_interval(h["extra_window"][:, j]), 4)]
-        print("| %s | %s |" % (fmt, " | ".join(cells)))
-    for model in ("gdn", "kda"):
-        print("native %s: %.3f bits per byte (mean over documents)" % (model, f[model]["bpb_native"][()].mean()))
+HALFLIFE = ("spearman_acc", "spearman_acc_over_d", "spearman_persistence", "top_quarter_share_acc",
+            "top_quarter_share_acc_over_d", "top_quarter_share_persistence", "d_ratio_long_over_short")
 
 
-def nll_prose(results):
-    f = open_pair(results, "nll/recall_%s_prose.h5")
-    fmts = names(f["gdn"]["formats"])
-    print("| format | GDN first -> last bin | GDN whole window | KDA first -> last bin | KDA whole window |")
-    print("|---|---|---|---|---|")
-    for fmt in fmts:
-        cells = []
-        for model in ("gdn", "kda"):
-            h = f[model]
-            j = names(h["formats"]).index(fmt)
-            m, c = h["extra_mean"][j], h["extra_ci95"][j]
-            cells += ["%.4f -> %s" % (m[0], pm(m[-1], c[-1], 4)), pm(*t_interval(h["extra_window"][:, j]), 4)]
-        print("| %s | %s |" % (fmt, " | ".join(cells)))
-    for model in ("gdn", "kda"):
-        print("native %s: %.3f bits per byte (mean over books)" % (model, f[model]["bpb_native"][()].mean()))
+def read_halflife(h, put):
+    for k in HALFLIFE:
+        put.seeds(k, h[k][()], k)
+    put("units", h["units/half_life"].shape[1], None, "units/half_life (count)")
 
 
-def bucket_names(b):
-    return ["%d-%d" % (lo, hi) for lo, hi in b]
+def read_octile(h, put):
+    """the synthetic octile driver's file"""
+    orders = names(h["orders"])
+    for k, o in enumerate(orders):
+        put.seeds(o + ".spearman", h["spearman"][:, k], "spearman[:, %s]" % o)
+        put.seeds(o + ".top_over_bottom", h["top_over_bottom"][:, k], "top_over_bottom[:, %s]" % o)
+        for i in range(8):
+            put("%s.o%d" % (o, i + 1), h["rel_pooled_mean"][k, i], h["rel_pooled_ci95"][k, i], "rel_pooled_mean, _ci95")
 
 
-def recall(results):
-    f = open_pair(results, "recall/%s.h5")
-    for model in ("gdn", "kda"):
-        h = f[model]
-        fmts = names(h["formats"])
-        cols = bucket_names(h["buckets"][()])
-        pos = h["positions"][()]
-        rp = h["record_position"][()]
-        npos = [int(((rp >= lo) & (rp < hi)).sum()) for lo, hi in pos]
-        while npos and npos[-1] == 0:  # the open last group when no record reaches it
-            npos.pop()
-        up = model.upper()
-        for title, mean, ci, runs, counts, heads in (
-                ("exact match", "exact_mean", "exact_ci95", ["native"] + fmts, h["n_records"][()], cols),
-                ("answer extra NLL (nats)", "extra_nll_mean", "extra_nll_ci95", fmts, h["n_records"][()], cols),
-                ("answer extra NLL by decode position", "extra_nll_pos_mean", "extra_nll_pos_ci95", fmts, npos,
-                 bucket_names(pos)[:len(npos)])):
-            m, c = h[mean][()], h[ci][()]
-            n = len(heads)
-            print("| %s: %s | %s |" % (up, title, " | ".join(heads)))
-            print("|---" * (n + 1) + "|")
-            print("| records | %s |" % " | ".join(str(int(k)) for k in counts[:n]))
-            for r, run in enumerate(runs):
-                print("| %s | %s |" % (run, " | ".join(pm(m[r][k], c[r][k], 2) for k in range(n))))
-            print()
+def read_knobs(h, put):
+    fmts = names(h["formats"])
+    for knob in ("gamma", "rho", "horizon", "pivots", "refits"):
+        if knob + "/values" not in h:
+            continue
+        vals = h[knob + "/values"][()]
+        put.list(knob, ["%g" % v for v in vals], knob + "/values")
+        put(knob + ".paper", h[knob].attrs.get("paper"), None, "attribute %s/paper" % knob)
+        for i, v in enumerate(vals):
+            for j, f in enumerate(fmts):
+                put("%s.%d.%s" % (knob, i, f), h[knob + "/pooled_mean"][i, j], h[knob + "/pooled_ci95"][i, j],
+                    knob + "/pooled_mean, _ci95")
 
 
-def placed(h, kind, j, fmts):
-    """'frontier', or the frontier format that dominates format j with the least damage"""
-    bits, dmg, on = h["bits"][()], h["window_%s_mean" % kind][()], h["pareto_" + kind][()]
-    if on[j]:
-        return "**frontier**"
-    dom = [k for k in range(len(fmts)) if on[k] and bits[k] <= bits[j] and dmg[k] <= dmg[j]]
-    k = min(dom, key=lambda k: dmg[k]) if dom else None
-    return "below %s" % fmts[k] if k is not None else "-"
+def read_robustness(h, put):
+    n = len(h["regimes"])
+    for k in ("lifetime", "measured", "readout", "omega"):
+        s = h["spearman_" + k][()]
+        pairs = [s[i, j] for i in range(n) for j in range(i + 1, n)]
+        put(k + ".min", min(pairs), None, "spearman_%s (min over regime pairs)" % k)
+        put(k + ".max", max(pairs), None, "spearman_%s (max over regime pairs)" % k)
+    cm = h["cross_mean"][()]  # (plan regime, stream regime, format)
+    for j, f in enumerate(names(h["formats"])):
+        worst = max(max(cm[:, s, j]) / min(cm[:, s, j]) - 1 for s in range(n))
+        put(f + ".spread", worst, None, "cross_mean (worst plan over best plan on a regime's streams, - 1)")
 
 
-def frontier(results):
-    """per model: the formats on either frontier and the paper's, each placed against it"""
-    for model in ("gdn", "kda"):
-        h = open_one(results, "frontier/%s.h5", model)
-        fmts = names(h["formats"])
-        rows = [j for j, f in enumerate(fmts) if h["pareto_recall"][j] or h["pareto_prose"][j] or f in PAPER]
-        rows.sort(key=lambda j: (fmts[j] not in PAPER and 1, -h["bits"][j]))
-        rng = " / ".join("%d-%d" % (lo // 1024, hi // 1024) for lo, hi in h["distance_ranges"][()])
-        print("| %s | bits | step / fp32 | recall documents: extra NLL per byte | placed | prose: extra NLL per "
-              "byte | placed | exact answers minus native's at %s KiB |" % (model.upper(), rng))
-        print("|---" * 8 + "|")
-        for j in rows:
-            ex = " / ".join(pm(m, c, 2) for m, c in zip(h["exact_delta_mean"][j], h["exact_delta_ci95"][j]))
-            print("| %s | %.3f | %.2f | %s | %s | %s | %s | %s |" % (
-                fmts[j], h["bits"][j], h["step_ratio"][j], pm(h["window_recall_mean"][j], h["window_recall_ci95"][j], 4),
-                placed(h, "recall", j, fmts), pm(h["window_prose_mean"][j], h["window_prose_ci95"][j], 4),
-                placed(h, "prose", j, fmts), ex))
-        print()
+def read_regimes(h, put):
+    ins, hl, fmts = names(h["inputstats_names"]), names(h["halflife_names"]), names(h["formats"])
+    put.list("regimes", names(h["regimes"]), "regimes")
+    for r, reg in enumerate(names(h["regimes"])):
+        for k in ("key_participation_median", "ridge_row_median", "ridge_col_median"):
+            put("%d.%s" % (r, k), h["inputstats_mean"][r, ins.index(k)], None, "inputstats_mean")
+        for k in ("spearman_acc", "spearman_acc_over_d", "top_quarter_share_acc", "top_quarter_share_acc_over_d"):
+            put("%d.%s" % (r, k), h["halflife_mean"][r, hl.index(k)], None, "halflife_mean")
+        for j, f in enumerate(fmts):
+            put("%d.%s" % (r, f), h["ratio_mean"][r, j], h["ratio_ci95"][r, j], "ratio_mean, _ci95 (over INT6)")
 
 
-def verdicts(results):
-    """the numbers the verdict rows and bullets quote, model by model, from the same files"""
-    for model in ("gdn", "kda"):
-        up = model.upper()
-        for what, pattern in (("recall documents", "nll/recall_%s.h5"), ("prose", "nll/recall_%s_prose.h5")):
-            h = open_one(results, pattern, model)
-            ds = h["decode_step"][()]
-            print("%s extra NLL on %s (nats per byte; bins of %d decode steps from %d, the last of %d; whole window "
-                  "+- 95%% t-interval over documents | mean per bin | last bin's 95%% interval)%s:"
-                  % (up, what, bins(h)[0], ds[0], bins(h)[1], " [quick run]" if is_quick(h) else ""))
-            for j, fmt in enumerate(names(h["formats"])):
-                m, c = h["extra_mean"][j], h["extra_ci95"][j]
-                print("  %-13s %s | %s | %.4f" % (fmt, pm(*t_interval(h["extra_window"][:, j]), 4),
-                                                  " ".join("%.4f" % x for x in m), c[-1]))
-        h = open_one(results, "halflife/lm_recall_%s.h5", model)
-        print("%s halflife: %s" % (up, ", ".join("%s %.4g" % (k, h[k][0]) for k in (
-            "spearman_acc", "spearman_acc_over_d", "spearman_persistence", "top_quarter_share_acc",
-            "top_quarter_share_acc_over_d", "top_quarter_share_persistence", "d_ratio_long_over_short"))))
-        h = open_one(results, "selfcorrect/recall_%s.h5", model)
-        w = h["windows"][()]
-        for j, fmt in enumerate(names(h["formats"])):
-            m, c = h["linear/ratio_pooled_mean"][j, -1], h["linear/ratio_pooled_ci95"][j, -1]
-            print("%s selfcorrect %s, linear, window %d: pooled %s, by half-life quartile of seed 0 (shortest "
-                  "first) %s" % (up, fmt, w[-1], "%.2f (one seed)" % m if np.isnan(c) else pm(m, c, 2),
-                                 " ".join("%.2f" % x for x in h["linear/ratio_quartile"][0, j, :, -1])))
-        h = open_one(results, "nll/octile_recall_%s.h5", model)
-        for k, order in enumerate(names(h["octile_orders"])):
-            print("%s octile by %s: Spearman (octile against extra NLL) %.2f; extra NLL per octile (1e-3 nats "
-                  "per byte, lowest first) %s" % (up, order, h["octile_spearman"][k],
-                                                  " ".join("%.2f" % (1e3 * v) for v in h["octile_extra_mean"][k])))
-        print()
+def read_memory(h, put):
+    req = list(h["requests"][()])
+    for shape in ("gdn-qwen-like", "kda-kimi-like"):
+        for j, f in enumerate(names(h["formats"])):
+            for k in ("crossing", "bits", "request_mib"):
+                put("%s.%s.%s" % (shape, f, k), h["%s/%s" % (shape, k)][j], None, "%s/%s" % (shape, k))
+            for n in (64, 512):
+                put("%s.%s.pool%d" % (shape, f, n), h[shape + "/pool_gib"][j, req.index(n)], None,
+                    "%s/pool_gib at %d requests" % (shape, n))
+
+
+def read_nll(h, put):
+    put.list("formats", names(h["formats"]), "formats")
+    for j, f in enumerate(names(h["formats"])):
+        m, c = h["extra_mean"][j], h["extra_ci95"][j]
+        put(f + ".first", m[0], c[0], "extra_mean, extra_ci95 (first bin)")
+        put(f + ".last", m[-1], c[-1], "extra_mean, extra_ci95 (last bin)")
+        mw, cw = t_interval(h["extra_window"][:, j])
+        put(f + ".window", mw, cw, "extra_window (mean over documents, t-interval)")
+        # bits per byte beside the paired interval of the same extra NLL: the books' own spread
+        # (0.1 bits) is not what tells two formats apart on the same books
+        put(f + ".bpb", t_interval(h["bpb"][:, j])[0], None if cw is None else cw / math.log(2),
+            "bpb (mean over documents), the 95% interval of extra_window in bits")
+    put("native.bpb", t_interval(h["bpb_native"][()])[0], None, "bpb_native (mean over documents)")
+    ds, decode, b = h["decode_step"][()], int(attr(h, "decode")), int(attr(h, "bin"))
+    put("bin_first", min(b, decode), None, "attributes bin, decode")
+    put("bin_last", decode - int(ds[-1]), None, "attribute decode, decode_step")
+    put("documents", len(h["documents"]), None, "documents (count)")
+    if "octile_orders" in h:
+        for k, o in enumerate(names(h["octile_orders"])):
+            put(o + ".spearman", h["octile_spearman"][k], None, "octile_spearman")
+            for i in range(8):
+                put("%s.o%d" % (o, i + 1), h["octile_extra_mean"][k, i], h["octile_extra_ci95"][k, i],
+                    "octile_extra_mean, _ci95")
+
+
+def read_generate(h, put):
+    put.list("formats", names(h["formats"]), "formats")
+    for j, f in enumerate(names(h["formats"])):
+        for k in ("repeat_rate", "line_mean"):
+            put("%s.%s" % (f, k), h[k + "_mean"][j], h[k + "_ci95"][j], k + "_mean, _ci95")
+
+
+def read_recall(h, put):
+    runs = ["native"] + names(h["formats"])
+    buckets = ["%d-%d" % (lo, hi) for lo, hi in h["buckets"][()]]
+    rp = h["record_position"][()]
+    npos = [int(((rp >= lo) & (rp < hi)).sum()) for lo, hi in h["positions"][()]]
+    while npos and npos[-1] == 0:  # the open last group when no record reaches it
+        npos.pop()
+    put.list("runs", runs, "native, then formats")
+    put.list("buckets", buckets, "buckets")
+    put.list("positions", ["%d-%d" % (lo, hi) for lo, hi in h["positions"][:len(npos)]],
+             "positions (those with records)")
+    for b in range(len(buckets)):
+        put("bucket%d.records" % b, h["n_records"][b], None, "n_records")
+    for p in range(len(npos)):
+        put("position%d.records" % p, npos[p], None, "record_position (count in the group)")
+    for r, run in enumerate(runs):
+        for b in range(len(buckets)):
+            put("%s.exact%d" % (run, b), h["exact_mean"][r, b], h["exact_ci95"][r, b], "exact_mean, exact_ci95")
+        if r == 0:
+            continue
+        for p in range(len(npos)):
+            put("%s.nllpos%d" % (run, p), h["extra_nll_pos_mean"][r - 1, p], h["extra_nll_pos_ci95"][r - 1, p],
+                "extra_nll_pos_mean, _ci95")
+
+
+def read_plan_pair(a, b, put):
+    """Spearman between two plans' unit rankings (lifetime L, measured M, read-out R, omega)"""
+    for k, ds in (("lifetime", "lifetime"), ("measured", "measured_lifetime"), ("readout", "readout_lifetime"),
+                  ("omega", "omega")):
+        put("spearman_" + k, spearman(list(a[ds][()].ravel()), list(b[ds][()].ravel())), None,
+            "%s of both plans (Spearman over units)" % ds)
+
+
+READERS = {"propagation": read_propagation, "inputstats": read_inputstats, "selfcorrect": read_selfcorrect,
+           "halflife": read_halflife, "octile": read_octile, "knobs": read_knobs, "robustness": read_robustness,
+           "regimes": read_regimes, "memory": read_memory, "nll": read_nll, "generate": read_generate,
+           "recall": read_recall}
+
+
+def find(roots, fid):
+    for r in roots:
+        p = os.path.join(r, fid + ".h5")
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def open_result(path):
+    import h5py
+    if not os.access(path, os.R_OK):
+        die("%s: not readable" % path)
+    try:
+        return h5py.File(path, "r")
+    except OSError as e:
+        die("%s: not a readable HDF5 file, truncated? (%s)" % (path, str(e).splitlines()[0]))
+
+
+def provenance(h, path, config, quick_ok):
+    if is_quick(h) and not quick_ok:
+        die("%s: a quick run (`stepq run --quick`), not the paper's sizes: give the full run's results, "
+            "or --allow-quick" % path)
+    inputs = str(attr(h, "inputs"))
+    m = re.search(r"experiments/%s\.cfg xxh3=([0-9a-f]+)" % re.escape(config), inputs)
+    return {"config": "experiments/%s.cfg" % config, "git_revision": str(attr(h, "git_revision")),
+            "config_xxh3": m.group(1) if m else "", "quick": is_quick(h)}
+
+
+def collect(roots, quick_ok):
+    """(files, numbers): every file's provenance (or that it is missing) and every number"""
+    files, numbers, lists = {}, {}, {}
+    for fid, config in FILES.items():
+        path = find(roots, fid)
+        if path is None:
+            files[fid + ".h5"] = {"config": "experiments/%s.cfg" % config, "missing": True}
+            continue
+        h = open_result(path)
+        exp = str(attr(h, "experiment"))
+        if exp not in READERS:
+            die("%s: the output of experiment %r, not a driver this document reads" % (path, exp))
+        files[fid + ".h5"] = provenance(h, path, config, quick_ok)
+        try:
+            READERS[exp](h, Put(numbers, lists, fid))
+        except (KeyError, ValueError, IndexError) as e:
+            die("%s: not the layout of a %s result (%s)" % (path, exp, e))
+        except OSError as e:
+            die("%s: cannot read it, truncated? (%s)" % (path, str(e).splitlines()[0]))
+    for fid, (other, config) in PLAN_PAIRS.items():
+        pa, pb = find(roots, other), find(roots, fid)
+        if pa is None or pb is None:
+            files[fid + ".h5"] = {"config": "experiments/%s.cfg" % config, "missing": True}
+            continue
+        a, b = open_result(pa), open_result(pb)
+        files[fid + ".h5"] = {"config": "experiments/%s.cfg" % config,
+                              "calibration_key": str(attr(b, "calibration_key")),
+                              "quick": files.get("nll/%s_codeplan.h5" % fid[-9:-5], {}).get("quick", False)}
+        read_plan_pair(a, b, Put(numbers, lists, fid))
+    return files, numbers, lists
+
+
+def write_atomic(path, data):
+    """data (bytes) to path through a temporary file in its folder and a rename"""
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".%s." % os.path.basename(path), suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def figure_sources(roots):
+    """{name: its PNG under the results} of each mechanism's figure that is there"""
+    out = {}
+    for name, fid in FIGURES.items():
+        for r in roots:
+            if os.path.exists(os.path.join(r, fid + ".png")):
+                out[name] = os.path.join(r, fid + ".png")
+                break
+    return out
+
+
+def copy_figures(sources, figdir):
+    """each figure to figdir/NAME.png as the driver wrote it (gnuplot's pngcairo), refused when it
+    is not a PNG"""
+    for name, src in sources.items():
+        with open(src, "rb") as f:
+            data = f.read()
+        if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+            die("%s: not a PNG file" % src)
+        write_atomic(os.path.join(figdir, name + ".png"), data)
+
+
+def to_json(doc):
+    """the collected document as text: one line per number, so that a diff shows which moved"""
+    lines = ['{', '"about": %s,' % json.dumps(doc["about"]), '"files": {']
+    lines.append(",\n".join("  %s: %s" % (json.dumps(k), json.dumps(v, sort_keys=True))
+                            for k, v in sorted(doc["files"].items())))
+    lines += ["},", '"figures": %s,' % json.dumps(doc["figures"], sort_keys=True), '"lists": {']
+    lines.append(",\n".join("  %s: %s" % (json.dumps(k), json.dumps(v, sort_keys=True))
+                            for k, v in sorted(doc["lists"].items())))
+    lines += ["},", '"numbers": {']
+    lines.append(",\n".join("  %s: %s" % (json.dumps(k), json.dumps(v, sort_keys=True))
+                            for k, v in sorted(doc["numbers"].items())))
+    lines += ["}", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def collect_doc(roots, quick_ok):
+    """the collected document: every file's provenance, the figures there, the numbers quoted"""
+    for r in roots:
+        if not os.path.isdir(r):
+            die("--results %s: no such directory" % r)
+    files, numbers, lists = collect(roots, quick_ok)
+    if all(f.get("missing") for f in files.values()):
+        die("--results %s: none of the result files paper_repro.md quotes is there (run experiments/all.cfg)"
+            % " ".join(roots))
+    doc = {"about": "the numbers paper_repro.md quotes (each [value, 95% half-width, dataset]), by "
+                    "tools/repro_tables.py collect; render it with "
+                    "`python3 tools/repro_tables.py render paper_repro.json --out paper_repro.md`",
+           "files": files, "lists": lists, "numbers": numbers,
+           "figures": {name: FIGURES[name] + ".png" for name in figure_sources(roots)}}
+    quoted = Doc(doc)
+    render(doc, read_template(), quoted)  # keep only what the document quotes
+    doc["numbers"] = {k: v for k, v in numbers.items() if k in quoted.used}
+    doc["lists"] = {k: v for k, v in lists.items() if k in quoted.used}
+    return doc
+
+
+# ---------------------------------------------------------------------------------------------
+# render: the template's placeholders
+
+SUBJECTS = ("syn_gdn", "syn_kda", "lm_gdn", "lm_kda", "rec_gdn", "rec_kda")
+PAPER_MODEL = {"syn_gdn": "qwen", "lm_gdn": "qwen", "rec_gdn": "qwen", "syn_kda": "kimi", "lm_kda": "kimi",
+               "rec_kda": "kimi"}
+# the paper's ablation (three-task accuracy, higher is better; method 5)
+PAPER_ABLATION = {
+    ("qwen", 6): {"int": 38.63, "dsq": 75.95, "space": 80.19, "time_nopivot": 67.13, "time": 75.63, "stepquant": 84.51},
+    ("qwen", 4): {"int": 3.97, "dsq": 7.64, "space": 73.95, "time_nopivot": 6.17, "time": 12.87, "stepquant": 84.72},
+    ("kimi", 6): {"int": 40.97, "dsq": 46.72, "space": 61.00, "time_nopivot": 50.06, "time": 58.91, "stepquant": 63.67},
+    ("kimi", 4): {"int": 14.47, "dsq": 13.00, "space": 38.89, "time_nopivot": 24.56, "time": 29.08, "stepquant": 58.87}}
+PAPER_SHARE = {"qwen": 52.5, "kimi": 78.8}
+
+
+class Doc:
+    """the collected JSON with its lookups; missing numbers are named, never invented"""
+
+    def __init__(self, doc):
+        self.files, self.numbers, self.figures, self.lists = doc["files"], doc["numbers"], doc["figures"], doc["lists"]
+        self.quick = sorted(k for k, f in self.files.items() if f.get("quick"))
+        self.missing = sorted(k for k, f in self.files.items() if f.get("missing"))
+        self.used = set()  # the numbers and lists a rendering looked up: what the document quotes
+
+    def get(self, key):
+        """(value, ci95) or None when its file did not run"""
+        self.used.add(key)
+        n = self.numbers.get(key)
+        return None if n is None else (n[0], n[1])
+
+    def need(self, key):
+        n = self.get(key)
+        if n is None or n[0] is None:
+            raise Missing(key)
+        return n
+
+    def items(self, key):
+        """the names a list holds ([] when its file did not run)"""
+        self.used.add(key)
+        return self.lists.get(key, {}).get("items", [])
+
+    def has(self, *keys):
+        return all(self.get(k) is not None and self.get(k)[0] is not None for k in keys)
+
+
+class Unknown(Exception):
+    """a placeholder the template should not hold"""
+
+
+class Missing(Exception):
+    """a number whose file is missing: its cell says which config would write it"""
+
+
+def num(x, d, like=None):
+    """x with d decimals ("4"), in %g with d digits ("2g"), or with d significant digits ("3s";
+    a ci given the value as `like` takes the value's decimals)"""
+    if x is None:
+        return "nan"
+    if d.endswith("g"):
+        return "%.*g" % (int(d[:-1]), x)
+    if d.endswith("s"):
+        ref = like if like is not None else x
+        dec = max(0, int(d[:-1]) - 1 - int(math.floor(math.log10(abs(ref))))) if ref else int(d[:-1])
+        return "%.*f" % (dec, x)
+    return "%.*f" % (int(d), x)
+
+
+def pm(doc, key, d="4"):
+    v, c = doc.need(key)
+    return num(v, d) if c is None else "%s +- %s" % (num(v, d, v), num(c, d, v))
+
+
+def milli(doc, key, d="2"):
+    """pm in thousandths"""
+    v, c = doc.need(key)
+    return num(1e3 * v, d) if c is None else "%s +- %s" % (num(1e3 * v, d), num(1e3 * c, d))
+
+
+def pct(doc, key, d="1"):
+    v, c = doc.need(key)
+    return "%s%%" % num(100 * v, d) if c is None else "%s%% +- %s" % (num(100 * v, d), num(100 * c, d))
+
+
+def not_run(doc, key):
+    """what stands where a number is not: the config that would write its file, or that the file
+    (a quick run's, with fewer formats or bins) does not hold it"""
+    fid = key.split(":")[0] + ".h5"
+    f = doc.files.get(fid, {})
+    if f and not f.get("missing"):
+        return "n/a (not in `%s`)" % fid
+    return "not run (`%s`)" % f.get("config", fid)
+
+
+# ---- the verdicts: one rule per claim, applied to each subject's numbers --------------------
+
+def above_zero(v, c):
+    return v > 0 and (c is None or v - c > 0)
+
+
+def claim_growth(doc, s):
+    """INT6's error grows with decode position: on the language models the last bin's extra NLL is
+    above the first bin's and its interval excludes zero; on the presets the 90th percentile of the
+    read-out error grows by more than 10% from the first bin to the last"""
+    if s.startswith("syn"):
+        f = "propagation/propagation" if s == "syn_gdn" else "ablation/kda"
+        a, b = doc.need(f + ":int6.p90_first")[0], doc.need(f + ":int6.p90_last")[0]
+        m0, m1 = doc.need(f + ":int6.median_first")[0], doc.need(f + ":int6.median_last")[0]
+        return "p90 %.3f -> %.3f, median %.3f -> %.3f" % (a, b, m0, m1), b > 1.1 * a
+    f = {"lm_gdn": "nll/gdn", "lm_kda": "nll/kda", "rec_gdn": "nll/recall_gdn", "rec_kda": "nll/recall_kda"}[s]
+    (a, _), (b, cb) = doc.need(f + ":int6.first"), doc.need(f + ":int6.last")
+    return "%s -> %s" % (num(a, "4"), pm(doc, f + ":int6.last")), b > a and above_zero(b, cb)
+
+
+def claim_selfcorrect(doc, s):
+    """cutting the delta correction multiplies the accumulated error: the cut/normal ratio at the
+    longest window is above 1 beyond its interval, at 6 and at 8 bits, re-quantizing every step
+    (the nonlinear run; the linear continuation where a file has no other)"""
+    f = {"syn_gdn": "selfcorrect/gdn", "syn_kda": "selfcorrect/kda", "rec_gdn": "selfcorrect/recall_gdn",
+         "rec_kda": "selfcorrect/recall_kda"}.get(s)
+    if f is None:
+        return None
+    mode = "nonlinear" if doc.has(f + ":nonlinear.int6.last") else "linear"
+    r6, r8 = doc.need("%s:%s.int6.last" % (f, mode)), doc.need("%s:%s.int8.last" % (f, mode))
+    ok = all(v - (c or 0) > 1 for v, c in (r6, r8))
+    return "INT6 %s, INT8 %s (%s)" % (pm(doc, "%s:%s.int6.last" % (f, mode), "2"),
+                                      pm(doc, "%s:%s.int8.last" % (f, mode), "2"), mode), ok
+
+
+HALFLIFE_FILE = {"syn_gdn": "halflife/gdn", "syn_kda": "halflife/kda", "lm_gdn": "halflife/lm_gdn",
+                 "lm_kda": "halflife/lm_kda", "rec_gdn": "halflife/lm_recall_gdn", "rec_kda": "halflife/lm_recall_kda"}
+
+
+def claim_spearman(doc, s):
+    """long-lived units accumulate more error: Spearman(half-life, INT6 error) of 0.5 or more
+    (the paper: about 0.80); the control, error over the one-shot distortion d, beside it"""
+    f = HALFLIFE_FILE[s]
+    v, _ = doc.need(f + ":spearman_acc")
+    d = doc.need(f + ":spearman_acc_over_d")[0]
+    return "%s (error / d %s)" % (pm(doc, f + ":spearman_acc", "3"), num(d, "3")), v >= 0.5
+
+
+def claim_share(doc, s):
+    """the longest-lived quarter carries the error: its share within 10 points of the paper's
+    (52.5% Qwen, 78.8% Kimi) or above; partly when above an even 25% but below that"""
+    f = HALFLIFE_FILE[s]
+    v, _ = doc.need(f + ":top_quarter_share_acc")
+    d = doc.need(f + ":top_quarter_share_acc_over_d")[0]
+    text = "%s (error / d %s%%)" % (pct(doc, f + ":top_quarter_share_acc"), num(100 * d, "1"))
+    paper = PAPER_SHARE[PAPER_MODEL[s]]
+    return text, True if 100 * v >= paper - 10 else ("partly" if v > 0.25 else False)
+
+
+def claim_octile(doc, s):
+    """a higher omega octile at INT4 costs more: Spearman(octile, cost) by omega of 0.8 or more;
+    partly when positive; the magnitude order beside it as the control"""
+    f = {"syn_gdn": "octile/gdn", "syn_kda": "octile/kda", "lm_gdn": "nll/octile_gdn", "lm_kda": "nll/octile_kda",
+         "rec_gdn": "nll/octile_recall_gdn", "rec_kda": "nll/octile_recall_kda"}[s]
+    v, _ = doc.need(f + ":omega.spearman")
+    return ("omega %s, magnitude %s" % (pm(doc, f + ":omega.spearman", "2"), pm(doc, f + ":magnitude.spearman", "2")),
+            True if v >= 0.8 else ("partly" if v > 0 else False))
+
+
+def claim_rankings(doc, s):
+    """plans rank the units alike across corpora: the lifetime rankings' Spearman between plans
+    from different streams (the presets' three regimes; the models' prose and C headers) 0.95 or
+    more"""
+    f = {"syn_gdn": "robustness/gdn", "syn_kda": "robustness/kda", "lm_gdn": "nll/plan_gdn_code",
+         "lm_kda": "nll/plan_kda_code"}.get(s)
+    if f is None:
+        return None
+    if s.startswith("syn"):
+        v = doc.need(f + ":lifetime.min")[0]
+        return "L %s, omega %s (least of 3 pairs)" % (num(v, "3"), num(doc.need(f + ":omega.min")[0], "3")), v >= 0.95
+    v = doc.need(f + ":spearman_lifetime")[0]
+    return "L %s, omega %s" % (num(v, "3"), num(doc.need(f + ":spearman_omega")[0], "3")), v >= 0.95
+
+
+def claim_length(doc, s):
+    """outputs grow longer under INT4: INT4's mean line length above FP32's, the two intervals
+    apart"""
+    f = {"lm_gdn": "generate/gdn", "lm_kda": "generate/kda"}.get(s)
+    if f is None:
+        return None
+    (a, ca), (b, cb) = doc.need(f + ":fp32.line_mean"), doc.need(f + ":int4.line_mean")
+    return ("line length FP32 %s, INT4 %s bytes" % (pm(doc, f + ":fp32.line_mean", "0"),
+                                                    pm(doc, f + ":int4.line_mean", "0")),
+            b - (cb or 0) > a + (ca or 0))
+
+
+ABLATION = {"syn_gdn": ("ablation/gdn", "pooled", "%s%d"), "syn_kda": ("ablation/kda", "pooled", "%s%d"),
+            "lm_gdn": ("nll/ablation_gdn", "bpb", "%s%d"), "lm_kda": ("nll/ablation_kda", "bpb", "%s%d"),
+            "rec_gdn": ("nll/recall_gdn", "window", "%s%d"), "rec_kda": ("nll/recall_kda", "window", "%s%d")}
+AB_NAMES = {"int": "uniform", "dsq": "DSQ", "space": "space", "time": "time", "stepquant": "STEPQuant"}
+
+
+def claim_ablation(doc, s, bits):
+    """the paper's ablation order: of the 10 pairs of uniform, DSQ, space only, time only and
+    STEPQuant, those whose 95% intervals are apart are decided, and stepq orders each as the paper
+    does (lower error or NLL where the paper has higher accuracy) or against it; reproduced with
+    STEPQuant apart below every other and 8 pairs as the paper's, partly with one of the two or 5
+    pairs, undecided with fewer than 5 pairs decided"""
+    f, stat, pat = ABLATION[s]
+    cost = {k: doc.need("%s:%s.%s" % (f, pat % (k, bits), stat)) for k in AB_NAMES}
+    paper = PAPER_ABLATION[(PAPER_MODEL[s], bits)]
+    ks = list(AB_NAMES)
+    apart = lambda a, b: abs(cost[a][0] - cost[b][0]) > (cost[a][1] or 0) + (cost[b][1] or 0)  # noqa: E731
+    decided = [(a, b) for i, a in enumerate(ks) for b in ks[i + 1:] if apart(a, b)]
+    agree = sum((cost[a][0] < cost[b][0]) == (paper[a] > paper[b]) for a, b in decided)
+    first = all(apart("stepquant", k) and cost["stepquant"][0] < cost[k][0] for k in ks if k != "stepquant")
+    order = " < ".join(AB_NAMES[k] for k in sorted(ks, key=lambda k: cost[k][0]))
+    text = "%s; %d of 10 pairs as the paper's, %d against" % (order, agree, len(decided) - agree)
+    if len(decided) < 5:
+        return text, "undecided"
+    return text, True if first and agree >= 8 else ("partly" if first or agree >= 5 else False)
+
+
+def claim_pool(doc, s):
+    """the FP32 state pool passes the weights at about 70 requests (Qwen3-Next): the same count"""
+    if s != "syn_gdn":
+        return None
+    v = doc.need("memory/memory:gdn-qwen-like.fp32.crossing")[0]
+    return "%d requests (STEPQuant@6 %d)" % (v, doc.need("memory/memory:gdn-qwen-like.stepquant6.crossing")[0]), v == 70
+
+
+def claim_accuracy(doc, s):
+    """STEPQuant@6 keeps the native model's accuracy where INT4 loses it: exact match of the
+    recall records in the second-longest distance bucket (2-4 KiB), STEPQuant@6's mean within
+    native's 95% interval and INT4's below it; partly when STEPQuant@6 keeps it and INT4 too"""
+    f = {"rec_gdn": "recall/gdn", "rec_kda": "recall/kda"}.get(s)
+    if f is None:
+        return None
+    buckets = doc.items(f + ":buckets")
+    if len(buckets) < 2:
+        raise Missing(f + ":buckets")
+    b = len(buckets) - 2
+    (n, cn), sq, i4 = doc.need("%s:native.exact%d" % (f, b)), doc.need("%s:stepquant6.exact%d" % (f, b))[0], \
+        doc.need("%s:int4.exact%d" % (f, b))[0]
+    keeps, loses = abs(sq - n) <= (cn or 0), i4 < n - (cn or 0)
+    text = "%s: native %s, STEPQuant@6 %s, INT6 %s, INT4 %s" % (
+        buckets[b], pm(doc, "%s:native.exact%d" % (f, b), "2"), num(sq, "2"),
+        num(doc.need("%s:int6.exact%d" % (f, b))[0], "2"), num(i4, "2"))
+    return text, True if keeps and loses else ("partly" if keeps else False)
+
+
+CLAIMS = {"growth": claim_growth, "selfcorrect": claim_selfcorrect, "spearman": claim_spearman,
+          "share": claim_share, "octile": claim_octile, "rankings": claim_rankings, "length": claim_length,
+          "ablation6": lambda d, s: claim_ablation(d, s, 6), "ablation4": lambda d, s: claim_ablation(d, s, 4),
+          "pool": claim_pool, "accuracy": claim_accuracy}
+MARK = {True: "yes", False: "no", "partly": "partly", "undecided": "undecided"}
+
+
+def claim_cell(doc, claim, s):
+    try:
+        r = CLAIMS[claim](doc, s)
+    except Missing as e:
+        return not_run(doc, e.args[0])
+    return "-" if r is None else "%s: **%s**" % (r[0], MARK[r[1]])
+
+
+def claim_verdict(doc, claim):
+    """reproduced on k of n subjects; the rule is CLAIMS[claim]'s docstring"""
+    marks = []
+    for s in SUBJECTS:
+        try:
+            r = CLAIMS[claim](doc, s)
+        except Missing:
+            continue
+        if r is not None:
+            marks.append(r[1])
+    if not marks:
+        return "no subject measured yet"
+    yes, part, open_ = marks.count(True), marks.count("partly"), marks.count("undecided")
+    n = len(marks) - open_
+    word = ("undecided" if n == 0 else "reproduced" if yes == n else
+            "not reproduced" if yes + part == 0 else "partly reproduced")
+    return "%s (yes on %d of %d subjects%s%s)" % (word, yes, len(marks), ", partly on %d" % part if part else "",
+                                                  ", undecided on %d" % open_ if open_ else "")
+
+
+# ---- tables ---------------------------------------------------------------------------------
+
+def row(cells):
+    return "| %s |" % " | ".join(cells)
+
+
+def table(head, rows):
+    return "\n".join([row(head), "|---" * len(head) + "|"] + [row(r) for r in rows])
+
+
+def cell(doc, key, d="4", fn=pm):
+    try:
+        return fn(doc, key, d)
+    except Missing:
+        return "n/a"
+
+
+def t_rules(doc):
+    rules = {}
+    for c, fn in CLAIMS.items():  # the two ablation rows share one rule
+        rules.setdefault(" ".join((fn.__doc__ or claim_ablation.__doc__).split()), []).append(c)
+    return "\n".join("- **%s**: %s" % (", ".join(cs), r) for r, cs in rules.items())
+
+
+def t_inputstats(doc):
+    rows = []
+    for label, k, d, paper_q, paper_k in (
+            ("row ridge (max / median row RMS)", "ridge_row_median", "2", "10.3", "12.7"),
+            ("column ridge", "ridge_col_median", "2", "19.4", "5.4"),
+            ("share of states above 3x on both axes", "share_both_above_3x", None, "98.6%", "84.9%"),
+            ("omega p90/p10 within a head", "omega_p90_p10_median", "2", "15.95", "(not given)"),
+            ("key participation ratio", "key_participation_median", "1", "", ""),
+            ("shortest half-life (steps)", "half_life_min", "2", "~1", ""),
+            ("longest half-life (steps)", "half_life_max", "0", "thousands", "")):
+        fn = pct if d is None else pm
+        dd = "1" if d is None else d
+        rows.append([label, paper_q, cell(doc, "inputstats/gdn:" + k, dd, fn),
+                     cell(doc, "inputstats/lm_gdn:" + k, dd, fn),
+                     paper_k, cell(doc, "inputstats/kda:" + k, dd, fn), cell(doc, "inputstats/lm_kda:" + k, dd, fn)])
+    return table(["statistic", "paper Qwen", "gdn-qwen-like", "data/lm/gdn", "paper Kimi", "kda-kimi-like",
+                  "data/lm/kda"], rows)
+
+
+def t_propagation(doc):
+    f = "propagation/propagation"
+    rows = []
+    for fmt in doc.items(f + ":formats"):
+        if fmt == "fp32":
+            continue
+        g = lambda k, d="4": cell(doc, "%s:%s.%s" % (f, fmt, k), d)  # noqa: E731
+        rows.append([fmt, g("bits", "3"), "%s -> %s" % (g("median_first"), g("median_last")),
+                     "%s -> %s" % (g("p90_first"), g("p90_last")), g("pooled"), g("diverged", "0")])
+    return table(["format", "bits", "median, first -> last bin", "p90, first -> last bin", "pooled", "heads diverged"],
+                 rows)
+
+
+def t_selfcorrect(doc):
+    rows, wins = [], []
+    for fid, label in (("selfcorrect/gdn", "GDN preset"), ("selfcorrect/kda", "KDA preset"),
+                       ("selfcorrect/recall_gdn", "GDN s28"), ("selfcorrect/recall_kda", "KDA k12")):
+        w = doc.items(fid + ":windows")
+        if not w:
+            rows.append([label, not_run(doc, fid)])
+            continue
+        wins = wins or w
+        for mode in ("linear", "nonlinear"):
+            for fmt in ("int6", "int8"):
+                if doc.has("%s:%s.%s.last" % (fid, mode, fmt)):
+                    rows.append(["%s, %s, %s" % (label, mode, fmt.upper())] +
+                                [cell(doc, "%s:%s.%s.w%s" % (fid, mode, fmt, x), "2") if x in w else "" for x in wins] +
+                                [" / ".join(num(doc.get("%s:%s.%s.quartile%d" % (fid, mode, fmt, q))[0], "1")
+                                            for q in range(1, 5))])
+    n = len(wins) + 2
+    return table(["cut / normal"] + ["window %s" % x for x in wins] + ["by half-life quarter, last window"],
+                 [r + [""] * (n - len(r)) for r in rows])
+
+
+def t_halflife(doc):
+    rows = []
+    for s, label in (("syn_gdn", "gdn-qwen-like heads"), ("syn_kda", "kda-kimi-like key rows"),
+                     ("lm_gdn", "data/lm/gdn heads"), ("lm_kda", "data/lm/kda key rows"),
+                     ("rec_gdn", "GDN s28 heads"), ("rec_kda", "KDA k12 key rows")):
+        f = HALFLIFE_FILE[s]
+        if not doc.has(f + ":units"):
+            rows.append([label, not_run(doc, f)] + [""] * 7)
+            continue
+        rows.append([label, num(doc.get(f + ":units")[0], "0")] +
+                    [cell(doc, f + ":" + k, "3") for k in HALFLIFE[:3]] +
+                    [cell(doc, f + ":" + k, "1", pct) for k in HALFLIFE[3:6]] + [cell(doc, f + ":" + HALFLIFE[6], "2")])
+    return table(["source", "units", "Spearman: error", "error / d", "persistence", "top quarter: error", "error / d",
+                  "persistence", "d, long / short quarter"], rows)
+
+
+def t_octile(doc):
+    """the omega octiles' cost on each subject (presets: pooled error; models: 1e-3 nats per byte)"""
+    cols = [("octile/gdn", "GDN preset"), ("octile/kda", "KDA preset"), ("nll/octile_gdn", "GDN model"),
+            ("nll/octile_kda", "KDA model"), ("nll/octile_recall_gdn", "GDN s28"),
+            ("nll/octile_recall_kda", "KDA k12")]
+    rows = [[str(o)] + [cell(doc, "%s:omega.o%d" % (f, o), *(("4", pm) if f.startswith("octile") else ("2", milli)))
+                        for f, _ in cols] for o in range(1, 9)]
+    rows += [["Spearman, by %s" % order] + [cell(doc, "%s:%s.spearman" % (f, order), "2") for f, _ in cols]
+             for order in ("omega", "magnitude", "random")]
+    return table(["omega octile at INT4 (1 = lowest)"] + [c for _, c in cols], rows)
+
+
+def t_knobs(doc):
+    """one row per knob, each cell every value's pooled error (the paper's value starred)"""
+    def sweep(m, knob, f):
+        paper = doc.get("knobs/%s:%s.paper" % (m, knob))
+        star = lambda v: "*" if paper and paper[0] is not None and float(v) == paper[0] else ""  # noqa: E731
+        return "; ".join("%s%s: %s" % (v, star(v), cell(doc, "knobs/%s:%s.%d.%s" % (m, knob, i, f)))
+                         for i, v in enumerate(doc.items("knobs/%s:%s" % (m, knob)))) or not_run(doc, "knobs/" + m)
+    rows = [[knob] + [sweep(m, knob, f) for m in ("gdn", "kda") for f in ("stepquant6", "stepquant4")]
+            for knob in ("gamma", "rho", "horizon", "pivots", "refits")]
+    return table(["knob: value (* the paper's)", "GDN STEPQuant@6", "GDN STEPQuant@4", "KDA STEPQuant@6",
+                  "KDA STEPQuant@4"], rows)
+
+
+def t_robustness(doc):
+    ranks = ("lifetime", "measured", "readout", "omega")
+    rows = [[label] + ["%s - %s" % (cell(doc, "%s:%s.min" % (f, k)), cell(doc, "%s:%s.max" % (f, k))) for k in ranks]
+            for f, label in (("robustness/gdn", "gdn-qwen-like, 3 regimes' plans"),
+                             ("robustness/kda", "kda-kimi-like, the same"))]
+    rows += [[label] + [cell(doc, "%s:spearman_%s" % (f, k)) for k in ranks]
+             for f, label in (("nll/plan_gdn_code", "data/lm/gdn, prose plan vs C-header plan"),
+                              ("nll/plan_kda_code", "data/lm/kda, the same"))]
+    return table(["Spearman between plans' rankings", "lifetime L", "measured M", "read-out R", "omega"], rows)
+
+
+def t_regimes(doc):
+    rows = []
+    for m in ("gdn", "kda"):
+        f = "regimes/" + m
+        regs = doc.items(f + ":regimes")
+        for r, name in enumerate(regs):
+            c = lambda k, d="3", fn=pm: cell(doc, "%s:%d.%s" % (f, r, k), d, fn)  # noqa: E731
+            rows.append(["%s %s" % (m.upper(), name), c("key_participation_median", "1"),
+                         "%s / %s" % (c("ridge_row_median", "1"), c("ridge_col_median", "1")),
+                         "%s, %s" % (c("spearman_acc"), c("spearman_acc_over_d")),
+                         "%s, %s" % (c("top_quarter_share_acc", "0", pct), c("top_quarter_share_acc_over_d", "0", pct))]
+                        + [c(x) for x in ("time6", "stepquant6", "mlife6", "rlife6")])
+        if not regs:
+            rows.append([m.upper(), not_run(doc, f)] + [""] * 7)
+    return table(["point", "key participation", "row / column ridge", "Spearman: error, error / d",
+                  "top quarter: error, error / d", "time6 / INT6", "stepquant6 / INT6", "mlife6 / INT6",
+                  "rlife6 / INT6"], rows)
+
+
+def t_ablation(doc):
+    rows = []
+    fg, fk = "ablation/gdn", "ablation/kda"
+    for fmt in doc.items(fg + ":formats") or doc.items(fk + ":formats"):
+        if fmt == "fp32":
+            continue
+        rows.append([fmt] + [cell(doc, "%s:%s.%s" % (f, fmt, k), d, pm)
+                             for f in (fg, fk) for k, d in (("bits", "3"), ("median", "3s"), ("pooled", "3s"))])
+    return table(["format", "GDN bits", "GDN median", "GDN pooled", "KDA bits", "KDA median", "KDA pooled"], rows)
+
+
+def t_memory(doc):
+    rows = [[label] + [cell(doc, "memory/memory:%s.%s.crossing" % (shape, f), "0")
+                       for f in ("fp32", "bf16", "int8", "stepquant6", "stepquant4")]
+            for shape, label in (("gdn-qwen-like", "Qwen3-Next (`gdn-qwen-like`)"),
+                                 ("kda-kimi-like", "Kimi Linear (`kda-kimi-like`)"))]
+    return table(["requests where the pool passes the weights", "FP32", "BF16", "INT8", "STEPQuant@6",
+                  "STEPQuant@4"], rows)
+
+
+def t_nll(doc, files, cols=("first", "last", "window")):
+    """extra NLL per format of nll files side by side: (file, label, columns) each"""
+    fmts = []
+    for f, _, _ in files:
+        fmts += [x for x in doc.items(f + ":formats") if x not in fmts]
+    head = ["format"]
+    for f, lab, cs in files:
+        bf, bl = doc.get(f + ":bin_first"), doc.get(f + ":bin_last")
+        title = {"first": "first %s" % (num(bf[0], "0") if bf else "bin"),
+                 "last": "last %s" % (num(bl[0], "0") if bl else "bin"), "window": "window"}
+        head += ["%s %s" % (lab, title[c]) for c in cs]
+    rows = [[x] + [cell(doc, "%s:%s.%s" % (f, x, c)) for f, _, cs in files for c in cs] for x in fmts]
+    rows.append(["native bits per byte"] + [cell(doc, f + ":native.bpb", "3") if c == "window" else ""
+                                            for f, _, cs in files for c in cs])
+    return table(head, rows)
+
+
+def t_nll_ablation(doc):
+    rows = []
+    for k, label in (("int", "uniform"), ("dsq", "DSQ"), ("space", "space only"),
+                     ("time_nopivot", "time without pivots"),
+                     ("time", "time only"), ("stepquant", "STEPQuant")):
+        fmt = "time%d-nopivot" if k == "time_nopivot" else k + "%d"
+        rows.append([label] + ["%.2f" % PAPER_ABLATION[(m, b)][k] for m in ("qwen", "kimi") for b in (6, 4)] +
+                    [cell(doc, "nll/ablation_%s:%s.bpb" % (m, fmt % b), "4") for m in ("gdn", "kda") for b in (6, 4)])
+    return table(["", "paper Qwen 6", "Qwen 4", "Kimi 6", "Kimi 4 (accuracy)", "GDN model 6", "GDN 4", "KDA model 6",
+                  "KDA 4 (bits per byte)"], rows)
+
+
+def t_generate(doc):
+    fmts = doc.items("generate/gdn:formats") or doc.items("generate/kda:formats")
+    return table(["format", "GDN repeat rate", "GDN mean line length", "KDA repeat rate", "KDA mean line length"],
+                 [[f] + [cell(doc, "generate/%s:%s.%s" % (m, f, k), d) for m in ("gdn", "kda")
+                         for k, d in (("repeat_rate", "3"), ("line_mean", "0"))] for f in fmts])
+
+
+def t_recall(doc):
+    """exact match by distance and the answers' extra NLL at the first and last decode positions,
+    both models side by side"""
+    head, cols, runs = ["exact match by distance (bytes); answer extra NLL by decode position"], [], []
+    for m in ("gdn", "kda"):
+        f, up = "recall/" + m, {"gdn": "GDN s28", "kda": "KDA k12"}[m]
+        runs += [r for r in doc.items(f + ":runs") if r not in runs]
+        for b, name in enumerate(doc.items(f + ":buckets")):
+            head.append("%s %s" % (up, name))
+            cols.append((f, "exact%d" % b, "bucket%d.records" % b))
+        pos = doc.items(f + ":positions")
+        for p in sorted({0, len(pos) - 1}) if pos else []:
+            head.append("%s NLL at %s" % (up, pos[p]))
+            cols.append((f, "nllpos%d" % p, "position%d.records" % p))
+    if not cols:
+        return not_run(doc, "recall/gdn")
+    rows = [["records"] + [num(doc.get("%s:%s" % (f, n))[0], "0") for f, _, n in cols]]
+    rows += [[r] + [cell(doc, "%s:%s.%s" % (f, r, k), "2") if doc.get("%s:%s.%s" % (f, r, k)) else ""
+                    for f, k, _ in cols] for r in runs]
+    return table(head, rows)
+
+
+def t_files(doc):
+    revs = sorted({f["git_revision"] for f in doc.files.values() if f.get("git_revision")})
+    return ("Results: stepq %s; each file's revision and config checksum are in paper_repro.json (`files`)."
+            % (", ".join(revs) or "none"))
+
+
+def t_missing(doc):
+    if not doc.missing:
+        return "Every result file the document reads was present."
+    return "Not run when this was collected (their numbers read \"not run\" or n/a): %s." % ", ".join(
+        "`%s`" % doc.files[k]["config"] for k in doc.missing)
+
+
+def t_quick(doc):
+    if not doc.quick:
+        return ""
+    return ("**QUICK RESULTS** (`stepq run --quick`: the tests' sizes, not the paper's; %d files): every number "
+            "below is a smoke test, not a measurement.\n\n" % len(doc.quick))
+
+
+NLL3, NLL1 = ("first", "last", "window"), ("window",)
+TABLES = {"rules": t_rules, "inputstats": t_inputstats, "propagation": t_propagation, "selfcorrect": t_selfcorrect,
+          "halflife": t_halflife, "octile": t_octile, "knobs": t_knobs, "robustness": t_robustness,
+          "regimes": t_regimes, "ablation": t_ablation, "memory": t_memory,
+          "nll": lambda d: t_nll(d, (("nll/gdn", "GDN", NLL3), ("nll/kda", "KDA", NLL3),
+                                     ("nll/recall_gdn", "GDN s28", NLL3),
+                                     ("nll/recall_gdn_prose", "s28 prose", NLL1), ("nll/recall_kda", "KDA k12", NLL3),
+                                     ("nll/recall_kda_prose", "k12 prose", NLL1))),
+          "nll_ablation": t_nll_ablation, "generate": t_generate, "recall": t_recall, "files": t_files,
+          "missing": t_missing, "quick": t_quick}
+
+
+def expand(doc, op, args):
+    if op in ("pm", "v", "pct"):
+        key, d = args[0], (args[1] if len(args) > 1 else "4")
+        try:
+            if op == "v":
+                return num(doc.need(key)[0], d)
+            return (pm if op == "pm" else pct)(doc, key, d)
+        except Missing:
+            return not_run(doc, key)
+    if op == "table" and args[0] in TABLES:
+        return TABLES[args[0]](doc)
+    if op == "figure":
+        name = args[0]
+        if name not in doc.figures:
+            return "(figure `%s`: not run yet)" % name
+        return "![%s](docs/figures/%s.png)" % (doc.figures[name], name)
+    if op == "cell" and args[0] in CLAIMS and args[1] in SUBJECTS:
+        return claim_cell(doc, args[0], args[1])
+    if op == "verdict" and args[0] in CLAIMS:
+        return claim_verdict(doc, args[0])
+    raise Unknown(op)
+
+
+def render(doc_json, template_text, doc=None):
+    """the document; doc, a Doc of doc_json, records what it looked up"""
+    doc = doc or Doc(doc_json)
+
+    def sub(m):
+        parts = m.group(1).split()
+        try:
+            return expand(doc, parts[0], parts[1:])
+        except (Unknown, IndexError):
+            die("%s: unknown placeholder {{%s}}" % (TEMPLATE, m.group(1)))
+    return re.sub(r"\{\{([^}]*)\}\}", sub, template_text)
+
+
+def read_doc(path):
+    try:
+        with open(path) as f:
+            d = json.load(f)
+    except OSError as e:
+        die("%s: cannot read it (%s)" % (path, e.strerror))
+    except ValueError as e:
+        die("%s: not JSON (%s)" % (path, e))
+    parts = ("files", "figures", "lists", "numbers")
+    if not isinstance(d, dict) or any(not isinstance(d.get(k), dict) for k in parts) \
+            or any(not isinstance(n, list) or len(n) != 3 for n in d["numbers"].values()):
+        die("%s: not the output of `repro_tables.py collect` (files, figures, lists and numbers, each number "
+            "[value, 95%% half-width, dataset])" % path)
+    return d
+
+
+def read_template():
+    try:
+        with open(TEMPLATE) as f:
+            return f.read()
+    except OSError as e:
+        die("%s: cannot read it (%s)" % (TEMPLATE, e.strerror))
+
+
+# ---------------------------------------------------------------------------------------------
+# check: the document against its JSON, its rules, and (given results) the results
+
+def rule_errors(text, base):
+    """what breaks the document's rules: its length, its table cells, its figures"""
+    errs = []
+    lines = text.split("\n")
+    if len(lines) - (lines[-1] == "") >= MAX_LINES:
+        errs.append("%d lines, the limit is under %d" % (len(lines) - (lines[-1] == ""), MAX_LINES))
+    for i, line in enumerate(lines, 1):
+        if line.startswith("|"):
+            for c in (x.strip() for x in line.strip().strip("|").split(" | ")):
+                if len(c) > MAX_CELL:
+                    errs.append("line %d: a table cell of %d characters (the limit is %d): %s..."
+                                % (i, len(c), MAX_CELL, c[:60]))
+        for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", line):
+            if not os.path.isfile(os.path.join(base, link)):
+                errs.append("line %d: figure %s is not there" % (i, link))
+    return errs
+
+
+def diff_numbers(want, got):
+    """the numbers and files that differ between two collected documents, one line each"""
+    out = []
+    for part in ("files", "figures", "lists", "numbers"):
+        a, b = want[part], got[part]
+        for k in sorted(set(a) | set(b)):
+            if a.get(k) != b.get(k):
+                out.append("%s %s: paper_repro.json has %s, the results give %s"
+                           % (part.rstrip("s"), k, json.dumps(a.get(k)), json.dumps(b.get(k))))
+    return out
+
+
+def self_test():
+    """the rules refuse what they must: a long document, a long cell, a missing figure"""
+    d = tempfile.mkdtemp()
+    try:
+        bad = [("x\n" * MAX_LINES, "lines"), ("| %s |\n" % ("y" * (MAX_CELL + 1)), "table cell"),
+               ("![f](docs/figures/none.png)\n", "not there")]
+        for text, word in bad:
+            errs = rule_errors(text, d)
+            if not any(word in e for e in errs):
+                return "the rules passed a document they must refuse (%s)" % word
+        if rule_errors("x\n" * (MAX_LINES - 2) + "| %s |\n" % ("y" * MAX_CELL), d):
+            return "the rules refused a document within them"
+        doc = {"files": {"a/b.h5": {"config": "experiments/b.cfg", "missing": True}}, "figures": {}, "lists": {},
+               "numbers": {}}
+        if "not run (`experiments/b.cfg`)" not in render(doc, "{{pm a/b:x 2}}"):
+            return "a number of a missing file was not named as not run"
+    finally:
+        shutil.rmtree(d)
+    return None
+
+
+def quick_roots(dirs):
+    """the quick results to try: each DIR, or the DIR/*/results/quick folders the driver tests write"""
+    out = []
+    for d in dirs:
+        subs = sorted(glob.glob(os.path.join(d, "*", "results", "quick")))
+        out += subs if subs else ([d] if os.path.isdir(d) else [])
+    return out
+
+
+def check_document(doc, md):
+    """failures of paper_repro.md against render(its JSON) and the document's rules"""
+    failures = []
+    text = render(doc, read_template())
+    try:
+        with open(md) as f:
+            have = f.read()
+    except OSError as e:
+        die("%s: cannot read it (%s)" % (md, e.strerror))
+    if have != text:
+        d = list(difflib.unified_diff(have.splitlines(), text.splitlines(), md, "render", lineterm="", n=0))
+        failures.append("%s is not what render prints from its JSON (%d lines differ; regenerate it with "
+                        "`python3 tools/repro_tables.py render paper_repro.json --out paper_repro.md`):\n%s"
+                        % (md, len(d), "\n".join(d[:40])))
+    else:
+        print("%s: equal to render of its JSON, byte for byte" % md)
+    errs = rule_errors(have, os.path.dirname(os.path.abspath(md)))
+    if not errs:
+        print("%s: %d lines, every table cell within %d characters, every figure present"
+              % (md, len(have.splitlines()), MAX_CELL))
+    return failures + ["%s: %s" % (md, e) for e in errs]
+
+
+def check_results(doc, roots):
+    """failures of the JSON against collect on full results: every number that moved"""
+    d = diff_numbers(doc, collect_doc(roots, False))
+    if d:
+        return ["collect(%s) differs from paper_repro.json in %d numbers or files (collect and render "
+                "again):\n%s" % (" ".join(roots), len(d), "\n".join(d))]
+    print("collect(%s) equals paper_repro.json" % " ".join(roots))
+    return []
+
+
+def check_quick(dirs):
+    """failures of collect and render on the quick results under dirs (none where there are none)"""
+    roots = quick_roots(dirs)
+    if not any(find(roots, fid) for fid in FILES):
+        print("quick results: none under %s, not tried" % " ".join(dirs))
+        return []
+    if importlib.util.find_spec("h5py") is None:  # collect needs it, render and check do not
+        print("quick results: no h5py here, not tried")
+        return []
+    q = collect_doc(roots, True)
+    if "QUICK RESULTS" not in render(q, read_template()):
+        return ["render of quick results does not say they are quick"]
+    print("quick results (%s): collect and render ran, %d numbers, %d files not run"
+          % (", ".join(roots), len(q["numbers"]), len(Doc(q).missing)))
+    return []
+
+
+def cmd_check(a):
+    failures = []
+    if a.self_test:
+        e = self_test()
+        print("self-test: %s" % (e or "the rules refuse a long document, a long cell and a missing figure"))
+        failures += [e] if e else []
+    doc = read_doc(a.json)
+    failures += check_document(doc, a.md)
+    if a.results:
+        failures += check_results(doc, a.results)
+    if a.quick:
+        failures += check_quick(a.quick)
+    for f in failures:
+        print("FAIL: " + f)
+    return 1 if failures else 0
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--results", default="results", help="the results folder (default: results)")
-    ap.add_argument("--table", choices=["nll", "prose", "recall", "verdicts", "frontier", "all"], default="all",
-                    help="which to print; verdicts: the numbers the verdict rows and bullets quote "
-                         "(not a table; not in all); frontier: the frontier configs' formats on their frontier "
-                         "and the paper's placed against it (not in all)")
+    sp = ap.add_subparsers(dest="cmd", required=True)
+    c = sp.add_parser("collect", help="the numbers the document quotes, from the results, as JSON")
+    c.add_argument("--results", nargs="+", default=["results"], help="results folders (default: results)")
+    c.add_argument("--out", default="paper_repro.json", help="the JSON to write (default: paper_repro.json)")
+    c.add_argument("--allow-quick", action="store_true", help="accept results of `stepq run --quick`")
+    c.add_argument("--figures", help="where to copy the figures (default: docs/figures; with --allow-quick: none)")
+    r = sp.add_parser("render", help="the document from the JSON")
+    r.add_argument("json")
+    r.add_argument("--out", help="write it here (default: stdout)")
+    k = sp.add_parser("check", help="paper_repro.md against its JSON, its rules and (given them) the results")
+    k.add_argument("--json", default=os.path.join(REPO, "paper_repro.json"))
+    k.add_argument("--md", default=os.path.join(REPO, "paper_repro.md"))
+    k.add_argument("--results", nargs="+", help="full results: collect them and compare with the JSON")
+    k.add_argument("--quick", nargs="*", help="folders of quick results (or of the driver tests' work folders) to "
+                                              "collect and render")
+    k.add_argument("--self-test", action="store_true", help="first show that the rules refuse bad documents")
     a = ap.parse_args()
-    if not os.path.isdir(a.results):
-        die("--results %s: no such directory" % a.results)
-    tables = ["nll", "prose", "recall"] if a.table == "all" else [a.table]
-    check_inputs(a.results, tables)
-    try:
-        if a.table in ("verdicts", "frontier"):
-            (verdicts if a.table == "verdicts" else frontier)(a.results)
-            return
-        for name, fn in (("nll", nll_recall), ("prose", nll_prose), ("recall", recall)):
-            if a.table in (name, "all"):
-                fn(a.results)
-                print()
-    except OSError as e:  # a file whose header opened but whose data is cut short
-        die("%s: cannot read it, truncated? (%s)" % (a.results, str(e).splitlines()[0]))
+    if a.cmd == "collect":
+        figdir = a.figures or (None if a.allow_quick else os.path.join(REPO, "docs", "figures"))
+        if figdir is not None and not os.path.isdir(figdir):
+            die("--figures %s: no such directory" % figdir)
+        doc = collect_doc(a.results, a.allow_quick)
+        if figdir is not None:
+            copy_figures(figure_sources(a.results), figdir)
+        write_atomic(a.out, to_json(doc).encode())
+        d = Doc(doc)
+        print("wrote %s: %d numbers from %d files (%d not run%s), %d figures"
+              % (a.out, len(doc["numbers"]), len(doc["files"]) - len(d.missing), len(d.missing),
+                 ": " + ", ".join(d.missing) if d.missing else "", len(doc["figures"])))
+    elif a.cmd == "render":
+        text = render(read_doc(a.json), read_template())
+        if a.out:
+            write_atomic(a.out, text.encode())
+        else:
+            sys.stdout.write(text)
+    else:
+        sys.exit(cmd_check(a))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ class 6): inputs checked before any work, each refusal one line "PROG: error: ..
 or the option with exit status 2 and no traceback (tools/lm/toolcheck.py); no shipped file
 (tracked by git under data/) written over without --overwrite-shipped; a resume of train.py that
 differs from its run (each setting named with both values) or continues a finished run refused;
-repro_tables' columns labelled by the bins its files hold, and quick runs named as such."""
+repro_tables' columns labelled by the bins its files hold, quick runs refused unless asked for and
+then named as such, its verdicts decided by their rules, its check naming what differs."""
 import json
 import os
 import subprocess
@@ -154,6 +155,8 @@ def nll_h5(path, quick, bin_, decode, formats=("int8", "int4")):
         f["extra_ci95"] = np.full((F, nb), 0.002)
         f["extra_window"] = np.full((2, F), 0.01) + np.arange(2)[:, None] * 1e-3
         f["bpb_native"] = np.array([2.0, 2.1])
+        f["bpb"] = np.full((2, F), 2.05)
+        f["documents"] = np.array([b"a.txt", b"b.txt"])
 
 
 def results_tree(root, quick, bin_=64, decode=256):
@@ -164,40 +167,115 @@ def results_tree(root, quick, bin_=64, decode=256):
     return root
 
 
-def test_repro_tables_labels_bins_and_names_quick_runs(tmp_path):
-    """repro_tables.py on quick results (bins of 64 over 256 steps) labels its columns "first 64 /
-    last 64", not 512, and says the inputs are quick runs; on full-size results, 512 and no note"""
+def repro(*args):
+    return tool("tools/repro_tables.py", *args)
+
+
+def test_repro_tables_refuses_quick_runs_unless_told(tmp_path):
+    """collect refuses quick results (naming the file and --allow-quick, writing nothing); with
+    --allow-quick the rendered document says they are quick and labels its columns by the bins
+    the files hold ("first 64", not 512); full-size files give "first 512 / last 100" and no note"""
     pytest.importorskip("h5py")
     quick = results_tree(tmp_path / "quick", True)
-    r = tool("tools/repro_tables.py", "--results", quick, "--table", "nll")
+    out = tmp_path / "q.json"
+    refused(repro("collect", "--results", quick, "--out", out), "recall_gdn.h5", "--allow-quick")
+    assert not out.exists()
+    r = repro("collect", "--results", quick, "--out", out, "--allow-quick")
     assert r.returncode == 0, r.stderr
-    assert "GDN first 64 | GDN last 64" in r.stdout and "512" not in r.stdout
-    assert "quick run" in r.stdout and "recall_gdn.h5" in r.stdout.split("|")[0]
+    r = repro("render", out)
+    assert r.returncode == 0, r.stderr
+    assert "QUICK RESULTS" in r.stdout and "GDN s28 first 64 | GDN s28 last 64" in r.stdout
     full = results_tree(tmp_path / "full", False, 512, 9216 + 100)
-    r = tool("tools/repro_tables.py", "--results", full, "--table", "nll")
+    r = repro("collect", "--results", full, "--out", tmp_path / "f.json", "--figures", tmp_path)
     assert r.returncode == 0, r.stderr
-    assert "GDN first 512 | GDN last 100" in r.stdout and "quick" not in r.stdout
+    r = repro("render", tmp_path / "f.json")
+    assert "GDN s28 first 512 | GDN s28 last 100" in r.stdout and "QUICK" not in r.stdout
 
 
 def test_repro_tables_checks_its_inputs(tmp_path):
-    """repro_tables.py: a truncated file, a replay output in a result's place, and a GDN and KDA
-    pair with different formats: one message naming the file, before any table is printed"""
+    """collect: a truncated file, a replay output in a result's place, a missing --results and a
+    folder without any of the files: one message naming the file or option, nothing written"""
     h5py = pytest.importorskip("h5py")
     root = results_tree(tmp_path / "r", False)
+    out = tmp_path / "p.json"
     good = root / "nll" / "recall_kda.h5"
     data = good.read_bytes()
     truncated(good, good)
-    r = tool("tools/repro_tables.py", "--results", root, "--table", "nll")
-    refused(r, "recall_kda.h5")
-    assert r.stdout == ""
+    refused(repro("collect", "--results", root, "--out", out, "--figures", tmp_path), "recall_kda.h5")
     with h5py.File(good, "w") as f:
         f.attrs["experiment"] = "replay"
         f["formats"] = np.array([b"int8"])
-    refused(tool("tools/repro_tables.py", "--results", root, "--table", "nll"), "recall_kda.h5", "replay")
+    refused(repro("collect", "--results", root, "--out", out, "--figures", tmp_path), "recall_kda.h5", "replay")
     good.write_bytes(data)
-    nll_h5(good, False, 64, 256, formats=("int8",))
-    refused(tool("tools/repro_tables.py", "--results", root, "--table", "nll"), "recall_kda.h5", "formats")
-    refused(tool("tools/repro_tables.py", "--results", tmp_path / "none"), "--results")
+    refused(repro("collect", "--results", tmp_path / "none", "--out", out), "--results")
+    os.makedirs(tmp_path / "empty")
+    refused(repro("collect", "--results", tmp_path / "empty", "--out", out, "--figures", tmp_path), "--results")
+    refused(repro("render", tmp_path / "no.json"), "no.json")
+    assert not out.exists()
+
+
+def doc_json(path, spearman):
+    """a collected document by hand: one half-life file of GDN s28 with the given Spearman, the
+    others not run"""
+    numbers = {"halflife/lm_recall_gdn:%s" % k: [v, None, k]
+               for k, v in (("spearman_acc", spearman), ("spearman_acc_over_d", 0.9), ("units", 16))}
+    files = {"halflife/lm_recall_gdn.h5": {"config": "experiments/halflife_recall_gdn.cfg", "git_revision": "abc",
+                                           "config_xxh3": "0", "quick": False},
+             "halflife/gdn.h5": {"config": "experiments/halflife_gdn.cfg", "missing": True}}
+    path.write_text(json.dumps({"files": files, "figures": {}, "lists": {}, "numbers": numbers}))
+    return path
+
+
+def test_repro_tables_verdict_follows_its_rule(tmp_path):
+    """the verdict is decided by the stated rule (Spearman of 0.5 or more), not typed: 0.93 gives
+    yes and "reproduced", 0.12 no and "not reproduced"; a file not run is named by its config"""
+    r = repro("render", doc_json(tmp_path / "a.json", 0.93))
+    assert r.returncode == 0, r.stderr
+    row = [x for x in r.stdout.splitlines() if x.startswith("| Spearman(half-life")][0]
+    assert "0.930 (error / d 0.900): **yes**" in row and "| reproduced (yes on 1 of 1" in row
+    assert "not run (`experiments/halflife_gdn.cfg`)" in row
+    row = [x for x in repro("render", doc_json(tmp_path / "b.json", 0.12)).stdout.splitlines()
+           if x.startswith("| Spearman(half-life")][0]
+    assert "0.120 (error / d 0.900): **no**" in row and "| not reproduced (yes on 0 of 1" in row
+
+
+def test_repro_tables_check_names_what_differs(tmp_path):
+    """check: the document rendered from its JSON passes; an edited document fails, saying it is
+    not what render prints; a result that moved fails, naming the number and both values"""
+    pytest.importorskip("h5py")
+    root = results_tree(tmp_path / "r", False, 512, 1024)
+    j, md = tmp_path / "p.json", tmp_path / "p.md"
+    assert repro("collect", "--results", root, "--out", j, "--figures", tmp_path).returncode == 0
+    assert repro("render", j, "--out", md).returncode == 0
+    r = repro("check", "--json", j, "--md", md, "--results", root)
+    assert r.returncode == 0, r.stdout
+    md.write_text(md.read_text().replace("GDN s28", "GDN s29", 1))
+    r = repro("check", "--json", j, "--md", md)
+    assert r.returncode == 1 and "is not what render prints" in r.stdout
+    assert repro("render", j, "--out", md).returncode == 0
+    import h5py
+    with h5py.File(root / "nll" / "recall_gdn.h5", "r+") as f:
+        f["extra_window"][0, 0] = 0.5
+    r = repro("check", "--json", j, "--md", md, "--results", root)
+    assert r.returncode == 1 and "nll/recall_gdn:int8.window" in r.stdout, r.stdout
+
+
+def test_repro_tables_figures_copied(tmp_path):
+    """collect copies each driver's figure into the figures folder byte for byte, and refuses a
+    figure that is not a PNG, naming it"""
+    pytest.importorskip("h5py")
+    root = results_tree(tmp_path / "r", False)
+    os.makedirs(root / "memory")
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 3
+    (root / "memory" / "memory.png").write_bytes(png)
+    fig = tmp_path / "fig"
+    fig.mkdir()
+    r = repro("collect", "--results", root, "--out", tmp_path / "p.json", "--figures", fig)
+    assert r.returncode == 0, r.stderr
+    assert (fig / "memory.png").read_bytes() == png
+    (root / "memory" / "memory.png").write_bytes(b"GIF89a not a png")
+    r = repro("collect", "--results", root, "--out", tmp_path / "q.json", "--figures", fig)
+    assert r.returncode == 2 and "memory.png: not a PNG file" in r.stderr, r.stderr
 
 
 @pytest.fixture(scope="module")
@@ -267,47 +345,6 @@ def test_eval_batch_effect_checks_its_inputs(tmp_path):
     refused(tool("tools/eval_batch_effect.py", "--model", model, "--text", t), "--text")
     refused(tool("tools/eval_batch_effect.py", "--model", model, "--text", t, tmp_path / "no.txt"), "no.txt")
     refused(tool("tools/eval_batch_effect.py", "--model", model, "--text", t, t, "--decode", "0"), "--decode")
-
-
-def test_repro_tables_verdicts_checks_every_file_first(tmp_path):
-    """repro_tables.py --table verdicts reads six kinds of file: with the nll ones there and the
-    half-life one missing, it is refused naming that file before any number is printed"""
-    pytest.importorskip("h5py")
-    root = results_tree(tmp_path / "r", False)
-    r = tool("tools/repro_tables.py", "--results", root, "--table", "verdicts")
-    refused(r, "lm_recall_gdn.h5")
-    assert r.stdout == ""
-
-
-def recall_h5(path, quick):
-    """a recall driver's output, by hand, with what repro_tables' recall table reads"""
-    import h5py
-    with h5py.File(path, "w") as f:
-        f.attrs["experiment"] = "recall"
-        f.attrs["config"] = "\n# run with --quick: the quick group applied\n" if quick else ""
-        f["formats"] = np.array([b"int8", b"int4"])
-        f["buckets"] = np.array([[16, 64], [64, 256]])
-        f["positions"] = np.array([[0, 128], [128, 256]])
-        f["record_position"] = np.array([5, 50, 130])
-        f["n_records"] = np.array([2, 1])
-        f["exact_mean"] = np.full((3, 2), 0.5)
-        f["exact_ci95"] = np.full((3, 2), 0.1)
-        for k in ("extra_nll_mean", "extra_nll_ci95", "extra_nll_pos_mean", "extra_nll_pos_ci95"):
-            f[k] = np.full((2, 2), 0.25)
-
-
-def test_repro_tables_all_tables(tmp_path):
-    """repro_tables.py's three tables on files of the drivers' layout (quick ones): exit 0, the
-    quick runs named once before them, every table printed"""
-    pytest.importorskip("h5py")
-    root = results_tree(tmp_path / "q", True)
-    os.makedirs(root / "recall")
-    for m in ("gdn", "kda"):
-        recall_h5(root / "recall" / ("%s.h5" % m), True)
-    r = tool("tools/repro_tables.py", "--results", root)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.startswith("NOTE: quick runs") and r.stdout.count("NOTE") == 1
-    assert "GDN first 64" in r.stdout and "GDN first -> last bin" in r.stdout and "KDA: exact match" in r.stdout
 
 
 def test_h5cmp_refuses_what_is_not_hdf5(tmp_path):
