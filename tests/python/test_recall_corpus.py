@@ -1011,3 +1011,70 @@ def test_shipped_needles():
             assert s["value"].encode() not in books[d["host"]]
             n += 1
     assert n > 400
+
+
+@pytest.mark.parametrize("kind", ["gated_deltanet", "kda"])
+def test_forgetting_control_fixes_the_chosen_units_half_life(kind):
+    """recall_metrics.fix_decay: the chosen units (GDN heads, KDA key rows, A_log left as it is)
+    decay by exactly ln 2 / 64 a token at every position, read from the layer's own gate g on text;
+    every other unit's gate is unchanged to the bit."""
+    torch = pytest.importorskip("torch")
+    from model import DeltaLM, make_config
+    import recall_metrics as rm
+    torch.manual_seed(3)
+    m = DeltaLM(make_config(kind, hidden_size=32, num_hidden_layers=2, num_heads=2, head_dim=16,
+                            intermediate_size=64)).eval()
+    with torch.no_grad():
+        for layer in m.model.layers:
+            layer.attn.A_log.copy_(torch.tensor([0.7, -1.3]))  # exp(A_log) != 1: the formula must divide by it
+    chosen = [(0, 1, None), (1, 0, None)] if kind == "gated_deltanet" else [(0, 1, 3), (1, 0, 0), (1, 0, 15)]
+    fixed = rm.copy.deepcopy(m)
+    rm.fix_decay(fixed, chosen, rm.FORGET_HALF_LIFE)
+    x = torch.tensor(list(host_text(10)[:300]), dtype=torch.long)[None]
+
+    def gates(model):
+        h, out = model.model.embeddings(x), []
+        for layer in model.model.layers:
+            out.append(layer.attn.inputs(layer.attn_norm(h))[3][0])  # [T, H] or [T, H, K]
+            h = layer(h)
+        return out
+    before, after = gates(m), gates(fixed)
+    for li in range(2):
+        mask = torch.zeros_like(after[li], dtype=torch.bool)
+        for l, h, r in chosen:
+            if l == li:
+                mask[(slice(None), h) if r is None else (slice(None), h, r)] = True
+        assert torch.allclose(after[li][mask].double(), torch.full_like(after[li][mask].double(),
+                              -math.log(2) / rm.FORGET_HALF_LIFE), rtol=1e-6, atol=0)
+        if li == 0:  # later layers' inputs change with the first's gates; the first's other units do not
+            assert torch.equal(after[0][~mask], before[0][~mask])
+
+
+def test_layer_matched_quarters():
+    """recall_metrics.layer_matched: as many units from each layer as the chosen set has, each from
+    that layer, no unit twice, and the same draw for the same seed"""
+    torch = pytest.importorskip("torch")
+    import recall_metrics as rm
+    units = [(li, h, r, 1.0) for li in range(4) for h in range(4) for r in range(8)]
+    chosen = [(1, 0, 0, 9.0), (1, 2, 5, 9.0), (3, 1, 1, 9.0)]
+    a = rm.layer_matched(units, chosen, torch.Generator().manual_seed(4))
+    b = rm.layer_matched(units, chosen, torch.Generator().manual_seed(4))
+    assert a == b and len(set(a)) == len(a) == 3
+    assert sorted(u[0] for u in a) == [1, 1, 3]
+
+
+def test_a_model_variant_reads_the_whole_document():
+    """doc_records' variants: the model itself as a variant scores every record as the native
+    pass does (one pass against the pieces the native pass reads between queries)"""
+    torch = pytest.importorskip("torch")
+    from model import DeltaLM, make_config
+    import recall_metrics as rm
+    doc, spans = recall.weave(host_text(40), 5, NAMES, n_records=6, n_passages=0, dmin=20, dmax=400)
+    torch.manual_seed(0)
+    m = DeltaLM(make_config("gated_deltanet", hidden_size=32, num_hidden_layers=2, num_heads=2, head_dim=16,
+                            intermediate_size=64, max_position_embeddings=4096)).eval()
+    recs = rm.doc_records(m, doc, spans, {}, {"same": m})
+    assert len(recs) == sum(s["kind"] == "record" for s in spans) > 0
+    for r in recs:
+        assert r["same"][1] == r["native"][1]
+        assert abs(r["same"][0] - r["native"][0]) < 1e-4 * max(1.0, abs(r["native"][0]))

@@ -12,9 +12,17 @@ over the held-out prose (the mean log decay of its gate), as train.py reports it
 The reset control: the states of a set of units are zeroed just before the query line
 ("#NNNN ? ", i.e. after every byte before it), and the query line is then read on to the
 answer's end: GDN, the whole [K, V] state of each head of the set; KDA, row `row` of its head's
-state. Sets: the longest-lived quarter of the units (by half-life), and random quarters (--draws
-of them, seeds 0..draws-1, mean over draws). The conv state is kept (it is not the recurrent
-state).
+state. Sets: the longest-lived quarter of the units (by half-life), random quarters (--draws of
+them, seeds 0..draws-1, mean over draws), and random quarters matched to the longest one layer by
+layer (as many units from each layer as it has, drawn from that layer: comparable sets). The conv
+state is kept (it is not the recurrent state).
+
+The forgetting control: the same model with the longest-lived quarter's gates made a constant
+decay of half-life 64 tokens (fix_decay), reading the whole document: a model that knows the
+task but cannot hold a record long.
+
+Capacity: exact match per bucket split by how many other records are defined between a record's
+definition and its query (0, 1-2, 3-7, 8-15, 16 or more).
 
 Usage: python tools/lm/recall_metrics.py MODEL_DIR [--json data/lm/heldout_recall.json]
        [--docs N] [--draws 5] [--threads 1] [--out MODEL_DIR/metrics.json] [--overwrite-shipped]
@@ -88,6 +96,34 @@ def unit_half_lives(model, docs, max_len=HALF_LIFE_DOC_BYTES):
     return units
 
 
+def layer_matched(units, chosen, generator):
+    """a random set of units with as many units from each layer as chosen has, drawn uniformly
+    from that layer's units (any of them, chosen's included): a control comparable with chosen"""
+    per_layer = {}
+    for u in chosen:
+        per_layer[u[0]] = per_layer.get(u[0], 0) + 1
+    out = []
+    for li in sorted(per_layer):
+        pool = [u for u in units if u[0] == li]
+        out.extend(pool[i] for i in torch.randperm(len(pool), generator=generator)[:per_layer[li]].tolist())
+    return out
+
+
+def fix_decay(model, units, half_life):
+    """in place: each unit's gate made a constant decay g = -ln 2 / half_life a token: its row of
+    the gate projection (GDN a_proj, KDA f_proj's second layer) zeroed and its dt_bias entry set so
+    that exp(A_log[head]) softplus(dt_bias) = ln 2 / half_life (A_log, shared by a KDA head's rows,
+    is left as it is)"""
+    with torch.no_grad():
+        for li, hi, row, *_ in units:
+            attn = model.model.layers[li].attn
+            gdn = hasattr(attn, "a_proj")
+            entry = hi if gdn else hi * attn.K + row
+            d = math.log(2) / half_life / math.exp(float(attn.A_log[hi]))
+            attn.dt_bias[entry] = d + math.log(-math.expm1(-d))  # inverse softplus
+            (attn.a_proj.weight if gdn else attn.f_proj[1].weight)[entry].zero_()
+
+
 def zero_units(cache, units):
     """a copy of cache with the states of units zeroed"""
     c = [dict(d) for d in cache]
@@ -108,10 +144,11 @@ def query_start(span):
 
 
 @torch.no_grad()
-def doc_records(model, doc, spans, conditions):
+def doc_records(model, doc, spans, conditions, variants=None):
     """Per record of the document: dict(distance, native=(nll, exact), <condition>=(nll, exact)...).
     native comes from one pass over the whole document; each condition (a list of units) zeroes
-    those units' states just before the query line and reads it from there to the answer's end."""
+    those units' states just before the query line and reads it from there to the answer's end;
+    each of variants {name: model} (another model, e.g. fix_decay's) reads the whole document too."""
     recs = [s for s in spans if s["kind"] in ("record", "needle")]
     x = torch.tensor(list(doc), dtype=torch.long)[None]
     cuts = sorted({query_start(s) for s in recs})
@@ -124,12 +161,14 @@ def doc_records(model, doc, spans, conditions):
         snaps[c] = copy.deepcopy(cache)
     full = torch.cat(logits, 0)                          # logits of bytes 0..T-2
     native = recall.answer_scores(full, doc, recs)
+    other = {name: recall.answer_scores(m(x[:, :-1])[0], doc, recs) for name, m in (variants or {}).items()}
     out = []
     for s, nat in zip(recs, native):
         qs = query_start(s)
         head = recall.NEEDLE_HEAD if s["kind"] == "needle" else recall.DEFINITION_HEAD
         r = dict(distance=s["distance"], native=nat,
                  between=recall.defined_between(doc, s["first"], s["length"], s["start"], qs, head))
+        r.update((name, scores[len(out)]) for name, scores in other.items())
         seg = x[:, qs:s["start"] + s["length"]]  # to the byte before the terminator: it predicts it
         for name, units in conditions.items():
             lg = model(seg, cache=zero_units(snaps[qs], units))[0]
@@ -139,7 +178,9 @@ def doc_records(model, doc, spans, conditions):
     return out
 
 
-BETWEEN = [("0", 0, 0), ("1-2", 1, 2), ("3+", 3, 10 ** 9)]  # records defined between definition and query
+# records defined between a record's definition and its query: recall by key or by recency, and capacity
+BETWEEN = [("0", 0, 0), ("1-2", 1, 2), ("3-7", 3, 7), ("8-15", 8, 15), ("16+", 16, 10 ** 9)]
+FORGET_HALF_LIFE = 64  # the forgetting control: the longest-lived quarter's decay made this half-life
 
 
 def summarise(records, key, what, between=None):
@@ -214,6 +255,9 @@ def main():
         g = torch.Generator().manual_seed(d)
         pick = torch.randperm(len(units), generator=g)[:quarter].tolist()
         conditions["reset_random_%d" % d] = [units[i] for i in pick]
+        conditions["reset_layer_%d" % d] = layer_matched(units, longest, torch.Generator().manual_seed(d))
+    forget = copy.deepcopy(model)
+    fix_decay(forget, longest, FORGET_HALF_LIFE)
     print("%d units, half-lives %.3g .. %.3g (median %.3g); longest quarter: %d units from %.3g tokens"
           % (len(units), hls[0], hls[-1], hls[len(hls) // 2], quarter, longest[-1][3]), flush=True)
 
@@ -221,7 +265,7 @@ def main():
     for i, d in enumerate(docs):
         with open(os.path.join(base, d["file"]), "rb") as f:
             doc = f.read()
-        records.extend(doc_records(model, doc, d["spans"], conditions))
+        records.extend(doc_records(model, doc, d["spans"], conditions, {"forget": forget}))
         print("doc %d/%d %s: %d records, %.0f s" % (i + 1, len(docs), d["file"], len(records), time.time() - t0),
               flush=True)
 
@@ -230,6 +274,9 @@ def main():
     lon_e = summarise(records, "reset_longest", 1)
     rnd = [summarise(records, "reset_random_%d" % d, 1) for d in range(args.draws)]
     rnd_e = [sum(r[b][1] for r in rnd) / len(rnd) for b in range(len(recall.BUCKETS))]
+    lay = [summarise(records, "reset_layer_%d" % d, 1) for d in range(args.draws)]
+    lay_e = [sum(r[b][1] for r in lay) / len(lay) for b in range(len(recall.BUCKETS))]
+    fgt_e = summarise(records, "forget", 1)
     metrics = {
         "recall_buckets": recall.BUCKETS,
         "recall_n": [n for n, _, _ in nat_e],
@@ -239,7 +286,13 @@ def main():
         "recall_answer_nll_ci95": [h for _, _, h in nat_l],
         "recall_exact_reset_longest_quarter": [m for _, m, _ in lon_e],
         "recall_exact_reset_random_quarter": rnd_e,
+        "recall_exact_reset_layer_matched_quarter": lay_e,
         "recall_reset_random_draws": args.draws,
+        # the forgetting control: the longest-lived quarter's gates made a constant half-life of
+        # FORGET_HALF_LIFE tokens (fix_decay), the whole document read so
+        "recall_exact_forget": [m for _, m, _ in fgt_e],
+        "recall_exact_forget_ci95": [h for _, _, h in fgt_e],
+        "recall_forget_half_life": FORGET_HALF_LIFE,
         # recall by key or by recency: exact match per bucket of the records with 0, 1-2 and 3 or
         # more others defined between definition and query (recall.defined_between)
         "recall_between_groups": [name for name, _, _ in BETWEEN],
@@ -250,11 +303,15 @@ def main():
         "units_half_life_over_100": sum(h >= 100 for h in hls) / len(hls),
         "units_half_life_over_500": sum(h >= 500 for h in hls) / len(hls),
         "units_half_life_over_1000": sum(h >= 1000 for h in hls) / len(hls),
+        "unit_half_lives": [[li, hi, row, hl] for li, hi, row, hl in units],  # row None: a GDN head
+        "units_longest_quarter": [[li, hi, row] for li, hi, row, _ in longest],
         "recall_eval": "records of %s (%d documents), teacher-forced, chunked forward from a zero state; exact: "
                        "strict, greedy decoding gives exactly the value and then its terminator; nll: nats summed over the answer bytes; 95%% intervals over "
                        "records (Student's t); reset: the states of a quarter of the units (by half-life on the "
-                       "held-out prose books, ln 2 / -mean g) zeroed just before the query line"
-                       % (os.path.relpath(args.json, REPO), len(docs)),
+                       "held-out prose books, ln 2 / -mean g) zeroed just before the query line (random: any units; layer "
+                       "matched: as many from each layer as the longest quarter has); forget: the longest quarter's "
+                       "gates a constant half-life of %d tokens, the whole document read so"
+                       % (os.path.relpath(args.json, REPO), len(docs), FORGET_HALF_LIFE),
         "recall_command": " ".join(["python", os.path.relpath(sys.argv[0], os.getcwd())] + sys.argv[1:]),
     }
     if args.prefix != "recall":  # the same metrics of another set, beside the named set's
@@ -269,10 +326,12 @@ def main():
         json.dump(old, f, indent=1)
         f.write("\n")
     os.replace(tmp, out)
-    print("bucket        n  exact (95%)        nll (95%)         reset longest  reset random")
+    print("bucket        n  exact (95%%)        nll (95%%)         reset longest  random  same layers  forget%d"
+          % FORGET_HALF_LIFE)
     for b, (lo, hi) in enumerate(recall.BUCKETS):
-        print("%5d-%-5d %4d  %.3f +- %.3f   %7.3f +- %.3f   %.3f          %.3f"
-              % (lo, hi, nat_e[b][0], nat_e[b][1], nat_e[b][2], nat_l[b][1], nat_l[b][2], lon_e[b][1], rnd_e[b]))
+        print("%5d-%-5d %4d  %.3f +- %.3f   %7.3f +- %.3f   %.3f          %.3f   %.3f        %.3f"
+              % (lo, hi, nat_e[b][0], nat_e[b][1], nat_e[b][2], nat_l[b][1], nat_l[b][2], lon_e[b][1], rnd_e[b],
+                 lay_e[b], fgt_e[b][1]))
     print("exact match by records defined between definition and query (%s): "
           % " / ".join(name for name, _, _ in BETWEEN) + "  ".join(
               "%d-%d %s" % (lo, hi, " / ".join("-" if g[b][0] == 0 else "%.2f (%d)" % (g[b][1], g[b][0])
