@@ -133,9 +133,9 @@ def test_recency_table_by_hand(tmp_path):
         f["exact"] = np.array([[1, 0], [0, 0], [1, 1], [1, 1]], dtype=np.uint8)
     out, buckets = recency.table(str(tmp_path / "run.h5"), "int6")
     assert buckets == [[0, 1000]]
-    # groups: 0 between (4444), 1-2 (1111, 2222, 3333), 3 or more (none)
+    # groups: 0 between (4444), 1-2 (1111, 2222, 3333), 3-7, 8-15, 16 or more (none)
     (nat,), (q,) = out["native"], out["int6"]
-    assert [c[2] for c in nat] == [1, 3, 0]
+    assert [c[2] for c in nat] == [1, 3, 0, 0, 0]
     assert nat[0][0] == 1 and abs(nat[1][0] - 2 / 3) < 1e-12 and q[0][0] == 1 and abs(q[1][0] - 1 / 3) < 1e-12
 
 
@@ -362,7 +362,7 @@ def test_spare_records_marks_exactly_the_definition_lines():
     host = host_text(400)
     streams = {dom: torch.frombuffer(bytearray(host), dtype=torch.uint8) for dom, _ in train.DOMAINS}
     args = argparse.Namespace(records=12, passages=2, dmin=16, dmax=1024, recall_margin=64, record_blocks=1,
-                              answer_weight=3.0)
+                              answer_weight=3.0, with_terminator=False)
     gen = torch.Generator().manual_seed(5)
     x, y, w, lines = train.recall_batch(streams, gen, 4, T, NAMES, args)
     assert x.shape == lines.shape == (4, T)
@@ -1078,3 +1078,42 @@ def test_a_model_variant_reads_the_whole_document():
     for r in recs:
         assert r["same"][1] == r["native"][1]
         assert abs(r["same"][0] - r["native"][0]) < 1e-4 * max(1.0, abs(r["native"][0]))
+
+
+def test_with_terminator_marks_the_answers_semicolon():
+    """train.py --with-terminator: value_bytes marks each whole definition line's ";" beside its
+    value bytes; address_pairs(at="every") takes the ";" as the value's last key, asked for by the
+    byte before the answer's ";"; recall_batch weighs the prediction of each record answer's ";"
+    as its bytes (and the byte after a copied passage not)"""
+    torch = pytest.importorskip("torch")
+    import argparse
+    import train
+    text = b"ab\n#1111 = Ruth;\nxx\n#1111 ? Ruth;\n#2222 = Eliza"
+    (marks,) = train.value_bytes(torch.tensor([list(text)]), terminator=True)
+    first = text.index(b"Ruth")
+    assert [i for i in range(len(text)) if marks[i] == 1] == list(range(first, first + 5))
+    text = b"ab\n#1111 = Ruth;\n#2222 = Eli;\nxx\n#2222 ? Eli;\n#1111 ? Ru"
+    (keys, asks), = train.address_pairs(torch.tensor([list(text)]), at="every", terminator=True)
+    f1, f2 = text.index(b"Ruth"), text.index(b"Eli")
+    assert keys == [f1, f1 + 1, f1 + 2, f1 + 3, f1 + 4, f2, f2 + 1, f2 + 2, f2 + 3]
+    q2, q1 = text.index(b"#2222 ?") + 7, text.index(b"#1111 ?") + 7
+    assert asks == [(q2, 5), (q2 + 1, 6), (q2 + 2, 7), (q2 + 3, 8), (q1, 0), (q1 + 1, 1), (q1 + 2, 2)]
+    for p, i in asks[:-1]:
+        assert text[p + 1] == text[keys[i]]
+    T = 1536
+    host = host_text(400)
+    streams = {dom: torch.frombuffer(bytearray(host), dtype=torch.uint8) for dom, _ in train.DOMAINS}
+    seen = 0
+    for term in (False, True):
+        args = argparse.Namespace(records=12, passages=2, dmin=16, dmax=1024, recall_margin=64, record_blocks=1,
+                                  answer_weight=3.0, with_terminator=term)
+        x, y, w, _ = train.recall_batch(streams, torch.Generator().manual_seed(5), 2, T, NAMES, args)
+        for row, ys, ws in zip(x, y, w):
+            text = bytes(row.to(torch.uint8).tolist())
+            for m in re.finditer(rb"#(\d{4}) \? ([A-Za-z]+);", text):
+                semi = m.end() - 1            # the ";" after the answer: predicted at position semi - 1
+                assert ys[semi - 1] == ord(";")
+                assert ws[semi - 1] == (3.0 if term else 1.0)
+                assert ws[m.start(2) - 1] == 3.0  # the answer's first byte weighs 3 either way
+                seen += 1
+    assert seen >= 10

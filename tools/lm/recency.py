@@ -14,7 +14,7 @@ documents, buckets, prefill, record_document, record_distance, record_length, re
 between are counted on the documents' bytes (recall.defined_between).
 
 Usage: python tools/lm/recency.py RESULT.h5 [--format NAME]
-Prints per bucket, for native (and the format): exact match with 0, 1-2 and 3 or more records
+Prints per bucket, for native (and the format): exact match with 0, 1-2, 3-7, 8-15 and 16 or more records
 defined between (share, 95% interval over records by Student's t, and the count).
 """
 import argparse
@@ -35,7 +35,7 @@ NEEDS = ("documents", "formats", "buckets", "record_document", "record_distance"
 
 
 def group_of(n):
-    """the index in recall_metrics.BETWEEN (0, 1-2, 3 or more) of n records defined between"""
+    """the index in recall_metrics.BETWEEN (0, 1-2, 3-7, 8-15, 16 or more) of n records defined between"""
     return next(i for i, (_, lo, hi) in enumerate(BETWEEN) if lo <= n <= hi)
 
 

@@ -100,8 +100,9 @@ def recall_batch(streams, gen, B, T, name_list, args):
         w = torch.ones(T)
         o = torch.zeros(T, dtype=torch.long)
         for sp in spans:
-            if sp["start"] + sp["length"] <= T + 1:
-                w[sp["start"] - 1:sp["start"] - 1 + sp["length"]] = args.answer_weight
+            n = sp["length"] + (args.with_terminator and sp["kind"] == "record")
+            if sp["start"] + n <= T + 1:
+                w[sp["start"] - 1:sp["start"] - 1 + n] = args.answer_weight
         defs = sorted({(sp["first"], sp["length"]) for sp in spans if sp["kind"] == "record"})
         for k, (first, length) in enumerate(defs, 1):
             lo, hi = recall.definition_line(first, length)
@@ -376,23 +377,24 @@ class WriteKeys:
 ADDRESS_SCALE = 10.0  # --address-keys: the scale of the cosines the softmax compares (--address-scale)
 
 
-def value_bytes(x):
+def value_bytes(x, terminator=False):
     """[B, T] of 0.0 and 1.0 over windows x [B, T] (bytes): 1 at the value bytes of each record
-    definition line "#0417 = Hezekiah;" whose ";" lies in the window (--value-writes rewards the
-    writes there)"""
+    definition line "#0417 = Hezekiah;" whose ";" lies in the window, and at the ";" too with
+    terminator (--value-writes rewards the writes there)"""
     out = torch.zeros(x.shape)
     for b, row in enumerate(x.tolist()):
         for _, first, end in recall.definition_lines(bytes(row)):
             if end >= 0:
-                out[b, first:end] = 1
+                out[b, first:end + 1 if terminator else end] = 1
     return out
 
 
-def address_pairs(x, at="first"):
+def address_pairs(x, at="first", terminator=False):
     """per window of x [B, T] (bytes): (keys, asks) with keys the positions in the records'
     definition lines "#0417 = Hezekiah;" where a head that finds a record by its number writes it:
     at="first", the value's first byte; at="end", the ";" after the value (--write-at-end's
-    write); at="every", each of the value's bytes (each a key of its own); and asks [(position,
+    write); at="every", each of the value's bytes (each a key of its own), and the ";" after them
+    with terminator; and asks [(position,
     index into keys)] the byte before the answer of each query line "#0417 ? " whose record is
     defined in the window, where the query for that byte is made (at="every": the byte before
     each answer byte in the window, paired with the value byte it answers with); read from the
@@ -402,8 +404,8 @@ def address_pairs(x, at="first"):
         doc = bytes(row)
         defs = {}
         for number, first, end in recall.definition_lines(doc):
-            if at == "every" and 0 <= end <= T:
-                defs[number] = list(range(first, end))
+            if at == "every" and 0 <= end < T + (not terminator):
+                defs[number] = list(range(first, end + terminator))
             elif at != "every":
                 p = first if at == "first" else end
                 if 0 <= p < T:
@@ -671,6 +673,10 @@ def main():
                          "inserted before them cannot push them out of the window (--recall)")
     ap.add_argument("--answer-weight", type=float, default=1.0,
                     help="loss weight of answer bytes (--recall); every other byte weighs 1")
+    ap.add_argument("--with-terminator", action="store_true",
+                    help="a record's answer ends with its terminator \";\", as the strict metric asks: the "
+                         "--answer-weight, --value-writes' rewarded bytes and --address-at every's keys take it as "
+                         "the answer's last byte (a novel value's length is known only from memory)")
     ap.add_argument("--recall-eval", default=None,
                     help="held-out recall documents (heldout_recall.json) to score at every eval")
     ap.add_argument("--recall-eval-docs", type=int, default=6, help="documents of --recall-eval per periodic eval")
@@ -950,7 +956,7 @@ def main():
             gparam["lr"] = lr_at(step)
         if args.recall:
             x, y, w, lines = recall_batch(streams, gen, args.batch, args.seq, name_list, args)
-            outside = 1 - value_bytes(x) if args.value_writes else (lines == 0).to(torch.float32)
+            outside = 1 - value_bytes(x, args.with_terminator) if args.value_writes else (lines == 0).to(torch.float32)
         else:
             x, y = batch(streams, gen, args.batch, args.seq)
             w = outside = lines = None
@@ -969,7 +975,7 @@ def main():
         else:
             beta_long = writes.mean(outside if args.spare_records else None) if writes is not None else None
         key_cos2 = wkeys.overlap(ends) if wkeys is not None else None
-        address = akeys.loss(address_pairs(x, args.address_at)) if akeys is not None else None
+        address = akeys.loss(address_pairs(x, args.address_at, args.with_terminator)) if akeys is not None else None
         talk = talks.loss(query_spans(x)) if talks is not None else None
         eroded = keeps.loss(record_spans(x)) if keeps is not None else None
         opt.zero_grad(set_to_none=True)
