@@ -72,7 +72,7 @@ FILES = {
     "nll/ablation_kda": "nll_ablation_kda", "nll/recall_gdn": "nll_recall_gdn", "nll/recall_kda": "nll_recall_kda",
     "nll/recall_gdn_prose": "nll_recall_gdn_prose", "nll/recall_kda_prose": "nll_recall_kda_prose",
     "generate/gdn": "generate_gdn", "generate/kda": "generate_kda", "recall/gdn": "recall_gdn",
-    "recall/kda": "recall_kda",
+    "recall/kda": "recall_kda", "frontier/gdn": "frontier_gdn", "frontier/kda": "frontier_kda",
 }
 # pairs of plans whose unit rankings are compared (calibration on prose against on C headers)
 PLAN_PAIRS = {"nll/plan_gdn_code": ("nll/plan_gdn", "nll_gdn_codeplan"),
@@ -80,7 +80,8 @@ PLAN_PAIRS = {"nll/plan_gdn_code": ("nll/plan_gdn", "nll_gdn_codeplan"),
 # the figure of each mechanism, copied to docs/figures/NAME.png
 FIGURES = {"propagation": "propagation/propagation", "selfcorrect": "selfcorrect/gdn", "halflife": "halflife/gdn",
            "octile": "octile/gdn", "knobs": "knobs/kda", "robustness": "robustness/kda", "regimes": "regimes/gdn",
-           "ablation": "ablation/gdn", "memory": "memory/memory", "nll": "nll/recall_kda", "recall": "recall/gdn"}
+           "ablation": "ablation/gdn", "memory": "memory/memory", "nll": "nll/recall_kda", "recall": "recall/gdn",
+           "frontier_gdn": "frontier/gdn", "frontier_kda": "frontier/kda"}
 
 # two-sided 95% quantiles of Student's t for 1 to 30 degrees of freedom
 T975 = [12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2.306004,
@@ -329,6 +330,25 @@ def read_recall(h, put):
                 "extra_nll_pos_mean, _ci95")
 
 
+def read_frontier(h, put):
+    fmts = names(h["formats"])
+    ranges = ["%d-%d KiB" % (lo // 1024, hi // 1024) for lo, hi in h["distance_ranges"][()]]
+    put.list("formats", fmts, "formats")
+    put.list("ranges", ranges, "distance_ranges")
+    for r in range(len(ranges)):
+        put("native.exact%d" % r, h["exact_native_mean"][r], h["exact_native_ci95"][r], "exact_native_mean, _ci95")
+    for j, f in enumerate(fmts):
+        for k in ("bits", "step_ratio", "serving_ratio", "pareto_recall", "pareto_prose"):
+            put("%s.%s" % (f, k), h[k][j], None, k)
+        for kind in ("recall", "prose"):
+            for k in ("window", "last_bin"):
+                put("%s.%s_%s" % (f, k, kind), h["%s_%s_mean" % (k, kind)][j], h["%s_%s_ci95" % (k, kind)][j],
+                    "%s_%s_mean, _ci95" % (k, kind))
+        for r in range(len(ranges)):
+            put("%s.exact_delta%d" % (f, r), h["exact_delta_mean"][j, r], h["exact_delta_ci95"][j, r],
+                "exact_delta_mean, _ci95")
+
+
 def read_plan_pair(a, b, put):
     """Spearman between two plans' unit rankings (lifetime L, measured M, read-out R, omega)"""
     for k, ds in (("lifetime", "lifetime"), ("measured", "measured_lifetime"), ("readout", "readout_lifetime"),
@@ -340,7 +360,7 @@ def read_plan_pair(a, b, put):
 READERS = {"propagation": read_propagation, "inputstats": read_inputstats, "selfcorrect": read_selfcorrect,
            "halflife": read_halflife, "octile": read_octile, "knobs": read_knobs, "robustness": read_robustness,
            "regimes": read_regimes, "memory": read_memory, "nll": read_nll, "generate": read_generate,
-           "recall": read_recall}
+           "recall": read_recall, "frontier": read_frontier}
 
 
 def find(roots, fid):
@@ -980,6 +1000,63 @@ def t_recall(doc):
     return table(head, rows)
 
 
+# the formats the paper names, placed against the frontier whether they are on it or not
+PAPER_FORMATS = ("int8", "int6", "int4", "dsq6", "dsq4", "space6", "space4", "time6", "time4", "stepquant6",
+                 "stepquant4")
+
+
+def frontier_place(doc, f, fmts, kind):
+    """on the frontier of kind (the driver's flag), or the format with the fewest bits among those
+    that dominate it (no more bits and no more damage, one of them less: the driver's rule)"""
+    if doc.get("%s:%s.pareto_%s" % (f, fmts[0], kind)) is None:
+        return "n/a"
+    val = {x: (doc.need("%s:%s.bits" % (f, x))[0], doc.get("%s:%s.window_%s" % (f, x, kind))[0]) for x in fmts}
+    return lambda x: ("frontier" if doc.need("%s:%s.pareto_%s" % (f, x, kind))[0] else
+                      "below %s" % min((y for y in fmts if y != x and None not in val[y] and None not in val[x]
+                                        and val[y][0] <= val[x][0] and val[y][1] <= val[x][1]
+                                        and (val[y][0] < val[x][0] or val[y][1] < val[x][1])),
+                                       key=lambda y: (val[y][0], val[y][1]), default="?"))
+
+
+def t_frontier(doc):
+    """the formats on a frontier of either model and the paper's formats: per model the bits, the
+    damage on both kinds of document, the answers kept by distance, the CPU step, and where each
+    format sits on each kind's frontier"""
+    models = [(m, "frontier/" + m) for m in ("gdn", "kda") if doc.items("frontier/%s:formats" % m)]
+    if not models:
+        return not_run(doc, "frontier/gdn:formats") + "; " + not_run(doc, "frontier/kda:formats")
+    on = lambda f, x, k: doc.get("%s:%s.pareto_%s" % (f, x, k)) and doc.get("%s:%s.pareto_%s" % (f, x, k))[0]  # noqa: E731
+    rows_of, bits = [], {}
+    for _, f in models:
+        for x in doc.items(f + ":formats"):
+            if x not in rows_of and (on(f, x, "recall") or on(f, x, "prose") or x in PAPER_FORMATS):
+                rows_of.append(x)
+            bits.setdefault(x, doc.need("%s:%s.bits" % (f, x))[0])
+    rows_of.sort(key=lambda x: (-bits[x], x))
+    head, cols = ["format"], []
+    for m, f in models:
+        up, fmts = {"gdn": "GDN s28", "kda": "KDA k12"}[m], doc.items(f + ":formats")
+        place = {k: frontier_place(doc, f, fmts, k) for k in ("recall", "prose")}
+        head += ["%s bits" % up, "%s extra NLL / byte: recall docs; prose" % up,
+                 "%s answers vs native: %s" % (up, ", ".join(doc.items(f + ":ranges"))), "%s CPU step / FP32" % up,
+                 "%s place: recall; prose" % up]
+        cols.append((f, fmts, place))
+
+    def cells(x, f, fmts, place):
+        if x not in fmts:
+            return ["", "", "", "", ""]
+        key = lambda k: "%s:%s.%s" % (f, x, k)  # noqa: E731
+        return [cell(doc, key("bits"), "3"), "%s; %s" % (cell(doc, key("window_recall"), "5"),
+                                                          cell(doc, key("window_prose"), "5")),
+                ", ".join(cell(doc, key("exact_delta%d" % r), "2") for r in range(len(doc.items(f + ":ranges")))),
+                cell(doc, key("step_ratio"), "2"), "%s; %s" % (place["recall"](x), place["prose"](x))]
+    rows = [[x] + [c for f, fmts, place in cols for c in cells(x, f, fmts, place)] for x in rows_of]
+    rows.append(["native exact match"] + [c for f, _, _ in cols for c in
+                                          ["", "", ", ".join(cell(doc, "%s:native.exact%d" % (f, r), "2")
+                                                             for r in range(len(doc.items(f + ":ranges")))), "", ""]])
+    return table(head, rows)
+
+
 def t_files(doc):
     revs = sorted({f["git_revision"] for f in doc.files.values() if f.get("git_revision")})
     return ("Results: stepq %s; each file's revision and config checksum are in paper_repro.json (`files`)."
@@ -1009,7 +1086,8 @@ TABLES = {"rules": t_rules, "inputstats": t_inputstats, "propagation": t_propaga
                                      ("nll/recall_gdn_prose", "s28 prose", NLL1), ("nll/recall_kda", "KDA k12", NLL3),
                                      ("nll/recall_kda_prose", "k12 prose", NLL1))),
           "nll_ablation": t_nll_ablation, "generate": t_generate, "recall": t_recall, "files": t_files,
-          "missing": t_missing, "quick": t_quick}
+          "missing": t_missing, "quick": t_quick,
+          "frontier": t_frontier}
 
 
 def expand(doc, op, args):

@@ -356,3 +356,41 @@ def test_h5cmp_refuses_what_is_not_hdf5(tmp_path):
     assert tool("tools/h5cmp.py", a, a).returncode == 0
     refused(tool("tools/h5cmp.py", a, truncated(a, tmp_path / "cut.h5")), "cut.h5")
     refused(tool("tools/h5cmp.py", tmp_path / "none.h5", a), "none.h5")
+
+
+def test_repro_tables_places_formats_against_the_frontier():
+    """repro_tables' frontier table: a format the driver flags is "frontier"; one it does not is
+    placed below the format with the fewest bits among those with no more bits and no more damage
+    (worked out here by hand for five formats), on each kind of document separately"""
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import repro_tables as rt
+    # format: bits, damage on recall documents, on prose, the driver's two flags
+    fmts = {"int8": (8.125, 0.001, 0.004, 1, 1), "int6": (6.125, 0.010, 0.002, 1, 1),
+            "space6": (6.25, 0.020, 0.030, 0, 0), "int5": (5.125, 0.015, 0.045, 1, 1),
+            "int4": (4.125, 0.030, 0.050, 1, 1),
+            "dsq4": (4.25, 0.040, 0.060, 0, 0)}
+    numbers, f = {}, "frontier/gdn"
+    for x, (b, r, p, fr, fp) in fmts.items():
+        for k, v in (("bits", b), ("window_recall", r), ("window_prose", p), ("pareto_recall", fr),
+                     ("pareto_prose", fp), ("step_ratio", 1.0)):
+            numbers["%s:%s.%s" % (f, x, k)] = [v, None, k]
+        for r_ in range(3):
+            numbers["%s:%s.exact_delta%d" % (f, x, r_)] = [0.0, 0.01, "exact_delta"]
+    for r_ in range(3):
+        numbers["%s:native.exact%d" % (f, r_)] = [0.9, 0.05, "exact_native"]
+    doc = rt.Doc({"files": {"frontier/gdn.h5": {"config": "experiments/frontier_gdn.cfg"},
+                            "frontier/kda.h5": {"config": "experiments/frontier_kda.cfg", "missing": True}},
+                  "numbers": numbers, "figures": {},
+                  "lists": {f + ":formats": {"items": list(fmts)}, f + ":ranges": {"items": ["1-2 KiB", "2-4 KiB",
+                                                                                          "4-8 KiB"]}}})
+    recall = rt.frontier_place(doc, f, list(fmts), "recall")
+    prose = rt.frontier_place(doc, f, list(fmts), "prose")
+    # space6 (6.25 bits): on recall documents int6 and int5 both dominate it, int5 with fewer bits;
+    # on prose int6 alone (int5's 0.045 is more damage); dsq4 (4.25): int4 on both
+    assert [recall(x) for x in fmts] == ["frontier", "frontier", "below int5", "frontier", "frontier", "below int4"]
+    assert [prose(x) for x in fmts] == ["frontier", "frontier", "below int6", "frontier", "frontier", "below int4"]
+    text = rt.t_frontier(doc)
+    rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| format")]
+    assert [r.split(" | ")[0][2:] for r in rows] == ["int8", "space6", "int6", "int5", "dsq4", "int4",
+                                                     "native exact match"]
+    assert "below int5; below int6" in rows[1]
