@@ -153,6 +153,41 @@ struct fmt_rows {
     }
 };
 
+// the 16-bit casts (quant/cast.c): BF16 (round half to even) and FP16 (IEEE, saturating at
+// +-65504), element E (STEPQ_ELEM_BF16 or _FP16). Lanes layout: the K x V halves permuted as
+// fmt_rows<16>'s codes would be, with no scales (lane l's 4 values of a row 8 bytes of its stream)
+template <int E>
+struct fmt_cast16 {
+    enum { TILE = RW * LV * 2 };
+    struct raw {
+        lv<uint32_t> h[2 * RW];        // row i's 4 halves in words 2i, 2i + 1, low half first
+    };
+    LN lv<int> chunk0(lv<int> w, lv<int> l) { return w * (TILE / 4) + l * 4; }
+    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l) {
+        for (int k = 0; k < RW / 2; k++) ln_load4(&r->h[4 * k], (const uint32_t*)P, chunk0(w, l) + k * LN_WARP * 4);
+    }
+    LN void decode(lrow* x, const raw* r) {
+        LN_UNROLL for (int i = 0; i < RW; i++)
+            LN_UNROLL for (int c = 0; c < CW; c++) {
+                const lv<uint32_t> h = (r->h[2 * i + c / 2] >> (16 * (c % 2))) & 0xffffu;
+                if (E == STEPQ_ELEM_BF16) x[i][c] = ln_float(h << 16);
+                else LN_MAP(x[i][c], stepq_f16_to_f32, h);
+            }
+    }
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float*) {
+        lv<uint32_t> h[2 * RW];
+        for (int k = 0; k < 2 * RW; k++) h[k] = ln_all(0u);
+        LN_UNROLL for (int i = 0; i < RW; i++)
+            LN_UNROLL for (int c = 0; c < CW; c++) {
+                lv<uint32_t> e;
+                if (E == STEPQ_ELEM_BF16) LN_MAP(e, stepq_f32_to_bf16, x[i][c]);
+                else LN_MAP(e, stepq_f32_to_f16_sat, x[i][c]);
+                h[2 * i + c / 2] = h[2 * i + c / 2] | (e << (16 * (c % 2)));
+            }
+        for (int k = 0; k < RW / 2; k++) ln_store4((uint32_t*)P, chunk0(w, l) + k * LN_WARP * 4, &h[4 * k]);
+    }
+};
+
 // NVFP4 (quant/nvfp4.c): E2M1 codes, one E4M3 scale per block of 16 values of a row (the
 // columns of 4 lanes: block l / 4), one float32 scale per head. Lanes layout, 9220 bytes as the
 // rows layout: first per warp w and block b the E4M3 scales of its 16 rows (16 bytes at
@@ -322,14 +357,16 @@ __global__ void __launch_bounds__(LN_THREADS, 2) lanes_kernel(lanes_args a) {
 // the formats, the launches
 
 // the kernels' specialisations: X(id, trait) for each
-enum { LT_NONE, LT_FP32, LT_INT8, LT_INT6, LT_INT4, LT_NVFP4 };
-#define LANES_FORMATS(X) \
-    X(LT_FP32, fmt_fp32) X(LT_INT8, fmt_rows<8>) X(LT_INT6, fmt_rows<6>) X(LT_INT4, fmt_rows<4>) X(LT_NVFP4, fmt_nvfp4)
+enum { LT_NONE, LT_FP32, LT_BF16, LT_FP16, LT_INT8, LT_INT6, LT_INT4, LT_NVFP4 };
+#define LANES_FORMATS(X)                                                                                 \
+    X(LT_FP32, fmt_fp32) X(LT_BF16, fmt_cast16<STEPQ_ELEM_BF16>) X(LT_FP16, fmt_cast16<STEPQ_ELEM_FP16>) \
+    X(LT_INT8, fmt_rows<8>) X(LT_INT6, fmt_rows<6>) X(LT_INT4, fmt_rows<4>) X(LT_NVFP4, fmt_nvfp4)
 
 // the specialisation that runs format f, or LT_NONE
 static int lanes_trait(const stepq_format* f) {
     if (stepq_format_exact(f)) return LT_FP32;
     const int w = f->width, plain = f->needs == STEPQ_NEEDS_NOTHING && !f->replay;
+    if (f->family->id == STEPQ_FAMILY_CAST) return f->cast.element == STEPQ_ELEM_BF16 ? LT_BF16 : LT_FP16;
     if (plain && f->family->id == STEPQ_FAMILY_NVFP4) return LT_NVFP4;
     if (!plain || f->family->id != STEPQ_FAMILY_ROWS) return LT_NONE;
     return w == 8 ? LT_INT8 : w == 6 ? LT_INT6 : w == 4 ? LT_INT4 : LT_NONE;
@@ -339,7 +376,7 @@ int lanes_takes(const stepq_format* f, int K, int V) { return lanes_trait(f) != 
 
 int lanes_supports(const stepq_format* f, int K, int V) {
     if (lanes_takes(f, K, V)) return STEPQ_OK;
-    stepq_error("format %s on %d x %d heads: the lane kernels take fp32, int8, int6, int4 and nvfp4 on %d x %d heads",
+    stepq_error("format %s on %d x %d heads: the lane kernels take fp32, bf16, fp16, int8, int6, int4 and nvfp4 on %d x %d heads",
                 f->name, K, V, LK, LV);
     return STEPQ_ERR;
 }
@@ -405,6 +442,12 @@ void lanes_permute(uint8_t* dst, const uint8_t* src, const stepq_format* f, int 
                     lanes_move(dst, src, lanes_piece_at(fmt_nvfp4::SCALES, 4, i, (int)k * 4 + c, 0), ro + 1 + 2 * c, 2,
                                to_lanes);
             }
+        return;
+    }
+    if (t == LT_BF16 || t == LT_FP16) {  // rows: one half after another; lanes: 8 bytes a piece
+        for (int i = 0; i < LK; i++)
+            for (int l = 0; l < LN_WARP; l++)
+                lanes_move(dst, src, lanes_piece_at(0, 16, i, l, 0), ((size_t)i * LV + (size_t)l * CW) * 2, 8, to_lanes);
         return;
     }
     const int b = t == LT_INT8 ? 8 : t == LT_INT6 ? 6 : 4;

@@ -36,6 +36,14 @@ extern "C" {
 #define LN_N LN_THREADS                     // the host holds every thread's
 #endif
 #define LN_EACH(t) for (int t = 0; t < LN_N; t++)
+// a loop the device compiler must unroll (its trip count a constant): where the body branches,
+// as quant/numerics.h's FP16 conversions do, it may not by itself, and then indexes the lane's
+// registers through local memory
+#ifdef __CUDA_ARCH__
+#define LN_UNROLL _Pragma("unroll")
+#else
+#define LN_UNROLL
+#endif
 
 template <class T>
 struct lv {

@@ -14,7 +14,7 @@
 //           kernel 1 waits on kernel 2's event. Bytes: the packed head read twice, written once
 //           (what sim/kernels.c's read and write passes do on the CPU).
 //   fp32    the baseline: the float32 state read once and written once, same step.
-//   lanes   the kernels written lane by lane (lanes.h; fp32, int8, int6, int4, nvfp4 on 128 x 128
+//   lanes   the kernels written lane by lane (lanes.h; fp32, bf16, fp16, int8, int6, int4, nvfp4 on 128 x 128
 //           heads): the state in registers, one kernel per format; method 6.5's contract, not
 //           the CPU's bits. The pool keeps their layout; load, upload and read take and give
 //           the CPU's.

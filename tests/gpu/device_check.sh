@@ -126,7 +126,7 @@ fi
     echo "figures ($(( $(date +%s) - start )) s in all):"
     grep -m1 -o 'NVIDIA[^,]*' "$out/nvidia-smi.log" 2>/dev/null
     grep -h 'checks,' "$out/parity.log" "$out/lanes.log" 2>/dev/null
-    grep -h 'the emulation$' "$out/parity.log" 2>/dev/null | grep -c 'equal byte for byte' | sed 's/$/ of 10 lane kernels: device = emulation/'
+    grep -h 'the emulation$' "$out/parity.log" 2>/dev/null | grep -c 'equal byte for byte' | sed 's/$/ of 14 lane kernels: device = emulation/'
     grep -h '^copy' "$out/bench.log" 2>/dev/null
     awk '$1 ~ /^(128|512)$/ && ($3 == "lanes" || ($2 == "fp32" && $3 == "fused"))' "$out/bench.log" 2>/dev/null
 } >> "$summary"

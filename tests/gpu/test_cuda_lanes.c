@@ -16,7 +16,8 @@
 //     each E2M1 code equal or a neighbour where the CPU's quotient lies within reach of an E2M1
 //     threshold (a code or a block scale moved is caught as above);
 //   - the layout permutation (rows <-> lanes) is a bijection: back and forth gives the bytes.
-// fp32, int8, int6, int4, nvfp4; GDN (one gate) and KDA (a gate per key row).
+//   - BF16 and FP16: each element equal, or between the casts of the CPU's x -+ its bound;
+// fp32, bf16, fp16, int8, int6, int4, nvfp4; GDN (one gate) and KDA (a gate per key row).
 #include <stdint.h>
 
 #include "../../quant/numerics.h"
@@ -48,8 +49,30 @@ typedef struct {
     double scale;
 } step_in;
 
-// the stored state's layout: the FP32 cast, int-b rows, NVFP4
-enum { LAY_FP32, LAY_ROWS, LAY_NVFP4 };
+// the stored state's layout: the FP32 cast, the BF16 and FP16 casts, int-b rows, NVFP4
+enum { LAY_FP32, LAY_BF16, LAY_FP16, LAY_ROWS, LAY_NVFP4 };
+
+// a 16-bit cast's element (quant/cast.c's rules), and its value
+static uint16_t cast16(int lay, float x) { return lay == LAY_BF16 ? stepq_f32_to_bf16(x) : stepq_f32_to_f16_sat(x); }
+static float cast16_value(int lay, uint16_t h) { return lay == LAY_BF16 ? stepq_bf16_to_f32(h) : stepq_f16_to_f32(h); }
+
+// a 16-bit cast's stored state against the CPU's: each element equal, or the cast of a value
+// within its reach of the CPU's x: between the casts of x - E and x + E (the casts are monotone)
+static int cast16_state(int lay, const float* Xc, const uint8_t* Pc, const uint8_t* Pg, const double* Et, char* why, size_t nwhy) {
+    int bad = 0;
+    for (int e = 0; e < K * V; e++) {
+        uint16_t hc, hg;
+        memcpy(&hc, Pc + 2 * e, 2);
+        memcpy(&hg, Pg + 2 * e, 2);
+        if (hc == hg) continue;
+        const double wide = Et[e] + 2 * U * fabs((double)Xc[e]);  // and the ends' rounding to float
+        const float g = cast16_value(lay, hg), lo = cast16_value(lay, cast16(lay, (float)(Xc[e] - wide))),
+                    hi = cast16_value(lay, cast16(lay, (float)(Xc[e] + wide)));
+        if (!(g >= fminf(lo, hi) && g <= fmaxf(lo, hi)) && !bad++)
+            snprintf(why, nwhy, "X[%d]: %#x vs the CPU's %#x (x %.9g, reach %.3g)", e, hg, hc, Xc[e], Et[e]);
+    }
+    return bad;
+}
 
 // E2M1's rounding thresholds (the midpoints of its magnitudes, quant/numerics.h) and a code's
 // place on the signed grid (sign in bit 3)
@@ -147,6 +170,7 @@ static int contract(const float* Xh, const float* Xc, const float* yc, const flo
         }
     }
     if (lay == LAY_NVFP4) return bad + nvfp4_state(Xc, Pc, Pg, Et, bad ? NULL : why, bad ? 0 : nwhy);
+    if (lay == LAY_BF16 || lay == LAY_FP16) return bad + cast16_state(lay, Xc, Pc, Pg, Et, bad ? NULL : why, bad ? 0 : nwhy);
     if (lay == LAY_FP32) {
         for (int e = 0; e < K * V; e++) {
             float g;
@@ -206,7 +230,11 @@ static void rig_open(rig* r, const stepq_format* f, int kind, gsl_rng* rng) {
     memset(r, 0, sizeof *r);
     r->f = f;
     r->kind = kind;
-    r->lay = stepq_format_exact(f) ? LAY_FP32 : f->family->id == STEPQ_FAMILY_NVFP4 ? LAY_NVFP4 : LAY_ROWS;
+    r->lay = stepq_format_exact(f)                   ? LAY_FP32
+             : f->family->id == STEPQ_FAMILY_NVFP4   ? LAY_NVFP4
+             : f->family->id != STEPQ_FAMILY_CAST    ? LAY_ROWS
+             : f->cast.element == STEPQ_ELEM_BF16    ? LAY_BF16
+                                                     : LAY_FP16;
     r->b = f->width;
     stepq_head_plan hp;
     uint8_t rows[K];
@@ -352,6 +380,15 @@ static void one_step_contract(const stepq_format* f, int kind, int steps, gsl_rn
                 memcpy(P2 + 4 * 300, &x, 4);
                 CHECK(contract(Xh + o, Xc + o, yc, yg, Pc, P2, &in, r.lay, r.b, Et, w2, sizeof w2) > 0,
                       "%s %s: a moved state element passed the contract", f->name, stepq_kind_name(kind));
+            } else if (r.lay == LAY_BF16 || r.lay == LAY_FP16) {
+                // element 300 moved an ulp, and it is far from a boundary: no reach spans one
+                uint16_t x;
+                memcpy(&x, P2 + 2 * 300, 2);
+                x++;
+                memcpy(P2 + 2 * 300, &x, 2);
+                CHECK(contract(Xh + o, Xc + o, yc, yg, Pc, P2, &in, r.lay, r.b, Et, w2, sizeof w2) > 0,
+                      "%s %s: a moved state element passed the contract", f->name, stepq_kind_name(kind));
+                printf("  %s %s: an element moved an ulp: %s\n", f->name, stepq_kind_name(kind), w2);
             } else if (r.lay == LAY_NVFP4) {
                 nvfp4_perturbed(&r, Xh + o, Xc + o, yc, yg, Pc, P2, &in, Et);
             } else {
@@ -385,6 +422,8 @@ static void one_step_contract(const stepq_format* f, int kind, int steps, gsl_rn
                         const int k = j / STEPQ_NVFP4_BLOCK, e = j % STEPQ_NVFP4_BLOCK;
                         codes_differ += nv_code(nv_block(r.Pc + h * r.stride, i, k), e) != nv_code(nv_block(r.Pg + h * r.stride, i, k), e);
                     }
+        if (r.lay == LAY_BF16 || r.lay == LAY_FP16)  // a cast's codes: its elements
+            for (size_t e = 0; e < (size_t)HEADS * r.stride; e += 2) codes_differ += memcmp(r.Pc + e, r.Pg + e, 2) != 0;
         if (r.lay == LAY_ROWS)
             for (int h = 0; h < HEADS; h++) {
                 const size_t row = STEPQ_ROW_BYTES(r.b, V);
@@ -515,8 +554,8 @@ int main(void) {
     gsl_rng* rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 67);
     expf_sweep();
-    const char* names[] = {"fp32", "int8", "int6", "int4", "nvfp4"};
-    for (int i = 0; i < 5; i++) {
+    const char* names[] = {"fp32", "bf16", "fp16", "int8", "int6", "int4", "nvfp4"};
+    for (int i = 0; i < 7; i++) {
         const stepq_format* f = stepq_format_find(names[i]);
         layout_roundtrip(f, rng);
         for (int kind = STEPQ_GDN; kind <= STEPQ_KDA; kind++) {
@@ -525,14 +564,14 @@ int main(void) {
         }
     }
     // what the lane kernels refuse, by name
-    const stepq_format* nv = stepq_format_find("bf16");
+    const stepq_format* nv = stepq_format_find("fp8-tile32");
     stepq_head_plan hp;
     uint8_t rows[K];
     stepq_assert(stepq_head_plan_for(&hp, rows, nv, NULL, 0, STEPQ_GDN, K) == STEPQ_OK);
     stepq_serving* s = NULL;
     fprintf(stderr, "(two refusals expected next)\n");
     CHECK(stepq_serving_create(&s, nv, &hp, 1, STEPQ_GDN, 1, K, V, STEPQ_SERVE_LANES, 1, STEPQ_CUDA_EMULATE) == STEPQ_ERR,
-          "the lane kernels took bf16");
+          "the lane kernels took fp8-tile32");
     CHECK(stepq_serving_create(&s, stepq_format_find("int8"), &hp, 1, STEPQ_GDN, 1, 64, V, STEPQ_SERVE_LANES, 1,
                                STEPQ_CUDA_EMULATE) == STEPQ_ERR, "the lane kernels took a 64 x 128 head");
     gsl_rng_free(rng);
