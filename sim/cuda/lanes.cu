@@ -153,6 +153,27 @@ struct fmt_rows {
     }
 };
 
+// the largest |x| (bits) of the lane's values
+LN lv<uint32_t> lane_absmax(lrow* x) {
+    lv<uint32_t> m = ln_all(0u);
+    for (int i = 0; i < RW; i++)
+        for (int c = 0; c < CW; c++) m = ln_max(m, ln_bits(x[i][c]) & 0x7fffffffu);
+    return m;
+}
+
+// the largest of m over groups of `group` consecutive warps (each lane gets its group's): the
+// warp's by a butterfly, the group's from the warps' in shared memory sh (LN_WARPS words; a
+// barrier). A maximum is exact in any order.
+LN lv<uint32_t> warps_max(lv<uint32_t> m, uint32_t* sh, lv<int> w, lv<int> l, int group) {
+    for (int mask = LN_WARP / 2; mask >= 1; mask /= 2) m = ln_max(m, ln_shfl_xor(m, mask));
+    ln_store_if(ln_eq(l, 0), sh, w, m);
+    ln_sync();
+    const lv<int> first = (w / group) * group;
+    m = ln_load(sh, first);
+    for (int g = 1; g < group; g++) m = ln_max(m, ln_load(sh, first + g));
+    return m;
+}
+
 // the 16-bit casts (quant/cast.c): BF16 (round half to even) and FP16 (IEEE, saturating at
 // +-65504), element E (STEPQ_ELEM_BF16 or _FP16). Lanes layout: the K x V halves permuted as
 // fmt_rows<16>'s codes would be, with no scales (lane l's 4 values of a row 8 bytes of its stream)
@@ -185,6 +206,54 @@ struct fmt_cast16 {
                 h[2 * i + c / 2] = h[2 * i + c / 2] | (e << (16 * (c % 2)));
             }
         for (int k = 0; k < RW / 2; k++) ln_store4((uint32_t*)P, chunk0(w, l) + k * LN_WARP * 4, &h[4 * k]);
+    }
+};
+
+// FP8 E4M3 with one float32 scale per tile of 32 key rows (quant/fp8tile.c): the tile of warps
+// 2t and 2t + 1, s = amax / 448, codes e4m3(|x| / s) with the sign in bit 7 (none for a zero
+// code), here |x| (1/s), one reciprocal a tile where the CPU divides. Lanes layout, 16,400
+// bytes as the rows layout: the 4 tiles' scales, then the codes as fmt_rows<8>'s tiles. Encoding
+// needs the tile's maximum: a third barrier.
+struct fmt_fp8tile {
+    enum { TILE = RW * LV, SCALES = 4 * LK / STEPQ_FP8_TILE };
+    static_assert(SCALES == 16 && 2 * RW == STEPQ_FP8_TILE, "a tile is two warps' rows");
+    struct raw {
+        lv<uint32_t> code[RW];         // row i's 4 codes in word i
+        lv<float> s;
+    };
+    LN lv<int> chunk0(lv<int> w, lv<int> l) { return SCALES / 4 + w * (TILE / 4) + l * 4; }
+    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l) {
+        for (int k = 0; k < CW; k++) ln_load4(&r->code[4 * k], (const uint32_t*)P, chunk0(w, l) + k * LN_WARP * 4);
+        r->s = ln_load((const float*)P, w >> 1);
+    }
+    LN void decode(lrow* x, const raw* r) {
+        LN_UNROLL for (int i = 0; i < RW; i++)
+            LN_UNROLL for (int c = 0; c < CW; c++) {
+                const lv<uint32_t> z = (r->code[i] >> (8 * c)) & 0xffu;
+                lv<float> e;
+                LN_MAP(e, stepq_e4m3_decode, z);
+                x[i][c] = e * r->s;
+            }
+    }
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float* sh) {
+        const lv<float> s = ln_float(warps_max(lane_absmax(x), (uint32_t*)sh, w, l, 2)) / 448.0f;
+        ln_store_if(ln_eq(l, 0) & ln_eq(w & 1, 0), (float*)P, w >> 1, s);
+        lv<float> rinv;
+        LN_EACH(t) rinv.v[t] = s.v[t] > 0.0f ? 1.0f / s.v[t] : 0.0f;  // s = 0: zero codes
+        lv<uint32_t> code[RW];
+        LN_UNROLL for (int i = 0; i < RW; i++) {
+            code[i] = ln_all(0u);
+            LN_UNROLL for (int c = 0; c < CW; c++) {
+                const lv<float> t = x[i][c] * rinv;
+                lv<uint32_t> z;
+                LN_EACH(t_) {  // rc_e4m3_signed: the magnitude's code, the sign where it is not 0
+                    const uint32_t m = stepq_e4m3_encode(t.v[t_] < 0.0f ? -t.v[t_] : t.v[t_]);
+                    z.v[t_] = m | (t.v[t_] < 0.0f && m ? 0x80u : 0u);
+                }
+                code[i] = code[i] | (z << (8 * c));
+            }
+        }
+        for (int k = 0; k < CW; k++) ln_store4((uint32_t*)P, chunk0(w, l) + k * LN_WARP * 4, &code[4 * k]);
     }
 };
 
@@ -224,21 +293,9 @@ struct fmt_nvfp4 {
             }
         }
     }
-    // the largest |x| of the head (bits): the lane's, the warp's by a butterfly, the block's
-    // from the warps' in shared memory (a maximum is exact in any order)
-    LN lv<uint32_t> head_max(lrow* x, uint32_t* sh, lv<int> w, lv<int> l) {
-        lv<uint32_t> m = ln_all(0u);
-        for (int i = 0; i < RW; i++)
-            for (int c = 0; c < CW; c++) m = ln_max(m, ln_bits(x[i][c]) & 0x7fffffffu);
-        for (int mask = LN_WARP / 2; mask >= 1; mask /= 2) m = ln_max(m, ln_shfl_xor(m, mask));
-        ln_store_if(ln_eq(l, 0), sh, w, m);
-        ln_sync();
-        m = ln_load(sh, ln_all(0));
-        for (int g = 1; g < LN_WARPS; g++) m = ln_max(m, ln_load(sh, ln_all(g)));
-        return m;
-    }
     LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float* sh) {
-        const lv<float> s_head = ln_float(head_max(x, (uint32_t*)sh, w, l)) / 2688.0f;  // amax / (6 * 448)
+        const lv<uint32_t> amax = warps_max(lane_absmax(x), (uint32_t*)sh, w, l, LN_WARPS);
+        const lv<float> s_head = ln_float(amax) / 2688.0f;  // amax / (6 * 448)
         ln_store_if(ln_eq(ln_tid(), 0), (float*)P, ln_all(HEAD / 4), s_head);
         const lv<int> scaled = ln_gt(s_head, 0.0f);
         lv<uint32_t> code[8], scale[RW / 4];
@@ -357,10 +414,11 @@ __global__ void __launch_bounds__(LN_THREADS, 2) lanes_kernel(lanes_args a) {
 // the formats, the launches
 
 // the kernels' specialisations: X(id, trait) for each
-enum { LT_NONE, LT_FP32, LT_BF16, LT_FP16, LT_INT8, LT_INT6, LT_INT4, LT_NVFP4 };
+enum { LT_NONE, LT_FP32, LT_BF16, LT_FP16, LT_INT8, LT_INT6, LT_INT4, LT_NVFP4, LT_FP8TILE };
 #define LANES_FORMATS(X)                                                                                 \
     X(LT_FP32, fmt_fp32) X(LT_BF16, fmt_cast16<STEPQ_ELEM_BF16>) X(LT_FP16, fmt_cast16<STEPQ_ELEM_FP16>) \
-    X(LT_INT8, fmt_rows<8>) X(LT_INT6, fmt_rows<6>) X(LT_INT4, fmt_rows<4>) X(LT_NVFP4, fmt_nvfp4)
+    X(LT_INT8, fmt_rows<8>) X(LT_INT6, fmt_rows<6>) X(LT_INT4, fmt_rows<4>) X(LT_NVFP4, fmt_nvfp4)     \
+    X(LT_FP8TILE, fmt_fp8tile)
 
 // the specialisation that runs format f, or LT_NONE
 static int lanes_trait(const stepq_format* f) {
@@ -368,6 +426,7 @@ static int lanes_trait(const stepq_format* f) {
     const int w = f->width, plain = f->needs == STEPQ_NEEDS_NOTHING && !f->replay;
     if (f->family->id == STEPQ_FAMILY_CAST) return f->cast.element == STEPQ_ELEM_BF16 ? LT_BF16 : LT_FP16;
     if (plain && f->family->id == STEPQ_FAMILY_NVFP4) return LT_NVFP4;
+    if (plain && f->family->id == STEPQ_FAMILY_FP8TILE) return LT_FP8TILE;
     if (!plain || f->family->id != STEPQ_FAMILY_ROWS) return LT_NONE;
     return w == 8 ? LT_INT8 : w == 6 ? LT_INT6 : w == 4 ? LT_INT4 : LT_NONE;
 }
@@ -376,7 +435,7 @@ int lanes_takes(const stepq_format* f, int K, int V) { return lanes_trait(f) != 
 
 int lanes_supports(const stepq_format* f, int K, int V) {
     if (lanes_takes(f, K, V)) return STEPQ_OK;
-    stepq_error("format %s on %d x %d heads: the lane kernels take fp32, bf16, fp16, int8, int6, int4 and nvfp4 on %d x %d heads",
+    stepq_error("format %s on %d x %d heads: the lane kernels take fp32, bf16, fp16, int8, int6, int4, nvfp4 and fp8-tile32 on %d x %d heads",
                 f->name, K, V, LK, LV);
     return STEPQ_ERR;
 }
@@ -448,6 +507,16 @@ void lanes_permute(uint8_t* dst, const uint8_t* src, const stepq_format* f, int 
         for (int i = 0; i < LK; i++)
             for (int l = 0; l < LN_WARP; l++)
                 lanes_move(dst, src, lanes_piece_at(0, 16, i, l, 0), ((size_t)i * LV + (size_t)l * CW) * 2, 8, to_lanes);
+        return;
+    }
+    if (t == LT_FP8TILE) {  // rows: per tile its scale, then its 32 rows' codes
+        const size_t per_tile = 4 + (size_t)STEPQ_FP8_TILE * LV;
+        for (int i = 0; i < LK; i++) {
+            const size_t tile = (size_t)(i / STEPQ_FP8_TILE), ro = tile * per_tile + 4 + (size_t)(i % STEPQ_FP8_TILE) * LV;
+            if (i % STEPQ_FP8_TILE == 0) lanes_move(dst, src, 4 * tile, tile * per_tile, 4, to_lanes);
+            for (int l = 0; l < LN_WARP; l++)
+                lanes_move(dst, src, lanes_piece_at(fmt_fp8tile::SCALES, 8, i, l, 0), ro + (size_t)l * CW, 4, to_lanes);
+        }
         return;
     }
     const int b = t == LT_INT8 ? 8 : t == LT_INT6 ? 6 : 4;

@@ -13,7 +13,7 @@ REC = 4 * K + V + 1 + 3 & ~3        # the input record, floats (blockprog.cuh's 
 LANES_IN = 2 * K + V + 1 + 1        # what the lane kernels read of it: q, k, v, GDN's one gate g, beta
 
 
-LANES_FORMATS = ("fp32", "bf16", "fp16", "int8", "int6", "int4", "nvfp4")
+LANES_FORMATS = ("fp32", "bf16", "fp16", "int8", "int6", "int4", "nvfp4", "fp8-tile32")
 
 
 def packed(fmt):
@@ -23,6 +23,8 @@ def packed(fmt):
         return 4 * K * V
     if fmt in ("bf16", "fp16"):
         return 2 * K * V
+    if fmt == "fp8-tile32":            # per 32 rows a float32 scale, then their E4M3 bytes
+        return K // 32 * 4 + K * V
     if fmt == "nvfp4":                 # s_head, then per 16 values an E4M3 byte and 8 code bytes
         return (4 + K * V // 16 * 9 + 15) // 16 * 16
     b = int(fmt[3:])

@@ -17,7 +17,9 @@
 //     threshold (a code or a block scale moved is caught as above);
 //   - the layout permutation (rows <-> lanes) is a bijection: back and forth gives the bytes.
 //   - BF16 and FP16: each element equal, or between the casts of the CPU's x -+ its bound;
-// fp32, bf16, fp16, int8, int6, int4, nvfp4; GDN (one gate) and KDA (a gate per key row).
+//   - fp8-tile32: each tile's scale within the reach of its maximum, each code equal or between the
+//     codes of the CPU's quotient -+ its reach (a code or a tile scale moved is caught);
+// fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32; GDN (one gate) and KDA (a gate per key row).
 #include <stdint.h>
 
 #include "../../quant/numerics.h"
@@ -50,7 +52,7 @@ typedef struct {
 } step_in;
 
 // the stored state's layout: the FP32 cast, the BF16 and FP16 casts, int-b rows, NVFP4
-enum { LAY_FP32, LAY_BF16, LAY_FP16, LAY_ROWS, LAY_NVFP4 };
+enum { LAY_FP32, LAY_BF16, LAY_FP16, LAY_ROWS, LAY_NVFP4, LAY_FP8TILE };
 
 // a 16-bit cast's element (quant/cast.c's rules), and its value
 static uint16_t cast16(int lay, float x) { return lay == LAY_BF16 ? stepq_f32_to_bf16(x) : stepq_f32_to_f16_sat(x); }
@@ -94,6 +96,45 @@ static const uint8_t* nv_block(const uint8_t* P, int i, int k) {
     return P + 4 + ((size_t)i * (V / STEPQ_NVFP4_BLOCK) + k) * STEPQ_NVFP4_BLOCK_BYTES;
 }
 static uint8_t nv_code(const uint8_t* blk, int j) { return (uint8_t)(blk[1 + j / 2] >> (4 * (j & 1)) & 15); }
+
+// FP8 E4M3 tiles (quant/fp8tile.c): a signed code's place on the grid, and the signed code of t
+static int e4m3_place(uint8_t z) { return (z & 0x80) ? -(z & 0x7f) : (z & 0x7f); }
+static uint8_t e4m3_signed(double t) {
+    const uint8_t m = stepq_e4m3_encode((float)fabs(t));
+    return (uint8_t)(m | (t < 0 && m ? 0x80 : 0));
+}
+
+// fp8-tile32's stored state against the CPU's (Xc the CPU's X_t, Et each element's bound): each
+// tile's scale amax / 448 of a maximum within reach of the CPU's; each code equal, or between the
+// codes of the CPU's quotient x / s -+ its reach (the kernel's scale s', one reciprocal)
+static int fp8tile_state(const float* Xc, const uint8_t* Pc, const uint8_t* Pg, const double* Et, char* why, size_t nwhy) {
+    int bad = 0;
+    const size_t per_tile = 4 + (size_t)STEPQ_FP8_TILE * V;
+    for (int t = 0; t < K / STEPQ_FP8_TILE; t++) {
+        const uint8_t *tc = Pc + t * per_tile, *tg = Pg + t * per_tile;
+        const int e0 = t * STEPQ_FP8_TILE * V, e1 = e0 + STEPQ_FP8_TILE * V;
+        double amax = 0, reach = 0;
+        for (int e = e0; e < e1; e++) amax = fmax(amax, fabs((double)Xc[e])), reach = fmax(reach, Et[e]);
+        const double lo = (amax - reach) / 448 * (1 - 2 * U), hi = (amax + reach) / 448 * (1 + 2 * U);
+        const double sc = nv_head(tc), sg = nv_head(tg);
+        if (!(sg >= lo && sg <= hi)) {
+            if (!bad++) snprintf(why, nwhy, "tile %d: scale %.9g vs the CPU's %.9g: outside [%.9g, %.9g]", t, sg, sc, lo, hi);
+            continue;
+        }
+        if (!(sc > 0 && sg > 0)) continue;  // a zero scale stores zero codes (the scale was checked)
+        for (int e = e0; e < e1; e++) {
+            const uint8_t zc = tc[4 + e - e0], zg = tg[4 + e - e0];
+            if (zc == zg) continue;
+            const double x = Xc[e], q = x / sc;
+            const double moves = Et[e] / sg + fabs(x) * fabs(1 / sg - 1 / sc) + 2 * U * (fabs(q) + 1);
+            const int a = e4m3_place(e4m3_signed(q - moves)), b = e4m3_place(e4m3_signed(q + moves));
+            if (!(e4m3_place(zg) >= a && e4m3_place(zg) <= b) && !bad++)
+                snprintf(why, nwhy, "element %d: code %#x vs the CPU's %#x, quotient %.9g (reach %.3g: codes %d .. %d)", e, zg, zc, q,
+                         moves, a, b);
+        }
+    }
+    return bad;
+}
 
 // NVFP4's stored state against the CPU's (Xc the CPU's X_t, Et each element's bound): the head
 // scale amax / 2688 of a maximum within reach of the CPU's; each block's scale; each code
@@ -171,6 +212,7 @@ static int contract(const float* Xh, const float* Xc, const float* yc, const flo
     }
     if (lay == LAY_NVFP4) return bad + nvfp4_state(Xc, Pc, Pg, Et, bad ? NULL : why, bad ? 0 : nwhy);
     if (lay == LAY_BF16 || lay == LAY_FP16) return bad + cast16_state(lay, Xc, Pc, Pg, Et, bad ? NULL : why, bad ? 0 : nwhy);
+    if (lay == LAY_FP8TILE) return bad + fp8tile_state(Xc, Pc, Pg, Et, bad ? NULL : why, bad ? 0 : nwhy);
     if (lay == LAY_FP32) {
         for (int e = 0; e < K * V; e++) {
             float g;
@@ -232,6 +274,7 @@ static void rig_open(rig* r, const stepq_format* f, int kind, gsl_rng* rng) {
     r->kind = kind;
     r->lay = stepq_format_exact(f)                   ? LAY_FP32
              : f->family->id == STEPQ_FAMILY_NVFP4   ? LAY_NVFP4
+             : f->family->id == STEPQ_FAMILY_FP8TILE ? LAY_FP8TILE
              : f->family->id != STEPQ_FAMILY_CAST    ? LAY_ROWS
              : f->cast.element == STEPQ_ELEM_BF16    ? LAY_BF16
                                                      : LAY_FP16;
@@ -389,6 +432,27 @@ static void one_step_contract(const stepq_format* f, int kind, int steps, gsl_rn
                 CHECK(contract(Xh + o, Xc + o, yc, yg, Pc, P2, &in, r.lay, r.b, Et, w2, sizeof w2) > 0,
                       "%s %s: a moved state element passed the contract", f->name, stepq_kind_name(kind));
                 printf("  %s %s: an element moved an ulp: %s\n", f->name, stepq_kind_name(kind), w2);
+            } else if (r.lay == LAY_FP8TILE) {
+                // a code moved a step (its magnitude + 1) at the element farthest from a boundary
+                // of row 9 (tile 0), then tile 0's scale moved by 1e-3 of itself
+                const float s = nv_head(P2);
+                int best = 0;
+                double far = -1;
+                for (int j = 0; j < V; j++) {  // normal E4M3 values: 8 a binade, spaced 2^(e - 3)
+                    const double a = fabs(Xc[o + 9 * V + j] / s), u = a / ldexp(1, (int)floor(log2(a)) - 3);
+                    if ((P2[4 + 9 * V + j] & 0x7f) < 0x7e && a >= 0x1p-6 && fabs(u - floor(u) - 0.5) > far)
+                        far = fabs(u - floor(u) - 0.5), best = j;
+                }
+                P2[4 + 9 * V + best]++;
+                CHECK(contract(Xh + o, Xc + o, yc, yg, Pc, P2, &in, r.lay, r.b, Et, w2, sizeof w2) > 0,
+                      "%s %s: a code moved a step passed the contract", f->name, stepq_kind_name(kind));
+                printf("  %s %s: a code moved a step: %s\n", f->name, stepq_kind_name(kind), w2);
+                P2[4 + 9 * V + best]--;
+                const float s2 = s * 1.001f;
+                memcpy(P2, &s2, 4);
+                CHECK(contract(Xh + o, Xc + o, yc, yg, Pc, P2, &in, r.lay, r.b, Et, w2, sizeof w2) > 0,
+                      "%s %s: a tile scale moved by 1e-3 passed the contract", f->name, stepq_kind_name(kind));
+                printf("  %s %s: a tile scale moved by 1e-3: %s\n", f->name, stepq_kind_name(kind), w2);
             } else if (r.lay == LAY_NVFP4) {
                 nvfp4_perturbed(&r, Xh + o, Xc + o, yc, yg, Pc, P2, &in, Et);
             } else {
@@ -422,6 +486,12 @@ static void one_step_contract(const stepq_format* f, int kind, int steps, gsl_rn
                         const int k = j / STEPQ_NVFP4_BLOCK, e = j % STEPQ_NVFP4_BLOCK;
                         codes_differ += nv_code(nv_block(r.Pc + h * r.stride, i, k), e) != nv_code(nv_block(r.Pg + h * r.stride, i, k), e);
                     }
+        if (r.lay == LAY_FP8TILE)  // the tiles' code bytes
+            for (int h = 0; h < HEADS; h++)
+                for (int e = 0; e < K * V; e++) {
+                    const size_t at = (size_t)h * r.stride + (size_t)(e / (STEPQ_FP8_TILE * V) + 1) * 4 + e;
+                    codes_differ += r.Pc[at] != r.Pg[at];
+                }
         if (r.lay == LAY_BF16 || r.lay == LAY_FP16)  // a cast's codes: its elements
             for (size_t e = 0; e < (size_t)HEADS * r.stride; e += 2) codes_differ += memcmp(r.Pc + e, r.Pg + e, 2) != 0;
         if (r.lay == LAY_ROWS)
@@ -554,8 +624,8 @@ int main(void) {
     gsl_rng* rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 67);
     expf_sweep();
-    const char* names[] = {"fp32", "bf16", "fp16", "int8", "int6", "int4", "nvfp4"};
-    for (int i = 0; i < 7; i++) {
+    const char* names[] = {"fp32", "bf16", "fp16", "int8", "int6", "int4", "nvfp4", "fp8-tile32"};
+    for (int i = 0; i < 8; i++) {
         const stepq_format* f = stepq_format_find(names[i]);
         layout_roundtrip(f, rng);
         for (int kind = STEPQ_GDN; kind <= STEPQ_KDA; kind++) {
@@ -564,14 +634,14 @@ int main(void) {
         }
     }
     // what the lane kernels refuse, by name
-    const stepq_format* nv = stepq_format_find("fp8-tile32");
+    const stepq_format* nv = stepq_format_find("int8-sr");
     stepq_head_plan hp;
     uint8_t rows[K];
     stepq_assert(stepq_head_plan_for(&hp, rows, nv, NULL, 0, STEPQ_GDN, K) == STEPQ_OK);
     stepq_serving* s = NULL;
     fprintf(stderr, "(two refusals expected next)\n");
     CHECK(stepq_serving_create(&s, nv, &hp, 1, STEPQ_GDN, 1, K, V, STEPQ_SERVE_LANES, 1, STEPQ_CUDA_EMULATE) == STEPQ_ERR,
-          "the lane kernels took fp8-tile32");
+          "the lane kernels took int8-sr");
     CHECK(stepq_serving_create(&s, stepq_format_find("int8"), &hp, 1, STEPQ_GDN, 1, 64, V, STEPQ_SERVE_LANES, 1,
                                STEPQ_CUDA_EMULATE) == STEPQ_ERR, "the lane kernels took a 64 x 128 head");
     gsl_rng_free(rng);
