@@ -1,10 +1,11 @@
 // lanes.cu: the serving step written lane by lane (lanes.h; method 6.5): one kernel body over
 // a format trait, compiled for the device and for the host's lockstep emulation (lanes.cuh).
 //
-// A step of one head (block), with two barriers:
+// A step of one head (block), with two barriers (NVFP4: three):
 //   1. every load issued first: the warp's packed rows (16-byte vectors: its tile of codes and
-//      its 16 row scales) and the step's inputs; then decode (codes to floats by the
-//      1.5 * 2^23 trick) and decay, x = d_i (s_i z_ij), the CPU's two roundings
+//      its 16 row scales) and the step's inputs; the decays exp(g) where the inputs carry the
+//      gates (lanes.cuh's ln_expf, KDA's 16 rows one a lane and shuffled); then decode (codes
+//      to floats by the 1.5 * 2^23 trick) and decay, x = d_i (s_i z_ij), the CPU's two roundings
 //   2. each lane's partial sums of k_i x_ij over its warp's 16 rows, to shared memory; barrier;
 //      u_j = beta (v_j - sum), the 8 warps' partial sums added in warp order
 //   3. x <- x + k_i u_j, the read-out's partial sums of (scale q_i) x_ij and a vote on a
@@ -12,6 +13,7 @@
 //   4. encode: row maxima by a transposed butterfly of shuffles (16 a warp for its 16 rows),
 //      the row's FP16 scale and one reciprocal a row (numerics.h's stepq_row_scale, as the CPU),
 //      the reciprocals to every lane by shuffles, codes by the 1.5 * 2^23 trick, 16-byte stores
+//      (NVFP4: the head maximum first, over shared memory; fmt_nvfp4)
 // Every operation on an element is the CPU's (sim/recurrence.c, quant/rowcodec.h) in the CPU's
 // order but the sums over key rows, which go by row groups of 16 (method 6.5's contract).
 #include <math.h>
@@ -40,6 +42,7 @@ typedef lv<float> lrow[CW];           // a lane's values of one key row
 
 // ---------------------------------------------------------------------------------------------
 // format traits: fetch (the loads of the warp's rows), decode (to floats), encode and store
+// (given the block's shared memory, for a reduction over the whole head)
 
 // FP32: the K x V floats, row i at i V; lane l's 4 columns one 16-byte vector a row
 struct fmt_fp32 {
@@ -53,7 +56,7 @@ struct fmt_fp32 {
         for (int i = 0; i < RW; i++)
             for (int c = 0; c < CW; c++) x[i][c] = r->x[i][c];
     }
-    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l) {
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float*) {
         for (int i = 0; i < RW; i++) ln_store4((float*)P, (w * RW + i) * LV + l * CW, x[i]);
     }
 };
@@ -116,7 +119,7 @@ struct fmt_rows {
             }
         }
     }
-    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l) {
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float*) {
         lv<uint32_t> m[RW];
         for (int i = 0; i < RW; i++) {
             m[i] = ln_bits(x[i][0]) & 0x7fffffffu;
@@ -150,6 +153,181 @@ struct fmt_rows {
     }
 };
 
+// the largest |x| (bits) of the lane's values
+LN lv<uint32_t> lane_absmax(lrow* x) {
+    lv<uint32_t> m = ln_all(0u);
+    for (int i = 0; i < RW; i++)
+        for (int c = 0; c < CW; c++) m = ln_max(m, ln_bits(x[i][c]) & 0x7fffffffu);
+    return m;
+}
+
+// the largest of m over groups of `group` consecutive warps (each lane gets its group's): the
+// warp's by a butterfly, the group's from the warps' in shared memory sh (LN_WARPS words; a
+// barrier). A maximum is exact in any order.
+LN lv<uint32_t> warps_max(lv<uint32_t> m, uint32_t* sh, lv<int> w, lv<int> l, int group) {
+    for (int mask = LN_WARP / 2; mask >= 1; mask /= 2) m = ln_max(m, ln_shfl_xor(m, mask));
+    ln_store_if(ln_eq(l, 0), sh, w, m);
+    ln_sync();
+    const lv<int> first = (w / group) * group;
+    m = ln_load(sh, first);
+    for (int g = 1; g < group; g++) m = ln_max(m, ln_load(sh, first + g));
+    return m;
+}
+
+// the 16-bit casts (quant/cast.c): BF16 (round half to even) and FP16 (IEEE, saturating at
+// +-65504), element E (STEPQ_ELEM_BF16 or _FP16). Lanes layout: the K x V halves permuted as
+// fmt_rows<16>'s codes would be, with no scales (lane l's 4 values of a row 8 bytes of its stream)
+template <int E>
+struct fmt_cast16 {
+    enum { TILE = RW * LV * 2 };
+    struct raw {
+        lv<uint32_t> h[2 * RW];        // row i's 4 halves in words 2i, 2i + 1, low half first
+    };
+    LN lv<int> chunk0(lv<int> w, lv<int> l) { return w * (TILE / 4) + l * 4; }
+    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l) {
+        for (int k = 0; k < RW / 2; k++) ln_load4(&r->h[4 * k], (const uint32_t*)P, chunk0(w, l) + k * LN_WARP * 4);
+    }
+    LN void decode(lrow* x, const raw* r) {
+        LN_UNROLL for (int i = 0; i < RW; i++)
+            LN_UNROLL for (int c = 0; c < CW; c++) {
+                const lv<uint32_t> h = (r->h[2 * i + c / 2] >> (16 * (c % 2))) & 0xffffu;
+                if (E == STEPQ_ELEM_BF16) x[i][c] = ln_float(h << 16);
+                else LN_MAP(x[i][c], stepq_f16_to_f32, h);
+            }
+    }
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float*) {
+        lv<uint32_t> h[2 * RW];
+        for (int k = 0; k < 2 * RW; k++) h[k] = ln_all(0u);
+        LN_UNROLL for (int i = 0; i < RW; i++)
+            LN_UNROLL for (int c = 0; c < CW; c++) {
+                lv<uint32_t> e;
+                if (E == STEPQ_ELEM_BF16) LN_MAP(e, stepq_f32_to_bf16, x[i][c]);
+                else LN_MAP(e, stepq_f32_to_f16_sat, x[i][c]);
+                h[2 * i + c / 2] = h[2 * i + c / 2] | (e << (16 * (c % 2)));
+            }
+        for (int k = 0; k < RW / 2; k++) ln_store4((uint32_t*)P, chunk0(w, l) + k * LN_WARP * 4, &h[4 * k]);
+    }
+};
+
+// FP8 E4M3 with one float32 scale per tile of 32 key rows (quant/fp8tile.c): the tile of warps
+// 2t and 2t + 1, s = amax / 448, codes e4m3(|x| / s) with the sign in bit 7 (none for a zero
+// code), here |x| (1/s), one reciprocal a tile where the CPU divides. Lanes layout, 16,400
+// bytes as the rows layout: the 4 tiles' scales, then the codes as fmt_rows<8>'s tiles. Encoding
+// needs the tile's maximum: a third barrier.
+struct fmt_fp8tile {
+    enum { TILE = RW * LV, SCALES = 4 * LK / STEPQ_FP8_TILE };
+    static_assert(SCALES == 16 && 2 * RW == STEPQ_FP8_TILE, "a tile is two warps' rows");
+    struct raw {
+        lv<uint32_t> code[RW];         // row i's 4 codes in word i
+        lv<float> s;
+    };
+    LN lv<int> chunk0(lv<int> w, lv<int> l) { return SCALES / 4 + w * (TILE / 4) + l * 4; }
+    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l) {
+        for (int k = 0; k < CW; k++) ln_load4(&r->code[4 * k], (const uint32_t*)P, chunk0(w, l) + k * LN_WARP * 4);
+        r->s = ln_load((const float*)P, w >> 1);
+    }
+    LN void decode(lrow* x, const raw* r) {
+        LN_UNROLL for (int i = 0; i < RW; i++)
+            LN_UNROLL for (int c = 0; c < CW; c++) {
+                const lv<uint32_t> z = (r->code[i] >> (8 * c)) & 0xffu;
+                lv<float> e;
+                LN_MAP(e, stepq_e4m3_decode, z);
+                x[i][c] = e * r->s;
+            }
+    }
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float* sh) {
+        const lv<float> s = ln_float(warps_max(lane_absmax(x), (uint32_t*)sh, w, l, 2)) / 448.0f;
+        ln_store_if(ln_eq(l, 0) & ln_eq(w & 1, 0), (float*)P, w >> 1, s);
+        lv<float> rinv;
+        LN_EACH(t) rinv.v[t] = s.v[t] > 0.0f ? 1.0f / s.v[t] : 0.0f;  // s = 0: zero codes
+        lv<uint32_t> code[RW];
+        LN_UNROLL for (int i = 0; i < RW; i++) {
+            code[i] = ln_all(0u);
+            LN_UNROLL for (int c = 0; c < CW; c++) {
+                const lv<float> t = x[i][c] * rinv;
+                lv<uint32_t> z;
+                LN_EACH(t_) {  // rc_e4m3_signed: the magnitude's code, the sign where it is not 0
+                    const uint32_t m = stepq_e4m3_encode(t.v[t_] < 0.0f ? -t.v[t_] : t.v[t_]);
+                    z.v[t_] = m | (t.v[t_] < 0.0f && m ? 0x80u : 0u);
+                }
+                code[i] = code[i] | (z << (8 * c));
+            }
+        }
+        for (int k = 0; k < CW; k++) ln_store4((uint32_t*)P, chunk0(w, l) + k * LN_WARP * 4, &code[4 * k]);
+    }
+};
+
+// NVFP4 (quant/nvfp4.c): E2M1 codes, one E4M3 scale per block of 16 values of a row (the
+// columns of 4 lanes: block l / 4), one float32 scale per head. Lanes layout, 9220 bytes as the
+// rows layout: first per warp w and block b the E4M3 scales of its 16 rows (16 bytes at
+// 128 w + 16 b, row i's at byte i: one vector a lane, shared by the block's 4 lanes), then the
+// code tiles as fmt_rows<4>'s (lane l's 4 codes of a row two bytes of a 32-byte stream), then
+// s_head. Encoding needs the head's maximum: a third barrier, over shared memory.
+struct fmt_nvfp4 {
+    enum { SCALES = LK * LV / STEPQ_NVFP4_BLOCK, TILE = RW * LV / 2, HEAD = SCALES + LK * LV / 2 };
+    static_assert(HEAD + 4 == 4 + LK * LV / STEPQ_NVFP4_BLOCK * STEPQ_NVFP4_BLOCK_BYTES, "the rows layout's bytes");
+    struct raw {
+        lv<uint32_t> code[8];
+        lv<uint32_t> scale[RW / 4];    // the block's 16 E4M3 scales, four a word
+        lv<float> s_head;
+    };
+    LN lv<int> chunk0(lv<int> w, lv<int> l) { return SCALES / 4 + w * (TILE / 4) + l * 4; }
+    LN lv<int> scales0(lv<int> w, lv<int> l) { return w * (RW * LV / STEPQ_NVFP4_BLOCK / 4) + (l >> 2) * 4; }
+    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l) {
+        const uint32_t* W = (const uint32_t*)P;
+        for (int k = 0; k < 2; k++) ln_load4(&r->code[4 * k], W, chunk0(w, l) + k * LN_WARP * 4);
+        ln_load4(r->scale, W, scales0(w, l));
+        r->s_head = ln_load((const float*)P, ln_all(HEAD / 4));
+    }
+    LN void decode(lrow* x, const raw* r) {
+        for (int i = 0; i < RW; i++) {
+            const lv<uint32_t> sc = (r->scale[i / 4] >> (8 * (i % 4))) & 0xffu;
+            lv<float> s;                       // stepq_e4m3_decode(sc) * s_head, as the CPU
+            LN_MAP(s, stepq_e4m3_decode, sc);
+            s = s * r->s_head;
+            for (int c = 0; c < CW; c++) {
+                const lv<uint32_t> z = (r->code[i / 2] >> (16 * (i % 2) + 4 * c)) & 0xfu;
+                lv<float> e;
+                LN_MAP(e, stepq_e2m1_decode, z);
+                x[i][c] = e * s;
+            }
+        }
+    }
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float* sh) {
+        const lv<uint32_t> amax = warps_max(lane_absmax(x), (uint32_t*)sh, w, l, LN_WARPS);
+        const lv<float> s_head = ln_float(amax) / 2688.0f;  // amax / (6 * 448)
+        ln_store_if(ln_eq(ln_tid(), 0), (float*)P, ln_all(HEAD / 4), s_head);
+        const lv<int> scaled = ln_gt(s_head, 0.0f);
+        lv<uint32_t> code[8], scale[RW / 4];
+        for (int k = 0; k < 8; k++) code[k] = ln_all(0u);
+        for (int k = 0; k < RW / 4; k++) scale[k] = ln_all(0u);
+        for (int i = 0; i < RW; i++) {
+            // the block's maximum over its 4 lanes; the scale as rc_nvfp4_encode_row makes it
+            lv<uint32_t> m = ln_bits(x[i][0]) & 0x7fffffffu;
+            for (int c = 1; c < CW; c++) m = ln_max(m, ln_bits(x[i][c]) & 0x7fffffffu);
+            m = ln_max(m, ln_shfl_xor(m, 1));
+            m = ln_max(m, ln_shfl_xor(m, 2));
+            const lv<float> t = ln_float(m) / 6.0f / ln_sel(scaled, s_head, ln_all(1.0f));
+            lv<uint32_t> sc;
+            LN_MAP(sc, stepq_e4m3_encode, t);
+            sc = ln_sel(scaled, sc, ln_all(0u));
+            lv<float> s, rinv;                 // one reciprocal a block instead of a division a value
+            LN_MAP(s, stepq_e4m3_decode, sc);
+            s = s * s_head;
+            LN_EACH(t_) rinv.v[t_] = s.v[t_] > 0.0f ? 1.0f / s.v[t_] : 0.0f;
+            scale[i / 4] = scale[i / 4] | (sc << (8 * (i % 4)));
+            for (int c = 0; c < CW; c++) {
+                lv<uint32_t> z;
+                LN_MAP(z, stepq_e2m1_encode, x[i][c] * rinv);
+                code[i / 2] = code[i / 2] | (z << (16 * (i % 2) + 4 * c));
+            }
+        }
+        uint32_t* W = (uint32_t*)P;
+        for (int k = 0; k < 2; k++) ln_store4(W, chunk0(w, l) + k * LN_WARP * 4, &code[4 * k]);
+        ln_store4_if(ln_eq(l & 3, 0), W, scales0(w, l), scale);
+    }
+};
+
 // ---------------------------------------------------------------------------------------------
 // the step of one head (block h); sh: LN_SHARED floats of shared memory
 
@@ -171,10 +349,18 @@ LN void lanes_head(const lanes_args* a, int h, float* sh) {
     typename F::raw raw;
     F::fetch(&raw, P, w, l);
     lv<float> q[RW], k[RW], d[RW], v[CW];
+    const float* gates = rec + 3 * LK + LV;  // the decays, or (G > 0) the log gates
     for (int i = 0; i < RW; i += 4) {
         ln_load4(&q[i], rec, w * RW + i);
         ln_load4(&k[i], rec + LK, w * RW + i);
-        ln_load4(&d[i], rec + 3 * LK + LV, w * RW + i);
+        if (!a->G) ln_load4(&d[i], gates, w * RW + i);
+    }
+    if (a->G == 1) {  // GDN: one gate a head
+        const lv<float> e = ln_expf(ln_load(gates, ln_all(0)));
+        for (int i = 0; i < RW; i++) d[i] = e;
+    } else if (a->G) {  // KDA: lane l takes row l mod 16's exp, then every lane the warp's 16
+        const lv<float> e = ln_expf(ln_load(gates, w * RW + (l & (RW - 1))));
+        for (int i = 0; i < RW; i++) d[i] = ln_bcast(e, i);
     }
     ln_load4(v, rec + 2 * LK, l * CW);
     const float beta = rec[4 * LK + LV];
@@ -215,7 +401,7 @@ LN void lanes_head(const lanes_args* a, int h, float* sh) {
     for (int g = 0; g < LN_WARPS; g++) bad = bad | ln_load(vote, ln_all(g));
     ln_store_if(ln_eq(ln_tid(), 0), a->status, ln_all(h), ln_sel(bad, ln_all((int)STEPQ_ERR), ln_all((int)STEPQ_OK)));
     if (ln_uniform(bad)) return;  // a non-finite state is not stored (the CPU's encoder refuses it)
-    F::encode(P, x, w, l);
+    F::encode(P, x, w, l, sh);  // sh is free: every read of it came before the second barrier
 }
 
 template <class F>
@@ -227,22 +413,29 @@ __global__ void __launch_bounds__(LN_THREADS, 2) lanes_kernel(lanes_args a) {
 // ---------------------------------------------------------------------------------------------
 // the formats, the launches
 
-// X(width, trait) for each format the kernels are specialised for; width 32: the FP32 cast
-#define LANES_FORMATS(X) X(32, fmt_fp32) X(8, fmt_rows<8>) X(6, fmt_rows<6>) X(4, fmt_rows<4>)
+// the kernels' specialisations: X(id, trait) for each
+enum { LT_NONE, LT_FP32, LT_BF16, LT_FP16, LT_INT8, LT_INT6, LT_INT4, LT_NVFP4, LT_FP8TILE };
+#define LANES_FORMATS(X)                                                                                 \
+    X(LT_FP32, fmt_fp32) X(LT_BF16, fmt_cast16<STEPQ_ELEM_BF16>) X(LT_FP16, fmt_cast16<STEPQ_ELEM_FP16>) \
+    X(LT_INT8, fmt_rows<8>) X(LT_INT6, fmt_rows<6>) X(LT_INT4, fmt_rows<4>) X(LT_NVFP4, fmt_nvfp4)     \
+    X(LT_FP8TILE, fmt_fp8tile)
 
-// the width a format is specialised at, or 0: none
-static int lanes_width(const stepq_format* f) {
-    if (stepq_format_exact(f)) return 32;
-    const int w = f->width;
-    const int uniform = f->family->id == STEPQ_FAMILY_ROWS && f->needs == STEPQ_NEEDS_NOTHING && !f->replay;
-    return uniform && (w == 8 || w == 6 || w == 4) ? w : 0;
+// the specialisation that runs format f, or LT_NONE
+static int lanes_trait(const stepq_format* f) {
+    if (stepq_format_exact(f)) return LT_FP32;
+    const int w = f->width, plain = f->needs == STEPQ_NEEDS_NOTHING && !f->replay;
+    if (f->family->id == STEPQ_FAMILY_CAST) return f->cast.element == STEPQ_ELEM_BF16 ? LT_BF16 : LT_FP16;
+    if (plain && f->family->id == STEPQ_FAMILY_NVFP4) return LT_NVFP4;
+    if (plain && f->family->id == STEPQ_FAMILY_FP8TILE) return LT_FP8TILE;
+    if (!plain || f->family->id != STEPQ_FAMILY_ROWS) return LT_NONE;
+    return w == 8 ? LT_INT8 : w == 6 ? LT_INT6 : w == 4 ? LT_INT4 : LT_NONE;
 }
 
-int lanes_takes(const stepq_format* f, int K, int V) { return lanes_width(f) && K == LK && V == LV; }
+int lanes_takes(const stepq_format* f, int K, int V) { return lanes_trait(f) != LT_NONE && K == LK && V == LV; }
 
 int lanes_supports(const stepq_format* f, int K, int V) {
     if (lanes_takes(f, K, V)) return STEPQ_OK;
-    stepq_error("format %s on %d x %d heads: the lane kernels take fp32, int8, int6 and int4 on %d x %d heads",
+    stepq_error("format %s on %d x %d heads: the lane kernels take fp32, bf16, fp16, int8, int6, int4, nvfp4 and fp8-tile32 on %d x %d heads",
                 f->name, K, V, LK, LV);
     return STEPQ_ERR;
 }
@@ -260,7 +453,7 @@ static void lanes_run(const lanes_args* a, int n, cudaStream_t st, int emu) {
 }
 
 void lanes_launch(const stepq_format* f, const lanes_args* a, int n, cudaStream_t st, int emu) {
-#define LANES_RUN_(width, T) if (lanes_width(f) == width) lanes_run<T>(a, n, st, emu);
+#define LANES_RUN_(id, T) if (lanes_trait(f) == id) lanes_run<T>(a, n, st, emu);
     LANES_FORMATS(LANES_RUN_)
 }
 
@@ -274,26 +467,117 @@ void lanes_attributes(const stepq_format* f, cudaFuncAttributes* attr, int* bloc
     memset(attr, 0, sizeof *attr);
     *blocks_per_sm = 0;
     if (emu) return;
-#define LANES_ATTR_(width, T) if (lanes_width(f) == width) lanes_attr<T>(attr, blocks_per_sm);
+#define LANES_ATTR_(id, T) if (lanes_trait(f) == id) lanes_attr<T>(attr, blocks_per_sm);
     LANES_FORMATS(LANES_ATTR_)
 }
 
+// byte e of lane l's piece of row i (b/2 bytes: its 4 codes of b bits) in a lanes tile that
+// starts at byte `codes`
+static size_t lanes_piece_at(size_t codes, int b, int i, int l, size_t e) {
+    const size_t piece = (size_t)b / 2, tile = (size_t)RW * LV * b / 8;
+    const size_t p = (size_t)(i % RW) * piece + e;  // byte p of lane l's stream
+    return codes + (size_t)(i / RW) * tile + (p / 16 * LN_WARP + l) * 16 + p % 16;
+}
+
+// dst[lo] <- src[ro] (to_lanes), or dst[ro] <- src[lo]: n bytes
+static void lanes_move(uint8_t* dst, const uint8_t* src, size_t lo, size_t ro, size_t n, int to_lanes) {
+    memcpy(to_lanes ? dst + lo : dst + ro, to_lanes ? src + ro : src + lo, n);
+}
+
 void lanes_permute(uint8_t* dst, const uint8_t* src, const stepq_format* f, int to_lanes) {
-    const int b = lanes_width(f);
-    if (b == 32) {
+    const int t = lanes_trait(f);
+    if (t == LT_FP32) {
         memcpy(dst, src, sizeof(float) * LK * LV);
         return;
     }
-    const size_t row = STEPQ_ROW_BYTES(b, LV), piece = (size_t)b / 2, tile = (size_t)RW * LV * b / 8;
-    for (int i = 0; i < LK; i++) {
-        const size_t rs = (size_t)i * row, ls = 2 * (size_t)i;  // the scale: rows, lanes
-        memcpy(to_lanes ? dst + ls : dst + rs, to_lanes ? src + rs : src + ls, 2);
-        for (int l = 0; l < LN_WARP; l++)
-            for (size_t e = 0; e < piece; e++) {
-                const size_t p = (size_t)(i % RW) * piece + e;  // byte p of lane l's stream
-                const size_t lo = 2 * LK + (size_t)(i / RW) * tile + (p / 16 * LN_WARP + l) * 16 + p % 16;
-                const size_t ro = rs + 2 + l * piece + e;
-                dst[to_lanes ? lo : ro] = src[to_lanes ? ro : lo];
+    if (t == LT_NVFP4) {  // rows: s_head, then per row 8 blocks of a scale byte and 8 code bytes
+        const size_t block = STEPQ_NVFP4_BLOCK_BYTES, per_row = LV / STEPQ_NVFP4_BLOCK;
+        lanes_move(dst, src, fmt_nvfp4::HEAD, 0, 4, to_lanes);
+        for (int i = 0; i < LK; i++)
+            for (size_t k = 0; k < per_row; k++) {
+                const size_t ro = 4 + ((size_t)i * per_row + k) * block;
+                lanes_move(dst, src, (size_t)(i / RW) * RW * per_row + k * RW + i % RW, ro, 1, to_lanes);
+                for (int c = 0; c < 4; c++)  // the block's 4 lanes, two code bytes each
+                    lanes_move(dst, src, lanes_piece_at(fmt_nvfp4::SCALES, 4, i, (int)k * 4 + c, 0), ro + 1 + 2 * c, 2,
+                               to_lanes);
             }
+        return;
     }
+    if (t == LT_BF16 || t == LT_FP16) {  // rows: one half after another; lanes: 8 bytes a piece
+        for (int i = 0; i < LK; i++)
+            for (int l = 0; l < LN_WARP; l++)
+                lanes_move(dst, src, lanes_piece_at(0, 16, i, l, 0), ((size_t)i * LV + (size_t)l * CW) * 2, 8, to_lanes);
+        return;
+    }
+    if (t == LT_FP8TILE) {  // rows: per tile its scale, then its 32 rows' codes
+        const size_t per_tile = 4 + (size_t)STEPQ_FP8_TILE * LV;
+        for (int i = 0; i < LK; i++) {
+            const size_t tile = (size_t)(i / STEPQ_FP8_TILE), ro = tile * per_tile + 4 + (size_t)(i % STEPQ_FP8_TILE) * LV;
+            if (i % STEPQ_FP8_TILE == 0) lanes_move(dst, src, 4 * tile, tile * per_tile, 4, to_lanes);
+            for (int l = 0; l < LN_WARP; l++)
+                lanes_move(dst, src, lanes_piece_at(fmt_fp8tile::SCALES, 8, i, l, 0), ro + (size_t)l * CW, 4, to_lanes);
+        }
+        return;
+    }
+    const int b = t == LT_INT8 ? 8 : t == LT_INT6 ? 6 : 4;
+    const size_t row = STEPQ_ROW_BYTES(b, LV), piece = (size_t)b / 2;
+    for (int i = 0; i < LK; i++) {
+        const size_t rs = (size_t)i * row;
+        lanes_move(dst, src, 2 * (size_t)i, rs, 2, to_lanes);  // the scale
+        for (int l = 0; l < LN_WARP; l++)
+            for (size_t e = 0; e < piece; e++) lanes_move(dst, src, lanes_piece_at(2 * LK, b, i, l, e), rs + 2 + l * piece + e, 1, to_lanes);
+    }
+}
+
+float lanes_expf(float g) { return ln_expf1(g); }
+
+// ---------------------------------------------------------------------------------------------
+// the inputs' feed (lanes.h)
+
+void lanes_feed_open(lanes_feed* fd, size_t floats, int emu) {
+    memset(fd, 0, sizeof *fd);
+    fd->floats = floats;
+    fd->emu = emu;
+    if (emu) {
+        fd->host[0] = fd->host[1] = fd->dev[0] = fd->dev[1] = (float*)callocCheck(floats, 4);
+        return;
+    }
+    for (int k = 0; k < 2; k++) {
+        cudaCheck(cudaMallocHost((void**)&fd->host[k], floats * 4));
+        cudaCheck(cudaMalloc((void**)&fd->dev[k], floats * 4));
+        cudaCheck(cudaEventCreateWithFlags(&fd->used[k], cudaEventDisableTiming));
+    }
+}
+
+void lanes_feed_close(lanes_feed* fd) {
+    if (fd->emu) {
+        free(fd->host[0]);
+        return;
+    }
+    for (int k = 0; k < 2; k++) {
+        cudaCheck(cudaEventSynchronize(fd->used[k]));
+        cudaCheck(cudaFreeHost(fd->host[k]));
+        cudaCheck(cudaFree(fd->dev[k]));
+        cudaCheck(cudaEventDestroy(fd->used[k]));
+    }
+}
+
+float* lanes_feed_stage(lanes_feed* fd) {
+    const int k = fd->next;
+    if (!fd->emu && fd->pending[k]) cudaCheck(cudaEventSynchronize(fd->used[k]));  // its step has run
+    fd->pending[k] = 0;
+    return fd->host[k];
+}
+
+const float* lanes_feed_upload(lanes_feed* fd, cudaStream_t st) {
+    const int k = fd->next;
+    if (!fd->emu) cudaCheck(cudaMemcpyAsync(fd->dev[k], fd->host[k], fd->floats * 4, cudaMemcpyHostToDevice, st));
+    fd->live = k;
+    fd->next = 1 - k;
+    return fd->dev[k];
+}
+
+void lanes_feed_done(lanes_feed* fd, cudaStream_t st) {
+    if (!fd->emu) cudaCheck(cudaEventRecord(fd->used[fd->live], st));
+    fd->pending[fd->live] = 1;
 }

@@ -36,6 +36,14 @@ extern "C" {
 #define LN_N LN_THREADS                     // the host holds every thread's
 #endif
 #define LN_EACH(t) for (int t = 0; t < LN_N; t++)
+// a loop the device compiler must unroll (its trip count a constant): where the body branches,
+// as quant/numerics.h's FP16 conversions do, it may not by itself, and then indexes the lane's
+// registers through local memory
+#ifdef __CUDA_ARCH__
+#define LN_UNROLL _Pragma("unroll")
+#else
+#define LN_UNROLL
+#endif
 
 template <class T>
 struct lv {
@@ -100,6 +108,7 @@ LN lv<int> ln_warp() {
 LN_BINOP(+)
 LN_BINOP(-)
 LN_BINOP(*)
+LN_BINOP(/)
 LN_BINOP(&)
 LN_BINOP(|)
 LN_BINOP(^)
@@ -147,6 +156,33 @@ LN lv<float> ln_clamp(lv<float> x, float m) {
     }
     return x;
 }
+// exp(g) rounded to float, computed in double as the same IEEE operations on the host and the
+// device (so the emulation gives the device's bits): g = n ln2 + r, |r| <= ln2 / 2, by Cody and
+// Waite's two-part ln2 (n ln2_hi exact: ln2_hi has 32 significant bits, |n| <= 174), e^r by its
+// Taylor polynomial to degree 13 (remainder below 1e-17), 2^n from its bits, one rounding to
+// float at the end. So it is the correctly rounded exp(g) except where exp(g) lies within about
+// 1e-15 (relative) of a float rounding boundary; test_cuda_lanes compares it with the C
+// library's expf over a sweep of gates (method 6.5's contract allows an ulp)
+LN float ln_expf1(float g) {
+    if (!(g == g)) return g;
+    const double x = g < -120.0f ? -120.0 : g > 100.0f ? 100.0 : (double)g;
+    const double magic = 6755399441055744.0;  // 1.5 * 2^52: x + it rounds x to an integer
+    const double n = (x * 1.4426950408889634 + magic) - magic;
+    const double r = (x - n * 6.93147180369123816490e-01) - n * 1.90821492927058770002e-10;
+    double p = 1.0 / 6227020800.0;            // 1 / 13!
+    const double fact[13] = {479001600.0, 39916800.0, 3628800.0, 362880.0, 40320.0, 5040.0, 720.0,
+                             120.0, 24.0, 6.0, 2.0, 1.0, 1.0};  // 12! .. 0!
+    for (int k = 0; k < 13; k++) p = p * r + 1.0 / fact[k];
+    const uint64_t two_n = (uint64_t)((int64_t)n + 1023) << 52;
+    double scale;
+    memcpy(&scale, &two_n, 8);
+    return (float)(p * scale);
+}
+LN lv<float> ln_expf(lv<float> g) {
+    LN_EACH(t) g.v[t] = ln_expf1(g.v[t]);
+    return g;
+}
+
 // a float's bits and back
 LN lv<uint32_t> ln_bits(lv<float> x) {
     lv<uint32_t> r;

@@ -4,12 +4,14 @@
 //
 // One block of 256 threads per 128 x 128 head, the state in registers: warp w holds key rows
 // 16w .. 16w+15, lane l value columns 4l .. 4l+3 of each (64 floats a thread). One kernel per
-// format, specialised at compile time (a format trait: FP32, INT8, INT6, INT4). The packed
+// format, specialised at compile time (a format trait: FP32, BF16, FP16, INT8, INT6, INT4,
+// NVFP4, FP8 tiles). The packed
 // head in device memory is the lanes layout: the K FP16 row scales first (2 K bytes), then
 // per warp a tile of its 16 rows' codes in which lane l's pieces (the 4 codes of its columns
 // in each row, b/2 bytes, rows in order) are b/2 chunks of 16 bytes at (chunk * 32 + l) * 16:
 // the same bytes as the rows layout (quant/layout.h), permuted so that every load is a
-// 16-byte vector and every row of a tile 16-byte aligned. FP32 keeps the K x V floats.
+// 16-byte vector and every row of a tile 16-byte aligned. FP32 keeps the K x V floats; BF16's,
+// FP16's, NVFP4's and the FP8 tiles' are in lanes.cu (fmt_cast16, fmt_nvfp4, fmt_fp8tile).
 #ifndef STEPQ_CUDA_LANES_H
 #define STEPQ_CUDA_LANES_H
 
@@ -33,6 +35,8 @@ typedef struct {
     float* y;           // (n, V) read-outs
     int* status;        // (n) STEPQ_OK, or STEPQ_ERR for a non-finite state (not stored)
     float fscale;       // the read-out scale, as the float32 step forms it
+    int G;              // 0: the record holds the decays exp(g); 1 (GDN) or K (KDA): it holds the
+                        // log gates g in their place and the kernel takes exp (lanes.cuh's ln_expf)
 } lanes_args;
 
 // 1 if the lane kernels take format f on K x V heads, else 0
@@ -46,5 +50,29 @@ void lanes_launch(const stepq_format* f, const lanes_args* a, int n, cudaStream_
 void lanes_permute(uint8_t* dst, const uint8_t* src, const stepq_format* f, int to_lanes);
 // the kernel's registers, shared memory and occupancy on the device (emu: zeros)
 void lanes_attributes(const stepq_format* f, cudaFuncAttributes* attr, int* blocks_per_sm, int emu);
+// the kernels' exp of a log gate, on the host (the same operations as the device's)
+float lanes_expf(float g);
+
+// The inputs of a batch on their way to the device without a host synchronisation a step: two
+// pinned staging buffers and two device buffers taken in turn, each step's copy issued with
+// cudaMemcpyAsync on the caller's stream, before the kernel that reads it on the same stream.
+// The host waits only to refill a staging buffer whose step (two steps back) has not yet run.
+// emu: one host buffer, which the emulated kernels read in place (no copy).
+typedef struct {
+    float* host[2];     // (floats) pinned staging
+    float* dev[2];      // (floats) what the kernels read
+    cudaEvent_t used[2];  // recorded after the kernel that read buffer k
+    int next, live, emu;  // the buffer to stage next, the one uploaded last
+    int pending[2];       // used[k] recorded and not yet waited for
+    size_t floats;
+} lanes_feed;
+void lanes_feed_open(lanes_feed* fd, size_t floats, int emu);
+void lanes_feed_close(lanes_feed* fd);
+// the staging buffer to fill with the next step's records (waits only as said above)
+float* lanes_feed_stage(lanes_feed* fd);
+// the staged records copied to the device on st (asynchronously); returns what the launch reads
+const float* lanes_feed_upload(lanes_feed* fd, cudaStream_t st);
+// after each launch that reads them (a step may run again on the same inputs), on st
+void lanes_feed_done(lanes_feed* fd, cudaStream_t st);
 
 #endif

@@ -111,6 +111,7 @@ struct stepq_serving {
     size_t stride;
     serve_args a[2];        // the launches of a step: [0] fused / fp32 / read, [1] write
     lanes_args la;          // the launch of mode STEPQ_SERVE_LANES (lanes.h)
+    lanes_feed feed;        // its inputs, uploaded asynchronously on sa
     size_t smem[2];
     uint8_t* P;
     float *in, *y, *u;
@@ -227,9 +228,10 @@ static void serve_launches(stepq_serving* s) {
     // reads the same plans of its layer: from L2 after the first)
     const double in_b = 4.0 * s->R, y_b = 4.0 * V, plans = n_plans * ((double)K * 9 + sizeof(bp_meta));
     const double st = (double)s->stride;
-    if (s->mode == STEPQ_SERVE_LANES) {  // q, k, decay (K), v (V) and beta of the record
-        s->la = lanes_args{s->P, s->stride, s->in, s->R, s->y, s->status, 0.0f};
-        s->moved = n * (2 * st + 4.0 * (3 * K + V + 1) + y_b);
+    if (s->mode == STEPQ_SERVE_LANES) {  // q, k (K), v (V), the gates g and beta of the record
+        s->la = lanes_args{s->P, s->stride, s->in, s->R, s->y, s->status, 0.0f, s->n_gates};
+        lanes_feed_open(&s->feed, (size_t)n * s->R, emu);
+        s->moved = n * (2 * st + 4.0 * (2 * K + V + s->n_gates + 1) + y_b);
         return;
     }
     if (s->baseline) {
@@ -322,6 +324,7 @@ extern "C" void stepq_serving_free(stepq_serving* s) {
         cudaCheck(cudaEventDestroy(s->t0));
         cudaCheck(cudaEventDestroy(s->t1));
     }
+    if (s->mode == STEPQ_SERVE_LANES) lanes_feed_close(&s->feed);
     void* p[] = {s->P, s->in, s->y, s->u, s->status, s->bits, s->w, s->off, s->meta, s->gws};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) bk_free(s->emu, p[i]);
     free(s->host_in);
@@ -332,6 +335,7 @@ extern "C" void stepq_serving_free(stepq_serving* s) {
 }
 
 extern "C" int stepq_serving_lanes_take(const stepq_format* f, int K, int V) { return lanes_takes(f, K, V); }
+extern "C" float stepq_serving_lanes_expf(float g) { return lanes_expf(g); }
 extern "C" size_t stepq_serving_stride(const stepq_serving* s) { return s->stride; }
 extern "C" double stepq_serving_bytes_moved(const stepq_serving* s) { return s->moved; }
 
@@ -396,18 +400,24 @@ extern "C" int stepq_serving_upload(stepq_serving* s, const uint8_t* packed, int
 
 extern "C" int stepq_serving_set_inputs(stepq_serving* s, const float* q, const float* k, const float* v,
                                         const float* g, const float* beta, double scale) {
-    const int K = s->K, V = s->V, G = s->n_gates, R = s->R;
+    const int K = s->K, V = s->V, G = s->n_gates, R = s->R, lanes = s->mode == STEPQ_SERVE_LANES;
+    float* recs = lanes ? lanes_feed_stage(&s->feed) : s->host_in;
     for (int h = 0; h < s->n; h++) {
-        float* rec = s->host_in + (size_t)h * R;
+        float* rec = recs + (size_t)h * R;
         memset(rec, 0, sizeof(float) * R);
         memcpy(rec, q + (size_t)h * K, sizeof(float) * K);
         memcpy(rec + K, k + (size_t)h * K, sizeof(float) * K);
         memcpy(rec + 2 * K, v + (size_t)h * V, sizeof(float) * V);
-        stepq_decays(rec + 3 * K + V, g + (size_t)h * G, G, K);
+        if (lanes) memcpy(rec + 3 * K + V, g + (size_t)h * G, sizeof(float) * G);  // the kernels take exp
+        else stepq_decays(rec + 3 * K + V, g + (size_t)h * G, G, K);
         rec[4 * K + V] = beta[h];
     }
     for (int k2 = 0; k2 < 2; k2++) s->a[k2].fscale = (float)scale;
     s->la.fscale = (float)scale;
+    if (lanes) {  // no wait for the previous step: its inputs are in the other buffer
+        s->la.in = lanes_feed_upload(&s->feed, s->emu ? 0 : s->sa);
+        return STEPQ_OK;
+    }
     if (!s->emu) {  // the previous step's kernels read the inputs (both streams)
         cudaCheck(cudaStreamSynchronize(s->sa));
         cudaCheck(cudaStreamSynchronize(s->sb));
@@ -419,6 +429,7 @@ extern "C" int stepq_serving_set_inputs(stepq_serving* s, const float* q, const 
 extern "C" int stepq_serving_step(stepq_serving* s) {
     if (s->mode == STEPQ_SERVE_LANES) {
         lanes_launch(s->fmt, &s->la, s->n, s->sa, s->emu);
+        lanes_feed_done(&s->feed, s->emu ? 0 : s->sa);
         return STEPQ_OK;
     }
     if (s->baseline || s->mode == STEPQ_SERVE_FUSED) {

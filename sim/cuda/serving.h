@@ -14,7 +14,7 @@
 //           kernel 1 waits on kernel 2's event. Bytes: the packed head read twice, written once
 //           (what sim/kernels.c's read and write passes do on the CPU).
 //   fp32    the baseline: the float32 state read once and written once, same step.
-//   lanes   the kernels written lane by lane (lanes.h; fp32, int8, int6, int4 on 128 x 128
+//   lanes   the kernels written lane by lane (lanes.h; fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32 on 128 x 128
 //           heads): the state in registers, one kernel per format; method 6.5's contract, not
 //           the CPU's bits. The pool keeps their layout; load, upload and read take and give
 //           the CPU's.
@@ -49,6 +49,8 @@ int stepq_serving_create(stepq_serving** out, const stepq_format* f, const stepq
 void stepq_serving_free(stepq_serving* s);
 // 1 if mode STEPQ_SERVE_LANES takes format f on K x V heads (no message), else 0
 int stepq_serving_lanes_take(const stepq_format* f, int K, int V);
+// the lane kernels' exp of a log gate g (lanes.h's lanes_expf; for the tests)
+float stepq_serving_lanes_expf(float g);
 
 // packed bytes per head in the pool (the largest head's, rounded up to 16)
 size_t stepq_serving_stride(const stepq_serving* s);
@@ -63,7 +65,8 @@ int stepq_serving_load(stepq_serving* s, const float* S);
 int stepq_serving_upload(stepq_serving* s, const uint8_t* packed, int m);
 // the next step's inputs of every head: q, k (n, K), v (n, V), g (n, n_gates) log gates,
 // beta (n); scale the read-out scale. The decays expf(g) are taken here, on the host, by the
-// CPU's stepq_decays.
+// CPU's stepq_decays; except in mode STEPQ_SERVE_LANES, whose kernels take them from g (lanes.h)
+// and whose inputs go up asynchronously on the pool's stream, with no host synchronisation.
 int stepq_serving_set_inputs(stepq_serving* s, const float* q, const float* k, const float* v,
                              const float* g, const float* beta, double scale);
 // one decode step of every head (device: asynchronous, the launches only)
@@ -99,8 +102,8 @@ int stepq_serving_check(stepq_serving_report* rep, const stepq_format* f, const 
 
 // The GPU benchmark (sim/cuda/bench_gpu.cu; the program stepq_bench_gpu): for B = 32 .. 512
 // requests of 48 gdn-qwen-like 128 x 128 heads, the time per step of the FP32 baseline and of
-// int8, int6, int4, stepquant6 and nvfp4 in the fused and split kernels and of fp32, int8, int6
-// and int4 in the lane kernels, the bytes a head-step moves, GB/s against the device-to-device
+// int8, int6, int4, stepquant6, nvfp4, bf16, fp16 and fp8-tile32 in the fused and split kernels and of fp32,
+// bf16, fp16, int8, int6, int4, nvfp4 and fp8-tile32 in the lane kernels, the bytes a head-step moves, GB/s against the device-to-device
 // copy bandwidth measured in the same run, each format's speed ratio to FP32 in the same
 // kernels, registers, shared memory and blocks per multiprocessor, and whether the pool fits in
 // L2; each format's kernels are first checked against the CPU.

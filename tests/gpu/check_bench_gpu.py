@@ -10,13 +10,23 @@ import numpy as np
 
 K = V = 128
 REC = 4 * K + V + 1 + 3 & ~3        # the input record, floats (blockprog.cuh's bp_rec_floats)
-LANES_IN = 3 * K + V + 1            # what the lane kernels read of it: q, k, decay, v, beta
+LANES_IN = 2 * K + V + 1 + 1        # what the lane kernels read of it: q, k, v, GDN's one gate g, beta
+
+
+LANES_FORMATS = ("fp32", "bf16", "fp16", "int8", "int6", "int4", "nvfp4", "fp8-tile32")
 
 
 def packed(fmt):
-    """bytes of a packed 128 x 128 head in the formats the lane kernels take (quant/layout.h)"""
+    """bytes of a packed 128 x 128 head in the pool for the formats the lane kernels take
+    (quant/layout.h), rounded up to 16 as the pool's stride"""
     if fmt == "fp32":
         return 4 * K * V
+    if fmt in ("bf16", "fp16"):
+        return 2 * K * V
+    if fmt == "fp8-tile32":            # per 32 rows a float32 scale, then their E4M3 bytes
+        return K // 32 * 4 + K * V
+    if fmt == "nvfp4":                 # s_head, then per 16 values an E4M3 byte and 8 code bytes
+        return (4 + K * V // 16 * 9 + 15) // 16 * 16
     b = int(fmt[3:])
     return K * (2 + V * b // 8)
 
@@ -37,7 +47,7 @@ def main(path):
         lanes = modes.index("lanes")
         for i, fm in enumerate(fmts):
             for m, mode in enumerate(modes):
-                runs = (mode != "lanes" or fm in ("fp32", "int8", "int6", "int4")) and not (fm == "fp32" and mode == "split")
+                runs = (mode != "lanes" or fm in LANES_FORMATS) and not (fm == "fp32" and mode == "split")
                 if runs != bool(np.all(np.isfinite(ms[i, m]))):
                     bad.append(f"{fm} {mode}: timed {np.isfinite(ms[i, m])}, should run: {runs}")
                 if runs and not agree[i, m]:
@@ -51,9 +61,9 @@ def main(path):
                 base = lanes if m == lanes else modes.index("fused")
                 if not np.allclose(vs[i, m], ms[0, base] / ms[i, m], rtol=1e-9):
                     bad.append(f"{fm} {mode}: speedup_vs_fp32 is not fp32's time (same kernels) over its own")
-        # the lane kernels: the state read and written, the record's q, k, decay, v and beta, y
+        # the lane kernels: the state read and written, the record's q, k, v, g and beta, y
         for i, fm in enumerate(fmts):
-            if fm in ("fp32", "int8", "int6", "int4"):
+            if fm in LANES_FORMATS:
                 want = 2 * packed(fm) + 4 * LANES_IN + 4 * V
                 if not np.all(per_head[i, lanes] == want):
                     bad.append(f"{fm} lanes: {per_head[i, lanes]} bytes a head-step, want {want}")

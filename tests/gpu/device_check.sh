@@ -120,15 +120,20 @@ if [ $(( budget - ($(date +%s) - start) )) -ge 250 ]; then
 else
     printf '%-10s %-28s %4ss  (%s)\n' adapters "SKIPPED: under 250 s left" 0 adapters.log | tee -a "$summary"
 fi
-# the figures: the device, the parity totals, the lane kernels' lines, the benchmark's lanes
-# rows and the fp32 rows of the block programs at 128 and 512 requests
+# the figures: the device, the parity totals, the lane kernels' lines, the benchmark's lane
+# kernels and the block programs' fp32 at 128 and 512 requests, a line each (30 lines in all)
 {
     echo "figures ($(( $(date +%s) - start )) s in all):"
     grep -m1 -o 'NVIDIA[^,]*' "$out/nvidia-smi.log" 2>/dev/null
     grep -h 'checks,' "$out/parity.log" "$out/lanes.log" 2>/dev/null
-    grep -h 'the emulation$' "$out/parity.log" 2>/dev/null | grep -c 'equal byte for byte' | sed 's/$/ of 8 lane kernels: device = emulation/'
+    grep -h 'the emulation$' "$out/parity.log" 2>/dev/null | grep -c 'equal byte for byte' | sed 's/$/ of 16 lane kernels: device = emulation/'
     grep -h '^copy' "$out/bench.log" 2>/dev/null
-    awk '$1 ~ /^(128|512)$/ && ($3 == "lanes" || ($2 == "fp32" && $3 == "fused"))' "$out/bench.log" 2>/dev/null
+    # one line a kernel: share of copy and ratio to fp32 at 128 and 512 requests, registers, blocks
+    awk '$1 ~ /^(128|512)$/ && ($3 == "lanes" || ($2 == "fp32" && $3 == "fused")) {
+             k = $2 " " $3; if (!(k in at)) order[n++] = k
+             at[k] = at[k] sprintf("  B=%s %s %sx", $1, $7, $8); regs[k] = $9; blk[k] = $11 }
+         END { for (i = 0; i < n; i++) printf "%-16s%s  regs %s blk %s\n", order[i], at[order[i]], regs[order[i]], blk[order[i]] }' \
+        "$out/bench.log" 2>/dev/null
 } >> "$summary"
 echo "logs and bench_gpu.h5 in $out"
 head -n 30 "$summary"

@@ -11,8 +11,15 @@
 //     whose CPU error is 0: within 1e-5);
 //   - the checks can fail: one code moved a step away from a tie, one scale moved an ulp off a
 //     boundary, one read-out moved by 1e-4 of its size, each caught;
+//   - NVFP4: the head scale within the reach of the head's maximum, each block's E4M3 scale
+//     equal or one code apart where the reach of its quotient spans an E4M3 rounding boundary,
+//     each E2M1 code equal or a neighbour where the CPU's quotient lies within reach of an E2M1
+//     threshold (a code or a block scale moved is caught as above);
 //   - the layout permutation (rows <-> lanes) is a bijection: back and forth gives the bytes.
-// fp32, int8, int6, int4; GDN (one gate) and KDA (a gate per key row).
+//   - BF16 and FP16: each element equal, or between the casts of the CPU's x -+ its bound;
+//   - fp8-tile32: each tile's scale within the reach of its maximum, each code equal or between the
+//     codes of the CPU's quotient -+ its reach (a code or a tile scale moved is caught);
+// fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32; GDN (one gate) and KDA (a gate per key row).
 #include <stdint.h>
 
 #include "../../quant/numerics.h"
@@ -33,6 +40,10 @@ static double gam(int n) { return n * U / (1 - n * U); }  // gamma_n (Higham, ch
 // the bound on the difference of two sums of the same 128 terms: the CPU's in row order
 // (127 additions deep) and the kernels' 8 groups of 16 added in order (15 + 7 deep)
 #define ORDER_BOUND (gam(K - 1) + gam(15 + 7))
+// the kernels take exp(g) themselves (lanes.cuh's ln_expf), within an ulp of the C library's
+// expf (expf_sweep asserts it): a decayed element d x_hat, rounded once on each side, within
+// (2u (1 + u) + 2u) |d x_hat| < 5u |d x_hat| of the CPU's
+#define DECAY_BOUND (5 * U)
 
 typedef struct {
     const float *q, *k, *v, *decay;
@@ -40,12 +51,136 @@ typedef struct {
     double scale;
 } step_in;
 
+// the stored state's layout: the FP32 cast, the BF16 and FP16 casts, int-b rows, NVFP4
+enum { LAY_FP32, LAY_BF16, LAY_FP16, LAY_ROWS, LAY_NVFP4, LAY_FP8TILE };
+
+// a 16-bit cast's element (quant/cast.c's rules), and its value
+static uint16_t cast16(int lay, float x) { return lay == LAY_BF16 ? stepq_f32_to_bf16(x) : stepq_f32_to_f16_sat(x); }
+static float cast16_value(int lay, uint16_t h) { return lay == LAY_BF16 ? stepq_bf16_to_f32(h) : stepq_f16_to_f32(h); }
+
+// a 16-bit cast's stored state against the CPU's: each element equal, or the cast of a value
+// within its reach of the CPU's x: between the casts of x - E and x + E (the casts are monotone)
+static int cast16_state(int lay, const float* Xc, const uint8_t* Pc, const uint8_t* Pg, const double* Et, char* why, size_t nwhy) {
+    int bad = 0;
+    for (int e = 0; e < K * V; e++) {
+        uint16_t hc, hg;
+        memcpy(&hc, Pc + 2 * e, 2);
+        memcpy(&hg, Pg + 2 * e, 2);
+        if (hc == hg) continue;
+        const double wide = Et[e] + 2 * U * fabs((double)Xc[e]);  // and the ends' rounding to float
+        const float g = cast16_value(lay, hg), lo = cast16_value(lay, cast16(lay, (float)(Xc[e] - wide))),
+                    hi = cast16_value(lay, cast16(lay, (float)(Xc[e] + wide)));
+        if (!(g >= fminf(lo, hi) && g <= fmaxf(lo, hi)) && !bad++)
+            snprintf(why, nwhy, "X[%d]: %#x vs the CPU's %#x (x %.9g, reach %.3g)", e, hg, hc, Xc[e], Et[e]);
+    }
+    return bad;
+}
+
+// E2M1's rounding thresholds (the midpoints of its magnitudes, quant/numerics.h) and a code's
+// place on the signed grid (sign in bit 3)
+static const double e2m1_ties[] = {0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0};
+static int e2m1_place(uint8_t z) { return (z & 8) ? -(z & 7) : (z & 7); }
+static double e2m1_tie_distance(double q) {
+    double d = INFINITY;
+    for (int t = 0; t < 7; t++) d = fmin(d, fabs(fabs(q) - e2m1_ties[t]));
+    return d;
+}
+
+// an NVFP4 head's bytes (the rows layout, quant/layout.h): its scale, block k of row i, code j
+static float nv_head(const uint8_t* P) {
+    float h;
+    memcpy(&h, P, 4);
+    return h;
+}
+static const uint8_t* nv_block(const uint8_t* P, int i, int k) {
+    return P + 4 + ((size_t)i * (V / STEPQ_NVFP4_BLOCK) + k) * STEPQ_NVFP4_BLOCK_BYTES;
+}
+static uint8_t nv_code(const uint8_t* blk, int j) { return (uint8_t)(blk[1 + j / 2] >> (4 * (j & 1)) & 15); }
+
+// FP8 E4M3 tiles (quant/fp8tile.c): a signed code's place on the grid, and the signed code of t
+static int e4m3_place(uint8_t z) { return (z & 0x80) ? -(z & 0x7f) : (z & 0x7f); }
+static uint8_t e4m3_signed(double t) {
+    const uint8_t m = stepq_e4m3_encode((float)fabs(t));
+    return (uint8_t)(m | (t < 0 && m ? 0x80 : 0));
+}
+
+// fp8-tile32's stored state against the CPU's (Xc the CPU's X_t, Et each element's bound): each
+// tile's scale amax / 448 of a maximum within reach of the CPU's; each code equal, or between the
+// codes of the CPU's quotient x / s -+ its reach (the kernel's scale s', one reciprocal)
+static int fp8tile_state(const float* Xc, const uint8_t* Pc, const uint8_t* Pg, const double* Et, char* why, size_t nwhy) {
+    int bad = 0;
+    const size_t per_tile = 4 + (size_t)STEPQ_FP8_TILE * V;
+    for (int t = 0; t < K / STEPQ_FP8_TILE; t++) {
+        const uint8_t *tc = Pc + t * per_tile, *tg = Pg + t * per_tile;
+        const int e0 = t * STEPQ_FP8_TILE * V, e1 = e0 + STEPQ_FP8_TILE * V;
+        double amax = 0, reach = 0;
+        for (int e = e0; e < e1; e++) amax = fmax(amax, fabs((double)Xc[e])), reach = fmax(reach, Et[e]);
+        const double lo = (amax - reach) / 448 * (1 - 2 * U), hi = (amax + reach) / 448 * (1 + 2 * U);
+        const double sc = nv_head(tc), sg = nv_head(tg);
+        if (!(sg >= lo && sg <= hi)) {
+            if (!bad++) snprintf(why, nwhy, "tile %d: scale %.9g vs the CPU's %.9g: outside [%.9g, %.9g]", t, sg, sc, lo, hi);
+            continue;
+        }
+        if (!(sc > 0 && sg > 0)) continue;  // a zero scale stores zero codes (the scale was checked)
+        for (int e = e0; e < e1; e++) {
+            const uint8_t zc = tc[4 + e - e0], zg = tg[4 + e - e0];
+            if (zc == zg) continue;
+            const double x = Xc[e], q = x / sc;
+            const double moves = Et[e] / sg + fabs(x) * fabs(1 / sg - 1 / sc) + 2 * U * (fabs(q) + 1);
+            const int a = e4m3_place(e4m3_signed(q - moves)), b = e4m3_place(e4m3_signed(q + moves));
+            if (!(e4m3_place(zg) >= a && e4m3_place(zg) <= b) && !bad++)
+                snprintf(why, nwhy, "element %d: code %#x vs the CPU's %#x, quotient %.9g (reach %.3g: codes %d .. %d)", e, zg, zc, q,
+                         moves, a, b);
+        }
+    }
+    return bad;
+}
+
+// NVFP4's stored state against the CPU's (Xc the CPU's X_t, Et each element's bound): the head
+// scale amax / 2688 of a maximum within reach of the CPU's; each block's scale; each code
+// (method 6.5)
+static int nvfp4_state(const float* Xc, const uint8_t* Pc, const uint8_t* Pg, const double* Et, char* why, size_t nwhy) {
+    int bad = 0;
+    double amax = 0, reach = 0;
+    for (int e = 0; e < K * V; e++) amax = fmax(amax, fabs((double)Xc[e])), reach = fmax(reach, Et[e]);
+    const double hlo = (amax - reach) / 2688 * (1 - 2 * U), hhi = (amax + reach) / 2688 * (1 + 2 * U);
+    const double hc = nv_head(Pc), hg = nv_head(Pg);
+    if (!(hg >= hlo && hg <= hhi) && !bad++)
+        snprintf(why, nwhy, "s_head %.9g vs the CPU's %.9g: outside [%.9g, %.9g]", hg, hc, hlo, hhi);
+    for (int i = 0; i < K; i++)
+        for (int k = 0; k < V / STEPQ_NVFP4_BLOCK; k++) {
+            const uint8_t *bc = nv_block(Pc, i, k), *bg = nv_block(Pg, i, k);
+            const int j0 = k * STEPQ_NVFP4_BLOCK;
+            double bm = 0, br = 0;
+            for (int j = j0; j < j0 + STEPQ_NVFP4_BLOCK; j++) bm = fmax(bm, fabs((double)Xc[i * V + j])), br = fmax(br, Et[i * V + j]);
+            // the scale rule (amax / 6 / s_head, E4M3) at both ends of its reach
+            const int boundary = stepq_e4m3_encode((float)((bm - br) / 6 / hhi * (1 - 4 * U))) !=
+                                 stepq_e4m3_encode((float)((bm + br) / 6 / hlo * (1 + 4 * U)));
+            if (bc[0] != bg[0] && !(boundary && abs(bc[0] - bg[0]) == 1)) {
+                if (!bad++) snprintf(why, nwhy, "row %d block %d: scale %#x vs the CPU's %#x (boundary within reach: %d)", i, k, bg[0], bc[0], boundary);
+                continue;
+            }
+            const double sc = (double)(stepq_e4m3_decode(bc[0]) * (float)hc), sg = (double)(stepq_e4m3_decode(bg[0]) * (float)hg);
+            if (!(sc > 0 && sg > 0)) continue;  // a zero scale stores zero codes (the scale was checked)
+            for (int j = j0; j < j0 + STEPQ_NVFP4_BLOCK; j++) {
+                const uint8_t zc = nv_code(bc, j - j0), zg = nv_code(bg, j - j0);
+                if (zc == zg) continue;
+                const double x = Xc[i * V + j], q = x / sc;
+                const double moves = Et[i * V + j] / sg + fabs(x) * fabs(1 / sg - 1 / sc) + 2 * U * (fabs(q) + 1);
+                if ((abs(e2m1_place(zc) - e2m1_place(zg)) != 1 || e2m1_tie_distance(q) > moves) && !bad++)
+                    snprintf(why, nwhy, "row %d col %d: code %#x vs the CPU's %#x, quotient %.9g (%.3g from a tie, reach %.3g)",
+                             i, j, zg, zc, q, e2m1_tie_distance(q), moves);
+            }
+        }
+    return bad;
+}
+
 // One step's contract (method 6.5) for head data: Xh the decoded state before the step (the
 // same on both sides), Xc the CPU's X_t, yc / yg the read-outs, Pc / Pg the stored bytes (CPU
-// layout); b the width (32: fp32). *Et (K*V) <- each element's bound. Returns the violations;
-// *why <- the first.
+// layout); lay LAY_*, b the rows' width. *Et (K*V) <- each element's bound. Returns the
+// violations; *why <- the first.
 static int contract(const float* Xh, const float* Xc, const float* yc, const float* yg, const uint8_t* Pc,
-                    const uint8_t* Pg, const step_in* in, int b, double* Et, char* why, size_t nwhy) {
+                    const uint8_t* Pg, const step_in* in, int lay, int b, double* Et, char* why, size_t nwhy) {
     int bad = 0;
     double Eu[V], um[V];  // the bound on |Du_j|, and |u_j| + that
     const float fs = (float)in->scale;
@@ -56,7 +191,7 @@ static int contract(const float* Xh, const float* Xc, const float* yc, const flo
             terms += fabs((double)in->k[i] * xd);
             a += (double)in->k[i] * xd;
         }
-        const double Ea = ORDER_BOUND * terms;
+        const double Ea = (ORDER_BOUND + DECAY_BOUND) * terms;
         Eu[j] = (1 + U) * (1 + U) * in->beta * Ea + 5 * U * (in->beta * fabs(in->v[j] - a) + Ea);
         um[j] = in->beta * fabs(in->v[j] - a) + 2 * Eu[j];
     }
@@ -64,7 +199,8 @@ static int contract(const float* Xh, const float* Xc, const float* yc, const flo
         double Ey = 0, mag = 0;
         for (int i = 0; i < K; i++) {
             const double qs = fabs((double)(fs * in->q[i])), x = fabs((double)Xc[i * V + j]);
-            const double e = (1 + U) * (1 + U) * fabs(in->k[i]) * Eu[j] + 3 * U * (x + fabs(in->k[i]) * um[j]);
+            const double xd = fabs((double)(Xh[i * V + j] * in->decay[i]));
+            const double e = (1 + U) * (1 + U) * fabs(in->k[i]) * Eu[j] + 3 * U * (x + fabs(in->k[i]) * um[j]) + DECAY_BOUND * xd;
             Et[i * V + j] = e;
             Ey += qs * e;
             mag += qs * (x + e);
@@ -74,7 +210,10 @@ static int contract(const float* Xh, const float* Xc, const float* yc, const flo
             if (!bad++) snprintf(why, nwhy, "y[%d] %.9g vs the CPU's %.9g: beyond the bound %.3g", j, yg[j], yc[j], Ey);
         }
     }
-    if (b == 32) {
+    if (lay == LAY_NVFP4) return bad + nvfp4_state(Xc, Pc, Pg, Et, bad ? NULL : why, bad ? 0 : nwhy);
+    if (lay == LAY_BF16 || lay == LAY_FP16) return bad + cast16_state(lay, Xc, Pc, Pg, Et, bad ? NULL : why, bad ? 0 : nwhy);
+    if (lay == LAY_FP8TILE) return bad + fp8tile_state(Xc, Pc, Pg, Et, bad ? NULL : why, bad ? 0 : nwhy);
+    if (lay == LAY_FP32) {
         for (int e = 0; e < K * V; e++) {
             float g;
             memcpy(&g, Pg + 4 * e, 4);
@@ -120,7 +259,7 @@ static int contract(const float* Xh, const float* Xc, const float* yc, const flo
 
 typedef struct {
     const stepq_format* f;
-    int kind, b;
+    int kind, lay, b;
     stepq_serving* s;
     stepq_qstate qs[HEADS];
     size_t stride;
@@ -133,7 +272,13 @@ static void rig_open(rig* r, const stepq_format* f, int kind, gsl_rng* rng) {
     memset(r, 0, sizeof *r);
     r->f = f;
     r->kind = kind;
-    r->b = stepq_format_exact(f) ? 32 : f->width;
+    r->lay = stepq_format_exact(f)                   ? LAY_FP32
+             : f->family->id == STEPQ_FAMILY_NVFP4   ? LAY_NVFP4
+             : f->family->id == STEPQ_FAMILY_FP8TILE ? LAY_FP8TILE
+             : f->family->id != STEPQ_FAMILY_CAST    ? LAY_ROWS
+             : f->cast.element == STEPQ_ELEM_BF16    ? LAY_BF16
+                                                     : LAY_FP16;
+    r->b = f->width;
     stepq_head_plan hp;
     uint8_t rows[K];
     stepq_assert(stepq_head_plan_for(&hp, rows, f, NULL, 0, kind, K) == STEPQ_OK);
@@ -200,6 +345,37 @@ static void rig_sync(rig* r) {
     stepq_serving_upload(r->s, r->Pc, HEADS);
 }
 
+// NVFP4's checks can fail (P2: a copy of the kernels' bytes, which passed): in row 9, the code
+// farthest from a threshold moved a magnitude step; then its block's scale moved a code
+static void nvfp4_perturbed(const rig* r, const float* Xh, const float* Xc, const float* yc, const float* yg,
+                            const uint8_t* Pc, uint8_t* P2, const step_in* in, double* Et) {
+    char w2[256];
+    const char *fn = r->f->name, *kn = stepq_kind_name(r->kind);
+    const float hc = nv_head(Pc);
+    int best = -1;
+    double far = -1;
+    for (int j = 0; j < V; j++) {
+        const uint8_t* blk = nv_block(P2, 9, j / STEPQ_NVFP4_BLOCK);
+        const double s = (double)(stepq_e4m3_decode(blk[0]) * hc), q = Xc[9 * V + j] / s;
+        if (blk[0] == nv_block(Pc, 9, j / STEPQ_NVFP4_BLOCK)[0] && s > 0 && (nv_code(blk, j % 16) & 7) < 7 &&
+            e2m1_tie_distance(q) > far)
+            far = e2m1_tie_distance(q), best = j;
+    }
+    CHECK(best >= 0, "%s %s: no code of row 9 to move", fn, kn);
+    if (best < 0) return;
+    uint8_t* blk = P2 + (nv_block(P2, 9, best / STEPQ_NVFP4_BLOCK) - P2);
+    const int e = best % STEPQ_NVFP4_BLOCK;
+    blk[1 + e / 2] = (uint8_t)(blk[1 + e / 2] + (1 << (4 * (e & 1))));  // magnitude + 1, sign kept
+    CHECK(contract(Xh, Xc, yc, yg, Pc, P2, in, LAY_NVFP4, 4, Et, w2, sizeof w2) > 0,
+          "%s %s: a code moved a step passed the contract", fn, kn);
+    printf("  %s %s: a code moved a step: %s\n", fn, kn, w2);
+    blk[1 + e / 2] = (uint8_t)(blk[1 + e / 2] - (1 << (4 * (e & 1))));
+    blk[0]++;
+    CHECK(contract(Xh, Xc, yc, yg, Pc, P2, in, LAY_NVFP4, 4, Et, w2, sizeof w2) > 0,
+          "%s %s: a block scale moved a code passed the contract", fn, kn);
+    printf("  %s %s: a block scale moved a code: %s\n", fn, kn, w2);
+}
+
 // `steps` steps, each from the CPU's state: the contract on every head; then (once) that a
 // moved code, scale or read-out is caught
 static void one_step_contract(const stepq_format* f, int kind, int steps, gsl_rng* rng) {
@@ -222,7 +398,7 @@ static void one_step_contract(const stepq_format* f, int kind, int steps, gsl_rn
             const size_t o = (size_t)h * K * V;
             uint8_t *Pc = r.Pc + h * r.stride, *Pg = r.Pg + h * r.stride;
             float *yc = r.yc + h * V, *yg = r.yg + h * V;
-            violations += contract(Xh + o, Xc + o, yc, yg, Pc, Pg, &in, r.b, Et, why, sizeof why);
+            violations += contract(Xh + o, Xc + o, yc, yg, Pc, Pg, &in, r.lay, r.b, Et, why, sizeof why);
             for (int j = 0; j < V; j++) ymax = fmax(ymax, fabs((double)yg[j] - yc[j]) / fmax(fabs(yc[j]), 1e-30));
             for (size_t e = 0; e < r.qs[h].bytes; e++) differ += Pc[e] != Pg[e];
             if (perturbed || t < steps - 1 || h) continue;
@@ -236,17 +412,49 @@ static void one_step_contract(const stepq_format* f, int kind, int steps, gsl_rn
             float ymag = 0;
             for (int j = 0; j < V; j++) ymag = fmaxf(ymag, fabsf(yg[j]));
             y2[7] = y2[7] + 1e-4f * ymag;
-            CHECK(contract(Xh + o, Xc + o, yc, y2, Pc, Pg, &in, r.b, Et, w2, sizeof w2) > 0,
+            CHECK(contract(Xh + o, Xc + o, yc, y2, Pc, Pg, &in, r.lay, r.b, Et, w2, sizeof w2) > 0,
                   "%s %s: a read-out moved by 1e-4 of the largest passed the contract", f->name, stepq_kind_name(kind));
             printf("  %s %s: a read-out moved by 1e-4 of the largest: %s\n", f->name, stepq_kind_name(kind), w2);
             memcpy(P2, Pg, r.stride);
-            if (r.b == 32) {
+            if (r.lay == LAY_FP32) {
                 float x;
                 memcpy(&x, P2 + 4 * 300, 4);
                 x = nextafterf(nextafterf(x, INFINITY), INFINITY) * 1.0001f;
                 memcpy(P2 + 4 * 300, &x, 4);
-                CHECK(contract(Xh + o, Xc + o, yc, yg, Pc, P2, &in, r.b, Et, w2, sizeof w2) > 0,
+                CHECK(contract(Xh + o, Xc + o, yc, yg, Pc, P2, &in, r.lay, r.b, Et, w2, sizeof w2) > 0,
                       "%s %s: a moved state element passed the contract", f->name, stepq_kind_name(kind));
+            } else if (r.lay == LAY_BF16 || r.lay == LAY_FP16) {
+                // element 300 moved an ulp, and it is far from a boundary: no reach spans one
+                uint16_t x;
+                memcpy(&x, P2 + 2 * 300, 2);
+                x++;
+                memcpy(P2 + 2 * 300, &x, 2);
+                CHECK(contract(Xh + o, Xc + o, yc, yg, Pc, P2, &in, r.lay, r.b, Et, w2, sizeof w2) > 0,
+                      "%s %s: a moved state element passed the contract", f->name, stepq_kind_name(kind));
+                printf("  %s %s: an element moved an ulp: %s\n", f->name, stepq_kind_name(kind), w2);
+            } else if (r.lay == LAY_FP8TILE) {
+                // a code moved a step (its magnitude + 1) at the element farthest from a boundary
+                // of row 9 (tile 0), then tile 0's scale moved by 1e-3 of itself
+                const float s = nv_head(P2);
+                int best = 0;
+                double far = -1;
+                for (int j = 0; j < V; j++) {  // normal E4M3 values: 8 a binade, spaced 2^(e - 3)
+                    const double a = fabs(Xc[o + 9 * V + j] / s), u = a / ldexp(1, (int)floor(log2(a)) - 3);
+                    if ((P2[4 + 9 * V + j] & 0x7f) < 0x7e && a >= 0x1p-6 && fabs(u - floor(u) - 0.5) > far)
+                        far = fabs(u - floor(u) - 0.5), best = j;
+                }
+                P2[4 + 9 * V + best]++;
+                CHECK(contract(Xh + o, Xc + o, yc, yg, Pc, P2, &in, r.lay, r.b, Et, w2, sizeof w2) > 0,
+                      "%s %s: a code moved a step passed the contract", f->name, stepq_kind_name(kind));
+                printf("  %s %s: a code moved a step: %s\n", f->name, stepq_kind_name(kind), w2);
+                P2[4 + 9 * V + best]--;
+                const float s2 = s * 1.001f;
+                memcpy(P2, &s2, 4);
+                CHECK(contract(Xh + o, Xc + o, yc, yg, Pc, P2, &in, r.lay, r.b, Et, w2, sizeof w2) > 0,
+                      "%s %s: a tile scale moved by 1e-3 passed the contract", f->name, stepq_kind_name(kind));
+                printf("  %s %s: a tile scale moved by 1e-3: %s\n", f->name, stepq_kind_name(kind), w2);
+            } else if (r.lay == LAY_NVFP4) {
+                nvfp4_perturbed(&r, Xh + o, Xc + o, yc, yg, Pc, P2, &in, Et);
             } else {
                 const size_t row = STEPQ_ROW_BYTES(r.b, V);
                 // a code a step away from the CPU's where the quotient is far from a tie: row 9,
@@ -257,7 +465,7 @@ static void one_step_contract(const stepq_format* f, int kind, int steps, gsl_rn
                 while (abs(z[j]) >= STEPQ_QMAX(r.b) - 1) j++;
                 z[j] += 1;
                 stepq_pack_codes(P2 + 9 * row + 2, z, V, r.b);
-                CHECK(contract(Xh + o, Xc + o, yc, yg, Pc, P2, &in, r.b, Et, w2, sizeof w2) > 0,
+                CHECK(contract(Xh + o, Xc + o, yc, yg, Pc, P2, &in, r.lay, r.b, Et, w2, sizeof w2) > 0,
                       "%s %s: a code moved a step passed the contract", f->name, stepq_kind_name(kind));
                 printf("  %s %s: a code moved a step: %s\n", f->name, stepq_kind_name(kind), w2);
                 memcpy(P2, Pg, r.stride);
@@ -265,13 +473,28 @@ static void one_step_contract(const stepq_format* f, int kind, int steps, gsl_rn
                 memcpy(&hs, P2 + 9 * row, 2);
                 hs++;
                 memcpy(P2 + 9 * row, &hs, 2);
-                CHECK(contract(Xh + o, Xc + o, yc, yg, Pc, P2, &in, r.b, Et, w2, sizeof w2) > 0,
+                CHECK(contract(Xh + o, Xc + o, yc, yg, Pc, P2, &in, r.lay, r.b, Et, w2, sizeof w2) > 0,
                       "%s %s: a scale moved an ulp passed the contract", f->name, stepq_kind_name(kind));
                 printf("  %s %s: a scale moved an ulp: %s\n", f->name, stepq_kind_name(kind), w2);
             }
             free(P2);
         }
-        if (r.b != 32)
+        if (r.lay == LAY_NVFP4)
+            for (int h = 0; h < HEADS; h++)
+                for (int i = 0; i < K; i++)
+                    for (int j = 0; j < V; j++) {
+                        const int k = j / STEPQ_NVFP4_BLOCK, e = j % STEPQ_NVFP4_BLOCK;
+                        codes_differ += nv_code(nv_block(r.Pc + h * r.stride, i, k), e) != nv_code(nv_block(r.Pg + h * r.stride, i, k), e);
+                    }
+        if (r.lay == LAY_FP8TILE)  // the tiles' code bytes
+            for (int h = 0; h < HEADS; h++)
+                for (int e = 0; e < K * V; e++) {
+                    const size_t at = (size_t)h * r.stride + (size_t)(e / (STEPQ_FP8_TILE * V) + 1) * 4 + e;
+                    codes_differ += r.Pc[at] != r.Pg[at];
+                }
+        if (r.lay == LAY_BF16 || r.lay == LAY_FP16)  // a cast's codes: its elements
+            for (size_t e = 0; e < (size_t)HEADS * r.stride; e += 2) codes_differ += memcmp(r.Pc + e, r.Pg + e, 2) != 0;
+        if (r.lay == LAY_ROWS)
             for (int h = 0; h < HEADS; h++) {
                 const size_t row = STEPQ_ROW_BYTES(r.b, V);
                 for (int i = 0; i < K; i++) {
@@ -354,6 +577,31 @@ static void trajectory(const stepq_format* f, int kind, int steps, gsl_rng* rng)
     rig_close(&r);
 }
 
+// the kernels' exp of a log gate against the C library's expf (sim/recurrence.c's decays) on
+// every 97th float in [-40, 0] and at the ends of the range: within an ulp (method 6.5's
+// contract assumes it), and how many differ
+static void expf_sweep(void) {
+    long n = 0, differ = 0, beyond = 0;
+    float worst_g = 0;
+    for (uint32_t b = stepq_f32_bits(-40.0f); b >= 0x80000000u; b -= 97) {
+        const float g = stepq_bits_f32(b), e = stepq_serving_lanes_expf(g), c = expf(g);
+        n++;
+        if (e == c) continue;
+        differ++;
+        if (!(nextafterf(c, 0.0f) == e || nextafterf(c, INFINITY) == e) && !beyond++) worst_g = g;
+    }
+    const float ends[] = {0.0f, -0.0f, -87.0f, -103.0f, -104.0f, -150.0f, 1.0f, 88.0f, 89.0f};
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        const float g = ends[i], e = stepq_serving_lanes_expf(g), c = expf(g);
+        n++;
+        differ += e != c;
+        if (!(e == c || nextafterf(c, 0.0f) == e || nextafterf(c, INFINITY) == e) && !beyond++) worst_g = g;
+    }
+    CHECK(beyond == 0, "the lane kernels' exp: %ld of %ld gates more than an ulp from expf (first g = %.9g)", beyond, n, worst_g);
+    CHECK(isnan(stepq_serving_lanes_expf(NAN)), "the lane kernels' exp of NaN is not NaN");
+    printf("exp of the gates: %ld gates in [-40, 0] and 9 ends, %ld differ from expf by an ulp, %ld by more\n", n, differ, beyond);
+}
+
 // rows -> lanes -> rows gives the bytes back, and rows -> lanes moves every byte (a bijection)
 static void layout_roundtrip(const stepq_format* f, gsl_rng* rng) {
     stepq_head_plan hp;
@@ -375,8 +623,9 @@ static void layout_roundtrip(const stepq_format* f, gsl_rng* rng) {
 int main(void) {
     gsl_rng* rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 67);
-    const char* names[] = {"fp32", "int8", "int6", "int4"};
-    for (int i = 0; i < 4; i++) {
+    expf_sweep();
+    const char* names[] = {"fp32", "bf16", "fp16", "int8", "int6", "int4", "nvfp4", "fp8-tile32"};
+    for (int i = 0; i < 8; i++) {
         const stepq_format* f = stepq_format_find(names[i]);
         layout_roundtrip(f, rng);
         for (int kind = STEPQ_GDN; kind <= STEPQ_KDA; kind++) {
@@ -385,14 +634,14 @@ int main(void) {
         }
     }
     // what the lane kernels refuse, by name
-    const stepq_format* nv = stepq_format_find("nvfp4");
+    const stepq_format* nv = stepq_format_find("int8-sr");
     stepq_head_plan hp;
     uint8_t rows[K];
     stepq_assert(stepq_head_plan_for(&hp, rows, nv, NULL, 0, STEPQ_GDN, K) == STEPQ_OK);
     stepq_serving* s = NULL;
     fprintf(stderr, "(two refusals expected next)\n");
     CHECK(stepq_serving_create(&s, nv, &hp, 1, STEPQ_GDN, 1, K, V, STEPQ_SERVE_LANES, 1, STEPQ_CUDA_EMULATE) == STEPQ_ERR,
-          "the lane kernels took nvfp4");
+          "the lane kernels took int8-sr");
     CHECK(stepq_serving_create(&s, stepq_format_find("int8"), &hp, 1, STEPQ_GDN, 1, 64, V, STEPQ_SERVE_LANES, 1,
                                STEPQ_CUDA_EMULATE) == STEPQ_ERR, "the lane kernels took a 64 x 128 head");
     gsl_rng_free(rng);
