@@ -509,7 +509,7 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
 #define KNOB(k, isint, d, l, h, what)                                                                  \
     {.key = #k, .integer = isint, .offset = offsetof(stepq_calib_settings, k), .def = d, .lo = l, .hi = h, \
      .help = what}
-const stepq_calib_knob stepq_calib_knobs[] = {
+const stepq_calib_knob stepq_calib_knobs[STEPQ_CALIB_NKNOBS + 1] = {
     KNOB(steps, 1, 2048, 1, 1LL << 40, "steps of each segment, each from a zero state (method 4.1)"),
     KNOB(horizon, 0, 2048, STEPQ_KNOB_HORIZON_MIN, STEPQ_KNOB_HORIZON_MAX,
          "the horizon H of the lifetimes L_u, M_u and R_u (method 4.1)"),
@@ -534,28 +534,48 @@ void stepq_calib_defaults(stepq_calib_settings* s) {
     }
 }
 
-int stepq_calib_settings_check(const stepq_calib_settings* s, const char* who) {
+const char* stepq_calib_name(const stepq_calib_names* names, const stepq_calib_knob* k) {
+    const char* name = names->name[k - stepq_calib_knobs];
+    return name ? name : k->key;
+}
+
+// what a message on knob k begins with: where the user set it, else the caller
+static const char* calib_who(const stepq_calib_names* names, const stepq_calib_knob* k) {
+    const char* at = names->at[k - stepq_calib_knobs];
+    return at ? at : names->who;
+}
+
+const stepq_calib_knob* stepq_calib_knob_of(const char* key) {
+    const stepq_calib_knob* k = stepq_calib_knobs;
+    while (strcmp(k->key, key)) k++;
+    return k;
+}
+
+int stepq_calib_settings_check(const stepq_calib_settings* s, const stepq_calib_names* names) {
     for (const stepq_calib_knob* k = stepq_calib_knobs; k->key; k++) {
         const char* at = (const char*)s + k->offset;
         const double v = k->integer ? (double)*(const long long*)at : *(const double*)at;
         if (at == (const char*)&s->steps && v == 0) continue;  // the shortest trace's, once they are open
         if (!(v >= k->lo && v <= k->hi)) {  // NaN too
-            stepq_error("%s: %s %.17g is outside [%.17g, %.17g] (%s)", who, k->key, v, k->lo, k->hi, k->help);
+            stepq_error("%s: %s %.17g is outside [%.17g, %.17g] (%s)", calib_who(names, k), stepq_calib_name(names, k),
+                        v, k->lo, k->hi, k->help);
             return STEPQ_ERR;
         }
     }
     return STEPQ_OK;
 }
 
-int stepq_calib_check_snapshots(const stepq_calib_settings* s, const char* who, int options, int shortest) {
+int stepq_calib_check_snapshots(const stepq_calib_settings* s, const stepq_calib_names* names) {
     // a snapshot is offered every snapshot_every steps of a segment (calib_step): none at all, and
     // every distortion of the plan would be zero, its allocations chosen on nothing (method 4.1)
     if (s->snapshot_every <= s->steps) return STEPQ_OK;
-    const char* every = options ? "--snapshot-every" : "snapshot_every";
-    stepq_error("%s: %s %lld is more than the %lld steps of each segment (%s): the calibration would take no state "
-                "snapshot and measure no distortion; give %s at most %lld (method 4.1)", who, every,
-                s->snapshot_every, s->steps, shortest ? "every step of the shortest trace" : options ? "--steps" : "steps",
-                every, s->steps);
+    const stepq_calib_knob *every = stepq_calib_knob_of("snapshot_every"), *steps = stepq_calib_knob_of("steps");
+    const char* steps_at = names->at[steps - stepq_calib_knobs];
+    stepq_error("%s: %s %lld is more than the %lld steps of each segment (%s%s%s): the calibration would take no "
+                "state snapshot and measure no distortion; give %s at most %lld (method 4.1)",
+                calib_who(names, every), stepq_calib_name(names, every), s->snapshot_every, s->steps,
+                stepq_calib_name(names, steps), steps_at ? ", " : "", steps_at ? steps_at : "",
+                stepq_calib_name(names, every), s->steps);
     return STEPQ_ERR;
 }
 
@@ -654,14 +674,17 @@ static void trace_command(stepq_calib_build* b, const char* const* paths, int n,
 }
 
 int stepq_calib_from_traces(stepq_calib_build* b, const char* const* paths, int n, int normalize,
-                            const stepq_calib_settings* s, const char* output, const char* who,
+                            const stepq_calib_settings* s, const char* output, const stepq_calib_names* names,
                             const stepq_backend* be) {
     memset(b, 0, sizeof *b);
     if (n < 1) {
-        stepq_error("%s: no trace to calibrate on (give one or more trace files)", who);
+        stepq_error("%s: no trace to calibrate on (give one or more trace files)", names->who);
         return STEPQ_ERR;
     }
     stepq_calib_settings set = *s;
+    stepq_calib_names named = *names;  // steps 0: named by what it stands for
+    if (s->steps == 0)
+        named.name[stepq_calib_knob_of("steps") - stepq_calib_knobs] = "every step of the shortest trace";
     char* text = mallocCheck(STEPQ_CALIB_TEXT_MAX);
     snprintf(text, STEPQ_CALIB_TEXT_MAX, "stepq %s\n", stepq_git_revision());
     int rc = stepq_calib_trace_segments(b, paths, n, normalize, text, STEPQ_CALIB_TEXT_MAX);
@@ -670,9 +693,7 @@ int stepq_calib_from_traces(stepq_calib_build* b, const char* const* paths, int 
         for (int i = 1; i < n; i++)
             if (b->c.segments[i]->T < set.steps) set.steps = b->c.segments[i]->T;
     }
-    // the command line's who names its options (--snapshot-every), libstepq its fields
-    rc = rc || stepq_calib_settings_check(&set, who) ||
-         stepq_calib_check_snapshots(&set, who, !strcmp(who, "calibrate"), s->steps == 0);
+    rc = rc || stepq_calib_settings_check(&set, &named) || stepq_calib_check_snapshots(&set, &named);
     if (!rc) {
         trace_command(b, paths, n, normalize, &set, output);
         stepq_calib_finish(b, &set, text, STEPQ_CALIB_TEXT_MAX, output,

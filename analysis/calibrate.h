@@ -76,20 +76,35 @@ typedef struct {
     double def, lo, hi;
     const char* help;  // what it is, one line, citing the method
 } stepq_calib_knob;
-extern const stepq_calib_knob stepq_calib_knobs[];  // ends with a row whose key is NULL
+#define STEPQ_CALIB_NKNOBS 11
+extern const stepq_calib_knob stepq_calib_knobs[STEPQ_CALIB_NKNOBS + 1];  // ends with a row whose key is NULL
+
+// How a front end's user names the settings, for the messages that refuse one: each front end
+// passes its own, so that its message names what its user set and no front end rewrites one.
+// The command line: its options (--snapshot-every); a config: its keys, each with the FILE:LINE
+// that sets it; libstepq: its caller's (sq_calibrate_names).
+typedef struct {
+    const char* who;                       // begins each message: the caller, or a config's FILE:LINE
+    const char* name[STEPQ_CALIB_NKNOBS];  // each knob's, in stepq_calib_knobs' order; NULL: its key
+    const char* at[STEPQ_CALIB_NKNOBS];    // where each was set (a config's FILE:LINE, which then begins
+                                           // a message on it instead of who); NULL: not said
+} stepq_calib_names;
+// the row of stepq_calib_knobs whose key is key (one of them)
+const stepq_calib_knob* stepq_calib_knob_of(const char* key);
+// the name of knob k (a row of stepq_calib_knobs) in names
+const char* stepq_calib_name(const stepq_calib_names* names, const stepq_calib_knob* k);
 
 // s <- every knob's default (a config's: steps 2048)
 void stepq_calib_defaults(stepq_calib_settings* s);
-// STEPQ_ERR naming the first setting outside its range (as "who: name V is outside [lo, hi]");
-// steps 0 passes (a trace calibration's: every step of the shortest trace)
-int stepq_calib_settings_check(const stepq_calib_settings* s, const char* who);
+// STEPQ_ERR naming the first setting outside its range (as "who: name V is outside [lo, hi]", the
+// names as names gives them); steps 0 passes (a trace calibration's: every step of the shortest
+// trace)
+int stepq_calib_settings_check(const stepq_calib_settings* s, const stepq_calib_names* names);
 
 // STEPQ_ERR unless a segment of s->steps steps takes a state snapshot (one every
 // s->snapshot_every steps): a calibration that took none would write a plan of zero distortions.
-// Every front end calls it: who names the caller or a config's FILE:LINE; options: the settings
-// named as the command line's options (--snapshot-every, --steps), else as a config's keys and
-// libstepq's fields; shortest: steps is every step of the shortest trace (none was given).
-int stepq_calib_check_snapshots(const stepq_calib_settings* s, const char* who, int options, int shortest);
+// Every front end calls it, with its names for snapshot_every and steps (names).
+int stepq_calib_check_snapshots(const stepq_calib_settings* s, const stepq_calib_names* names);
 
 // the most the text a calibration's key is taken of may hold (revision, segments, settings)
 #define STEPQ_CALIB_TEXT_MAX 16384
@@ -116,11 +131,11 @@ void stepq_calib_finish(stepq_calib_build* b, const stepq_calib_settings* s, cha
                         const char* output, stepq_provenance prov, const stepq_backend* be);
 // `stepq calibrate --trace A.h5 [B.h5 ...] --out output` and sq_calibrate: the segments of the
 // traces, checked as stepq_calibrate checks them before any work (one model, kind, shape, long
-// enough), the settings s checked (who names the caller: "calibrate", "sq_calibrate"); s->steps
-// 0: every step of the shortest trace. The plan's config is the equivalent command line with
-// every setting spelled out (b->command). be: stepq_calib_cfg's backend.
+// enough), the settings s checked (names: the caller's, as "calibrate" or sq_calibrate's caller
+// names them); s->steps 0: every step of the shortest trace. The plan's config is the equivalent
+// command line with every setting spelled out (b->command). be: stepq_calib_cfg's backend.
 int stepq_calib_from_traces(stepq_calib_build* b, const char* const* paths, int n, int normalize,
-                            const stepq_calib_settings* s, const char* output, const char* who,
+                            const stepq_calib_settings* s, const char* output, const stepq_calib_names* names,
                             const stepq_backend* be);
 
 // The pivots and allocations of every scheme and budget from the statistics already in p

@@ -521,20 +521,6 @@ hid_t h5u_create(const char* path) {
     return f;
 }
 
-int h5u_commit(hid_t file, const char* path) {
-    char* t = stepq_output_pending(path);
-    stepq_assert(t);
-    errno = 0;  // what the system said when the last blocks were flushed (HDF5 keeps it)
-    int ok = H5Fclose(file) >= 0;
-    const int e = errno;
-    if (!ok) {
-        close_failed = 1;
-        if (e) stepq_error("cannot write %s: %s; nothing was left there", path, strerror(e));
-        else stepq_error("cannot write %s (disk full or file too large?); nothing was left there", path);
-    }
-    return stepq_output_end(t, path, ok) || !ok ? STEPQ_ERR : STEPQ_OK;
-}
-
 // An abandoned file's descriptor pointed at /dev/null: what its close still writes (the caches,
 // which a full disk or a file-size limit refuses) goes nowhere, so that the close succeeds.
 // HDF5 cannot drop dirty caches: a close that fails to flush them loses the file's memory
@@ -551,6 +537,34 @@ static void discard_writes(hid_t file) {
         }
     }
     H5Pclose(fapl);
+}
+
+int h5u_commit(hid_t file, const char* path) {
+    char* t = stepq_output_pending(path);
+    stepq_assert(t);
+    errno = 0;  // what the system said when the last blocks were flushed (HDF5 keeps it)
+    // flushed before the close: a flush that fails (a full disk, a size limit) leaves the file
+    // open, to be closed with its writes going nowhere; a close that failed would keep the file,
+    // its caches and buffers, in HDF5's table for the rest of the process (found by
+    // fuzz_tracewrite: a commit that crossed the size limit). After a failed flush HDF5 1.10.8
+    // refuses every flush, the close's too ("slist already enabled?"), until one more flush has
+    // failed on that: hence the second flush, into /dev/null, before the close.
+    int ok = H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0;
+    int e = errno;
+    if (!ok) {
+        discard_writes(file);
+        H5Fflush(file, H5F_SCOPE_GLOBAL);
+    }
+    errno = 0;
+    if (H5Fclose(file) < 0) {
+        close_failed = 1;
+        if (ok) e = errno, ok = 0;
+    }
+    if (!ok) {
+        if (e) stepq_error("cannot write %s: %s; nothing was left there", path, strerror(e));
+        else stepq_error("cannot write %s (disk full or file too large?); nothing was left there", path);
+    }
+    return stepq_output_end(t, path, ok) || !ok ? STEPQ_ERR : STEPQ_OK;
 }
 
 void h5u_abandon(hid_t file, const char* path) {

@@ -341,14 +341,18 @@ int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const co
         rc = k->integer ? cfg_int(cf, g, k->key, (long long*)at, 0, (long long)k->def, (long long)k->lo, (long long)k->hi)
                         : cfg_float(cf, g, k->key, (double*)at, 0, k->def, k->lo, k->hi);
     }
-    if (!rc) {  // a config's calibration that takes no snapshot, named by the line that set it
+    if (!rc) {  // a calibration that takes no snapshot: each setting named by its key and the line that set it
         const config_setting_t* grp = g ? g : config_root_setting(&cf->cfg);
-        const config_setting_t* at = config_setting_get_member(grp, "snapshot_every");
-        if (!at) at = config_setting_get_member(grp, "steps");
-        if (!at) at = grp;
-        char who[4200];
-        snprintf(who, sizeof who, "%s:%d", cfg_file_of(cf, at), at ? (int)config_setting_source_line(at) : 1);
-        rc = stepq_calib_check_snapshots(&set, who, 0, 0);
+        char who[4200], at[STEPQ_CALIB_NKNOBS][4200];
+        stepq_calib_names named = {.who = who};
+        snprintf(who, sizeof who, "%s:%d", cfg_file_of(cf, grp), g ? (int)config_setting_source_line(g) : 1);
+        for (int i = 0; i < STEPQ_CALIB_NKNOBS; i++) {
+            const config_setting_t* set_at = config_setting_get_member(grp, stepq_calib_knobs[i].key);
+            if (!set_at) continue;  // its default: named by the key alone, the message begun by who
+            snprintf(at[i], sizeof at[i], "%s:%d", cfg_file_of(cf, set_at), (int)config_setting_source_line(set_at));
+            named.at[i] = at[i];
+        }
+        rc = stepq_calib_check_snapshots(&set, &named);
     }
     if (!rc && (ns > 0) + (nt > 0) + (nx > 0) != 1) {
         stepq_error("%s: calibration needs one of 'seeds' (runs of the synthetic source), 'traces' (trace "

@@ -168,15 +168,13 @@ static int calibrate_traces(int argc, char** argv) {
     set.steps = 0;  // every step of the shortest trace
     const char **traces = NULL, *out = NULL;
     int nt = 0, normalize = 0;
-    enum { MAX_KNOBS = 24 };
-    char names[MAX_KNOBS][64];
-    stepq_opt opts[MAX_KNOBS + 5];
+    char names[STEPQ_CALIB_NKNOBS][64];
+    stepq_opt opts[STEPQ_CALIB_NKNOBS + 5];
     int n = 0;
     opts[n++] = (stepq_opt){.name = "--trace", .type = OPT_STRS, .dest = &traces, .n = &nt, .required = 1,
                             .meta = "trace files A.h5 B.h5 ..."};
     opts[n++] = (stepq_opt){.name = "--out", .type = OPT_STR, .dest = &out, .required = 1, .meta = "the plan file PLAN.h5"};
     for (const stepq_calib_knob* k = stepq_calib_knobs; k->key; k++) {
-        stepq_assert(n - 2 < MAX_KNOBS);
         knob_option(names[n - 2], sizeof names[n - 2], k->key);
         opts[n] = (stepq_opt){.name = names[n - 2], .type = k->integer ? OPT_INT : OPT_REAL,
                               .dest = (char*)&set + k->offset, .lo = k->lo, .hi = k->hi};
@@ -191,8 +189,10 @@ static int calibrate_traces(int argc, char** argv) {
         return 2;
     }
     stepq_set_threads(threads, 0);
+    stepq_calib_names named = {.who = "calibrate"};  // the settings named as the options that set them
+    for (int i = 0; i < STEPQ_CALIB_NKNOBS; i++) named.name[i] = names[i];
     stepq_calib_build b;
-    int rc = stepq_calib_from_traces(&b, traces, nt, normalize, &set, out, "calibrate", stepq_backend_default());
+    int rc = stepq_calib_from_traces(&b, traces, nt, normalize, &set, out, &named, stepq_backend_default());
     if (rc == STEPQ_OK) {
         rc = stepq_prepare_output(out) || stepq_calibrate(NULL, &b.c);
         if (!rc) printf("wrote plan %s (%d heads, %d segments of %ld steps, %d pivot units)\n", out,

@@ -231,6 +231,15 @@ long sq_trace_steps(const sq_trace* t);
 sq_status sq_trace_close(sq_trace* t, int commit);
 
 /* ---- calibration: a plan made from traces (method 4.1, 4.3) --------------------------------- */
+/* How the caller's user names the settings, for the messages that refuse one: a front end passes
+ * its own (its options, say "--snapshot-every"), so that its user reads what they set. Each NULL
+ * is sq_calibrate's own: "sq_calibrate" for the caller, the field's name for a setting. */
+typedef struct {
+    const char* caller; /* begins each message on a setting */
+    const char *steps, *horizon, *gamma, *rho, *refits, *snapshot_every, *reservoir, *pivots, *pivot_fraction,
+        *damp_fraction, *seed;
+} sq_calibrate_names;
+
 typedef struct {
     long steps;             /* steps of each trace, each a segment from a zero state; 0: every step of
                                the shortest trace */
@@ -248,9 +257,11 @@ typedef struct {
                                whose q or k is not L2-normalised */
     int progress;           /* 1: progress lines on stderr as the command line prints them (the one
                                thing the library prints, and only when asked); 0: silent */
+    const sq_calibrate_names* names; /* the messages' names of the caller and the settings; NULL:
+                                        sq_calibrate's own */
 } sq_calibrate_config;
 
-/* *cfg <- the defaults, those of `stepq calibrate --trace` (a config's, but steps 0) */
+/* *cfg <- the defaults, those of `stepq calibrate --trace` (a config's, but steps 0); names NULL */
 sq_status sq_calibrate_defaults(sq_calibrate_config* cfg);
 /* A plan calibrated on n trace files, one segment each, written to out_path beside it and renamed
  * into place (nothing is left there on a failure): the same bytes as `stepq calibrate --trace

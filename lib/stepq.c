@@ -717,7 +717,7 @@ sq_status sq_calibrate_defaults(sq_calibrate_config* cfg) {
                                  .refits = (int)s.refits, .snapshot_every = (int)s.snapshot_every,
                                  .reservoir = (int)s.reservoir, .pivots = (long)s.pivots,
                                  .pivot_fraction = s.pivot_fraction, .damp_fraction = s.damp_fraction,
-                                 .seed = s.seed, .normalize = 0, .progress = 0};
+                                 .seed = s.seed, .normalize = 0, .progress = 0, .names = NULL};
     return leave(SQ_OK);
 }
 
@@ -726,21 +726,28 @@ sq_status sq_calibrate_defaults(sq_calibrate_config* cfg) {
 // against.
 
 // the calibration of sq_calibrate, its inputs checked first; the caller holds inputs_lock
-static sq_status calibrate_locked(const sq_calibrate_config* cfg, const char* const* traces, int n,
+static sq_status calibrate_locked(const sq_calibrate_config* cfg, const char* const* traces, int n_traces,
                                   const char* out_path) {
     const stepq_calib_settings set = {.steps = cfg->steps, .horizon = cfg->horizon, .gamma = cfg->gamma,
                                       .rho = cfg->rho, .refits = cfg->refits, .snapshot_every = cfg->snapshot_every,
                                       .reservoir = cfg->reservoir, .pivots = cfg->pivots,
                                       .pivot_fraction = cfg->pivot_fraction, .damp_fraction = cfg->damp_fraction,
                                       .seed = cfg->seed};
+    // the caller's names of the settings, in stepq_calib_knobs' order (that of the fields)
+    const sq_calibrate_names none = {.caller = NULL}, *n = cfg->names ? cfg->names : &none;
+    const stepq_calib_names named = {
+        .who = n->caller ? n->caller : "sq_calibrate",
+        .name = {n->steps, n->horizon, n->gamma, n->rho, n->refits, n->snapshot_every, n->reservoir, n->pivots,
+                 n->pivot_fraction, n->damp_fraction, n->seed}};
     if (cfg->steps < 0) {
-        stepq_error("sq_calibrate: steps %ld is negative (0: every step of the shortest trace)", cfg->steps);
+        stepq_error("%s: %s %ld is negative (0: every step of the shortest trace)", named.who,
+                    stepq_calib_name(&named, stepq_calib_knob_of("steps")), cfg->steps);
         return SQ_EINVAL;
     }
-    if (stepq_calib_settings_check(&set, "sq_calibrate") != STEPQ_OK) return SQ_EINVAL;
+    if (stepq_calib_settings_check(&set, &named) != STEPQ_OK) return SQ_EINVAL;
     if (stepq_backend_init() != STEPQ_OK || stepq_check_env(1) != STEPQ_OK) return SQ_EINVAL;
     stepq_calib_build b;
-    if (stepq_calib_from_traces(&b, traces, n, cfg->normalize != 0, &set, out_path, "sq_calibrate",
+    if (stepq_calib_from_traces(&b, traces, n_traces, cfg->normalize != 0, &set, out_path, &named,
                                 stepq_backend_default()) != STEPQ_OK)  // the library's CPU backend
         return SQ_EFILE;
     b.c.quiet = !cfg->progress;

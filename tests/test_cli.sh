@@ -552,8 +552,9 @@ expect_error ct_nosnap "calibrate: --snapshot-every 100 is more than the 80 step
 expect_error ct_steps7 "calibrate: --snapshot-every 8 is more than the 7 steps of each segment \(--steps\)" "$dir/ct_r.h5" -- "$stepq" calibrate --trace "$cta" --out "$dir/ct_r.h5" --steps 7
 expect_error ct_outonly "calibrate: --out goes with --trace \(stepq calibrate --trace A.h5" "$dir/ct_r.h5" -- "$stepq" calibrate --out "$dir/ct_r.h5"
 expect_error ct_stepsonly "calibrate: --steps goes with --trace" "" -- "$stepq" calibrate "$dir/ct.cfg" --steps 7
-# the config form refuses it too, naming the file and the line of the setting (snapshot_every,
-# else steps): experiment = "calibrate", and a calibrate group inside another experiment's config
+# the config form refuses it too, naming the keys and the file and line of each setting (the
+# message begins at snapshot_every's, else at the group's where it is the default):
+# experiment = "calibrate", and a calibrate group inside another experiment's config
 cat >"$dir/cc_nosnap.cfg" <<CFG
 experiment = "calibrate";
 traces = ["$cta"];
@@ -562,7 +563,7 @@ reservoir = 4;
 snapshot_every = 64;
 output = "$dir/cc_nosnap.h5";
 CFG
-expect_error cc_nosnap "cc_nosnap.cfg:5: snapshot_every 64 is more than the 20 steps of each segment \(steps\): the calibration would take no state snapshot" "$dir/cc_nosnap.h5" -- "$stepq" calibrate "$dir/cc_nosnap.cfg"
+expect_error cc_nosnap "cc_nosnap.cfg:5: snapshot_every 64 is more than the 20 steps of each segment \(steps, [^ ]*cc_nosnap.cfg:3\): the calibration would take no state snapshot and measure no distortion; give snapshot_every at most 20" "$dir/cc_nosnap.h5" -- "$stepq" calibrate "$dir/cc_nosnap.cfg"
 cat >"$dir/cc_group.cfg" <<CFG
 experiment = "propagation";
 source = { type = "synthetic"; preset = "gdn-qwen-like"; layers = [0]; heads = [0]; };
@@ -574,7 +575,7 @@ decode = 8;
 formats = ["fp32", "stepquant4"];
 output = "$dir/cc_group/out.h5";
 CFG
-expect_error cc_group "cc_group.cfg:5: snapshot_every 8 is more than the 7 steps of each segment \(steps\)" "$dir/cc_group_plan.h5" -- "$stepq" run "$dir/cc_group.cfg"
+expect_error cc_group "cc_group.cfg:4: snapshot_every 8 is more than the 7 steps of each segment \(steps, [^ ]*cc_group.cfg:5\)" "$dir/cc_group_plan.h5" -- "$stepq" run "$dir/cc_group.cfg"
 [ ! -e "$dir/cc_group/out.h5" ] && ok || bad "cc_group: an output was written after the refused calibration"
 # the open-file limit reached while the traces are opened (each stays open): the system's reason,
 # not "missing or unreadable" (issue 65 class 7)

@@ -383,6 +383,9 @@ static int write_trace(const char* path, sq_kind kind, int n, int K, int V, long
     return sq_trace_close(t, !rc) != SQ_OK || rc;
 }
 
+// 1 when message begins with prefix (a message names its caller first)
+static int begins(const char* message, const char* prefix) { return !strncmp(message, prefix, strlen(prefix)); }
+
 // the packed bytes of format f for one random state with each head of the plan at path: two plans
 // that store the same w, widths and pivots give the same bytes
 static unsigned long long plan_bytes_hash(const char* path, const char* f, int K, int V) {
@@ -482,8 +485,23 @@ static void check_calibrate(void) {
     bad.steps = 7;
     bad.snapshot_every = 8;
     CHECK(sq_calibrate(&bad, two, 2, out2) != SQ_OK &&
-              strstr(sq_last_error(), "snapshot_every 8 is more than the 7 steps of each segment (steps)"), "%s",
-          sq_last_error());
+              begins(sq_last_error(), "sq_calibrate: snapshot_every 8 is more than the 7 steps of each segment (steps)"),
+          "%s", sq_last_error());
+    // the caller's names of the settings (a front end's options), in the messages on them
+    const sq_calibrate_names names = {.caller = "tool", .steps = "--n", .snapshot_every = "--every", .gamma = "-g"};
+    bad.names = &names;
+    CHECK(sq_calibrate(&bad, two, 2, out2) != SQ_OK &&
+              begins(sq_last_error(), "tool: --every 8 is more than the 7 steps of each segment (--n): ") &&
+              strstr(sq_last_error(), "give --every at most 7"), "%s", sq_last_error());
+    bad = cfg;
+    bad.names = &names;
+    bad.gamma = -1;
+    CHECK(sq_calibrate(&bad, two, 2, out2) == SQ_EINVAL && begins(sq_last_error(), "tool: -g -1 is outside [0, "),
+          "%s", sq_last_error());
+    bad.gamma = cfg.gamma;
+    bad.reservoir = 0;  // a setting the caller did not name: its field's name
+    CHECK(sq_calibrate(&bad, two, 2, out2) == SQ_EINVAL && begins(sq_last_error(), "tool: reservoir 0 is outside"),
+          "%s", sq_last_error());
     bad = cfg;
     bad.steps = 45;
     CHECK(sq_calibrate(&bad, two, 2, out2) == SQ_EFILE && strstr(sq_last_error(), "shorter than the 45 steps"), "%s",

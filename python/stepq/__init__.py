@@ -656,7 +656,7 @@ def calibrate_defaults():
             for name, (kind, _) in _CALIBRATE_KNOBS.items()}
 
 
-def calibrate(traces, out, progress=False, **settings):
+def calibrate(traces, out, progress=False, names=None, **settings):
     """Calibrates a plan on trace files (method 4.1, 4.3), one segment each, and writes it to out
     (beside it, renamed into place): libstepq's sq_calibrate, the calibration of `stepq calibrate
     --trace traces... --out out`, whose plan it equals for the same settings. traces: a path or a
@@ -664,7 +664,9 @@ def calibrate(traces, out, progress=False, **settings):
     settings: any of calibrate_defaults()'s (steps, horizon, gamma, rho, refits, snapshot_every,
     reservoir, pivots, pivot_fraction, damp_fraction, seed, normalize); libstepq checks their
     ranges and the inputs before any work (StepqError naming the setting or file). progress: the
-    command line's progress lines on stderr. Returns out."""
+    command line's progress lines on stderr. names: how a front end's user names the settings, for
+    libstepq's messages (sq_calibrate_names): {"caller": ..., setting: name} (say {"snapshot_every":
+    "--snapshot-every"}); by default "stepq.calibrate" and the keywords. Returns out."""
     import os
     if isinstance(traces, (str, bytes, os.PathLike)):
         traces = [traces]
@@ -689,6 +691,13 @@ def calibrate(traces, out, progress=False, **settings):
             value = float(value)
         setattr(cfg, name, value)
     cfg.progress = int(bool(progress))
+    named = _lib.CalibrateNames(caller=b"stepq.calibrate")
+    for name, value in (names or {}).items():
+        if name != "caller" and name not in _CALIBRATE_KNOBS or name == "normalize":
+            raise ValueError("stepq.calibrate: names has no setting %r (it names caller, %s)"
+                             % (name, ", ".join(n for n in _CALIBRATE_KNOBS if n != "normalize")))
+        setattr(named, name, _cstr(value, "names[%r]" % name))
+    cfg.names = ctypes.pointer(named)
     paths = (ctypes.c_char_p * len(traces))(*[_cstr(t, "trace %d" % i) for i, t in enumerate(traces)])
     _check(_lib.lib.sq_calibrate(ctypes.byref(cfg), paths, len(traces), _cstr(out, "out")))
     return os.fspath(out) if not isinstance(out, bytes) else out

@@ -60,11 +60,17 @@ class TraceConfig(ctypes.Structure):
                 ("head", POINTER(c_int)), ("with_y", c_int)]
 
 
+class CalibrateNames(ctypes.Structure):
+    _fields_ = [("caller", c_char_p)] + [(name, c_char_p) for name in (
+        "steps", "horizon", "gamma", "rho", "refits", "snapshot_every", "reservoir", "pivots", "pivot_fraction",
+        "damp_fraction", "seed")]
+
+
 class CalibrateConfig(ctypes.Structure):
     _fields_ = [("steps", c_long), ("horizon", c_double), ("gamma", c_double), ("rho", c_double),
                 ("refits", c_int), ("snapshot_every", c_int), ("reservoir", c_int), ("pivots", c_long),
                 ("pivot_fraction", c_double), ("damp_fraction", c_double), ("seed", c_int64),
-                ("normalize", c_int), ("progress", c_int)]
+                ("normalize", c_int), ("progress", c_int), ("names", POINTER(CalibrateNames))]
 
 
 F32P = c_void_p  # float* from numpy's .ctypes.data

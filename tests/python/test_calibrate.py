@@ -169,18 +169,19 @@ def test_refusals_before_any_work(traces, tmp_path, capsys):
     refused(capsys, cal + [three], r"segment 1 \(trace .*three.h5.*\) has 3 heads of 32 x 32, segment 0 2 of")
     refused(capsys, cal + [moved], r"segment 1 \(trace .*moved.h5.*\) labels head 0 \(layer 0, head 2\)")
     refused(capsys, cal + [b, "--steps", "60"], r"segment 1 \(trace .*b.h5.*\) is shorter than the 60 steps")
-    refused(capsys, cal + ["--gamma", "-1"], r"error: --gamma -1 is outside \[0, 10\]")
-    refused(capsys, cal + ["--reservoir", "0"], r"error: --reservoir 0 is outside \[1, ")
+    refused(capsys, cal + ["--gamma", "-1"], r"error: calibrate: --gamma -1 is outside \[0, 10\]")
+    refused(capsys, cal + ["--reservoir", "0"], r"error: calibrate: --reservoir 0 is outside \[1, ")
     refused(capsys, cal + ["--steps", "abc"], r"argument --steps: 'abc' is not a whole number")
     refused(capsys, ["calibrate", "--out", out], r"the following arguments are required: --trace")
     # a calibration that would take no state snapshot (its plan's distortions all zero), and a seed
     # past the C field's width (a traceback before), each refused naming the setting (issue 65 class 2)
-    # (named as the options the user sets: --snapshot-every, --steps, not libstepq's fields)
-    refused(capsys, cal + ["--steps", "7"], r"error: --snapshot-every 8 is more than the 7 steps of each segment "
-                                            r"\(--steps\): the calibration would take no state snapshot and measure "
-                                            r"no distortion; give --snapshot-every at most 7")
-    refused(capsys, cal + ["--snapshot-every", "73"], r"error: --snapshot-every 73 is more than the 72 steps of each "
-                                                      r"segment \(every step of the shortest trace\)")
+    # (named as the options the user sets: --snapshot-every, --steps, not libstepq's fields: the
+    # names stepq.calibrate passes libstepq, no message rewritten)
+    refused(capsys, cal + ["--steps", "7"], r"error: calibrate: --snapshot-every 8 is more than the 7 steps of each "
+                                            r"segment \(--steps\): the calibration would take no state snapshot and "
+                                            r"measure no distortion; give --snapshot-every at most 7")
+    refused(capsys, cal + ["--snapshot-every", "73"], r"error: calibrate: --snapshot-every 73 is more than the 72 "
+                                                      r"steps of each segment \(every step of the shortest trace\)")
     refused(capsys, cal + ["--seed", str(2**63)], r"argument --seed: 9223372036854775808 does not fit")
     assert not (tmp_path / "sub").exists()  # nothing made, not even its directory
     before = open(a, "rb").read()
@@ -195,8 +196,21 @@ def test_refusals_before_any_work(traces, tmp_path, capsys):
         stepq.calibrate([a], out, refits=1.5)
     with pytest.raises(stepq.StepqError, match="steps -1 is negative"):
         stepq.calibrate([a], out, steps=-1)
-    with pytest.raises(stepq.StepqError, match="snapshot_every 100 is more than the 72 steps"):
+    with pytest.raises(stepq.StepqError, match=r"^stepq.calibrate: snapshot_every 100 is more than the 72 steps of "
+                                                r"each segment \(every step of the shortest trace\).*"
+                                                r"give snapshot_every at most 72"):
         stepq.calibrate([a], out, snapshot_every=100)
+    # a front end's own names for the settings, in libstepq's messages
+    front = {"caller": "mytool", "snapshot_every": "-e", "steps": "-n", "gamma": "-g"}
+    with pytest.raises(stepq.StepqError, match=r"^mytool: -e 8 is more than the 7 steps of each segment \(-n\).*"
+                                                r"give -e at most 7"):
+        stepq.calibrate([a], out, steps=7, names=front)
+    with pytest.raises(stepq.StepqError, match=r"^mytool: -g -1 is outside \[0, 10\]"):
+        stepq.calibrate([a], out, gamma=-1, names=front)
+    with pytest.raises(stepq.StepqError, match=r"^mytool: -n -1 is negative"):
+        stepq.calibrate([a], out, steps=-1, names=front)
+    with pytest.raises(ValueError, match="names has no setting 'normalize'"):
+        stepq.calibrate([a], out, names={"normalize": "--normalize"})
     assert not (tmp_path / "sub").exists()
 
 

@@ -347,6 +347,29 @@ def test_eval_batch_effect_checks_its_inputs(tmp_path):
     refused(tool("tools/eval_batch_effect.py", "--model", model, "--text", t, t, "--decode", "0"), "--decode")
 
 
+def test_reference_checks_its_inputs(tmp_path):
+    """tools/lm/reference.py (the C model's fixtures): --tokens 0, a missing held-out set, a corpus
+    without its document or with another text, and a missing model are refused in one line
+    before any model runs, nothing written"""
+    pytest.importorskip("torch")
+    import hashlib
+    out = tmp_path / "fixture.h5"
+    text = b"a prose document\n" * 8
+    (tmp_path / "prose.txt").write_bytes(text)
+    held = tmp_path / "held.json"
+    held.write_text(json.dumps({"documents": [{"domain": "prose", "file": "prose.txt",
+                                               "sha256": hashlib.sha256(text).hexdigest()}]}))
+    ref = ["tools/lm/reference.py", tmp_path / "nomodel", out, "--heldout", held, "--corpus", tmp_path]
+    refused(tool(*ref, "--tokens", "0"), "--tokens 0")
+    refused(tool(*ref[:3], "--heldout", tmp_path / "none.json"), "none.json")
+    refused(tool(*ref[:5], "--corpus", tmp_path / "nocorpus"), "nocorpus", "prose.txt")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "prose.txt").write_bytes(b"another text")
+    refused(tool(*ref[:5], "--corpus", tmp_path / "other"), "prose.txt does not match")
+    refused(tool(*ref), "model", "nomodel")
+    assert not out.exists()
+
+
 def test_h5cmp_refuses_what_is_not_hdf5(tmp_path):
     """tools/h5cmp.py (exit 1: files differ) refuses a truncated file and a missing A with exit 2
     and one line naming it, where it ended in h5py's traceback"""

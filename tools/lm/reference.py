@@ -43,6 +43,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from model import conv_tail, load_checkpoint  # noqa: E402
+from toolcheck import at_least, die, load_model, read_json, readable_file  # noqa: E402
 
 
 def main():
@@ -54,17 +55,23 @@ def main():
     ap.add_argument("--heldout", default=os.path.join(REPO, "data", "lm", "heldout.json"))
     args = ap.parse_args()
     torch.set_num_threads(2)
-
-    with open(args.heldout) as f:
-        doc = [d for d in json.load(f)["documents"] if d["domain"] == "prose"][0]
+    # the inputs checked before any work, refused in one line (toolcheck)
+    at_least(args, 1, "tokens")
+    prose = [d for d in read_json(args.heldout, "--heldout", "documents")["documents"]
+             if isinstance(d, dict) and d.get("domain") == "prose" and "file" in d and "sha256" in d]
+    if not prose:
+        die("--heldout %s: no prose document (with 'file' and 'sha256') in it" % args.heldout)
+    doc = prose[0]
+    readable_file(os.path.join(args.corpus, doc["file"]), "--corpus %s: document" % args.corpus)
     with open(os.path.join(args.corpus, doc["file"]), "rb") as f:
         text = f.read()
     if hashlib.sha256(text).hexdigest() != doc["sha256"]:
-        raise SystemExit("%s does not match data/lm/heldout.json; rebuild the corpus" % doc["file"])
+        die("--corpus %s: %s does not match %s (its sha256); rebuild the corpus" % (args.corpus, doc["file"],
+                                                                                  args.heldout))
     toks = list(text[:args.tokens])
     x = torch.tensor(toks, dtype=torch.long)[None]
 
-    model = load_checkpoint(args.checkpoint)
+    model = load_model(args.checkpoint)
     cfg = model.config
     L = cfg["num_hidden_layers"]
     with torch.no_grad():

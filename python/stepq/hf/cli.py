@@ -468,20 +468,10 @@ CALIBRATE_SETTINGS = (
 )
 
 
-def as_options(message):
-    """libstepq's refusal of a calibration's setting (\"sq_calibrate: snapshot_every 8 is more than
-    the 7 steps of each segment (steps) ...\") with each setting named as the option that sets it
-    here (--snapshot-every, --steps): where a value, a parenthesis or "at most" follows its name"""
-    message = re.sub(r"^sq_calibrate: ", "", message)
-    for name, _, _ in CALIBRATE_SETTINGS:
-        message = re.sub(r"(?<![\w-])%s(?= -?\d|\)| at most)" % name, "--" + name.replace("_", "-"), message)
-    return message
-
-
 def cmd_calibrate(a):
     """`calibrate`: stepq.calibrate (libstepq's sq_calibrate) with the settings given, its
     progress on stderr; libstepq checks the traces, the settings and --out before any work (its
-    refusals name the options, as_options)"""
+    refusals name the settings as the options that set them: the names passed)"""
     from .. import _CALIBRATE_KNOBS, _INT_RANGE, Plan, StepqError, calibrate
     settings = {name: getattr(a, name) for name, _, _ in CALIBRATE_SETTINGS if getattr(a, name) is not None}
     for name, value in settings.items():  # a whole number wider than libstepq's field: named here, as argparse would
@@ -490,10 +480,11 @@ def cmd_calibrate(a):
             raise AdapterError("argument --%s: %d does not fit libstepq's setting, a %s in [%d, %d] (see %s --help)"
                                % (name.replace("_", "-"), value, ctype, _INT_RANGE[ctype][0], _INT_RANGE[ctype][1],
                                   "python -m stepq.hf calibrate"))
+    names = dict({name: "--" + name.replace("_", "-") for name, _, _ in CALIBRATE_SETTINGS}, caller="calibrate")
     try:
-        calibrate(a.trace, a.out, progress=True, normalize=a.normalize, **settings)
+        calibrate(a.trace, a.out, progress=True, normalize=a.normalize, names=names, **settings)
     except StepqError as err:
-        raise AdapterError(as_options(str(err))) from None
+        raise AdapterError(str(err)) from None
     with Plan(a.out) as plan:
         print("wrote plan %s (%d heads, %d segments)" % (a.out, len(plan.heads), len(a.trace)))
 
