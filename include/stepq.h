@@ -202,8 +202,9 @@ sq_status sq_session_packed(const sq_session* s, int f, int h, uint8_t* packed, 
  *
  * Backends: "host", the session's memory is the host's and the steps are the CPU session's own
  * code (the same numbers as sq_session, bit for bit: CI's stand-in for a device); "cuda", a GPU
- * (the serving kernels of method 6.5, within its contract (b)). NULL picks "cuda" where libstepq
- * was built with it and a device is there, else "host". Threads: as sq_session. */
+ * (the lane kernels of method 6.5, to be held to its contract (b)), which is not written yet
+ * (issue 68): it is refused by name. NULL picks the first built, "cuda" before "host". Threads:
+ * as sq_session. */
 typedef struct sq_dsession sq_dsession;
 
 typedef struct {
@@ -248,9 +249,9 @@ sq_status sq_dsession_state(const sq_dsession* s, int f, float* S);
 sq_status sq_dsession_sync(sq_dsession* s);
 /* Waits, then, in host memory, per bin b (decode steps b bin .. (b+1) bin - 1 after the prefill)
  * and head h of format f, the means over the bin's steps taken of state_rel[b*H + h] <-
- * ||S_hat_t - S_t||_F / ||S_t||_F and readout_rel[b*H + h] <- ||y_hat_t - y_t|| / ||y_t|| (0 where
- * the denominator is, NaN in a bin no step reached), and steps[b] <- the steps it holds; (n_bins,
- * H), (n_bins, H), (n_bins); any may be NULL. */
+ * ||S_hat_t - S_t||_F / ||S_t||_F and readout_rel[b*H + h] <- ||y_hat_t - y_t|| / ||y_t|| (each
+ * squared denominator floored at 1e-300; NaN in a bin no step reached), and steps[b] <- the steps
+ * it holds; (n_bins, H), (n_bins, H), (n_bins); any may be NULL. */
 sq_status sq_dsession_errors(sq_dsession* s, int f, double* state_rel, double* readout_rel, long* steps);
 
 /* ---- traces: a model's recurrence inputs written as they come (method 6.1) ------------------ */

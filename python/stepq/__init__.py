@@ -427,6 +427,22 @@ class _Stepped(_Handle):
         return _int(f, "format index", 0, max(len(self.formats) - 1, 0)) if self.formats else \
             _int(f, "format index (this session has no formats)", 0, -1)
 
+    def _begin(self, kind, K, V, n_heads, formats, scale):
+        """what both sessions take first, checked and kept: the heads and the formats; returns the
+        format names as C strings"""
+        self._lock = threading.Lock()  # one call at a time: threads take turns (libstepq refuses a race)
+        self.kind = kind
+        self.K, self.V, self.H = _int(K, "K", 1), _int(V, "V", 1), _int(n_heads, "n_heads", 1)
+        if isinstance(formats, (str, bytes)):
+            raise ValueError("formats must be a list of format names, not the string %r" % (formats,))
+        self.formats = [str(f) for f in formats]
+        cnames = [_cstr(f, "the format name") for f in formats]
+        self.G = self.K if _kind(kind) == 1 else 1
+        if scale is not None and not (isinstance(scale, (int, float, np.floating, np.integer))
+                                      and not isinstance(scale, bool) and np.isfinite(scale) and scale > 0):
+            raise ValueError("scale is %r; it must be a finite number > 0 (None: 1/sqrt(K))" % (scale,))
+        return (ctypes.c_char_p * max(len(cnames), 1))(*cnames)
+
     def close(self):
         lock = getattr(self, "_lock", None)
         if lock is None:
@@ -459,13 +475,6 @@ class _Stepped(_Handle):
         return [q, k, v, g.reshape(H, G), beta.reshape(H)]
 
 
-def _scale(scale):
-    """a session's read-out scale: None (1/sqrt(K)) or a finite number > 0"""
-    if scale is not None and not (isinstance(scale, (int, float, np.floating, np.integer))
-                                  and not isinstance(scale, bool) and np.isfinite(scale) and scale > 0):
-        raise ValueError("scale is %r; it must be a finite number > 0 (None: 1/sqrt(K))" % (scale,))
-
-
 class Session(_Stepped):
     """The decode-step protocol stepped from outside (method 2, 6.10): n_heads heads of kind and
     K x V, a float32 reference and one quantized path per format, fed one step at a time.
@@ -483,18 +492,9 @@ class Session(_Stepped):
 
     def __init__(self, kind, K, V, n_heads, formats=(), plan=None, plan_heads=None, prefill=0, S0=None,
                  scale=None, keep_states=False, backend=None):
-        self._lock = threading.Lock()  # one call at a time: threads take turns (libstepq refuses a race)
-        self.kind = kind
-        self.K, self.V, self.H = _int(K, "K", 1), _int(V, "V", 1), _int(n_heads, "n_heads", 1)
-        if isinstance(formats, (str, bytes)):
-            raise ValueError("formats must be a list of format names, not the string %r" % (formats,))
-        self.formats = [str(f) for f in formats]
-        cnames = [_cstr(f, "the format name") for f in formats]
+        names = self._begin(kind, K, V, n_heads, formats, scale)
         cbackend = None if backend is None else _cstr(backend, "the backend name")
-        self.G = self.K if _kind(kind) == 1 else 1
         prefill = _int(prefill, "prefill", 0, ctype="long")
-        _scale(scale)
-        names = (ctypes.c_char_p * max(len(cnames), 1))(*cnames)
         ph = None
         if plan_heads is not None:
             if len(plan_heads) != self.H:
@@ -615,15 +615,7 @@ class DeviceSession(_Stepped):
 
     def __init__(self, kind, K, V, n_heads, formats, prefill=0, S0=None, scale=None, bin=1, n_bins=0,
                  backend=None):
-        self._lock = threading.Lock()
-        self.kind = kind
-        self.K, self.V, self.H = _int(K, "K", 1), _int(V, "V", 1), _int(n_heads, "n_heads", 1)
-        if isinstance(formats, (str, bytes)):
-            raise ValueError("formats must be a list of format names, not the string %r" % (formats,))
-        self.formats = [str(f) for f in formats]
-        cnames = [_cstr(f, "the format name") for f in formats]
-        self.G = self.K if _kind(kind) == 1 else 1
-        _scale(scale)
+        names = self._begin(kind, K, V, n_heads, formats, scale)
         self.backend = device_backend() if backend is None else str(backend)
         self.device, stream = None, None
         if self.backend == "cuda" and _opens("fp32", "cuda"):  # (else libstepq refuses it, saying why)
@@ -631,7 +623,6 @@ class DeviceSession(_Stepped):
             self.device = S0.device if _is_torch(S0) else torch.device("cuda", torch.cuda.current_device())
             stream = torch.cuda.current_stream(self.device).cuda_stream
         self._S0 = None if S0 is None else self._in(S0, "S0", (self.H, self.K, self.V))
-        names = (ctypes.c_char_p * max(len(cnames), 1))(*cnames)
         self.n_bins = _int(n_bins, "n_bins", 0)
         cfg = _lib.DSessionConfig(kind=_kind(kind), K=self.K, V=self.V, scale=0.0 if scale is None else float(scale),
                                   n_heads=self.H, formats=names, n_formats=len(self.formats),
