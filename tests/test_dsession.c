@@ -19,25 +19,10 @@
 
 #include "../include/stepq.h"
 #include "testutil.h"  // CHECK and its counters (a test helper, not the project's code)
+#include "tu_rand.h"   // unif, gauss, unit: the inputs
 
 enum { K = 128, V = 128 };  // the lane kernels' head
 #define KV ((size_t)K * V)
-
-static unsigned long long rng = 0x9e3779b97f4a7c15ull;
-static double unif(void) {  // xorshift64*, in (0, 1)
-    rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
-    return ((rng * 2685821657736338717ull >> 11) + 0.5) / 9007199254740992.0;
-}
-static double gauss(void) { return sqrt(-2 * log(unif())) * cos(6.283185307179586 * unif()); }
-
-static void unit(float* x, int n) {
-    double s = 0;
-    for (int i = 0; i < n; i++) {
-        x[i] = (float)gauss();
-        s += (double)x[i] * x[i];
-    }
-    for (int i = 0; i < n; i++) x[i] = (float)(x[i] / sqrt(s));
-}
 
 // one step's inputs of H heads: q, k (H,K), v (H,V), g (H,G), beta (H)
 typedef struct {

@@ -31,7 +31,9 @@ step), their extra NLL, KL and top-1 printed; the record names the device sessio
 of 4 streams of 4 heads in one DeviceSession against the 4 one by one, on CUDA tensors, read-outs,
 states and errors bit for bit (each head is its own block). Exit 77 where libstepq has no cuda
 device session. STEPQ_HF_PARITY_SESSION_DEVICE=cpu runs the same logic on the device session's
-host backend (a CPU, no GPU: the two sessions then run the same code, and agree exactly)."""
+host backend (a CPU, no GPU: the two sessions then run the same code, and agree exactly).
+STEPQ_HF_PARITY_REUSE=1 takes an eval output already in OUTDIR instead of running it again (a run
+cut short by a time limit goes on where it stopped; eval writes its output whole or not at all)."""
 import os
 import subprocess
 import sys
@@ -78,8 +80,12 @@ def run_eval(name, model, prefill, decode, dev, tag, session, more=()):
     path = os.path.join(out, "%s-%s-%s.h5" % (name, tag, dev))
     cmd = [sys.executable, "-m", "stepq.hf", "eval", "--model", model, "--text", *texts, "--formats", "fp32,int8,int4",
            "--prefill", str(prefill), "--decode", str(decode), "--device", dev, "--out", path, *more]
-    r = subprocess.run(cmd, env=dict(env, STEPQ_HF_SESSION=session), capture_output=True, text=True)
-    print("STEPQ_HF_SESSION=%s" % session, " ".join(cmd), "->", r.returncode)
+    if os.environ.get("STEPQ_HF_PARITY_REUSE") == "1" and os.path.exists(path):
+        print("STEPQ_HF_SESSION=%s" % session, " ".join(cmd), "-> taken from an earlier run")
+        r = subprocess.CompletedProcess(cmd, 0)
+    else:
+        r = subprocess.run(cmd, env=dict(env, STEPQ_HF_SESSION=session), capture_output=True, text=True)
+        print("STEPQ_HF_SESSION=%s" % session, " ".join(cmd), "->", r.returncode)
     if r.returncode != 0:
         print(r.stdout[-2000:], r.stderr[-2000:])
         bad.append("%s on %s (%s session): eval failed" % (name, dev, session))
