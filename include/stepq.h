@@ -10,6 +10,8 @@
  *   - sessions: the engine's head loop stepped from outside, one step of q, k, v, g, beta for a
  *     set of heads at a time, with the float32 reference and every format's quantized path
  *     (method 2) read back after each step (method 6.10);
+ *   - device sessions: the same protocol with its memory where the model runs (a GPU's), its
+ *     measurements summed there and read back when asked (method 6.11);
  *   - traces written as a model runs, and plans calibrated on them (`stepq calibrate --trace`'s).
  *
  * Conventions. A head's state is K-first: S[i*V + j] is key row i, value column j, float32
@@ -187,6 +189,70 @@ sq_status sq_session_errors(const sq_session* s, int f, double* err2, double* ha
 /* packed (n = sq_session_bytes) <- the bytes format f stores for head h after the last step */
 size_t sq_session_bytes(const sq_session* s, int f, int h);
 sq_status sq_session_packed(const sq_session* s, int f, int h, uint8_t* packed, size_t n);
+
+/* ---- device sessions: the session's protocol in the memory the model runs in (method 6.11) --- */
+/* A sibling of sq_session for a model on a GPU: the inputs, read-outs and states are pointers
+ * into the session's memory (a device's, for backend "cuda"), the packed states, the float32
+ * reference state and the error sums stay there, and a step is queued on the caller's stream
+ * without waiting for it. The protocol is sq_session's (method 2): the first `prefill` steps at
+ * native precision, then decode steps, one quantized path per format. Only the formats the lane
+ * kernels take (method 6.5: fp32, int8, int6, int4 on 128 x 128 heads); others are refused by
+ * name. The measurements are summed per bin of decode steps on the session's side and read back
+ * when asked (sq_dsession_errors), not per step.
+ *
+ * Backends: "host", the session's memory is the host's and the steps are the CPU session's own
+ * code (the same numbers as sq_session, bit for bit: CI's stand-in for a device); "cuda", a GPU
+ * (the lane kernels of method 6.5, to be held to its contract (b)), which is not written yet
+ * (issue 68): it is refused by name. NULL picks the first built, "cuda" before "host". Threads:
+ * as sq_session. */
+typedef struct sq_dsession sq_dsession;
+
+typedef struct {
+    sq_kind kind;
+    int K, V;                    /* 128 x 128, the lane kernels' one shape */
+    double scale;                /* the read-out scale of q; 0: 1/sqrt(K) */
+    int n_heads;                 /* H; a batch of B streams of HV heads each is H = B HV heads */
+    const char* const* formats;  /* (F) the lane kernels' formats */
+    int n_formats;               /* F >= 1 */
+    long prefill;                /* steps at native precision before the first encode */
+    const float* S0;             /* (H,K,V) initial states in the session's memory, or NULL for zeros */
+    int bin;                     /* decode steps a bin of the measurements sums (>= 1) */
+    int n_bins;                  /* bins held; the session then takes prefill + bin n_bins steps at
+                                    most. 0: nothing measured, no limit on the steps */
+    const char* backend;         /* NULL, "host" or "cuda" (above) */
+    void* stream;                /* "cuda": the caller's cudaStream_t (NULL: the default stream), which
+                                    every call queues its work on; "host": unused */
+} sq_dsession_config;
+
+/* SQ_EINVAL naming the argument out of range (and a format the lane kernels do not take, a
+ * backend not built in or without a device), SQ_ENOFORMAT, SQ_ENOMEM (sq_session_open's check) */
+sq_status sq_dsession_open(const sq_dsession_config* cfg, sq_dsession** out);
+void sq_dsession_close(sq_dsession* s);
+/* "host" or "cuda": who steps the session */
+const char* sq_dsession_backend(const sq_dsession* s);
+/* One step of every head, as sq_session_step (q, k (H,K), v (H,V), g (H,G), beta (H)), each in
+ * the session's memory and left unchanged. The inputs are held to the same rules. The host
+ * backend returns a failure from the step itself; a device finds it in its kernels and the next
+ * call that waits (sq_dsession_sync, sq_dsession_errors) returns it, naming the step and head.
+ * Either way the session is finished then: every later call returns that failure. */
+sq_status sq_dsession_step(sq_dsession* s, const float* q, const float* k, const float* v, const float* g,
+                           const float* beta);
+/* steps queued */
+long sq_dsession_steps(const sq_dsession* s);
+/* after a decode step, queued: y (H,V) <- the read-outs of format f (-1: the float32 reference),
+ * in the session's memory */
+sq_status sq_dsession_readout(const sq_dsession* s, int f, float* y);
+/* after a decode step, queued: S (H,K,V) <- format f's S_hat_t (-1: the reference S_t), in the
+ * session's memory */
+sq_status sq_dsession_state(const sq_dsession* s, int f, float* S);
+/* waits for the queued steps; their failure if one failed */
+sq_status sq_dsession_sync(sq_dsession* s);
+/* Waits, then, in host memory, per bin b (decode steps b bin .. (b+1) bin - 1 after the prefill)
+ * and head h of format f, the means over the bin's steps taken of state_rel[b*H + h] <-
+ * ||S_hat_t - S_t||_F / ||S_t||_F and readout_rel[b*H + h] <- ||y_hat_t - y_t|| / ||y_t|| (each
+ * squared denominator floored at 1e-300; NaN in a bin no step reached), and steps[b] <- the steps
+ * it holds; (n_bins, H), (n_bins, H), (n_bins); any may be NULL. */
+sq_status sq_dsession_errors(sq_dsession* s, int f, double* state_rel, double* readout_rel, long* steps);
 
 /* ---- traces: a model's recurrence inputs written as they come (method 6.1) ------------------ */
 typedef struct sq_trace sq_trace;

@@ -24,6 +24,7 @@
 #include "../sim/session.h"
 #include "../sim/sums.h"
 #include "../sim/trace.h"
+#include "lib.h"
 #include "stepq_version.h"
 
 static _Thread_local stepq_error_sink sink;
@@ -79,15 +80,24 @@ static sq_status release(const int* busy, sq_status rc) {
     return leave(rc);
 }
 
-// an entry's own refusal: the message, then leave(rc)
-static sq_status fail(sq_status rc, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-static sq_status fail(sq_status rc, const char* fmt, ...) {
+// an entry's own refusal: the message, then leave(rc) (lib/lib.h)
+sq_status lib_fail(sq_status rc, const char* fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     say(fmt, ap);
     va_end(ap);
     return leave(rc);
 }
+
+// the entry for libstepq's other files (lib/lib.h): the same sink, jump and messages
+void lib_enter(void) { enter(); }
+jmp_buf* lib_jump(void) { return &jump; }
+sq_status lib_leave(sq_status rc) { return leave(rc); }
+const char* lib_message(void) { return sink.n ? sink.msg : ""; }
+int lib_claim(const int* busy, const char* what, const char* advice, const char* who) {
+    return claim(busy, what, advice, who);
+}
+sq_status lib_release(const int* busy, sq_status rc) { return release(busy, rc); }
 
 int sq_version(void) { return SQ_VERSION; }
 
@@ -110,9 +120,9 @@ int sq_format_count(void) { return stepq_n_formats; }
 
 sq_status sq_format_get(int i, sq_format_info* out) {
     ENTER();
-    if (!out) return fail(SQ_EINVAL, "sq_format_get: out is NULL");
+    if (!out) return lib_fail(SQ_EINVAL, "sq_format_get: out is NULL");
     if (i < 0 || i >= stepq_n_formats)
-        return fail(SQ_EINVAL, "sq_format_get: index %d is outside the table's [0, %d)", i, stepq_n_formats);
+        return lib_fail(SQ_EINVAL, "sq_format_get: index %d is outside the table's [0, %d)", i, stepq_n_formats);
     const stepq_format* f = &stepq_formats[i];
     *out = (sq_format_info){.name = f->name, .summary = f->summary, .family = f->family->name,
                             .nominal_bits = f->nominal_bits, .needs_plan = stepq_format_needs_plan(f),
@@ -135,7 +145,7 @@ static const stepq_format* find_format(const char* name, const char* what) {
 
 sq_status sq_format_find(const char* name, int* index) {
     ENTER();
-    if (!index) return fail(SQ_EINVAL, "sq_format_find: index is NULL");
+    if (!index) return lib_fail(SQ_EINVAL, "sq_format_find: index is NULL");
     const stepq_format* f = find_format(name, "sq_format_find");
     if (!f) return leave(SQ_ENOFORMAT);
     *index = (int)(f - stepq_formats);
@@ -181,7 +191,7 @@ sq_status sq_plan_open(const char* path, sq_plan** out) {
         if (held) pthread_mutex_unlock(&inputs_lock);
         return leave(SQ_EINTERNAL);
     }
-    if (!path || !out) return fail(SQ_EINVAL, "sq_plan_open: path and out must not be NULL");
+    if (!path || !out) return lib_fail(SQ_EINVAL, "sq_plan_open: path and out must not be NULL");
     *out = NULL;
     sq_plan* plan = callocCheck(1, sizeof *plan);
     plan->refs = 1;
@@ -205,7 +215,7 @@ void sq_plan_close(sq_plan* plan) { plan_release(plan); }
 
 sq_status sq_plan_get_info(const sq_plan* plan, sq_plan_info* out) {
     ENTER();
-    if (!plan || !out) return fail(SQ_EINVAL, "sq_plan_get_info: plan and out must not be NULL");
+    if (!plan || !out) return lib_fail(SQ_EINVAL, "sq_plan_get_info: plan and out must not be NULL");
     const stepq_plan* p = &plan->p;
     *out = (sq_plan_info){.kind = (sq_kind)p->kind, .K = p->K, .V = p->V, .n_heads = p->H,
                           .file = p->file, .calibration_key = p->calibration_key,
@@ -215,9 +225,9 @@ sq_status sq_plan_get_info(const sq_plan* plan, sq_plan_info* out) {
 
 sq_status sq_plan_head(const sq_plan* plan, int i, int* layer, int* head) {
     ENTER();
-    if (!plan || !layer || !head) return fail(SQ_EINVAL, "sq_plan_head: plan, layer and head must not be NULL");
+    if (!plan || !layer || !head) return lib_fail(SQ_EINVAL, "sq_plan_head: plan, layer and head must not be NULL");
     if (i < 0 || i >= plan->p.H)
-        return fail(SQ_EINVAL, "sq_plan_head: %s has heads [0, %d), not %d", plan->p.file, plan->p.H, i);
+        return lib_fail(SQ_EINVAL, "sq_plan_head: %s has heads [0, %d), not %d", plan->p.file, plan->p.H, i);
     *layer = plan->p.layer[i];
     *head = plan->p.head[i];
     return leave(SQ_OK);
@@ -225,10 +235,10 @@ sq_status sq_plan_head(const sq_plan* plan, int i, int* layer, int* head) {
 
 sq_status sq_plan_find(const sq_plan* plan, int layer, int head, int* index) {
     ENTER();
-    if (!plan || !index) return fail(SQ_EINVAL, "sq_plan_find: plan and index must not be NULL");
+    if (!plan || !index) return lib_fail(SQ_EINVAL, "sq_plan_find: plan and index must not be NULL");
     *index = stepq_plan_find(&plan->p, layer, head);
     if (*index < 0)
-        return fail(SQ_EPLAN, "%s has no head %d of layer %d (it was calibrated on %d heads)", plan->p.file, head,
+        return lib_fail(SQ_EPLAN, "%s has no head %d of layer %d (it was calibrated on %d heads)", plan->p.file, head,
                     layer, plan->p.H);
     return leave(SQ_OK);
 }
@@ -245,11 +255,11 @@ sq_status sq_plan_check(const sq_plan* plan, sq_kind kind, int K, int V, int n, 
                         const int* heads) {
     ENTER();
     if (!plan || n < 0 || (n > 0 && (!layers || !heads)))
-        return fail(SQ_EINVAL, "sq_plan_check: plan, and layers and heads of n >= 0 entries, must be given");
+        return lib_fail(SQ_EINVAL, "sq_plan_check: plan, and layers and heads of n >= 0 entries, must be given");
     if (plan_fits(&plan->p, kind, K, V, "sq_plan_check") != STEPQ_OK) return leave(SQ_EPLAN);
     for (int i = 0; i < n; i++)
         if (stepq_plan_find(&plan->p, layers[i], heads[i]) < 0)
-            return fail(SQ_EPLAN, "sq_plan_check: %s has no head %d of layer %d (it was calibrated on %d heads)",
+            return lib_fail(SQ_EPLAN, "sq_plan_check: %s has no head %d of layer %d (it was calibrated on %d heads)",
                         plan->p.file, heads[i], layers[i], plan->p.H);
     return leave(SQ_OK);
 }
@@ -294,7 +304,7 @@ static int codec_args(sq_status* rc, const stepq_format* f, const stepq_plan* p,
 sq_status sq_codec_open(const char* format, const sq_plan* plan, int plan_head, sq_kind kind, int K, int V,
                         sq_codec** out) {
     ENTER();
-    if (!out) return fail(SQ_EINVAL, "sq_codec_open: out is NULL");
+    if (!out) return lib_fail(SQ_EINVAL, "sq_codec_open: out is NULL");
     *out = NULL;
     if (stepq_check_env(0) != STEPQ_OK) return leave(SQ_EINVAL);  // ulimit -s too small, ...
     const stepq_format* f = find_format(format, "sq_codec_open");
@@ -326,21 +336,21 @@ double sq_codec_bits(const sq_codec* c) { return c ? (double)c->bytes * 8.0 / ((
 
 sq_status sq_codec_encode(sq_codec* c, const float* X, uint8_t* packed, size_t n) {
     ENTER();
-    if (!c || !X || !packed) return fail(SQ_EINVAL, "sq_codec_encode: codec, X and packed must not be NULL");
+    if (!c || !X || !packed) return lib_fail(SQ_EINVAL, "sq_codec_encode: codec, X and packed must not be NULL");
     if (n != c->bytes)
-        return fail(SQ_EINVAL, "sq_codec_encode: format %s packs a %d x %d head into %zu bytes, not %zu",
+        return lib_fail(SQ_EINVAL, "sq_codec_encode: format %s packs a %d x %d head into %zu bytes, not %zu",
                     c->fmt->name, c->K, c->V, c->bytes, n);
     if (stepq_encode(packed, X, c->fmt, &c->hp, c->work, c->K, c->V) != STEPQ_OK)
-        return fail(SQ_ENONFINITE, "sq_codec_encode: the state holds a NaN or Inf; format %s cannot store it",
+        return lib_fail(SQ_ENONFINITE, "sq_codec_encode: the state holds a NaN or Inf; format %s cannot store it",
                     c->fmt->name);
     return leave(SQ_OK);
 }
 
 sq_status sq_codec_decode(sq_codec* c, const uint8_t* packed, size_t n, float* X_hat) {
     ENTER();
-    if (!c || !X_hat || !packed) return fail(SQ_EINVAL, "sq_codec_decode: codec, packed and X_hat must not be NULL");
+    if (!c || !X_hat || !packed) return lib_fail(SQ_EINVAL, "sq_codec_decode: codec, packed and X_hat must not be NULL");
     if (n != c->bytes)
-        return fail(SQ_EINVAL, "sq_codec_decode: format %s packs a %d x %d head into %zu bytes, not %zu",
+        return lib_fail(SQ_EINVAL, "sq_codec_decode: format %s packs a %d x %d head into %zu bytes, not %zu",
                     c->fmt->name, c->K, c->V, c->bytes, n);
     stepq_decode(X_hat, packed, c->fmt, &c->hp, c->K, c->V);
     return leave(SQ_OK);
@@ -390,7 +400,7 @@ static double session_bytes(int H, int F, int K, int V, int keep) {
 // g <= 0, beta in [0, 1]; the message names the step, head and value, *rc is SQ_ENONFINITE for a
 // NaN or Inf and SQ_EINVAL for a finite value out of range
 static int step_inputs_ok(const sq_session* s, const float* q, const float* k, const float* v, const float* g,
-                          const float* beta, sq_status* rc) {
+                          const float* beta, sq_status* rc, const char* who) {
     const long t = stepq_session_steps(s->s);
     char why[256];
     int nonfinite;
@@ -403,7 +413,7 @@ static int step_inputs_ok(const sq_session* s, const float* q, const float* k, c
         for (int i = 0; i < 5; i++)
             if (stepq_input_check(why, sizeof why, in[i].what, in[i].x, in[i].n, in[i].what == STEPQ_IN_BETA, 1.0,
                                   &nonfinite)) {
-                stepq_error("sq_session_step: step %ld, head %d: %s", t, h, why);
+                stepq_error("%s: step %ld, head %d: %s", who, t, h, why);
                 *rc = nonfinite ? SQ_ENONFINITE : SQ_EINVAL;
                 return STEPQ_ERR;
             }
@@ -415,15 +425,15 @@ static int step_inputs_ok(const sq_session* s, const float* q, const float* k, c
 // the backend *be; SQ_OK to go on, else the refusal's status as leave() gives it (the message said)
 static sq_status session_args(const sq_session_config* cfg, const stepq_backend** be) {
     if (!kind_ok(cfg->kind))
-        return fail(SQ_EINVAL, "sq_session_open: kind %d is neither SQ_GDN (0) nor SQ_KDA (1)", cfg->kind);
+        return lib_fail(SQ_EINVAL, "sq_session_open: kind %d is neither SQ_GDN (0) nor SQ_KDA (1)", cfg->kind);
     if (cfg->n_formats < 0 || (cfg->n_formats > 0 && !cfg->formats))
-        return fail(SQ_EINVAL, "sq_session_open: %d formats; formats must list n_formats >= 0 names",
+        return lib_fail(SQ_EINVAL, "sq_session_open: %d formats; formats must list n_formats >= 0 names",
                     cfg->n_formats);
     if (!(cfg->scale >= 0) || !isfinite(cfg->scale))
-        return fail(SQ_EINVAL, "sq_session_open: the read-out scale is %g; it must be finite and >= 0 (0: 1/sqrt(K))",
+        return lib_fail(SQ_EINVAL, "sq_session_open: the read-out scale is %g; it must be finite and >= 0 (0: 1/sqrt(K))",
                     cfg->scale);
     if (cfg->n_heads < 1 || cfg->K < 1 || cfg->V < 1 || cfg->K > STEPQ_MAX_DIM || cfg->V > STEPQ_MAX_DIM)
-        return fail(SQ_EINVAL, "sq_session_open: %d heads of %d x %d: at least one head, of at most %d x %d",
+        return lib_fail(SQ_EINVAL, "sq_session_open: %d heads of %d x %d: at least one head, of at most %d x %d",
                     cfg->n_heads, cfg->K, cfg->V, STEPQ_MAX_DIM, STEPQ_MAX_DIM);
     if (stepq_backend_init() != STEPQ_OK) return leave(SQ_EINVAL);  // STEPQ_KERNELS names none this CPU runs
     if (stepq_check_env(1) != STEPQ_OK) return leave(SQ_EINVAL);  // OMP_NUM_THREADS too high, a stack too small, ...
@@ -438,10 +448,10 @@ static sq_status session_args(const sq_session_config* cfg, const stepq_backend*
     for (int h = 0; p && h < cfg->n_heads; h++) {
         const int ph = cfg->plan_heads ? cfg->plan_heads[h] : h;
         if (ph < 0 || ph >= p->H)
-            return fail(SQ_EPLAN, "sq_session_open: head %d is the plan's head %d; %s has heads [0, %d)", h, ph,
+            return lib_fail(SQ_EPLAN, "sq_session_open: head %d is the plan's head %d; %s has heads [0, %d)", h, ph,
                         p->file, p->H);
     }
-    if (cfg->prefill < 0) return fail(SQ_EINVAL, "sq_session_open: prefill is %ld; it must be >= 0", cfg->prefill);
+    if (cfg->prefill < 0) return lib_fail(SQ_EINVAL, "sq_session_open: prefill is %ld; it must be >= 0", cfg->prefill);
     // every name this library can find steps heads one at a time (cuda, of whole runs only, is
     // registered by the binary alone, so it is refused here as not built in)
     *be = stepq_backend_named(cfg->backend ? cfg->backend : "cpu");
@@ -480,18 +490,22 @@ static sq_session* session_new(const sq_session_config* cfg, const stepq_backend
     return s;
 }
 
-sq_status sq_session_open(const sq_session_config* cfg, sq_session** out) {
-    ENTER();
-    if (!cfg || !out) return fail(SQ_EINVAL, "sq_session_open: cfg and out must not be NULL");
-    *out = NULL;
+sq_status lib_session_open(const sq_session_config* cfg, sq_session** out) {
     const stepq_backend* be = NULL;
     const sq_status rc = session_args(cfg, &be);
     if (rc != SQ_OK) return rc;
     sq_session* s = session_new(cfg, be);
-    if (!s) return leave(SQ_EPLAN);
+    if (!s) return SQ_EPLAN;
     plan_retain(s->plan);
     *out = s;
-    return leave(SQ_OK);
+    return SQ_OK;
+}
+
+sq_status sq_session_open(const sq_session_config* cfg, sq_session** out) {
+    ENTER();
+    if (!cfg || !out) return lib_fail(SQ_EINVAL, "sq_session_open: cfg and out must not be NULL");
+    *out = NULL;
+    return leave(lib_session_open(cfg, out));
 }
 
 void sq_session_close(sq_session* s) {
@@ -508,15 +522,22 @@ sq_status sq_session_step(sq_session* s, const float* q, const float* k, const f
                           const float* beta) {
     ENTER();
     if (!s || !q || !k || !v || !g || !beta)
-        return fail(SQ_EINVAL, "sq_session_step: session, q, k, v, g and beta must not be NULL");
+        return lib_fail(SQ_EINVAL, "sq_session_step: session, q, k, v, g and beta must not be NULL");
     if (session_claim(s, "sq_session_step") != STEPQ_OK) return leave(SQ_EINVAL);
+    return session_done(s, lib_session_step(s, q, k, v, g, beta, "sq_session_step"));
+}
+
+sq_status lib_session_step(sq_session* s, const float* q, const float* k, const float* v, const float* g,
+                           const float* beta, const char* who) {
     sq_status bad;
-    if (step_inputs_ok(s, q, k, v, g, beta, &bad) != STEPQ_OK) return session_done(s, bad);
+    if (step_inputs_ok(s, q, k, v, g, beta, &bad, who) != STEPQ_OK) return bad;
     const size_t K = (size_t)s->K, V = (size_t)s->V, G = (size_t)s->G;
     for (int h = 0; h < s->H; h++)
         s->in[h] = (stepq_step_in){.q = q + h * K, .k = k + h * K, .v = v + h * V, .g = g + h * G, .beta = beta[h]};
-    return session_done(s, stepq_session_step(s->s, s->in) == STEPQ_OK ? SQ_OK : SQ_ENONFINITE);
+    return stepq_session_step(s->s, s->in) == STEPQ_OK ? SQ_OK : SQ_ENONFINITE;
 }
+
+const stepq_session* lib_session_engine(const sq_session* s) { return s->s; }
 
 long sq_session_steps(const sq_session* s) { return s ? stepq_session_steps(s->s) : 0; }
 
@@ -546,7 +567,7 @@ static int session_ask(const sq_session* s, int f, int slot_needed, const char* 
 
 sq_status sq_session_readout(const sq_session* s, int f, float* y) {
     ENTER();
-    if (!y) return fail(SQ_EINVAL, "sq_session_readout: y is NULL");
+    if (!y) return lib_fail(SQ_EINVAL, "sq_session_readout: y is NULL");
     if (session_claim(s, "sq_session_readout") != STEPQ_OK) return leave(SQ_EINVAL);
     if (session_ask(s, f, 1, "sq_session_readout") != STEPQ_OK) return session_done(s, SQ_EINVAL);
     for (int h = 0; h < s->H; h++) {
@@ -558,7 +579,7 @@ sq_status sq_session_readout(const sq_session* s, int f, float* y) {
 
 sq_status sq_session_state(const sq_session* s, int f, float* S) {
     ENTER();
-    if (!S) return fail(SQ_EINVAL, "sq_session_state: S is NULL");
+    if (!S) return lib_fail(SQ_EINVAL, "sq_session_state: S is NULL");
     if (session_claim(s, "sq_session_state") != STEPQ_OK) return leave(SQ_EINVAL);
     if (session_ask(s, f, 1, "sq_session_state") != STEPQ_OK) return session_done(s, SQ_EINVAL);
     if (f >= 0 && !s->keep_states)
@@ -576,7 +597,7 @@ sq_status sq_session_state(const sq_session* s, int f, float* S) {
 
 sq_status sq_session_errors(const sq_session* s, int f, double* err2, double* hat2, double* ref2) {
     ENTER();
-    if (s && f < 0) return fail(SQ_EINVAL, "sq_session_errors: format %d: errors are a format's (f >= 0)", f);
+    if (s && f < 0) return lib_fail(SQ_EINVAL, "sq_session_errors: format %d: errors are a format's (f >= 0)", f);
     if (session_claim(s, "sq_session_errors") != STEPQ_OK) return leave(SQ_EINVAL);
     if (session_ask(s, f, 1, "sq_session_errors") != STEPQ_OK) return session_done(s, SQ_EINVAL);
     for (int h = 0; h < s->H; h++) {
@@ -596,9 +617,9 @@ size_t sq_session_bytes(const sq_session* s, int f, int h) {
 
 sq_status sq_session_packed(const sq_session* s, int f, int h, uint8_t* packed, size_t n) {
     ENTER();
-    if (!packed) return fail(SQ_EINVAL, "sq_session_packed: packed is NULL");
+    if (!packed) return lib_fail(SQ_EINVAL, "sq_session_packed: packed is NULL");
     if (s && (f < 0 || h < 0 || h >= s->H))
-        return fail(SQ_EINVAL, "sq_session_packed: format %d, head %d: a format (f >= 0) of a head in [0, %d)", f,
+        return lib_fail(SQ_EINVAL, "sq_session_packed: format %d, head %d: a format (f >= 0) of a head in [0, %d)", f,
                     h, s->H);
     if (session_claim(s, "sq_session_packed") != STEPQ_OK) return leave(SQ_EINVAL);
     if (session_ask(s, f, 1, "sq_session_packed") != STEPQ_OK) return session_done(s, SQ_EINVAL);
@@ -620,31 +641,31 @@ struct sq_trace {
 
 sq_status sq_trace_open(const char* path, const sq_trace_config* cfg, sq_trace** out) {
     ENTER();
-    if (!path || !cfg || !out) return fail(SQ_EINVAL, "sq_trace_open: path, cfg and out must not be NULL");
+    if (!path || !cfg || !out) return lib_fail(SQ_EINVAL, "sq_trace_open: path, cfg and out must not be NULL");
     *out = NULL;
     if (!kind_ok(cfg->kind))
-        return fail(SQ_EINVAL, "sq_trace_open: kind %d is neither SQ_GDN (0) nor SQ_KDA (1)", cfg->kind);
+        return lib_fail(SQ_EINVAL, "sq_trace_open: kind %d is neither SQ_GDN (0) nor SQ_KDA (1)", cfg->kind);
     if (cfg->H < 1 || cfg->HV < cfg->H || cfg->HV % cfg->H || cfg->K < 1 || cfg->V < 1 || cfg->K > STEPQ_MAX_DIM ||
         cfg->V > STEPQ_MAX_DIM || !(cfg->scale >= 0) || !isfinite(cfg->scale) ||
         !(cfg->qk_norm_eps >= 0 && cfg->qk_norm_eps <= 1))
-        return fail(SQ_EINVAL, "sq_trace_open: %d q/k heads and %d value heads of %d x %d, scale %g, qk_norm_eps %g: "
+        return lib_fail(SQ_EINVAL, "sq_trace_open: %d q/k heads and %d value heads of %d x %d, scale %g, qk_norm_eps %g: "
                     "HV a multiple of H >= 1, K and V in [1, %d], the scale finite and >= 0 (0: 1/sqrt(K)), the eps "
                     "in [0, 1]", cfg->H, cfg->HV, cfg->K, cfg->V, cfg->scale, cfg->qk_norm_eps, STEPQ_MAX_DIM);
     if (cfg->weights_sha256 && !stepq_is_sha256_hex(cfg->weights_sha256))
-        return fail(SQ_EINVAL, "sq_trace_open: weights_sha256 '%.80s' is not a SHA-256 (64 lower-case hex digits)",
+        return lib_fail(SQ_EINVAL, "sq_trace_open: weights_sha256 '%.80s' is not a SHA-256 (64 lower-case hex digits)",
                     cfg->weights_sha256);
     if (cfg->V % 8)
-        return fail(SQ_EINVAL, "sq_trace_open: value dimension V=%d: the trace readers take a multiple of 8 (bit "
+        return lib_fail(SQ_EINVAL, "sq_trace_open: value dimension V=%d: the trace readers take a multiple of 8 (bit "
                     "packing)", cfg->V);
     // the labels as the trace readers take them (sim/trace.c): both or neither, each (layer, head)
     // once; a file that broke them would be written only to be refused
     if (!cfg->layer != !cfg->head)
-        return fail(SQ_EINVAL, "sq_trace_open: a trace gives both layer and head labels or neither (only %s given)",
+        return lib_fail(SQ_EINVAL, "sq_trace_open: a trace gives both layer and head labels or neither (only %s given)",
                     cfg->layer ? "layer" : "head");
     int first;
     const int twice = cfg->layer ? stepq_trace_label_twice(cfg->layer, cfg->head, cfg->HV, &first) : -1;
     if (twice >= 0)
-        return fail(SQ_EINVAL, "sq_trace_open: value heads %d and %d are both labelled layer %d, head %d "
+        return lib_fail(SQ_EINVAL, "sq_trace_open: value heads %d and %d are both labelled layer %d, head %d "
                     "(each (layer, head) once)", first, twice, cfg->layer[twice], cfg->head[twice]);
     stepq_trace id = {.kind = cfg->kind, .H = cfg->H, .HV = cfg->HV, .K = cfg->K, .V = cfg->V,
                       .scale = cfg->scale > 0 ? cfg->scale : 1.0 / sqrt((double)cfg->K),
@@ -674,14 +695,14 @@ static sq_status trace_status(const sq_trace* t, int rc) {
 
 sq_status sq_trace_attr(sq_trace* t, const char* name, const char* value) {
     ENTER();
-    if (!name || !value) return fail(SQ_EINVAL, "sq_trace_attr: name and value must not be NULL");
+    if (!name || !value) return lib_fail(SQ_EINVAL, "sq_trace_attr: name and value must not be NULL");
     if (trace_claim(t, "sq_trace_attr") != STEPQ_OK) return leave(SQ_EINVAL);
     return trace_done(t, trace_status(t, stepq_trace_out_attr(t->w, name, value, 0)));
 }
 
 sq_status sq_trace_attr_int(sq_trace* t, const char* name, long value) {
     ENTER();
-    if (!name) return fail(SQ_EINVAL, "sq_trace_attr_int: name must not be NULL");
+    if (!name) return lib_fail(SQ_EINVAL, "sq_trace_attr_int: name must not be NULL");
     if (trace_claim(t, "sq_trace_attr_int") != STEPQ_OK) return leave(SQ_EINVAL);
     return trace_done(t, trace_status(t, stepq_trace_out_attr(t->w, name, NULL, value)));
 }
@@ -690,7 +711,7 @@ sq_status sq_trace_append(sq_trace* t, long n, const float* q, const float* k, c
                           const float* beta, const float* y) {
     ENTER();
     if (n < 0 || (n > 0 && (!q || !k || !v || !g || !beta)))
-        return fail(SQ_EINVAL, "sq_trace_append: %ld steps; n >= 0, and q, k, v, g and beta must not be NULL", n);
+        return lib_fail(SQ_EINVAL, "sq_trace_append: %ld steps; n >= 0, and q, k, v, g and beta must not be NULL", n);
     if (trace_claim(t, "sq_trace_append") != STEPQ_OK) return leave(SQ_EINVAL);
     return trace_done(t, trace_status(t, stepq_trace_out_append(t->w, n, q, k, v, g, beta, y)));
 }
@@ -710,7 +731,7 @@ sq_status sq_trace_close(sq_trace* t, int commit) {
 
 sq_status sq_calibrate_defaults(sq_calibrate_config* cfg) {
     ENTER();
-    if (!cfg) return fail(SQ_EINVAL, "sq_calibrate_defaults: cfg is NULL");
+    if (!cfg) return lib_fail(SQ_EINVAL, "sq_calibrate_defaults: cfg is NULL");
     stepq_calib_settings s;
     stepq_calib_defaults(&s);
     *cfg = (sq_calibrate_config){.steps = 0, .horizon = s.horizon, .gamma = s.gamma, .rho = s.rho,
@@ -773,9 +794,9 @@ sq_status sq_calibrate(const sq_calibrate_config* cfg, const char* const* traces
         return leave(SQ_EINTERNAL);
     }
     if (!cfg || !traces || !out_path || n < 1)
-        return fail(SQ_EINVAL, "sq_calibrate: cfg, out_path and n >= 1 traces must be given (n is %d)", n);
+        return lib_fail(SQ_EINVAL, "sq_calibrate: cfg, out_path and n >= 1 traces must be given (n is %d)", n);
     for (int i = 0; i < n; i++)
-        if (!traces[i]) return fail(SQ_EINVAL, "sq_calibrate: trace %d of %d is NULL", i, n);
+        if (!traces[i]) return lib_fail(SQ_EINVAL, "sq_calibrate: trace %d of %d is NULL", i, n);
     pthread_mutex_lock(&inputs_lock);
     held = 1;
     const int noted = stepq_inputs_count();
@@ -791,7 +812,7 @@ sq_status sq_calibrate(const sq_calibrate_config* cfg, const char* const* traces
 
 sq_status sq_mean_ci95(const double* x, int n, double* mean, double* half) {
     ENTER();
-    if (!x || !mean || !half || n < 1) return fail(SQ_EINVAL, "sq_mean_ci95: x of n >= 1 values, mean and half");
+    if (!x || !mean || !half || n < 1) return lib_fail(SQ_EINVAL, "sq_mean_ci95: x of n >= 1 values, mean and half");
     stepq_mean_ci95(mean, half, x, n);
     return leave(SQ_OK);
 }

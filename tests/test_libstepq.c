@@ -34,22 +34,8 @@
 
 #include "../include/stepq.h"
 #include "testutil.h"  // CHECK and its counters (a test helper, not the project's code)
+#include "tu_rand.h"   // unif, gauss, unit: the inputs
 
-static unsigned long long rng = 88172645463325252ull;
-static double unif(void) {  // xorshift64*, in (0, 1)
-    rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
-    return ((rng * 2685821657736338717ull >> 11) + 0.5) / 9007199254740992.0;
-}
-static double gauss(void) { return sqrt(-2 * log(unif())) * cos(6.283185307179586 * unif()); }
-
-static void unit(float* x, int n) {
-    double s = 0;
-    for (int i = 0; i < n; i++) {
-        x[i] = (float)gauss();
-        s += (double)x[i] * x[i];
-    }
-    for (int i = 0; i < n; i++) x[i] = (float)(x[i] / sqrt(s));
-}
 
 // the delta rule in float64 (method 1): S <- diag(a) S; u = beta (v - S^T k); S <- S + k u^T;
 // y = scale S^T q, with a = exp(g) per key row (one g for every row of a GDN head)

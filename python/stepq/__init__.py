@@ -11,6 +11,7 @@ is docs/method.md of the repository.
     stepq.roundtrip(S, "int6")            [K, V] or [H, K, V] through a format and back
     stepq.encode / stepq.decode / Codec   the packed bytes themselves
     stepq.Session(...)                    the decode-step protocol stepped from outside (method 2)
+    stepq.DeviceSession(...)              the same in the memory the model runs in (a GPU's; method 6.11)
     stepq.TraceWriter(...)                a trace file written as a model runs (method 6.1)
     stepq.calibrate(traces, out, ...)     a plan calibrated on traces (method 4.1, 4.3)
 """
@@ -23,7 +24,7 @@ import numpy as np
 from . import _lib
 
 __all__ = ["StepqError", "Format", "formats", "Plan", "Codec", "encode", "decode", "roundtrip",
-           "Session", "TraceWriter", "calibrate", "calibrate_defaults", "mean_ci95", "version", "build_info"]
+           "Session", "DeviceSession", "device_backend", "device_takes", "TraceWriter", "calibrate", "calibrate_defaults", "mean_ci95", "version", "build_info"]
 
 _KINDS = {"gdn": 0, "kda": 1}
 _KIND_NAMES = {v: k for k, v in _KINDS.items()}
@@ -402,7 +403,79 @@ def roundtrip(S, name, plan=None, head=0, kind=None):
 
 # ---- sessions ---------------------------------------------------------------------------------
 
-class Session(_Handle):
+class _Stepped(_Handle):
+    """what the two sessions share: the handle, one call at a time, formats by name or index, and
+    the shapes of a step's inputs"""
+
+    @property
+    def handle(self):
+        if self._h is None:
+            raise ValueError("the session (%s, %d heads of %d x %d) is closed" % (self.kind, self.H, self.K, self.V))
+        return self._h
+
+    def _call(self, fn, *args):
+        with self._lock:
+            _check(fn(self.handle, *args))
+
+    def _f(self, f):
+        if f is None:
+            return -1
+        if isinstance(f, str):
+            if f not in self.formats:
+                raise ValueError("format %r is not one of this session's %s" % (f, self.formats))
+            return self.formats.index(f)
+        return _int(f, "format index", 0, max(len(self.formats) - 1, 0)) if self.formats else \
+            _int(f, "format index (this session has no formats)", 0, -1)
+
+    def _begin(self, kind, K, V, n_heads, formats, scale):
+        """what both sessions take first, checked and kept: the heads and the formats; returns the
+        format names as C strings"""
+        self._lock = threading.Lock()  # one call at a time: threads take turns (libstepq refuses a race)
+        self.kind = kind
+        self.K, self.V, self.H = _int(K, "K", 1), _int(V, "V", 1), _int(n_heads, "n_heads", 1)
+        if isinstance(formats, (str, bytes)):
+            raise ValueError("formats must be a list of format names, not the string %r" % (formats,))
+        self.formats = [str(f) for f in formats]
+        cnames = [_cstr(f, "the format name") for f in formats]
+        self.G = self.K if _kind(kind) == 1 else 1
+        if scale is not None and not (isinstance(scale, (int, float, np.floating, np.integer))
+                                      and not isinstance(scale, bool) and np.isfinite(scale) and scale > 0):
+            raise ValueError("scale is %r; it must be a finite number > 0 (None: 1/sqrt(K))" % (scale,))
+        return (ctypes.c_char_p * max(len(cnames), 1))(*cnames)
+
+    def close(self):
+        lock = getattr(self, "_lock", None)
+        if lock is None:
+            return
+        with lock:
+            if self._h is not None:
+                getattr(_lib.lib, self._CLOSE)(self._h)
+                self._h = None
+            self._closed()
+
+    def _closed(self):
+        """what the session holds beside its handle, let go as it closes"""
+
+    def _shaped(self, a):
+        """a step's q, k, v, g, beta (numpy arrays or tensors) checked against the heads: q, k
+        [H, K], v [H, V], g [H, G] (any shape of H G values), beta [H]; g and beta reshaped"""
+        H, K, V, G = self.H, self.K, self.V, self.G
+        q, k, v, g, beta = a
+        for x, what, shape in ((q, "q", (H, K)), (k, "k", (H, K)), (v, "v", (H, V))):
+            if tuple(x.shape) != shape:
+                raise ValueError("%s has shape %s, expected %s" % (what, tuple(x.shape), shape))
+        n = int(np.prod(tuple(g.shape)))
+        if n % H:  # not a whole number of gates per head (else named below, per head)
+            raise ValueError("g has %d values (shape %s); %d %s heads of %d key rows take %d (g [H%s])"
+                             % (n, tuple(g.shape), H, self.kind, K, H * G, "" if G == 1 else ", K"))
+        if n // H != G:
+            raise ValueError("g has %d gates per head; %s heads of %d key rows take %d" % (n // H, self.kind, K, G))
+        if int(np.prod(tuple(beta.shape))) != H:
+            raise ValueError("beta has %d entries for %d heads" % (int(np.prod(tuple(beta.shape))), H))
+        return [q, k, v, g.reshape(H, G), beta.reshape(H)]
+
+
+class Session(_Stepped):
     """The decode-step protocol stepped from outside (method 2, 6.10): n_heads heads of kind and
     K x V, a float32 reference and one quantized path per format, fed one step at a time.
 
@@ -415,23 +488,13 @@ class Session(_Handle):
     the same numbers, bit for bit."""
 
     _h = None
+    _CLOSE = "sq_session_close"
 
     def __init__(self, kind, K, V, n_heads, formats=(), plan=None, plan_heads=None, prefill=0, S0=None,
                  scale=None, keep_states=False, backend=None):
-        self._lock = threading.Lock()  # one call at a time: threads take turns (libstepq refuses a race)
-        self.kind = kind
-        self.K, self.V, self.H = _int(K, "K", 1), _int(V, "V", 1), _int(n_heads, "n_heads", 1)
-        if isinstance(formats, (str, bytes)):
-            raise ValueError("formats must be a list of format names, not the string %r" % (formats,))
-        self.formats = [str(f) for f in formats]
-        cnames = [_cstr(f, "the format name") for f in formats]
+        names = self._begin(kind, K, V, n_heads, formats, scale)
         cbackend = None if backend is None else _cstr(backend, "the backend name")
-        self.G = self.K if _kind(kind) == 1 else 1
         prefill = _int(prefill, "prefill", 0, ctype="long")
-        if scale is not None and not (isinstance(scale, (int, float, np.floating, np.integer))
-                                      and not isinstance(scale, bool) and np.isfinite(scale) and scale > 0):
-            raise ValueError("scale is %r; it must be a finite number > 0 (None: 1/sqrt(K))" % (scale,))
-        names = (ctypes.c_char_p * max(len(cnames), 1))(*cnames)
         ph = None
         if plan_heads is not None:
             if len(plan_heads) != self.H:
@@ -455,39 +518,9 @@ class Session(_Handle):
             raise
         self._h = h
 
-    @property
-    def handle(self):
-        if self._h is None:
-            raise ValueError("the session (%s, %d heads of %d x %d) is closed" % (self.kind, self.H, self.K, self.V))
-        return self._h
-
-    def _call(self, fn, *args):
-        with self._lock:
-            _check(fn(self.handle, *args))
-
-    def _f(self, f):
-        if f is None:
-            return -1
-        if isinstance(f, str):
-            if f not in self.formats:
-                raise ValueError("format %r is not one of this session's %s" % (f, self.formats))
-            return self.formats.index(f)
-        return _int(f, "format index", 0, max(len(self.formats) - 1, 0)) if self.formats else \
-            _int(f, "format index (this session has no formats)", 0, -1)
-
     def step(self, q, k, v, g, beta):
-        H, K, V, G = self.H, self.K, self.V, self.G
-        ga = _as_f32(g, "g")
-        if ga.size % H:  # not a whole number of gates per head (else named below, per head)
-            raise ValueError("g has %d values (shape %s); %d %s heads of %d key rows take %d (g [H%s])"
-                             % (ga.size, ga.shape, H, self.kind, K, H * G, "" if G == 1 else ", K"))
-        a = [_as_f32(q, "q", (H, K)), _as_f32(k, "k", (H, K)), _as_f32(v, "v", (H, V)),
-             ga.reshape(H, -1), _as_f32(beta, "beta").reshape(-1)]
-        if a[3].shape[1] != G:
-            raise ValueError("g has %d gates per head; %s heads of %d key rows take %d" % (a[3].shape[1], self.kind, K, G))
-        if a[4].shape[0] != H:
-            raise ValueError("beta has %d entries for %d heads" % (a[4].shape[0], H))
-        self._call(_lib.lib.sq_session_step, *[_p(x) for x in a])
+        a = [_as_f32(q, "q"), _as_f32(k, "k"), _as_f32(v, "v"), _as_f32(g, "g"), _as_f32(beta, "beta")]
+        self._call(_lib.lib.sq_session_step, *[_p(x) for x in self._shaped(a)])
 
     @property
     def steps(self):
@@ -525,17 +558,153 @@ class Session(_Handle):
         self._call(_lib.lib.sq_session_packed, fi, h, _p(P), n)
         return P[:n]
 
-    def close(self):
-        lock = getattr(self, "_lock", None)
-        if lock is None:
-            return
-        with lock:
-            if self._h is not None:
-                _lib.lib.sq_session_close(self._h)
-                self._h = None
-            if getattr(self, "_opened", False) and self._plan is not None:
-                self._plan.close()
-                self._opened = False
+    def _closed(self):
+        if getattr(self, "_opened", False) and self._plan is not None:
+            self._plan.close()
+            self._opened = False
+
+
+
+# ---- device sessions ----------------------------------------------------------------------------
+
+_OPENS = {}
+
+
+def _opens(fmt, backend):
+    """whether libstepq opens a one-head device session of format fmt on backend (asked once a
+    process: the one place its answers to these two questions come from)"""
+    key = (str(fmt), backend)
+    if key not in _OPENS:
+        names = (ctypes.c_char_p * 1)(_cstr(fmt, "the format name"))
+        cfg = _lib.DSessionConfig(kind=0, K=128, V=128, n_heads=1, formats=names, n_formats=1, bin=1,
+                                  backend=backend.encode())
+        h = ctypes.c_void_p()
+        _OPENS[key] = _lib.lib.sq_dsession_open(ctypes.byref(cfg), ctypes.byref(h)) == 0
+        _lib.lib.sq_dsession_close(h)
+    return _OPENS[key]
+
+
+def device_takes(fmt):
+    """whether a DeviceSession steps format fmt (the lane kernels' formats: fp32, int8, int6, int4)"""
+    return _opens(fmt, "host")
+
+
+def device_backend():
+    """the backend a DeviceSession takes by default: "cuda" where libstepq has one and a device
+    is there, else "host" (the CPU)"""
+    return "cuda" if _opens("fp32", "cuda") else "host"
+
+
+class DeviceSession(_Stepped):
+    """The decode-step protocol in the memory the model runs in (include/stepq.h sq_dsession_*,
+    method 6.11): Session's protocol and numbers for the lane kernels' formats (fp32, int8, int6,
+    int4) on 128 x 128 heads, with the packed states, the float32 reference and the measurements
+    kept in that memory and the measurements read back when asked, per bin of `bin` decode steps
+    (n_bins of them; 0: nothing measured).
+
+    backend "cuda": the arrays are contiguous float32 CUDA torch tensors, passed by data_ptr, and
+    every call is queued on torch's current stream at opening, without waiting; "host" (the
+    default where libstepq has no GPU backend): numpy arrays or CPU tensors, and the numbers are
+    the CPU Session's, bit for bit. step(q, k, v, g, beta) takes Session.step's shapes;
+    readout(f, out) and state(f, out) write format f's (None: the reference's) into out (made
+    where None); errors(f) waits and returns (state_rel [n_bins, H], readout_rel [n_bins, H],
+    steps [n_bins]): the bins' mean relative errors (NaN in a bin no step reached) and steps."""
+
+    _h = None
+    _CLOSE = "sq_dsession_close"
+
+    def __init__(self, kind, K, V, n_heads, formats, prefill=0, S0=None, scale=None, bin=1, n_bins=0,
+                 backend=None):
+        names = self._begin(kind, K, V, n_heads, formats, scale)
+        self.backend = device_backend() if backend is None else str(backend)
+        self.device, stream = None, None
+        if self.backend == "cuda" and _opens("fp32", "cuda"):  # (else libstepq refuses it, saying why)
+            import torch
+            self.device = S0.device if _is_torch(S0) else torch.device("cuda", torch.cuda.current_device())
+            stream = torch.cuda.current_stream(self.device).cuda_stream
+        self._S0 = None if S0 is None else self._in(S0, "S0", (self.H, self.K, self.V))
+        self.n_bins = _int(n_bins, "n_bins", 0)
+        cfg = _lib.DSessionConfig(kind=_kind(kind), K=self.K, V=self.V, scale=0.0 if scale is None else float(scale),
+                                  n_heads=self.H, formats=names, n_formats=len(self.formats),
+                                  prefill=_int(prefill, "prefill", 0, ctype="long"),
+                                  S0=None if self._S0 is None else self._S0[1], bin=_int(bin, "bin", 1),
+                                  n_bins=self.n_bins, backend=_cstr(self.backend, "the backend name"),
+                                  stream=stream)
+        h = ctypes.c_void_p()
+        _check(_lib.lib.sq_dsession_open(ctypes.byref(cfg), ctypes.byref(h)))
+        self._h = h
+
+    def _in(self, x, what, shape=None):
+        """(x as the session's memory holds it, kept alive while used; its address)"""
+        if self.backend != "cuda":
+            a = _as_f32(x, what, shape)
+            return a, a.ctypes.data
+        if not _is_torch(x) or x.device.type != "cuda":
+            raise ValueError("%s: a cuda device session takes CUDA torch tensors, not %s" % (what, type(x).__name__
+                             if not _is_torch(x) else "a tensor on %s" % x.device))
+        x = x.detach().to(dtype=__import__("torch").float32).contiguous()
+        if shape is not None and tuple(x.shape) != shape:
+            raise ValueError("%s has shape %s, expected %s" % (what, tuple(x.shape), shape))
+        return x, x.data_ptr()
+
+    def _out(self, out, what, shape):
+        """(the array a read writes into: out, or a new one in the session's memory; its address)"""
+        if out is None:
+            if self.backend == "cuda":
+                import torch
+                out = torch.empty(shape, dtype=torch.float32, device=self.device)
+            else:
+                out = np.empty(shape, np.float32)
+        if _is_torch(out):
+            import torch
+            where = "cuda" if self.backend == "cuda" else "cpu"
+            if out.dtype != torch.float32 or not out.is_contiguous() or out.device.type != where or \
+                    tuple(out.shape) != shape:
+                raise ValueError("%s must be a contiguous float32 tensor of shape %s on %s, not %s %s on %s"
+                                 % (what, shape, where, out.dtype, tuple(out.shape), out.device))
+            return out, out.data_ptr()
+        if self.backend == "cuda" or not isinstance(out, np.ndarray) or out.dtype != np.float32 or \
+                not out.flags.c_contiguous or out.shape != shape:
+            raise ValueError("%s must be a C-contiguous float32 array of shape %s%s" % (what, shape,
+                             " (a CUDA tensor: the session is on the GPU)" if self.backend == "cuda" else ""))
+        return out, out.ctypes.data
+
+    def step(self, q, k, v, g, beta):
+        a = [self._in(x, n) for x, n in zip((q, k, v, g, beta), ("q", "k", "v", "g", "beta"))]
+        self._shaped([x for x, _ in a])  # the shapes checked: g and beta as any shape of their values
+        self._call(_lib.lib.sq_dsession_step, *[ctypes.c_void_p(p) for _, p in a])
+
+    @property
+    def steps(self):
+        with self._lock:
+            return _lib.lib.sq_dsession_steps(self.handle)
+
+    def readout(self, f=None, out=None):
+        """y [H, V] of format f after the last decode step (None: the float32 reference), into out"""
+        y, p = self._out(out, "out", (self.H, self.V))
+        self._call(_lib.lib.sq_dsession_readout, self._f(f), ctypes.c_void_p(p))
+        return y
+
+    def state(self, f=None, out=None):
+        """S [H, K, V] of format f after the last decode step (None: the reference), into out"""
+        S, p = self._out(out, "out", (self.H, self.K, self.V))
+        self._call(_lib.lib.sq_dsession_state, self._f(f), ctypes.c_void_p(p))
+        return S
+
+    def sync(self):
+        """waits for the queued steps; StepqError with a step's failure if one failed"""
+        self._call(_lib.lib.sq_dsession_sync)
+
+    def errors(self, f):
+        """(state_rel [n_bins, H], readout_rel [n_bins, H], steps [n_bins]) of format f, after waiting"""
+        if f is None:
+            raise ValueError("errors are a format's: give a format (a name or an index), not None")
+        nb = max(self.n_bins, 1)
+        e, r = np.empty((nb, self.H)), np.empty((nb, self.H))
+        n = np.empty(nb, np.int64 if ctypes.sizeof(ctypes.c_long) == 8 else np.int32)
+        self._call(_lib.lib.sq_dsession_errors, self._f(f), _p(e), _p(r), _p(n))
+        return e, r, n
+
 
 
 # ---- trace files ------------------------------------------------------------------------------

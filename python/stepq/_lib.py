@@ -54,6 +54,13 @@ class SessionConfig(ctypes.Structure):
                 ("S0", c_void_p), ("keep_states", c_int), ("backend", c_char_p)]
 
 
+class DSessionConfig(ctypes.Structure):
+    _fields_ = [("kind", c_int), ("K", c_int), ("V", c_int), ("scale", c_double),
+                ("n_heads", c_int), ("formats", POINTER(c_char_p)), ("n_formats", c_int),
+                ("prefill", c_long), ("S0", c_void_p), ("bin", c_int), ("n_bins", c_int),
+                ("backend", c_char_p), ("stream", c_void_p)]
+
+
 class TraceConfig(ctypes.Structure):
     _fields_ = [("kind", c_int), ("H", c_int), ("HV", c_int), ("K", c_int), ("V", c_int), ("scale", c_double),
                 ("qk_norm_eps", c_double), ("weights_sha256", c_char_p), ("layer", POINTER(c_int)),
@@ -108,6 +115,15 @@ SIGNATURES = {
     "sq_session_errors": (c_int, [c_void_p, c_int, F64P, F64P, F64P]),
     "sq_session_bytes": (c_size_t, [c_void_p, c_int, c_int]),
     "sq_session_packed": (c_int, [c_void_p, c_int, c_int, U8P, c_size_t]),
+    "sq_dsession_open": (c_int, [POINTER(DSessionConfig), POINTER(c_void_p)]),
+    "sq_dsession_close": (None, [c_void_p]),
+    "sq_dsession_backend": (c_char_p, [c_void_p]),
+    "sq_dsession_step": (c_int, [c_void_p, F32P, F32P, F32P, F32P, F32P]),
+    "sq_dsession_steps": (c_long, [c_void_p]),
+    "sq_dsession_readout": (c_int, [c_void_p, c_int, F32P]),
+    "sq_dsession_state": (c_int, [c_void_p, c_int, F32P]),
+    "sq_dsession_sync": (c_int, [c_void_p]),
+    "sq_dsession_errors": (c_int, [c_void_p, c_int, F64P, F64P, c_void_p]),
     "sq_trace_open": (c_int, [c_char_p, POINTER(TraceConfig), POINTER(c_void_p)]),
     "sq_trace_attr": (c_int, [c_void_p, c_char_p, c_char_p]),
     "sq_trace_attr_int": (c_int, [c_void_p, c_char_p, c_long]),

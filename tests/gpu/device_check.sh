@@ -14,9 +14,12 @@
 #   run through `--backend cuda` compared with the CPU's, and, with the time left (about 4
 #   minutes needed), the model adapters' eval on the GPU against the CPU's (hf_parity.py; skipped
 #   where no python has torch with CUDA, transformers and fla).
+#   With 120 s left after them (STEPQ_CHECK_SECONDS=600): the device session against the CPU
+#   session and a batch of sessions against them one by one (hf_parity.py --session), and the
+#   throughput table of eval and tasks (tools/bench_hf.py --device cuda, batch 1, 8, 32).
 # Leaves in OUTDIR: configure.log build.log device.log parity.log lanes.log bench.log
-# bench_gpu.h5 numerics.log emulate.log backend.log adapters.log (and hf/) summary.txt, and
-# prints a summary of at most 30 lines (summary.txt: the steps, then the figures). Exit status: 0
+# bench_gpu.h5 numerics.log emulate.log backend.log adapters.log (and hf/) dsession.log
+# bench_hf.log bench_hf.tsv summary.txt, and prints a summary of at most 40 lines (summary.txt: the steps, then the figures). Exit status: 0
 # when every step passed, 1 otherwise, 77 when there is no GPU (nothing that needs one ran).
 #   tests/gpu/device_check.sh /tmp/stepq-gpu          (from the repository root)
 #   STEPQ_CHECK_ARCHS="80;90" tests/gpu/device_check.sh OUT   (the default build's archs)
@@ -120,8 +123,21 @@ if [ $(( budget - ($(date +%s) - start) )) -ge 250 ]; then
 else
     printf '%-10s %-28s %4ss  (%s)\n' adapters "SKIPPED: under 250 s left" 0 adapters.log | tee -a "$summary"
 fi
-# the figures: the device, the parity totals, the lane kernels' lines, the benchmark's lane
-# kernels and the block programs' fp32 at 128 and 512 requests, a line each (30 lines in all)
+# the device session (issue 68): against the CPU session on the same GPU forward, and a batch of
+# sessions against them one by one (hf_parity.py --session; 77 where this libstepq has no cuda
+# device session), then the throughput table of eval and tasks per format against the model's
+# own decode at batch 1, 8 and 32 (tools/bench_hf.py; the adapters' choice of session, which its
+# table names). Both want STEPQ_CHECK_SECONDS=600 beside the steps above.
+if [ $(( budget - ($(date +%s) - start) )) -ge 120 ]; then
+    step dsession dsession.log 150 env STEPQ_LIBRARY="$build/libstepq.so" "$py" "$root/tests/gpu/hf_parity.py" "$out/hf" --session
+    step bench_hf bench_hf.log 150 env STEPQ_LIBRARY="$build/libstepq.so" PYTHONPATH="$root/python" "$py" \
+        "$root/tools/bench_hf.py" --device cuda --batches 1,8,32 --formats int8,int4 --repeats 1 --out "$out/bench_hf.tsv"
+else
+    printf '%-10s %-28s %4ss  (%s)\n' dsession "SKIPPED: under 120 s left" 0 dsession.log | tee -a "$summary"
+fi
+# the figures: the device, the parity totals, the lane kernels' lines, the benchmark's lanes
+# rows and the fp32 rows of the block programs at 128 and 512 requests, the device session's
+# lines and bench_hf's rows
 {
     echo "figures ($(( $(date +%s) - start )) s in all):"
     grep -m1 -o 'NVIDIA[^,]*' "$out/nvidia-smi.log" 2>/dev/null
@@ -134,7 +150,9 @@ fi
              at[k] = at[k] sprintf("  B=%s %s %sx", $1, $7, $8); regs[k] = $9; blk[k] = $11 }
          END { for (i = 0; i < n; i++) printf "%-16s%s  regs %s blk %s\n", order[i], at[order[i]], regs[order[i]], blk[order[i]] }' \
         "$out/bench.log" 2>/dev/null
+    grep -h '^batch:\|skipped' "$out/dsession.log" 2>/dev/null
+    grep -h ' batch ' "$out/bench_hf.log" 2>/dev/null
 } >> "$summary"
 echo "logs and bench_gpu.h5 in $out"
-head -n 30 "$summary"
+head -n 40 "$summary"
 exit $status

@@ -19,7 +19,21 @@ native NLL by at most 9e-6 nats a token, INT4's extra NLL over the window by 0.0
 0.0009 and 0.0031 -> 0.0088 on the two documents), INT8's by 0.0004, the state errors by at most
 1.2% and the read-out errors by 3%; on an H200 the GPU run moved them by 0.0054, 0.0004, 1.0%
 and 2.4%. The GPU run's record must also name kernels that ran on cuda. Exit 77 where torch
-sees no GPU or lacks transformers and fla."""
+sees no GPU or lacks transformers and fla.
+
+hf_parity.py OUTDIR --session: the device session (issue 68) against the CPU session, both on the
+GPU with the same model forward (STEPQ_HF_SESSION=device against =cpu, eval --device cuda, bins of
+16 steps): fp32's extra NLL per bin within 1e-5 nats and its top-1 equal; each rounding format's
+state and read-out errors, means over layers and heads per bin, within 2% of the CPU session's
+(method 6.5's contract (b) for trajectories: the lane kernels' sums run in another order, so a
+code may go the other way at a near-tie and the runs then differ as statistics, not step by
+step), their extra NLL, KL and top-1 printed; the record names the device session. Then a batch
+of 4 streams of 4 heads in one DeviceSession against the 4 one by one, on CUDA tensors, read-outs,
+states and errors bit for bit (each head is its own block). Exit 77 where libstepq has no cuda
+device session. STEPQ_HF_PARITY_SESSION_DEVICE=cpu runs the same logic on the device session's
+host backend (a CPU, no GPU: the two sessions then run the same code, and agree exactly).
+STEPQ_HF_PARITY_REUSE=1 takes an eval output already in OUTDIR instead of running it again (a run
+cut short by a time limit goes on where it stopped; eval writes its output whole or not at all)."""
 import os
 import subprocess
 import sys
@@ -33,8 +47,11 @@ try:
 except ImportError as e:
     print("hf_parity: skipped (%s): the adapters' GPU path needs torch, transformers, fla and h5py" % e)
     sys.exit(77)
+session_mode = "--session" in sys.argv[2:]
 # STEPQ_HF_PARITY_DEVICES=cpu,cpu runs the script's own logic on a machine without a GPU
 devices = os.environ.get("STEPQ_HF_PARITY_DEVICES", "cpu,cuda").split(",")
+if session_mode:
+    devices = [os.environ.get("STEPQ_HF_PARITY_SESSION_DEVICE", "cuda")] * 2
 if "cuda" in devices and not torch.cuda.is_available():
     print("hf_parity: skipped: torch %s sees no CUDA device" % torch.__version__)
     sys.exit(77)
@@ -53,22 +70,121 @@ if not os.path.isdir(q35):
     tiny_models.qwen3_5().save_pretrained(q35)  # no tokenizer: read as bytes (vocabulary 256)
 
 bad = []
-for name, model, prefill, decode in (("gdn", os.path.join(root, "data/lm/gdn"), 256, 128), ("q35", q35, 64, 64)):
+MODELS = (("gdn", os.path.join(root, "data/lm/gdn"), 256, 128), ("q35", q35, 64, 64))
+# STEPQ_HF_PARITY_MODELS=q35 (or gdn) runs one of them
+MODELS = tuple(m for m in MODELS if m[0] in os.environ.get("STEPQ_HF_PARITY_MODELS", "gdn,q35").split(","))
+
+
+def run_eval(name, model, prefill, decode, dev, tag, session, more=()):
+    """eval's datasets and record of one run (None where it failed: said, and counted in bad)"""
+    path = os.path.join(out, "%s-%s-%s.h5" % (name, tag, dev))
+    cmd = [sys.executable, "-m", "stepq.hf", "eval", "--model", model, "--text", *texts, "--formats", "fp32,int8,int4",
+           "--prefill", str(prefill), "--decode", str(decode), "--device", dev, "--out", path, *more]
+    if os.environ.get("STEPQ_HF_PARITY_REUSE") == "1" and os.path.exists(path):
+        print("STEPQ_HF_SESSION=%s" % session, " ".join(cmd), "-> taken from an earlier run")
+        r = subprocess.CompletedProcess(cmd, 0)
+    else:
+        r = subprocess.run(cmd, env=dict(env, STEPQ_HF_SESSION=session), capture_output=True, text=True)
+        print("STEPQ_HF_SESSION=%s" % session, " ".join(cmd), "->", r.returncode)
+    if r.returncode != 0:
+        print(r.stdout[-2000:], r.stderr[-2000:])
+        bad.append("%s on %s (%s session): eval failed" % (name, dev, session))
+        return None
+    with h5py.File(path, "r") as f:
+        res = {k: f[k][()] for k in ("nll_native", "extra_window", "extra", "kl", "top1", "state_err", "readout_err")}
+        res["formats"] = [x.decode() for x in f["formats"][()]]
+        res["kernels"], res["sessions"] = str(f.attrs["kernels"]), str(f.attrs["sessions"])
+    return res
+
+
+def session_parity():
+    """the --session checks of the docstring"""
+    import stepq
+    dev = devices[0]
+    if dev == "cuda" and stepq.device_backend() != "cuda":
+        print("hf_parity --session: skipped: this libstepq has no cuda device session (%s)" % stepq._lib.path)
+        sys.exit(77)
+    for name, model, prefill, decode in MODELS:
+        a, b = (run_eval(name, model, prefill, decode, dev, s, s, ("--bin", "16")) for s in ("cpu", "device"))
+        if a is None or b is None:
+            continue
+        if a["sessions"] != "cpu" or not b["sessions"].startswith("device"):
+            bad.append("%s: the runs were held by %s and %s, not cpu and a device session" % (name, a["sessions"],
+                                                                                              b["sessions"]))
+        for f, fmt in enumerate(a["formats"]):
+            de = np.nanmax(np.abs(a["extra"][:, f] - b["extra"][:, f]))
+            if fmt == "fp32":
+                same = np.array_equal(a["top1"][:, f], b["top1"][:, f])
+                print("  %s %-6s extra NLL per bin %.3g apart (bound 1e-5), top-1 %s" % (name, fmt, de,
+                                                                                       "equal" if same else "DIFFERS"))
+                if not (de <= 1e-5 and same):
+                    bad.append("%s: fp32 on the device session: extra NLL %.3g apart, top-1 %s" % (name, de, same))
+                continue
+            rel = {}
+            for k in ("state_err", "readout_err"):
+                x, y = a[k][f].mean((0, 1)), b[k][f].mean((0, 1))  # [NB]: means over layers and heads
+                rel[k] = np.max(np.abs(x - y) / x)
+            print("  %s %-6s state error %.3g apart, read-out error %.3g (bound 0.02 each, relative, per bin); extra NLL "
+                  "per bin %.3g apart, KL %.3g vs %.3g, top-1 %.3f vs %.3f" % (name, fmt, rel["state_err"],
+                  rel["readout_err"], de, np.nanmean(a["kl"][:, f]), np.nanmean(b["kl"][:, f]),
+                  np.nanmean(a["top1"][:, f]), np.nanmean(b["top1"][:, f])))
+            for k, v in rel.items():
+                if not v <= 0.02:
+                    bad.append("%s: %s's %s on the device session %.3g apart from the CPU session's" % (name, fmt, k, v))
+    batch_equality(stepq, dev)
+
+
+def host(x):
+    """a read's array on the host (a device session's reads are CUDA tensors on the GPU)"""
+    return x.cpu().numpy() if torch.is_tensor(x) else x
+
+
+def batch_equality(stepq, dev):
+    """4 streams of 4 heads in one device session against the 4 one by one, bit for bit"""
+    B, H, T, K = 4, 4, 24, 128
+    g = torch.Generator().manual_seed(11)
+    x = [torch.randn(T, B * H, n, generator=g) for n in (K, K, K)]
+    q, k, v = (torch.nn.functional.normalize(t, dim=-1) if i < 2 else t for i, t in enumerate(x))
+    gate, beta = -0.3 * torch.rand(T, B * H, 1, generator=g), 0.2 + 0.6 * torch.rand(T, B * H, generator=g)
+    q, k, v, gate, beta = (t.to(dev).contiguous() for t in (q, k, v, gate, beta))
+    backend = "cuda" if dev == "cuda" else "host"
+    whole = stepq.DeviceSession("gdn", K, K, B * H, ["int8", "int4"], n_bins=T, backend=backend)
+    parts = [stepq.DeviceSession("gdn", K, K, H, ["int8", "int4"], n_bins=T, backend=backend) for _ in range(B)]
+    same = True
+    for t in range(T):
+        whole.step(q[t], k[t], v[t], gate[t], beta[t])
+        for b, p in enumerate(parts):
+            r = slice(b * H, (b + 1) * H)
+            p.step(*(z[t][r].contiguous() for z in (q, k, v, gate, beta)))
+        for f in (0, 1):
+            for read in ("readout", "state"):
+                one_by_one = np.concatenate([host(getattr(p, read)(f)) for p in parts])
+                same &= np.array_equal(host(getattr(whole, read)(f)), one_by_one)
+    for f in (0, 1):
+        e = whole.errors(f)
+        for b, p in enumerate(parts):
+            same &= all(np.array_equal(x[:, b * H:(b + 1) * H], y) for x, y in zip(e[:2], p.errors(f)[:2]))
+    print("batch: %d streams of %d heads in one device session (%s) %s the %d one by one, %d steps, int8 and int4"
+          % (B, H, backend, "equal" if same else "DIFFER from", B, T))
+    if not same:
+        bad.append("a batch of device sessions differs from its sessions one by one")
+
+
+if session_mode:
+    session_parity()
+    for b in bad:
+        print("FAIL:", b)
+    print("hf_parity --session: %d failed" % len(bad))
+    sys.exit(1 if bad else 0)
+
+for name, model, prefill, decode in MODELS:
     res = {}
     for i, dev in enumerate(devices):
-        path = os.path.join(out, "%s-%d-%s.h5" % (name, i, dev))
-        cmd = [sys.executable, "-m", "stepq.hf", "eval", "--model", model, "--text", *texts, "--formats", "fp32,int8,int4",
-               "--prefill", str(prefill), "--decode", str(decode), "--device", dev, "--out", path]
-        r = subprocess.run(cmd, env=env, capture_output=True, text=True)
-        print(" ".join(cmd), "->", r.returncode)
-        if r.returncode != 0:
-            print(r.stdout[-2000:], r.stderr[-2000:])
-            bad.append("%s on %s: eval failed" % (name, dev))
+        # the CPU session on both (the host round trip): the model's forward is what differs
+        r = run_eval(name, model, prefill, decode, dev, str(i), "cpu")
+        if r is None:
             break
-        with h5py.File(path, "r") as f:
-            res[i] = {k: f[k][()] for k in ("nll_native", "extra_window", "state_err", "readout_err")}
-            res[i]["formats"] = [x.decode() for x in f["formats"][()]]
-            res[i]["kernels"] = str(f.attrs["kernels"])
+        res[i] = r
     if len(res) < 2:
         continue
     a, b = res[0], res[1]

@@ -29,7 +29,8 @@ def test_every_function_bound():
 def test_structs_match_the_header():
     text = open(HEADER).read()
     for struct, cls in (("sq_format_info", L.FormatInfo), ("sq_plan_info", L.PlanInfo),
-                        ("sq_session_config", L.SessionConfig), ("sq_trace_config", L.TraceConfig),
+                        ("sq_session_config", L.SessionConfig),
+                        ("sq_dsession_config", L.DSessionConfig), ("sq_trace_config", L.TraceConfig),
                         ("sq_calibrate_names", L.CalibrateNames), ("sq_calibrate_config", L.CalibrateConfig)):
         body = re.search(r"typedef struct \{([^{}]*)\}\s*%s;" % struct, text).group(1)
         body = re.sub(r"/\*.*?\*/", " ", body, flags=re.S)

@@ -147,6 +147,32 @@ def test_eval_fp32_is_native():
     assert r["state_err"].shape == (2, 2, 2, 13)
 
 
+@pytest.mark.parametrize("name", ["qwen3_5", "kimi_linear"])
+def test_eval_device_session_is_the_cpu_session(monkeypatch, name):
+    """the adapters' device path (STEPQ_HF_SESSION=device: the device session, here its host
+    backend on a CPU model) against the CPU session's host round trip: the same read-outs and
+    states go back into the model, so the NLL, KL, top-1 and state errors are equal; the read-out
+    errors within float32 summing (the session sums rows in float32 lanes, sim/sums.h, eval
+    numpy's pairwise float32 sum: 1e-5 relative); a format the device session does not take is
+    refused by name, and an unknown STEPQ_HF_SESSION too"""
+    model = MODELS[name]()
+    ids = torch.randint(0, 256, (2, 24), generator=torch.Generator().manual_seed(5))
+    monkeypatch.setenv("STEPQ_HF_SESSION", "cpu")
+    a = evaluate(model, ids, ["int8", "int4"], prefill=12, decode=9)
+    monkeypatch.setenv("STEPQ_HF_SESSION", "device")
+    b = evaluate(model, ids, ["int8", "int4"], prefill=12, decode=9)
+    assert a["sessions"] == ["cpu"] and b["sessions"] == ["device (host)"]
+    for k in ("nll_native", "extra", "kl", "top1", "state_err"):
+        assert np.array_equal(a[k], b[k]), k
+    assert a["state_err"].min() > 0
+    np.testing.assert_allclose(b["readout_err"], a["readout_err"], rtol=1e-5, atol=0)
+    with pytest.raises(stepq.StepqError, match="format stepquant4: a device session steps"):
+        evaluate(model, ids, ["stepquant4"], prefill=12, decode=2)
+    monkeypatch.setenv("STEPQ_HF_SESSION", "gpu")
+    with pytest.raises(AdapterError, match="STEPQ_HF_SESSION=gpu: give cpu"):
+        evaluate(model, ids, ["int8"], prefill=12, decode=2)
+
+
 def test_refusals(scratch):
     from transformers import LlamaConfig, LlamaForCausalLM
     llama = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=1,

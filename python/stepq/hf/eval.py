@@ -24,18 +24,47 @@ import time
 
 import numpy as np
 
-from .. import Plan, Session, StepqError, mean_ci95
+from .. import DeviceSession, Plan, Session, StepqError, device_backend, device_takes, mean_ci95
 from . import AdapterError, Hooks, delta_layers, forward, initial_state, returned_state, spec_of, step_inputs
 from .cli import (Progress, check_device, check_model_dir, check_texts, checkpoint_dtype, load_model, load_tokenizer,
                   model_files, outputs, plot_script, regular_file, tokens)
 
 
-class _State:
-    """one stream's quantized states: a Session per layer, opened at its first decode call"""
+SESSION_ENV = "STEPQ_HF_SESSION"
 
-    def __init__(self, ev, fmt):
-        self.ev, self.fmt, self.sessions = ev, fmt, {}
+
+def session_path(fmt, device):
+    """who holds a format's states for a model whose kernels run on device (a torch.device):
+    "device", a DeviceSession in the model's memory, or "cpu", a CPU Session fed each step (the
+    host round trip). STEPQ_HF_SESSION=cpu or =device says which (device on a CPU model: the
+    device session's host backend, as the tests run it; a format it does not take is refused by
+    name); unset, "device" where the model is on a GPU that libstepq's device session has a
+    backend for and the format is one it takes (the lane kernels'), else "cpu" (the host round trip)"""
+    want = os.environ.get(SESSION_ENV, "")
+    if want not in ("", "cpu", "device"):
+        raise AdapterError("%s=%s: give cpu (a CPU session fed each step) or device (the device session in the "
+                           "model's memory), or leave it unset" % (SESSION_ENV, want))
+    if want:
+        return want
+    return "device" if device.type == "cuda" and device_backend() == "cuda" and device_takes(fmt) else "cpu"
+
+
+class _State:
+    """one stream's quantized states: a session per layer, opened at its first decode call. steps:
+    the decode steps the stream takes, which a device session measures in bins of one step (0: an
+    unknown number, nothing measured on the device)"""
+
+    def __init__(self, ev, fmt, steps=0):
+        self.ev, self.fmt, self.sessions, self.steps = ev, fmt, {}, steps
         self.errs = {l.index: [] for l in ev.layers}  # per layer: per step (state_rel, readout_rel) [B*HV]
+
+    def errors(self, layer):
+        """the layer's errors over the decode steps, [N, 2, B*HV]: state, then read-out"""
+        s = self.sessions[layer]
+        if isinstance(s, DeviceSession):
+            st, ro, _ = s.errors(0)
+            return np.stack([st, ro], 1)
+        return np.array(self.errs[layer])
 
     def close(self):
         for s in self.sessions.values():
@@ -66,6 +95,7 @@ class Evaluator:
                 plan.check(self.spec.kind, l.K, l.V, [(l.index, h) for h in range(l.HV)])
         self.target = None
         self.ran = set()  # the kernel functions that ran ("module.name"), for the output's record
+        self.paths = set()  # who held the states ("cpu", "device (cuda)", ...), for the same record
         self.hooks = Hooks(model, self.layers, self.spec, self._kernel)
 
     def close(self):
@@ -81,35 +111,49 @@ class Evaluator:
                                    "a call" % (layer.index, q.shape[1]))
             return run()
         import torch
-        # the model's tensors, wherever it runs, into libstepq on the CPU, and its answer back there
-        q, k, v, g, beta = (x.cpu() for x in step_inputs(self.spec, layer, a))
+        q, k, v, g, beta = step_inputs(self.spec, layer, a)
         v_in = a["value"] if "value" in a else a["v"]  # the kernel's own v: its device and dtype
         B, _, H, K = q.shape
         HV, V = v.shape[2], v.shape[3]
         s = st.sessions.get(layer.index)
         if s is None:
-            S0 = initial_state(self.spec, a).reshape(B * HV, K, V).cpu().numpy()
-            ph = None
-            if self.plan is not None:
-                ph = [self.plan.find(layer.index, h) for _ in range(B) for h in range(HV)]
-            s = Session(self.spec.kind, K, V, B * HV, [st.fmt], plan=self.plan, plan_heads=ph, prefill=0, S0=S0,
-                        keep_states=True)
+            s = self._open(st, layer, initial_state(self.spec, a).reshape(B * HV, K, V), v_in.device)
             st.sessions[layer.index] = s
         rep = HV // H
-        qe = q[:, 0].repeat_interleave(rep, dim=1).reshape(B * HV, K)
-        ke = k[:, 0].repeat_interleave(rep, dim=1).reshape(B * HV, K)
-        s.step(qe.numpy(), ke.numpy(), v[:, 0].reshape(B * HV, V).numpy(),
-               g[:, 0].reshape(B * HV, -1).numpy(), beta[:, 0].reshape(B * HV).numpy())
-        y_hat, y = s.readout(0), s.readout()
-        err2, _, ref2 = s.errors(0)
-        ry = np.sqrt(((y_hat - y) ** 2).sum(1) / np.maximum((y.astype(np.float64) ** 2).sum(1), 1e-300))
-        st.errs[layer.index].append((np.sqrt(err2 / np.maximum(ref2, 1e-300)), ry))
-        out = torch.from_numpy(y_hat).reshape(B, 1, HV, V).to(device=v_in.device, dtype=v_in.dtype)
-        S_hat = torch.from_numpy(s.state(0)).reshape(B, HV, K, V).to(v_in.device)
+        x = (q[:, 0].repeat_interleave(rep, dim=1), k[:, 0].repeat_interleave(rep, dim=1), v[:, 0], g[:, 0], beta[:, 0])
+        if isinstance(s, DeviceSession):  # in the model's memory, on its stream: nothing waits
+            s.step(*(t.reshape(B * HV, -1).contiguous() for t in x))
+            out = s.readout(0, out=torch.empty((B * HV, V), dtype=torch.float32, device=v_in.device))
+            S_hat = s.state(0, out=torch.empty((B * HV, K, V), dtype=torch.float32, device=v_in.device))
+            out, S_hat = out.reshape(B, 1, HV, V).to(dtype=v_in.dtype), S_hat.reshape(B, HV, K, V)
+        else:  # the model's tensors, wherever it runs, into libstepq on the CPU, and its answer back there
+            s.step(*(t.reshape(B * HV, -1).cpu().numpy() for t in x))
+            y_hat, y = s.readout(0), s.readout()
+            err2, _, ref2 = s.errors(0)
+            ry = np.sqrt(((y_hat - y) ** 2).sum(1) / np.maximum((y.astype(np.float64) ** 2).sum(1), 1e-300))
+            st.errs[layer.index].append((np.sqrt(err2 / np.maximum(ref2, 1e-300)), ry))
+            out = torch.from_numpy(y_hat).reshape(B, 1, HV, V).to(device=v_in.device, dtype=v_in.dtype)
+            S_hat = torch.from_numpy(s.state(0)).reshape(B, HV, K, V).to(v_in.device)
         S_in = a.get("initial_state")
         if S_in is not None and self.spec.family == "hf":
             S_hat = S_hat.to(S_in.dtype)  # the cache keeps the state in its own dtype
         return out, returned_state(self.spec, a, S_hat)
+
+
+    def _open(self, st, layer, S0, device):
+        """the session of a stream's layer (B HV heads), from the states S0 [B HV, K, V] the native
+        prefill left: a device session where session_path says so, else a CPU one"""
+        path = session_path(st.fmt, device)
+        self.paths.add("cpu" if path == "cpu" else "device (%s)" % ("cuda" if device.type == "cuda" else "host"))
+        if path == "device":  # its formats need no plan
+            return DeviceSession(self.spec.kind, layer.K, layer.V, S0.shape[0], [st.fmt], prefill=0,
+                                 S0=S0.contiguous(), n_bins=st.steps,
+                                 backend="cuda" if device.type == "cuda" else "host")
+        ph = None
+        if self.plan is not None:
+            ph = [self.plan.find(layer.index, h) for _ in range(S0.shape[0] // layer.HV) for h in range(layer.HV)]
+        return Session(self.spec.kind, layer.K, layer.V, S0.shape[0], [st.fmt], plan=self.plan, plan_heads=ph,
+                       prefill=0, S0=S0.cpu().numpy(), keep_states=True)
 
 
 def _documents(tok, texts, prefill, decode, full=None):
@@ -152,7 +196,7 @@ def evaluate_documents(model, docs, formats, prefill, decode, plan=None, layers=
             out = dict(nll_native=np.full((D, decode), np.nan), extra=np.full((D, F, decode), np.nan),
                        kl=np.full((D, F, decode), np.nan), top1=np.full((D, F, decode), np.nan),
                        state_err=np.zeros((F, L, HV, decode)), readout_err=np.zeros((F, L, HV, decode)),
-                       reach=np.zeros(decode), layers=r["layers"], kernels=set(),
+                       reach=np.zeros(decode), layers=r["layers"], kernels=set(), sessions=set(),
                        decode_steps=np.array([m for _, m in docs], np.int64))
             if generate:
                 out["greedy"] = np.zeros((D, 1 + F, generate), np.int64)
@@ -166,9 +210,11 @@ def evaluate_documents(model, docs, formats, prefill, decode, plan=None, layers=
             out[k][..., :n] += r[k] * len(rows)
         out["reach"][:n] += len(rows)
         out["kernels"].update(r["kernels"])
+        out["sessions"].update(r["sessions"])
     for k in ("state_err", "readout_err"):  # NaN at the steps no document reaches
         out[k] = np.where(out["reach"] > 0, out[k] / np.maximum(out["reach"], 1), np.nan)
     out["kernels"] = sorted(out["kernels"])
+    out["sessions"] = sorted(out["sessions"])
     return out
 
 
@@ -180,7 +226,7 @@ def evaluate(model, ids, formats, prefill, decode, plan=None, layers=None, gener
     P, N, F = prefill, decode, len(formats)
     ev = Evaluator(model, layers, plan, plan_any_model)
     try:
-        streams = [None] + [_State(ev, f) for f in formats]
+        streams = [None] + [_State(ev, f, N) for f in formats]
         caches = []
         logp = []
         with torch.no_grad():
@@ -214,13 +260,13 @@ def evaluate(model, ids, formats, prefill, decode, plan=None, layers=None, gener
         readout_err = np.zeros((F, L, HV, N))
         for f, st in enumerate(streams[1:]):
             for j, l in enumerate(ev.layers):
-                e = np.array(st.errs[l.index])  # [N, 2, D*HV]
+                e = st.errors(l.index)  # [N, 2, D*HV]
                 state_err[f, j] = e[:, 0].reshape(N, D, HV).mean(1).T
                 readout_err[f, j] = e[:, 1].reshape(N, D, HV).mean(1).T
             st.close()
         res = dict(nll_native=nll_native, extra=extra, kl=kl, top1=top1, state_err=state_err,
                    readout_err=readout_err, layers=np.array([l.index for l in ev.layers], np.int32),
-                   kernels=sorted(ev.ran))
+                   kernels=sorted(ev.ran), sessions=sorted(ev.paths))
         if generate:
             res["greedy"] = _greedy(model, ev, ids[:, :P], formats, generate)
         return res
@@ -234,7 +280,7 @@ def _greedy(model, ev, prompt, formats, G):
     D = prompt.shape[0]
     out = np.zeros((D, 1 + len(formats), G), np.int64)
     with torch.no_grad():
-        for i, st in enumerate([None] + [_State(ev, f) for f in formats]):
+        for i, st in enumerate([None] + [_State(ev, f, G) for f in formats]):
             ev.target = st
             logits, cache = forward(model, prompt)
             tok_ = logits[:, -1].argmax(-1)
@@ -402,6 +448,7 @@ def _fill(h, a, r, model, dt, torch, transformers):
     at["device"] = a.device
     at["dtype"] = a.dtype
     at["kernels"] = ", ".join(sorted(r.get("kernels", [])))
+    at["sessions"] = ", ".join(r.get("sessions", []))  # who held the states: cpu, device (cuda), device (host)
     at["prefill"] = a.prefill
     at["decode"] = a.decode
     at["bin"] = B

@@ -1,0 +1,26 @@
+// tu_rand.h: the libstepq tests' random inputs (test_libstepq, test_dsession), a test helper, not
+// the project's code: xorshift64* in (0, 1), a normal by Box-Muller, a random unit vector. One
+// stream per test program, from a fixed seed: every run draws the same inputs.
+#ifndef STEPQ_TU_RAND_H
+#define STEPQ_TU_RAND_H
+
+#include <math.h>
+
+static unsigned long long rng = 88172645463325252ull;
+static double unif(void) {  // xorshift64*, in (0, 1)
+    rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
+    return ((rng * 2685821657736338717ull >> 11) + 0.5) / 9007199254740992.0;
+}
+static double gauss(void) { return sqrt(-2 * log(unif())) * cos(6.283185307179586 * unif()); }
+
+// x (n) <- a random direction, of norm 1
+static void unit(float* x, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+        x[i] = (float)gauss();
+        s += (double)x[i] * x[i];
+    }
+    for (int i = 0; i < n; i++) x[i] = (float)(x[i] / sqrt(s));
+}
+
+#endif
