@@ -422,8 +422,7 @@ static void mark_damp(stepq_plan* p) {
     free(order);
 }
 
-// the hold of a calibration (issue 66 item 3), its long heads named on stderr unless quiet
-static int hold_long_heads(stepq_plan* p, const stepq_hold* h, int quiet) {
+int stepq_hold_long_heads(stepq_plan* p, const stepq_hold* h, int quiet) {
     uint8_t* held = callocCheck((size_t)p->H, 1);
     int rc = stepq_plan_hold(p, h, held);
     if (rc == STEPQ_OK && !getenv("STEPQ_QUIET") && !quiet) {
@@ -551,7 +550,7 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
                     p.kind == STEPQ_GDN ? "exact DP" : "Lagrangian + repair, pivots refitted");
         rc = stepq_allocate(&p, redistort_kda, &x);  // method 4.3
     }
-    if (rc == STEPQ_OK && c->hold.budget) rc = hold_long_heads(&p, &c->hold, c->quiet);
+    if (rc == STEPQ_OK && c->hold.budget) rc = stepq_hold_long_heads(&p, &c->hold, c->quiet);
     if (rc == STEPQ_OK) {
         mark_damp(&p);
         if (c->output) rc = stepq_plan_write(c->output, &p, c->prov.config_text, c->prov.source);

@@ -112,6 +112,7 @@ int stepq_calib_check_snapshots(const stepq_calib_settings* s, const char* who, 
 typedef struct {
     stepq_calib_cfg c;
     char key[40];
+    char base_key[40];  // the key of the same calibration without its hold (key itself when none)
     char desc[640];
     char* command;  // the equivalent command line of a trace calibration (its plan's config), or NULL
 } stepq_calib_build;
@@ -150,5 +151,9 @@ int stepq_allocate(stepq_plan* p, stepq_redistort_fn redistort, void* ctx);
 // message) for a KDA table of the dual-axis fit with pivots, whose allocation read distortions
 // measured with the pivot rows out of the fit, which the plan does not keep.
 int stepq_plan_hold(stepq_plan* p, const stepq_hold* h, uint8_t* held);
+// stepq_plan_hold with the long heads named on stderr (unless quiet or STEPQ_QUIET): what a
+// calibration with a hold does after its allocation, and what a plan calibrated without it takes
+// to become the held plan
+int stepq_hold_long_heads(stepq_plan* p, const stepq_hold* h, int quiet);
 
 #endif

@@ -398,13 +398,20 @@ int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const co
     rc = rc || segments_from_cfg(b, cf, seeds, ns, traces, nt, texts, nx, set.steps, normalize, extra, text,
                                  sizeof text, be);
     stepq_hold hold;
+    char base[STEPQ_CALIB_TEXT_MAX];  // the key's text without the hold: its base_key
+    snprintf(base, sizeof base, "%s", text);
     rc = rc || hold_from_cfg(&hold, cf, g, set.horizon, text, sizeof text);
+    if (!rc && hold.budget) {
+        stepq_calib_finish(b, &set, base, sizeof base, output, (stepq_provenance){0}, be);
+        snprintf(b->base_key, sizeof b->base_key, "%s", b->key);
+    }
     if (!rc) {
         stepq_calib_finish(b, &set, text, sizeof text, output,
                            (stepq_provenance){.experiment = "calibrate", .config_path = cf->path,
                                               .config_text = cf->text, .seed = (uint64_t)set.seed},
                            be);
         b->c.hold = hold;
+        if (!hold.budget) snprintf(b->base_key, sizeof b->base_key, "%s", b->key);
     }
     free(seeds);
     free(traces);
