@@ -253,52 +253,63 @@ static int widx(int b) {
     return -1;
 }
 
-// Solves one budget over the units not marked in `pivot`: fills bits (U), returns objective
+// the bits a fixed unit takes of the budget: a pivot counts as an 8-bit unit (method 4.3)
+static int fixed_cost(uint8_t b) { return b == STEPQ_PIVOT_BITS ? 8 : b; }
+
+// Solves one budget over the units whose `fixed` width is 0; the others keep theirs (an FP16
+// pivot, STEPQ_PIVOT_BITS, or a held unit's width): fills bits (U), returns objective
 static int solve(uint8_t* bits, double* objective, double* achieved, const scheme_in* in,
-                 const uint8_t* pivot, int budget, int U, int kind, int V) {
+                 const uint8_t* fixed, int budget, int U, int kind, int V) {
     int cand[4], NC = 0;
     for (int b = budget == 4 ? 2 : 4; b <= 8; b += 2) cand[NC++] = b;
     int P = 0;
-    for (int u = 0; u < U; u++) P += pivot[u] != 0;
+    long long fixed_bits = 0;
+    for (int u = 0; u < U; u++) P += fixed[u] != 0, fixed_bits += fixed_cost(fixed[u]);
     int n = U - P;
     double* cost = mallocCheck(sizeof(double) * (n ? n : 1) * NC);
     int* idx = mallocCheck(sizeof(int) * (n ? n : 1));
     int* choice = mallocCheck(sizeof(int) * (n ? n : 1));
     int* size = mallocCheck(sizeof(int) * (n ? n : 1));
     for (int u = 0, a = 0; u < U; u++) {
-        if (pivot[u]) continue;
+        if (fixed[u]) continue;
         idx[a] = u;
         size[a] = V;
         for (int k = 0; k < NC; k++)
             cost[(size_t)a * NC + k] = in->weight[u] * in->d[(size_t)u * STEPQ_NW + widx(cand[k])];
         a++;
     }
-    long long units_budget = (long long)budget * U - 8LL * P;  // a pivot counts as an 8-bit unit
+    long long units_budget = (long long)budget * U - fixed_bits;
     stepq_alloc_result res = {0, 0};
     int rc = n == 0 ? STEPQ_OK
              : kind == STEPQ_GDN
                  ? stepq_alloc_dp(choice, &res, cost, cand, NC, n, units_budget)
                  : stepq_alloc_lagrange(choice, &res, cost, size, cand, NC, n, units_budget * V);
-    for (int u = 0; u < U; u++) bits[u] = STEPQ_PIVOT_BITS;
+    for (int u = 0; u < U; u++) bits[u] = fixed[u] ? fixed[u] : STEPQ_PIVOT_BITS;
     double obj = 0;
     for (int a = 0; a < n && rc == STEPQ_OK; a++) bits[idx[a]] = (uint8_t)cand[choice[a]];
     for (int u = 0; u < U; u++)
         obj += in->weight[u] * in->d[(size_t)u * STEPQ_NW + widx(bits[u])];
     *objective = obj;
-    *achieved = ((double)(kind == STEPQ_GDN ? res.used : res.used / V) + 8.0 * P) / U;
+    *achieved = ((double)(kind == STEPQ_GDN ? res.used : res.used / V) + (double)fixed_bits) / U;
     free(cost); free(idx); free(choice); free(size);
     return rc;
 }
 
-// indices of the P largest risks, ties to the earlier unit
+// the P largest risks marked STEPQ_PIVOT_BITS (the others 0), ties to the earlier unit
 static void top_risk(uint8_t* pivot, const double* risk, int U, int P) {
     memset(pivot, 0, (size_t)U);
     for (int k = 0; k < P; k++) {
         int best = -1;
         for (int u = 0; u < U; u++)
             if (!pivot[u] && (best < 0 || risk[u] > risk[best])) best = u;
-        if (best >= 0) pivot[best] = 1;
+        if (best >= 0) pivot[best] = STEPQ_PIVOT_BITS;
     }
+}
+
+// the weight and distortions scheme a allocates with (method 4.3)
+static scheme_in scheme_of(const stepq_plan* p, int a) {
+    return (scheme_in){a == STEPQ_ALLOC_MLIFE ? p->M : a == STEPQ_ALLOC_RLIFE ? p->R : p->L,
+                       a == STEPQ_ALLOC_TIME || a == STEPQ_ALLOC_TIME_NOPIVOT ? p->d_abs : p->d_dual};
 }
 
 int stepq_allocate(stepq_plan* p, stepq_redistort_fn redistort, void* ctx) {
@@ -309,8 +320,7 @@ int stepq_allocate(stepq_plan* p, stepq_redistort_fn redistort, void* ctx) {
     double* d_piv = mallocCheck(sizeof(double) * U * STEPQ_NW);
     int rc = STEPQ_OK;
     for (int a = 0; a < STEPQ_N_ALLOC && rc == STEPQ_OK; a++) {
-        scheme_in in = {a == STEPQ_ALLOC_MLIFE ? p->M : a == STEPQ_ALLOC_RLIFE ? p->R : p->L,
-                        a == STEPQ_ALLOC_TIME || a == STEPQ_ALLOC_TIME_NOPIVOT ? p->d_abs : p->d_dual};
+        scheme_in in = scheme_of(p, a);
         int use_pivots = a != STEPQ_ALLOC_TIME_NOPIVOT && P > 0;
         if (use_pivots && p->kind == STEPQ_KDA) {
             // KDA: risk = L_u (d_u(8) - d_u(fp16)) before any allocation; then the distortions
@@ -349,6 +359,39 @@ int stepq_allocate(stepq_plan* p, stepq_redistort_fn redistort, void* ctx) {
     return rc;
 }
 
+int stepq_plan_hold(stepq_plan* p, const stepq_hold* h, uint8_t* held) {
+    const int U = p->H * p->G, G = p->G, bi = stepq_budget_index(h->budget);
+    stepq_assert(bi >= 0 && h->scheme >= 0 && h->scheme < STEPQ_N_ALLOC);
+    uint8_t* bits = p->bits[h->scheme][bi];
+    const scheme_in in = scheme_of(p, h->scheme);
+    int pivots = 0;
+    for (int u = 0; u < U; u++) pivots += bits[u] == STEPQ_PIVOT_BITS;
+    if (p->kind == STEPQ_KDA && in.d == p->d_dual && pivots) {
+        stepq_error("%s: a hold on the KDA table %s@%d, whose allocation read distortions measured with its %d pivot "
+                    "rows out of the fit, which the plan does not keep (hold a table of per-row absmax: time or "
+                    "time_nopivot)", p->file[0] ? p->file : "calibrate", stepq_alloc_names[h->scheme], h->budget, pivots);
+        return STEPQ_ERR;
+    }
+    uint8_t* fixed = mallocCheck((size_t)U);
+    for (int hd = 0; hd < p->H; hd++) {
+        int n_long = 0;  // units whose half-life ln 2 / -l reaches h->half_life (l = 0: infinite)
+        for (int u = 0; u < G; u++) {
+            const double l = p->l[(size_t)hd * G + u];
+            n_long += l == 0 || log(2.0) / -l >= h->half_life;
+        }
+        const int is_long = 2 * n_long >= G;
+        if (held) held[hd] = (uint8_t)is_long;
+        for (int u = 0; u < G; u++) {
+            const size_t hu = (size_t)hd * G + u;
+            fixed[hu] = bits[hu] == STEPQ_PIVOT_BITS ? STEPQ_PIVOT_BITS : is_long ? (uint8_t)h->budget : 0;
+        }
+    }
+    int rc = solve(bits, &p->objective[h->scheme][bi], &p->achieved[h->scheme][bi], &in, fixed, h->budget, U,
+                   p->kind, p->V);
+    free(fixed);
+    return rc;
+}
+
 // DAMP: the damp_fraction of key rows with the slowest mean decay (largest l) kept in FP16;
 // ties (every row of a GDN head shares its gate) go to the larger omega, then the earlier row
 static const stepq_plan* damp_plan;  // qsort has no context argument; set just around the sort
@@ -377,6 +420,21 @@ static void mark_damp(stepq_plan* p) {
     memset(p->damp, 0, (size_t)N);
     for (int k = 0; k < n; k++) p->damp[order[k]] = 1;
     free(order);
+}
+
+int stepq_hold_long_heads(stepq_plan* p, const stepq_hold* h, int quiet) {
+    uint8_t* held = callocCheck((size_t)p->H, 1);
+    int rc = stepq_plan_hold(p, h, held);
+    if (rc == STEPQ_OK && !getenv("STEPQ_QUIET") && !quiet) {
+        const int bi = stepq_budget_index(h->budget);
+        fprintf(stderr, "calibrate: %s@%d with the long heads (half-life >= %g steps) held at %d bits:",
+                stepq_alloc_names[h->scheme], h->budget, h->half_life, h->budget);
+        for (int hd = 0; hd < p->H; hd++)
+            if (held[hd]) fprintf(stderr, " %d.%d", p->layer[hd], p->head[hd]);
+        fprintf(stderr, "; %.4f bits achieved\n", p->achieved[h->scheme][bi]);
+    }
+    free(held);
+    return rc;
 }
 
 // STEPQ_ERR with the message when segment s is not of segment 0's model (i: its index)
@@ -492,6 +550,7 @@ int stepq_calibrate(stepq_plan* out, const stepq_calib_cfg* c) {
                     p.kind == STEPQ_GDN ? "exact DP" : "Lagrangian + repair, pivots refitted");
         rc = stepq_allocate(&p, redistort_kda, &x);  // method 4.3
     }
+    if (rc == STEPQ_OK && c->hold.budget) rc = stepq_hold_long_heads(&p, &c->hold, c->quiet);
     if (rc == STEPQ_OK) {
         mark_damp(&p);
         if (c->output) rc = stepq_plan_write(c->output, &p, c->prov.config_text, c->prov.source);

@@ -22,6 +22,19 @@
 // prices the paper's plans with it.
 static inline double stepq_pivot_share(int kind) { return stepq_kind_of(kind)->pivot_share; }
 
+// A hold (issue 66 item 3; method 4.3): after the allocation, one table solved again with the
+// units of the long heads held at the budget's width. A head is long when at least half of its
+// units have a half-life ln 2 / -l_u of half_life steps or more (the plan's own half_life
+// dataset; l_u = 0 is an infinite half-life). Its units, pivots aside, are fixed at `budget`
+// bits; every other unit is allocated again by the table's solver (GDN: the exact DP; KDA:
+// Lagrangian + repair) over the bits left, so the table's total stays within the same budget
+// (a pivot counting as 8 bits, as in 4.3). The pivots stay where the allocation put them.
+typedef struct {
+    int budget;          // 4 or 6: the table of this budget; 0: no hold
+    int scheme;          // STEPQ_ALLOC_*: the table's allocation scheme
+    double half_life;    // steps: a head whose units' median half-life reaches it is long
+} stepq_hold;
+
 typedef struct {
     stepq_source** segments;  // (S) sources over the same heads; each a native run from zero
     int n_segments;
@@ -42,6 +55,7 @@ typedef struct {
     stepq_provenance prov;
     int quiet;                // 1: no progress and no notes on stderr (libstepq's sq_calibrate
                               // unless asked for them)
+    stepq_hold hold;          // a table solved again with the long heads held (budget 0: none)
 } stepq_calib_cfg;
 
 // Writes the plan (unless c->output is NULL); *out (if not NULL) receives it in memory too
@@ -113,6 +127,7 @@ int stepq_calib_check_snapshots(const stepq_calib_settings* s, const stepq_calib
 typedef struct {
     stepq_calib_cfg c;
     char key[40];
+    char base_key[40];  // the key of the same calibration without its hold (key itself when none)
     char desc[640];
     char* command;  // the equivalent command line of a trace calibration (its plan's config), or NULL
 } stepq_calib_build;
@@ -145,5 +160,15 @@ int stepq_calib_from_traces(stepq_calib_build* b, const char* const* paths, int 
 typedef void (*stepq_redistort_fn)(double* d_dual /*(H,G,NW)*/, const uint8_t* pivot /*(H,G)*/,
                                    void* ctx);
 int stepq_allocate(stepq_plan* p, stepq_redistort_fn redistort, void* ctx);
+
+// The hold h applied to p's table (h->scheme, h->budget), its achieved bits and objective
+// recomputed; held (H, may be NULL) <- 1 for each long head. Refused (STEPQ_ERR, with the
+// message) for a KDA table of the dual-axis fit with pivots, whose allocation read distortions
+// measured with the pivot rows out of the fit, which the plan does not keep.
+int stepq_plan_hold(stepq_plan* p, const stepq_hold* h, uint8_t* held);
+// stepq_plan_hold with the long heads named on stderr (unless quiet or STEPQ_QUIET): what a
+// calibration with a hold does after its allocation, and what a plan calibrated without it takes
+// to become the held plan
+int stepq_hold_long_heads(stepq_plan* p, const stepq_hold* h, int quiet);
 
 #endif

@@ -285,7 +285,40 @@ int stepq_formats_check_plan(const stepq_cfgfile* cf, const stepq_format* const*
 
 const char* const stepq_keys_calibrate[] = {
     "seeds", "traces", "steps", "horizon", "gamma", "rho", "refits", "snapshot_every",
-    "reservoir", "pivots", "pivot_fraction", "damp_fraction", "seed", "normalize", "texts", NULL};
+    "reservoir", "pivots", "pivot_fraction", "damp_fraction", "seed", "normalize", "texts", "hold", NULL};
+
+// a calibration's `hold = { scheme; budget; half_life; }` (analysis/calibrate.h: stepq_hold) into
+// *h (budget 0 when absent) and a line of the key's text; half_life defaults to the horizon
+static int hold_from_cfg(stepq_hold* h, const stepq_cfgfile* cf, const config_setting_t* g, double horizon,
+                         char* text, size_t text_n) {
+    static const char* const keys[] = {"scheme", "budget", "half_life", NULL};
+    int err = 0;
+    const char* scheme;
+    long long budget;
+    memset(h, 0, sizeof *h);
+    const config_setting_t* hg = cfg_group(cf, g, "hold", 0, &err);
+    if (err || !hg) return err ? STEPQ_ERR : STEPQ_OK;
+    if (cfg_check_keys(cf, hg, keys) || cfg_str(cf, hg, "scheme", &scheme, 1, NULL) ||
+        cfg_int(cf, hg, "budget", &budget, 1, 0, 4, 6) ||
+        cfg_float(cf, hg, "half_life", &h->half_life, 0, horizon, 1, 1e300))
+        return STEPQ_ERR;
+    h->scheme = -1;
+    for (int a = 0; a < STEPQ_N_ALLOC; a++)
+        if (!strcmp(scheme, stepq_alloc_names[a])) h->scheme = a;
+    if (h->scheme < 0 || stepq_budget_index((int)budget) < 0) {
+        char names[256] = "";
+        for (int a = 0; a < STEPQ_N_ALLOC; a++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", a ? ", " : "", stepq_alloc_names[a]);
+        stepq_error("%s:%d: hold: scheme '%s' budget %lld is not a table of the plan (schemes %s; budgets 4, 6)",
+                    cfg_file_of(cf, hg), config_setting_source_line(hg), scheme, budget, names);
+        return STEPQ_ERR;
+    }
+    h->budget = (int)budget;
+    const size_t o = strlen(text);
+    snprintf(text + o, text_n - o, "%shold: scheme=%s budget=%d half_life=%.17g\n", o && text[o - 1] != '\n' ? "\n" : "",
+             scheme, h->budget, h->half_life);
+    return STEPQ_OK;
+}
 
 // the segments: a run of the synthetic source per seed, a trace file each, or the source's
 // language model on each text (its first `steps` bytes); text gets what determines them
@@ -368,11 +401,22 @@ int stepq_calib_from_cfg(stepq_calib_build* b, const stepq_cfgfile* cf, const co
     be = stepq_cpu_backend(be);
     rc = rc || segments_from_cfg(b, cf, seeds, ns, traces, nt, texts, nx, set.steps, normalize, extra, text,
                                  sizeof text, be);
-    if (!rc)
+    stepq_hold hold;
+    char base[STEPQ_CALIB_TEXT_MAX];  // the key's text without the hold: its base_key
+    snprintf(base, sizeof base, "%s", text);
+    rc = rc || hold_from_cfg(&hold, cf, g, set.horizon, text, sizeof text);
+    if (!rc && hold.budget) {
+        stepq_calib_finish(b, &set, base, sizeof base, output, (stepq_provenance){0}, be);
+        snprintf(b->base_key, sizeof b->base_key, "%s", b->key);
+    }
+    if (!rc) {
         stepq_calib_finish(b, &set, text, sizeof text, output,
                            (stepq_provenance){.experiment = "calibrate", .config_path = cf->path,
                                               .config_text = cf->text, .seed = (uint64_t)set.seed},
                            be);
+        b->c.hold = hold;
+        if (!hold.budget) snprintf(b->base_key, sizeof b->base_key, "%s", b->key);
+    }
     free(seeds);
     free(traces);
     free(texts);

@@ -85,13 +85,21 @@ int stepq_cfg_calibrate_plan(const stepq_cfgfile* cf, const config_setting_t* g,
     }
     stepq_plan copy = {0};
     const char* from = find_made(&copy, b.key, output);
+    int held = 0;
+    if (!from && b.c.hold.budget && (from = find_made(&copy, b.base_key, output))) {
+        // a hold is the plan of the same calibration with one table solved again (method 4.3):
+        // the plan calibrated without it earlier in this run, held here, is what calibrating gives
+        held = 1;
+        rc = stepq_hold_long_heads(&copy, &b.c.hold, 0);
+        snprintf(copy.calibration_key, sizeof copy.calibration_key, "%s", b.key);
+    }
     if (from) {
         // the same datasets as a calibration would write; this config's text and source
-        rc = stepq_prepare_output(output) ||
+        rc = rc || stepq_prepare_output(output) ||
              stepq_plan_write(output, &copy, b.c.prov.config_text, b.c.prov.source);
         if (!rc)
-            printf("wrote plan %s: a copy of %s, made from this calibration (key %s) earlier in this run\n",
-                   output, from, b.key);
+            printf("wrote plan %s: %s %s, made from this calibration%s (key %s) earlier in this run\n", output,
+                   held ? "the hold applied to" : "a copy of", from, held ? " without its hold" : "", b.key);
         if (!rc && out) *out = copy;
         else stepq_plan_free(&copy);
     } else {

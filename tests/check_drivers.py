@@ -468,7 +468,7 @@ def layout_bits(name, K, V, plan):
     if m:
         w = [int(m.group(2))] * K
         return 8 * (rows(w) if m.group(1) == "int" else dual(w, plan.attrs["kind"] == "gdn")) / (K * V)
-    m = re.fullmatch(r"(time|stepquant)(\d+)", name)
+    m = re.fullmatch(r"(time|stepquant|mlife|rlife)(\d+)", name)   # the last three: the dual fit
     table = plan[f"alloc/{m.group(1)}/budget{m.group(2)}"][()]   # [H, G]: G = 1 (GDN) or K (KDA)
     per_head = []
     for t in table:
@@ -549,6 +549,76 @@ def check_frontier():
         plan.close()
 
 
+def long_heads_of(plan, half_life):
+    """the heads with at least half of their units at half_life steps or more (the hold's rule)"""
+    hl = plan["half_life"][()]   # [H, G]
+    return 2 * np.sum(hl >= half_life, axis=1) >= hl.shape[1]
+
+
+def trained_long_heads(model):
+    """the heads whose median key-row half-life at training time (metrics.json, tools/lm/heads.py)
+    is at least the horizon, in the plan's (layer, head) order: an independent measurement"""
+    import json
+    hl = json.load(open(os.path.join(src, "data", "lm", model, "metrics.json")))["half_lives"]
+    return np.array([(x["median"] if isinstance(x, dict) else x) >= 2048 for row in hl for x in row])
+
+
+def check_hold():
+    """the held plan is the plan as calibrated but for its time@4 table, whose long heads (numpy,
+    from the plan's half-lives; the same heads as the training metrics' long ones) are at 4 bits,
+    its pivots where they were, its bits within the budget; GDN's exact DP can only lose by it"""
+    for tag in ("gdn", "kda"):
+        base = h5py.File(os.path.join(quick, "recall", f"plan_{tag}.h5"), "r")
+        held = h5py.File(os.path.join(quick, "hold", f"plan_{tag}.h5"), "r")
+        name = "alloc/time/budget4"
+        def datasets(f):
+            out = []
+            f.visititems(lambda n, o: out.append(n) if isinstance(o, h5py.Dataset) else None)
+            return sorted(out)
+        check(datasets(base) == datasets(held), f"hold {tag}: the plans hold the same datasets")
+        same = [n for n in datasets(base) if n != name and np.array_equal(base[n][()], held[n][()])]
+        check(len(same) == len(datasets(base)) - 1, f"hold {tag}: every dataset but {name} as calibrated "
+              f"({sorted(set(datasets(base)) - set(same) - {name})} differ)")
+        lng = long_heads_of(held, 2048.0)
+        check(lng.any() and np.array_equal(lng, trained_long_heads(f"{tag}-recall")),
+              f"hold {tag}: the long heads {np.flatnonzero(lng)} are the training metrics' long heads")
+        b0, b1 = base[name][()], held[name][()]
+        piv = b0 == 16
+        check(np.array_equal(b1 == 16, piv), f"hold {tag}: the pivots where the allocation put them")
+        check(np.all(b1[lng][~piv[lng]] == 4), f"hold {tag}: every unit of a long head at 4 bits")
+        check(not np.array_equal(b0, b1), f"hold {tag}: the hold changed the table")
+        cost = np.where(b1 == 16, 8, b1)
+        check(cost.sum() <= 4 * b1.size and close(held[name].attrs["achieved_bits"], cost.mean()),
+              f"hold {tag}: {cost.mean():.4f} bits a unit, within the budget of 4")
+        if tag == "gdn":   # the exact DP: a constraint can only raise the least objective
+            check(held[name].attrs["objective"] >= base[name].attrs["objective"] * (1 - 1e-12),
+                  f"hold {tag}: objective {held[name].attrs['objective']:.6g} >= {base[name].attrs['objective']:.6g}")
+        for suffix in ("", "_base"):
+            with h5py.File(os.path.join(quick, "hold", f"{tag}{suffix}.h5"), "r") as f:
+                check(strings(f["formats"]) == ["time4"], f"hold {tag}{suffix}: time4 alone")
+        base.close()
+        held.close()
+
+
+def check_calset():
+    """three plans of each model, from three calibration sets, with the calibrated formats' bits
+    from their own plan's tables (layout_bits) in each frontier file"""
+    for tag in ("gdn", "kda"):
+        keys = []
+        for s in ("prose", "recall", "mix"):
+            cfg = os.path.join(src, "experiments", f"calset_{tag}_{s}.cfg")
+            planp = os.path.join(quick, "recall" if s == "prose" else "calset",
+                                 f"plan_{tag}.h5" if s == "prose" else f"plan_{tag}_{s}.h5")
+            with h5py.File(planp, "r") as plan, h5py.File(os.path.join(quick, "calset", f"{tag}_{s}.h5"), "r") as f:
+                keys.append(plan.attrs["calibration_key"])
+                names = strings(f["formats"])
+                check(names == config_list(cfg, "formats"), f"calset {tag} {s}: the formats are the config's")
+                K, V = int(plan.attrs["K"]), int(plan.attrs["V"])
+                want = [layout_bits(n, K, V, plan) for n in names]
+                check(close(f["bits"][()], want, rtol=1e-9), f"calset {tag} {s}: bits from its own plan")
+        check(len(set(keys)) == 3, f"calset {tag}: three calibrations, three keys")
+
+
 def check_regimes():
     for tag, cfg in presets():
         path = os.path.join(quick, "regimes", f"{tag}.h5")
@@ -571,7 +641,7 @@ def check_regimes():
             check(close(m, ratio.mean(axis=1)), f"regimes {tag}: ratio_mean over seeds")
 
 
-{"generate": check_generate, "nll": check_nll, "recall": check_recall, "frontier": check_frontier, "memory": check_memory, "selfcorrect": check_selfcorrect, "halflife": check_halflife, "octile": check_octile,
+{"generate": check_generate, "nll": check_nll, "recall": check_recall, "frontier": check_frontier, "hold": check_hold, "calset": check_calset, "memory": check_memory, "selfcorrect": check_selfcorrect, "halflife": check_halflife, "octile": check_octile,
  "knobs": check_knobs, "robustness": check_robustness, "ablation": check_ablation, "regimes": check_regimes}[driver]()
 print(f"check_drivers {driver}: {checks - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -18,6 +18,15 @@ case "$driver" in
 memory) run "$src/experiments/memory.cfg" ;;
 generate) run "$src/experiments/generate_gdn.cfg" ;;
 recall) run "$src/experiments/recall_gdn.cfg" ;;
+hold)
+    run "$src/experiments/hold.cfg"
+    # hold.cfg's held plans are the plans calibrated without the hold, held (cli/experiments.c): the
+    # GDN one must equal, dataset for dataset, the plan calibrated with the hold from the start
+    mkdir -p "$dir/alone" && (cd "$dir/alone" && run "$src/experiments/hold_gdn.cfg") || exit 1
+    "$py" "$src/tools/h5cmp.py" "$dir/results/quick/hold/plan_gdn.h5" "$dir/alone/results/quick/hold/plan_gdn.h5" ||
+        { echo "FAIL: the held plan made from the calibrated one differs from one calibrated with the hold"; exit 1; }
+    ;;
+calset) run "$src/experiments/calset.cfg" ;;
 frontier)
     run "$src/experiments/frontier_gdn.cfg"
     # KDA's beside a GPU run: a file laid out as `stepq bench-gpu` writes it, with speed-ups of our own

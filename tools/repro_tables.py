@@ -357,6 +357,82 @@ def read_plan_pair(a, b, put):
             "%s of both plans (Spearman over units)" % ds)
 
 
+def per_document(recall):
+    """each document's mean over its records of the format's answer extra NLL (run 1 minus native)
+    and share answered exactly (native, then the format), documents in order"""
+    doc, nll, ex = recall["record_document"][()], recall["nll"][()], recall["exact"][()].astype(float)
+    ds = sorted(set(doc.tolist()))
+    sel = [doc == d for d in ds]
+    return ([float((nll[m, 1] - nll[m, 0]).mean()) for m in sel], [float(ex[m, 0].mean()) for m in sel],
+            [float(ex[m, 1].mean()) for m in sel])
+
+
+def plan_widths(plan, table, long_heads):
+    """mean width of the long heads' units and of the other heads' (a pivot counted as the budget
+    counts it, 8 bits), and the long heads' share of 2-bit units"""
+    import numpy as np
+    b = plan[table][()].astype(float)
+    b[b == 16] = 8
+    lh = np.asarray(long_heads, bool)
+    return float(b[lh].mean()), float(b[~lh].mean()), float((b[lh] == 2).mean())
+
+
+def read_hold(paths, put):
+    """time4 as calibrated (base) and with the long heads held at 4 bits (held): per document the
+    window's extra NLL on recall documents and prose and the answers' extra NLL and exact share;
+    the held minus the base paired over documents (the same documents, one native run); the
+    plans' widths of the long heads (>= half their units' half-lives at 2048 steps or more)"""
+    import numpy as np
+    runs = {}
+    for v in ("base", "held"):
+        nr, npr, rc = (open_result(paths[v + k]) for k in ("_nll_recall", "_nll_prose", "_recall"))
+        ans, nat, fmt = per_document(rc)
+        runs[v] = {"window_recall": nr["extra_window"][:, 0], "last_recall": nr["extra"][:, 0, -1],
+                   "window_prose": npr["extra_window"][:, 0], "answer_nll": ans, "exact": fmt,
+                   "exact_delta": np.array(fmt) - np.array(nat)}
+        if v == "base":
+            put("native.exact", *t_interval(nat), "exact[:, 0]: each document's share (mean over documents)")
+            put("documents_recall", len(nr["documents"]), None, "documents (count)")
+            put("documents_prose", len(npr["documents"]), None, "documents (count)")
+            put("records", len(rc["record_document"]), None, "record_document (count)")
+    desc = {"window_recall": "extra_window of _nll_recall.h5", "last_recall": "extra (last bin) of _nll_recall.h5",
+            "window_prose": "extra_window of _nll_prose.h5",
+            "answer_nll": "nll[:, 1] - nll[:, 0] of _recall.h5, each document's mean",
+            "exact": "exact[:, 1] of _recall.h5, each document's share",
+            "exact_delta": "exact[:, 1] - exact[:, 0] of _recall.h5, each document's share"}
+    for k, d in desc.items():
+        for v in ("base", "held"):
+            put("%s.%s" % (v, k), *t_interval(runs[v][k]), d + " (mean over documents, t-interval)")
+        put("diff.%s" % k, *t_interval(np.asarray(runs["held"][k]) - np.asarray(runs["base"][k])),
+            d + ", held minus base paired by document (t-interval)")
+    pb, ph = open_result(paths["plan_base"]), open_result(paths["plan_held"])
+    hl = pb["half_life"][()]
+    lng = 2 * (hl >= 2048).sum(axis=1) >= hl.shape[1]
+    put.list("long_heads", ["%d.%d" % (l, h) for l, h, x in zip(pb["heads/layer"][()], pb["heads/head"][()], lng)
+                            if x], "heads/layer, heads/head of the long heads (half_life)")
+    for v, plan in (("base", pb), ("held", ph)):
+        a, o, two = plan_widths(plan, "alloc/time/budget4", lng)
+        put(v + ".long_width", a, None, "alloc/time/budget4: mean width of the long heads' units")
+        put(v + ".other_width", o, None, "alloc/time/budget4: mean width of the other heads' units")
+        put(v + ".long_2bit", two, None, "alloc/time/budget4: the long heads' share of 2-bit units")
+        put(v + ".achieved", plan["alloc/time/budget4"].attrs["achieved_bits"], None,
+            "alloc/time/budget4 attribute achieved_bits")
+
+
+# the hold (issue 66 item 3): its files beside the frontier outputs of hold_{gdn,kda}[_base].cfg
+HOLD = {"hold/gdn": "hold_gdn", "hold/kda": "hold_kda"}
+
+
+def hold_paths(roots, fid):
+    """the seven files of a model's hold, or None when one is missing"""
+    tag = fid.split("/")[1]
+    want = {v + k: "hold/%s%s%s" % (tag, "_base" if v == "base" else "", k)
+            for v in ("base", "held") for k in ("_nll_recall", "_nll_prose", "_recall")}
+    want.update(plan_base="recall/plan_" + tag, plan_held="hold/plan_" + tag)
+    got = {k: find(roots, f) for k, f in want.items()}
+    return None if None in got.values() else got
+
+
 READERS = {"propagation": read_propagation, "inputstats": read_inputstats, "selfcorrect": read_selfcorrect,
            "halflife": read_halflife, "octile": read_octile, "knobs": read_knobs, "robustness": read_robustness,
            "regimes": read_regimes, "memory": read_memory, "nll": read_nll, "generate": read_generate,
@@ -420,6 +496,16 @@ def collect(roots, quick_ok):
                               "calibration_key": str(attr(b, "calibration_key")),
                               "quick": files.get("nll/%s_codeplan.h5" % fid[-9:-5], {}).get("quick", False)}
         read_plan_pair(a, b, Put(numbers, lists, fid))
+    for fid, config in HOLD.items():
+        paths = hold_paths(roots, fid)
+        if paths is None:
+            files[fid + ".h5"] = {"config": "experiments/%s.cfg" % config, "missing": True}
+            continue
+        files[fid + ".h5"] = provenance(open_result(paths["held_recall"]), paths["held_recall"], config, quick_ok)
+        try:
+            read_hold(paths, Put(numbers, lists, fid))
+        except (KeyError, ValueError, IndexError) as e:
+            die("%s: not the layout of the hold's results (%s)" % (paths["held_recall"], e))
     return files, numbers, lists
 
 
@@ -1054,6 +1140,62 @@ def t_frontier(doc):
     rows.append(["native exact match"] + [c for f, _, _ in cols for c in
                                           ["", "", ", ".join(cell(doc, "%s:native.exact%d" % (f, r), "2")
                                                              for r in range(len(doc.items(f + ":ranges")))), "", ""]])
+
+
+def hold_verdict(doc, m):
+    """the hypothesis that time-only@4 costs the answers through the long heads' 2-bit rows, on the
+    answers' extra NLL: held minus calibrated paired by document; "holds" where that difference's
+    interval lies below zero and the held run's own interval reaches zero (the cost goes), "partly"
+    where the difference lies below zero but the held cost stays above zero, "undecided" where the
+    difference's interval reaches zero (these documents cannot tell the two apart)"""
+    f = "hold/" + m
+    if not doc.has(f + ":diff.answer_nll", f + ":held.answer_nll"):
+        return not_run(doc, f + ":diff.answer_nll")
+    (d, dc), (h, hc) = doc.need(f + ":diff.answer_nll"), doc.need(f + ":held.answer_nll")
+    b = doc.need(f + ":base.answer_nll")[0]
+    if dc is None or hc is None:
+        return "undecided (one document)"
+    if d + dc >= 0:
+        return "**undecided**: holding the long heads moves the answers' extra NLL by %s nats (paired)" % pm(
+            doc, f + ":diff.answer_nll", "2")
+    share = "%.0f%% of it" % (100 * -d / b) if b > 0 else "it"
+    if h - hc <= 0:
+        return "**holds**: the hold takes %s away (%s nats paired), the held cost %s reaches zero" % (
+            share, pm(doc, f + ":diff.answer_nll", "2"), pm(doc, f + ":held.answer_nll", "2"))
+    return "**partly**: the hold takes %s away (%s nats paired), %s nats an answer remain" % (
+        share, pm(doc, f + ":diff.answer_nll", "2"), pm(doc, f + ":held.answer_nll", "2"))
+
+
+def t_hold(doc):
+    """time4 as calibrated beside the long heads held at 4 bits, both models, and each verdict"""
+    val = lambda d, x, n: num(d.need(x)[0], n)  # noqa: E731
+    nat = ", ".join("%s %s" % (up, cell(doc, "hold/%s:native.exact" % m, "2"))
+                    for m, up in (("gdn", "GDN"), ("kda", "KDA")))
+    rows_def = (("long heads (%s): their units' mean width (share at 2 bits)", "long"),
+                ("the other heads' units: mean width; all units' bits", "other"),
+                ("extra NLL per byte, recall documents, window", "window_recall"),
+                ("extra NLL per byte, prose, window", "window_prose"),
+                ("answers' extra NLL (nats an answer)", "answer_nll"),
+                ("answered exactly, minus native's (%s)" % nat, "exact_delta"))
+    head, rows = ["time-only@4"], []
+    for m, up in (("gdn", "GDN s28"), ("kda", "KDA k12")):
+        head += ["%s as calibrated" % up, "long heads held", "held minus calibrated"]
+    for label, k in rows_def:
+        r = [label % "; ".join(", ".join(doc.items("hold/%s:long_heads" % m)) or "n/a" for m in ("gdn", "kda"))
+             if k == "long" else label]
+        for m in ("gdn", "kda"):
+            f = "hold/" + m
+            if k == "long":
+                r += ["%s (%s)" % (cell(doc, "%s:%s.long_width" % (f, v), "2", val),
+                                   cell(doc, "%s:%s.long_2bit" % (f, v), "0", pct)) for v in ("base", "held")] + [""]
+            elif k == "other":
+                r += ["%s; %s" % (cell(doc, "%s:%s.other_width" % (f, v), "3", val),
+                                  cell(doc, "%s:%s.achieved" % (f, v), "3", val)) for v in ("base", "held")] + [""]
+            else:
+                d = "2" if k in ("answer_nll", "exact_delta") else "4"
+                r += [cell(doc, "%s:%s.%s" % (f, v, k), d) for v in ("base", "held", "diff")]
+        rows.append(r)
+    rows.append(["the hypothesis"] + sum(([hold_verdict(doc, m), "", ""] for m in ("gdn", "kda")), []))
     return table(head, rows)
 
 
@@ -1085,9 +1227,8 @@ TABLES = {"rules": t_rules, "inputstats": t_inputstats, "propagation": t_propaga
                                      ("nll/recall_gdn", "GDN s28", NLL3),
                                      ("nll/recall_gdn_prose", "s28 prose", NLL1), ("nll/recall_kda", "KDA k12", NLL3),
                                      ("nll/recall_kda_prose", "k12 prose", NLL1))),
-          "nll_ablation": t_nll_ablation, "generate": t_generate, "recall": t_recall, "files": t_files,
-          "missing": t_missing, "quick": t_quick,
-          "frontier": t_frontier}
+          "nll_ablation": t_nll_ablation, "generate": t_generate, "recall": t_recall, "hold": t_hold,
+          "files": t_files, "missing": t_missing, "quick": t_quick, "frontier": t_frontier}
 
 
 def expand(doc, op, args):

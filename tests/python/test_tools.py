@@ -239,6 +239,25 @@ def test_repro_tables_verdict_follows_its_rule(tmp_path):
     assert "0.120 (error / d 0.900): **no**" in row and "| not reproduced (yes on 0 of 1" in row
 
 
+def test_repro_tables_hold_verdict_follows_its_rule(tmp_path):
+    """the hold's verdict (hold_verdict): the answers' extra NLL held minus calibrated below zero
+    with the held cost reaching zero holds; below zero with the held cost above zero, partly; a
+    difference whose interval reaches zero, undecided"""
+    def verdict(diff, held):
+        nums = {"hold/kda:base.answer_nll": [5.0, 1.0, "x"], "hold/kda:diff.answer_nll": list(diff) + ["x"],
+                "hold/kda:held.answer_nll": list(held) + ["x"]}
+        files = {"hold/kda.h5": {"config": "experiments/hold_kda.cfg", "git_revision": "abc", "config_xxh3": "0",
+                                 "quick": False}}
+        path = tmp_path / "h.json"
+        path.write_text(json.dumps({"files": files, "figures": {}, "lists": {}, "numbers": nums}))
+        r = repro("render", path)
+        assert r.returncode == 0, r.stderr
+        return [x for x in r.stdout.splitlines() if x.startswith("| the hypothesis")][0].split(" | ")[4]
+    assert verdict((-4.5, 1.0), (0.5, 0.9)).startswith("**holds**: the hold takes 90% of it away")
+    assert verdict((-3.0, 1.0), (2.0, 0.5)).startswith("**partly**")
+    assert verdict((-1.0, 1.5), (4.0, 1.0)).startswith("**undecided**")
+
+
 def test_repro_tables_check_names_what_differs(tmp_path):
     """check: the document rendered from its JSON passes; an edited document fails, saying it is
     not what render prints; a result that moved fails, naming the number and both values"""
