@@ -1140,6 +1140,7 @@ def t_frontier(doc):
     rows.append(["native exact match"] + [c for f, _, _ in cols for c in
                                           ["", "", ", ".join(cell(doc, "%s:native.exact%d" % (f, r), "2")
                                                              for r in range(len(doc.items(f + ":ranges")))), "", ""]])
+    return table(head, rows)
 
 
 def hold_verdict(doc, m):
