@@ -411,9 +411,22 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, chunk_size=32, s
 # layers
 
 
+def inverse_softplus(x):
+    """the y with softplus(y) = x > 0, of a float (in math's double) or of a tensor (in its dtype)"""
+    if isinstance(x, torch.Tensor):
+        return x + torch.log(-torch.expm1(-x))
+    return x + math.log(-math.expm1(-x))
+
+
+def gate_proj(attn):
+    """the weight whose rows feed the gate's softplus beside dt_bias: GDN a_proj, KDA f_proj's
+    second (up) projection, one row per entry of dt_bias"""
+    return attn.a_proj.weight if hasattr(attn, "a_proj") else attn.f_proj[1].weight
+
+
 def _init_dt_bias(n):
     dt = torch.exp(torch.rand(n) * (math.log(0.1) - math.log(0.001)) + math.log(0.001)).clamp(min=1e-4)
-    return dt + torch.log(-torch.expm1(-dt))  # inverse softplus
+    return inverse_softplus(dt)
 
 
 class GatedDeltaNet(nn.Module):

@@ -43,6 +43,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import recall  # noqa: E402
+from model import gate_proj, inverse_softplus  # noqa: E402
 from toolcheck import at_least, die, load_model, not_shipped, read_json, recall_documents  # noqa: E402
 
 QUERY_HEAD = recall.RECORD_HEAD  # len(b"#0417 ? "): the query line's bytes before the answer
@@ -117,11 +118,9 @@ def fix_decay(model, units, half_life):
     with torch.no_grad():
         for li, hi, row, *_ in units:
             attn = model.model.layers[li].attn
-            gdn = hasattr(attn, "a_proj")
-            entry = hi if gdn else hi * attn.K + row
-            d = math.log(2) / half_life / math.exp(float(attn.A_log[hi]))
-            attn.dt_bias[entry] = d + math.log(-math.expm1(-d))  # inverse softplus
-            (attn.a_proj.weight if gdn else attn.f_proj[1].weight)[entry].zero_()
+            entry = hi if row is None else hi * attn.K + row
+            attn.dt_bias[entry] = inverse_softplus(math.log(2) / half_life / math.exp(float(attn.A_log[hi])))
+            gate_proj(attn)[entry].zero_()
 
 
 def zero_units(cache, units):
@@ -272,10 +271,10 @@ def main():
     nat_e, nat_l = summarise(records, "native", 1), summarise(records, "native", 0)
     by_between = [summarise(records, "native", 1, (lo, hi)) for _, lo, hi in BETWEEN]
     lon_e = summarise(records, "reset_longest", 1)
-    rnd = [summarise(records, "reset_random_%d" % d, 1) for d in range(args.draws)]
-    rnd_e = [sum(r[b][1] for r in rnd) / len(rnd) for b in range(len(recall.BUCKETS))]
-    lay = [summarise(records, "reset_layer_%d" % d, 1) for d in range(args.draws)]
-    lay_e = [sum(r[b][1] for r in lay) / len(lay) for b in range(len(recall.BUCKETS))]
+    def over_draws(prefix):  # per bucket, the exact share of each draw's condition, mean over draws
+        draws = [summarise(records, "%s_%d" % (prefix, d), 1) for d in range(args.draws)]
+        return [sum(r[b][1] for r in draws) / len(draws) for b in range(len(recall.BUCKETS))]
+    rnd_e, lay_e = over_draws("reset_random"), over_draws("reset_layer")
     fgt_e = summarise(records, "forget", 1)
     metrics = {
         "recall_buckets": recall.BUCKETS,
@@ -293,8 +292,8 @@ def main():
         "recall_exact_forget": [m for _, m, _ in fgt_e],
         "recall_exact_forget_ci95": [h for _, _, h in fgt_e],
         "recall_forget_half_life": FORGET_HALF_LIFE,
-        # recall by key or by recency: exact match per bucket of the records with 0, 1-2 and 3 or
-        # more others defined between definition and query (recall.defined_between)
+        # recall by key or by recency, and capacity: exact match per bucket of the records with
+        # BETWEEN's numbers of others defined between definition and query (recall.defined_between)
         "recall_between_groups": [name for name, _, _ in BETWEEN],
         "recall_n_by_between": [[g[b][0] for g in by_between] for b in range(len(recall.BUCKETS))],
         "recall_exact_by_between": [[g[b][1] for g in by_between] for b in range(len(recall.BUCKETS))],

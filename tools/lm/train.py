@@ -44,7 +44,7 @@ def _malloc_returns_memory():
 
 
 sys.path.insert(0, HERE)
-from model import DeltaLM, l2norm, make_config, save_checkpoint  # noqa: E402
+from model import DeltaLM, gate_proj, inverse_softplus, l2norm, make_config, save_checkpoint  # noqa: E402
 from toolcheck import die  # noqa: E402
 import recall  # noqa: E402
 
@@ -209,14 +209,8 @@ def long_gate_heads(model, spec):
     return out
 
 
-def _gate_proj(attn):
-    """the weight whose rows feed the gate's softplus beside dt_bias: GDN a_proj, KDA f_proj's
-    second (up) projection, one row per entry of dt_bias"""
-    return attn.a_proj.weight if hasattr(attn, "a_proj") else attn.f_proj[1].weight
-
-
 def _gate_rows(attn, h):
-    """what sets head h's decay beside A_log[h]: its entries of dt_bias and rows of _gate_proj.
+    """what sets head h's decay beside A_log[h]: its entries of dt_bias and rows of gate_proj.
     GDN: entry h. KDA, one decay per key channel: entries h K ... (h+1) K - 1."""
     return slice(h, h + 1) if hasattr(attn, "a_proj") else slice(h * attn.K, (h + 1) * attn.K)
 
@@ -224,17 +218,17 @@ def _gate_rows(attn, h):
 def set_long_gates(model, heads, half_life):
     """heads [(layer, head)] start at a constant decay g = -ln 2 / half_life (KDA: on each of their
     key channels): A_log 0, dt_bias the inverse softplus of ln 2 / half_life, the gate
-    projection's rows zeroed (_gate_rows of _gate_proj); returns their dt_bias (one per head)"""
+    projection's rows zeroed (_gate_rows of gate_proj); returns their dt_bias (one per head)"""
     if not half_life > 1:
         die("--long-gate-half-life %g: give a half-life above 1 token" % half_life)
     out = []
     for l, h in heads:
         attn = model.model.layers[l].attn
         dt = math.log(2) / half_life
-        rows, proj = _gate_rows(attn, h), _gate_proj(attn)
+        rows, proj = _gate_rows(attn, h), gate_proj(attn)
         with torch.no_grad():
             attn.A_log[h] = 0.0
-            attn.dt_bias[rows] = dt + math.log(-math.expm1(-dt))  # inverse softplus
+            attn.dt_bias[rows] = inverse_softplus(dt)
             proj[rows].zero_()
         out.append(float(attn.dt_bias[rows][0]))
     return out
@@ -242,7 +236,7 @@ def set_long_gates(model, heads, half_life):
 
 def freeze_gates(model, heads):
     """--freeze-long-gates: the gates of heads [(layer, head)] get no gradient (A_log and
-    _gate_rows: dt_bias and _gate_proj's rows), so AdamW leaves them where they are:
+    _gate_rows: dt_bias and gate_proj's rows), so AdamW leaves them where they are:
     heads of a fixed decay"""
     for li in sorted({l for l, _ in heads}):
         attn = model.model.layers[li].attn
@@ -252,7 +246,7 @@ def freeze_gates(model, heads):
             if l == li:
                 keep[h] = 0.0
                 keep_rows[_gate_rows(attn, h)] = 0.0
-        for p, m in ((attn.A_log, keep), (attn.dt_bias, keep_rows), (_gate_proj(attn), keep_rows[:, None])):
+        for p, m in ((attn.A_log, keep), (attn.dt_bias, keep_rows), (gate_proj(attn), keep_rows[:, None])):
             p.register_hook(lambda g, m=m: g * m.to(g.dtype))
 
 
