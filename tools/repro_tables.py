@@ -1094,8 +1094,6 @@ PAPER_FORMATS = ("int8", "int6", "int4", "dsq6", "dsq4", "space6", "space4", "ti
 def frontier_place(doc, f, fmts, kind):
     """on the frontier of kind (the driver's flag), or the format with the fewest bits among those
     that dominate it (no more bits and no more damage, one of them less: the driver's rule)"""
-    if doc.get("%s:%s.pareto_%s" % (f, fmts[0], kind)) is None:
-        return "n/a"
     val = {x: (doc.need("%s:%s.bits" % (f, x))[0], doc.get("%s:%s.window_%s" % (f, x, kind))[0]) for x in fmts}
     return lambda x: ("frontier" if doc.need("%s:%s.pareto_%s" % (f, x, kind))[0] else
                       "below %s" % min((y for y in fmts if y != x and None not in val[y] and None not in val[x]
@@ -1111,7 +1109,7 @@ def t_frontier(doc):
     models = [(m, "frontier/" + m) for m in ("gdn", "kda") if doc.items("frontier/%s:formats" % m)]
     if not models:
         return not_run(doc, "frontier/gdn:formats") + "; " + not_run(doc, "frontier/kda:formats")
-    on = lambda f, x, k: doc.get("%s:%s.pareto_%s" % (f, x, k)) and doc.get("%s:%s.pareto_%s" % (f, x, k))[0]  # noqa: E731
+    on = lambda f, x, k: doc.need("%s:%s.pareto_%s" % (f, x, k))[0]  # noqa: E731
     rows_of, bits = [], {}
     for _, f in models:
         for x in doc.items(f + ":formats"):
