@@ -35,15 +35,7 @@ static inputs inputs_new(int H, int G) {
 }
 static void inputs_free(inputs* in) { free(in->q); free(in->k); free(in->v); free(in->g); free(in->beta); }
 
-static void inputs_draw(inputs* in, int H, int G) {
-    for (int h = 0; h < H; h++) {
-        unit(in->q + h * K, K);
-        unit(in->k + h * K, K);
-        for (int j = 0; j < V; j++) in->v[h * V + j] = (float)gauss();
-        for (int i = 0; i < G; i++) in->g[h * G + i] = (float)(-0.3 * unif());
-        in->beta[h] = (float)(0.2 + 0.6 * unif());
-    }
-}
+static void inputs_draw(inputs* in, int H, int G) { draw_step(in->q, in->k, in->v, in->g, in->beta, H, K, V, G); }
 
 static const char* lane_formats[] = {"fp32", "int8", "int6", "int4"};
 #define NF 4

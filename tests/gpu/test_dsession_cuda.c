@@ -81,15 +81,7 @@ typedef struct {
     float q[H * K], k[H * K], v[H * V], g[H * K], beta[H];
 } step_in;
 
-static void draw(step_in* in, int G) {
-    for (int h = 0; h < H; h++) {
-        unit(in->q + h * K, K);
-        unit(in->k + h * K, K);
-        for (int j = 0; j < V; j++) in->v[h * V + j] = (float)gauss();
-        for (int i = 0; i < G; i++) in->g[h * G + i] = (float)(-0.3 * unif());
-        in->beta[h] = (float)(0.2 + 0.6 * unif());
-    }
-}
+static void draw(step_in* in, int G) { draw_step(in->q, in->k, in->v, in->g, in->beta, H, K, V, G); }
 
 static void check_against_host(sq_kind kind) {
     enum { PREFILL = 4, T = 48, BIN = 16, NB = T / BIN };
