@@ -202,9 +202,13 @@ sq_status sq_session_packed(const sq_session* s, int f, int h, uint8_t* packed, 
  *
  * Backends: "host", the session's memory is the host's and the steps are the CPU session's own
  * code (the same numbers as sq_session, bit for bit: CI's stand-in for a device); "cuda", a GPU
- * (the lane kernels of method 6.5, to be held to its contract (b)), which is not written yet
- * (issue 68): it is refused by name. NULL picks the first built, "cuda" before "host". Threads:
- * as sq_session. */
+ * (sim/cuda/dsession.h: the lane kernels of method 6.5 for the reference and each format, the
+ * boundary encode by the CPU's encoders, the bins summed on the device, held to 6.5's contract
+ * against "host"), built where CMake found nvcc and refused by name elsewhere or without a device;
+ * NOT YET RUN ON A GPU (issue 68: its host emulation is what has run). NULL picks the first built
+ * whose device is there, "cuda" before "host". The cuda backend checks no input on the device: a
+ * non-finite state is its one failure, reported by the next call that waits. Threads: as
+ * sq_session. */
 typedef struct sq_dsession sq_dsession;
 
 typedef struct {

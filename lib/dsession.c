@@ -4,12 +4,14 @@
 // answers "not built", never a crash).
 //
 // The host backend is the CPU session itself (lib_session_open and lib_session_step, the code
-// sq_session runs), not the host emulation of the lane kernels: libstepq is built without CUDA
-// (the emulation is compiled by nvcc, sim/cuda/lanes.cuh), and the lane kernels are already held
-// to the CPU's decode step under method 6.5's contract (b) by test_cuda_lanes, so one
-// implementation of the numerics stays the reference and the host backend equals sq_session bit
-// for bit. What this file adds over the CPU session is the device session's bookkeeping: the
-// lane kernels' formats and shape, the bins of the measurements, and the failure that finishes it.
+// sq_session runs), not the host emulation of the lane kernels (compiled by nvcc, and only where
+// CUDA is: sim/cuda/lanes.cuh), which are held to the CPU's decode step under method 6.5's
+// contract by test_cuda_lanes, so one implementation of the numerics stays the reference and the
+// host backend equals sq_session bit for bit. The cuda backend (built with CUDA only) is
+// sim/cuda/dsession.h over the caller's stream, held to the same contract against the host
+// backend by test_dsession_cuda; it has never run on a GPU (issue 68). What this file adds is the
+// device session's bookkeeping: the lane kernels' formats and shape, the bins of the
+// measurements, and the failure that finishes it.
 //
 // Legend: H heads, F formats, K = d_k, V = d_v, NB bins.
 #include <math.h>
@@ -52,6 +54,7 @@ struct sq_dsession {
 struct dsession_backend {
     const char* name;
     const char* absent;  // why it is not built (open NULL)
+    int (*ready)(void);  // 1 where its device is there (NULL: always); NULL passes over a backend not ready
     sq_status (*open)(sq_dsession* s, const sq_dsession_config* cfg);
     void (*close)(sq_dsession* s);
     sq_status (*step)(sq_dsession* s, const float* q, const float* k, const float* v, const float* g,
@@ -149,12 +152,60 @@ static void host_bins(const sq_dsession* s, int f, double* state, double* readou
     }
 }
 
-// the backends: the GPU's, which this libstepq does not have, and the host's
-// (NULL takes the first built: a GPU's before the host's)
+// ---------------------------------------------------------------------------------------------
+// the cuda backend: sim/cuda/dsession.cu on the caller's stream, built where CMake found nvcc
+// (issue 68: compiled, never yet run on a device; its host emulation is what CI runs)
+
+#ifdef STEPQ_WITH_CUDA
+#include "../sim/cuda/dsession.h"
+
+static sq_status cuda_open(sq_dsession* s, const sq_dsession_config* cfg) {
+    const sq_session_config c = {.kind = cfg->kind, .K = cfg->K, .V = cfg->V, .scale = cfg->scale,
+                                 .n_heads = cfg->n_heads, .formats = cfg->formats, .n_formats = cfg->n_formats,
+                                 .prefill = cfg->prefill};
+    const sq_status rc = lib_session_shape(&c);
+    if (rc != SQ_OK) return rc;
+    const stepq_format** fm = callocCheck((size_t)cfg->n_formats, sizeof *fm);
+    for (int f = 0; f < cfg->n_formats; f++) fm[f] = stepq_format_find(cfg->formats[f]);
+    const double scale = cfg->scale > 0 ? cfg->scale : 1.0 / sqrt((double)cfg->K);  // sq_session's
+    const stepq_dsess_config dc = {.fmts = fm, .F = cfg->n_formats, .H = cfg->n_heads, .kind = cfg->kind,
+                                   .fscale = (float)scale, .prefill = cfg->prefill, .S0 = cfg->S0, .bin = cfg->bin,
+                                   .n_bins = cfg->n_bins, .stream = cfg->stream};
+    stepq_dsess* d = NULL;
+    const int ok = stepq_dsess_open(&d, &dc) == STEPQ_OK;
+    free(fm);
+    if (!ok) return lib_leave(SQ_EINVAL);  // it said why
+    s->impl = d;
+    return SQ_OK;
+}
+
+static void cuda_close(sq_dsession* s) { stepq_dsess_close(s->impl); }
+
+static sq_status cuda_step(sq_dsession* s, const float* q, const float* k, const float* v, const float* g,
+                           const float* beta) {
+    return stepq_dsess_step(s->impl, s->steps, q, k, v, g, beta) == STEPQ_OK ? SQ_OK : SQ_EINVAL;
+}
+
+static void cuda_copy(const sq_dsession* s, int f, int state, float* out) { stepq_dsess_copy(s->impl, f, state, out); }
+
+static sq_status cuda_sync(sq_dsession* s) { return stepq_dsess_sync(s->impl) == STEPQ_OK ? SQ_OK : SQ_EINVAL; }
+
+static void cuda_bins(const sq_dsession* s, int f, double* state, double* readout, long* count) {
+    stepq_dsess_bins(s->impl, f, state, readout, count);
+}
+
+#define CUDA_BACKEND                                                                                 \
+    {.name = "cuda", .ready = stepq_dsess_ready, .open = cuda_open, .close = cuda_close, .step = cuda_step, \
+     .copy = cuda_copy, .sync = cuda_sync, .bins = cuda_bins}
+#else
+#define CUDA_BACKEND \
+    {.name = "cuda", .absent = "this libstepq was built without CUDA (backend \"host\" steps the same formats on the CPU)"}
+#endif
+
+// the backends: the GPU's, then the host's (NULL takes the first built whose device is there: a
+// GPU's before the host's)
 static const dsession_backend backends[] = {
-    {.name = "cuda",
-     .absent = "libstepq has no CUDA device session yet (issue 68: the host backend alone is written; "
-               "backend \"host\" steps the same formats on the CPU)"},
+    CUDA_BACKEND,
     {.name = "host", .open = host_open, .close = host_close, .step = host_step, .copy = host_copy,
      .sync = host_sync, .bins = host_bins},
 };
@@ -191,7 +242,7 @@ static sq_status ds_finish(sq_dsession* s, sq_status rc) {
 static const dsession_backend* ds_backend(const char* name) {
     for (int i = 0; i < N_BACKENDS; i++) {
         const dsession_backend* b = &backends[i];
-        if (name ? strcmp(name, b->name) != 0 : !b->open) continue;  // NULL: the first built
+        if (name ? strcmp(name, b->name) != 0 : !b->open || (b->ready && !b->ready())) continue;  // NULL: the first built and ready
         if (!b->open) stepq_error("sq_dsession_open: backend %s is not built: %s", b->name, b->absent);
         return b->open ? b : NULL;
     }

@@ -31,6 +31,9 @@ int lib_claim(const int* busy, const char* what, const char* advice, const char*
 sq_status lib_release(const int* busy, sq_status rc);
 
 // ---- the CPU session inside an entry (what lib/dsession.c's host backend steps)
+// sq_session_open's checks of the kind, the number of formats, the scale, the heads and the
+// prefill: SQ_OK, or the refusal's status (the message said)
+sq_status lib_session_shape(const sq_session_config* cfg);
 // sq_session_open's checks and work: *out, or the refusal's status (the message said)
 sq_status lib_session_open(const sq_session_config* cfg, sq_session** out);
 // sq_session_step's (the session claimed by the caller); who names the caller in refusals

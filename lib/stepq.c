@@ -421,9 +421,8 @@ static int step_inputs_ok(const sq_session* s, const float* q, const float* k, c
     return STEPQ_OK;
 }
 
-// sq_session_open's arguments, every name and head checked before anything is allocated, and
-// the backend *be; SQ_OK to go on, else the refusal's status as leave() gives it (the message said)
-static sq_status session_args(const sq_session_config* cfg, const stepq_backend** be) {
+// lib.h: the session's kind, formats' count, scale, heads and prefill
+sq_status lib_session_shape(const sq_session_config* cfg) {
     if (!kind_ok(cfg->kind))
         return lib_fail(SQ_EINVAL, "sq_session_open: kind %d is neither SQ_GDN (0) nor SQ_KDA (1)", cfg->kind);
     if (cfg->n_formats < 0 || (cfg->n_formats > 0 && !cfg->formats))
@@ -435,6 +434,15 @@ static sq_status session_args(const sq_session_config* cfg, const stepq_backend*
     if (cfg->n_heads < 1 || cfg->K < 1 || cfg->V < 1 || cfg->K > STEPQ_MAX_DIM || cfg->V > STEPQ_MAX_DIM)
         return lib_fail(SQ_EINVAL, "sq_session_open: %d heads of %d x %d: at least one head, of at most %d x %d",
                     cfg->n_heads, cfg->K, cfg->V, STEPQ_MAX_DIM, STEPQ_MAX_DIM);
+    if (cfg->prefill < 0) return lib_fail(SQ_EINVAL, "sq_session_open: prefill is %ld; it must be >= 0", cfg->prefill);
+    return SQ_OK;
+}
+
+// sq_session_open's arguments, every name and head checked before anything is allocated, and
+// the backend *be; SQ_OK to go on, else the refusal's status as leave() gives it (the message said)
+static sq_status session_args(const sq_session_config* cfg, const stepq_backend** be) {
+    const sq_status shape = lib_session_shape(cfg);
+    if (shape != SQ_OK) return shape;
     if (stepq_backend_init() != STEPQ_OK) return leave(SQ_EINVAL);  // STEPQ_KERNELS names none this CPU runs
     if (stepq_check_env(1) != STEPQ_OK) return leave(SQ_EINVAL);  // OMP_NUM_THREADS too high, a stack too small, ...
     const stepq_plan* p = cfg->plan ? &cfg->plan->p : NULL;
@@ -451,7 +459,6 @@ static sq_status session_args(const sq_session_config* cfg, const stepq_backend*
             return lib_fail(SQ_EPLAN, "sq_session_open: head %d is the plan's head %d; %s has heads [0, %d)", h, ph,
                         p->file, p->H);
     }
-    if (cfg->prefill < 0) return lib_fail(SQ_EINVAL, "sq_session_open: prefill is %ld; it must be >= 0", cfg->prefill);
     // every name this library can find steps heads one at a time (cuda, of whole runs only, is
     // registered by the binary alone, so it is refused here as not built in)
     *be = stepq_backend_named(cfg->backend ? cfg->backend : "cpu");

@@ -83,15 +83,10 @@ static void check_session(sq_kind kind, const char* fmt, int H, int K, int V, lo
     double err2[8], hat2[8], ref2[8];
     double worst_y = 0, worst_S = 0;
     for (long t = 0; t < prefill + T; t++) {
-        for (int h = 0; h < H; h++) {
-            unit(q + h * K, K);
-            unit(k + h * K, K);
-            for (int j = 0; j < V; j++) v[h * V + j] = (float)gauss();
-            for (int i = 0; i < G; i++) g[h * G + i] = (float)(-0.3 * unif());
-            beta[h] = (float)(0.2 + 0.6 * unif());
+        draw_step(q, k, v, g, beta, H, K, V, G);
+        for (int h = 0; h < H; h++)
             delta_step(R + h * KV, yr + h * V, q + h * K, k + h * K, v + h * V, g + h * G, beta[h], G, K, V,
                        1.0 / sqrt(K));
-        }
         rc = sq_session_step(s, q, k, v, g, beta);
         CHECK(rc == SQ_OK, "step %ld: %s", t, sq_last_error());
         if (rc) break;

@@ -23,4 +23,16 @@ static void unit(float* x, int n) {
     for (int i = 0; i < n; i++) x[i] = (float)(x[i] / sqrt(s));
 }
 
+// one step's inputs of H heads of K x V: q, k (H,K) random directions, v (H,V) normal, g (H,G)
+// log gates in (-0.3, 0), beta (H) in (0.2, 0.8)
+static inline void draw_step(float* q, float* k, float* v, float* g, float* beta, int H, int K, int V, int G) {
+    for (int h = 0; h < H; h++) {
+        unit(q + h * K, K);
+        unit(k + h * K, K);
+        for (int j = 0; j < V; j++) v[h * V + j] = (float)gauss();
+        for (int i = 0; i < G; i++) g[h * G + i] = (float)(-0.3 * unif());
+        beta[h] = (float)(0.2 + 0.6 * unif());
+    }
+}
+
 #endif

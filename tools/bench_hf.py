@@ -8,7 +8,7 @@ Per model, batch B and format F, three decode loops of N tokens after a native p
 back on the host as every stepq.hf loop has them):
   native  the model's own decode loop (the adapters' hooks with no format);
   tasks   one stream with every delta-rule layer's state held in F: what `tasks` runs per request
-          (its requests one at a time today; a batch of B here is B requests side by side);
+          (a batch of B: B requests side by side, as `tasks --batch-size B` runs requests of one context length);
   eval    `eval`'s loop (stepq.hf.eval.evaluate): the native stream and F's in lockstep, the
           log-softmaxes, NLL, KL and top-1 of each step; tokens per second counts each document's
           decode steps once.

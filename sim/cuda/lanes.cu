@@ -457,6 +457,37 @@ void lanes_launch(const stepq_format* f, const lanes_args* a, int n, cudaStream_
     LANES_FORMATS(LANES_RUN_)
 }
 
+// the stored heads decoded as the kernels' first phase decodes them (the device session's S_hat_t)
+template <class F>
+LN void lanes_decode_head(float* S, const uint8_t* P, size_t stride, int h) {
+    const lv<int> l = ln_lane(), w = ln_warp();
+    typename F::raw raw;
+    F::fetch(&raw, P + (size_t)h * stride, w, l);
+    lrow x[RW];
+    F::decode(x, &raw);
+    for (int i = 0; i < RW; i++) ln_store4(S + (size_t)h * LK * LV, (w * RW + i) * LV + l * CW, x[i]);
+}
+
+template <class F>
+__global__ void __launch_bounds__(LN_THREADS) lanes_decode_kernel(float* S, const uint8_t* P, size_t stride) {
+    lanes_decode_head<F>(S, P, stride, (int)blockIdx.x);
+}
+
+template <class F>
+static void lanes_decode_run(float* S, const uint8_t* P, size_t stride, int n, cudaStream_t st, int emu) {
+    if (!emu) {
+        lanes_decode_kernel<F><<<n, LN_THREADS, 0, st>>>(S, P, stride);
+        cudaCheck(cudaGetLastError());
+        return;
+    }
+    for (int h = 0; h < n; h++) lanes_decode_head<F>(S, P, stride, h);
+}
+
+void lanes_decode(const stepq_format* f, float* S, const uint8_t* P, size_t stride, int n, cudaStream_t st, int emu) {
+#define LANES_DECODE_(id, T) if (lanes_trait(f) == id) lanes_decode_run<T>(S, P, stride, n, st, emu);
+    LANES_FORMATS(LANES_DECODE_)
+}
+
 template <class F>
 static void lanes_attr(cudaFuncAttributes* attr, int* blocks) {
     cudaCheck(cudaFuncGetAttributes(attr, (const void*)lanes_kernel<F>));

@@ -45,6 +45,8 @@ int lanes_takes(const stepq_format* f, int K, int V);
 int lanes_supports(const stepq_format* f, int K, int V);
 // one step of n heads (emu: the host emulation, lockstep lane by lane)
 void lanes_launch(const stepq_format* f, const lanes_args* a, int n, cudaStream_t st, int emu);
+// S (n, K, V) <- the n stored heads of P (n, stride), decoded as a step decodes them
+void lanes_decode(const stepq_format* f, float* S, const uint8_t* P, size_t stride, int n, cudaStream_t st, int emu);
 // one head's bytes between the rows layout (quant/layout.h) and the lanes layout: dst <- src,
 // to_lanes: rows -> lanes, else back (FP32: a copy)
 void lanes_permute(uint8_t* dst, const uint8_t* src, const stepq_format* f, int to_lanes);

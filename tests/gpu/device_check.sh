@@ -18,7 +18,7 @@
 #   session and a batch of sessions against them one by one (hf_parity.py --session), and the
 #   throughput table of eval and tasks (tools/bench_hf.py --device cuda, batch 1, 8, 32).
 # Leaves in OUTDIR: configure.log build.log device.log parity.log lanes.log bench.log
-# bench_gpu.h5 numerics.log emulate.log backend.log adapters.log (and hf/) dsession.log
+# bench_gpu.h5 numerics.log emulate.log dsess_c.log backend.log adapters.log (and hf/) dsession.log
 # bench_hf.log bench_hf.tsv summary.txt, and prints a summary of at most 40 lines (summary.txt: the steps, then the figures). Exit status: 0
 # when every step passed, 1 otherwise, 77 when there is no GPU (nothing that needs one ran).
 #   tests/gpu/device_check.sh /tmp/stepq-gpu          (from the repository root)
@@ -86,7 +86,7 @@ missing=$(for p in cmake gcc libhdf5-dev libgsl-dev libconfig-dev pkg-config; do
 step configure configure.log 60 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSTEPQ_CUDA=ON \
     "-DCMAKE_CUDA_ARCHITECTURES=$archs" || { echo "configure failed: see $out/configure.log"; exit 1; }
 step build build.log 180 cmake --build "$build" -j "$jobs" --target stepq_cuda_query test_cuda_numerics \
-    test_cuda_emulate test_cuda_lanes test_cuda_parity stepq_bench_gpu stepq stepq_shared || { echo "build failed: see $out/build.log"; exit 1; }
+    test_cuda_emulate test_cuda_lanes test_cuda_parity test_dsession_cuda stepq_bench_gpu stepq stepq_shared || { echo "build failed: see $out/build.log"; exit 1; }
 step device device.log 30 "$build/sim/cuda/stepq_cuda_query"
 if [ $? -eq 77 ]; then
     echo "no CUDA device here: nothing that needs a GPU ran" | tee -a "$summary"
@@ -101,6 +101,10 @@ step lanes lanes.log 60 "$build/tests/gpu/test_cuda_lanes"
 step bench bench.log 120 "$build/sim/cuda/stepq_bench_gpu" --quick --out "$out/bench_gpu.h5"
 step numerics numerics.log 30 "$build/tests/gpu/test_cuda_numerics"
 step emulate emulate.log 60 "$build/tests/gpu/test_cuda_emulate"
+# the device session's cuda backend on the GPU against libstepq's host backend (method 6.5's
+# contract: the reference within rms 1e-5, each format's binned errors within 2%, a deferred
+# failure named at the next wait), and the same in the emulation
+step dsess_c dsess_c.log 60 bash -c "'$build/tests/gpu/test_dsession_cuda' --device && '$build/tests/gpu/test_dsession_cuda'"
 # a whole driver through the runner's cuda backend beside the cpu one (propagation, quick size;
 # the figures must agree: compare with h5py where there is one; the config without its figure, so
 # that a machine without gnuplot runs it)
@@ -141,7 +145,7 @@ fi
 {
     echo "figures ($(( $(date +%s) - start )) s in all):"
     grep -m1 -o 'NVIDIA[^,]*' "$out/nvidia-smi.log" 2>/dev/null
-    grep -h 'checks,' "$out/parity.log" "$out/lanes.log" 2>/dev/null
+    grep -h 'checks,' "$out/parity.log" "$out/lanes.log" "$out/dsess_c.log" 2>/dev/null
     grep -h 'the emulation$' "$out/parity.log" 2>/dev/null | grep -c 'equal byte for byte' | sed 's/$/ of 16 lane kernels: device = emulation/'
     grep -h '^copy' "$out/bench.log" 2>/dev/null
     # one line a kernel: share of copy and ratio to fp32 at 128 and 512 requests, registers, blocks

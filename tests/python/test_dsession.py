@@ -99,8 +99,9 @@ def test_refusals():
         stepq.DeviceSession("gdn", K, V, 1, ["stepquant4"])
     with pytest.raises(stepq.StepqError, match="heads of 64 x 128; a device session takes 128 x 128 heads"):
         stepq.DeviceSession("gdn", 64, V, 1, ["int8"])
-    with pytest.raises(stepq.StepqError, match="backend cuda is not built"):
-        stepq.DeviceSession("gdn", K, V, 1, ["int8"], backend="cuda")
+    if stepq.device_backend() != "cuda":  # no CUDA in libstepq, or no device here
+        with pytest.raises(stepq.StepqError, match="backend cuda is not built|no CUDA device"):
+            stepq.DeviceSession("gdn", K, V, 1, ["int8"], backend="cuda")
     assert stepq.device_takes("int4") and not stepq.device_takes("stepquant4")
     s = stepq.DeviceSession("gdn", K, V, 2, ["int8"], n_bins=1)
     with pytest.raises(stepq.StepqError, match="no decode step has been taken"):

@@ -37,6 +37,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TASKS = os.path.join("tests", "data", "tasks")
 GDN = os.path.join(ROOT, "data", "lm", "gdn")
 REL, REL_SAME = 2e-5, 1e-6
+BATCH_INT4 = 5e-3  # nats a token (method 7.4: eval's batch effect at int4)
 REQUESTS = [("The capital of France is", " Paris, a city on the Seine."),
             ("Two plus two", " equals four, as everyone knows."),
             ("Q: What is 3 plus 4?\nA:", " 7 and then some more words"),
@@ -202,6 +203,86 @@ def test_registered_for_lm_eval(q35, monkeypatch):
     assert r["results"]["stepq_local_mc"]["acc,none"] in (0.0, 0.5, 1.0)
 
 
+BATCHED = [("The capital of France is", " Paris, a city on the Seine."), ("The capital of France is", " Lyon."),
+           ("The capital of Italy is", " Rome, or so they say."), ("The capital of Spain is", " Madrid."),
+           ("Two plus two", " equals four, as everyone knows."), ("One plus one", " is two.")]
+
+
+@pytest.mark.parametrize("fmt", ["fp32", "int4"])
+def test_a_batch_equals_its_requests_one_by_one(fmt, q35):
+    """--batch-size 3: requests whose contexts have one length run as rows of one batch (a session
+    per layer of 3 HV heads, each row's its own), continuations and answers of different lengths;
+    every log-likelihood, rolling sum and greedy answer is the one the request gets alone (batch
+    1), and the batches are the ones asked for: equal context lengths, at most 3 rows. The bound:
+    the model's batched products may round otherwise than its single ones; in fp32 that is float32
+    rounding (REL_SAME of the size, as fp32 against native; the argmax flags and answers equal),
+    while int4 turns a rounding difference at a near-tie into a code a step apart: BATCH_INT4 nats a
+    scored token, the batch effect method 7.4 states for eval at int4 (measured here: 2.9e-3 nats
+    over a rolling text of 53 tokens, 5e-5 a token)"""
+    kw = {"until": [], "max_gen_toks": 12, "do_sample": False}
+    gens = [("The capital of France is", dict(kw, until=["a"])), ("The capital of Italy is", kw),
+            ("The capital of Spain is", dict(kw, max_gen_toks=5)), ("Two plus two", kw)]
+    text = "Call me Ishmael. Some years ago, never mind how long."
+    lm = StepqLM(pretrained=q35, format=fmt, batch_size=1)
+    rows, max_length = [], lm.max_length
+    batch = lm.score_batch, lm.generate_batch
+    lm.score_batch = lambda pairs: rows.append([len(lm._pair(c, t)[0]) for c, t in pairs]) or batch[0](pairs)
+    lm.generate_batch = lambda ctx, until, G: rows.append([len(lm._context(c, G)) for c in ctx]) or \
+        batch[1](ctx, until, G)
+    try:
+        got = {}
+        for bs in (1, 3):
+            lm.batch_size, rows[:] = bs, []
+            ll = lm.loglikelihood(instances("loglikelihood", BATCHED), disable_tqdm=True)
+            gen = lm.generate_until(instances("generate_until", gens), disable_tqdm=True)
+            lm.max_length = 20  # rolling: three windows of each text
+            roll = lm.loglikelihood_rolling(instances("loglikelihood_rolling", [(text,), (text[5:],)]),
+                                            disable_tqdm=True)
+            lm.max_length = max_length
+            got[bs] = (ll, roll, gen)
+            assert max(map(len, rows)) == bs and all(len(set(r)) == 1 for r in rows), rows
+        assert sum(len(r) > 1 for r in rows) >= 3  # loglikelihood, rolling and generation each batched
+
+        def close(a, b, tokens):
+            return abs(a - b) <= (REL_SAME * (abs(a) + tokens) if fmt == "fp32" else BATCH_INT4 * tokens)
+        for (ll1, g1), (ll3, g3), (c, t) in zip(got[1][0], got[3][0], enc(BATCHED)):
+            assert close(ll1, ll3, len(t)), (c, t, ll1, ll3)
+            assert fmt != "fp32" or g3 == g1, (c, t)
+        for a, b, s in zip(got[1][1], got[3][1], (text, text[5:])):
+            assert close(a, b, len(s)), (a, b)
+        assert fmt != "fp32" or got[3][2] == got[1][2], got
+    finally:
+        lm.close()
+    if fmt == "fp32":
+        with pytest.raises(Exception, match="--batch-size 0: a number of requests of at least 1"):
+            StepqLM(pretrained=q35, format="int4", batch_size=0)
+
+
+LANE_FORMATS = ("fp32", "int8", "int6", "int4")  # the device session's (method 6.5's lane kernels)
+
+
+@pytest.mark.parametrize("fmt", LANE_FORMATS)
+def test_command_through_the_device_session(fmt, q35, tmp_path, monkeypatch, capsys):
+    """python -m stepq.hf tasks with the states in the device session (STEPQ_HF_SESSION=device: its
+    host backend on this CPU, the CPU session's own code) gives the CPU session's answers and
+    figures to the bit, per format of the device session, in batches of 2: every sample's
+    responses, every metric of the three local tasks; the output records who held the states"""
+    monkeypatch.chdir(ROOT)
+    res = {}
+    for path in ("cpu", "device"):
+        monkeypatch.setenv("STEPQ_HF_SESSION", path)
+        out = tmp_path / ("%s.json" % path)
+        run_tasks(capsys, "--model", q35, "--format", fmt, "--tasks", TASKS, "--limit", 2, "--batch-size", 2,
+                  "--output", out, "--log-samples", "--bootstrap-iters", 0)
+        res[path] = json.loads(out.read_text())
+    assert res["cpu"]["stepq"]["sessions"] == ["cpu"]
+    assert res["device"]["stepq"]["sessions"] == ["device (host)"]
+    assert res["device"]["stepq"]["batch_size"] == 2
+    assert res["device"]["results"] == res["cpu"]["results"]
+    for task, samples in res["cpu"]["samples"].items():
+        assert [s["resps"] for s in res["device"]["samples"][task]] == [s["resps"] for s in samples], task
+
+
 def run_tasks(capsys, *args):
     main([str(a) for a in ("tasks", *args)])
     return capsys.readouterr()
@@ -266,7 +347,6 @@ def test_refusals(q35, tmp_path, monkeypatch, capsys):
     mc = os.path.join(TASKS, "stepq_local_mc.yaml")
     base = ["--model", q35, "--tasks", mc]
     refused(capsys, base + ["--format", "int5"], r"no format is called 'int5'")
-    refused(capsys, base + ["--format", "int8", "--batch-size", 2], r"--batch-size 2: stepq answers one request")
     refused(capsys, base + ["--format", "native", "--plan", mc], r"--plan .* goes with a format")
     refused(capsys, base + ["--format", "int8", "--limit", 0], r"--limit")
     refused(capsys, base + ["--format", "int8", "--output", mc], r"cannot write .*stepq_local_mc.yaml: it is .*input")

@@ -152,7 +152,8 @@ def parser():
                    help="documents per task: N, or a fraction below 1 (lm-eval's; for trying things out)")
     t.add_argument("--num-fewshot", type=_int_at_least(0), default=None, help="examples in each prompt (lm-eval's)")
     t.add_argument("--batch-size", type=_int_at_least(1), default=1,
-                   help="1: stepq answers one request at a time")
+                   help="requests a batch holds at most (default 1): requests whose contexts have one length "
+                        "run as rows of one batch, each row's states its own")
     t.add_argument("--max-length", type=_int_at_least(2), default=None,
                    help="tokens of context at most (default: the config's max_position_embeddings, else 2048)")
     t.add_argument("--max-gen-toks", type=_int_at_least(1), default=None,

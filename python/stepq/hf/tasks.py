@@ -2,8 +2,8 @@
 format between tokens (method 7.4, "Task accuracy").
 
 StepqLM is an lm_eval model: it answers loglikelihood, loglikelihood_rolling and generate_until
-one request at a time with the sessions of eval.py (its Evaluator: the model's own kernel for a
-prompt, a libstepq Session per layer for each token after it):
+with the sessions of eval.py (its Evaluator: the model's own kernel for a prompt, a libstepq
+session per layer for each token after it), up to batch_size requests at a time:
   - loglikelihood (context, continuation): the context in one native forward (its last logits
     score the continuation's first token), then each continuation token but the last one call
     through the format, whose logits score the next; as a server would generate the continuation
@@ -13,8 +13,15 @@ prompt, a libstepq Session per layer for each token after it):
     each scored as a loglikelihood request.
   - generate_until: the context natively, then greedy tokens, each fed back through the format,
     until a stop sequence, the end-of-sequence token or max_gen_toks.
-Each request opens its own sessions (the state encoded from the prefill's at its first decode
-call) and a cache of its own, and closes both: nothing passes from one request to the next.
+Each batch opens its own sessions (the state encoded from the prefill's at its first decode
+call) and a cache of its own, and closes both: nothing passes from one batch to the next. A batch
+is requests whose contexts have the same number of tokens (generate_until: and the same
+max_gen_toks), one row each, so that no row is padded (the adapters step unpadded rows); every
+row's heads are sessions of their own in the batch's session of a layer (a batch of B rows of HV
+heads is B HV heads), so a row's answer is the one it gets alone, up to the rounding of the
+model's batched matrix products (test_hf_tasks: within REL_SAME). Rows whose continuation or
+answer ends first are fed their own last token until the longest ends, and what follows their end
+is not read. Requests keep their order in lm-eval's answers.
 format "native" runs the model's own kernels by the same schedule (eval's native stream: the
 hooks hand every call to the original; on a CPU that is the torch function, fla's Triton pieces
 stood in for by fla_cpu's).
@@ -72,7 +79,7 @@ def check_format(fmt):
 class StepqLM(TemplateLM):
     """lm_eval's model "stepq" (the module's docstring). model_args: pretrained (a model directory),
     format (a stepq format, or native), plan, plan_any_model, layers (e.g. "0,2"), device, dtype (default: the
-    checkpoint's own),
+    checkpoint's own), batch_size (requests of a batch at most, 1; the module's docstring),
     max_length (default: the config's max_position_embeddings, else 2048), max_gen_toks (256)."""
 
     def __init__(self, pretrained=None, format=NATIVE, plan=None, plan_any_model=False, layers=None, device=None,
@@ -89,9 +96,10 @@ class StepqLM(TemplateLM):
             bs = int(batch_size if batch_size is not None else 1)
         except (TypeError, ValueError):
             bs = None
-        if bs != 1:
-            raise AdapterError("--batch-size %s: stepq answers one request at a time (the adapters step unpadded "
-                               "rows), give 1" % batch_size)
+        if bs is None or bs < 1:
+            raise AdapterError("--batch-size %s: a number of requests of at least 1 (stepq batches requests of equal "
+                               "context lengths; it does not size batches itself)" % batch_size)
+        self.batch_size = bs
         self.format = check_format(str(format))
         if plan is not None and self.format == NATIVE:
             raise AdapterError("--plan %s goes with a format (native runs the model untouched)" % plan)
@@ -161,12 +169,12 @@ class StepqLM(TemplateLM):
             return bytes(t for t in ids if 0 <= t < 256).decode("utf-8", errors="replace")
         return self.tokenizer.decode(ids, skip_special_tokens=skip_special_tokens)
 
-    # ---- one request ---------------------------------------------------------------------------------
+    # ---- one batch of requests -----------------------------------------------------------------------
 
     @contextlib.contextmanager
     def _request(self):
-        """the format's state of one request: new sessions, opened at the first decode call and
-        closed at its end (native: nothing)"""
+        """the format's states of one batch of requests: new sessions, opened at the first decode
+        call and closed at its end (native: nothing)"""
         from .eval import _State
         st = None if self.format == NATIVE else _State(self.ev, self.format)
         self.ev.target = st
@@ -177,14 +185,21 @@ class StepqLM(TemplateLM):
             if st is not None:
                 st.close()
 
-    def _ids(self, ids):
+    def _ids(self, rows):
         import torch
-        return torch.tensor([ids], dtype=torch.long)  # forward() moves it to the model's device
+        return torch.tensor(rows, dtype=torch.long)  # [B, T], rows of one length; forward() moves it to the device
 
-    def score(self, context, continuation):
-        """(log-likelihood of the continuation's tokens after the context's, whether each is the
-        argmax): the context natively, then each continuation token but the last through the format"""
-        import torch
+    def _batches(self, keys):
+        """the indices of keys in batches of at most batch_size whose keys are equal (rows of one
+        length: nothing padded), each batch in the order its first request came"""
+        groups = {}
+        for i, k in enumerate(keys):
+            groups.setdefault(k, []).append(i)
+        return [g[j:j + self.batch_size] for g in groups.values() for j in range(0, len(g), self.batch_size)]
+
+    def _pair(self, context, continuation):
+        """(context, continuation) cut to max_length + 1 tokens from the left; refused where nothing
+        is left to score or to condition on"""
         whole = (list(context) + list(continuation))[-(self.max_length + 1):]
         n = len(continuation)
         if n < 1:
@@ -192,74 +207,122 @@ class StepqLM(TemplateLM):
         if n >= len(whole):
             raise AdapterError("a continuation of %d tokens does not fit max_length %d with a token of context"
                                % (n, self.max_length))
-        ctx = whole[:-n]
-        ll, greedy = 0.0, True
+        return whole[:-n], list(continuation)
+
+    def score(self, context, continuation):
+        """(log-likelihood of the continuation's tokens after the context's, whether each is the
+        argmax): the context natively, then each continuation token but the last through the format"""
+        return self.score_batch([(context, continuation)])[0]
+
+    def score_batch(self, pairs):
+        """score() of each (context, continuation) of a batch whose contexts, once cut to
+        max_length, have one length: the contexts in one native forward, then the continuations
+        a token a call, a row past its end fed its last token (what it then predicts is not read)"""
+        import torch
+        pairs = [self._pair(c, t) for c, t in pairs]
+        if len({len(c) for c, _ in pairs}) != 1:
+            raise AdapterError("score_batch: contexts of %s tokens in one batch (a batch's rows have one length)"
+                               % sorted({len(c) for c, _ in pairs}))
+        conts = [t for _, t in pairs]
+        ll, greedy = [0.0] * len(pairs), [True] * len(pairs)
         with self._request(), torch.no_grad():
-            logits, cache = forward(self.model, self._ids(ctx))
-            for i, t in enumerate(continuation):
+            logits, cache = forward(self.model, self._ids([c for c, _ in pairs]))
+            for i in range(max(map(len, conts))):
                 if i:
-                    logits, cache = forward(self.model, self._ids([continuation[i - 1]]), cache)
-                lp = torch.log_softmax(logits[0, -1].to(torch.float64), -1)
-                ll += float(lp[t])
-                greedy = greedy and int(lp.argmax()) == t
-        return ll, greedy
+                    fed = [[t[min(i, len(t)) - 1]] for t in conts]
+                    logits, cache = forward(self.model, self._ids(fed), cache)
+                lp = torch.log_softmax(logits[:, -1].to(torch.float64), -1)
+                for r, t in enumerate(conts):
+                    if i < len(t):
+                        ll[r] += float(lp[r, t[i]])
+                        greedy[r] = greedy[r] and int(lp[r].argmax()) == t[i]
+        return list(zip(ll, greedy))
+
+    def _context(self, context, max_gen_toks):
+        """a generation's context ids: cut to leave max_gen_toks of max_length, never empty"""
+        return list(context)[-(self.max_length - max_gen_toks):] or [self.prefix_token_id]
 
     def generate(self, context, until, max_gen_toks):
         """greedy text after the context ids: the context natively, each generated token fed back
         through the format, until a stop string of until, EOS or max_gen_toks; cut at the first stop"""
+        return self.generate_batch([context], [until], max_gen_toks)[0]
+
+    def generate_batch(self, contexts, untils, max_gen_toks):
+        """generate() of each context with its own stop strings, a batch whose contexts, once cut,
+        have one length: a row that has stopped is fed its last token until every row has"""
         import torch
-        ctx = list(context)[-(self.max_length - max_gen_toks):] or [self.prefix_token_id]
-        out, text = [], ""
+        ctx = [self._context(c, max_gen_toks) for c in contexts]
+        if len({len(c) for c in ctx}) != 1:
+            raise AdapterError("generate_batch: contexts of %s tokens in one batch (a batch's rows have one length)"
+                               % sorted({len(c) for c in ctx}))
+        out, texts, done = [[] for _ in ctx], [""] * len(ctx), [False] * len(ctx)
         with self._request(), torch.no_grad():
             logits, cache = forward(self.model, self._ids(ctx))
             while True:
-                t = int(logits[0, -1].argmax())
-                if self._eot is not None and t == self._eot:
+                nxt = [int(t) for t in logits[:, -1].argmax(-1)]
+                for r, t in enumerate(nxt):
+                    if done[r]:
+                        continue
+                    if self._eot is not None and t == self._eot:
+                        done[r] = True
+                        continue
+                    out[r].append(t)
+                    texts[r] = self.tok_decode(out[r])
+                    done[r] = len(out[r]) >= max_gen_toks or any(u and u in texts[r] for u in untils[r])
+                if all(done):
                     break
-                out.append(t)
-                text = self.tok_decode(out)
-                if len(out) >= max_gen_toks or any(u and u in text for u in until):
-                    break
-                logits, cache = forward(self.model, self._ids([t]), cache)
-        for u in until:
-            if u:
-                text = text.split(u)[0]
-        return text
+                logits, cache = forward(self.model, self._ids([[t] for t in nxt]), cache)
+        return [_cut(text, until) for text, until in zip(texts, untils)]
 
     # ---- lm-eval's requests --------------------------------------------------------------------------
 
-    def _loglikelihood_tokens(self, requests, disable_tqdm=False, **kwargs):
+    def _scores(self, pairs, desc, disable_tqdm):
+        """score() of every (context, continuation), in batches of equal context lengths"""
         from tqdm import tqdm
-        res = []
-        for key, ctx, cont in tqdm(requests, disable=disable_tqdm, desc="stepq %s loglikelihood" % self.format):
-            r = self.score(ctx, cont)
-            res.append(r)
+        res = [None] * len(pairs)
+        keys = [len(self._pair(c, t)[0]) for c, t in pairs]
+        with tqdm(total=len(pairs), disable=disable_tqdm, desc=desc) as bar:
+            for b in self._batches(keys):
+                for i, r in zip(b, self.score_batch([pairs[i] for i in b])):
+                    res[i] = r
+                bar.update(len(b))
+        return res
+
+    def _loglikelihood_tokens(self, requests, disable_tqdm=False, **kwargs):
+        res = self._scores([(ctx, cont) for _, ctx, cont in requests], "stepq %s loglikelihood" % self.format,
+                           disable_tqdm)
+        for (key, _, _), r in zip(requests, res):
             if key is not None:
                 self.cache_hook.add_partial("loglikelihood", key, r)
         return res
 
     def loglikelihood_rolling(self, requests, disable_tqdm=False):
         from lm_eval import utils
-        from tqdm import tqdm
-        res = []
-        for (string,) in tqdm([r.args for r in requests], disable=disable_tqdm,
-                              desc="stepq %s loglikelihood_rolling" % self.format):
+        strings = [r.args[0] for r in requests]
+        owner, pairs = [], []  # every string's windows, scored together
+        for s, string in enumerate(strings):
             windows = map(utils.make_disjoint_window,
                           utils.get_rolling_token_windows(token_list=self.tok_encode(string),
                                                           prefix_token=self.prefix_token_id,
                                                           max_seq_len=self.max_length, context_len=1))
-            ll = sum(self.score(c, t)[0] for c, t in windows)
-            res.append(ll)
+            for w in windows:
+                owner.append(s)
+                pairs.append(w)
+        scores = self._scores(pairs, "stepq %s loglikelihood_rolling" % self.format, disable_tqdm)
+        res = [0.0] * len(strings)
+        for s, (ll, _) in zip(owner, scores):  # each string's windows in their order
+            res[s] += ll
+        for string, ll in zip(strings, res):
             self.cache_hook.add_partial("loglikelihood_rolling", (string,), ll)
         return res
 
     def generate_until(self, requests, disable_tqdm=False):
         from lm_eval.models.utils import handle_stop_sequences, normalize_gen_kwargs
         from tqdm import tqdm
-        res = []
         eos = None if self._eot is None else self.tok_decode([self._eot], skip_special_tokens=False)
-        for ctx, gen_kwargs in tqdm([r.args for r in requests], disable=disable_tqdm,
-                                    desc="stepq %s generate_until" % self.format):
+        args = [r.args for r in requests]
+        asks = []  # (context ids, stop strings, max_gen_toks) of each request, checked before any runs
+        for ctx, gen_kwargs in args:
             kw = normalize_gen_kwargs(gen_kwargs, self.max_gen_toks)
             if kw.get("do_sample"):
                 raise AdapterError("a task asks for sampled generation (do_sample=True, temperature %s): stepq "
@@ -269,15 +332,30 @@ class StepqLM(TemplateLM):
             if G >= self.max_length:
                 raise AdapterError("a task asks for %d generated tokens (max_gen_toks); max_length %d leaves no token of "
                                    "context (give --max-length above %d)" % (G, self.max_length, G))
-            text = self.generate(self.tok_encode(ctx), until, G)
-            res.append(text)
-            self.cache_hook.add_partial("generate_until", (ctx, gen_kwargs), text)
+            asks.append((self.tok_encode(ctx), until, G))
+        res = [None] * len(asks)
+        with tqdm(total=len(asks), disable=disable_tqdm, desc="stepq %s generate_until" % self.format) as bar:
+            for b in self._batches([(len(self._context(c, G)), G) for c, _, G in asks]):
+                texts = self.generate_batch([asks[i][0] for i in b], [asks[i][1] for i in b], asks[b[0]][2])
+                for i, text in zip(b, texts):
+                    res[i] = text
+                bar.update(len(b))
+        for a, text in zip(args, res):
+            self.cache_hook.add_partial("generate_until", a, text)
         return res
 
     def close(self):
         if self.ev is not None:
             self.ev.close()
             self.ev = None
+
+
+def _cut(text, until):
+    """text before the first of the stop strings until that it holds"""
+    for u in until:
+        if u:
+            text = text.split(u)[0]
+    return text
 
 
 # ---- python -m stepq.hf tasks --------------------------------------------------------------------------
@@ -394,9 +472,6 @@ def tasks_command(a):
     check_format(a.format)
     if a.plan and a.format == NATIVE:
         raise AdapterError("--plan %s goes with a format (native runs the model untouched)" % a.plan)
-    if a.batch_size != 1:
-        raise AdapterError("--batch-size %d: stepq answers one request at a time (the adapters step unpadded "
-                           "rows), give 1" % a.batch_size)
     check_device(a.device)
     cfg = check_model_dir(a.model)
     a.dtype = a.dtype or checkpoint_dtype(a.model, cfg)
@@ -411,13 +486,13 @@ def tasks_command(a):
     lm = None
     try:
         lm = StepqLM(pretrained=a.model, format=a.format, plan=a.plan, plan_any_model=a.plan_any_model,
-                     layers=a.layers, device=a.device, dtype=a.dtype, max_length=a.max_length,
-                     max_gen_toks=a.max_gen_toks)
+                     layers=a.layers, device=a.device, dtype=a.dtype, batch_size=a.batch_size,
+                     max_length=a.max_length, max_gen_toks=a.max_gen_toks)
         t0 = time.time()
         try:
             r = lm_eval.simple_evaluate(model=lm, tasks=top, task_manager=tm, num_fewshot=a.num_fewshot,
                                         limit=a.limit, log_samples=a.log_samples,
-                                        bootstrap_iters=a.bootstrap_iters, batch_size=1)
+                                        bootstrap_iters=a.bootstrap_iters, batch_size=a.batch_size)
         except (AdapterError, StepqError):
             raise
         except Exception as e:  # a task lm-eval cannot run (its metric or filter): its reason, as one line
@@ -453,7 +528,8 @@ def record(a, lm, dt):
     import transformers
     return dict(model=os.path.abspath(a.model), model_type=lm.model.config.model_type, format=a.format,
                 plan=os.path.abspath(a.plan) if a.plan else None, device=a.device, dtype=a.dtype,
-                kernels=sorted(lm.ev.ran), max_length=lm.max_length,
+                kernels=sorted(lm.ev.ran), sessions=sorted(lm.ev.paths), batch_size=lm.batch_size,
+                max_length=lm.max_length,
                 prefill_boundary="loglikelihood: the context natively, each continuation token but the last "
                                  "through the format; generate_until: the context natively, each generated token "
                                  "through the format (method 7.4)",
