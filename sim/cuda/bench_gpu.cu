@@ -6,7 +6,7 @@
 // CPU's fused decode step (the "kernel lab" habit: a kernel is timed only once it is right).
 //
 // Three kernels side by side: the old fused block program and the split pair (serving.cu), and
-// the lane kernels (lanes.cu: fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32), each with what bounds it: bytes a
+// the lane kernels (lanes.cu: fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32, stepquant6), each with what bounds it: bytes a
 // head-step, the share of the copy bandwidth, registers, shared memory and blocks a
 // multiprocessor, and whether the pool fits in L2 (then the bandwidth is L2's, not DRAM's).
 //
