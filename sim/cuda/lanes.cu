@@ -91,6 +91,16 @@ LN lv<uint32_t> rows_max(lv<uint32_t>* m, lv<int> l) {
     return ln_max(m[0], ln_shfl_xor(m[0], 1));
 }
 
+// per row the largest |x| (bits) over the warp, by rows_max: lane l holds row rows_row_of(l)'s
+LN lv<uint32_t> rows_absmax(lrow* x, lv<int> l) {
+    lv<uint32_t> m[RW];
+    for (int i = 0; i < RW; i++) {
+        m[i] = ln_bits(x[i][0]) & 0x7fffffffu;
+        for (int c = 1; c < CW; c++) m[i] = ln_max(m[i], ln_bits(x[i][c]) & 0x7fffffffu);
+    }
+    return rows_max(m, l);
+}
+
 // the rows layout at width B, uniform (int8, int6, int4): a lane's pieces are a bit stream of
 // RW * CW * B bits (2B words), row i at bit CW B i, code c of it at CW B i + B c
 template <int B>
@@ -130,12 +140,7 @@ struct fmt_rows {
         }
     }
     LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float*, const lplan*) {
-        lv<uint32_t> m[RW];
-        for (int i = 0; i < RW; i++) {
-            m[i] = ln_bits(x[i][0]) & 0x7fffffffu;
-            for (int c = 1; c < CW; c++) m[i] = ln_max(m[i], ln_bits(x[i][c]) & 0x7fffffffu);
-        }
-        const lv<uint32_t> amax = rows_max(m, l);
+        const lv<uint32_t> amax = rows_absmax(x, l);
         const lv<int> row = rows_row_of(l);
         lv<uint32_t> sh;  // stepq_row_scale's FP16 bits (finite rows: the caller checked)
         LN_EACH(t) sh.v[t] = stepq_row_scale(stepq_bits_f32(amax.v[t]), QMAX);
@@ -338,6 +343,48 @@ struct fmt_nvfp4 {
     }
 };
 
+// the rows layout of a head plan (fmt_dual, fmt_alloc): the plan's rows at its offsets
+
+// a lane's piece of a row in the rows layout: n bytes at p, the first in the low bits (a code
+// row's 4 codes, LSB first), and back
+LN uint32_t piece_load(const uint8_t* p, int n) {
+    uint32_t u = 0;
+    for (int k = 0; k < n; k++) u |= (uint32_t)p[k] << (8 * k);
+    return u;
+}
+LN void piece_store(uint8_t* p, uint32_t u, int n) {
+    for (int k = 0; k < n; k++) p[k] = (uint8_t)(u >> (8 * k));
+}
+LN int dual_odd(const lplan* pl, int b) { return pl->odd2 && b == 2; }
+LN int dual_groups(const lplan* pl, int b) { return dual_odd(pl, b) ? LV / STEPQ_GDN2_GROUP : 1; }
+LN float dual_nrm(const lplan* pl, int b) { return pl->nrm8 ? (float)(1 << (8 - b)) : 1.0f; }
+LN float dual_lev(const lplan* pl, int b) { return dual_odd(pl, b) ? 3.0f : (float)STEPQ_QMAX(b); }
+LN float dual_half(const uint8_t* p) { return stepq_f16_to_f32((uint16_t)(p[0] | p[1] << 8)); }
+LN void dual_put_half(uint8_t* p, float x) {
+    const uint16_t h = stepq_f32_to_f16_sat(x);
+    p[0] = (uint8_t)h;
+    p[1] = (uint8_t)(h >> 8);
+}
+// the warp's rows of a head plan's rows layout (fmt_dual, fmt_alloc) decoded, at the plan's
+// offsets: a pivot's 4 halves a lane, a coded row by the trait's F::decode_row
+template <class F>
+LN void plan_decode(lrow* x, const typename F::raw* r) {
+    const lplan* pl = r->pl;
+    LN_EACH(t) for (int i = 0; i < RW; i++) {
+        const int row = r->w.v[t] * RW + i, l = r->l.v[t], b = pl->bits[row];
+        const uint8_t* p = r->P + pl->off[row];
+        if (b == STEPQ_PIVOT_BITS)
+            for (int c = 0; c < CW; c++) x[i][c].v[t] = dual_half(p + 2 * (l * CW + c));
+        else F::decode_row(x[i], r, p, b, l, t);
+    }
+}
+
+// the code of y / (c nrm), taken as (y (1/c)) (1/nrm) as df_row_codes takes it
+LN float dual_code(float y, float ic, const lplan* pl, int b) {
+    const float t = y * ic * (1.0f / dual_nrm(pl, b));
+    return dual_odd(pl, b) ? stepq_odd2_code(t) : stepq_code(t, dual_lev(pl, b));
+}
+
 // the dual-axis fit of method 4.2 (quant/dualfit.h; dsq, space, stepquant, mlife, rlife) on the
 // rows layout as the CPU packs it: the FP16 column factors c (V; where any row is coded), then
 // row by row where the plan's offsets say, a coded row's FP16 row factors (one, or V / 32 for
@@ -354,22 +401,6 @@ struct fmt_nvfp4 {
 // between the C library and CUDA). So the bytes are the CPU encoder's of the kernel's updated
 // state. Not yet fast: a division per element (three passes), byte loads and stores, a
 // 416-byte stack frame (nvcc -Xptxas -v, sm_90).
-LN int dual_odd(const lplan* pl, int b) { return pl->odd2 && b == 2; }
-LN int dual_groups(const lplan* pl, int b) { return dual_odd(pl, b) ? LV / STEPQ_GDN2_GROUP : 1; }
-LN float dual_nrm(const lplan* pl, int b) { return pl->nrm8 ? (float)(1 << (8 - b)) : 1.0f; }
-LN float dual_lev(const lplan* pl, int b) { return dual_odd(pl, b) ? 3.0f : (float)STEPQ_QMAX(b); }
-LN float dual_half(const uint8_t* p) { return stepq_f16_to_f32((uint16_t)(p[0] | p[1] << 8)); }
-LN void dual_put_half(uint8_t* p, float x) {
-    const uint16_t h = stepq_f32_to_f16_sat(x);
-    p[0] = (uint8_t)h;
-    p[1] = (uint8_t)(h >> 8);
-}
-// the code of y / (c nrm), taken as (y (1/c)) (1/nrm) as df_row_codes takes it
-LN float dual_code(float y, float ic, const lplan* pl, int b) {
-    const float t = y * ic * (1.0f / dual_nrm(pl, b));
-    return dual_odd(pl, b) ? stepq_odd2_code(t) : stepq_code(t, dual_lev(pl, b));
-}
-
 struct fmt_dual {
     struct raw {
         lv<float> c[CW];               // the lane's column factors
@@ -381,27 +412,19 @@ struct fmt_dual {
         LN_EACH(t) for (int c = 0; c < CW; c++) r->c[c].v[t] = dual_half(P + 2 * (l.v[t] * CW + c));
         r->w = w, r->l = l, r->P = P, r->pl = pl;
     }
-    // df_decode_row's r c_j (nrm z_j); a pivot's halves
-    LN void decode(lrow* x, const raw* r) {
+    // lane t's piece of a coded row at p: df_decode_row's r c_j (nrm z_j)
+    LN void decode_row(lv<float>* x, const raw* r, const uint8_t* p, int b, int l, int t) {
         const lplan* pl = r->pl;
-        LN_EACH(t) for (int i = 0; i < RW; i++) {
-            const int row = r->w.v[t] * RW + i, l = r->l.v[t], b = pl->bits[row];
-            const uint8_t* p = r->P + pl->off[row];
-            if (b == STEPQ_PIVOT_BITS) {
-                for (int c = 0; c < CW; c++) x[i][c].v[t] = dual_half(p + 2 * (l * CW + c));
-                continue;
-            }
-            const int G = dual_groups(pl, b);
-            const float rf = dual_half(p + 2 * (l / (LN_WARP / G))), nrm = dual_nrm(pl, b);
-            uint32_t u = 0;
-            for (int k = 0; k < b / 2; k++) u |= (uint32_t)p[2 * G + l * b / 2 + k] << (8 * k);
-            for (int c = 0; c < CW; c++) {
-                const uint32_t f = (u >> (b * c)) & ((1u << b) - 1u);
-                const float z = dual_odd(pl, b) ? stepq_odd2_load((int8_t)f) : (float)stepq_sext(f, b);
-                x[i][c].v[t] = rf * r->c[c].v[t] * (nrm * z);
-            }
+        const int G = dual_groups(pl, b);
+        const float rf = dual_half(p + 2 * (l / (LN_WARP / G))), nrm = dual_nrm(pl, b);
+        const uint32_t u = piece_load(p + 2 * G + l * b / 2, b / 2);
+        for (int c = 0; c < CW; c++) {
+            const uint32_t f = (u >> (b * c)) & ((1u << b) - 1u);
+            const float z = dual_odd(pl, b) ? stepq_odd2_load((int8_t)f) : (float)stepq_sext(f, b);
+            x[c].v[t] = rf * r->c[c].v[t] * (nrm * z);
         }
     }
+    LN void decode(lrow* x, const raw* r) { plan_decode<fmt_dual>(x, r); }
     // rf (RW) <- the lane's row factor of each row (its group's): the magnitudes by shuffles
     LN void row_factors(lv<float>* rf, lrow* x, lv<int> w, lv<int> l, const lplan* pl) {
         for (int i = 0; i < RW; i++) {
@@ -518,10 +541,78 @@ struct fmt_dual {
                     const uint32_t s = dual_odd(pl, b) ? (uint32_t)stepq_odd2_store(z) : (uint32_t)(int)z;
                     u |= (s & ((1u << b) - 1u)) << (b * c);
                 }
-                for (int k = 0; k < b / 2; k++) p[2 * G + lane * b / 2 + k] = (uint8_t)(u >> (8 * k));
+                piece_store(p + 2 * G + lane * b / 2, u, b / 2);
             }
         }
     }
+};
+
+// the rows formats of allocated widths (time6, time4 and their -nopivot forms; quant/rows.c)
+// on the rows layout as the CPU packs it: row i where the plan's offsets say, a coded row its
+// FP16 scale (stepq_row_scale of the row maximum, rows_absmax's shuffles) and its codes of x
+// (1/s) as fmt_rows<b>'s, a pivot its V halves. As fmt_dual's, the rows have the plan's widths:
+// a lane loads and stores its piece of a row byte by byte, in its own code (LN_EACH); not yet
+// fast (a 336-byte stack frame, nvcc -Xptxas -v, sm_90).
+struct fmt_alloc {
+    struct raw {
+        lv<int> w, l;
+        const uint8_t* P;
+        const lplan* pl;
+    };
+    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l, const lplan* pl) {
+        r->w = w, r->l = l, r->P = P, r->pl = pl;
+    }
+    // lane t's piece of a coded row at p: rc_rows_decode_row's s z
+    LN void decode_row(lv<float>* x, const raw*, const uint8_t* p, int b, int l, int t) {
+        const float s = dual_half(p);
+        const uint32_t u = piece_load(p + 2 + l * b / 2, b / 2);
+        for (int c = 0; c < CW; c++) x[c].v[t] = s * (float)stepq_sext((u >> (b * c)) & ((1u << b) - 1u), b);
+    }
+    LN void decode(lrow* x, const raw* r) { plan_decode<fmt_alloc>(x, r); }
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float*, const lplan* pl) {
+        const lv<uint32_t> amax = rows_absmax(x, l);
+        const lv<int> row = rows_row_of(l);
+        lv<float> rinv;  // one reciprocal a row, its scale stored by the even lane that holds it
+        LN_EACH(t) {
+            const int i = w.v[t] * RW + row.v[t], b = pl->bits[i];
+            rinv.v[t] = 0.0f;
+            if (b == STEPQ_PIVOT_BITS) continue;
+            const uint16_t sh = stepq_row_scale(stepq_bits_f32(amax.v[t]), (float)STEPQ_QMAX(b));
+            if (!(l.v[t] & 1)) piece_store(P + pl->off[i], sh, 2);
+            const float s = stepq_f16_to_f32(sh);
+            rinv.v[t] = s > 0.0f ? 1.0f / s : 0.0f;
+        }
+        lv<float> ri[RW];
+        for (int i = 0; i < RW; i++) ri[i] = ln_bcast(rinv, rows_lane_of(i));
+        LN_EACH(t) for (int i = 0; i < RW; i++) {
+            const int r = w.v[t] * RW + i, lane = l.v[t], b = pl->bits[r];
+            uint8_t* p = P + pl->off[r];
+            if (b == STEPQ_PIVOT_BITS) {  // rc_f16_encode_row
+                for (int c = 0; c < CW; c++) dual_put_half(p + 2 * (lane * CW + c), x[i][c].v[t]);
+                continue;
+            }
+            uint32_t u = 0;
+            for (int c = 0; c < CW; c++) {
+                const float z = stepq_code(x[i][c].v[t] * ri[i].v[t], (float)STEPQ_QMAX(b));
+                u |= ((uint32_t)(int)z & ((1u << b) - 1u)) << (b * c);
+            }
+            piece_store(p + 2 + lane * b / 2, u, b / 2);
+        }
+    }
+};
+
+// whether trait F reads the head plans (the others take none: no load of them)
+template <class F>
+struct lanes_plans {
+    enum { v = 0 };
+};
+template <>
+struct lanes_plans<fmt_dual> {
+    enum { v = 1 };
+};
+template <>
+struct lanes_plans<fmt_alloc> {
+    enum { v = 1 };
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -543,8 +634,10 @@ LN void lanes_head(const lanes_args* a, int h, float* sh) {
     uint8_t* P = a->P + (size_t)h * a->stride;
     const float* rec = a->in + (size_t)h * a->R;
     const int ph = h % a->n_plans;
-    const lplan pl = {a->bits + (size_t)ph * LK, a->w + (size_t)ph * LK, a->off + (size_t)ph * LK, a->meta[ph].rho,
-                      a->dsq ? 0 : a->meta[ph].refits, a->odd2, a->nrm8, a->dsq};
+    lplan pl = {};
+    if (lanes_plans<F>::v)
+        pl = {a->bits + (size_t)ph * LK, a->w + (size_t)ph * LK, a->off + (size_t)ph * LK, a->meta[ph].rho,
+              a->dsq ? 0 : a->meta[ph].refits, a->odd2, a->nrm8, a->dsq};
     typename F::raw raw;
     F::fetch(&raw, P, w, l, &pl);
     lv<float> q[RW], k[RW], d[RW], v[CW];
@@ -614,11 +707,11 @@ __global__ void __launch_bounds__(LN_THREADS, 2) lanes_kernel(lanes_args a) {
 // the formats, the launches
 
 // the kernels' specialisations: X(id, trait) for each
-enum { LT_NONE, LT_FP32, LT_BF16, LT_FP16, LT_INT8, LT_INT6, LT_INT4, LT_NVFP4, LT_FP8TILE, LT_DUAL };
+enum { LT_NONE, LT_FP32, LT_BF16, LT_FP16, LT_INT8, LT_INT6, LT_INT4, LT_NVFP4, LT_FP8TILE, LT_DUAL, LT_ALLOC };
 #define LANES_FORMATS(X)                                                                                 \
     X(LT_FP32, fmt_fp32) X(LT_BF16, fmt_cast16<STEPQ_ELEM_BF16>) X(LT_FP16, fmt_cast16<STEPQ_ELEM_FP16>) \
     X(LT_INT8, fmt_rows<8>) X(LT_INT6, fmt_rows<6>) X(LT_INT4, fmt_rows<4>) X(LT_NVFP4, fmt_nvfp4)     \
-    X(LT_FP8TILE, fmt_fp8tile) X(LT_DUAL, fmt_dual)
+    X(LT_FP8TILE, fmt_fp8tile) X(LT_DUAL, fmt_dual) X(LT_ALLOC, fmt_alloc)
 
 // the specialisation that runs format f, or LT_NONE
 static int lanes_trait(const stepq_format* f) {
@@ -628,16 +721,24 @@ static int lanes_trait(const stepq_format* f) {
     if (plain && f->family->id == STEPQ_FAMILY_NVFP4) return LT_NVFP4;
     if (plain && f->family->id == STEPQ_FAMILY_FP8TILE) return LT_FP8TILE;
     if (!f->replay && f->family->id == STEPQ_FAMILY_DUAL) return LT_DUAL;
+    if (!f->replay && f->family->id == STEPQ_FAMILY_ROWS && f->needs == STEPQ_NEEDS_TABLE) return LT_ALLOC;
     if (!plain || f->family->id != STEPQ_FAMILY_ROWS) return LT_NONE;
     return w == 8 ? LT_INT8 : w == 6 ? LT_INT6 : w == 4 ? LT_INT4 : LT_NONE;
 }
 
 int lanes_takes(const stepq_format* f, int K, int V) { return lanes_trait(f) != LT_NONE && K == LK && V == LV; }
 
+int lanes_reads_plans(const stepq_format* f) {
+#define LANES_PLANS_(id, T) if (lanes_trait(f) == id) return lanes_plans<T>::v;
+    LANES_FORMATS(LANES_PLANS_)
+    return 0;
+}
+
 int lanes_supports(const stepq_format* f, const stepq_head_plan* hps, int n_plans, int K, int V) {
     if (!lanes_takes(f, K, V)) {
         stepq_error("format %s on %d x %d heads: the lane kernels take fp32, bf16, fp16, int8, int6, int4, nvfp4, "
-                    "fp8-tile32 and the dual-axis formats (dsq, space, stepquant, mlife, rlife) on %d x %d heads",
+                    "fp8-tile32, time6, time4 (and -nopivot) and the dual-axis formats (dsq, space, stepquant, "
+                    "mlife, rlife) on %d x %d heads",
                     f->name, K, V, LK, LV);
         return STEPQ_ERR;
     }
@@ -696,7 +797,7 @@ static void lanes_move(uint8_t* dst, const uint8_t* src, size_t lo, size_t ro, s
 
 void lanes_permute(uint8_t* dst, const uint8_t* src, const stepq_format* f, size_t bytes, int to_lanes) {
     const int t = lanes_trait(f);
-    if (t == LT_FP32 || t == LT_DUAL) {  // their own layouts are the rows layout
+    if (t == LT_FP32 || t == LT_DUAL || t == LT_ALLOC) {  // their own layouts are the rows layout
         memcpy(dst, src, bytes);
         return;
     }

@@ -234,8 +234,8 @@ static void serve_launches(stepq_serving* s) {
         s->la = lanes_args{s->P, s->stride, s->in, s->R, s->y, s->status, 0.0f, s->n_gates, s->bits, s->w, s->off,
                            s->meta, n_plans, kt->dual_odd2, kt->dual_nrm8, dual && s->fmt->dual.dsq};
         lanes_feed_open(&s->feed, (size_t)n * s->R, emu);
-        // the dual-axis kernel reads the head plans too (from L2 after the first request)
-        s->moved = n * (2 * st + 4.0 * (2 * K + V + s->n_gates + 1) + y_b) + (dual ? plans : 0);
+        // the kernels of the formats with head plans read them too (from L2 after the first request)
+        s->moved = n * (2 * st + 4.0 * (2 * K + V + s->n_gates + 1) + y_b) + (lanes_reads_plans(s->fmt) ? plans : 0);
         return;
     }
     if (s->baseline) {

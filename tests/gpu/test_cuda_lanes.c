@@ -19,7 +19,12 @@
 //   - BF16 and FP16: each element equal, or between the casts of the CPU's x -+ its bound;
 //   - fp8-tile32: each tile's scale within the reach of its maximum, each code equal or between the
 //     codes of the CPU's quotient -+ its reach (a code or a tile scale moved is caught);
-// fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32; GDN (one gate) and KDA (a gate per key row).
+//   - the formats with head plans (stepquant6, dsq6: the dual-axis fit; time6: rows of allocated
+//     widths): read-outs equal to the FP32 kernel's on the CPU's decode of the same state, stored
+//     bytes equal to the CPU encoder's of the state the kernel holds (a code or a row factor
+//     moved is caught); another rho than 0.5 refused.
+// fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32, stepquant6, dsq6, time6; GDN (one gate)
+// and KDA (a gate per key row).
 #include <stdint.h>
 
 #include "../../quant/numerics.h"
@@ -621,17 +626,18 @@ static void layout_roundtrip(const stepq_format* f, gsl_rng* rng) {
     free(b);
 }
 
-// The dual-axis formats' contract (method 6.5): from the same stored state, the kernel's read-out
-// and updated state are the FP32 lane kernel's on the CPU's decode of that state, bit for bit
-// (so within FP32's bounds above), and its stored bytes are the CPU encoder's (quant/dualfit.h)
-// of that updated state, bit for bit: the fit keeps the CPU's order. Plans: mixed widths {2, 4,
-// 6, 8, 16} with row influences (refits 1, and 2), every row a pivot (no fit), every row 2 bits
-// (GDN's odd levels in groups of 32, KDA's ternary); DSQ's one plan of its width.
+// The contract of the formats with head plans (method 6.5), the dual-axis fit and the rows of
+// allocated widths: from the same stored state, the kernel's read-out and updated state are the
+// FP32 lane kernel's on the CPU's decode of that state, bit for bit (so within FP32's bounds
+// above), and its stored bytes are the CPU encoder's (quant/dualfit.h, quant/rows.c) of that
+// updated state, bit for bit: the encoders keep the CPU's order. Plans: mixed widths {2, 4, 6, 8,
+// 16} with row influences (refits 1, and 2), every row a pivot (no fit), every row 2 bits (the
+// fit: GDN's odd levels in groups of 32, KDA's ternary); DSQ's one plan of its width.
 #define DUAL_PLANS 4
 
 // the bytes of head h's stored state (packed, the plan's) that differ from the CPU's encoding
 // of X, the state it holds
-static long dual_differs(const uint8_t* packed, const float* X, const stepq_format* f, const stepq_head_plan* hp) {
+static long plan_differs(const uint8_t* packed, const float* X, const stepq_format* f, const stepq_head_plan* hp) {
     uint8_t* ref = malloc(stepq_format_bytes(f, hp, K, V));
     float* work = malloc(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
     stepq_assert(stepq_encode(ref, X, f, hp, work, K, V) == STEPQ_OK);
@@ -642,14 +648,14 @@ static long dual_differs(const uint8_t* packed, const float* X, const stepq_form
     return n;
 }
 
-static void dual_exact(const char* name, int kind, int steps, gsl_rng* rng) {
+static void plan_exact(const char* name, int kind, int steps, gsl_rng* rng) {
     const stepq_format *f = stepq_format_find(name), *f32 = stepq_format_find("fp32");
     static uint8_t bits[DUAL_PLANS][K];
     static float w[DUAL_PLANS][K];
     stepq_head_plan hp[DUAL_PLANS], hp32;
     uint8_t rows[K], rows32[K];
     int np = DUAL_PLANS;
-    if (f->dual.dsq) {
+    if (f->family->id == STEPQ_FAMILY_DUAL && f->dual.dsq) {
         np = 1;
         stepq_assert(stepq_head_plan_for(&hp[0], rows, f, NULL, 0, kind, K) == STEPQ_OK);
     } else {
@@ -693,7 +699,7 @@ static void dual_exact(const char* name, int kind, int steps, gsl_rng* rng) {
         stepq_assert(stepq_serving_read(A, ya, Pa) == STEPQ_OK && stepq_serving_read(B, yb, (uint8_t*)Xb) == STEPQ_OK);
         for (int h = 0; h < HEADS; h++) {
             ydiff += memcmp(ya + h * V, yb + h * V, 4 * V) != 0;
-            bdiff += dual_differs(Pa + h * sa, Xb + h * KV, f, &hp[h % np]);
+            bdiff += plan_differs(Pa + h * sa, Xb + h * KV, f, &hp[h % np]);
             bytes += (long)stepq_format_bytes(f, &hp[h % np], K, V);
         }
         memcpy(P, Pa, HEADS * sa);  // run on from the kernel's own state
@@ -713,12 +719,12 @@ static void dual_exact(const char* name, int kind, int steps, gsl_rng* rng) {
     const int8_t step = z[5] < STEPQ_QMAX(6) ? 1 : -1;
     z[5] += step;
     stepq_pack_codes(row + 2, z, V, 6);
-    const long moved_code = dual_differs(Pa, Xb, f, h0);
+    const long moved_code = plan_differs(Pa, Xb, f, h0);
     CHECK(moved_code > 0, "%s %s: a code moved a step passed the check", name, stepq_kind_name(kind));
     z[5] -= step;
     stepq_pack_codes(row + 2, z, V, 6);
     row[0] ^= 1;  // the row factor an FP16 ulp away
-    const long moved_factor = dual_differs(Pa, Xb, f, h0);
+    const long moved_factor = plan_differs(Pa, Xb, f, h0);
     CHECK(moved_factor > 0, "%s %s: a row factor moved an ulp passed the check", name, stepq_kind_name(kind));
     printf("%s %s: %d steps x %d heads (%d plans): %ld read-outs differ from the FP32 kernel's, %ld of %ld stored bytes "
            "from the CPU encoder's; a moved code: %ld bytes, a moved row factor: %ld\n", name, stepq_kind_name(kind),
@@ -743,8 +749,9 @@ int main(void) {
         }
     }
     for (int kind = STEPQ_GDN; kind <= STEPQ_KDA; kind++) {
-        dual_exact("stepquant6", kind, 8, rng);
-        dual_exact("dsq6", kind, 4, rng);
+        plan_exact("stepquant6", kind, 8, rng);
+        plan_exact("dsq6", kind, 4, rng);
+        plan_exact("time6", kind, 8, rng);
     }
     // what the lane kernels refuse, by name
     const stepq_format* nv = stepq_format_find("int8-sr");
