@@ -6,7 +6,7 @@
 // CPU's fused decode step (the "kernel lab" habit: a kernel is timed only once it is right).
 //
 // Three kernels side by side: the old fused block program and the split pair (serving.cu), and
-// the lane kernels (lanes.cu: fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32), each with what bounds it: bytes a
+// the lane kernels (lanes.cu: fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32, stepquant6, time6), each with what bounds it: bytes a
 // head-step, the share of the copy bandwidth, registers, shared memory and blocks a
 // multiprocessor, and whether the pool fits in L2 (then the bandwidth is L2's, not DRAM's).
 //
@@ -189,9 +189,9 @@ static bench_time time_pool(const stepq_format* f, const stepq_plan* plan, const
     return out;
 }
 
-#define N_FMT 9
+#define N_FMT 10
 #define N_MODE 3
-static const char* const bench_formats[N_FMT] = {"fp32", "int8", "int6", "int4", "stepquant6", "nvfp4", "bf16", "fp16", "fp8-tile32"};
+static const char* const bench_formats[N_FMT] = {"fp32", "int8", "int6", "int4", "stepquant6", "nvfp4", "bf16", "fp16", "fp8-tile32", "time6"};
 static const char* const mode_names[N_MODE] = {"fused", "split", "lanes"};  // STEPQ_SERVE_*
 
 // whether kernel m runs format f (the baseline has one block-program kernel, in slot fused)

@@ -1,7 +1,8 @@
 // lanes.cu: the serving step written lane by lane (lanes.h; method 6.5): one kernel body over
 // a format trait, compiled for the device and for the host's lockstep emulation (lanes.cuh).
 //
-// A step of one head (block), with two barriers (NVFP4: three):
+// A step of one head (block), with two barriers (NVFP4 and the FP8 tiles: three; the dual-axis
+// fit: three and 9 a refit round, fmt_dual):
 //   1. every load issued first: the warp's packed rows (16-byte vectors: its tile of codes and
 //      its 16 row scales) and the step's inputs; the decays exp(g) where the inputs carry the
 //      gates (lanes.cuh's ln_expf, KDA's 16 rows one a lane and shuffled); then decode (codes
@@ -40,6 +41,15 @@ static_assert(LK == RW * LN_WARPS && LV == CW * LN_WARP, "a block holds a 128 x 
 
 typedef lv<float> lrow[CW];           // a lane's values of one key row
 
+// head h's plan as the dual trait reads it (lanes_args'; the other traits take none)
+struct lplan {
+    const uint8_t* bits;   // (K) row widths, STEPQ_PIVOT_BITS = an FP16 pivot
+    const float* w;        // (K) row influence
+    const uint32_t* off;   // (K) where row i starts
+    float rho;
+    int refits, odd2, nrm8, dsq;
+};
+
 // ---------------------------------------------------------------------------------------------
 // format traits: fetch (the loads of the warp's rows), decode (to floats), encode and store
 // (given the block's shared memory, for a reduction over the whole head)
@@ -49,14 +59,14 @@ struct fmt_fp32 {
     struct raw {
         lrow x[RW];
     };
-    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l) {
+    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l, const lplan*) {
         for (int i = 0; i < RW; i++) ln_load4(r->x[i], (const float*)P, (w * RW + i) * LV + l * CW);
     }
     LN void decode(lrow* x, const raw* r) {
         for (int i = 0; i < RW; i++)
             for (int c = 0; c < CW; c++) x[i][c] = r->x[i][c];
     }
-    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float*) {
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float*, const lplan*) {
         for (int i = 0; i < RW; i++) ln_store4((float*)P, (w * RW + i) * LV + l * CW, x[i]);
     }
 };
@@ -81,6 +91,16 @@ LN lv<uint32_t> rows_max(lv<uint32_t>* m, lv<int> l) {
     return ln_max(m[0], ln_shfl_xor(m[0], 1));
 }
 
+// per row the largest |x| (bits) over the warp, by rows_max: lane l holds row rows_row_of(l)'s
+LN lv<uint32_t> rows_absmax(lrow* x, lv<int> l) {
+    lv<uint32_t> m[RW];
+    for (int i = 0; i < RW; i++) {
+        m[i] = ln_bits(x[i][0]) & 0x7fffffffu;
+        for (int c = 1; c < CW; c++) m[i] = ln_max(m[i], ln_bits(x[i][c]) & 0x7fffffffu);
+    }
+    return rows_max(m, l);
+}
+
 // the rows layout at width B, uniform (int8, int6, int4): a lane's pieces are a bit stream of
 // RW * CW * B bits (2B words), row i at bit CW B i, code c of it at CW B i + B c
 template <int B>
@@ -93,7 +113,7 @@ struct fmt_rows {
     };
     // byte offset of warp w's tile and the 32-bit index of lane l's chunk 0 in it
     LN lv<int> chunk0(lv<int> w, lv<int> l) { return (2 * LK) / 4 + w * (TILE / 4) + l * 4; }
-    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l) {
+    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l, const lplan*) {
         const uint32_t* W = (const uint32_t*)P;
         for (int k = 0; k < CHUNKS; k++) ln_load4(&r->code[4 * k], W, chunk0(w, l) + k * LN_WARP * 4);
         for (int k = 0; k < RW / 8; k++) ln_load4(&r->scale[4 * k], W, w * (RW / 2) + 4 * k);
@@ -119,13 +139,8 @@ struct fmt_rows {
             }
         }
     }
-    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float*) {
-        lv<uint32_t> m[RW];
-        for (int i = 0; i < RW; i++) {
-            m[i] = ln_bits(x[i][0]) & 0x7fffffffu;
-            for (int c = 1; c < CW; c++) m[i] = ln_max(m[i], ln_bits(x[i][c]) & 0x7fffffffu);
-        }
-        const lv<uint32_t> amax = rows_max(m, l);
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float*, const lplan*) {
+        const lv<uint32_t> amax = rows_absmax(x, l);
         const lv<int> row = rows_row_of(l);
         lv<uint32_t> sh;  // stepq_row_scale's FP16 bits (finite rows: the caller checked)
         LN_EACH(t) sh.v[t] = stepq_row_scale(stepq_bits_f32(amax.v[t]), QMAX);
@@ -184,7 +199,7 @@ struct fmt_cast16 {
         lv<uint32_t> h[2 * RW];        // row i's 4 halves in words 2i, 2i + 1, low half first
     };
     LN lv<int> chunk0(lv<int> w, lv<int> l) { return w * (TILE / 4) + l * 4; }
-    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l) {
+    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l, const lplan*) {
         for (int k = 0; k < RW / 2; k++) ln_load4(&r->h[4 * k], (const uint32_t*)P, chunk0(w, l) + k * LN_WARP * 4);
     }
     LN void decode(lrow* x, const raw* r) {
@@ -195,7 +210,7 @@ struct fmt_cast16 {
                 else LN_MAP(x[i][c], stepq_f16_to_f32, h);
             }
     }
-    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float*) {
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float*, const lplan*) {
         lv<uint32_t> h[2 * RW];
         for (int k = 0; k < 2 * RW; k++) h[k] = ln_all(0u);
         LN_UNROLL for (int i = 0; i < RW; i++)
@@ -222,7 +237,7 @@ struct fmt_fp8tile {
         lv<float> s;
     };
     LN lv<int> chunk0(lv<int> w, lv<int> l) { return SCALES / 4 + w * (TILE / 4) + l * 4; }
-    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l) {
+    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l, const lplan*) {
         for (int k = 0; k < CW; k++) ln_load4(&r->code[4 * k], (const uint32_t*)P, chunk0(w, l) + k * LN_WARP * 4);
         r->s = ln_load((const float*)P, w >> 1);
     }
@@ -235,7 +250,7 @@ struct fmt_fp8tile {
                 x[i][c] = e * r->s;
             }
     }
-    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float* sh) {
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float* sh, const lplan*) {
         const lv<float> s = ln_float(warps_max(lane_absmax(x), (uint32_t*)sh, w, l, 2)) / 448.0f;
         ln_store_if(ln_eq(l, 0) & ln_eq(w & 1, 0), (float*)P, w >> 1, s);
         lv<float> rinv;
@@ -273,7 +288,7 @@ struct fmt_nvfp4 {
     };
     LN lv<int> chunk0(lv<int> w, lv<int> l) { return SCALES / 4 + w * (TILE / 4) + l * 4; }
     LN lv<int> scales0(lv<int> w, lv<int> l) { return w * (RW * LV / STEPQ_NVFP4_BLOCK / 4) + (l >> 2) * 4; }
-    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l) {
+    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l, const lplan*) {
         const uint32_t* W = (const uint32_t*)P;
         for (int k = 0; k < 2; k++) ln_load4(&r->code[4 * k], W, chunk0(w, l) + k * LN_WARP * 4);
         ln_load4(r->scale, W, scales0(w, l));
@@ -293,7 +308,7 @@ struct fmt_nvfp4 {
             }
         }
     }
-    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float* sh) {
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float* sh, const lplan*) {
         const lv<uint32_t> amax = warps_max(lane_absmax(x), (uint32_t*)sh, w, l, LN_WARPS);
         const lv<float> s_head = ln_float(amax) / 2688.0f;  // amax / (6 * 448)
         ln_store_if(ln_eq(ln_tid(), 0), (float*)P, ln_all(HEAD / 4), s_head);
@@ -328,6 +343,278 @@ struct fmt_nvfp4 {
     }
 };
 
+// the rows layout of a head plan (fmt_dual, fmt_alloc): the plan's rows at its offsets
+
+// a lane's piece of a row in the rows layout: n bytes at p, the first in the low bits (a code
+// row's 4 codes, LSB first), and back
+LN uint32_t piece_load(const uint8_t* p, int n) {
+    uint32_t u = 0;
+    for (int k = 0; k < n; k++) u |= (uint32_t)p[k] << (8 * k);
+    return u;
+}
+LN void piece_store(uint8_t* p, uint32_t u, int n) {
+    for (int k = 0; k < n; k++) p[k] = (uint8_t)(u >> (8 * k));
+}
+LN int dual_odd(const lplan* pl, int b) { return pl->odd2 && b == 2; }
+LN int dual_groups(const lplan* pl, int b) { return dual_odd(pl, b) ? LV / STEPQ_GDN2_GROUP : 1; }
+LN float dual_nrm(const lplan* pl, int b) { return pl->nrm8 ? (float)(1 << (8 - b)) : 1.0f; }
+LN float dual_lev(const lplan* pl, int b) { return dual_odd(pl, b) ? 3.0f : (float)STEPQ_QMAX(b); }
+LN float dual_half(const uint8_t* p) { return stepq_f16_to_f32((uint16_t)(p[0] | p[1] << 8)); }
+LN void dual_put_half(uint8_t* p, float x) {
+    const uint16_t h = stepq_f32_to_f16_sat(x);
+    p[0] = (uint8_t)h;
+    p[1] = (uint8_t)(h >> 8);
+}
+// the warp's rows of a head plan's rows layout (fmt_dual, fmt_alloc) decoded, at the plan's
+// offsets: a pivot's 4 halves a lane, a coded row by the trait's F::decode_row
+template <class F>
+LN void plan_decode(lrow* x, const typename F::raw* r) {
+    const lplan* pl = r->pl;
+    LN_EACH(t) for (int i = 0; i < RW; i++) {
+        const int row = r->w.v[t] * RW + i, l = r->l.v[t], b = pl->bits[row];
+        const uint8_t* p = r->P + pl->off[row];
+        if (b == STEPQ_PIVOT_BITS)
+            for (int c = 0; c < CW; c++) x[i][c].v[t] = dual_half(p + 2 * (l * CW + c));
+        else F::decode_row(x[i], r, p, b, l, t);
+    }
+}
+
+// the code of y / (c nrm), taken as (y (1/c)) (1/nrm) as df_row_codes takes it
+LN float dual_code(float y, float ic, const lplan* pl, int b) {
+    const float t = y * ic * (1.0f / dual_nrm(pl, b));
+    return dual_odd(pl, b) ? stepq_odd2_code(t) : stepq_code(t, dual_lev(pl, b));
+}
+
+// the dual-axis fit of method 4.2 (quant/dualfit.h; dsq, space, stepquant, mlife, rlife) on the
+// rows layout as the CPU packs it: the FP16 column factors c (V; where any row is coded), then
+// row by row where the plan's offsets say, a coded row's FP16 row factors (one, or V / 32 for
+// GDN's 2-bit rows) and its codes, a pivot's V halves. The rows have the plan's widths, so there
+// is no fixed tile: a lane loads its piece of a row (4 codes, b / 2 bytes; a pivot's 8) byte by
+// byte, the warp's 32 pieces one contiguous run. Widths differ between warps, so the per-row rules
+// are each lane's own code (in LN_EACH) and the collectives run for every row alike. The fit
+// keeps the CPU's order of every sum that feeds a rounding: a row's magnitude in df_sum_abs's
+// eight float32 partial sums, each a chain of shuffles over the lanes that hold its columns, in
+// column order, then its tree; the column maxima over the warps in shared memory (exact in any
+// order); the refit's sums in double over the rows in order, the warps taking turns on running
+// sums in shared memory (a barrier each, one after: 9 a round); y = x / r a true division,
+// r = fp16((m / w)^rho) with rho = 1/2 a sqrt in double (another rho is refused: pow differs
+// between the C library and CUDA). So the bytes are the CPU encoder's of the kernel's updated
+// state. Not yet fast: a division per element (three passes), byte loads and stores, a
+// 416-byte stack frame (nvcc -Xptxas -v, sm_90).
+struct fmt_dual {
+    struct raw {
+        lv<float> c[CW];               // the lane's column factors
+        lv<int> w, l;
+        const uint8_t* P;
+        const lplan* pl;
+    };
+    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l, const lplan* pl) {
+        LN_EACH(t) for (int c = 0; c < CW; c++) r->c[c].v[t] = dual_half(P + 2 * (l.v[t] * CW + c));
+        r->w = w, r->l = l, r->P = P, r->pl = pl;
+    }
+    // lane t's piece of a coded row at p: df_decode_row's r c_j (nrm z_j)
+    LN void decode_row(lv<float>* x, const raw* r, const uint8_t* p, int b, int l, int t) {
+        const lplan* pl = r->pl;
+        const int G = dual_groups(pl, b);
+        const float rf = dual_half(p + 2 * (l / (LN_WARP / G))), nrm = dual_nrm(pl, b);
+        const uint32_t u = piece_load(p + 2 * G + l * b / 2, b / 2);
+        for (int c = 0; c < CW; c++) {
+            const uint32_t f = (u >> (b * c)) & ((1u << b) - 1u);
+            const float z = dual_odd(pl, b) ? stepq_odd2_load((int8_t)f) : (float)stepq_sext(f, b);
+            x[c].v[t] = rf * r->c[c].v[t] * (nrm * z);
+        }
+    }
+    LN void decode(lrow* x, const raw* r) { plan_decode<fmt_dual>(x, r); }
+    // rf (RW) <- the lane's row factor of each row (its group's): the magnitudes by shuffles
+    LN void row_factors(lv<float>* rf, lrow* x, lv<int> w, lv<int> l, const lplan* pl) {
+        for (int i = 0; i < RW; i++) {
+            lv<int> L, start;  // the lanes of the row's group (32, or 8 for GDN's 2-bit rows), its first of l's parity
+            LN_EACH(t) {
+                L.v[t] = LN_WARP / dual_groups(pl, pl->bits[w.v[t] * RW + i]);
+                start.v[t] = (l.v[t] & ~(L.v[t] - 1)) | (l.v[t] & 1);
+            }
+            lv<float> ax[CW], a[CW];  // partial sum 4 (l & 1) + c: columns 8k + 4 (l & 1) + c, k in order
+            for (int c = 0; c < CW; c++) {
+                ax[c] = ln_float(ln_bits(x[i][c]) & 0x7fffffffu);
+                a[c] = ln_shfl(ax[c], start);
+            }
+            for (int k = 2; k < LN_WARP; k += 2) {
+                const lv<int> in = ln_gt(L, k);
+                for (int c = 0; c < CW; c++) a[c] = ln_sel(in, a[c] + ln_shfl(ax[c], ln_sel(in, start + k, start)), a[c]);
+            }
+            const lv<float> part = (a[0] + a[1]) + (a[2] + a[3]);  // the tree's halves: even lanes 0..3, odd 4..7
+            const lv<float> sum = ln_shfl(part, start & ~1) + ln_shfl(part, (start & ~1) | 1);
+            LN_EACH(t) {  // df_row_factors: the mean in double, at least 1e-20, then the power
+                const int row = w.v[t] * RW + i;
+                double m = (double)sum.v[t] / (CW * L.v[t]);
+                m = m > 1e-20 ? m : 1e-20;
+                const double rv = pl->dsq ? sqrt(m) : sqrt(m / (double)pl->w[row]);
+                rf[i].v[t] = stepq_f16_to_f32(stepq_f16_factor((float)rv));
+            }
+        }
+    }
+    // c (CW) <- fp16(max_i |y_ij| / (qmax nrm)) over the coded rows: the warps' maxima in sh (V per warp)
+    LN void col_factors(lv<float>* cf, lrow* x, const lv<float>* rf, lv<int> w, lv<int> l, float* sh, const lplan* pl) {
+        lv<float> m[CW];
+        LN_EACH(t) for (int c = 0; c < CW; c++) {
+            float cm = 0.0f;
+            for (int i = 0; i < RW; i++) {
+                const int b = pl->bits[w.v[t] * RW + i];
+                if (b == STEPQ_PIVOT_BITS) continue;
+                const float a = fabsf(x[i][c].v[t] / rf[i].v[t]) * (1.0f / (dual_lev(pl, b) * dual_nrm(pl, b)));
+                cm = a > cm ? a : cm;
+            }
+            m[c].v[t] = cm;
+        }
+        ln_store4(sh, w * LV + l * CW, m);
+        ln_sync();
+        ln_load4(m, sh, l * CW);
+        for (int g = 1; g < LN_WARPS; g++) {
+            lv<float> p[CW];
+            ln_load4(p, sh, g * LV + l * CW);
+            for (int c = 0; c < CW; c++) m[c] = ln_max(m[c], p[c]);
+        }
+        for (int c = 0; c < CW; c++) LN_EACH(t) cf[c].v[t] = stepq_f16_to_f32(stepq_f16_factor(m[c].v[t]));
+    }
+    // one refit round (df_refit_columns): sum_i w_i^2 x v and sum_i w_i^2 v v, v = r nrm z, in
+    // double over the rows in order: warp g adds its rows to the running sums (acc: 2 V doubles)
+    // in turn g; then c = fp16(num / den) where den > 0
+    LN void refit(lv<float>* cf, lrow* x, const lv<float>* rf, lv<int> w, lv<int> l, double* acc, const lplan* pl) {
+        for (int g = 0; g < LN_WARPS; g++) {
+            ln_sync();
+            LN_EACH(t) {
+                if (w.v[t] != g) continue;
+                double num[CW], den[CW];
+                for (int c = 0; c < CW; c++) {
+                    const int j = l.v[t] * CW + c;
+                    num[c] = g ? acc[j] : 0.0;
+                    den[c] = g ? acc[LV + j] : 0.0;
+                }
+                for (int i = 0; i < RW; i++) {
+                    const int row = w.v[t] * RW + i, b = pl->bits[row];
+                    if (b == STEPQ_PIVOT_BITS) continue;
+                    const double wi2 = (double)pl->w[row] * pl->w[row], rn = (double)rf[i].v[t] * dual_nrm(pl, b);
+                    for (int c = 0; c < CW; c++) {
+                        const double v = rn * dual_code(x[i][c].v[t] / rf[i].v[t], 1.0f / cf[c].v[t], pl, b);
+                        num[c] += wi2 * x[i][c].v[t] * v;
+                        den[c] += wi2 * v * v;
+                    }
+                }
+                for (int c = 0; c < CW; c++) {
+                    acc[l.v[t] * CW + c] = num[c];
+                    acc[LV + l.v[t] * CW + c] = den[c];
+                }
+            }
+        }
+        ln_sync();
+        LN_EACH(t) for (int c = 0; c < CW; c++) {
+            const int j = l.v[t] * CW + c;
+            const double num = acc[j], den = acc[LV + j];
+            if (den > 0) cf[c].v[t] = stepq_f16_to_f32(stepq_f16_factor((float)(num / den)));
+        }
+    }
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float* sh, const lplan* pl) {
+        int coded = 0;  // df_any_coded: a plan of pivots alone has no fit and no column factors
+        for (int i = 0; i < LK; i++) coded |= pl->bits[i] != STEPQ_PIVOT_BITS;
+        lv<float> rf[RW], cf[CW];
+        if (coded) {
+            row_factors(rf, x, w, l, pl);
+            col_factors(cf, x, rf, w, l, sh, pl);
+            for (int k = 0; k < pl->refits; k++) refit(cf, x, rf, w, l, (double*)(sh + LN_WARPS * LV), pl);
+        }
+        LN_EACH(t) {
+            const int lane = l.v[t];
+            if (coded && w.v[t] == 0)
+                for (int c = 0; c < CW; c++) dual_put_half(P + 2 * (lane * CW + c), cf[c].v[t]);
+            for (int i = 0; i < RW; i++) {
+                const int row = w.v[t] * RW + i, b = pl->bits[row];
+                uint8_t* p = P + pl->off[row];
+                if (b == STEPQ_PIVOT_BITS) {  // rc_f16_encode_row
+                    for (int c = 0; c < CW; c++) dual_put_half(p + 2 * (lane * CW + c), x[i][c].v[t]);
+                    continue;
+                }
+                const int G = dual_groups(pl, b);
+                if (lane % (LN_WARP / G) == 0) dual_put_half(p + 2 * (lane / (LN_WARP / G)), rf[i].v[t]);
+                uint32_t u = 0;
+                for (int c = 0; c < CW; c++) {
+                    const float z = dual_code(x[i][c].v[t] / rf[i].v[t], 1.0f / cf[c].v[t], pl, b);
+                    const uint32_t s = dual_odd(pl, b) ? (uint32_t)stepq_odd2_store(z) : (uint32_t)(int)z;
+                    u |= (s & ((1u << b) - 1u)) << (b * c);
+                }
+                piece_store(p + 2 * G + lane * b / 2, u, b / 2);
+            }
+        }
+    }
+};
+
+// the rows formats of allocated widths (time6, time4 and their -nopivot forms; quant/rows.c)
+// on the rows layout as the CPU packs it: row i where the plan's offsets say, a coded row its
+// FP16 scale (stepq_row_scale of the row maximum, rows_absmax's shuffles) and its codes of x
+// (1/s) as fmt_rows<b>'s, a pivot its V halves. As fmt_dual's, the rows have the plan's widths:
+// a lane loads and stores its piece of a row byte by byte, in its own code (LN_EACH); not yet
+// fast (a 336-byte stack frame, nvcc -Xptxas -v, sm_90).
+struct fmt_alloc {
+    struct raw {
+        lv<int> w, l;
+        const uint8_t* P;
+        const lplan* pl;
+    };
+    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l, const lplan* pl) {
+        r->w = w, r->l = l, r->P = P, r->pl = pl;
+    }
+    // lane t's piece of a coded row at p: rc_rows_decode_row's s z
+    LN void decode_row(lv<float>* x, const raw*, const uint8_t* p, int b, int l, int t) {
+        const float s = dual_half(p);
+        const uint32_t u = piece_load(p + 2 + l * b / 2, b / 2);
+        for (int c = 0; c < CW; c++) x[c].v[t] = s * (float)stepq_sext((u >> (b * c)) & ((1u << b) - 1u), b);
+    }
+    LN void decode(lrow* x, const raw* r) { plan_decode<fmt_alloc>(x, r); }
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float*, const lplan* pl) {
+        const lv<uint32_t> amax = rows_absmax(x, l);
+        const lv<int> row = rows_row_of(l);
+        lv<float> rinv;  // one reciprocal a row, its scale stored by the even lane that holds it
+        LN_EACH(t) {
+            const int i = w.v[t] * RW + row.v[t], b = pl->bits[i];
+            rinv.v[t] = 0.0f;
+            if (b == STEPQ_PIVOT_BITS) continue;
+            const uint16_t sh = stepq_row_scale(stepq_bits_f32(amax.v[t]), (float)STEPQ_QMAX(b));
+            if (!(l.v[t] & 1)) piece_store(P + pl->off[i], sh, 2);
+            const float s = stepq_f16_to_f32(sh);
+            rinv.v[t] = s > 0.0f ? 1.0f / s : 0.0f;
+        }
+        lv<float> ri[RW];
+        for (int i = 0; i < RW; i++) ri[i] = ln_bcast(rinv, rows_lane_of(i));
+        LN_EACH(t) for (int i = 0; i < RW; i++) {
+            const int r = w.v[t] * RW + i, lane = l.v[t], b = pl->bits[r];
+            uint8_t* p = P + pl->off[r];
+            if (b == STEPQ_PIVOT_BITS) {  // rc_f16_encode_row
+                for (int c = 0; c < CW; c++) dual_put_half(p + 2 * (lane * CW + c), x[i][c].v[t]);
+                continue;
+            }
+            uint32_t u = 0;
+            for (int c = 0; c < CW; c++) {
+                const float z = stepq_code(x[i][c].v[t] * ri[i].v[t], (float)STEPQ_QMAX(b));
+                u |= ((uint32_t)(int)z & ((1u << b) - 1u)) << (b * c);
+            }
+            piece_store(p + 2 + lane * b / 2, u, b / 2);
+        }
+    }
+};
+
+// whether trait F reads the head plans (the others take none: no load of them)
+template <class F>
+struct lanes_plans {
+    enum { v = 0 };
+};
+template <>
+struct lanes_plans<fmt_dual> {
+    enum { v = 1 };
+};
+template <>
+struct lanes_plans<fmt_alloc> {
+    enum { v = 1 };
+};
+
 // ---------------------------------------------------------------------------------------------
 // the step of one head (block h); sh: LN_SHARED floats of shared memory
 
@@ -346,8 +633,13 @@ LN void lanes_head(const lanes_args* a, int h, float* sh) {
     const lv<int> l = ln_lane(), w = ln_warp();
     uint8_t* P = a->P + (size_t)h * a->stride;
     const float* rec = a->in + (size_t)h * a->R;
+    const int ph = h % a->n_plans;
+    lplan pl = {};
+    if (lanes_plans<F>::v)
+        pl = {a->bits + (size_t)ph * LK, a->w + (size_t)ph * LK, a->off + (size_t)ph * LK, a->meta[ph].rho,
+              a->dsq ? 0 : a->meta[ph].refits, a->odd2, a->nrm8, a->dsq};
     typename F::raw raw;
-    F::fetch(&raw, P, w, l);
+    F::fetch(&raw, P, w, l, &pl);
     lv<float> q[RW], k[RW], d[RW], v[CW];
     const float* gates = rec + 3 * LK + LV;  // the decays, or (G > 0) the log gates
     for (int i = 0; i < RW; i += 4) {
@@ -401,7 +693,8 @@ LN void lanes_head(const lanes_args* a, int h, float* sh) {
     for (int g = 0; g < LN_WARPS; g++) bad = bad | ln_load(vote, ln_all(g));
     ln_store_if(ln_eq(ln_tid(), 0), a->status, ln_all(h), ln_sel(bad, ln_all((int)STEPQ_ERR), ln_all((int)STEPQ_OK)));
     if (ln_uniform(bad)) return;  // a non-finite state is not stored (the CPU's encoder refuses it)
-    F::encode(P, x, w, l, sh);  // sh is free: every read of it came before the second barrier
+    F::encode(P, x, w, l, sh, &pl);  // sh's partial sums of u are free: read before the second barrier
+                                     // (the read-out's and the votes' after it: free at encode's first)
 }
 
 template <class F>
@@ -414,11 +707,11 @@ __global__ void __launch_bounds__(LN_THREADS, 2) lanes_kernel(lanes_args a) {
 // the formats, the launches
 
 // the kernels' specialisations: X(id, trait) for each
-enum { LT_NONE, LT_FP32, LT_BF16, LT_FP16, LT_INT8, LT_INT6, LT_INT4, LT_NVFP4, LT_FP8TILE };
+enum { LT_NONE, LT_FP32, LT_BF16, LT_FP16, LT_INT8, LT_INT6, LT_INT4, LT_NVFP4, LT_FP8TILE, LT_DUAL, LT_ALLOC };
 #define LANES_FORMATS(X)                                                                                 \
     X(LT_FP32, fmt_fp32) X(LT_BF16, fmt_cast16<STEPQ_ELEM_BF16>) X(LT_FP16, fmt_cast16<STEPQ_ELEM_FP16>) \
     X(LT_INT8, fmt_rows<8>) X(LT_INT6, fmt_rows<6>) X(LT_INT4, fmt_rows<4>) X(LT_NVFP4, fmt_nvfp4)     \
-    X(LT_FP8TILE, fmt_fp8tile)
+    X(LT_FP8TILE, fmt_fp8tile) X(LT_DUAL, fmt_dual) X(LT_ALLOC, fmt_alloc)
 
 // the specialisation that runs format f, or LT_NONE
 static int lanes_trait(const stepq_format* f) {
@@ -427,17 +720,35 @@ static int lanes_trait(const stepq_format* f) {
     if (f->family->id == STEPQ_FAMILY_CAST) return f->cast.element == STEPQ_ELEM_BF16 ? LT_BF16 : LT_FP16;
     if (plain && f->family->id == STEPQ_FAMILY_NVFP4) return LT_NVFP4;
     if (plain && f->family->id == STEPQ_FAMILY_FP8TILE) return LT_FP8TILE;
+    if (!f->replay && f->family->id == STEPQ_FAMILY_DUAL) return LT_DUAL;
+    if (!f->replay && f->family->id == STEPQ_FAMILY_ROWS && f->needs == STEPQ_NEEDS_TABLE) return LT_ALLOC;
     if (!plain || f->family->id != STEPQ_FAMILY_ROWS) return LT_NONE;
     return w == 8 ? LT_INT8 : w == 6 ? LT_INT6 : w == 4 ? LT_INT4 : LT_NONE;
 }
 
 int lanes_takes(const stepq_format* f, int K, int V) { return lanes_trait(f) != LT_NONE && K == LK && V == LV; }
 
-int lanes_supports(const stepq_format* f, int K, int V) {
-    if (lanes_takes(f, K, V)) return STEPQ_OK;
-    stepq_error("format %s on %d x %d heads: the lane kernels take fp32, bf16, fp16, int8, int6, int4, nvfp4 and fp8-tile32 on %d x %d heads",
-                f->name, K, V, LK, LV);
-    return STEPQ_ERR;
+int lanes_reads_plans(const stepq_format* f) {
+#define LANES_PLANS_(id, T) if (lanes_trait(f) == id) return lanes_plans<T>::v;
+    LANES_FORMATS(LANES_PLANS_)
+    return 0;
+}
+
+int lanes_supports(const stepq_format* f, const stepq_head_plan* hps, int n_plans, int K, int V) {
+    if (!lanes_takes(f, K, V)) {
+        stepq_error("format %s on %d x %d heads: the lane kernels take fp32, bf16, fp16, int8, int6, int4, nvfp4, "
+                    "fp8-tile32, time6, time4 (and -nopivot) and the dual-axis formats (dsq, space, stepquant, "
+                    "mlife, rlife) on %d x %d heads",
+                    f->name, K, V, LK, LV);
+        return STEPQ_ERR;
+    }
+    for (int h = 0; lanes_trait(f) == LT_DUAL && !f->dual.dsq && h < n_plans; h++)
+        if (hps[h].rho != 0.5f) {  // fmt_dual: pow is the C library's on the host, CUDA's on a device
+            stepq_error("format %s: the lane kernels take the row-factor exponent rho = 0.5 only (head plan %d has %g)",
+                        f->name, h, (double)hps[h].rho);
+            return STEPQ_ERR;
+        }
+    return STEPQ_OK;
 }
 
 template <class F>
@@ -515,10 +826,10 @@ static void lanes_move(uint8_t* dst, const uint8_t* src, size_t lo, size_t ro, s
     memcpy(to_lanes ? dst + lo : dst + ro, to_lanes ? src + ro : src + lo, n);
 }
 
-void lanes_permute(uint8_t* dst, const uint8_t* src, const stepq_format* f, int to_lanes) {
+void lanes_permute(uint8_t* dst, const uint8_t* src, const stepq_format* f, size_t bytes, int to_lanes) {
     const int t = lanes_trait(f);
-    if (t == LT_FP32) {
-        memcpy(dst, src, sizeof(float) * LK * LV);
+    if (t == LT_FP32 || t == LT_DUAL || t == LT_ALLOC) {  // their own layouts are the rows layout
+        memcpy(dst, src, bytes);
         return;
     }
     if (t == LT_NVFP4) {  // rows: s_head, then per row 8 blocks of a scale byte and 8 code bytes

@@ -5,13 +5,16 @@
 // One block of 256 threads per 128 x 128 head, the state in registers: warp w holds key rows
 // 16w .. 16w+15, lane l value columns 4l .. 4l+3 of each (64 floats a thread). One kernel per
 // format, specialised at compile time (a format trait: FP32, BF16, FP16, INT8, INT6, INT4,
-// NVFP4, FP8 tiles). The packed
+// NVFP4, FP8 tiles, the dual-axis fit, rows of allocated widths). The packed
 // head in device memory is the lanes layout: the K FP16 row scales first (2 K bytes), then
 // per warp a tile of its 16 rows' codes in which lane l's pieces (the 4 codes of its columns
 // in each row, b/2 bytes, rows in order) are b/2 chunks of 16 bytes at (chunk * 32 + l) * 16:
 // the same bytes as the rows layout (quant/layout.h), permuted so that every load is a
 // 16-byte vector and every row of a tile 16-byte aligned. FP32 keeps the K x V floats; BF16's,
-// FP16's, NVFP4's and the FP8 tiles' are in lanes.cu (fmt_cast16, fmt_nvfp4, fmt_fp8tile).
+// FP16's, NVFP4's and the FP8 tiles' are in lanes.cu (fmt_cast16, fmt_nvfp4, fmt_fp8tile); the
+// dual-axis formats (dsq, space, stepquant, mlife, rlife; fmt_dual) and the rows of allocated
+// widths (time6, time4 and their -nopivot forms; fmt_alloc) keep the rows layout, whose rows
+// have the plan's widths.
 #ifndef STEPQ_CUDA_LANES_H
 #define STEPQ_CUDA_LANES_H
 
@@ -19,9 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-extern "C" {
-#include "../../quant/format.h"
-}
+#include "blockprog.cuh"  // bp_meta: a head plan's fit parameters, as the pool holds them
 
 // the one head shape the lane kernels take (the paper's)
 #define LANES_K 128
@@ -37,19 +38,29 @@ typedef struct {
     float fscale;       // the read-out scale, as the float32 step forms it
     int G;              // 0: the record holds the decays exp(g); 1 (GDN) or K (KDA): it holds the
                         // log gates g in their place and the kernel takes exp (lanes.cuh's ln_expf)
+    // the head plans (the dual-axis formats; head h takes plan h mod n_plans), the pool's
+    const uint8_t* bits;    // (n_plans, K) row widths, 16 = FP16 pivot
+    const float* w;         // (n_plans, K) row influence (1 where the plan has none)
+    const uint32_t* off;    // (n_plans, K) where row i starts in the rows layout
+    const bp_meta* meta;    // (n_plans) rho, refits
+    int n_plans;
+    int odd2, nrm8, dsq;    // the kind's 2-bit rule and codebook normalisation (method 4.2); DSQ
 } lanes_args;
 
 // 1 if the lane kernels take format f on K x V heads, else 0
 int lanes_takes(const stepq_format* f, int K, int V);
-// STEPQ_OK if they do; else STEPQ_ERR with a message
-int lanes_supports(const stepq_format* f, int K, int V);
+// 1 if the lane kernel of format f reads the head plans (the dual-axis fit, rows of allocated
+// widths), else 0
+int lanes_reads_plans(const stepq_format* f);
+// STEPQ_OK if they do, with the head plans hps (n_plans); else STEPQ_ERR with a message
+int lanes_supports(const stepq_format* f, const stepq_head_plan* hps, int n_plans, int K, int V);
 // one step of n heads (emu: the host emulation, lockstep lane by lane)
 void lanes_launch(const stepq_format* f, const lanes_args* a, int n, cudaStream_t st, int emu);
 // S (n, K, V) <- the n stored heads of P (n, stride), decoded as a step decodes them
 void lanes_decode(const stepq_format* f, float* S, const uint8_t* P, size_t stride, int n, cudaStream_t st, int emu);
 // one head's bytes between the rows layout (quant/layout.h) and the lanes layout: dst <- src,
-// to_lanes: rows -> lanes, else back (FP32: a copy)
-void lanes_permute(uint8_t* dst, const uint8_t* src, const stepq_format* f, int to_lanes);
+// to_lanes: rows -> lanes, else back (FP32 and the dual-axis formats: a copy of its `bytes`)
+void lanes_permute(uint8_t* dst, const uint8_t* src, const stepq_format* f, size_t bytes, int to_lanes);
 // the kernel's registers, shared memory and occupancy on the device (emu: zeros)
 void lanes_attributes(const stepq_format* f, cudaFuncAttributes* attr, int* blocks_per_sm, int emu);
 // the kernels' exp of a log gate, on the host (the same operations as the device's)

@@ -130,8 +130,8 @@ struct stepq_serving {
     cudaEvent_t ea, eb, t0, t1;
 };
 
-static int serve_shape_ok(const stepq_format* f, int K, int V, int mode) {
-    if (mode == STEPQ_SERVE_LANES) return lanes_supports(f, K, V);
+static int serve_shape_ok(const stepq_format* f, const stepq_head_plan* hps, int n_plans, int K, int V, int mode) {
+    if (mode == STEPQ_SERVE_LANES) return lanes_supports(f, hps, n_plans, K, V);
     const char* why = NULL;
     if (V % 8) why = "V a multiple of 8";
     else if (stepq_format_freeze_gated(f)) why = "no freeze gate (LeapQuant's tau > 0)";
@@ -229,9 +229,13 @@ static void serve_launches(stepq_serving* s) {
     const double in_b = 4.0 * s->R, y_b = 4.0 * V, plans = n_plans * ((double)K * 9 + sizeof(bp_meta));
     const double st = (double)s->stride;
     if (s->mode == STEPQ_SERVE_LANES) {  // q, k (K), v (V), the gates g and beta of the record
-        s->la = lanes_args{s->P, s->stride, s->in, s->R, s->y, s->status, 0.0f, s->n_gates};
+        const stepq_kind_traits* kt = stepq_kind_of(s->hmeta[0].kind);
+        const int dual = s->fmt->family->id == STEPQ_FAMILY_DUAL;
+        s->la = lanes_args{s->P, s->stride, s->in, s->R, s->y, s->status, 0.0f, s->n_gates, s->bits, s->w, s->off,
+                           s->meta, n_plans, kt->dual_odd2, kt->dual_nrm8, dual && s->fmt->dual.dsq};
         lanes_feed_open(&s->feed, (size_t)n * s->R, emu);
-        s->moved = n * (2 * st + 4.0 * (2 * K + V + s->n_gates + 1) + y_b);
+        // the kernels of the formats with head plans read them too (from L2 after the first request)
+        s->moved = n * (2 * st + 4.0 * (2 * K + V + s->n_gates + 1) + y_b) + (lanes_reads_plans(s->fmt) ? plans : 0);
         return;
     }
     if (s->baseline) {
@@ -286,7 +290,7 @@ extern "C" int stepq_serving_create(stepq_serving** out, const stepq_format* f, 
         stepq_error("no CUDA device of compute capability 8.0 or newer is available");
         return STEPQ_ERR;
     }
-    if (serve_shape_ok(f, K, V, mode) != STEPQ_OK) return STEPQ_ERR;
+    if (serve_shape_ok(f, hps, n_plans, K, V, mode) != STEPQ_OK) return STEPQ_ERR;
     stepq_serving* s = (stepq_serving*)callocCheck(1, sizeof *s);
     s->fmt = f;
     s->baseline = stepq_format_exact(f);
@@ -347,7 +351,7 @@ static void serve_put(stepq_serving* s, const uint8_t* packed, int m) {
         return;
     }
     uint8_t* L = (uint8_t*)callocCheck(bytes, 1);
-    for (int h = 0; h < m; h++) lanes_permute(L + (size_t)h * s->stride, packed + (size_t)h * s->stride, s->fmt, 1);
+    for (int h = 0; h < m; h++) lanes_permute(L + (size_t)h * s->stride, packed + (size_t)h * s->stride, s->fmt, s->stride, 1);
     bk_h2d(s->emu, s->P, L, bytes);
     free(L);
 }
@@ -361,7 +365,7 @@ static void serve_get(stepq_serving* s, uint8_t* packed) {
     }
     uint8_t* L = (uint8_t*)mallocCheck(bytes);
     bk_d2h(s->emu, L, s->P, bytes);
-    for (int h = 0; h < s->n; h++) lanes_permute(packed + (size_t)h * s->stride, L + (size_t)h * s->stride, s->fmt, 0);
+    for (int h = 0; h < s->n; h++) lanes_permute(packed + (size_t)h * s->stride, L + (size_t)h * s->stride, s->fmt, s->stride, 0);
     free(L);
 }
 

@@ -14,9 +14,10 @@
 //           kernel 1 waits on kernel 2's event. Bytes: the packed head read twice, written once
 //           (what sim/kernels.c's read and write passes do on the CPU).
 //   fp32    the baseline: the float32 state read once and written once, same step.
-//   lanes   the kernels written lane by lane (lanes.h; fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32 on 128 x 128
-//           heads): the state in registers, one kernel per format; method 6.5's contract, not
-//           the CPU's bits. The pool keeps their layout; load, upload and read take and give
+//   lanes   the kernels written lane by lane (lanes.h; fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32,
+//           the dual-axis formats and time6, time4 on 128 x 128 heads): the state in registers,
+//           one kernel per format; method 6.5's contract, not the CPU's bits (the formats with
+//           head plans: the CPU's bits of the kernel's state; rho = 0.5 only). The pool keeps their layout; load, upload and read take and give
 //           the CPU's.
 // Sums over the key rows: nsplit row groups per column (1 = the CPU's order, bit-equal to the
 // fused CPU step of sim/backend.h; more groups use more threads and meet method 6.5's rule).
@@ -102,8 +103,8 @@ int stepq_serving_check(stepq_serving_report* rep, const stepq_format* f, const 
 
 // The GPU benchmark (sim/cuda/bench_gpu.cu; the program stepq_bench_gpu): for B = 32 .. 512
 // requests of 48 gdn-qwen-like 128 x 128 heads, the time per step of the FP32 baseline and of
-// int8, int6, int4, stepquant6, nvfp4, bf16, fp16 and fp8-tile32 in the fused and split kernels and of fp32,
-// bf16, fp16, int8, int6, int4, nvfp4 and fp8-tile32 in the lane kernels, the bytes a head-step moves, GB/s against the device-to-device
+// int8, int6, int4, stepquant6, nvfp4, bf16, fp16, fp8-tile32 and time6 in the fused and split kernels and of
+// fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32, stepquant6 and time6 in the lane kernels, the bytes a head-step moves, GB/s against the device-to-device
 // copy bandwidth measured in the same run, each format's speed ratio to FP32 in the same
 // kernels, registers, shared memory and blocks per multiprocessor, and whether the pool fits in
 // L2; each format's kernels are first checked against the CPU.

@@ -13,12 +13,12 @@ REC = 4 * K + V + 1 + 3 & ~3        # the input record, floats (blockprog.cuh's 
 LANES_IN = 2 * K + V + 1 + 1        # what the lane kernels read of it: q, k, v, GDN's one gate g, beta
 
 
-LANES_FORMATS = ("fp32", "bf16", "fp16", "int8", "int6", "int4", "nvfp4", "fp8-tile32")
+LANES_FORMATS = ("fp32", "bf16", "fp16", "int8", "int6", "int4", "nvfp4", "fp8-tile32", "stepquant6", "time6")
 
 
 def packed(fmt):
-    """bytes of a packed 128 x 128 head in the pool for the formats the lane kernels take
-    (quant/layout.h), rounded up to 16 as the pool's stride"""
+    """bytes of a packed 128 x 128 head in the pool for the formats the lane kernels take but
+    STEPQuant@6 and time6, whose widths are their plan's (quant/layout.h), rounded up to 16 as the pool's stride"""
     if fmt == "fp32":
         return 4 * K * V
     if fmt in ("bf16", "fp16"):
@@ -63,7 +63,11 @@ def main(path):
                     bad.append(f"{fm} {mode}: speedup_vs_fp32 is not fp32's time (same kernels) over its own")
         # the lane kernels: the state read and written, the record's q, k, v, g and beta, y
         for i, fm in enumerate(fmts):
-            if fm in LANES_FORMATS:
+            if fm in ("stepquant6", "time6"):  # the stride is the plan's: the fused kernel's bytes but the record
+                want = per_head[i, modes.index("fused")] - 4 * (REC - LANES_IN)
+                if not np.allclose(per_head[i, lanes], want, rtol=1e-12):
+                    bad.append(f"{fm} lanes: {per_head[i, lanes]} bytes a head-step, want {want}")
+            elif fm in LANES_FORMATS:
                 want = 2 * packed(fm) + 4 * LANES_IN + 4 * V
                 if not np.all(per_head[i, lanes] == want):
                     bad.append(f"{fm} lanes: {per_head[i, lanes]} bytes a head-step, want {want}")

@@ -146,7 +146,7 @@ fi
     echo "figures ($(( $(date +%s) - start )) s in all):"
     grep -m1 -o 'NVIDIA[^,]*' "$out/nvidia-smi.log" 2>/dev/null
     grep -h 'checks,' "$out/parity.log" "$out/lanes.log" "$out/dsess_c.log" 2>/dev/null
-    grep -h 'the emulation$' "$out/parity.log" 2>/dev/null | grep -c 'equal byte for byte' | sed 's/$/ of 16 lane kernels: device = emulation/'
+    grep -h 'the emulation$' "$out/parity.log" 2>/dev/null | grep -c 'equal byte for byte' | sed 's/$/ of 22 lane kernels: device = emulation/'
     grep -h '^copy' "$out/bench.log" 2>/dev/null
     # one line a kernel: share of copy and ratio to fp32 at 128 and 512 requests, registers, blocks
     awk '$1 ~ /^(128|512)$/ && ($3 == "lanes" || ($2 == "fp32" && $3 == "fused")) {

@@ -19,7 +19,12 @@
 //   - BF16 and FP16: each element equal, or between the casts of the CPU's x -+ its bound;
 //   - fp8-tile32: each tile's scale within the reach of its maximum, each code equal or between the
 //     codes of the CPU's quotient -+ its reach (a code or a tile scale moved is caught);
-// fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32; GDN (one gate) and KDA (a gate per key row).
+//   - the formats with head plans (stepquant6, dsq6: the dual-axis fit; time6: rows of allocated
+//     widths): read-outs equal to the FP32 kernel's on the CPU's decode of the same state, stored
+//     bytes equal to the CPU encoder's of the state the kernel holds (a code or a row factor
+//     moved is caught); another rho than 0.5 refused.
+// fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32, stepquant6, dsq6, time6; GDN (one gate)
+// and KDA (a gate per key row).
 #include <stdint.h>
 
 #include "../../quant/numerics.h"
@@ -311,19 +316,20 @@ static void rig_close(rig* r) {
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) free(p[i]);
 }
 
-// a step's inputs: unit q and k, Gaussian v with ridges, gates of half-lives 2 .. 200 steps
-// (KDA: spread over the rows), beta in [0.05, 0.95]
-static void rig_inputs(rig* r, gsl_rng* rng) {
-    const int G = stepq_kind_gates(r->kind, K);
+// a step's inputs for HEADS heads: unit q and k, Gaussian v with ridges, gates of half-lives
+// 2 .. 200 steps (KDA: spread over the rows), beta in [0.05, 0.95]; decay (HEADS, K) their exp
+static void step_inputs(float* q, float* k, float* v, float* g, float* beta, float* decay, int kind, gsl_rng* rng) {
+    const int G = stepq_kind_gates(kind, K);
     for (int h = 0; h < HEADS; h++) {
-        tu_unit(r->q + h * K, K, rng);
-        tu_unit(r->k + h * K, K, rng);
-        for (int j = 0; j < V; j++) r->v[h * V + j] = (float)(gsl_ran_gaussian(rng, 1.0) * (j % 11 == 3 ? 8 : 1));
-        for (int i = 0; i < G; i++) r->g[h * G + i] = (float)(-M_LN2 / (2 + 198 * gsl_rng_uniform(rng)));
-        r->beta[h] = (float)(0.05 + 0.9 * gsl_rng_uniform(rng));
-        stepq_decays(r->decay + h * K, r->g + h * G, G, K);
+        tu_unit(q + h * K, K, rng);
+        tu_unit(k + h * K, K, rng);
+        for (int j = 0; j < V; j++) v[h * V + j] = (float)(gsl_ran_gaussian(rng, 1.0) * (j % 11 == 3 ? 8 : 1));
+        for (int i = 0; i < G; i++) g[h * G + i] = (float)(-M_LN2 / (2 + 198 * gsl_rng_uniform(rng)));
+        beta[h] = (float)(0.05 + 0.9 * gsl_rng_uniform(rng));
+        stepq_decays(decay + h * K, g + h * G, G, K);
     }
 }
+static void rig_inputs(rig* r, gsl_rng* rng) { step_inputs(r->q, r->k, r->v, r->g, r->beta, r->decay, r->kind, rng); }
 
 // the kernels' step (pool) and the CPU's (X_t of each head into Xc (HEADS, K, V))
 static void rig_step(rig* r, float* Xc, float* work) {
@@ -620,6 +626,115 @@ static void layout_roundtrip(const stepq_format* f, gsl_rng* rng) {
     free(b);
 }
 
+// The contract of the formats with head plans (method 6.5), the dual-axis fit and the rows of
+// allocated widths: from the same stored state, the kernel's read-out and updated state are the
+// FP32 lane kernel's on the CPU's decode of that state, bit for bit (so within FP32's bounds
+// above), and its stored bytes are the CPU encoder's (quant/dualfit.h, quant/rows.c) of that
+// updated state, bit for bit: the encoders keep the CPU's order. Plans: mixed widths {2, 4, 6, 8,
+// 16} with row influences (refits 1, and 2), every row a pivot (no fit), every row 2 bits (the
+// fit: GDN's odd levels in groups of 32, KDA's ternary); DSQ's one plan of its width.
+#define DUAL_PLANS 4
+
+// the bytes of head h's stored state (packed, the plan's) that differ from the CPU's encoding
+// of X, the state it holds
+static long plan_differs(const uint8_t* packed, const float* X, const stepq_format* f, const stepq_head_plan* hp) {
+    uint8_t* ref = malloc(stepq_format_bytes(f, hp, K, V));
+    float* work = malloc(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
+    stepq_assert(stepq_encode(ref, X, f, hp, work, K, V) == STEPQ_OK);
+    long n = 0;
+    for (size_t e = 0; e < stepq_format_bytes(f, hp, K, V); e++) n += ref[e] != packed[e];
+    free(ref);
+    free(work);
+    return n;
+}
+
+static void plan_exact(const char* name, int kind, int steps, gsl_rng* rng) {
+    const stepq_format *f = stepq_format_find(name), *f32 = stepq_format_find("fp32");
+    static uint8_t bits[DUAL_PLANS][K];
+    static float w[DUAL_PLANS][K];
+    stepq_head_plan hp[DUAL_PLANS], hp32;
+    uint8_t rows[K], rows32[K];
+    int np = DUAL_PLANS;
+    if (f->family->id == STEPQ_FAMILY_DUAL && f->dual.dsq) {
+        np = 1;
+        stepq_assert(stepq_head_plan_for(&hp[0], rows, f, NULL, 0, kind, K) == STEPQ_OK);
+    } else {
+        for (int p = 0; p < DUAL_PLANS; p++) {
+            double lw = 0;
+            for (int i = 0; i < K; i++) {
+                bits[p][i] = p == 2 ? STEPQ_PIVOT_BITS : p == 3 ? 2 : (uint8_t)stepq_plan_widths[(i * 7 + 3 * p) % STEPQ_NW];
+                w[p][i] = (float)exp(gsl_ran_gaussian(rng, 0.7));
+                lw += log(w[p][i]) / K;
+            }
+            for (int i = 0; i < K; i++) w[p][i] = (float)(w[p][i] / exp(lw));  // geometric mean 1
+            hp[p] = (stepq_head_plan){kind, bits[p], w[p], 0.5f, p == 1 ? 2 : 1};
+        }
+    }
+    stepq_assert(stepq_head_plan_for(&hp32, rows32, f32, NULL, 0, kind, K) == STEPQ_OK);
+    stepq_serving *A, *B;
+    stepq_assert(stepq_serving_create(&A, f, hp, np, kind, HEADS, K, V, STEPQ_SERVE_LANES, 1, STEPQ_CUDA_EMULATE) == STEPQ_OK);
+    stepq_assert(stepq_serving_create(&B, f32, &hp32, 1, kind, HEADS, K, V, STEPQ_SERVE_LANES, 1, STEPQ_CUDA_EMULATE) == STEPQ_OK);
+    const size_t sa = stepq_serving_stride(A), KV = (size_t)K * V;
+    stepq_assert(stepq_serving_stride(B) == KV * 4);
+    const int G = stepq_kind_gates(kind, K);
+    float *q = malloc(4 * HEADS * K), *k = malloc(4 * HEADS * K), *v = malloc(4 * HEADS * V), *g = malloc(4 * HEADS * G);
+    float *beta = malloc(4 * HEADS), *decay = malloc(4 * HEADS * K), *ya = malloc(4 * HEADS * V), *yb = malloc(4 * HEADS * V);
+    float *X = malloc(4 * HEADS * KV), *Xb = malloc(4 * HEADS * KV), *work = malloc(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
+    uint8_t *P = calloc(HEADS, sa), *Pa = calloc(HEADS, sa);
+    for (int h = 0; h < HEADS; h++) {
+        gt_state(X, K, V, rng);
+        stepq_assert(stepq_encode(P + h * sa, X, f, &hp[h % np], work, K, V) == STEPQ_OK);
+    }
+    const double scale = 1.0 / sqrt((double)K);
+    long ydiff = 0, bdiff = 0, bytes = 0;
+    for (int t = 0; t < steps; t++) {
+        step_inputs(q, k, v, g, beta, decay, kind, rng);
+        for (int h = 0; h < HEADS; h++) stepq_decode(X + h * KV, P + h * sa, f, &hp[h % np], K, V);
+        stepq_serving_upload(A, P, HEADS);
+        stepq_serving_upload(B, (const uint8_t*)X, HEADS);
+        stepq_serving_set_inputs(A, q, k, v, g, beta, scale);
+        stepq_serving_set_inputs(B, q, k, v, g, beta, scale);
+        stepq_serving_step(A);
+        stepq_serving_step(B);
+        stepq_assert(stepq_serving_read(A, ya, Pa) == STEPQ_OK && stepq_serving_read(B, yb, (uint8_t*)Xb) == STEPQ_OK);
+        for (int h = 0; h < HEADS; h++) {
+            ydiff += memcmp(ya + h * V, yb + h * V, 4 * V) != 0;
+            bdiff += plan_differs(Pa + h * sa, Xb + h * KV, f, &hp[h % np]);
+            bytes += (long)stepq_format_bytes(f, &hp[h % np], K, V);
+        }
+        memcpy(P, Pa, HEADS * sa);  // run on from the kernel's own state
+    }
+    CHECK(ydiff == 0 && bdiff == 0, "%s %s: %ld read-outs differ from the FP32 kernel's on the decoded state, %ld stored "
+          "bytes from the CPU encoder's of its state", name, stepq_kind_name(kind), ydiff, bdiff);
+    // the check can fail: in head 0 (plan 0, mixed widths; DSQ: its width), the first row of width
+    // 6: its code 5 moved a step (down where it is at the top), then its row factor an FP16 ulp
+    const stepq_head_plan* h0 = &hp[0];
+    uint32_t off[K];
+    f->family->row_offsets(off, f, h0, K, V);
+    int i6 = 0;
+    while (h0->bits[i6] != 6) i6++;
+    uint8_t* row = Pa + off[i6];
+    int8_t z[V];
+    stepq_unpack_codes(z, row + 2, V, 6);
+    const int8_t step = z[5] < STEPQ_QMAX(6) ? 1 : -1;
+    z[5] += step;
+    stepq_pack_codes(row + 2, z, V, 6);
+    const long moved_code = plan_differs(Pa, Xb, f, h0);
+    CHECK(moved_code > 0, "%s %s: a code moved a step passed the check", name, stepq_kind_name(kind));
+    z[5] -= step;
+    stepq_pack_codes(row + 2, z, V, 6);
+    row[0] ^= 1;  // the row factor an FP16 ulp away
+    const long moved_factor = plan_differs(Pa, Xb, f, h0);
+    CHECK(moved_factor > 0, "%s %s: a row factor moved an ulp passed the check", name, stepq_kind_name(kind));
+    printf("%s %s: %d steps x %d heads (%d plans): %ld read-outs differ from the FP32 kernel's, %ld of %ld stored bytes "
+           "from the CPU encoder's; a moved code: %ld bytes, a moved row factor: %ld\n", name, stepq_kind_name(kind),
+           steps, HEADS, np, ydiff, bdiff, bytes, moved_code, moved_factor);
+    stepq_serving_free(A);
+    stepq_serving_free(B);
+    void* ps[] = {q, k, v, g, beta, decay, ya, yb, X, Xb, work, P, Pa};
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) free(ps[i]);
+}
+
 int main(void) {
     gsl_rng* rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 67);
@@ -633,17 +748,25 @@ int main(void) {
             trajectory(f, kind, 256, rng);
         }
     }
+    for (int kind = STEPQ_GDN; kind <= STEPQ_KDA; kind++) {
+        plan_exact("stepquant6", kind, 8, rng);
+        plan_exact("dsq6", kind, 4, rng);
+        plan_exact("time6", kind, 8, rng);
+    }
     // what the lane kernels refuse, by name
     const stepq_format* nv = stepq_format_find("int8-sr");
     stepq_head_plan hp;
     uint8_t rows[K];
     stepq_assert(stepq_head_plan_for(&hp, rows, nv, NULL, 0, STEPQ_GDN, K) == STEPQ_OK);
     stepq_serving* s = NULL;
-    fprintf(stderr, "(two refusals expected next)\n");
+    fprintf(stderr, "(three refusals expected next)\n");
     CHECK(stepq_serving_create(&s, nv, &hp, 1, STEPQ_GDN, 1, K, V, STEPQ_SERVE_LANES, 1, STEPQ_CUDA_EMULATE) == STEPQ_ERR,
           "the lane kernels took int8-sr");
     CHECK(stepq_serving_create(&s, stepq_format_find("int8"), &hp, 1, STEPQ_GDN, 1, 64, V, STEPQ_SERVE_LANES, 1,
                                STEPQ_CUDA_EMULATE) == STEPQ_ERR, "the lane kernels took a 64 x 128 head");
+    const stepq_head_plan rho4 = {STEPQ_GDN, rows, NULL, 0.4f, 1};  // (rows: int8-sr's, every row 8 bits)
+    CHECK(stepq_serving_create(&s, stepq_format_find("stepquant6"), &rho4, 1, STEPQ_GDN, 1, K, V, STEPQ_SERVE_LANES, 1,
+                               STEPQ_CUDA_EMULATE) == STEPQ_ERR, "the lane kernels took rho = 0.4");
     gsl_rng_free(rng);
     return tu_finish("test_cuda_lanes");
 }

@@ -10,9 +10,10 @@
 //   3. Whole runs of every format on synthetic gdn-qwen-like and kda-kimi-like heads: each
 //      head's accumulated read-out error within 5% of the CPU's, the formats in the same order.
 //   4. The serving kernels (fused, split, FP32 baseline) against the CPU's fused step.
-//   5. The lane kernels (fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32; GDN and KDA): the device's read-outs and stored
-//      bytes equal to the host emulation's, byte for byte, over 32 steps of 96 heads
-//      (test_cuda_lanes checks the emulation against the CPU under method 6.5's contract).
+//   5. The lane kernels (fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32, dsq6, stepquant6,
+//      time6; GDN and KDA): the device's read-outs and stored bytes equal to the host
+//      emulation's, byte for byte, over 32 steps of 96 heads (test_cuda_lanes checks the
+//      emulation against the CPU under method 6.5's contract).
 // `test_cuda_parity --emulate` runs the same checks on the host emulation (slow: minutes; it
 // checks this test's own logic where there is no GPU).
 // The block programs keep the CPU's operations and their order, so the figures are expected to
@@ -217,7 +218,7 @@ static void serving(gsl_rng* r) {
 // 5. the lane kernels: device = emulation
 
 static void lanes(gsl_rng* r) {
-    static const char* const names[] = {"fp32", "bf16", "fp16", "int8", "int6", "int4", "nvfp4", "fp8-tile32"};
+    static const char* const names[] = {"fp32", "bf16", "fp16", "int8", "int6", "int4", "nvfp4", "fp8-tile32", "dsq6", "stepquant6", "time6"};
     const int K = 128, V = 128, n = 96, steps = 32;
     const double scale = 1.0 / sqrt((double)K);
     for (int kind = 0; kind < 2; kind++)
@@ -226,7 +227,10 @@ static void lanes(gsl_rng* r) {
             const int G = stepq_kind_gates(kind, K);
             stepq_head_plan hp;
             uint8_t rows[128];
-            stepq_assert(stepq_head_plan_for(&hp, rows, f, NULL, 0, kind, K) == STEPQ_OK);
+            if (stepq_head_plan_for(&hp, rows, f, NULL, 0, kind, K) != STEPQ_OK) {  // stepquant6, time6: every width
+                for (int i = 0; i < K; i++) rows[i] = (uint8_t)stepq_plan_widths[(i * 7) % STEPQ_NW];
+                hp = (stepq_head_plan){kind, rows, NULL, 0.5f, 1};
+            }
             stepq_serving *d, *e;
             int ok = stepq_serving_create(&d, f, &hp, 1, kind, n, K, V, STEPQ_SERVE_LANES, 1, where) == STEPQ_OK &&
                      stepq_serving_create(&e, f, &hp, 1, kind, n, K, V, STEPQ_SERVE_LANES, 1, STEPQ_CUDA_EMULATE) == STEPQ_OK;
