@@ -68,18 +68,22 @@ def mean_ci(x):
     return x.mean(), T975[n - 1] * x.std(ddof=1) / np.sqrt(n)
 
 
+def split_quick(cfg_path):
+    """(the config's text without its quick group, the quick group's text or None)"""
+    text = open(cfg_path).read()
+    m = re.search(r"^quick\s*=\s*\{", text, re.M)
+    if not m:
+        return text, None
+    depth, i = 1, m.end()   # the group up to its matching brace
+    while depth and i < len(text):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        i += 1
+    return text[:m.start()] + text[i:], text[m.end():i - 1]
+
+
 def config_list(cfg_path, key):
     """a list of strings or numbers of the config's quick group if it sets it, else of the root"""
-    text = open(cfg_path).read()
-    quick_group = None
-    m = re.search(r"^quick\s*=\s*\{", text, re.M)
-    if m:  # the group up to its matching brace
-        depth, i = 1, m.end()
-        while depth and i < len(text):
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            i += 1
-        quick_group = text[m.end():i - 1]
-        text = text[:m.start()] + text[i:]
+    text, quick_group = split_quick(cfg_path)
     for part in ([quick_group] if quick_group else []) + [text]:
         m = re.search(r"\b%s\s*=\s*\[([^\]]*)\]" % key, part)
         if m:
@@ -109,9 +113,15 @@ def png(path):
     check(ok, f"{path} rendered by gnuplot")
 
 
-def presets():
-    return [("gdn", os.path.join(src, "experiments", f"{driver}_gdn.cfg")),
-            ("kda", os.path.join(src, "experiments", f"{driver}_kda.cfg"))]
+def presets(name=None):
+    return [("gdn", os.path.join(src, "experiments", f"{name or driver}_gdn.cfg")),
+            ("kda", os.path.join(src, "experiments", f"{name or driver}_kda.cfg"))]
+
+
+def quick_output(cfg_path):
+    """where a config's quick run writes its output: its 'output' under results/quick/"""
+    out = re.search(r'^output\s*=\s*"results/([^"]+)"', open(cfg_path).read(), re.M).group(1)
+    return os.path.join(quick, out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -485,11 +495,11 @@ def pareto(bits, dmg):
             for i in range(n)]
 
 
-def check_frontier():
+def check_frontier(name="frontier"):
     """bits from the layouts and the plan, the Pareto sets by brute force, every interval recomputed
-    from the three runs' files beside it"""
-    for tag, cfg in presets():
-        path = os.path.join(quick, "frontier", f"{tag}.h5")
+    from the three runs' files beside it (configs name_{gdn,kda}.cfg)"""
+    for tag, cfg in presets(name):
+        path = quick_output(cfg)
         png(path[:-3] + ".png")
         plan = h5py.File(os.path.join(quick, "recall", f"plan_{tag}.h5"), "r")
         with h5py.File(path, "r") as f, h5py.File(path[:-3] + "_nll_recall.h5", "r") as nr, \
@@ -533,7 +543,7 @@ def check_frontier():
             check(sr.shape == (F,) and np.all(np.isfinite(sr) & (sr > 0)), f"frontier {tag}: a step ratio per format")
             gpu = os.path.join(work, "serving.h5")   # test_drivers.sh gives KDA's run a GPU file of its own
             want = np.full(F, np.nan)
-            if tag == "kda":
+            if tag == "kda" and name == "frontier":
                 with h5py.File(gpu, "r") as g:
                     gn, sp = strings(g["formats"]), g["speedup_vs_fp32"][()]
                     want = np.array([1 / sp[gn.index(n), 0, -1] if n in gn else np.nan for n in names])
@@ -547,6 +557,60 @@ def check_frontier():
                 check(len(pts) == on.sum() and close(np.sort(pts[:, 0]), np.sort(f["bits"][on]), rtol=1e-5),
                       f"frontier {tag}: the table's frontier on {kind}")
         plan.close()
+
+
+def long_windows(cfg_path):
+    """{group: (documents, prefill, decode, bin)} of a full-size config (its root, without quick):
+    the frontier's recall_nll and prose groups, or an nll config's root as group ''"""
+    text, _ = split_quick(cfg_path)
+    groups = {g: m.group(1) for g in ("recall_nll", "prose") for m in [re.search(r"\b%s\s*=\s*\{(.*?)\};" % g, text, re.S)] if m}
+    out = {}
+    for g, body in (groups or {"": re.sub(r"\bcalibrate\s*=\s*\{.*?\};", "", text, flags=re.S)}).items():
+        docs = re.findall(r'"([^"]+)"', re.search(r"\bdocuments\s*=\s*\[(.*?)\]", body, re.S).group(1))
+        out[g] = (docs,) + tuple(int(re.search(r"\b%s\s*=\s*(\d+)" % k, body).group(1)) for k in ("prefill", "decode", "bin"))
+    return out
+
+
+def check_long():
+    """long.cfg: the frontier on the long set (check_frontier); nll_long's figure from the frontier's
+    own prose runs (the same numbers), every bin's mean and CI recomputed; the full-size configs'
+    windows: 32 KiB in bins, within every document, on the long set's documents and books"""
+    import json
+    check_frontier("frontier_long")
+    setp = os.path.join(src, "data", "lm", "heldout_recall_long.json")
+    rs = json.load(open(setp))
+    of_set = {k: [os.path.relpath(os.path.join(os.path.dirname(setp), d["file"]), src) for d in rs[k]]
+              for k in ("documents", "prose")}
+    for (tag, fcfg), (_, ncfg) in zip(presets("frontier_long"), presets("nll_long")):
+        full = long_windows(fcfg)
+        full["nll_long"] = long_windows(ncfg)[""]
+        check(full["recall_nll"][0] == of_set["documents"] and full["prose"][0] == full["nll_long"][0] == of_set["prose"]
+              and full["prose"][1:] == full["nll_long"][1:], f"long {tag}: the full configs read the long set's documents and books")
+        for g, (docs, prefill, decode, b) in full.items():
+            short = [d for d in docs if os.path.getsize(os.path.join(src, d)) < prefill + decode + 1]
+            check(decode == 32768 and decode % b == 0 and not short,
+                  f"long {tag} {g}: the full window, {decode} steps in bins of {b} after {prefill}, within every document {short}")
+        path = quick_output(fcfg)
+        with h5py.File(path[:-3] + "_recall.h5", "r") as rc:
+            check(all(os.path.relpath(d, src) in of_set["documents"] for d in strings(rc["documents"])),
+                  f"long {tag}: the recall documents are the long set's")
+        npath = quick_output(ncfg)
+        png(npath[:-3] + ".png")
+        with h5py.File(npath, "r") as f, h5py.File(path[:-3] + "_nll_prose.h5", "r") as pr:
+            described(f, f"nll long {tag}")
+            N, B = int(f.attrs["decode"]), int(f.attrs["bin"])
+            check(N % B == 0 and N == int(pr.attrs["decode"]) and B == int(pr.attrs["bin"]),
+                  f"long {tag}: the window {N} steps in bins of {B}, the frontier's")
+            names, fn = strings(f["formats"]), strings(pr["formats"])
+            extra, fx = f["extra"][()], pr["extra"][()]
+            check(extra.shape[2] == N // B and all(n in fn for n in names) and
+                  all(np.array_equal(extra[:, k], fx[:, fn.index(n)]) for k, n in enumerate(names)) and
+                  np.array_equal(f["nll_native"][()], pr["nll_native"][()]),
+                  f"long {tag}: the figure's runs are the frontier's prose runs, bit for bit")
+            mc = [[mean_ci(extra[:, k, b]) for b in range(N // B)] for k in range(len(names))]
+            check(close(f["extra_mean"][()], [[x[0] for x in r] for r in mc]) and
+                  close(f["extra_ci95"][()], [[x[1] for x in r] for r in mc], rtol=1e-4),
+                  f"long {tag}: each bin's mean and CI over books")
 
 
 def long_heads_of(plan, half_life):
@@ -641,7 +705,7 @@ def check_regimes():
             check(close(m, ratio.mean(axis=1)), f"regimes {tag}: ratio_mean over seeds")
 
 
-{"generate": check_generate, "nll": check_nll, "recall": check_recall, "frontier": check_frontier, "hold": check_hold, "calset": check_calset, "memory": check_memory, "selfcorrect": check_selfcorrect, "halflife": check_halflife, "octile": check_octile,
+{"generate": check_generate, "nll": check_nll, "recall": check_recall, "frontier": check_frontier, "long": check_long, "hold": check_hold, "calset": check_calset, "memory": check_memory, "selfcorrect": check_selfcorrect, "halflife": check_halflife, "octile": check_octile,
  "knobs": check_knobs, "robustness": check_robustness, "ablation": check_ablation, "regimes": check_regimes}[driver]()
 print(f"check_drivers {driver}: {checks - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

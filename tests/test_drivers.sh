@@ -27,6 +27,7 @@ hold)
         { echo "FAIL: the held plan made from the calibrated one differs from one calibrated with the hold"; exit 1; }
     ;;
 calset) run "$src/experiments/calset.cfg" ;;
+long) run "$src/experiments/long.cfg" ;;
 frontier)
     run "$src/experiments/frontier_gdn.cfg"
     # KDA's beside a GPU run: a file laid out as `stepq bench-gpu` writes it, with speed-ups of our own

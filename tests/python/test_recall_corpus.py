@@ -198,7 +198,7 @@ def test_answer_metric_by_hand():
     assert r is None
 
 
-@pytest.mark.parametrize("name", ["heldout_recall.json", "heldout_recall_novel.json"])
+@pytest.mark.parametrize("name", ["heldout_recall.json", "heldout_recall_novel.json", "heldout_recall_long.json"])
 def test_shipped_heldout_recall_documents(name):
     path = os.path.join(ROOT, "data", "lm", name)
     with open(path) as f:
@@ -244,6 +244,52 @@ def test_novel_values_never_seen():
     assert a == recall.weave(host, 7, recall.novel_value, n_records=10, n_passages=0, dmax=2048)
     assert all(re.fullmatch(r"[A-Za-z0-9]{7,12}", s["value"]) for s in a[1])
     assert {k: v[2] for k, v in parse_records(a[0]).items()} == {s["key"]: s["value"].encode() for s in a[1]}
+
+
+def test_long_set():
+    """The long set (novel_set.py --family long): windows of 32 KiB of held-out books joined by
+    a blank line (read here from data/lm/heldout/prose/), each document's host the window of its
+    joined books at host_offset, the prose beside them the joined books themselves; its values novel
+    as the novel set's and none a value of the named, novel or needle sets; records spread over the
+    whole window (queries in each of its four quarters) at every distance bucket up to 8 KiB."""
+    data = os.path.join(ROOT, "data", "lm")
+    rj = json.load(open(os.path.join(data, "heldout_recall_long.json")))
+    gen = rj["generator"]
+    assert gen["host_bytes"] == 32768 and not set(gen["seeds"]) & {1, 2, 3, 101, 102, 103}
+    books = {}
+    for p in rj["prose"]:
+        parts = p["host"][len("kjv:"):].split("+")
+        assert not {"Mark", "Rev"} & set(parts)       # the plans' calibration books
+        joined = b"\n\n".join(open(os.path.join(data, "heldout", "prose", b + ".txt"), "rb").read() for b in parts)
+        text = open(os.path.join(data, p["file"]), "rb").read()
+        assert text == joined and len(text) == p["bytes"] and hashlib.sha256(text).hexdigest() == p["sha256"]
+        books[p["host"]] = joined
+    others = set()
+    for name in ("heldout_recall.json", "heldout_recall_novel.json", "heldout_needles.json"):
+        others |= {s["value"] for d in json.load(open(os.path.join(data, name)))["documents"] for s in d["spans"]
+                   if s["kind"] in ("record", "needle")}
+    values, quarters, buckets = [], set(), set()
+    for d in rj["documents"]:
+        doc = open(os.path.join(data, d["file"]), "rb").read()
+        host = books[d["host"]][d["host_offset"]:d["host_offset"] + 32768]
+        assert d["host_bytes"] == len(host) == 32768
+        # the document is its host with lines inserted: removing the records' and the passages'
+        # copies leaves the host (the copies' positions from the spans)
+        cut = bytearray(doc)
+        for s in sorted(d["spans"], key=lambda s: -s["start"]):
+            if s["kind"] == "passage":
+                a = s["start"] - 8
+                del cut[a:a + 8 + s["length"]]
+        cut = re.sub(rb"(?m)^#\d{4} [=?] [A-Za-z0-9]+;\n", b"", bytes(cut))
+        assert cut == host, d["file"]
+        for s in d["spans"]:
+            if s["kind"] == "record":
+                values.append(s["value"])
+                quarters.add(4 * s["start"] // d["bytes"])
+                buckets.add(recall.bucket_of(s["distance"]))
+                assert doc.count(s["value"].encode()) == 2
+    assert len(values) >= 1000 and len(set(values)) == len(values) and not set(values) & others
+    assert quarters == {0, 1, 2, 3} and set(range(len(recall.BUCKETS))) <= buckets
 
 
 def test_reset_control_where_the_memory_lives_in_one_head():

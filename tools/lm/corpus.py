@@ -123,28 +123,44 @@ RECALL_SEEDS = (1, 2, 3)
 RECALL_HOST = 8704          # host bytes of a held-out recall document (room for distances up to 8192)
 RECALL_CODE_EVERY = 2       # of the held-out headers, every 2nd hosts recall documents
 NEEDLES = 8                 # needles per window of the needle set
+LONG_HOST = 32768           # host bytes of a long recall document (novel_set.py --family long)
+# its hosts: held-out books, those shorter than a window joined in order (SEP between them); not
+# Mark or Rev, whose first 8,192 bytes the plans of experiments/recall_*.cfg are calibrated on
+LONG_BOOKS = (("Dan",), ("Est", "Eccl"), ("Lam", "Amos"), ("Ruth", "Gal", "Jas"))
 
 
-def recall_documents(heldout, values, out_dir, json_path, seeds=RECALL_SEEDS, style="record"):
-    """Held-out recall documents: for each seed, one window of RECALL_HOST bytes (the whole
-    document where it is shorter) of every held-out prose book and of every RECALL_CODE_EVERY-th
-    held-out header, at a start drawn from the seed, with recall material woven in (recall.weave,
-    its defaults; values: the names, or recall.novel_value).  style "needle": RULER-style needles
-    (recall.needle_value) instead, NEEDLES per window and no passages, in the prose books alone (a
-    haystack of prose).  Written under out_dir/s<seed>/ and listed, with every span, in json_path
-    (files relative to its directory; written whole or not at all)."""
+def joined_books(heldout, groups=LONG_BOOKS):
+    """[(domain, name, file, text)]: each group of held-out KJV books (heldout's, by abbreviation)
+    joined by SEP, named "kjv:Est+Eccl", file "Est+Eccl.txt" """
+    text = {n[len("kjv:"):]: t for dom, n, _, t in heldout if dom == "prose"}
+    return [("prose", "kjv:" + "+".join(g), "+".join(g) + ".txt", SEP.join(text[b] for b in g)) for g in groups]
+
+
+def recall_documents(heldout, values, out_dir, json_path, seeds=RECALL_SEEDS, style="record", hosts=None,
+                     host_bytes=RECALL_HOST):
+    """Held-out recall documents: for each seed, one window of host_bytes (the whole document
+    where it is shorter) of every held-out prose book and of every RECALL_CODE_EVERY-th held-out
+    header (or of each of hosts, a list like heldout's), at a start drawn from the seed, with
+    recall material woven in (recall.weave, its defaults; values: the names, or
+    recall.novel_value), records and passages as many per byte as in a window of RECALL_HOST
+    (24 and 3 there).  style "needle": RULER-style needles (recall.needle_value) instead, NEEDLES
+    per window and no passages, in the prose books alone (a haystack of prose).  Written under
+    out_dir/s<seed>/ and listed, with every span, in json_path (files relative to its directory;
+    written whole or not at all)."""
     import random
     code = [h for h in heldout if h[0] == "code"]
-    hosts = [h for h in heldout if h[0] == "prose"] + (code[::RECALL_CODE_EVERY] if style == "record" else [])
-    n_records, n_passages = (24, 3) if style == "record" else (NEEDLES, 0)
+    if hosts is None:
+        hosts = [h for h in heldout if h[0] == "prose"] + (code[::RECALL_CODE_EVERY] if style == "record" else [])
+    n_records, n_passages = ((round(24 * host_bytes / RECALL_HOST), round(3 * host_bytes / RECALL_HOST))
+                             if style == "record" else (NEEDLES, 0))
     base = os.path.dirname(os.path.abspath(json_path))
     docs = []
     for seed in seeds:
         rng = random.Random(seed)
         os.makedirs(os.path.join(out_dir, "s%d" % seed), exist_ok=True)
         for dom, name, fn, text in hosts:
-            st = rng.randrange(len(text) - RECALL_HOST + 1) if len(text) > RECALL_HOST else 0
-            host = text[st:st + RECALL_HOST]
+            st = rng.randrange(len(text) - host_bytes + 1) if len(text) > host_bytes else 0
+            host = text[st:st + host_bytes]
             wseed = rng.randrange(2**62)
             doc, spans = recall.weave(host, wseed, values, n_records=n_records, n_passages=n_passages, style=style)
             path = os.path.join(out_dir, "s%d" % seed, os.path.basename(fn))
@@ -153,7 +169,7 @@ def recall_documents(heldout, values, out_dir, json_path, seeds=RECALL_SEEDS, st
             docs.append({"seed": seed, "domain": dom, "host": name, "host_offset": st, "host_bytes": len(host),
                          "weave_seed": wseed, "file": os.path.relpath(path, base), "bytes": len(doc),
                          "sha256": sha256(doc), "spans": spans})
-    generator = {"seeds": list(seeds), "host_bytes": RECALL_HOST, "records": n_records, "passages": n_passages,
+    generator = {"seeds": list(seeds), "host_bytes": host_bytes, "records": n_records, "passages": n_passages,
                  "dmin": 16, "dmax": 8192, "passage_cue": recall.PASSAGE_CUE}
     if style == "needle":
         generator["values"] = ("needles: recall.needle_value, %d-digit numbers; keys %d-%d random lowercase letters"

@@ -11,11 +11,20 @@ completing a name it has memorised (the named set's values come from one list of
 the training prose).
 
 Checked before anything is written over: the held-out texts against data/lm/heldout.json's
-sha256; after weaving, every value distinct, none a name of the named set, none a substring of any
-held-out text, and, where the corpus has been built (tools/lm/corpus/train_*.bin), none a
+sha256; after weaving, every value distinct, none a value of another held-out set (the named set's
+names, the novel, long and needle sets' values, those there are), none a substring of any held-out text, and, where the corpus has been built (tools/lm/corpus/train_*.bin), none a
 substring of the training text.
 
-`--family needles` writes the second held-out family instead, RULER-style needles
+`--family long` writes the long set (data/lm/heldout_recall_long.json, documents under
+data/lm/heldout/recall_long/): the novel set's records and values in windows of 32 KiB
+(corpus.LONG_HOST) of held-out books joined (corpus.LONG_BOOKS: Dan; Est+Eccl; Lam+Amos;
+Ruth+Gal+Jas), as many records and passages per byte as there (90 and 11 a window), so that they
+are spread through the whole document at the same distances; the joined books themselves, without
+records, are written beside them (prose/, listed under "prose" with sha256) for extra NLL on
+prose over the same length. Checked as the novel set, and against the values of every other
+held-out set there is (named, novel, needles).
+
+`--family needles` writes the held-out needle family instead, RULER-style needles
 (data/lm/heldout_needles.json, documents under data/lm/heldout/needles/): in a window of each
 held-out prose book (the haystack), corpus.NEEDLES lines "One of the special magic numbers for
 KEY is: 4790215." and later "What is the special magic number for KEY? It is: 4790215.", keys
@@ -23,7 +32,7 @@ random lowercase words, values random 7-digit numbers (recall.needle_value), at 
 distances (log-uniform 16 B - 8 KiB). Checked: values distinct within a document, none in the
 held-out texts or (where built) the training text.
 
-Usage: python tools/lm/novel_set.py [--family novel|needles] [--seeds S,S,...]
+Usage: python tools/lm/novel_set.py [--family novel|long|needles] [--seeds S,S,...]
        [--out-json J --out-dir D | --overwrite-shipped]
 (the defaults are the shipped sets: written over only with --overwrite-shipped)
 """
@@ -38,9 +47,14 @@ import corpus  # noqa: E402
 import recall  # noqa: E402
 
 DATA = os.path.join(corpus.REPO, "data", "lm")
-# family: (default seeds, json under data/lm, documents under data/lm/heldout, weave style, values)
-FAMILIES = {"novel": ("101,102,103", "heldout_recall_novel.json", "recall_novel", "record", recall.novel_value),
-            "needles": ("201,202,203,204,205,206", "heldout_needles.json", "needles", "needle", recall.needle_value)}
+# family: (default seeds, json under data/lm, documents under data/lm/heldout, weave style, values,
+# hosts (None: corpus.recall_documents' own; "joined": corpus.joined_books), host bytes)
+FAMILIES = {"novel": ("101,102,103", "heldout_recall_novel.json", "recall_novel", "record", recall.novel_value,
+                      None, corpus.RECALL_HOST),
+            "long": ("301,302,303", "heldout_recall_long.json", "recall_long", "record", recall.novel_value,
+                     "joined", corpus.LONG_HOST),
+            "needles": ("201,202,203,204,205,206", "heldout_needles.json", "needles", "needle", recall.needle_value,
+                        None, corpus.RECALL_HOST)}
 
 
 from toolcheck import die as fail, not_shipped  # noqa: E402
@@ -49,15 +63,17 @@ from toolcheck import die as fail, not_shipped  # noqa: E402
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--family", choices=sorted(FAMILIES), default="novel",
-                    help="novel: the named set's records with novel values; needles: RULER-style needles in prose")
+                    help="novel: the named set's records with novel values; long: the same in 32 KiB of joined books; "
+                    "needles: RULER-style needles in prose")
     ap.add_argument("--seeds", default=None, help="document seeds, comma-separated (the named set: 1,2,3; default "
                     + "; ".join("%s %s" % (k, v[0]) for k, v in sorted(FAMILIES.items())) + ")")
-    ap.add_argument("--out-json", default=None, help="default data/lm/heldout_recall_novel.json, heldout_needles.json")
-    ap.add_argument("--out-dir", default=None, help="default data/lm/heldout/recall_novel, heldout/needles")
+    ap.add_argument("--out-json", default=None, help="default data/lm/heldout_recall_novel.json, heldout_recall_long.json, "
+                    "heldout_needles.json")
+    ap.add_argument("--out-dir", default=None, help="default data/lm/heldout/recall_novel, recall_long, needles")
     ap.add_argument("--overwrite-shipped", action="store_true",
                     help="allow the outputs to be shipped files (tracked by git under data/, as the defaults are)")
     args = ap.parse_args()
-    seeds_default, json_name, dir_name, style, values_of = FAMILIES[args.family]
+    seeds_default, json_name, dir_name, style, values_of, hosts_of, host_bytes = FAMILIES[args.family]
     args.seeds = args.seeds or seeds_default
     args.out_json = args.out_json or os.path.join(DATA, json_name)
     args.out_dir = args.out_dir or os.path.join(DATA, "heldout", dir_name)
@@ -68,7 +84,10 @@ def main():
     except ValueError:
         fail("--seeds %r: whole numbers separated by commas" % args.seeds)
     named_json = os.path.join(DATA, "heldout_recall.json")
-    if os.path.abspath(args.out_json) in (os.path.abspath(named_json), os.path.join(DATA, "heldout.json")):
+    # the other held-out sets, whose values a new set's must not repeat (those written so far)
+    others = [named_json] + [os.path.join(DATA, v[1]) for k, v in sorted(FAMILIES.items()) if k != args.family]
+    others = [p for p in others if os.path.exists(p)]
+    if os.path.abspath(args.out_json) in [os.path.abspath(p) for p in others] + [os.path.join(DATA, "heldout.json")]:
         fail("--out-json %s is an input" % args.out_json)
     if {1, 2, 3} & set(seeds):
         fail("--seeds %s: 1, 2 and 3 are the named set's; take others" % args.seeds)
@@ -83,15 +102,28 @@ def main():
         if corpus.sha256(text) != d["sha256"]:
             fail("%s: its sha256 differs from data/lm/heldout.json's" % path)
         heldout.append((d["domain"], d["name"], d["file"], text))
-    with open(named_json) as f:
-        names = {s["value"] for d in json.load(f)["documents"] for s in d["spans"] if s["kind"] == "record"}
+    seen = set()
+    for p in others:
+        with open(p) as f:
+            seen |= {s["value"] for d in json.load(f)["documents"] for s in d["spans"] if s["kind"] in ("record", "needle")}
+    hosts = corpus.joined_books(heldout) if hosts_of == "joined" else None
 
     # woven into a scratch directory, checked, then moved into place
     tmp_dir, tmp_json = args.out_dir + ".tmp", args.out_json + ".part"
     shutil.rmtree(tmp_dir, ignore_errors=True)
-    corpus.recall_documents(heldout, values_of, tmp_dir, tmp_json, seeds=seeds, style=style)
+    corpus.recall_documents(heldout, values_of, tmp_dir, tmp_json, seeds=seeds, style=style, hosts=hosts,
+                            host_bytes=host_bytes)
     with open(tmp_json) as f:
         rj = json.load(f)
+    # the joined books without records, prose of the same length (listed like the documents)
+    rj_base = os.path.dirname(os.path.abspath(tmp_json))
+    for _, name, fn, text in hosts or []:
+        os.makedirs(os.path.join(tmp_dir, "prose"), exist_ok=True)
+        path = os.path.join(tmp_dir, "prose", fn)
+        with open(path, "wb") as f:
+            f.write(text)
+        rj.setdefault("prose", []).append({"host": name, "file": os.path.relpath(path, rj_base), "bytes": len(text),
+                                           "sha256": corpus.sha256(text)})
     kind = "needle" if style == "needle" else "record"
     values = [s["value"] for d in rj["documents"] for s in d["spans"] if s["kind"] == kind]
     against = [t for _, _, _, t in heldout]
@@ -100,7 +132,7 @@ def main():
     for p in train:
         with open(p, "rb") as f:
             against.append(f.read())
-    bad = [v for v in values if v in names or any(v.encode() in t for t in against)]
+    bad = [v for v in values if v in seen or any(v.encode() in t for t in against)]
     # the novel records: distinct over the whole set; needles: within each document (read alone)
     groups = [values] if kind == "record" else [[s["value"] for s in d["spans"]] for d in rj["documents"]]
     repeated = sum(len(g) - len(set(g)) for g in groups)
@@ -111,10 +143,11 @@ def main():
     # the documents name their files relative to the json's directory: point them at out_dir
     rel_tmp = os.path.relpath(tmp_dir, os.path.dirname(os.path.abspath(args.out_json)))
     rel_out = os.path.relpath(args.out_dir, os.path.dirname(os.path.abspath(args.out_json)))
-    for d in rj["documents"]:
+    for d in rj["documents"] + rj.get("prose", []):
         d["file"] = rel_out + d["file"][len(rel_tmp):]
-    rj["generator"]["checked"] = ("values distinct%s, none a name of data/lm/heldout_recall.json, none in the held-out "
+    rj["generator"]["checked"] = ("values distinct%s, none a value of %s, none in the held-out "
                                   "texts%s" % ("" if kind == "record" else " within each document",
+                                               ", ".join("data/lm/" + os.path.basename(p) for p in others),
                                                ", none in " + ", ".join(os.path.basename(p) for p in train)
                                                if train else "; the training text was not built, not checked"))
     with open(tmp_json, "w") as f:
