@@ -225,7 +225,7 @@ static int ds_boundary(stepq_dsess* s) {
         uint8_t* L = (uint8_t*)callocCheck((size_t)H, s->stride[p]);
         for (int h = 0; h < H && rc == STEPQ_OK; h++) {
             rc = stepq_encode(packed, S + h * KV, s->fmt[p], &hp, work, K, V);
-            lanes_permute(L + (size_t)h * s->stride[p], packed, s->fmt[p], 1);
+            lanes_permute(L + (size_t)h * s->stride[p], packed, s->fmt[p], s->stride[p], 1);
             if (rc != STEPQ_OK) stepq_error("device session: step %ld: head %d's reference state is not finite at the "
                                             "boundary encode", s->c.prefill, h);
         }
@@ -246,7 +246,11 @@ extern "C" int stepq_dsess_ready(void) { return bk_device_ok(); }
 extern "C" int stepq_dsess_open(stepq_dsess** out, const stepq_dsess_config* c) {
     *out = NULL;
     for (int f = 0; f < c->F; f++)
-        if (lanes_supports(c->fmts[f], LANES_K, LANES_V) != STEPQ_OK) return STEPQ_ERR;
+        if (lanes_supports(c->fmts[f], NULL, 0, LANES_K, LANES_V) != STEPQ_OK) return STEPQ_ERR;
+        else if (lanes_reads_plans(c->fmts[f])) {
+            stepq_error("device session: format %s reads a plan, which the session does not take", c->fmts[f]->name);
+            return STEPQ_ERR;
+        }
     if (!c->emu && !bk_device_ok()) {
         stepq_error("device session: no CUDA device of compute capability 8.0 or newer");
         return STEPQ_ERR;

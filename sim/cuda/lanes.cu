@@ -633,11 +633,12 @@ LN void lanes_head(const lanes_args* a, int h, float* sh) {
     const lv<int> l = ln_lane(), w = ln_warp();
     uint8_t* P = a->P + (size_t)h * a->stride;
     const float* rec = a->in + (size_t)h * a->R;
-    const int ph = h % a->n_plans;
     lplan pl = {};
-    if (lanes_plans<F>::v)
+    if (lanes_plans<F>::v) {  // only these formats are given plans (n_plans >= 1)
+        const int ph = h % a->n_plans;
         pl = {a->bits + (size_t)ph * LK, a->w + (size_t)ph * LK, a->off + (size_t)ph * LK, a->meta[ph].rho,
               a->dsq ? 0 : a->meta[ph].refits, a->odd2, a->nrm8, a->dsq};
+    }
     typename F::raw raw;
     F::fetch(&raw, P, w, l, &pl);
     lv<float> q[RW], k[RW], d[RW], v[CW];
@@ -768,12 +769,14 @@ void lanes_launch(const stepq_format* f, const lanes_args* a, int n, cudaStream_
     LANES_FORMATS(LANES_RUN_)
 }
 
-// the stored heads decoded as the kernels' first phase decodes them (the device session's S_hat_t)
+// the stored heads decoded as the kernels' first phase decodes them (the device session's S_hat_t;
+// the formats that read no plan: the session takes no plans)
 template <class F>
 LN void lanes_decode_head(float* S, const uint8_t* P, size_t stride, int h) {
     const lv<int> l = ln_lane(), w = ln_warp();
     typename F::raw raw;
-    F::fetch(&raw, P + (size_t)h * stride, w, l);
+    const lplan none = {};
+    F::fetch(&raw, P + (size_t)h * stride, w, l, &none);
     lrow x[RW];
     F::decode(x, &raw);
     for (int i = 0; i < RW; i++) ln_store4(S + (size_t)h * LK * LV, (w * RW + i) * LV + l * CW, x[i]);
@@ -795,6 +798,7 @@ static void lanes_decode_run(float* S, const uint8_t* P, size_t stride, int n, c
 }
 
 void lanes_decode(const stepq_format* f, float* S, const uint8_t* P, size_t stride, int n, cudaStream_t st, int emu) {
+    stepq_assert(!lanes_reads_plans(f));  // the session refuses the formats that read a plan
 #define LANES_DECODE_(id, T) if (lanes_trait(f) == id) lanes_decode_run<T>(S, P, stride, n, st, emu);
     LANES_FORMATS(LANES_DECODE_)
 }
