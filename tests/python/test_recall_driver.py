@@ -21,7 +21,7 @@ import recall  # noqa: E402
 from model import load_checkpoint  # noqa: E402
 
 MODEL = os.path.join(ROOT, "data", "lm", "gdn-recall")
-SET = os.path.join(ROOT, "data", "lm", "heldout_recall.json")
+SET = os.path.join(ROOT, "data", "lm", "heldout_recall_novel.json")
 PREFILL = 512
 
 
@@ -72,7 +72,7 @@ def test_native_answers_match_pytorch(stepq_bin, tmp_path):
     assert nll.shape == (len(recs), 3)
     # The C forward steps one byte at a time in float32, as decoding does, multiplying the state by
     # each step's decay; the chunked PyTorch forward sums log decays within a chunk. Near 1 (the
-    # long heads' half-life of 65,536 bytes) float32 rounds each step's decay, and over thousands
+    # long heads' half-lives of millions of bytes) float32 rounds each step's decay, and over thousands
     # of steps that shifts what a long-distance answer reads: measured on this document, the
     # record at 6.5 KiB differs by 1.5e-4 of its NLL from float64 PyTorch, as PyTorch's own
     # float32 forward fed one byte at a time does (it equals the C one to 3e-6 there), while the
