@@ -413,9 +413,9 @@ def check_recall():
     cfg = os.path.join(src, "experiments", "recall_gdn.cfg")
     path = os.path.join(quick, "recall", "gdn.h5")
     png(path[:-3] + ".png")
-    setp = os.path.join(src, re.search(r'^set\s*=\s*"([^"]+)"', open(cfg).read(), re.M).group(1))  # the config's set
+    root, quick_group = split_quick(cfg)
+    setp = os.path.join(src, re.search(r'^set\s*=\s*"([^"]+)"', root, re.M).group(1))  # the config's set
     rs = json.load(open(setp))
-    quick_group = re.search(r"quick\s*=\s*\{[^}]*\}", open(cfg).read(), re.S).group(0)
     per_seed = int(re.search(r"documents\s*=\s*(\d+)", quick_group).group(1))
     m = re.search(r"length\s*=\s*(\d+)", quick_group)
     length = int(m.group(1)) if m else 0
