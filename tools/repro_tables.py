@@ -2,7 +2,7 @@
 """paper_repro.md from the results: collect the numbers it quotes, render it from its template.
 
     python3 tools/repro_tables.py collect [--results results ...] [--out paper_repro.json]
-                                          [--allow-quick] [--figures DIR]
+                                          [--allow-quick] [--figures DIR] [--update JSON [--drop FILE ...]]
     python3 tools/repro_tables.py render paper_repro.json [--out paper_repro.md]
     python3 tools/repro_tables.py check [--results DIR ...] [--quick DIR ...] [--self-test]
 
@@ -14,6 +14,8 @@ the stepq revision and config checksum its driver recorded. It copies each mecha
 as not run, and the document says so where its numbers would be. Results of `stepq run --quick`
 (their config says so) are refused unless --allow-quick (then figures are copied only where
 --figures says). Of several --results folders, each file is read from the first that holds it.
+With --update paper_repro.json, a partial rerun: the files the results lack keep that document's
+numbers, provenance (each file's revision) and figures, but those --drop names, which become not run.
 
 render fills tools/paper_repro.md.in's placeholders from that JSON (python3's standard library
 alone): `{{pm KEY D}}` a mean +- its 95% interval with D decimals ("3s": 3 significant digits,
@@ -560,20 +562,42 @@ def to_json(doc):
     return "\n".join(lines) + "\n"
 
 
-def collect_doc(roots, quick_ok):
-    """the collected document: every file's provenance, the figures there, the numbers quoted"""
+def keep_from(base, files, numbers, lists, drop):
+    """into files, numbers and lists: base's entries of every file the results lack, but those
+    named in drop, which stay not run; the fids kept"""
+    kept = {f[:-3] for f, v in base["files"].items()
+            if f in files and files[f].get("missing") and not v.get("missing") and f[:-3] not in drop}
+    for f in kept:
+        files[f + ".h5"] = base["files"][f + ".h5"]
+    numbers.update({k: v for k, v in base["numbers"].items() if k.split(":", 1)[0] in kept})
+    lists.update({k: v for k, v in base["lists"].items() if k.split(":", 1)[0] in kept})
+    return kept
+
+
+def collect_doc(roots, quick_ok, base=None, drop=()):
+    """the collected document: every file's provenance, the figures there, the numbers quoted;
+    given base (an earlier collected document), the files the results lack are base's, but those
+    named in drop"""
     for r in roots:
         if not os.path.isdir(r):
             die("--results %s: no such directory" % r)
     files, numbers, lists = collect(roots, quick_ok)
+    for fid in drop:
+        if fid + ".h5" not in files:
+            die("--drop %s: not a file paper_repro.md quotes (%s)" % (fid, ", ".join(sorted(f[:-3] for f in files))))
+        if not files[fid + ".h5"].get("missing"):
+            die("--drop %s: its result is in --results %s; drop names files that did not run" % (fid, " ".join(roots)))
     if all(f.get("missing") for f in files.values()):
         die("--results %s: none of the result files paper_repro.md quotes is there (run experiments/all.cfg)"
             % " ".join(roots))
+    figures = {name: FIGURES[name] + ".png" for name in figure_sources(roots)}
+    if base is not None:
+        kept = keep_from(base, files, numbers, lists, set(drop))
+        figures.update({n: f for n, f in base["figures"].items() if n not in figures and f[:-4] in kept})
     doc = {"about": "the numbers paper_repro.md quotes (each [value, 95% half-width, dataset]), by "
                     "tools/repro_tables.py collect; render it with "
                     "`python3 tools/repro_tables.py render paper_repro.json --out paper_repro.md`",
-           "files": files, "lists": lists, "numbers": numbers,
-           "figures": {name: FIGURES[name] + ".png" for name in figure_sources(roots)}}
+           "files": files, "lists": lists, "numbers": numbers, "figures": figures}
     quoted = Doc(doc)
     render(doc, read_template(), quoted)  # keep only what the document quotes
     doc["numbers"] = {k: v for k, v in numbers.items() if k in quoted.used}
@@ -594,6 +618,8 @@ PAPER_ABLATION = {
     ("kimi", 6): {"int": 40.97, "dsq": 46.72, "space": 61.00, "time_nopivot": 50.06, "time": 58.91, "stepquant": 63.67},
     ("kimi", 4): {"int": 14.47, "dsq": 13.00, "space": 38.89, "time_nopivot": 24.56, "time": 29.08, "stepquant": 58.87}}
 PAPER_SHARE = {"qwen": 52.5, "kimi": 78.8}
+# the models trained to remember (data/lm/{gdn,kda}-recall), as the tables name them
+RECALL_MODEL = {"gdn": "GDN recall", "kda": "KDA recall"}
 
 
 class Doc:
@@ -919,7 +945,7 @@ def t_propagation(doc):
 def t_selfcorrect(doc):
     rows, wins = [], []
     for fid, label in (("selfcorrect/gdn", "GDN preset"), ("selfcorrect/kda", "KDA preset"),
-                       ("selfcorrect/recall_gdn", "GDN s28"), ("selfcorrect/recall_kda", "KDA k12")):
+                       ("selfcorrect/recall_gdn", RECALL_MODEL["gdn"]), ("selfcorrect/recall_kda", RECALL_MODEL["kda"])):
         w = doc.items(fid + ":windows")
         if not w:
             rows.append([label, not_run(doc, fid)])
@@ -941,7 +967,7 @@ def t_halflife(doc):
     rows = []
     for s, label in (("syn_gdn", "gdn-qwen-like heads"), ("syn_kda", "kda-kimi-like key rows"),
                      ("lm_gdn", "data/lm/gdn heads"), ("lm_kda", "data/lm/kda key rows"),
-                     ("rec_gdn", "GDN s28 heads"), ("rec_kda", "KDA k12 key rows")):
+                     ("rec_gdn", RECALL_MODEL["gdn"] + " heads"), ("rec_kda", RECALL_MODEL["kda"] + " key rows")):
         f = HALFLIFE_FILE[s]
         if not doc.has(f + ":units"):
             rows.append([label, not_run(doc, f)] + [""] * 7)
@@ -956,8 +982,8 @@ def t_halflife(doc):
 def t_octile(doc):
     """the omega octiles' cost on each subject (presets: pooled error; models: 1e-3 nats per byte)"""
     cols = [("octile/gdn", "GDN preset"), ("octile/kda", "KDA preset"), ("nll/octile_gdn", "GDN model"),
-            ("nll/octile_kda", "KDA model"), ("nll/octile_recall_gdn", "GDN s28"),
-            ("nll/octile_recall_kda", "KDA k12")]
+            ("nll/octile_kda", "KDA model"), ("nll/octile_recall_gdn", RECALL_MODEL["gdn"]),
+            ("nll/octile_recall_kda", RECALL_MODEL["kda"])]
     rows = [[str(o)] + [cell(doc, "%s:omega.o%d" % (f, o), *(("4", pm) if f.startswith("octile") else ("2", milli)))
                         for f, _ in cols] for o in range(1, 9)]
     rows += [["Spearman, by %s" % order] + [cell(doc, "%s:%s.spearman" % (f, order), "2") for f, _ in cols]
@@ -1069,7 +1095,7 @@ def t_recall(doc):
     both models side by side"""
     head, cols, runs = ["exact match by distance (bytes); answer extra NLL by decode position"], [], []
     for m in ("gdn", "kda"):
-        f, up = "recall/" + m, {"gdn": "GDN s28", "kda": "KDA k12"}[m]
+        f, up = "recall/" + m, RECALL_MODEL[m]
         runs += [r for r in doc.items(f + ":runs") if r not in runs]
         for b, name in enumerate(doc.items(f + ":buckets")):
             head.append("%s %s" % (up, name))
@@ -1119,7 +1145,7 @@ def t_frontier(doc):
     rows_of.sort(key=lambda x: (-bits[x], x))
     head, cols = ["format"], []
     for m, f in models:
-        up, fmts = {"gdn": "GDN s28", "kda": "KDA k12"}[m], doc.items(f + ":formats")
+        up, fmts = RECALL_MODEL[m], doc.items(f + ":formats")
         place = {k: frontier_place(doc, f, fmts, k) for k in ("recall", "prose")}
         head += ["%s bits" % up, "%s extra NLL / byte: recall docs; prose" % up,
                  "%s answers vs native: %s" % (up, ", ".join(doc.items(f + ":ranges"))), "%s CPU step / FP32" % up,
@@ -1177,7 +1203,7 @@ def t_hold(doc):
                 ("answers' extra NLL (nats an answer)", "answer_nll"),
                 ("answered exactly, minus native's (%s)" % nat, "exact_delta"))
     head, rows = ["time-only@4"], []
-    for m, up in (("gdn", "GDN s28"), ("kda", "KDA k12")):
+    for m, up in RECALL_MODEL.items():
         head += ["%s as calibrated" % up, "long heads held", "held minus calibrated"]
     for label, k in rows_def:
         r = [label % "; ".join(", ".join(doc.items("hold/%s:long_heads" % m)) or "n/a" for m in ("gdn", "kda"))
@@ -1223,9 +1249,9 @@ TABLES = {"rules": t_rules, "inputstats": t_inputstats, "propagation": t_propaga
           "halflife": t_halflife, "octile": t_octile, "knobs": t_knobs, "robustness": t_robustness,
           "regimes": t_regimes, "ablation": t_ablation, "memory": t_memory,
           "nll": lambda d: t_nll(d, (("nll/gdn", "GDN", NLL3), ("nll/kda", "KDA", NLL3),
-                                     ("nll/recall_gdn", "GDN s28", NLL3),
-                                     ("nll/recall_gdn_prose", "s28 prose", NLL1), ("nll/recall_kda", "KDA k12", NLL3),
-                                     ("nll/recall_kda_prose", "k12 prose", NLL1))),
+                                     ("nll/recall_gdn", RECALL_MODEL["gdn"], NLL3),
+                                     ("nll/recall_gdn_prose", RECALL_MODEL["gdn"] + " prose", NLL1), ("nll/recall_kda", RECALL_MODEL["kda"], NLL3),
+                                     ("nll/recall_kda_prose", RECALL_MODEL["kda"] + " prose", NLL1))),
           "nll_ablation": t_nll_ablation, "generate": t_generate, "recall": t_recall, "hold": t_hold,
           "files": t_files, "missing": t_missing, "quick": t_quick, "frontier": t_frontier}
 
@@ -1428,6 +1454,10 @@ def main():
     c.add_argument("--out", default="paper_repro.json", help="the JSON to write (default: paper_repro.json)")
     c.add_argument("--allow-quick", action="store_true", help="accept results of `stepq run --quick`")
     c.add_argument("--figures", help="where to copy the figures (default: docs/figures; with --allow-quick: none)")
+    c.add_argument("--update", metavar="JSON", help="an earlier collected document (paper_repro.json): the files "
+                   "the results lack keep its numbers and provenance (a partial rerun); --out may be the same file")
+    c.add_argument("--drop", nargs="+", metavar="FILE", help="with --update: these files (e.g. hold/gdn) are not run "
+                   "in the new document, whatever --update's holds (their results would be stale)")
     r = sp.add_parser("render", help="the document from the JSON")
     r.add_argument("json")
     r.add_argument("--out", help="write it here (default: stdout)")
@@ -1443,7 +1473,10 @@ def main():
         figdir = a.figures or (None if a.allow_quick else os.path.join(REPO, "docs", "figures"))
         if figdir is not None and not os.path.isdir(figdir):
             die("--figures %s: no such directory" % figdir)
-        doc = collect_doc(a.results, a.allow_quick)
+        if a.drop and a.update is None:
+            die("--drop: names files of --update's document to leave out; give --update")
+        base = read_doc(a.update) if a.update is not None else None
+        doc = collect_doc(a.results, a.allow_quick, base, a.drop or ())
         if figdir is not None:
             copy_figures(figure_sources(a.results), figdir)
         write_atomic(a.out, to_json(doc).encode())

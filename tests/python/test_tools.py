@@ -184,12 +184,12 @@ def test_repro_tables_refuses_quick_runs_unless_told(tmp_path):
     assert r.returncode == 0, r.stderr
     r = repro("render", out)
     assert r.returncode == 0, r.stderr
-    assert "QUICK RESULTS" in r.stdout and "GDN s28 first 64 | GDN s28 last 64" in r.stdout
+    assert "QUICK RESULTS" in r.stdout and "GDN recall first 64 | GDN recall last 64" in r.stdout
     full = results_tree(tmp_path / "full", False, 512, 9216 + 100)
     r = repro("collect", "--results", full, "--out", tmp_path / "f.json", "--figures", tmp_path)
     assert r.returncode == 0, r.stderr
     r = repro("render", tmp_path / "f.json")
-    assert "GDN s28 first 512 | GDN s28 last 100" in r.stdout and "QUICK" not in r.stdout
+    assert "GDN recall first 512 | GDN recall last 100" in r.stdout and "QUICK" not in r.stdout
 
 
 def test_repro_tables_checks_its_inputs(tmp_path):
@@ -215,7 +215,7 @@ def test_repro_tables_checks_its_inputs(tmp_path):
 
 
 def doc_json(path, spearman):
-    """a collected document by hand: one half-life file of GDN s28 with the given Spearman, the
+    """a collected document by hand: one half-life file of the GDN recall model with the given Spearman, the
     others not run"""
     numbers = {"halflife/lm_recall_gdn:%s" % k: [v, None, k]
                for k, v in (("spearman_acc", spearman), ("spearman_acc_over_d", 0.9), ("units", 16))}
@@ -268,7 +268,7 @@ def test_repro_tables_check_names_what_differs(tmp_path):
     assert repro("render", j, "--out", md).returncode == 0
     r = repro("check", "--json", j, "--md", md, "--results", root)
     assert r.returncode == 0, r.stdout
-    md.write_text(md.read_text().replace("GDN s28", "GDN s29", 1))
+    md.write_text(md.read_text().replace("GDN recall", "GDN recalls", 1))
     r = repro("check", "--json", j, "--md", md)
     assert r.returncode == 1 and "is not what render prints" in r.stdout
     assert repro("render", j, "--out", md).returncode == 0
@@ -277,6 +277,48 @@ def test_repro_tables_check_names_what_differs(tmp_path):
         f["extra_window"][0, 0] = 0.5
     r = repro("check", "--json", j, "--md", md, "--results", root)
     assert r.returncode == 1 and "nll/recall_gdn:int8.window" in r.stdout, r.stdout
+
+
+def test_repro_tables_update_keeps_what_did_not_run(tmp_path):
+    """collect --update: the files the new results hold replace the earlier document's (numbers and
+    provenance), the others keep its numbers, but those --drop names, which become not run;
+    --drop of a file the results hold, of a file the document does not quote, or without --update
+    is refused, nothing written"""
+    pytest.importorskip("h5py")
+    import h5py
+    first = results_tree(tmp_path / "a", False, 512, 1024)
+    j = tmp_path / "p.json"
+    assert repro("collect", "--results", first, "--out", j, "--figures", tmp_path).returncode == 0
+    with h5py.File(first / "nll" / "recall_kda.h5", "r+") as f:
+        f.attrs["git_revision"] = "old"
+    assert repro("collect", "--results", first, "--out", j, "--figures", tmp_path).returncode == 0
+    before = json.loads(j.read_text())
+    again = tmp_path / "b" / "nll"
+    os.makedirs(again)
+    nll_h5(again / "recall_gdn.h5", False, 512, 1024)
+    with h5py.File(again / "recall_gdn.h5", "r+") as f:
+        f["extra_window"][0, 0] = 0.5
+        f.attrs["git_revision"] = "new"
+    u = tmp_path / "u.json"
+    r = repro("collect", "--results", tmp_path / "b", "--update", j, "--drop", "nll/recall_gdn_prose", "--out", u,
+              "--figures", tmp_path)
+    assert r.returncode == 0, r.stderr
+    after = json.loads(u.read_text())
+    assert after["files"]["nll/recall_gdn.h5"]["git_revision"] == "new"
+    assert after["files"]["nll/recall_kda.h5"] == before["files"]["nll/recall_kda.h5"]
+    assert after["files"]["nll/recall_kda.h5"]["git_revision"] == "old"
+    assert after["files"]["nll/recall_gdn_prose.h5"].get("missing")
+    assert after["numbers"]["nll/recall_gdn:int8.window"][0] != before["numbers"]["nll/recall_gdn:int8.window"][0]
+    kda = {k: v for k, v in before["numbers"].items() if k.startswith("nll/recall_kda:")}
+    assert kda and all(after["numbers"][k] == v for k, v in kda.items())
+    assert not any(k.startswith("nll/recall_gdn_prose:") for k in after["numbers"])
+    out = tmp_path / "x.json"
+    refused(repro("collect", "--results", tmp_path / "b", "--update", j, "--drop", "nll/recall_gdn", "--out", out),
+            "--drop nll/recall_gdn", "did not run")
+    refused(repro("collect", "--results", tmp_path / "b", "--update", j, "--drop", "nll/nothing", "--out", out),
+            "--drop nll/nothing")
+    refused(repro("collect", "--results", tmp_path / "b", "--drop", "hold/gdn", "--out", out), "--update")
+    assert not out.exists()
 
 
 def test_repro_tables_figures_copied(tmp_path):
