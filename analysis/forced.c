@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "../base/common.h"
+#include "../base/outfile.h"
 #include "../base/progress.h"
 #include "../base/ranks.h"
+#include "journal.h"
 
 // ---------------------------------------------------------------------------------------------
 // the runs kept: a list searched in order (a process keeps a few thousand at most), filled and
@@ -94,6 +96,71 @@ static uint64_t key_of(const stepq_forced_set* s, const stepq_forced_spec* sp, u
                            " backend=%s", s->model->xxh3, doc, s->prefill, sp->fmt ? sp->fmt->name : "native", plan, be->name);
     const uint64_t k = stepq_xxh3(0, buf, (size_t)n);
     return k ? k : 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the journal: a record per run that ends, its key as id, then int64 n, n doubles (nll), n bytes
+// (top)
+
+static stepq_journal* journal;
+
+static void journal_keep(uint64_t key, long n, const double* nll, const uint8_t* top) {
+    if (!journal || !key) return;
+    const int64_t n64 = n;
+    const size_t size = sizeof n64 + (sizeof(double) + 1) * (size_t)n;
+    unsigned char* data = mallocCheck(size);
+    memcpy(data, &n64, sizeof n64);
+    memcpy(data + sizeof n64, nll, sizeof(double) * (size_t)n);
+    memcpy(data + sizeof n64 + sizeof(double) * (size_t)n, top, (size_t)n);
+    stepq_journal_add(journal, key, data, size);  // a failed append is said; the run goes on unjournaled
+    free(data);
+}
+
+static struct {
+    char output[4096], key[128];
+    int resume, pending;
+} journal_plan;
+
+void stepq_forced_journal_begin(const char* output, const char* key, int resume) {
+    stepq_assert(!journal && !journal_plan.pending);
+    snprintf(journal_plan.output, sizeof journal_plan.output, "%s", output);
+    snprintf(journal_plan.key, sizeof journal_plan.key, "%s", key);
+    journal_plan.resume = resume;
+    journal_plan.pending = 1;
+}
+
+// the journal begun, opened at the first run set of its config: the runs it holds kept
+static int journal_open(void) {
+    journal_plan.pending = 0;
+    const char* output = journal_plan.output;
+    int rc = stepq_output_prepare(output);  // its directory (every rank: mkdir is idempotent)
+    rc = stepq_ranks_agree(rc, "preparing the journal's directory");
+    if (!rc && !(journal = stepq_journal_open(output, journal_plan.key, "runs", journal_plan.resume, NULL, NULL)))
+        rc = STEPQ_ERR;
+    uint64_t id;
+    size_t size;
+    const unsigned char* data;
+    for (long i = 0; !rc && (data = stepq_journal_record(journal, i, &id, &size)); i++) {
+        int64_t n = -1;
+        if (size >= sizeof n) memcpy(&n, data, sizeof n);
+        if (n < 0 || size != sizeof n + (sizeof(double) + 1) * (size_t)n) {
+            stepq_error("%s.journal: record %ld is not a run's (%zu bytes): run without --resume to start over",
+                        output, i, size);
+            rc = STEPQ_ERR;
+            break;
+        }
+        double* nll = mallocCheck(sizeof(double) * (size_t)(n ? n : 1));
+        memcpy(nll, data + sizeof n, sizeof(double) * (size_t)n);
+        keep(id, (long)n, nll, data + sizeof n + sizeof(double) * (size_t)n);
+        free(nll);
+    }
+    return stepq_ranks_agree(rc, "reading the journal of the runs");
+}
+
+void stepq_forced_journal_end(int completed) {
+    journal_plan.pending = 0;
+    stepq_journal_close(journal, completed);
+    journal = NULL;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -197,8 +264,9 @@ static void units_free(units* u) {
     free(u->list);
 }
 
-// the runs of todo: the prefills their documents need, then the batches, in parallel
-static int compute(const stepq_forced_set* s, const uint8_t* todo, stepq_progress* pr) {
+// the runs of todo: the prefills their documents need, then the batches, in parallel, each run
+// journaled (under its key) as its batch ends
+static int compute(const stepq_forced_set* s, const uint8_t* todo, const uint64_t* keys, stepq_progress* pr) {
     units u;
     units_make(&u, s, todo);
     stepq_lm_seq* pre = callocCheck((size_t)s->D, sizeof *pre);
@@ -221,9 +289,14 @@ static int compute(const stepq_forced_set* s, const uint8_t* todo, stepq_progres
 #pragma omp atomic read
         stop = failed;
         if (stop) continue;
-        if (run_batch(s, u.doc[i], u.list + u.first[i], n, &pre[u.doc[i]]) != STEPQ_OK) {
+        const int d = u.doc[i], *ks = u.list + u.first[i];
+        if (run_batch(s, d, ks, n, &pre[d]) != STEPQ_OK) {
 #pragma omp atomic write
             failed = 1;
+        } else {
+            for (int b = 0; b < n; b++)
+                journal_keep(keys[(size_t)d * s->R + ks[b]], s->steps[d], s->nll + at(s, d, ks[b]),
+                             s->top + at(s, d, ks[b]));
         }
         stepq_progress_add(pr, n);
     }
@@ -237,6 +310,7 @@ static int compute(const stepq_forced_set* s, const uint8_t* todo, stepq_progres
 int stepq_forced_run(stepq_forced_set* s) {
     const int D = s->D, R = s->R;
     stepq_assert(s->backend);  // the front end's choice, passed down (sim/backend.h)
+    if (journal_plan.pending && journal_open() != STEPQ_OK) return STEPQ_ERR;
     s->N = 0;
     for (int d = 0; d < D; d++) {
         stepq_assert(s->steps[d] >= 0 && (s->steps[d] == 0 || s->prefill + s->steps[d] < s->len[d]));
@@ -271,12 +345,12 @@ int stepq_forced_run(stepq_forced_set* s) {
         stepq_progress pr;
         stepq_progress_start(&pr, s->what, "runs", total);
         stepq_progress_add(&pr, taken);
-        rc = compute(s, todo, &pr);
+        rc = compute(s, todo, keys, &pr);
         stepq_progress_end(&pr);
     }
     if (taken > 0 && stepq_rank() == 0)
-        printf("%s: %ld of %ld runs taken from earlier configs of this process (the same model, document, prefill "
-               "and format)\n", s->what, taken, total);
+        printf("%s: %ld of %ld runs taken from earlier configs of this process or its journal (the same model, "
+               "document, prefill and format)\n", s->what, taken, total);
     rc = stepq_split_end(&sp, rc, s->what);
     for (int d = 0; d < D && !rc; d++)
         for (int k = 0; k < R; k++)

@@ -60,6 +60,16 @@ typedef struct {
 int stepq_forced_run(stepq_forced_set* s);
 void stepq_forced_free(stepq_forced_set* s);  // nll and top
 
+// The journal of the runs of the config about to run (journal.h): begun with its output and key
+// (what the config's driver writes, "<output>.journal"), it is opened at the config's first
+// stepq_forced_run, so that a config refused before its work leaves none; from then every run
+// that ends is appended, and with resume the runs of an earlier, interrupted run of the config are
+// read back and kept as if an earlier config had computed them (a run's numbers are a function
+// of what makes its key: the same numbers, bit for bit). Ended with whether the output was written:
+// then the journal is removed, else it stays for `stepq run --resume`.
+void stepq_forced_journal_begin(const char* output, const char* key, int resume);
+void stepq_forced_journal_end(int completed);
+
 // The runs kept so far: how many, and their bytes; and forgetting them (tests)
 long stepq_forced_kept(size_t* bytes);
 void stepq_forced_forget(void);

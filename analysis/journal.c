@@ -1,11 +1,10 @@
 // journal.c: resumable runs; see journal.h.
 //
-// Layout: a header line "stepq journal <key> F <F> NB <NB>\n", then one record per completed
-// head: int32 seed, int32 head, then the head's numbers in a fixed order (record_doubles):
-// err_y, err_S (F x NB floats), acc_sq, p1_resid, bytes (F doubles), diverged (F int64),
-// acc_ref, mean_log_gate, half_life (doubles), then the XXH3 64 of the seed, head and numbers,
-// and the int32 0x4a524e4c closing it. A record cut short (a kill while it was written) ends
-// the journal; a whole record whose checksum fails (edited or corrupted) refuses the resume.
+// Layout: a header line "stepq journal <key>\n", then one record per completed unit: its uint64
+// id and uint64 size, its bytes (what they are is the caller's), then the XXH3 64 of the id,
+// size and bytes, and the uint32 0x4a524e4c closing it. A record cut short (a kill while it was
+// written) ends the journal; a whole record whose checksum fails (edited or corrupted) refuses
+// the resume.
 #include "journal.h"
 
 #include <dirent.h>
@@ -22,58 +21,24 @@
 #include "../base/ranks.h"
 
 #define RECORD_END 0x4a524e4cu
+#define RECORD_MAX ((uint64_t)1 << 32)  // a size beyond this is a record cut short, not a record
 
 typedef struct {
-    int32_t s, h;
-    unsigned char* data;  // the record's numbers
+    uint64_t id;
+    size_t size;
+    unsigned char* data;
 } record;
 
 struct stepq_journal {
     FILE* fp;
     char* path;
-    int F;
-    long NB;
-    size_t size;         // bytes of a record's numbers
+    const char* what;    // what a record is, for messages ("heads", "runs")
     record* old;         // records read back
     long n_old;
     long added;          // records this process appended (the test hook counts them)
-    long kill_after;     // STEPQ_TEST_KILL_AFTER_HEADS: SIGKILL after that many (tests only)
-    int failed;          // an append failed (said once, not once per head)
+    long kill_after;     // STEPQ_TEST_KILL_AFTER_RECORDS: SIGKILL after that many (tests only)
+    int failed;          // an append failed (said once, not once per record)
 };
-
-static size_t record_size(int F, long NB) {
-    return 2 * sizeof(float) * F * NB + 3 * sizeof(double) * F + sizeof(int64_t) * F + 3 * sizeof(double);
-}
-
-// serialises (to = 1) or restores (to = 0) head h's numbers of o
-static void transfer(unsigned char* buf, stepq_run_out* o, int h, int to) {
-    const int F = o->F, H = o->H;
-    const long NB = o->n_bins;
-    unsigned char* p = buf;
-#define MOVE(dst, n)                                        \
-    do {                                                    \
-        if (to) memcpy(p, (dst), (n));                      \
-        else memcpy((dst), p, (n));                         \
-        p += (n);                                           \
-    } while (0)
-    for (int f = 0; f < F; f++) {
-        MOVE(o->err_y + ((size_t)f * H + h) * NB, sizeof(float) * NB);
-        MOVE(o->err_S + ((size_t)f * H + h) * NB, sizeof(float) * NB);
-    }
-    for (int f = 0; f < F; f++) {
-        MOVE(&o->acc_sq[(size_t)f * H + h], sizeof(double));
-        MOVE(&o->p1_resid[(size_t)f * H + h], sizeof(double));
-        MOVE(&o->bytes[(size_t)f * H + h], sizeof(double));
-        int64_t d = o->diverged[(size_t)f * H + h];
-        if (to) memcpy(p, &d, sizeof d);
-        else memcpy(&d, p, sizeof d), o->diverged[(size_t)f * H + h] = (long)d;
-        p += sizeof d;
-    }
-    MOVE(&o->acc_ref[h], sizeof(double));
-    MOVE(&o->mean_log_gate[h], sizeof(double));
-    MOVE(&o->half_life[h], sizeof(double));
-#undef MOVE
-}
 
 // this rank's journal: "<output>.journal" for one process, "<output>.journal.<r>of<N>" for rank r
 // of an MPI run of N ranks (each rank appends the heads it runs; base/ranks.h)
@@ -116,23 +81,24 @@ static char** journals_beside(const char* output, int* n_out) {
     return names;
 }
 
-// the checksum of a record: its seed and head, then its numbers
-static uint64_t record_xxh3(const int32_t* sh, const unsigned char* data, size_t size) {
-    return stepq_xxh3(stepq_xxh3(0, sh, 2 * sizeof(int32_t)), data, size);
+// the checksum of a record: its id and size, then its bytes
+static uint64_t record_xxh3(uint64_t id, uint64_t size, const unsigned char* data) {
+    const uint64_t head[2] = {id, size};
+    return stepq_xxh3(stepq_xxh3(0, head, sizeof head), data, (size_t)size);
 }
 
-// one record: seed and head, the numbers, their checksum, the closing word; 1 when a write failed
-static int write_record(FILE* fp, int32_t s, int32_t h, const unsigned char* data, size_t size) {
-    const int32_t sh[2] = {s, h};
-    const uint64_t ck = record_xxh3(sh, data, size);
+// one record: id, size, bytes, their checksum, the closing word; 1 when a write failed
+static int write_record(FILE* fp, uint64_t id, const unsigned char* data, size_t size) {
+    const uint64_t head[2] = {id, size}, ck = record_xxh3(id, size, data);
     const uint32_t end = RECORD_END;
-    return fwrite(sh, sizeof sh, 1, fp) != 1 || fwrite(data, size, 1, fp) != 1 || fwrite(&ck, sizeof ck, 1, fp) != 1 ||
-           fwrite(&end, sizeof end, 1, fp) != 1;
+    return fwrite(head, sizeof head, 1, fp) != 1 || (size && fwrite(data, size, 1, fp) != 1) ||
+           fwrite(&ck, sizeof ck, 1, fp) != 1 || fwrite(&end, sizeof end, 1, fp) != 1;
 }
 
-// reads the records of an existing journal, keeping those of the heads this rank runs (a head
-// of H per seed is unit s H + h); STEPQ_ERR if it belongs to another run
-static int read_old(stepq_journal* j, FILE* fp, const char* path, const char* header, int H) {
+// reads the records of an existing journal, keeping those owned accepts (all when NULL) and the
+// first of an id; STEPQ_ERR if it belongs to another run or a whole record fails its checksum
+static int read_old(stepq_journal* j, FILE* fp, const char* path, const char* header,
+                    int (*owned)(uint64_t id, void* ctx), void* ctx) {
     char line[512];
     if (!fgets(line, sizeof line, fp) || strcmp(line, header) != 0) {
         stepq_error("%s was written by another run (another config, stepq revision or shape): run "
@@ -141,24 +107,24 @@ static int read_old(stepq_journal* j, FILE* fp, const char* path, const char* he
     }
     long cap = j->n_old;
     for (long index = 0;; index++) {
-        int32_t sh[2];
+        uint64_t head[2], ck;
         uint32_t end;
-        uint64_t ck;
-        unsigned char* data = mallocCheck(j->size);
-        if (fread(sh, sizeof sh, 1, fp) != 1 || fread(data, j->size, 1, fp) != 1 || fread(&ck, sizeof ck, 1, fp) != 1 ||
+        if (fread(head, sizeof head, 1, fp) != 1 || head[1] > RECORD_MAX) break;
+        unsigned char* data = mallocCheck(head[1] ? (size_t)head[1] : 1);
+        if ((head[1] && fread(data, (size_t)head[1], 1, fp) != 1) || fread(&ck, sizeof ck, 1, fp) != 1 ||
             fread(&end, sizeof end, 1, fp) != 1 || end != RECORD_END) {
             free(data);  // the end of the journal, or a record cut short by the kill
             break;
         }
-        if (ck != record_xxh3(sh, data, j->size)) {
-            stepq_error("%s: record %ld (seed %d, head %d) does not match its checksum (edited or corrupted): run "
-                        "without --resume to start over", path, index, sh[0], sh[1]);
+        if (ck != record_xxh3(head[0], head[1], data)) {
+            stepq_error("%s: record %ld does not match its checksum (edited or corrupted): run without --resume "
+                        "to start over", path, index);
             free(data);
             return STEPQ_ERR;
         }
-        int dup = !stepq_rank_owns((long)sh[0] * H + sh[1]);
-        for (long i = 0; i < j->n_old && !dup; i++) dup = j->old[i].s == sh[0] && j->old[i].h == sh[1];
-        if (dup) {  // another rank's head, or one an earlier journal holds (the same numbers)
+        int dup = owned && !owned(head[0], ctx);
+        for (long i = 0; i < j->n_old && !dup; i++) dup = j->old[i].id == head[0];
+        if (dup) {  // another rank's record, or one an earlier journal holds (the same numbers)
             free(data);
             continue;
         }
@@ -168,19 +134,20 @@ static int read_old(stepq_journal* j, FILE* fp, const char* path, const char* he
             stepq_assert(r != NULL);
             j->old = r;
         }
-        j->old[j->n_old++] = (record){sh[0], sh[1], data};
+        j->old[j->n_old++] = (record){head[0], (size_t)head[1], data};
     }
     return STEPQ_OK;
 }
 
 // every journal of this output, whatever rank count wrote it: a resume reads them all, each rank
-// keeping its own heads (read_old)
-static int read_journals(stepq_journal* j, char** old, int n_old, const char* header, int H) {
+// keeping its own records (read_old)
+static int read_journals(stepq_journal* j, char** old, int n_old, const char* header,
+                         int (*owned)(uint64_t id, void* ctx), void* ctx) {
     int rc = STEPQ_OK;
     for (int i = 0; i < n_old && !rc; i++) {
         FILE* fp = fopen(old[i], "rb");
         if (!fp) continue;
-        rc = read_old(j, fp, old[i], header, H);
+        rc = read_old(j, fp, old[i], header, owned, ctx);
         fclose(fp);
     }
     return rc;
@@ -196,7 +163,7 @@ static int rewrite(stepq_journal* j, const char* header) {
     int bad = !j->fp;
     if (!bad) bad = fputs(header, j->fp) < 0;
     for (long i = 0; i < j->n_old && !bad; i++)
-        bad = write_record(j->fp, j->old[i].s, j->old[i].h, j->old[i].data, j->size);
+        bad = write_record(j->fp, j->old[i].id, j->old[i].data, j->old[i].size);
     if (!bad) bad = fflush(j->fp) != 0 || rename(tmp, j->path) != 0;
     if (bad) {
         stepq_error("cannot write the journal %s: %s", j->path, errno ? strerror(errno) : "a write failed");
@@ -209,7 +176,7 @@ static int rewrite(stepq_journal* j, const char* header) {
     return bad ? STEPQ_ERR : STEPQ_OK;
 }
 
-// the journals of another rank count (their heads now in this run's, or a run started over):
+// the journals of another rank count (their records now in this run's, or a run started over):
 // rank 0 removes them when the open succeeded (rc); frees the names
 static void remove_stale(char** old, int n_old, const char* output, int rc) {
     for (int i = 0; i < n_old; i++) {
@@ -225,23 +192,22 @@ static void remove_stale(char** old, int n_old, const char* output, int rc) {
     free(old);
 }
 
-stepq_journal* stepq_journal_open(const char* output, const char* key, int F, long NB, int H, int resume) {
+stepq_journal* stepq_journal_open(const char* output, const char* key, const char* what, int resume,
+                                  int (*owned)(uint64_t id, void* ctx), void* ctx) {
     stepq_journal* j = callocCheck(1, sizeof *j);
     j->path = journal_path(output, stepq_rank(), stepq_nranks());
-    j->F = F;
-    j->NB = NB;
-    j->size = record_size(F, NB);
-    const char* kill = getenv("STEPQ_TEST_KILL_AFTER_HEADS");
+    j->what = what;
+    const char* kill = getenv("STEPQ_TEST_KILL_AFTER_RECORDS");
     j->kill_after = kill ? atol(kill) : 0;
     char header[512];
-    snprintf(header, sizeof header, "stepq journal %s F %d NB %ld\n", key, F, NB);
+    snprintf(header, sizeof header, "stepq journal %s\n", key);
     // a resume reads every journal beside the output; a new run (no --resume) starts over and
     // removes them
     int n_old = 0;
     char** old = journals_beside(output, &n_old);
-    int rc = resume ? read_journals(j, old, n_old, header, H) : STEPQ_OK;
+    int rc = resume ? read_journals(j, old, n_old, header, owned, ctx) : STEPQ_OK;
     if (resume && !n_old && stepq_rank() == 0)
-        fprintf(stderr, "resume: no journal of %s: starting from the first head\n", output);
+        fprintf(stderr, "resume: no journal of %s: starting from the first of its %s\n", output, what);
     // every rank has read every journal before any is rewritten (an MPI run)
     rc = stepq_ranks_agree(rc, "reading the journals");
     if (!rc) rc = stepq_ranks_agree(rewrite(j, header), "writing the journals");
@@ -254,34 +220,39 @@ stepq_journal* stepq_journal_open(const char* output, const char* key, int F, lo
     }
     int resumed = (int)j->n_old;  // over the ranks
     stepq_ranks_sum(&resumed);
-    if (resumed && stepq_rank() == 0) fprintf(stderr, "resume: %d heads read back from the journals of %s\n", resumed, output);
+    if (resumed && stepq_rank() == 0)
+        fprintf(stderr, "resume: %d %s read back from the journals of %s\n", resumed, what, output);
     return j;
 }
 
-int stepq_journal_fill(const stepq_journal* j, int s, int h, stepq_run_out* o) {
+const unsigned char* stepq_journal_find(const stepq_journal* j, uint64_t id, size_t* size) {
     for (long i = 0; i < j->n_old; i++)
-        if (j->old[i].s == s && j->old[i].h == h) {
-            transfer(j->old[i].data, o, h, 0);
-            return 1;
+        if (j->old[i].id == id) {
+            *size = j->old[i].size;
+            return j->old[i].data;
         }
-    return 0;
+    return NULL;
 }
 
-int stepq_journal_add(stepq_journal* j, int s, int h, const stepq_run_out* o) {
-    unsigned char* data = mallocCheck(j->size);
-    transfer(data, (stepq_run_out*)o, h, 1);
+const unsigned char* stepq_journal_record(const stepq_journal* j, long i, uint64_t* id, size_t* size) {
+    if (i < 0 || i >= j->n_old) return NULL;
+    *id = j->old[i].id;
+    *size = j->old[i].size;
+    return j->old[i].data;
+}
+
+int stepq_journal_add(stepq_journal* j, uint64_t id, const void* data, size_t size) {
     int bad;
 #pragma omp critical(stepq_journal)
     {
         errno = 0;
-        bad = write_record(j->fp, s, h, data, j->size) || fflush(j->fp) != 0;
+        bad = write_record(j->fp, id, data, size) || fflush(j->fp) != 0;
         if (bad && !j->failed)
             stepq_error("cannot append to the journal %s: %s", j->path, errno ? strerror(errno) : "a write failed");
         if (bad) j->failed = 1;
         j->added++;
         if (j->kill_after > 0 && j->added >= j->kill_after) raise(SIGKILL);  // tests: an interrupted run
     }
-    free(data);
     return bad ? STEPQ_ERR : STEPQ_OK;
 }
 

@@ -2,12 +2,15 @@
 #include "propagation.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/common.h"
 #include "../base/h5util.h"
 #include "../base/outfile.h"
+#include "../base/ranks.h"
 #include "../base/stats.h"
 #include "journal.h"
 #include "runner.h"
@@ -282,20 +285,74 @@ static void summary(const stepq_propagation_cfg* c, const stepq_run_out* o, cons
 }
 
 // the run's journal as its done/keep hooks (sim/runout.h): heads it holds are read back, heads
-// that end are added
+// that end are added. A record is head h of seed s (id s 2^32 + h): its numbers in a fixed
+// order, err_y, err_S (F x NB floats), acc_sq, p1_resid, bytes (F doubles), diverged (F int64),
+// acc_ref, mean_log_gate, half_life (doubles).
 typedef struct {
     stepq_journal* journal;
-    int seed;
+    int seed, H;
 } journal_hooks;
+
+static size_t head_record_size(const stepq_run_out* o) {
+    return 2 * sizeof(float) * o->F * o->n_bins + 3 * sizeof(double) * o->F + sizeof(int64_t) * o->F +
+           3 * sizeof(double);
+}
+
+// serialises (to = 1) or restores (to = 0) head h's numbers of o
+static void head_transfer(unsigned char* buf, stepq_run_out* o, int h, int to) {
+    const int F = o->F, H = o->H;
+    const long NB = o->n_bins;
+    unsigned char* p = buf;
+#define MOVE(dst, n)                                        \
+    do {                                                    \
+        if (to) memcpy(p, (dst), (n));                      \
+        else memcpy((dst), p, (n));                         \
+        p += (n);                                           \
+    } while (0)
+    for (int f = 0; f < F; f++) {
+        MOVE(o->err_y + ((size_t)f * H + h) * NB, sizeof(float) * NB);
+        MOVE(o->err_S + ((size_t)f * H + h) * NB, sizeof(float) * NB);
+    }
+    for (int f = 0; f < F; f++) {
+        MOVE(&o->acc_sq[(size_t)f * H + h], sizeof(double));
+        MOVE(&o->p1_resid[(size_t)f * H + h], sizeof(double));
+        MOVE(&o->bytes[(size_t)f * H + h], sizeof(double));
+        int64_t d = o->diverged[(size_t)f * H + h];
+        if (to) memcpy(p, &d, sizeof d);
+        else memcpy(&d, p, sizeof d), o->diverged[(size_t)f * H + h] = (long)d;
+        p += sizeof d;
+    }
+    MOVE(&o->acc_ref[h], sizeof(double));
+    MOVE(&o->mean_log_gate[h], sizeof(double));
+    MOVE(&o->half_life[h], sizeof(double));
+#undef MOVE
+}
+
+static uint64_t head_id(int s, int h) { return (uint64_t)(uint32_t)s << 32 | (uint32_t)h; }
+
+// an MPI run keeps the heads its rank runs (head h of seed s is unit s H + h)
+static int head_owned(uint64_t id, void* ctx) {
+    const journal_hooks* j = ctx;
+    return stepq_rank_owns((long)(id >> 32) * j->H + (long)(id & 0xffffffffu));
+}
 
 static int journal_done(void* ctx, int h, stepq_run_out* o) {
     const journal_hooks* j = ctx;
-    return stepq_journal_fill(j->journal, j->seed, h, o);
+    size_t size;
+    const unsigned char* data = stepq_journal_find(j->journal, head_id(j->seed, h), &size);
+    if (!data || size != head_record_size(o)) return 0;  // the key holds F and NB: sizes agree
+    head_transfer((unsigned char*)data, o, h, 0);
+    return 1;
 }
 
 static int journal_keep(void* ctx, int h, const stepq_run_out* o) {
     const journal_hooks* j = ctx;
-    return stepq_journal_add(j->journal, j->seed, h, o);
+    const size_t size = head_record_size(o);
+    unsigned char* data = mallocCheck(size);
+    head_transfer(data, (stepq_run_out*)o, h, 1);
+    const int rc = stepq_journal_add(j->journal, head_id(j->seed, h), data, size);
+    free(data);
+    return rc;
 }
 
 int stepq_propagation(const stepq_propagation_cfg* c) {
@@ -303,10 +360,11 @@ int stepq_propagation(const stepq_propagation_cfg* c) {
     stepq_run_cfg rc = {.formats = c->formats, .n_formats = F, .prefill = c->prefill, .decode = c->decode,
                         .bin = c->bin, .label = "propagation", .plan = c->plan,
                         .plan_any_model = c->plan_any_model, .backend = c->backend};
-    journal_hooks jh = {.journal = NULL};
+    journal_hooks jh = {.journal = NULL, .H = c->srcs[0]->n_heads};
     if (c->journal_key && c->backend->write) {  // a backend of whole runs keeps none
-        jh.journal = stepq_journal_open(c->output, c->journal_key, F, (c->decode + c->bin - 1) / c->bin,
-                                        c->srcs[0]->n_heads, c->resume);
+        char key[256];
+        snprintf(key, sizeof key, "%s F %d NB %ld", c->journal_key, F, (c->decode + c->bin - 1) / c->bin);
+        jh.journal = stepq_journal_open(c->output, key, "heads", c->resume, head_owned, &jh);
         if (!jh.journal) return STEPQ_ERR;
         rc.done = journal_done;
         rc.keep = journal_keep;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../analysis/calibrate.h"
+#include "../analysis/forced.h"
 #include "../analysis/inputstats.h"
 #include "../analysis/output.h"
 #include "../base/progress.h"
@@ -265,6 +266,22 @@ static void journal_key(char* key, size_t n, const stepq_cfgfile* cf) {
     snprintf(key, n, "%016" PRIx64, k);
 }
 
+// the experiments whose runs are journaled, so that --resume continues them: the runner's heads
+// (propagation; the format table and the ablation are propagation configs) and the teacher-forced
+// runs of the nll, recall and frontier drivers (analysis/forced.h)
+static int journaled(const char* exp) {
+    return !strcmp(exp, "propagation") || !strcmp(exp, "nll") || !strcmp(exp, "recall") || !strcmp(exp, "frontier");
+}
+
+// the key of a forced-run journal: the config after its includes and the stepq revision (each
+// run's own key names the model's weights, the document, the prefill, the format and the plan's
+// encoding it ran on, analysis/forced.c; the inputs read so far are another config's in an all run)
+static void forced_key(char* key, size_t n, const stepq_cfgfile* cf) {
+    uint64_t k = stepq_xxh3(0, cf->text, strlen(cf->text));
+    k = stepq_xxh3(k, stepq_git_revision(), strlen(stepq_git_revision()));
+    snprintf(key, n, "%016" PRIx64, k);
+}
+
 // the run of pc and its outputs: the gnuplot table, figure and formats table beside pc.output,
 // the journal under the config's key, then the plot
 static int propagate_and_write(const stepq_cfgfile* cf, stepq_propagation_cfg pc, const stepq_cfg_common* c) {
@@ -508,7 +525,7 @@ static int all_one(const stepq_cfgfile* cf, const char* path, all_rec* r, double
         stepq_error("%s: an 'all' config lists another 'all' config (%s)", cf->path, path);
         rc = 1;
     }
-    const int propagation = !rc && !strcmp(exp, "propagation");
+    const int resumable = !rc && journaled(exp);
     cfg_free(&sub);
     if (rc) return 1;
     if ((done = all_done_block(r->old, path, key, secs, &dlen))) {
@@ -516,7 +533,7 @@ static int all_one(const stepq_cfgfile* cf, const char* path, all_rec* r, double
         printf("done in an earlier run (%.1f s; %s)\n", *secs, r->path);
     } else {
         stepq_run_opts o = *cf->opts;
-        o.resume = o.resume && propagation;
+        o.resume = o.resume && resumable;
         rc = stepq_run_config(path, NULL, &o);
         *secs = stepq_now() - t0;
         *cpu = stepq_cpu_now() - c0;
@@ -615,15 +632,24 @@ int stepq_run_config(const char* path, const char* only, const stepq_run_opts* o
         stepq_error("%s:%d: experiment is '%s'; this command runs experiment = \"%s\" configs "
                     "(use `stepq run` for the others)", cf.path, line, exp, only);
         rc = STEPQ_ERR;
-    } else if (!rc && o->resume && strcmp(exp, "propagation") && strcmp(exp, "all")) {
-        stepq_error("%s:%d: --resume continues propagation runs (propagation, the format table, the "
-                    "ablation); experiment '%s' starts over", cf.path, line, exp);
+    } else if (!rc && o->resume && !journaled(exp) && strcmp(exp, "all")) {
+        stepq_error("%s:%d: --resume continues the runs of propagation, nll, recall and frontier configs "
+                    "(and the format table and the ablation); experiment '%s' starts over", cf.path, line, exp);
         rc = STEPQ_ERR;
     } else if (!rc) {
         size_t i = 0, n = sizeof experiments / sizeof *experiments;
         while (i < n && strcmp(experiments[i].name, exp)) i++;
+        const char* output = NULL;
+        const int forced = i < n && journaled(exp) && strcmp(exp, "propagation") &&
+                           config_lookup_string(&cf.cfg, "output", &output) == CONFIG_TRUE;
+        char key[64];
+        if (forced) {  // the drivers of teacher-forced runs journal them (analysis/forced.h)
+            forced_key(key, sizeof key, &cf);
+            stepq_forced_journal_begin(output, key, o->resume);
+        }
         if (i < n) rc = experiments[i].run(&cf);
-        else {
+        if (forced) stepq_forced_journal_end(rc == STEPQ_OK);
+        if (i == n) {
             char known[256] = "";
             for (size_t k = 0; k < n; k++) {
                 strncat(known, k ? ", " : "", sizeof known - strlen(known) - 1);

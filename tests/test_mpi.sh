@@ -75,7 +75,7 @@ sed 's|"out/out.h5"|"whole/out.h5"|' kill.cfg >whole.cfg
 for pair in "2 3" "3 1"; do
     set -- $pair
     rm -rf out
-    STEPQ_TEST_KILL_AFTER_HEADS=2 mpi "$1" run kill.cfg --threads 1 >killed.log 2>&1 && bad "the killed job on $1 ranks exited 0"
+    STEPQ_TEST_KILL_AFTER_RECORDS=2 mpi "$1" run kill.cfg --threads 1 >killed.log 2>&1 && bad "the killed job on $1 ranks exited 0"
     [ ! -e out/out.h5 ] || bad "the killed job left its output"
     ls out/*.tmp.* >/dev/null 2>&1 && bad "the killed job left a temporary file: $(ls out/*.tmp.*)"
     ls out/out.h5.journal.*of"$1" >/dev/null 2>&1 || bad "the killed job on $1 ranks left no journal"
