@@ -75,6 +75,8 @@ FILES = {
     "nll/recall_gdn_prose": "nll_recall_gdn_prose", "nll/recall_kda_prose": "nll_recall_kda_prose",
     "generate/gdn": "generate_gdn", "generate/kda": "generate_kda", "recall/gdn": "recall_gdn",
     "recall/kda": "recall_kda", "frontier/gdn": "frontier_gdn", "frontier/kda": "frontier_kda",
+    "calset/gdn_prose": "calset_gdn_prose", "calset/gdn_recall": "calset_gdn_recall", "calset/gdn_mix": "calset_gdn_mix",
+    "calset/kda_prose": "calset_kda_prose", "calset/kda_recall": "calset_kda_recall", "calset/kda_mix": "calset_kda_mix",
 }
 # pairs of plans whose unit rankings are compared (calibration on prose against on C headers)
 PLAN_PAIRS = {"nll/plan_gdn_code": ("nll/plan_gdn", "nll_gdn_codeplan"),
@@ -435,6 +437,41 @@ def hold_paths(roots, fid):
     return None if None in got.values() else got
 
 
+# what a plan is calibrated on (issue 66 item 2): the three plans of each model's calset configs
+# (prose: the recall configs' plan; recall, mix: calset_<model>_{recall,mix}.cfg's), read side by
+# side: which units each gives few bits
+CALSET = ("prose", "recall", "mix")
+CALSET_PLANS = {"calset/plans_gdn": "calset_gdn_recall", "calset/plans_kda": "calset_kda_recall"}
+CALSET_SCHEMES = ("time", "stepquant", "mlife", "rlife")
+
+
+def calset_plan_paths(roots, fid):
+    """the three plans of a model's calibration sets, or None when one is missing"""
+    m = fid.split("_")[-1]
+    want = {"prose": "recall/plan_" + m, "recall": "calset/plan_%s_recall" % m, "mix": "calset/plan_%s_mix" % m}
+    got = {k: find(roots, f) for k, f in want.items()}
+    return None if None in got.values() else got
+
+
+def read_calset_plans(paths, put):
+    """per calibration set and calibrated scheme at 4 bits: the mean width of the long heads' units
+    (>= half their units' half-lives at 2048 steps or more, by that plan), their share of 2-bit
+    units and the other heads' mean width"""
+    for c in CALSET:
+        plan = open_result(paths[c])
+        hl = plan["half_life"][()]
+        lng = 2 * (hl >= 2048).sum(axis=1) >= hl.shape[1]
+        put.list(c + ".long_heads", ["%d.%d" % (l, h) for l, h, x in
+                                     zip(plan["heads/layer"][()], plan["heads/head"][()], lng) if x],
+                 "heads/layer, heads/head of the long heads (half_life)")
+        for sch in CALSET_SCHEMES:
+            t = "alloc/%s/budget4" % sch
+            a, o, two = plan_widths(plan, t, lng)
+            put("%s.%s4.long_width" % (c, sch), a, None, t + ": mean width of the long heads' units")
+            put("%s.%s4.long_2bit" % (c, sch), two, None, t + ": the long heads' share of 2-bit units")
+            put("%s.%s4.other_width" % (c, sch), o, None, t + ": mean width of the other heads' units")
+
+
 READERS = {"propagation": read_propagation, "inputstats": read_inputstats, "selfcorrect": read_selfcorrect,
            "halflife": read_halflife, "octile": read_octile, "knobs": read_knobs, "robustness": read_robustness,
            "regimes": read_regimes, "memory": read_memory, "nll": read_nll, "generate": read_generate,
@@ -498,6 +535,18 @@ def collect(roots, quick_ok):
                               "calibration_key": str(attr(b, "calibration_key")),
                               "quick": files.get("nll/%s_codeplan.h5" % fid[-9:-5], {}).get("quick", False)}
         read_plan_pair(a, b, Put(numbers, lists, fid))
+    for fid, config in CALSET_PLANS.items():
+        paths = calset_plan_paths(roots, fid)
+        if paths is None:
+            files[fid + ".h5"] = {"config": "experiments/%s.cfg" % config, "missing": True}
+            continue
+        files[fid + ".h5"] = {"config": "experiments/%s.cfg" % config,
+                              "calibration_keys": [str(attr(open_result(paths[c]), "calibration_key")) for c in CALSET],
+                              "quick": files.get("calset/%s_recall.h5" % fid.split("_")[-1], {}).get("quick", False)}
+        try:
+            read_calset_plans(paths, Put(numbers, lists, fid))
+        except (KeyError, ValueError, IndexError) as e:
+            die("%s: not the layout of a plan (%s)" % (paths["recall"], e))
     for fid, config in HOLD.items():
         paths = hold_paths(roots, fid)
         if paths is None:
@@ -1167,6 +1216,47 @@ def t_frontier(doc):
     return table(head, rows)
 
 
+def t_calset(doc):
+    """the calibrated formats under plans from prose, recall documents and a mix: per model the
+    extra NLL per byte on each kind of document and the answers kept at 1-2 KiB under each plan (the
+    least damage in bold), and the long heads' mean width in each plan at 4 bits"""
+    models = [m for m in ("gdn", "kda") if all(doc.items("calset/%s_%s:formats" % (m, c)) for c in CALSET)]
+    if not models:
+        return "; ".join(not_run(doc, "calset/%s_%s:formats" % (m, c)) for m in ("gdn", "kda") for c in CALSET
+                         if not doc.items("calset/%s_%s:formats" % (m, c)))
+    fmts = [x for x in doc.items("calset/%s_prose:formats" % models[0])]
+    head = ["format (plan from: %s)" % "; ".join(CALSET)]
+    for m in models:
+        up = RECALL_MODEL[m]
+        rng = doc.items("calset/%s_prose:ranges" % m)
+        head += ["%s extra NLL / byte, recall docs" % up, "%s extra NLL / byte, prose" % up,
+                 "%s answers vs native, %s" % (up, rng[0] if rng else "n/a"),
+                 "%s long heads' width (2-bit share)" % up]
+
+    def damage(m, x, kind, d):
+        keys = ["calset/%s_%s:%s.%s" % (m, c, x, kind) for c in CALSET]
+        vals = [doc.get(k)[0] if doc.has(k) else None for k in keys]
+        low = min((v for v in vals if v is not None), default=None) if kind.startswith("window") else \
+            max((v for v in vals if v is not None), default=None)
+        return "; ".join(("**%s**" if v is not None and v == low else "%s") % cell(doc, k, d) for k, v in zip(keys, vals))
+
+    def widths(m, x):
+        sch = x[:-1] if x.endswith("4") and x[:-1] in CALSET_SCHEMES else None
+        if sch is None:
+            return "-"
+        f = "calset/plans_" + m
+        return "; ".join("%s (%s)" % (cell(doc, "%s:%s.%s4.long_width" % (f, c, sch), "2", lambda d, k, n: num(d.need(k)[0], n)),
+                                      cell(doc, "%s:%s.%s4.long_2bit" % (f, c, sch), "0", pct)) for c in CALSET)
+    rows = []
+    for x in fmts:
+        r = [x]
+        for m in models:
+            r += [damage(m, x, "window_recall", "4"), damage(m, x, "window_prose", "4"),
+                  damage(m, x, "exact_delta0", "2"), widths(m, x)]
+        rows.append(r)
+    return table(head, rows)
+
+
 def hold_verdict(doc, m):
     """the hypothesis that time-only@4 costs the answers through the long heads' 2-bit rows, on the
     answers' extra NLL: held minus calibrated paired by document; "holds" where that difference's
@@ -1253,7 +1343,8 @@ TABLES = {"rules": t_rules, "inputstats": t_inputstats, "propagation": t_propaga
                                      ("nll/recall_gdn_prose", RECALL_MODEL["gdn"] + " prose", NLL1), ("nll/recall_kda", RECALL_MODEL["kda"], NLL3),
                                      ("nll/recall_kda_prose", RECALL_MODEL["kda"] + " prose", NLL1))),
           "nll_ablation": t_nll_ablation, "generate": t_generate, "recall": t_recall, "hold": t_hold,
-          "files": t_files, "missing": t_missing, "quick": t_quick, "frontier": t_frontier}
+          "files": t_files, "missing": t_missing, "quick": t_quick, "frontier": t_frontier,
+          "calset": t_calset}
 
 
 def expand(doc, op, args):

@@ -478,3 +478,55 @@ def test_repro_tables_places_formats_against_the_frontier():
     assert [r.split(" | ")[0][2:] for r in rows] == ["int8", "space6", "int6", "int5", "dsq4", "int4",
                                                      "native exact match"]
     assert "below int5; below int6" in rows[1]
+
+
+def test_repro_tables_calset_table(tmp_path):
+    """repro_tables' calibration-set table: under each plan (prose, recall, mix) the least damage is
+    the one in bold (the lowest extra NLL, the most answers kept); the long heads' widths are read
+    from each plan (a head is long when half its units' half-lives reach 2048 steps), worked out
+    here by hand; a model whose files did not run is named by its config"""
+    h5py = pytest.importorskip("h5py")
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import repro_tables as rt
+    # 4 heads of 2 units: heads 0 and 1 long (one of two units, both units at 2048 or more)
+    paths = {}
+    for c, time4 in (("prose", [[2, 2], [2, 4], [4, 6], [6, 6]]), ("recall", [[4, 4], [4, 4], [4, 4], [4, 4]]),
+                     ("mix", [[2, 4], [4, 4], [4, 4], [6, 4]])):
+        paths[c] = tmp_path / ("%s.h5" % c)
+        with h5py.File(paths[c], "w") as f:
+            f["half_life"] = np.array([[3000.0, 10.0], [2048.0, 5000.0], [100.0, 2047.0], [1.0, 2.0]])
+            f["heads/layer"] = np.array([0, 0, 1, 1], np.int32)
+            f["heads/head"] = np.array([0, 1, 0, 1], np.int32)
+            for sch in rt.CALSET_SCHEMES:
+                f["alloc/%s/budget4" % sch] = np.array(time4, np.uint8)
+    numbers, lists = {}, {}
+    rt.read_calset_plans(paths, rt.Put(numbers, lists, "calset/plans_gdn"))
+    assert lists["calset/plans_gdn:prose.long_heads"]["items"] == ["0.0", "0.1"]
+    assert numbers["calset/plans_gdn:prose.time4.long_width"][0] == 2.5
+    assert numbers["calset/plans_gdn:prose.time4.long_2bit"][0] == 0.75
+    assert numbers["calset/plans_gdn:prose.time4.other_width"][0] == 5.5
+    assert numbers["calset/plans_gdn:mix.time4.long_width"][0] == 3.5
+    # the formats' damage under each plan
+    for c, (win, prose, kept) in {"prose": (0.05, 0.010, -0.5), "recall": (0.02, 0.012, -0.1),
+                                  "mix": (0.03, 0.008, -0.2)}.items():
+        f = "calset/gdn_" + c
+        lists[f + ":formats"] = {"items": ["time4", "space4"]}
+        lists[f + ":ranges"] = {"items": ["1-2 KiB", "2-4 KiB", "4-8 KiB"]}
+        for x in ("time4", "space4"):
+            for k, v in (("window_recall", win), ("window_prose", prose), ("exact_delta0", kept)):
+                numbers["%s:%s.%s" % (f, x, k)] = [v, 0.001, k]
+    files = {"calset/gdn_%s.h5" % c: {"config": "experiments/calset_gdn_%s.cfg" % c} for c in rt.CALSET}
+    files.update({"calset/kda_%s.h5" % c: {"config": "experiments/calset_kda_%s.cfg" % c, "missing": True}
+                  for c in rt.CALSET})
+    doc = rt.Doc({"files": files, "numbers": numbers, "figures": {}, "lists": lists})
+    text = rt.t_calset(doc)
+    row = [x for x in text.splitlines() if x.startswith("| time4")][0].split(" | ")
+    assert row[1] == "0.0500 +- 0.0010; **0.0200 +- 0.0010**; 0.0300 +- 0.0010", row
+    assert row[2] == "0.0100 +- 0.0010; 0.0120 +- 0.0010; **0.0080 +- 0.0010**", row
+    assert row[3] == "-0.50 +- 0.00; **-0.10 +- 0.00**; -0.20 +- 0.00", row
+    assert row[4].startswith("2.50 (75%); 4.00 (0%); 3.50 (25%)"), row
+    space = [x for x in text.splitlines() if x.startswith("| space4")][0].split(" | ")
+    assert space[4].rstrip(" |") == "-"
+    assert "KDA" not in text  # not run: its columns are left out
+    missing = rt.Doc({"files": files, "numbers": {}, "figures": {}, "lists": {}})
+    assert "not run (`experiments/calset_kda_prose.cfg`)" in rt.t_calset(missing)
