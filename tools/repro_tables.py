@@ -1083,14 +1083,27 @@ def t_regimes(doc):
                   "rlife6 / INT6"], rows)
 
 
+def pareto(points):
+    """the names of points {name: (bits, damage)} that no other point dominates (no more bits and no
+    more damage, one of them less); points with a missing value are left out"""
+    ok = {x: v for x, v in points.items() if None not in v}
+    return {x for x, (b, e) in ok.items()
+            if not any(y != x and c <= b and f <= e and (c < b or f < e) for y, (c, f) in ok.items())}
+
+
 def t_ablation(doc):
-    rows = []
+    """the formats the paper's ablation names, and those on either preset's Pareto frontier of bits
+    against pooled error, marked; every format is in the HDF5 files"""
     fg, fk = "ablation/gdn", "ablation/kda"
-    for fmt in doc.items(fg + ":formats") or doc.items(fk + ":formats"):
-        if fmt == "fp32":
-            continue
-        rows.append([fmt] + [cell(doc, "%s:%s.%s" % (f, fmt, k), d, pm)
-                             for f in (fg, fk) for k, d in (("bits", "3"), ("median", "3s"), ("pooled", "3s"))])
+    fmts = [x for x in doc.items(fg + ":formats") or doc.items(fk + ":formats") if x != "fp32"]
+    on = set()
+    for f in (fg, fk):
+        on |= pareto({x: (doc.get("%s:%s.bits" % (f, x)) or (None,))[:1] + (doc.get("%s:%s.pooled" % (f, x))
+                                                                            or (None,))[:1] for x in fmts})
+    rows = [["%s%s" % (x, " (frontier)" if x in on else "")] +
+            [cell(doc, "%s:%s.%s" % (f, x, k), d, pm) for f in (fg, fk)
+             for k, d in (("bits", "3"), ("median", "3s"), ("pooled", "3s"))]
+            for x in fmts if x in on or x in PAPER_FORMATS or x.endswith("-nopivot")]
     return table(["format", "GDN bits", "GDN median", "GDN pooled", "KDA bits", "KDA median", "KDA pooled"], rows)
 
 

@@ -478,6 +478,11 @@ def test_repro_tables_places_formats_against_the_frontier():
     assert [r.split(" | ")[0][2:] for r in rows] == ["int8", "space6", "int6", "int5", "dsq4", "int4",
                                                      "native exact match"]
     assert "below int5; below int6" in rows[1]
+    # the ablation table's frontier (rt.pareto) on the same points, computed from the numbers: on
+    # recall documents space6 and dsq4 are dominated, a point with a missing value is left out
+    pts = {x: (b, r) for x, (b, r, p, fr, fp) in fmts.items()}
+    assert rt.pareto(pts) == {"int8", "int6", "int5", "int4"}
+    assert rt.pareto(dict(pts, nan=(None, 0.0))) == {"int8", "int6", "int5", "int4"}
 
 
 def test_repro_tables_calset_table(tmp_path):
