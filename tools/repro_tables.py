@@ -1000,13 +1000,14 @@ def t_selfcorrect(doc):
             rows.append([label, not_run(doc, fid)])
             continue
         wins = wins or w
-        for mode in ("linear", "nonlinear"):
-            for fmt in ("int6", "int8"):
-                if doc.has("%s:%s.%s.last" % (fid, mode, fmt)):
-                    rows.append(["%s, %s, %s" % (label, mode, fmt.upper())] +
-                                [cell(doc, "%s:%s.%s.w%s" % (fid, mode, fmt, x), "2") if x in w else "" for x in wins] +
-                                [" / ".join(num(doc.get("%s:%s.%s.quartile%d" % (fid, mode, fmt, q))[0], "1")
-                                            for q in range(1, 5))])
+        # the linear continuation's ratio depends on the error's direction only: its INT8 row (in the
+        # HDF5 files and the figure) repeats INT6's to a few per cent
+        for mode, fmt in (("linear", "int6"), ("nonlinear", "int6"), ("nonlinear", "int8")):
+            if doc.has("%s:%s.%s.last" % (fid, mode, fmt)):
+                rows.append(["%s, %s, %s" % (label, mode, fmt.upper())] +
+                            [cell(doc, "%s:%s.%s.w%s" % (fid, mode, fmt, x), "2") if x in w else "" for x in wins] +
+                            [" / ".join(num(doc.get("%s:%s.%s.quartile%d" % (fid, mode, fmt, q))[0], "1")
+                                        for q in range(1, 5))])
     n = len(wins) + 2
     return table(["cut / normal"] + ["window %s" % x for x in wins] + ["by half-life quarter, last window"],
                  [r + [""] * (n - len(r)) for r in rows])
@@ -1118,9 +1119,8 @@ def t_memory(doc):
 
 def t_nll(doc, files, cols=("first", "last", "window")):
     """extra NLL per format of nll files side by side: (file, label, columns) each"""
-    fmts = []
-    for f, _, _ in files:
-        fmts += [x for x in doc.items(f + ":formats") if x not in fmts]
+    held = [doc.items(f + ":formats") for f, _, _ in files if doc.items(f + ":formats")]
+    fmts = [x for x in (held[0] if held else []) if all(x in h for h in held)]  # the formats every file run holds
     head = ["format"]
     for f, lab, cs in files:
         bf, bl = doc.get(f + ":bin_first"), doc.get(f + ":bin_last")
@@ -1170,7 +1170,7 @@ def t_recall(doc):
         return not_run(doc, "recall/gdn")
     rows = [["records"] + [num(doc.get("%s:%s" % (f, n))[0], "0") for f, _, n in cols]]
     rows += [[r] + [cell(doc, "%s:%s.%s" % (f, r, k), "2") if doc.get("%s:%s.%s" % (f, r, k)) else ""
-                    for f, k, _ in cols] for r in runs]
+                    for f, k, _ in cols] for r in runs if r == "native" or r in PAPER_FORMATS]
     return table(head, rows)
 
 
