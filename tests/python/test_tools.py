@@ -535,3 +535,28 @@ def test_repro_tables_calset_table(tmp_path):
     assert "KDA" not in text  # not run: its columns are left out
     missing = rt.Doc({"files": files, "numbers": {}, "figures": {}, "lists": {}})
     assert "not run (`experiments/calset_kda_prose.cfg`)" in rt.t_calset(missing)
+
+
+def test_repro_tables_nll_and_recall_rows():
+    """repro_tables' nll table lists the formats every file that ran holds (a file that did not run
+    does not empty it), the recall table native and the paper's formats only, in the file's order"""
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import repro_tables as rt
+    numbers, lists = {}, {}
+    for f, fmts in (("nll/gdn", ["int8", "int4", "mlife6"]), ("nll/recall_gdn", ["int8", "time4", "int4"])):
+        lists[f + ":formats"] = {"items": fmts}
+        for x in fmts:
+            numbers["%s:%s.window" % (f, x)] = [0.01, 0.001, "extra_window"]
+    f = "recall/gdn"
+    lists[f + ":runs"] = {"items": ["native", "fp16-sr", "int4", "damp", "stepquant6"]}
+    lists[f + ":buckets"] = {"items": ["16-64"]}
+    numbers[f + ":bucket0.records"] = [12, None, "records"]
+    for r in ("native", "fp16-sr", "int4", "damp", "stepquant6"):
+        numbers["%s:%s.exact0" % (f, r)] = [0.5, 0.1, "exact"]
+    doc = rt.Doc({"files": {"nll/kda.h5": {"config": "experiments/nll_kda.cfg", "missing": True}},
+                  "numbers": numbers, "figures": {}, "lists": lists})
+    nll = rt.t_nll(doc, (("nll/gdn", "GDN", ("window",)), ("nll/kda", "KDA", ("window",)),
+                         ("nll/recall_gdn", "GDN recall", ("window",))))
+    assert [x.split(" | ")[0].lstrip("| ") for x in nll.splitlines()[2:-1]] == ["int8", "int4"], nll
+    recall = rt.t_recall(doc)
+    assert [x.split(" | ")[0].lstrip("| ") for x in recall.splitlines()[3:]] == ["native", "int4", "stepquant6"], recall
