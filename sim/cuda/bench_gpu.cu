@@ -189,9 +189,11 @@ static bench_time time_pool(const stepq_format* f, const stepq_plan* plan, const
     return out;
 }
 
-#define N_FMT 10
+#define N_FMT 15
 #define N_MODE 3
-static const char* const bench_formats[N_FMT] = {"fp32", "int8", "int6", "int4", "stepquant6", "nvfp4", "bf16", "fp16", "fp8-tile32", "time6"};
+static const char* const bench_formats[N_FMT] = {"fp32",  "int8",  "int6",  "int4",       "stepquant6",
+                                                 "nvfp4", "bf16",  "fp16",  "fp8-tile32", "time6",
+                                                 "damp",  "leap6-r4", "int8-sr", "fp8-sr", "fp16-sr"};
 static const char* const mode_names[N_MODE] = {"fused", "split", "lanes"};  // STEPQ_SERVE_*
 
 // whether kernel m runs format f (the baseline has one block-program kernel, in slot fused)
