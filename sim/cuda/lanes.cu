@@ -899,7 +899,8 @@ typedef fmt_leap<6, fmt_rows<8>> fmt_leap6_r8;
 typedef fmt_leap<6, fmt_fp32> fmt_leap6_fp32;
 typedef fmt_leap<4, fmt_rows<4>> fmt_leap4_r4;
 
-// the kernels' specialisations: X(id, trait) for each
+// the kernels' specialisations: X(id, trait) for each (those from LT_DUAL on encode in the CPU's
+// order: lanes_encodes_exact)
 enum {
     LT_NONE, LT_FP32, LT_BF16, LT_FP16, LT_INT8, LT_INT6, LT_INT4, LT_NVFP4, LT_FP8TILE, LT_DUAL, LT_ALLOC, LT_DAMP,
     LT_LEAP6_R4, LT_LEAP6_R8, LT_LEAP6_FP32, LT_LEAP4_R4, LT_INT8_SR, LT_FP8_SR, LT_FP16_SR
@@ -934,6 +935,8 @@ static int lanes_trait(const stepq_format* f) {
 }
 
 int lanes_takes(const stepq_format* f, int K, int V) { return lanes_trait(f) != LT_NONE && K == LK && V == LV; }
+
+int lanes_encodes_exact(const stepq_format* f) { return lanes_trait(f) >= LT_DUAL; }  // (the enum's order)
 
 int lanes_reads_plans(const stepq_format* f) {
 #define LANES_PLANS_(id, T) if (lanes_trait(f) == id) return lanes_plans<T>::v;

@@ -55,6 +55,10 @@ int lanes_takes(const stepq_format* f, int K, int V);
 // 1 if the lane kernel of format f reads the head plans (the dual-axis fit, rows of allocated
 // widths), else 0
 int lanes_reads_plans(const stepq_format* f);
+// 1 if the lane kernel of format f encodes in the CPU's order (the dual-axis fit, rows of
+// allocated widths, DAMP, LeapQuant, stochastic rounding: its stored bytes are the CPU encoder's
+// of the state it holds, method 6.5), 0 if it meets method 6.5's tolerance
+int lanes_encodes_exact(const stepq_format* f);
 // STEPQ_OK if they do, with the head plans hps (n_plans); else STEPQ_ERR with a message
 int lanes_supports(const stepq_format* f, const stepq_head_plan* hps, int n_plans, int K, int V);
 // one step of n heads (emu: the host emulation, lockstep lane by lane)

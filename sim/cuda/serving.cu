@@ -339,6 +339,7 @@ extern "C" void stepq_serving_free(stepq_serving* s) {
 }
 
 extern "C" int stepq_serving_lanes_take(const stepq_format* f, int K, int V) { return lanes_takes(f, K, V); }
+extern "C" int stepq_serving_lanes_exact(const stepq_format* f) { return lanes_encodes_exact(f); }
 extern "C" float stepq_serving_lanes_expf(float g) { return lanes_expf(g); }
 extern "C" size_t stepq_serving_stride(const stepq_serving* s) { return s->stride; }
 extern "C" double stepq_serving_bytes_moved(const stepq_serving* s) { return s->moved; }
