@@ -95,9 +95,10 @@ fi
 # the GPU first, the CPU-side CUDA tests of the same build, then the model adapters (each within a
 # limit a few times what it took on an H200, 2026-12-04, with 16 cores: configure
 # 10 s, build 45 s, parity 9 s, bench 5 s, backend 1 s, numerics and emulate 1 s each, the
-# adapters about 4 minutes, most of it the first CUDA run of each model; test_cuda_lanes, the host
-# emulation alone, took 46 s of CPU on this project's CI machine, 2026-12-07)
-step parity parity.log 90 "$build/tests/gpu/test_cuda_parity"
+# adapters about 4 minutes, most of it the first CUDA run of each model; on this project's CI
+# machine, 2026-12-07, test_cuda_lanes, the host emulation alone, took 46 s of CPU and
+# test_cuda_parity --emulate, both its sides on the host, 171 s: half of that is parity's host side)
+step parity parity.log 180 "$build/tests/gpu/test_cuda_parity"
 step lanes lanes.log 120 "$build/tests/gpu/test_cuda_lanes"
 step bench bench.log 120 "$build/sim/cuda/stepq_bench_gpu" --quick --out "$out/bench_gpu.h5"
 step numerics numerics.log 30 "$build/tests/gpu/test_cuda_numerics"
