@@ -15,6 +15,7 @@
 #ifndef STEPQ_NUMERICS_H
 #define STEPQ_NUMERICS_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -216,6 +217,22 @@ STEPQ_HD uint16_t stepq_f16_sr(float x, float u) {
         if (u < (a - lo) / (hi - lo)) h++;
     }
     return (uint16_t)(h | (x < 0 ? 0x8000u : 0));
+}
+
+// an E4M3 magnitude code c with the sign of t in bit 7 (none for a zero code)
+STEPQ_HD uint8_t stepq_e4m3_with_sign(uint8_t c, float t) { return (uint8_t)(c | (t < 0 && c ? 0x80 : 0)); }
+
+// the stochastic codes of x with column scale s (quant/sr.c) and uniform number u: INT8 (clamped
+// to -127 .. 127) and FP8 E4M3 of t = x / s (0 where s is 0)
+STEPQ_HD uint8_t stepq_sr_int8(float x, float s, float u) {
+    float t = s > 0 ? x / s : 0, lo = floorf(t);
+    float z = u < t - lo ? lo + 1 : lo;
+    z = z < -127 ? -127 : z > 127 ? 127 : z;
+    return (uint8_t)(int8_t)z;
+}
+STEPQ_HD uint8_t stepq_sr_fp8(float x, float s, float u) {
+    float t = s > 0 ? x / s : 0;
+    return stepq_e4m3_with_sign(stepq_e4m3_sr(t < 0 ? -t : t, u), t);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -722,11 +722,10 @@ STEPQ_RC void rc_nvfp4_decode_row(float* x, const uint8_t* P, float s_head, int 
 // a zero code); s = 0 stores zero codes
 
 // the E4M3 code c of |t| with t's sign (bit 7), unless c is 0
-STEPQ_RC uint8_t rc_e4m3_with_sign(uint8_t c, float t) { return (uint8_t)(c | (t < 0 && c ? 0x80 : 0)); }
-STEPQ_RC uint8_t rc_e4m3_signed(float t) { return rc_e4m3_with_sign(stepq_e4m3_encode(t < 0 ? -t : t), t); }
+STEPQ_RC uint8_t rc_e4m3_signed(float t) { return stepq_e4m3_with_sign(stepq_e4m3_encode(t < 0 ? -t : t), t); }
 
 #if defined(STEPQ_RC_AVX512)
-// rc_e4m3_with_sign of 16 codes (int32 lanes)
+// stepq_e4m3_with_sign of 16 codes (int32 lanes)
 static inline __m512i rc_e4m3_with_sign16(__m512i c, __m512 t) {
     const __mmask16 neg = _mm512_cmp_ps_mask(t, _mm512_setzero_ps(), _CMP_LT_OQ) & _mm512_test_epi32_mask(c, c);
     return _mm512_mask_or_epi32(c, neg, c, _mm512_set1_epi32(0x80));
@@ -790,18 +789,6 @@ STEPQ_RC int rc_sr_scaled(int element) { return element != STEPQ_ELEM_FP16; }
 STEPQ_RC size_t rc_sr_code_bytes(int element) { return element == STEPQ_ELEM_FP16 ? 2 : 1; }
 STEPQ_RC size_t rc_sr_head_bytes(int element, int V) { return 8 + (rc_sr_scaled(element) ? 4u * (size_t)V : 0); }
 
-// the codes of one element x with column scale s (INT8, FP8) and uniform number u
-STEPQ_RC uint8_t rc_sr_int8(float x, float s, float u) {
-    float t = s > 0 ? x / s : 0, lo = floorf(t);
-    float z = u < t - lo ? lo + 1 : lo;
-    z = z < -127 ? -127 : z > 127 ? 127 : z;
-    return (uint8_t)(int8_t)z;
-}
-STEPQ_RC uint8_t rc_sr_fp8(float x, float s, float u) {
-    float t = s > 0 ? x / s : 0;
-    return rc_e4m3_with_sign(stepq_e4m3_sr(t < 0 ? -t : t, u), t);
-}
-
 #if defined(STEPQ_RC_AVX512)
 // stepq_sr_uniform(n, e0 + k), k = 0 ... 15: the same 64-bit integer arithmetic in 8 lanes twice;
 // x >> 40 has 24 bits, so its conversion is exact
@@ -821,7 +808,7 @@ static inline __m512 rc_sr_uniform16(uint64_t n, size_t e0) {
     return _mm512_mul_ps(_mm512_insertf32x8(_mm512_castps256_ps512(half[0]), half[1], 1), _mm512_set1_ps(0x1p-24f));
 }
 
-// rc_sr_int8 of 16 elements (int32 lanes): floor by the rounding mode, the clamp as max, min
+// stepq_sr_int8 of 16 elements (int32 lanes): floor by the rounding mode, the clamp as max, min
 static inline __m512i rc_sr_int8_16(__m512 x, __m512 s, __m512 u) {
     const __m512 t = _mm512_maskz_div_ps(_mm512_cmp_ps_mask(s, _mm512_setzero_ps(), _CMP_GT_OQ), x, s);
     const __m512 lo = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
@@ -830,7 +817,7 @@ static inline __m512i rc_sr_int8_16(__m512 x, __m512 s, __m512 u) {
     return _mm512_cvtps_epi32(z);
 }
 
-// rc_sr_fp8 of 16 elements (int32 lanes): stepq_e4m3_sr's steps, each branch a mask
+// stepq_sr_fp8 of 16 elements (int32 lanes): stepq_e4m3_sr's steps, each branch a mask
 static inline __m512i rc_sr_fp8_16(__m512 x, __m512 s, __m512 u) {
     const __m512i one = _mm512_set1_epi32(1);
     const __m512 t = _mm512_maskz_div_ps(_mm512_cmp_ps_mask(s, _mm512_setzero_ps(), _CMP_GT_OQ), x, s);
@@ -904,8 +891,8 @@ STEPQ_RC void rc_sr_encode_head(uint8_t* P, const float* X, int element, int K, 
         for (; j < V; j++) {
             const float u = stepq_sr_uniform(n, e0 + j);
             switch (element) {
-            case STEPQ_ELEM_INT8: P[e0 + j] = rc_sr_int8(x[j], s[j], u); break;
-            case STEPQ_ELEM_FP8: P[e0 + j] = rc_sr_fp8(x[j], s[j], u); break;
+            case STEPQ_ELEM_INT8: P[e0 + j] = stepq_sr_int8(x[j], s[j], u); break;
+            case STEPQ_ELEM_FP8: P[e0 + j] = stepq_sr_fp8(x[j], s[j], u); break;
             default: {
                 uint16_t h = stepq_f16_sr(x[j], u);
                 memcpy(P + 2 * (e0 + j), &h, 2);

@@ -21,7 +21,7 @@ static size_t sr_bytes(const stepq_format* f, const stepq_head_plan* hp, int K, 
     return rc_sr_head_bytes(f->sr.element, V) + (size_t)K * V * rc_sr_code_bytes(f->sr.element);
 }
 
-// the element codes are rc_sr_int8, rc_sr_fp8 and stepq_f16_sr (quant/rowcodec.h, numerics.h)
+// the element codes are stepq_sr_int8, stepq_sr_fp8 and stepq_f16_sr (quant/numerics.h)
 static int sr_encode(uint8_t* P, const float* X, const stepq_format* f, const stepq_head_plan* hp,
                      float* work, int K, int V) {
     if (!rc_all_finite(X, (size_t)K * V)) return STEPQ_ERR;

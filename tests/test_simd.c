@@ -144,8 +144,8 @@ static void check_sr(void) {
             _mm512_storeu_si512(cf, rc_sr_fp8_16(xv, sv, u));
             _mm256_storeu_si256((__m256i*)ch, rc_sr_f16_16(xv, u));
             for (int k = 0; k < 16; k++) {
-                bad[0] += (uint8_t)ci[k] != rc_sr_int8(x[i + k], s, uu[i + k]);
-                bad[1] += (uint8_t)cf[k] != rc_sr_fp8(x[i + k], s, uu[i + k]);
+                bad[0] += (uint8_t)ci[k] != stepq_sr_int8(x[i + k], s, uu[i + k]);
+                bad[1] += (uint8_t)cf[k] != stepq_sr_fp8(x[i + k], s, uu[i + k]);
                 bad[2] += ch[k] != stepq_f16_sr(x[i + k], uu[i + k]);
             }
         }

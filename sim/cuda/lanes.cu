@@ -1,8 +1,8 @@
 // lanes.cu: the serving step written lane by lane (lanes.h; method 6.5): one kernel body over
 // a format trait, compiled for the device and for the host's lockstep emulation (lanes.cuh).
 //
-// A step of one head (block), with two barriers (NVFP4 and the FP8 tiles: three; the dual-axis
-// fit: three and 9 a refit round, fmt_dual):
+// A step of one head (block), with two barriers (NVFP4, the FP8 tiles and stochastic rounding:
+// three; the dual-axis fit: three and 9 a refit round, fmt_dual):
 //   1. every load issued first: the warp's packed rows (16-byte vectors: its tile of codes and
 //      its 16 row scales) and the step's inputs; the decays exp(g) where the inputs carry the
 //      gates (lanes.cuh's ln_expf, KDA's 16 rows one a lane and shuffled); then decode (codes
@@ -16,7 +16,9 @@
 //      the reciprocals to every lane by shuffles, codes by the 1.5 * 2^23 trick, 16-byte stores
 //      (NVFP4: the head maximum first, over shared memory; fmt_nvfp4)
 // Every operation on an element is the CPU's (sim/recurrence.c, quant/rowcodec.h) in the CPU's
-// order but the sums over key rows, which go by row groups of 16 (method 6.5's contract).
+// order but the sums over key rows, which go by row groups of 16 (method 6.5's contract). The
+// encoders from fmt_dual on (LT_DUAL ... in the enum below) keep the CPU's order of every sum
+// that decides a rounding: their stored bytes are the CPU encoder's of the kernel's state.
 #include <math.h>
 #include <string.h>
 
@@ -41,13 +43,15 @@ static_assert(LK == RW * LN_WARPS && LV == CW * LN_WARP, "a block holds a 128 x 
 
 typedef lv<float> lrow[CW];           // a lane's values of one key row
 
-// head h's plan as the dual trait reads it (lanes_args'; the other traits take none)
+// head h's plan as the traits that read one take it (lanes_args'; the others take none), and
+// the format's one parameter a trait reads (LeapQuant's residual weight alpha; fmt_leap)
 struct lplan {
     const uint8_t* bits;   // (K) row widths, STEPQ_PIVOT_BITS = an FP16 pivot
     const float* w;        // (K) row influence
     const uint32_t* off;   // (K) where row i starts
     float rho;
     int refits, odd2, nrm8, dsq;
+    float alpha;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -62,9 +66,11 @@ struct fmt_fp32 {
     LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l, const lplan*) {
         for (int i = 0; i < RW; i++) ln_load4(r->x[i], (const float*)P, (w * RW + i) * LV + l * CW);
     }
+    LN void decode_row(lv<float>* xi, const raw* r, int i) {
+        for (int c = 0; c < CW; c++) xi[c] = r->x[i][c];
+    }
     LN void decode(lrow* x, const raw* r) {
-        for (int i = 0; i < RW; i++)
-            for (int c = 0; c < CW; c++) x[i][c] = r->x[i][c];
+        for (int i = 0; i < RW; i++) decode_row(x[i], r, i);
     }
     LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float*, const lplan*) {
         for (int i = 0; i < RW; i++) ln_store4((float*)P, (w * RW + i) * LV + l * CW, x[i]);
@@ -125,39 +131,47 @@ struct fmt_rows {
         if (sh + B > 32) f = f | (code[wd + 1] << (32 - sh));
         return f & (uint32_t)((1u << B) - 1u);
     }
-    LN void decode(lrow* x, const raw* r) {
+    LN void decode_row(lv<float>* xi, const raw* r, int i) {
         const uint32_t sign = 1u << (B - 1);
         const float bias = LN_MAGIC + (float)sign;  // exact: an integer below 2^24
-        for (int i = 0; i < RW; i++) {
-            const lv<uint32_t> h = (r->scale[i / 2] >> (16 * (i % 2))) & 0xffffu;
-            lv<float> s;
-            LN_MAP(s, stepq_f16_to_f32, h);
-            for (int c = 0; c < CW; c++) {
-                // two's complement to offset binary (xor the sign), under the magic's bits
-                const lv<uint32_t> u = field(r->code, CW * B * i + B * c) ^ sign;
-                x[i][c] = s * (ln_float(u | LN_MAGIC_BITS) - bias);
-            }
+        const lv<uint32_t> h = (r->scale[i / 2] >> (16 * (i % 2))) & 0xffffu;
+        lv<float> s;
+        LN_MAP(s, stepq_f16_to_f32, h);
+        for (int c = 0; c < CW; c++) {
+            // two's complement to offset binary (xor the sign), under the magic's bits
+            const lv<uint32_t> u = field(r->code, CW * B * i + B * c) ^ sign;
+            xi[c] = s * (ln_float(u | LN_MAGIC_BITS) - bias);
         }
     }
-    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float*, const lplan*) {
+    LN void decode(lrow* x, const raw* r) {
+        for (int i = 0; i < RW; i++) decode_row(x[i], r, i);
+    }
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float*, const lplan*) { encode_into(P, x, w, l, 0); }
+    // encode; residual: then x <- x minus its decoded value s z (rc_rows_decode_row's product),
+    // what LeapQuant stores next (fmt_leap)
+    LN void encode_into(uint8_t* P, lrow* x, lv<int> w, lv<int> l, int residual) {
         const lv<uint32_t> amax = rows_absmax(x, l);
         const lv<int> row = rows_row_of(l);
         lv<uint32_t> sh;  // stepq_row_scale's FP16 bits (finite rows: the caller checked)
         LN_EACH(t) sh.v[t] = stepq_row_scale(stepq_bits_f32(amax.v[t]), QMAX);
         ln_store_if(ln_eq(l & 1, 0), (uint16_t*)P, w * RW + row, sh);
-        lv<float> rinv;   // rc_rows_encode_scaled's: one reciprocal a row
+        lv<float> rinv, sf;  // rc_rows_encode_scaled's: one reciprocal a row
         LN_EACH(t) {
             const float s = stepq_f16_to_f32((uint16_t)sh.v[t]);
+            sf.v[t] = s;
             rinv.v[t] = s > 0.0f ? 1.0f / s : 0.0f;
         }
         lv<uint32_t> code[WORDS];
         for (int k = 0; k < WORDS; k++) code[k] = ln_all(0u);
         for (int i = 0; i < RW; i++) {
             const lv<float> ri = ln_bcast(rinv, rows_lane_of(i));
+            const lv<float> si = residual ? ln_bcast(sf, rows_lane_of(i)) : ln_all(0.0f);
             for (int c = 0; c < CW; c++) {
                 // stepq_code: clamp, round half to even by the magic; the low B bits of the sum's
-                // bits are the code in two's complement
-                const lv<uint32_t> z = ln_bits(ln_clamp(x[i][c] * ri, QMAX) + LN_MAGIC) & (uint32_t)((1u << B) - 1u);
+                // bits are the code in two's complement (and the sum less the magic its value)
+                const lv<float> m = ln_clamp(x[i][c] * ri, QMAX) + LN_MAGIC;
+                const lv<uint32_t> z = ln_bits(m) & (uint32_t)((1u << B) - 1u);
+                if (residual) x[i][c] = x[i][c] - si * (m - LN_MAGIC);
                 const int p = CW * B * i + B * c, wd = p / 32, s = p % 32;
                 code[wd] = code[wd] | (z << s);
                 if (s + B > 32) code[wd + 1] = code[wd + 1] | (z >> (32 - s));
@@ -187,6 +201,20 @@ LN lv<uint32_t> warps_max(lv<uint32_t> m, uint32_t* sh, lv<int> w, lv<int> l, in
     m = ln_load(sh, first);
     for (int g = 1; g < group; g++) m = ln_max(m, ln_load(sh, first + g));
     return m;
+}
+
+// m (CW) <- per value column the largest of the 8 warps' m (each lane its 4 columns), through
+// shared memory sh (LN_WARPS x LV; a barrier). A maximum is exact in any order.
+template <class T>
+LN void cols_max(lv<T>* m, T* sh, lv<int> w, lv<int> l) {
+    ln_store4(sh, w * LV + l * CW, m);
+    ln_sync();
+    ln_load4(m, sh, l * CW);
+    for (int g = 1; g < LN_WARPS; g++) {
+        lv<T> p[CW];
+        ln_load4(p, sh, g * LV + l * CW);
+        for (int c = 0; c < CW; c++) m[c] = ln_max(m[c], p[c]);
+    }
 }
 
 // the 16-bit casts (quant/cast.c): BF16 (round half to even) and FP16 (IEEE, saturating at
@@ -262,8 +290,8 @@ struct fmt_fp8tile {
                 const lv<float> t = x[i][c] * rinv;
                 lv<uint32_t> z;
                 LN_EACH(t_) {  // rc_e4m3_signed: the magnitude's code, the sign where it is not 0
-                    const uint32_t m = stepq_e4m3_encode(t.v[t_] < 0.0f ? -t.v[t_] : t.v[t_]);
-                    z.v[t_] = m | (t.v[t_] < 0.0f && m ? 0x80u : 0u);
+                    const float a = t.v[t_] < 0.0f ? -t.v[t_] : t.v[t_];
+                    z.v[t_] = stepq_e4m3_with_sign(stepq_e4m3_encode(a), t.v[t_]);
                 }
                 code[i] = code[i] | (z << (8 * c));
             }
@@ -400,7 +428,7 @@ LN float dual_code(float y, float ic, const lplan* pl, int b) {
 // r = fp16((m / w)^rho) with rho = 1/2 a sqrt in double (another rho is refused: pow differs
 // between the C library and CUDA). So the bytes are the CPU encoder's of the kernel's updated
 // state. Not yet fast: a division per element (three passes), byte loads and stores, a
-// 416-byte stack frame (nvcc -Xptxas -v, sm_90).
+// 400-byte stack frame (nvcc -Xptxas -v, sm_90).
 struct fmt_dual {
     struct raw {
         lv<float> c[CW];               // the lane's column factors
@@ -466,14 +494,7 @@ struct fmt_dual {
             }
             m[c].v[t] = cm;
         }
-        ln_store4(sh, w * LV + l * CW, m);
-        ln_sync();
-        ln_load4(m, sh, l * CW);
-        for (int g = 1; g < LN_WARPS; g++) {
-            lv<float> p[CW];
-            ln_load4(p, sh, g * LV + l * CW);
-            for (int c = 0; c < CW; c++) m[c] = ln_max(m[c], p[c]);
-        }
+        cols_max(m, sh, w, l);
         for (int c = 0; c < CW; c++) LN_EACH(t) cf[c].v[t] = stepq_f16_to_f32(stepq_f16_factor(m[c].v[t]));
     }
     // one refit round (df_refit_columns): sum_i w_i^2 x v and sum_i w_i^2 v v, v = r nrm z, in
@@ -601,6 +622,166 @@ struct fmt_alloc {
     }
 };
 
+// lane l's values of a row (columns 4l .. 4l+3) <- their orthonormal Walsh-Hadamard transform
+// along V, rc_fwht's stages in its order: h = 1, 2 inside the lane, h = 4 .. 64 with lane l xor
+// h / 4 (the lower of a pair takes a + b, the upper a - b, the same roundings), then the scale
+// 1 / sqrt(V). Every lane of the warp takes part.
+LN void fwht_row(lv<float>* x, lv<int> l) {
+    for (int h = 1; h < CW; h *= 2)
+        for (int c = 0; c < CW; c++) {
+            if (c & h) continue;
+            const lv<float> a = x[c], b = x[c + h];
+            x[c] = a + b;
+            x[c + h] = a - b;
+        }
+    for (int m = 1; m < LN_WARP; m *= 2) {
+        const lv<int> up = ln_gt(l & m, 0);
+        for (int c = 0; c < CW; c++) {
+            const lv<float> p = ln_shfl_xor(x[c], m);
+            x[c] = ln_sel(up, p - x[c], x[c] + p);
+        }
+    }
+    const float sc = 1.0f / sqrtf((float)LV);
+    for (int c = 0; c < CW; c++) x[c] = x[c] * sc;
+}
+
+// DAMP (quant/damp.c): the rows of allocated widths of its plan (8 bits, or an FP16 pivot) as
+// fmt_alloc's, its coded rows rotated along V (fwht_row): after decoding, before encoding. The
+// rotation is its own inverse; a row is coded or a pivot for the whole warp, so every lane
+// rotates every row and keeps it where the row is coded.
+struct fmt_damp {
+    typedef fmt_alloc::raw raw;
+    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l, const lplan* pl) { fmt_alloc::fetch(r, P, w, l, pl); }
+    LN void rotate(lrow* x, const lplan* pl, lv<int> w, lv<int> l) {
+        for (int i = 0; i < RW; i++) {
+            lv<int> coded;
+            LN_EACH(t) coded.v[t] = pl->bits[w.v[t] * RW + i] != STEPQ_PIVOT_BITS;
+            lv<float> y[CW];
+            for (int c = 0; c < CW; c++) y[c] = x[i][c];
+            fwht_row(y, l);
+            for (int c = 0; c < CW; c++) x[i][c] = ln_sel(coded, y[c], x[i][c]);
+        }
+    }
+    LN void decode(lrow* x, const raw* r) {
+        fmt_alloc::decode(x, r);
+        rotate(x, r->pl, r->w, r->l);
+    }
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float* sh, const lplan* pl) {
+        rotate(x, pl, w, l);
+        fmt_alloc::encode(P, x, w, l, sh, pl);
+    }
+};
+
+// LeapQuant without the freeze gate (quant/leap.c): the state as int-B rows (fmt_rows<B>), then
+// its residual X - dec(P1) as the residual trait Res stores it (fmt_rows<R>, or fmt_fp32: the
+// FP32 oracle) at byte BASE; decoded dec(P1) + alpha dec(P2), row by row. Lanes layout: each part
+// in its own trait's (BASE is a multiple of 16).
+template <int B, class Res>
+struct fmt_leap {
+    typedef fmt_rows<B> Base;
+    enum { BASE = LK * STEPQ_ROW_BYTES(B, LV) };
+    static_assert(BASE % 16 == 0, "the residual's rows 16-byte aligned");
+    struct raw {
+        typename Base::raw b;
+        typename Res::raw r;
+        float alpha;
+    };
+    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l, const lplan* pl) {
+        Base::fetch(&r->b, P, w, l, pl);
+        Res::fetch(&r->r, P + BASE, w, l, pl);
+        r->alpha = pl->alpha;
+    }
+    LN void decode(lrow* x, const raw* r) {
+        LN_UNROLL for (int i = 0; i < RW; i++) {
+            lv<float> d[CW];
+            Base::decode_row(x[i], &r->b, i);
+            Res::decode_row(d, &r->r, i);
+            for (int c = 0; c < CW; c++) x[i][c] = x[i][c] + r->alpha * d[c];
+        }
+    }
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float* sh, const lplan* pl) {
+        Base::encode_into(P, x, w, l, 1);  // x <- X - dec(P1)
+        Res::encode(P + BASE, x, w, l, sh, pl);
+    }
+};
+
+// stochastic rounding (quant/sr.c; E: STEPQ_ELEM_INT8, _FP8 or _FP16) on its own layout, the
+// CPU's: the uint64 encode counter n, (INT8, FP8) the V float32 column scales, then the K x V
+// codes row by row, a lane's 4 of a row one 32-bit word (FP16: two). Element e = i V + j of encode
+// n draws stepq_sr_uniform(n, e), the CPU's draw, so the codes are the CPU encoder's; the column
+// scales max_i |x_ij| / qmax need the head's column maxima: a barrier, over shared memory (FP16:
+// a barrier all the same, between every lane's read of n and thread 0's store of n + 1). The
+// quotient x / s is the CPU's division.
+template <int E>
+struct fmt_sr {
+    enum { SCALED = E != STEPQ_ELEM_FP16, CB = E == STEPQ_ELEM_FP16 ? 2 : 1,  // words a lane holds of a row
+           HEAD = 8 + (SCALED ? 4 * LV : 0) };
+    static constexpr float QMAX = E == STEPQ_ELEM_INT8 ? 127.0f : 448.0f;
+    struct raw {
+        lv<uint32_t> code[RW * CB];
+        lv<float> s[CW];
+    };
+    // the 32-bit index of lane l's first word of row i of the warp
+    LN lv<int> word0(lv<int> w, lv<int> l, int i) { return (w * RW + i) * (LV * CB / 4) + (HEAD / 4) + l * CB; }
+    LN void fetch(raw* r, const uint8_t* P, lv<int> w, lv<int> l, const lplan*) {
+        for (int i = 0; i < RW; i++)
+            for (int k = 0; k < CB; k++) r->code[CB * i + k] = ln_load((const uint32_t*)P, word0(w, l, i) + k);
+        for (int c = 0; c < CW; c++) r->s[c] = SCALED ? ln_load((const float*)P, l * CW + (2 + c)) : ln_all(0.0f);
+    }
+    LN void decode(lrow* x, const raw* r) {
+        LN_UNROLL for (int i = 0; i < RW; i++)
+            LN_UNROLL for (int c = 0; c < CW; c++) {
+                const lv<uint32_t> z = (r->code[CB * i + c * CB / CW] >> ((32 / (CW / CB)) * (c % (CW / CB)))) &
+                                       (uint32_t)(E == STEPQ_ELEM_FP16 ? 0xffffu : 0xffu);
+                if (E == STEPQ_ELEM_INT8)  // rc_sr_decode_row's (int8) code times s, the code by the magic
+                    x[i][c] = (ln_float((z ^ 0x80u) | LN_MAGIC_BITS) - (LN_MAGIC + 128.0f)) * r->s[c];
+                else if (E == STEPQ_ELEM_FP8) {
+                    LN_MAP(x[i][c], stepq_e4m3_decode, z);
+                    x[i][c] = x[i][c] * r->s[c];
+                } else LN_MAP(x[i][c], stepq_f16_to_f32, z);
+            }
+    }
+    LN void encode(uint8_t* P, lrow* x, lv<int> w, lv<int> l, float* sh, const lplan*) {
+        uint64_t n;  // rc_sr_encode_head: the counter advanced first (every lane reads it here)
+        memcpy(&n, P, 8);
+        n++;
+        lv<float> s[CW];
+        if (SCALED) {  // the column maxima: the warp's 16 rows, then the 8 warps' in shared memory
+            lv<uint32_t> m[CW];
+            for (int c = 0; c < CW; c++) {
+                m[c] = ln_all(0u);
+                for (int i = 0; i < RW; i++) m[c] = ln_max(m[c], ln_bits(x[i][c]) & 0x7fffffffu);
+            }
+            cols_max(m, (uint32_t*)sh, w, l);
+            for (int c = 0; c < CW; c++) {
+                s[c] = ln_float(m[c]) / QMAX;
+                ln_store_if(ln_eq(w, 0), (float*)P, l * CW + (2 + c), s[c]);
+            }
+        } else {
+            ln_sync();
+            for (int c = 0; c < CW; c++) s[c] = ln_all(0.0f);
+        }
+        ln_store_if(ln_eq(ln_tid(), 0), (uint32_t*)P, ln_all(0), ln_all((uint32_t)n));
+        ln_store_if(ln_eq(ln_tid(), 0), (uint32_t*)P, ln_all(1), ln_all((uint32_t)(n >> 32)));
+        LN_UNROLL for (int i = 0; i < RW; i++) {
+            lv<uint32_t> code[CB];
+            for (int k = 0; k < CB; k++) code[k] = ln_all(0u);
+            LN_UNROLL for (int c = 0; c < CW; c++) {
+                const lv<int> e = (w * RW + i) * LV + l * CW + c;
+                lv<uint32_t> z;
+                LN_EACH(t) {
+                    const float u = stepq_sr_uniform(n, (size_t)e.v[t]), xt = x[i][c].v[t];
+                    z.v[t] = E == STEPQ_ELEM_INT8  ? stepq_sr_int8(xt, s[c].v[t], u)
+                             : E == STEPQ_ELEM_FP8 ? stepq_sr_fp8(xt, s[c].v[t], u)
+                                                   : stepq_f16_sr(xt, u);
+                }
+                code[c * CB / CW] = code[c * CB / CW] | (z << ((32 / (CW / CB)) * (c % (CW / CB))));
+            }
+            for (int k = 0; k < CB; k++) ln_store_if(ln_all(1), (uint32_t*)P, word0(w, l, i) + k, code[k]);
+        }
+    }
+};
+
 // whether trait F reads the head plans (the others take none: no load of them)
 template <class F>
 struct lanes_plans {
@@ -612,6 +793,10 @@ struct lanes_plans<fmt_dual> {
 };
 template <>
 struct lanes_plans<fmt_alloc> {
+    enum { v = 1 };
+};
+template <>
+struct lanes_plans<fmt_damp> {
     enum { v = 1 };
 };
 
@@ -629,15 +814,16 @@ LN void warp_order_sum(lv<float>* out, const float* part, lv<int> l) {
 }
 
 template <class F>
-LN void lanes_head(const lanes_args* a, int h, float* sh) {
+LN void lanes_head(const lanes_args* a, int h, float* sh, float alpha) {
     const lv<int> l = ln_lane(), w = ln_warp();
     uint8_t* P = a->P + (size_t)h * a->stride;
     const float* rec = a->in + (size_t)h * a->R;
     lplan pl = {};
+    pl.alpha = alpha;
     if (lanes_plans<F>::v) {  // only these formats are given plans (n_plans >= 1)
         const int ph = h % a->n_plans;
         pl = {a->bits + (size_t)ph * LK, a->w + (size_t)ph * LK, a->off + (size_t)ph * LK, a->meta[ph].rho,
-              a->dsq ? 0 : a->meta[ph].refits, a->odd2, a->nrm8, a->dsq};
+              a->dsq ? 0 : a->meta[ph].refits, a->odd2, a->nrm8, a->dsq, alpha};
     }
     typename F::raw raw;
     F::fetch(&raw, P, w, l, &pl);
@@ -699,20 +885,33 @@ LN void lanes_head(const lanes_args* a, int h, float* sh) {
 }
 
 template <class F>
-__global__ void __launch_bounds__(LN_THREADS, 2) lanes_kernel(lanes_args a) {
+__global__ void __launch_bounds__(LN_THREADS, 2) lanes_kernel(lanes_args a, float alpha) {
     __shared__ __align__(16) float sh[LN_SHARED];
-    lanes_head<F>(&a, (int)blockIdx.x, sh);
+    lanes_head<F>(&a, (int)blockIdx.x, sh, alpha);
 }
 
 // ---------------------------------------------------------------------------------------------
 // the formats, the launches
 
-// the kernels' specialisations: X(id, trait) for each
-enum { LT_NONE, LT_FP32, LT_BF16, LT_FP16, LT_INT8, LT_INT6, LT_INT4, LT_NVFP4, LT_FP8TILE, LT_DUAL, LT_ALLOC };
-#define LANES_FORMATS(X)                                                                                 \
-    X(LT_FP32, fmt_fp32) X(LT_BF16, fmt_cast16<STEPQ_ELEM_BF16>) X(LT_FP16, fmt_cast16<STEPQ_ELEM_FP16>) \
-    X(LT_INT8, fmt_rows<8>) X(LT_INT6, fmt_rows<6>) X(LT_INT4, fmt_rows<4>) X(LT_NVFP4, fmt_nvfp4)     \
-    X(LT_FP8TILE, fmt_fp8tile) X(LT_DUAL, fmt_dual) X(LT_ALLOC, fmt_alloc)
+// LeapQuant's kin (a macro argument takes no bare comma)
+typedef fmt_leap<6, fmt_rows<4>> fmt_leap6_r4;
+typedef fmt_leap<6, fmt_rows<8>> fmt_leap6_r8;
+typedef fmt_leap<6, fmt_fp32> fmt_leap6_fp32;
+typedef fmt_leap<4, fmt_rows<4>> fmt_leap4_r4;
+
+// the kernels' specialisations: X(id, trait) for each (those from LT_DUAL on encode in the CPU's
+// order: lanes_encodes_exact)
+enum {
+    LT_NONE, LT_FP32, LT_BF16, LT_FP16, LT_INT8, LT_INT6, LT_INT4, LT_NVFP4, LT_FP8TILE, LT_DUAL, LT_ALLOC, LT_DAMP,
+    LT_LEAP6_R4, LT_LEAP6_R8, LT_LEAP6_FP32, LT_LEAP4_R4, LT_INT8_SR, LT_FP8_SR, LT_FP16_SR
+};
+#define LANES_FORMATS(X)                                                                                      \
+    X(LT_FP32, fmt_fp32) X(LT_BF16, fmt_cast16<STEPQ_ELEM_BF16>) X(LT_FP16, fmt_cast16<STEPQ_ELEM_FP16>)      \
+    X(LT_INT8, fmt_rows<8>) X(LT_INT6, fmt_rows<6>) X(LT_INT4, fmt_rows<4>) X(LT_NVFP4, fmt_nvfp4)          \
+    X(LT_FP8TILE, fmt_fp8tile) X(LT_DUAL, fmt_dual) X(LT_ALLOC, fmt_alloc) X(LT_DAMP, fmt_damp)             \
+    X(LT_LEAP6_R4, fmt_leap6_r4) X(LT_LEAP6_R8, fmt_leap6_r8) X(LT_LEAP6_FP32, fmt_leap6_fp32)              \
+    X(LT_LEAP4_R4, fmt_leap4_r4)                                                                            \
+    X(LT_INT8_SR, fmt_sr<STEPQ_ELEM_INT8>) X(LT_FP8_SR, fmt_sr<STEPQ_ELEM_FP8>) X(LT_FP16_SR, fmt_sr<STEPQ_ELEM_FP16>)
 
 // the specialisation that runs format f, or LT_NONE
 static int lanes_trait(const stepq_format* f) {
@@ -723,11 +922,21 @@ static int lanes_trait(const stepq_format* f) {
     if (plain && f->family->id == STEPQ_FAMILY_FP8TILE) return LT_FP8TILE;
     if (!f->replay && f->family->id == STEPQ_FAMILY_DUAL) return LT_DUAL;
     if (!f->replay && f->family->id == STEPQ_FAMILY_ROWS && f->needs == STEPQ_NEEDS_TABLE) return LT_ALLOC;
+    if (!f->replay && f->family->id == STEPQ_FAMILY_DAMP) return LT_DAMP;
+    if (!f->replay && f->family->id == STEPQ_FAMILY_SR)
+        return f->sr.element == STEPQ_ELEM_INT8 ? LT_INT8_SR : f->sr.element == STEPQ_ELEM_FP8 ? LT_FP8_SR : LT_FP16_SR;
+    if (!f->replay && f->family->id == STEPQ_FAMILY_LEAP && !stepq_format_freeze_gated(f)) {  // f->leap.tau > 0: none
+        const int r = f->leap.residual_bits;
+        if (w == 6) return r == 4 ? LT_LEAP6_R4 : r == 8 ? LT_LEAP6_R8 : r == 32 ? LT_LEAP6_FP32 : LT_NONE;
+        return w == 4 && r == 4 ? LT_LEAP4_R4 : LT_NONE;
+    }
     if (!plain || f->family->id != STEPQ_FAMILY_ROWS) return LT_NONE;
     return w == 8 ? LT_INT8 : w == 6 ? LT_INT6 : w == 4 ? LT_INT4 : LT_NONE;
 }
 
 int lanes_takes(const stepq_format* f, int K, int V) { return lanes_trait(f) != LT_NONE && K == LK && V == LV; }
+
+int lanes_encodes_exact(const stepq_format* f) { return lanes_trait(f) >= LT_DUAL; }  // (the enum's order)
 
 int lanes_reads_plans(const stepq_format* f) {
 #define LANES_PLANS_(id, T) if (lanes_trait(f) == id) return lanes_plans<T>::v;
@@ -736,10 +945,17 @@ int lanes_reads_plans(const stepq_format* f) {
 }
 
 int lanes_supports(const stepq_format* f, const stepq_head_plan* hps, int n_plans, int K, int V) {
+    if (stepq_format_freeze_gated(f)) {
+        stepq_error("format %s: no lane kernel for LeapQuant's freeze gate (it keeps or drops the head's update on "
+                    "||X - S_hat|| and ||S_hat||, the CPU's sums in double over the whole head in element order)",
+                    f->name);
+        return STEPQ_ERR;
+    }
     if (!lanes_takes(f, K, V)) {
         stepq_error("format %s on %d x %d heads: the lane kernels take fp32, bf16, fp16, int8, int6, int4, nvfp4, "
-                    "fp8-tile32, time6, time4 (and -nopivot) and the dual-axis formats (dsq, space, stepquant, "
-                    "mlife, rlife) on %d x %d heads",
+                    "fp8-tile32, time6, time4 (and -nopivot), the dual-axis formats (dsq, space, stepquant, "
+                    "mlife, rlife), damp, leap6-r4, leap6-r8, leap6-fp32, leap4-r4, int8-sr, fp8-sr and fp16-sr "
+                    "on %d x %d heads",
                     f->name, K, V, LK, LV);
         return STEPQ_ERR;
     }
@@ -756,30 +972,34 @@ int lanes_supports(const stepq_format* f, const stepq_head_plan* hps, int n_plan
     return STEPQ_OK;
 }
 
+// the format's parameter the kernels take beside the plans (lplan's alpha)
+static float lanes_alpha(const stepq_format* f) { return f->family->id == STEPQ_FAMILY_LEAP ? f->leap.alpha : 0.0f; }
+
 template <class F>
-static void lanes_run(const lanes_args* a, int n, cudaStream_t st, int emu) {
+static void lanes_run(const lanes_args* a, float alpha, int n, cudaStream_t st, int emu) {
     if (!emu) {
-        lanes_kernel<F><<<n, LN_THREADS, 0, st>>>(*a);
+        lanes_kernel<F><<<n, LN_THREADS, 0, st>>>(*a, alpha);
         cudaCheck(cudaGetLastError());
         return;
     }
     float* sh = (float*)mallocCheck(sizeof(float) * LN_SHARED);
-    for (int h = 0; h < n; h++) lanes_head<F>(a, h, sh);
+    for (int h = 0; h < n; h++) lanes_head<F>(a, h, sh, alpha);
     free(sh);
 }
 
 void lanes_launch(const stepq_format* f, const lanes_args* a, int n, cudaStream_t st, int emu) {
-#define LANES_RUN_(id, T) if (lanes_trait(f) == id) lanes_run<T>(a, n, st, emu);
+#define LANES_RUN_(id, T) if (lanes_trait(f) == id) lanes_run<T>(a, lanes_alpha(f), n, st, emu);
     LANES_FORMATS(LANES_RUN_)
 }
 
 // the stored heads decoded as the kernels' first phase decodes them (the device session's S_hat_t;
 // the formats that read no plan: the session takes no plans)
 template <class F>
-LN void lanes_decode_head(float* S, const uint8_t* P, size_t stride, int h) {
+LN void lanes_decode_head(float* S, const uint8_t* P, size_t stride, int h, float alpha) {
     const lv<int> l = ln_lane(), w = ln_warp();
     typename F::raw raw;
-    const lplan none = {};
+    lplan none = {};
+    none.alpha = alpha;
     F::fetch(&raw, P + (size_t)h * stride, w, l, &none);
     lrow x[RW];
     F::decode(x, &raw);
@@ -787,23 +1007,23 @@ LN void lanes_decode_head(float* S, const uint8_t* P, size_t stride, int h) {
 }
 
 template <class F>
-__global__ void __launch_bounds__(LN_THREADS) lanes_decode_kernel(float* S, const uint8_t* P, size_t stride) {
-    lanes_decode_head<F>(S, P, stride, (int)blockIdx.x);
+__global__ void __launch_bounds__(LN_THREADS) lanes_decode_kernel(float* S, const uint8_t* P, size_t stride, float alpha) {
+    lanes_decode_head<F>(S, P, stride, (int)blockIdx.x, alpha);
 }
 
 template <class F>
-static void lanes_decode_run(float* S, const uint8_t* P, size_t stride, int n, cudaStream_t st, int emu) {
+static void lanes_decode_run(float* S, const uint8_t* P, size_t stride, float alpha, int n, cudaStream_t st, int emu) {
     if (!emu) {
-        lanes_decode_kernel<F><<<n, LN_THREADS, 0, st>>>(S, P, stride);
+        lanes_decode_kernel<F><<<n, LN_THREADS, 0, st>>>(S, P, stride, alpha);
         cudaCheck(cudaGetLastError());
         return;
     }
-    for (int h = 0; h < n; h++) lanes_decode_head<F>(S, P, stride, h);
+    for (int h = 0; h < n; h++) lanes_decode_head<F>(S, P, stride, h, alpha);
 }
 
 void lanes_decode(const stepq_format* f, float* S, const uint8_t* P, size_t stride, int n, cudaStream_t st, int emu) {
     stepq_assert(!lanes_reads_plans(f));  // the session refuses the formats that read a plan
-#define LANES_DECODE_(id, T) if (lanes_trait(f) == id) lanes_decode_run<T>(S, P, stride, n, st, emu);
+#define LANES_DECODE_(id, T) if (lanes_trait(f) == id) lanes_decode_run<T>(S, P, stride, lanes_alpha(f), n, st, emu);
     LANES_FORMATS(LANES_DECODE_)
 }
 
@@ -834,10 +1054,30 @@ static void lanes_move(uint8_t* dst, const uint8_t* src, size_t lo, size_t ro, s
     memcpy(to_lanes ? dst + lo : dst + ro, to_lanes ? src + ro : src + lo, n);
 }
 
+// a head of int-b rows (fmt_rows<b>) between the rows and the lanes layouts
+static void lanes_permute_rows(uint8_t* dst, const uint8_t* src, int b, int to_lanes) {
+    const size_t row = STEPQ_ROW_BYTES(b, LV), piece = (size_t)b / 2;
+    for (int i = 0; i < LK; i++) {
+        const size_t rs = (size_t)i * row;
+        lanes_move(dst, src, 2 * (size_t)i, rs, 2, to_lanes);  // the scale
+        for (int l = 0; l < LN_WARP; l++)
+            for (size_t e = 0; e < piece; e++) lanes_move(dst, src, lanes_piece_at(2 * LK, b, i, l, e), rs + 2 + l * piece + e, 1, to_lanes);
+    }
+}
+
 void lanes_permute(uint8_t* dst, const uint8_t* src, const stepq_format* f, size_t bytes, int to_lanes) {
     const int t = lanes_trait(f);
-    if (t == LT_FP32 || t == LT_DUAL || t == LT_ALLOC) {  // their own layouts are the rows layout
+    if (t == LT_FP32 || t == LT_DUAL || t == LT_ALLOC || t == LT_DAMP || t == LT_INT8_SR || t == LT_FP8_SR ||
+        t == LT_FP16_SR) {  // their own layouts are the CPU's
         memcpy(dst, src, bytes);
+        return;
+    }
+    if (t == LT_LEAP6_R4 || t == LT_LEAP6_R8 || t == LT_LEAP6_FP32 || t == LT_LEAP4_R4) {  // two parts
+        const int r = f->leap.residual_bits;
+        const size_t base = (size_t)LK * STEPQ_ROW_BYTES(f->width, LV);
+        lanes_permute_rows(dst, src, f->width, to_lanes);
+        if (r == 32) memcpy(dst + base, src + base, bytes - base);  // FP32's own layout
+        else lanes_permute_rows(dst + base, src + base, r, to_lanes);
         return;
     }
     if (t == LT_NVFP4) {  // rows: s_head, then per row 8 blocks of a scale byte and 8 code bytes
@@ -869,14 +1109,7 @@ void lanes_permute(uint8_t* dst, const uint8_t* src, const stepq_format* f, size
         }
         return;
     }
-    const int b = t == LT_INT8 ? 8 : t == LT_INT6 ? 6 : 4;
-    const size_t row = STEPQ_ROW_BYTES(b, LV), piece = (size_t)b / 2;
-    for (int i = 0; i < LK; i++) {
-        const size_t rs = (size_t)i * row;
-        lanes_move(dst, src, 2 * (size_t)i, rs, 2, to_lanes);  // the scale
-        for (int l = 0; l < LN_WARP; l++)
-            for (size_t e = 0; e < piece; e++) lanes_move(dst, src, lanes_piece_at(2 * LK, b, i, l, e), rs + 2 + l * piece + e, 1, to_lanes);
-    }
+    lanes_permute_rows(dst, src, t == LT_INT8 ? 8 : t == LT_INT6 ? 6 : 4, to_lanes);
 }
 
 float lanes_expf(float g) { return ln_expf1(g); }

@@ -5,16 +5,19 @@
 // One block of 256 threads per 128 x 128 head, the state in registers: warp w holds key rows
 // 16w .. 16w+15, lane l value columns 4l .. 4l+3 of each (64 floats a thread). One kernel per
 // format, specialised at compile time (a format trait: FP32, BF16, FP16, INT8, INT6, INT4,
-// NVFP4, FP8 tiles, the dual-axis fit, rows of allocated widths). The packed
+// NVFP4, FP8 tiles, the dual-axis fit, rows of allocated widths, DAMP, LeapQuant without its
+// freeze gate, stochastic rounding). The packed
 // head in device memory is the lanes layout: the K FP16 row scales first (2 K bytes), then
 // per warp a tile of its 16 rows' codes in which lane l's pieces (the 4 codes of its columns
 // in each row, b/2 bytes, rows in order) are b/2 chunks of 16 bytes at (chunk * 32 + l) * 16:
 // the same bytes as the rows layout (quant/layout.h), permuted so that every load is a
 // 16-byte vector and every row of a tile 16-byte aligned. FP32 keeps the K x V floats; BF16's,
 // FP16's, NVFP4's and the FP8 tiles' are in lanes.cu (fmt_cast16, fmt_nvfp4, fmt_fp8tile); the
-// dual-axis formats (dsq, space, stepquant, mlife, rlife; fmt_dual) and the rows of allocated
-// widths (time6, time4 and their -nopivot forms; fmt_alloc) keep the rows layout, whose rows
-// have the plan's widths.
+// dual-axis formats (dsq, space, stepquant, mlife, rlife; fmt_dual), the rows of allocated
+// widths (time6, time4 and their -nopivot forms; fmt_alloc) and DAMP (fmt_damp) keep the rows
+// layout, whose rows have the plan's widths; the stochastic-rounding formats (int8-sr, fp8-sr,
+// fp16-sr; fmt_sr) keep the CPU's layout; LeapQuant's (leap6-r4, leap6-r8, leap6-fp32,
+// leap4-r4; fmt_leap) is two heads in their own lanes layouts, int-b's then the residual's.
 #ifndef STEPQ_CUDA_LANES_H
 #define STEPQ_CUDA_LANES_H
 
@@ -52,6 +55,10 @@ int lanes_takes(const stepq_format* f, int K, int V);
 // 1 if the lane kernel of format f reads the head plans (the dual-axis fit, rows of allocated
 // widths), else 0
 int lanes_reads_plans(const stepq_format* f);
+// 1 if the lane kernel of format f encodes in the CPU's order (the dual-axis fit, rows of
+// allocated widths, DAMP, LeapQuant, stochastic rounding: its stored bytes are the CPU encoder's
+// of the state it holds, method 6.5), 0 if it meets method 6.5's tolerance
+int lanes_encodes_exact(const stepq_format* f);
 // STEPQ_OK if they do, with the head plans hps (n_plans); else STEPQ_ERR with a message
 int lanes_supports(const stepq_format* f, const stepq_head_plan* hps, int n_plans, int K, int V);
 // one step of n heads (emu: the host emulation, lockstep lane by lane)

@@ -339,6 +339,7 @@ extern "C" void stepq_serving_free(stepq_serving* s) {
 }
 
 extern "C" int stepq_serving_lanes_take(const stepq_format* f, int K, int V) { return lanes_takes(f, K, V); }
+extern "C" int stepq_serving_lanes_exact(const stepq_format* f) { return lanes_encodes_exact(f); }
 extern "C" float stepq_serving_lanes_expf(float g) { return lanes_expf(g); }
 extern "C" size_t stepq_serving_stride(const stepq_serving* s) { return s->stride; }
 extern "C" double stepq_serving_bytes_moved(const stepq_serving* s) { return s->moved; }
@@ -356,13 +357,15 @@ static void serve_put(stepq_serving* s, const uint8_t* packed, int m) {
     free(L);
 }
 
-// packed (n, stride) <- the pool's heads in the CPU's layout
+// packed (n, stride) <- the pool's heads in the CPU's layout (the bytes past a head's own, up to
+// the stride, zero: the lanes layouts may use them, the CPU's does not)
 static void serve_get(stepq_serving* s, uint8_t* packed) {
     const size_t bytes = (size_t)s->n * s->stride;
     if (s->mode != STEPQ_SERVE_LANES) {
         bk_d2h(s->emu, packed, s->P, bytes);
         return;
     }
+    memset(packed, 0, bytes);
     uint8_t* L = (uint8_t*)mallocCheck(bytes);
     bk_d2h(s->emu, L, s->P, bytes);
     for (int h = 0; h < s->n; h++) lanes_permute(packed + (size_t)h * s->stride, L + (size_t)h * s->stride, s->fmt, s->stride, 0);

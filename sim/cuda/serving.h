@@ -50,6 +50,9 @@ int stepq_serving_create(stepq_serving** out, const stepq_format* f, const stepq
 void stepq_serving_free(stepq_serving* s);
 // 1 if mode STEPQ_SERVE_LANES takes format f on K x V heads (no message), else 0
 int stepq_serving_lanes_take(const stepq_format* f, int K, int V);
+// 1 if format f's lane kernel encodes in the CPU's order (its stored bytes the CPU encoder's of
+// the state it holds: method 6.5's bit-exact contract), 0 if it meets the tolerance
+int stepq_serving_lanes_exact(const stepq_format* f);
 // the lane kernels' exp of a log gate g (lanes.h's lanes_expf; for the tests)
 float stepq_serving_lanes_expf(float g);
 

@@ -13,14 +13,23 @@ REC = 4 * K + V + 1 + 3 & ~3        # the input record, floats (blockprog.cuh's 
 LANES_IN = 2 * K + V + 1 + 1        # what the lane kernels read of it: q, k, v, GDN's one gate g, beta
 
 
-LANES_FORMATS = ("fp32", "bf16", "fp16", "int8", "int6", "int4", "nvfp4", "fp8-tile32", "stepquant6", "time6")
+LANES_FORMATS = ("fp32", "bf16", "fp16", "int8", "int6", "int4", "nvfp4", "fp8-tile32", "stepquant6", "time6",
+                 "damp", "leap6-r4", "int8-sr", "fp8-sr", "fp16-sr")
+PLANNED = ("stepquant6", "time6", "damp")  # widths from the plan
 
 
 def packed(fmt):
     """bytes of a packed 128 x 128 head in the pool for the formats the lane kernels take but
-    STEPQuant@6 and time6, whose widths are their plan's (quant/layout.h), rounded up to 16 as the pool's stride"""
+    those of PLANNED, whose widths are their plan's (quant/layout.h), rounded up to 16 as the pool's stride"""
     if fmt == "fp32":
         return 4 * K * V
+    if fmt.endswith("-sr"):            # the encode counter, (int8, fp8) V float32 column scales, the codes
+        head = 8 + (4 * V if fmt != "fp16-sr" else 0)
+        return (head + K * V * (2 if fmt == "fp16-sr" else 1) + 15) // 16 * 16
+    if fmt.startswith("leap"):         # int-b rows, then the residual: int-r rows (leapB-rR) or FP32's floats
+        b, r = fmt[4:].split("-")
+        base = K * (2 + V * int(b) // 8)
+        return base + (4 * K * V if r == "fp32" else K * (2 + V * int(r[1:]) // 8))
     if fmt in ("bf16", "fp16"):
         return 2 * K * V
     if fmt == "fp8-tile32":            # per 32 rows a float32 scale, then their E4M3 bytes
@@ -63,7 +72,7 @@ def main(path):
                     bad.append(f"{fm} {mode}: speedup_vs_fp32 is not fp32's time (same kernels) over its own")
         # the lane kernels: the state read and written, the record's q, k, v, g and beta, y
         for i, fm in enumerate(fmts):
-            if fm in ("stepquant6", "time6"):  # the stride is the plan's: the fused kernel's bytes but the record
+            if fm in PLANNED:  # the stride is the plan's: the fused kernel's bytes but the record
                 want = per_head[i, modes.index("fused")] - 4 * (REC - LANES_IN)
                 if not np.allclose(per_head[i, lanes], want, rtol=1e-12):
                     bad.append(f"{fm} lanes: {per_head[i, lanes]} bytes a head-step, want {want}")

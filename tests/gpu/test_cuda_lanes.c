@@ -19,11 +19,13 @@
 //   - BF16 and FP16: each element equal, or between the casts of the CPU's x -+ its bound;
 //   - fp8-tile32: each tile's scale within the reach of its maximum, each code equal or between the
 //     codes of the CPU's quotient -+ its reach (a code or a tile scale moved is caught);
-//   - the formats with head plans (stepquant6, dsq6: the dual-axis fit; time6: rows of allocated
-//     widths): read-outs equal to the FP32 kernel's on the CPU's decode of the same state, stored
-//     bytes equal to the CPU encoder's of the state the kernel holds (a code or a row factor
-//     moved is caught); another rho than 0.5 refused.
-// fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32, stepquant6, dsq6, time6; GDN (one gate)
+//   - the formats whose kernels encode in the CPU's order (stepquant6, dsq6: the dual-axis fit;
+//     time6: rows of allocated widths; damp; leap6-r4, leap6-r8, leap6-fp32, leap4-r4; int8-sr,
+//     fp8-sr, fp16-sr): read-outs equal to the FP32 kernel's on the CPU's decode of the same
+//     state, stored bytes equal to the CPU encoder's of the state the kernel holds (stochastic
+//     rounding: from the same encode counter, so the same draws; a code or a scale moved is
+//     caught); another rho than 0.5 refused, and LeapQuant's freeze gate.
+// fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32 and the formats above; GDN (one gate)
 // and KDA (a gate per key row).
 #include <stdint.h>
 
@@ -626,20 +628,25 @@ static void layout_roundtrip(const stepq_format* f, gsl_rng* rng) {
     free(b);
 }
 
-// The contract of the formats with head plans (method 6.5), the dual-axis fit and the rows of
-// allocated widths: from the same stored state, the kernel's read-out and updated state are the
-// FP32 lane kernel's on the CPU's decode of that state, bit for bit (so within FP32's bounds
-// above), and its stored bytes are the CPU encoder's (quant/dualfit.h, quant/rows.c) of that
-// updated state, bit for bit: the encoders keep the CPU's order. Plans: mixed widths {2, 4, 6, 8,
-// 16} with row influences (refits 1, and 2), every row a pivot (no fit), every row 2 bits (the
-// fit: GDN's odd levels in groups of 32, KDA's ternary); DSQ's one plan of its width.
+// The contract of the formats whose kernels encode in the CPU's order (method 6.5): the dual-axis
+// fit, the rows of allocated widths, DAMP, LeapQuant, stochastic rounding: from the same stored
+// state, the kernel's read-out and updated state are the FP32 lane kernel's on the CPU's decode
+// of that state, bit for bit (so within FP32's bounds above), and its stored bytes are the CPU
+// encoder's (quant/dualfit.h, rows.c, damp.c, leap.c, sr.c) of that updated state, bit for bit.
+// Plans: mixed widths {2, 4, 6, 8, 16} with row influences (refits 1, and 2), every row a pivot
+// (no fit), every row 2 bits (the fit: GDN's odd levels in groups of 32, KDA's ternary); DAMP's
+// rows of 8 bits with pivots (some, all, none); DSQ's, LeapQuant's, stochastic rounding's one
+// plan of their width.
 #define DUAL_PLANS 4
 
 // the bytes of head h's stored state (packed, the plan's) that differ from the CPU's encoding
-// of X, the state it holds
-static long plan_differs(const uint8_t* packed, const float* X, const stepq_format* f, const stepq_head_plan* hp) {
+// of X, the state it holds, over prev, the bytes it replaced (stochastic rounding's encode
+// counter)
+static long plan_differs(const uint8_t* packed, const float* X, const stepq_format* f, const stepq_head_plan* hp,
+                         const uint8_t* prev) {
     uint8_t* ref = malloc(stepq_format_bytes(f, hp, K, V));
     float* work = malloc(sizeof(float) * STEPQ_WORK_FLOATS(K, V));
+    memcpy(ref, prev, stepq_format_bytes(f, hp, K, V));
     stepq_assert(stepq_encode(ref, X, f, hp, work, K, V) == STEPQ_OK);
     long n = 0;
     for (size_t e = 0; e < stepq_format_bytes(f, hp, K, V); e++) n += ref[e] != packed[e];
@@ -655,14 +662,18 @@ static void plan_exact(const char* name, int kind, int steps, gsl_rng* rng) {
     stepq_head_plan hp[DUAL_PLANS], hp32;
     uint8_t rows[K], rows32[K];
     int np = DUAL_PLANS;
-    if (f->family->id == STEPQ_FAMILY_DUAL && f->dual.dsq) {
-        np = 1;
+    const int fam = f->family->id, damp = fam == STEPQ_FAMILY_DAMP;
+    if ((fam == STEPQ_FAMILY_DUAL && f->dual.dsq) || fam == STEPQ_FAMILY_LEAP || fam == STEPQ_FAMILY_SR) {
+        np = 1;  // their one plan (LeapQuant's, stochastic rounding's: read by no kernel)
         stepq_assert(stepq_head_plan_for(&hp[0], rows, f, NULL, 0, kind, K) == STEPQ_OK);
     } else {
         for (int p = 0; p < DUAL_PLANS; p++) {
             double lw = 0;
             for (int i = 0; i < K; i++) {
-                bits[p][i] = p == 2 ? STEPQ_PIVOT_BITS : p == 3 ? 2 : (uint8_t)stepq_plan_widths[(i * 7 + 3 * p) % STEPQ_NW];
+                if (damp)  // DAMP's widths: 8, or an FP16 pivot (plan 2: every row; plan 3: none)
+                    bits[p][i] = p == 2 || (p < 2 && (i * 7 + 3 * p) % 5 == 0) ? STEPQ_PIVOT_BITS : 8;
+                else
+                    bits[p][i] = p == 2 ? STEPQ_PIVOT_BITS : p == 3 ? 2 : (uint8_t)stepq_plan_widths[(i * 7 + 3 * p) % STEPQ_NW];
                 w[p][i] = (float)exp(gsl_ran_gaussian(rng, 0.7));
                 lw += log(w[p][i]) / K;
             }
@@ -699,35 +710,50 @@ static void plan_exact(const char* name, int kind, int steps, gsl_rng* rng) {
         stepq_assert(stepq_serving_read(A, ya, Pa) == STEPQ_OK && stepq_serving_read(B, yb, (uint8_t*)Xb) == STEPQ_OK);
         for (int h = 0; h < HEADS; h++) {
             ydiff += memcmp(ya + h * V, yb + h * V, 4 * V) != 0;
-            bdiff += plan_differs(Pa + h * sa, Xb + h * KV, f, &hp[h % np]);
+            bdiff += plan_differs(Pa + h * sa, Xb + h * KV, f, &hp[h % np], P + h * sa);
             bytes += (long)stepq_format_bytes(f, &hp[h % np], K, V);
         }
-        memcpy(P, Pa, HEADS * sa);  // run on from the kernel's own state
+        if (t < steps - 1) memcpy(P, Pa, HEADS * sa);  // run on from the kernel's own state (P: the last step's start)
     }
     CHECK(ydiff == 0 && bdiff == 0, "%s %s: %ld read-outs differ from the FP32 kernel's on the decoded state, %ld stored "
           "bytes from the CPU encoder's of its state", name, stepq_kind_name(kind), ydiff, bdiff);
-    // the check can fail: in head 0 (plan 0, mixed widths; DSQ: its width), the first row of width
-    // 6: its code 5 moved a step (down where it is at the top), then its row factor an FP16 ulp
+    // the check can fail: in head 0 (plan 0, mixed widths; DSQ, LeapQuant: their width; DAMP: 8
+    // bits), the first row of width b: its code 5 moved a step (down where it is at the top), then
+    // its row scale or factor an FP16 ulp; stochastic rounding: row 9's code 5 moved a step (FP16:
+    // an ulp), then column 5's scale an ulp (FP16, which has none: the encode counter moved)
     const stepq_head_plan* h0 = &hp[0];
+    const uint8_t* P0 = P;  // the bytes head 0 replaced (the last step's start)
     uint32_t off[K];
     f->family->row_offsets(off, f, h0, K, V);
-    int i6 = 0;
-    while (h0->bits[i6] != 6) i6++;
-    uint8_t* row = Pa + off[i6];
-    int8_t z[V];
-    stepq_unpack_codes(z, row + 2, V, 6);
-    const int8_t step = z[5] < STEPQ_QMAX(6) ? 1 : -1;
-    z[5] += step;
-    stepq_pack_codes(row + 2, z, V, 6);
-    const long moved_code = plan_differs(Pa, Xb, f, h0);
+    uint8_t *code, *sc;
+    int8_t z[V], step = 0;
+    const int b = damp ? 8 : fam == STEPQ_FAMILY_LEAP ? f->width : 6;
+    if (fam == STEPQ_FAMILY_SR) {
+        code = Pa + off[9] + 5 * (f->sr.element == STEPQ_ELEM_FP16 ? 2 : 1);
+        sc = f->sr.element == STEPQ_ELEM_FP16 ? Pa : Pa + 8 + 4 * 5;
+        *code ^= 1;
+    } else {
+        int ib = 0;
+        while (h0->bits[ib] != b) ib++;
+        code = Pa + off[ib] + 2;
+        sc = Pa + off[ib];
+        stepq_unpack_codes(z, code, V, b);
+        step = z[5] < STEPQ_QMAX(b) ? 1 : -1;
+        z[5] += step;
+        stepq_pack_codes(code, z, V, b);
+    }
+    const long moved_code = plan_differs(Pa, Xb, f, h0, P0);
     CHECK(moved_code > 0, "%s %s: a code moved a step passed the check", name, stepq_kind_name(kind));
-    z[5] -= step;
-    stepq_pack_codes(row + 2, z, V, 6);
-    row[0] ^= 1;  // the row factor an FP16 ulp away
-    const long moved_factor = plan_differs(Pa, Xb, f, h0);
-    CHECK(moved_factor > 0, "%s %s: a row factor moved an ulp passed the check", name, stepq_kind_name(kind));
+    if (fam == STEPQ_FAMILY_SR) *code ^= 1;
+    else {
+        z[5] -= step;
+        stepq_pack_codes(code, z, V, b);
+    }
+    *sc ^= 1;  // the lowest bit of the scale (FP16 or float32), the row factor, or the counter
+    const long moved_factor = plan_differs(Pa, Xb, f, h0, P0);
+    CHECK(moved_factor > 0, "%s %s: a scale moved an ulp passed the check", name, stepq_kind_name(kind));
     printf("%s %s: %d steps x %d heads (%d plans): %ld read-outs differ from the FP32 kernel's, %ld of %ld stored bytes "
-           "from the CPU encoder's; a moved code: %ld bytes, a moved row factor: %ld\n", name, stepq_kind_name(kind),
+           "from the CPU encoder's; a moved code: %ld bytes, a moved scale: %ld\n", name, stepq_kind_name(kind),
            steps, HEADS, np, ydiff, bdiff, bytes, moved_code, moved_factor);
     stepq_serving_free(A);
     stepq_serving_free(B);
@@ -748,23 +774,23 @@ int main(void) {
             trajectory(f, kind, 256, rng);
         }
     }
-    for (int kind = STEPQ_GDN; kind <= STEPQ_KDA; kind++) {
-        plan_exact("stepquant6", kind, 8, rng);
-        plan_exact("dsq6", kind, 4, rng);
-        plan_exact("time6", kind, 8, rng);
-    }
+    const char* exact[] = {"stepquant6", "dsq6", "time6", "damp", "leap6-r4", "leap6-r8", "leap6-fp32", "leap4-r4",
+                           "int8-sr", "fp8-sr", "fp16-sr"};
+    for (int i = 4; i < 8; i++) layout_roundtrip(stepq_format_find(exact[i]), rng);  // LeapQuant's two parts
+    for (int kind = STEPQ_GDN; kind <= STEPQ_KDA; kind++)
+        for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) plan_exact(exact[i], kind, i == 1 ? 4 : 8, rng);
     // what the lane kernels refuse, by name
-    const stepq_format* nv = stepq_format_find("int8-sr");
+    const stepq_format* nv = stepq_format_find("leap6-r4-freeze");
     stepq_head_plan hp;
     uint8_t rows[K];
     stepq_assert(stepq_head_plan_for(&hp, rows, nv, NULL, 0, STEPQ_GDN, K) == STEPQ_OK);
     stepq_serving* s = NULL;
     fprintf(stderr, "(four refusals expected next)\n");
     CHECK(stepq_serving_create(&s, nv, &hp, 1, STEPQ_GDN, 1, K, V, STEPQ_SERVE_LANES, 1, STEPQ_CUDA_EMULATE) == STEPQ_ERR,
-          "the lane kernels took int8-sr");
+          "the lane kernels took leap6-r4-freeze");
     CHECK(stepq_serving_create(&s, stepq_format_find("int8"), &hp, 1, STEPQ_GDN, 1, 64, V, STEPQ_SERVE_LANES, 1,
                                STEPQ_CUDA_EMULATE) == STEPQ_ERR, "the lane kernels took a 64 x 128 head");
-    const stepq_head_plan rho4 = {STEPQ_GDN, rows, NULL, 0.4f, 1};  // (rows: int8-sr's, every row 8 bits)
+    const stepq_head_plan rho4 = {STEPQ_GDN, rows, NULL, 0.4f, 1};  // (rows: leap6-r4-freeze's, every row 6 bits)
     CHECK(stepq_serving_create(&s, stepq_format_find("stepquant6"), &rho4, 1, STEPQ_GDN, 1, K, V, STEPQ_SERVE_LANES, 1,
                                STEPQ_CUDA_EMULATE) == STEPQ_ERR, "the lane kernels took rho = 0.4");
     CHECK(stepq_serving_create(&s, stepq_format_find("stepquant6"), NULL, 0, STEPQ_GDN, 1, K, V, STEPQ_SERVE_LANES, 1,

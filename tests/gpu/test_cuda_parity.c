@@ -11,9 +11,10 @@
 //      head's accumulated read-out error within 5% of the CPU's, the formats in the same order.
 //   4. The serving kernels (fused, split, FP32 baseline) against the CPU's fused step.
 //   5. The lane kernels (fp32, bf16, fp16, int8, int6, int4, nvfp4, fp8-tile32, dsq6, stepquant6,
-//      time6; GDN and KDA): the device's read-outs and stored bytes equal to the host
-//      emulation's, byte for byte, over 32 steps of 96 heads (test_cuda_lanes checks the
-//      emulation against the CPU under method 6.5's contract).
+//      time6, damp, leap6-r4, leap6-r8, leap6-fp32, leap4-r4, int8-sr, fp8-sr, fp16-sr; GDN and
+//      KDA): the device's read-outs and stored bytes equal to the host emulation's, byte for byte,
+//      over 32 steps of 96 heads (test_cuda_lanes checks the emulation against the CPU under
+//      method 6.5's contract).
 // `test_cuda_parity --emulate` runs the same checks on the host emulation (slow: minutes; it
 // checks this test's own logic where there is no GPU).
 // The block programs keep the CPU's operations and their order, so the figures are expected to
@@ -218,7 +219,9 @@ static void serving(gsl_rng* r) {
 // 5. the lane kernels: device = emulation
 
 static void lanes(gsl_rng* r) {
-    static const char* const names[] = {"fp32", "bf16", "fp16", "int8", "int6", "int4", "nvfp4", "fp8-tile32", "dsq6", "stepquant6", "time6"};
+    static const char* const names[] = {"fp32",     "bf16",     "fp16",       "int8",     "int6",    "int4",
+                                        "nvfp4",    "fp8-tile32", "dsq6",     "stepquant6", "time6", "damp",
+                                        "leap6-r4", "leap6-r8", "leap6-fp32", "leap4-r4", "int8-sr", "fp8-sr", "fp16-sr"};
     const int K = 128, V = 128, n = 96, steps = 32;
     const double scale = 1.0 / sqrt((double)K);
     for (int kind = 0; kind < 2; kind++)
@@ -228,7 +231,9 @@ static void lanes(gsl_rng* r) {
             stepq_head_plan hp;
             uint8_t rows[128];
             if (stepq_head_plan_for(&hp, rows, f, NULL, 0, kind, K) != STEPQ_OK) {  // stepquant6, time6: every width
-                for (int i = 0; i < K; i++) rows[i] = (uint8_t)stepq_plan_widths[(i * 7) % STEPQ_NW];
+                for (int i = 0; i < K; i++)  // (DAMP: 8 bits, a fifth of the rows FP16)
+                    rows[i] = f->family->id == STEPQ_FAMILY_DAMP ? (i % 5 ? 8 : STEPQ_PIVOT_BITS)
+                                                                 : (uint8_t)stepq_plan_widths[(i * 7) % STEPQ_NW];
                 hp = (stepq_head_plan){kind, rows, NULL, 0.5f, 1};
             }
             stepq_serving *d, *e;
