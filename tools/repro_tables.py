@@ -73,6 +73,7 @@ FILES = {
     "nll/kda_codeplan": "nll_kda_codeplan", "nll/ablation_gdn": "nll_ablation_gdn",
     "nll/ablation_kda": "nll_ablation_kda", "nll/recall_gdn": "nll_recall_gdn", "nll/recall_kda": "nll_recall_kda",
     "nll/recall_gdn_prose": "nll_recall_gdn_prose", "nll/recall_kda_prose": "nll_recall_kda_prose",
+    "nll/long_gdn": "nll_long_gdn", "nll/long_kda": "nll_long_kda",
     "generate/gdn": "generate_gdn", "generate/kda": "generate_kda", "recall/gdn": "recall_gdn",
     "recall/kda": "recall_kda", "frontier/gdn": "frontier_gdn", "frontier/kda": "frontier_kda",
     "calset/gdn_prose": "calset_gdn_prose", "calset/gdn_recall": "calset_gdn_recall", "calset/gdn_mix": "calset_gdn_mix",
@@ -294,6 +295,19 @@ def read_nll(h, put):
     put("bin_first", min(b, decode), None, "attributes bin, decode")
     put("bin_last", decode - int(ds[-1]), None, "attribute decode, decode_step")
     put("documents", len(h["documents"]), None, "documents (count)")
+    # the decode window in quarters (8 KiB each on the 32 KiB documents): each document's mean extra
+    # NLL per byte over a quarter's bins, t-interval over documents, and the last quarter minus the
+    # second paired by document (does the damage keep rising past the first quarter?)
+    quarter = [min(4 * int(s) // decode, 3) for s in ds]
+    put("quarter_steps", decode // 4, None, "attribute decode / 4")
+    for j, f in enumerate(names(h["formats"])):
+        per_doc = [[sum(e[k] for k in range(len(ds)) if quarter[k] == q) / max(1, quarter.count(q)) for q in range(4)]
+                   for e in h["extra"][:, j, :]]
+        for q in range(4):
+            m, c = t_interval([d[q] for d in per_doc])
+            put("%s.q%d" % (f, q + 1), m, c, "extra (per document, mean over the quarter's bins; t-interval)")
+        m, c = t_interval([d[3] - d[1] for d in per_doc])
+        put(f + ".q4_minus_q2", m, c, "extra (last quarter minus the second, paired by document)")
     if "octile_orders" in h:
         for k, o in enumerate(names(h["octile_orders"])):
             put(o + ".spearman", h["octile_spearman"][k], None, "octile_spearman")
@@ -1145,6 +1159,37 @@ def t_nll_ablation(doc):
                   "KDA 4 (bits per byte)"], rows)
 
 
+# the long table's rows: the paper's headline formats (every format of the run is in its HDF5 and figure)
+LONG_FORMATS = ("int8", "int6", "int4", "stepquant6", "stepquant4")
+
+
+def t_long(doc):
+    """extra NLL per byte in the quarters of the long documents' decode window, both models, and the
+    last quarter minus the second paired by document, read as rising, level or falling"""
+    files = [(m, "nll/long_" + m) for m in ("gdn", "kda")]
+    run = [(m, f) for m, f in files if doc.items(f + ":formats")]
+    if not run:
+        return "; ".join(not_run(doc, f + ":formats") for _, f in files)
+    head, cols = ["format"], []
+    for m, f in run:
+        q = doc.get(f + ":quarter_steps")
+        q = int(q[0]) if q else 0
+        head += ["%s, prose, steps %d-%d" % (RECALL_MODEL[m], k * q, (k + 1) * q) for k in range(4)]
+        head.append("%s, last minus second quarter" % RECALL_MODEL[m])
+        cols.append(f)
+
+    def trend(f, x):
+        v, c = doc.need("%s:%s.q4_minus_q2" % (f, x))
+        word = "one book" if c is None else "level" if abs(v) <= c else "rising" if v > 0 else "falling"
+        return "%s (%s)" % (pm(doc, "%s:%s.q4_minus_q2" % (f, x), "4"), word)
+    fmts = [x for x in LONG_FORMATS if all(x in doc.items(f + ":formats") for f in cols)]
+    rows = [[x] + [c for f in cols for c in [cell(doc, "%s:%s.q%d" % (f, x, k), "4") for k in range(1, 5)] +
+                   [trend(f, x)]] for x in fmts]
+    missing = [not_run(doc, f + ":formats") for m, f in files if (m, f) not in run]
+    return table(head, rows) + ("\n\n%s: %s" % (" and ".join(RECALL_MODEL[m] for m, f in files if (m, f) not in run),
+                                                "; ".join(missing)) if missing else "")
+
+
 def t_generate(doc):
     fmts = doc.items("generate/gdn:formats") or doc.items("generate/kda:formats")
     return table(["format", "GDN repeat rate", "GDN mean line length", "KDA repeat rate", "KDA mean line length"],
@@ -1299,8 +1344,8 @@ def t_hold(doc):
     val = lambda d, x, n: num(d.need(x)[0], n)  # noqa: E731
     nat = ", ".join("%s %s" % (up, cell(doc, "hold/%s:native.exact" % m, "2"))
                     for m, up in (("gdn", "GDN"), ("kda", "KDA")))
-    rows_def = (("long heads (%s): their units' mean width (share at 2 bits)", "long"),
-                ("the other heads' units: mean width; all units' bits", "other"),
+    rows_def = (("long heads (%s): their units' mean width (share at 2 bits); the other heads' units' mean width; "
+                 "all units' bits", "long"),
                 ("extra NLL per byte, recall documents, window", "window_recall"),
                 ("extra NLL per byte, prose, window", "window_prose"),
                 ("answers' extra NLL (nats an answer)", "answer_nll"),
@@ -1314,11 +1359,11 @@ def t_hold(doc):
         for m in ("gdn", "kda"):
             f = "hold/" + m
             if k == "long":
-                r += ["%s (%s)" % (cell(doc, "%s:%s.long_width" % (f, v), "2", val),
-                                   cell(doc, "%s:%s.long_2bit" % (f, v), "0", pct)) for v in ("base", "held")] + [""]
-            elif k == "other":
-                r += ["%s; %s" % (cell(doc, "%s:%s.other_width" % (f, v), "3", val),
-                                  cell(doc, "%s:%s.achieved" % (f, v), "3", val)) for v in ("base", "held")] + [""]
+                r += ["%s (%s); %s; %s" % (cell(doc, "%s:%s.long_width" % (f, v), "2", val),
+                                           cell(doc, "%s:%s.long_2bit" % (f, v), "0", pct),
+                                           cell(doc, "%s:%s.other_width" % (f, v), "3", val),
+                                           cell(doc, "%s:%s.achieved" % (f, v), "3", val))
+                      for v in ("base", "held")] + [""]
             else:
                 d = "2" if k in ("answer_nll", "exact_delta") else "4"
                 r += [cell(doc, "%s:%s.%s" % (f, v, k), d) for v in ("base", "held", "diff")]
@@ -1357,7 +1402,7 @@ TABLES = {"rules": t_rules, "inputstats": t_inputstats, "propagation": t_propaga
                                      ("nll/recall_kda_prose", RECALL_MODEL["kda"] + " prose", NLL1))),
           "nll_ablation": t_nll_ablation, "generate": t_generate, "recall": t_recall, "hold": t_hold,
           "files": t_files, "missing": t_missing, "quick": t_quick, "frontier": t_frontier,
-          "calset": t_calset}
+          "calset": t_calset, "long": t_long}
 
 
 def expand(doc, op, args):

@@ -154,6 +154,7 @@ def nll_h5(path, quick, bin_, decode, formats=("int8", "int4")):
         f["extra_mean"] = np.full((F, nb), 0.01)
         f["extra_ci95"] = np.full((F, nb), 0.002)
         f["extra_window"] = np.full((2, F), 0.01) + np.arange(2)[:, None] * 1e-3
+        f["extra"] = np.full((2, F, nb), 0.01)
         f["bpb_native"] = np.array([2.0, 2.1])
         f["bpb"] = np.full((2, F), 2.05)
         f["documents"] = np.array([b"a.txt", b"b.txt"])
@@ -560,3 +561,40 @@ def test_repro_tables_nll_and_recall_rows():
     assert [x.split(" | ")[0].lstrip("| ") for x in nll.splitlines()[2:-1]] == ["int8", "int4"], nll
     recall = rt.t_recall(doc)
     assert [x.split(" | ")[0].lstrip("| ") for x in recall.splitlines()[3:]] == ["native", "int4", "stepquant6"], recall
+
+
+def test_repro_tables_long_quarters(tmp_path):
+    """repro_tables on a long nll file: each quarter of the decode window is each document's mean
+    over the quarter's bins, t-interval over documents, and the last quarter minus the second is
+    paired by document and read as rising, level or falling; recomputed here with numpy"""
+    h5py = pytest.importorskip("h5py")
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import repro_tables as rt
+    path = tmp_path / "long_gdn.h5"
+    nll_h5(path, False, 512, 4096, formats=("int6", "int4"))
+    rng = np.random.default_rng(7)
+    extra = rng.normal(0.01, 0.003, (2, 2, 8))
+    extra[:, 1, 6:] += 0.05  # int4 rises in its last quarter, on both documents
+    with h5py.File(path, "r+") as f:
+        f["extra"][...] = extra
+    numbers, lists = {}, {}
+    with h5py.File(path, "r") as f:
+        rt.read_nll(f, rt.Put(numbers, lists, "nll/long_gdn"))
+    assert numbers["nll/long_gdn:quarter_steps"][0] == 1024
+    quarters = extra.reshape(2, 2, 4, 2).mean(axis=3)  # documents x formats x quarters
+    t = 12.706205  # Student t 0.975 quantile, 1 degree of freedom
+    for j, x in enumerate(("int6", "int4")):
+        for q in range(4):
+            v, c, _ = numbers["nll/long_gdn:%s.q%d" % (x, q + 1)]
+            assert abs(v - quarters[:, j, q].mean()) < 1e-12
+            assert abs(c - t * quarters[:, j, q].std(ddof=1) / np.sqrt(2)) < 1e-9
+        d = quarters[:, j, 3] - quarters[:, j, 1]
+        v, c, _ = numbers["nll/long_gdn:%s.q4_minus_q2" % x]
+        assert abs(v - d.mean()) < 1e-12 and abs(c - t * d.std(ddof=1) / np.sqrt(2)) < 1e-9
+    files = {"nll/long_gdn.h5": {"config": "experiments/nll_long_gdn.cfg"},
+             "nll/long_kda.h5": {"config": "experiments/nll_long_kda.cfg", "missing": True}}
+    text = rt.t_long(rt.Doc({"files": files, "numbers": numbers, "figures": {}, "lists": lists}))
+    d4 = quarters[:, 1, 3] - quarters[:, 1, 1]
+    want = "rising" if d4.mean() - t * d4.std(ddof=1) / np.sqrt(2) > 0 else "level"
+    assert "| int4 |" in text and "(%s)" % want in text.split("| int4 |")[1], text
+    assert "steps 3072-4096" in text and "not run (`experiments/nll_long_kda.cfg`)" in text, text
