@@ -1185,9 +1185,10 @@ def t_long(doc):
     fmts = [x for x in LONG_FORMATS if all(x in doc.items(f + ":formats") for f in cols)]
     rows = [[x] + [c for f in cols for c in [cell(doc, "%s:%s.q%d" % (f, x, k), "4") for k in range(1, 5)] +
                    [trend(f, x)]] for x in fmts]
-    missing = [not_run(doc, f + ":formats") for m, f in files if (m, f) not in run]
-    return table(head, rows) + ("\n\n%s: %s" % (" and ".join(RECALL_MODEL[m] for m, f in files if (m, f) not in run),
-                                                "; ".join(missing)) if missing else "")
+    missing = ["%s %s" % (RECALL_MODEL[m], not_run(doc, f + ":formats")) for m, f in files if (m, f) not in run]
+    if missing:  # in the header: the document's lines are counted
+        head[0] += " (%s)" % "; ".join(missing)
+    return table(head, rows)
 
 
 def t_generate(doc):
