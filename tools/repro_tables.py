@@ -297,17 +297,19 @@ def read_nll(h, put):
     put("documents", len(h["documents"]), None, "documents (count)")
     # the decode window in quarters (8 KiB each on the 32 KiB documents): each document's mean extra
     # NLL per byte over a quarter's bins, t-interval over documents, and the last quarter minus the
-    # second paired by document (does the damage keep rising past the first quarter?)
+    # second paired by document (does the damage keep rising past the first quarter?); a window of
+    # fewer bins than quarters has none
     quarter = [min(4 * int(s) // decode, 3) for s in ds]
-    put("quarter_steps", decode // 4, None, "attribute decode / 4")
-    for j, f in enumerate(names(h["formats"])):
-        per_doc = [[sum(e[k] for k in range(len(ds)) if quarter[k] == q) / max(1, quarter.count(q)) for q in range(4)]
-                   for e in h["extra"][:, j, :]]
-        for q in range(4):
-            m, c = t_interval([d[q] for d in per_doc])
-            put("%s.q%d" % (f, q + 1), m, c, "extra (per document, mean over the quarter's bins; t-interval)")
-        m, c = t_interval([d[3] - d[1] for d in per_doc])
-        put(f + ".q4_minus_q2", m, c, "extra (last quarter minus the second, paired by document)")
+    if set(quarter) == {0, 1, 2, 3}:
+        put("quarter_steps", decode // 4, None, "attribute decode / 4")
+        for j, f in enumerate(names(h["formats"])):
+            per_doc = [[sum(v for v, k in zip(e, quarter) if k == q) / quarter.count(q) for q in range(4)]
+                       for e in h["extra"][:, j, :]]
+            for q in range(4):
+                m, c = t_interval([d[q] for d in per_doc])
+                put("%s.q%d" % (f, q + 1), m, c, "extra (per document, mean over the quarter's bins; t-interval)")
+            m, c = t_interval([d[3] - d[1] for d in per_doc])
+            put(f + ".q4_minus_q2", m, c, "extra (last quarter minus the second, paired by document)")
     if "octile_orders" in h:
         for k, o in enumerate(names(h["octile_orders"])):
             put(o + ".spearman", h["octile_spearman"][k], None, "octile_spearman")
@@ -1133,7 +1135,7 @@ def t_memory(doc):
 
 def t_nll(doc, files, cols=("first", "last", "window")):
     """extra NLL per format of nll files side by side: (file, label, columns) each"""
-    held = [doc.items(f + ":formats") for f, _, _ in files if doc.items(f + ":formats")]
+    held = [h for h in (doc.items(f + ":formats") for f, _, _ in files) if h]
     fmts = [x for x in (held[0] if held else []) if all(x in h for h in held)]  # the formats every file run holds
     head = ["format"]
     for f, lab, cs in files:

@@ -598,3 +598,10 @@ def test_repro_tables_long_quarters(tmp_path):
     want = "rising" if d4.mean() - t * d4.std(ddof=1) / np.sqrt(2) > 0 else "level"
     assert "| int4 |" in text and "(%s)" % want in text.split("| int4 |")[1], text
     assert "steps 3072-4096" in text and "not run (`experiments/nll_long_kda.cfg`)" in text, text
+    # a window of fewer bins than quarters has no quarters (not zeros), its other numbers as before
+    short = tmp_path / "short.h5"
+    nll_h5(short, False, 512, 1024)
+    numbers, lists = {}, {}
+    with h5py.File(short, "r") as f:
+        rt.read_nll(f, rt.Put(numbers, lists, "nll/short"))
+    assert "nll/short:int8.window" in numbers and not any(".q" in k or "quarter" in k for k in numbers), numbers
