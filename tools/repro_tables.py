@@ -74,6 +74,8 @@ FILES = {
     "nll/ablation_kda": "nll_ablation_kda", "nll/recall_gdn": "nll_recall_gdn", "nll/recall_kda": "nll_recall_kda",
     "nll/recall_gdn_prose": "nll_recall_gdn_prose", "nll/recall_kda_prose": "nll_recall_kda_prose",
     "nll/long_gdn": "nll_long_gdn", "nll/long_kda": "nll_long_kda",
+    "frontier/long_gdn_nll_recall": "frontier_long_gdn", "frontier/long_kda_nll_recall": "frontier_long_kda",
+    "frontier/long_gdn_recall": "frontier_long_gdn", "frontier/long_kda_recall": "frontier_long_kda",
     "generate/gdn": "generate_gdn", "generate/kda": "generate_kda", "recall/gdn": "recall_gdn",
     "recall/kda": "recall_kda", "frontier/gdn": "frontier_gdn", "frontier/kda": "frontier_kda",
     "calset/gdn_prose": "calset_gdn_prose", "calset/gdn_recall": "calset_gdn_recall", "calset/gdn_mix": "calset_gdn_mix",
@@ -348,6 +350,16 @@ def read_recall(h, put):
         for p in range(len(npos)):
             put("%s.nllpos%d" % (run, p), h["extra_nll_pos_mean"][r - 1, p], h["extra_nll_pos_ci95"][r - 1, p],
                 "extra_nll_pos_mean, _ci95")
+    # answers kept by decode position, relative to native: each document's exact-match rate over
+    # its records in the group minus native's on the same records, t-interval over documents
+    exact, doc = h["exact"][()], h["record_document"][()]
+    for p, (lo, hi) in enumerate(h["positions"][:len(npos)]):
+        groups = [(rp >= lo) & (rp < hi) & (doc == d) for d in sorted(set(doc.tolist()))]
+        groups = [g for g in groups if g.any()]
+        for r, run in enumerate(runs[1:] if groups else [], 1):  # a group without records has none
+            m, c = t_interval([exact[g, r].mean() - exact[g, 0].mean() for g in groups])
+            put("%s.exactpos_delta%d" % (run, p), m, c,
+                "exact, record_position, record_document (minus native, paired by document; t-interval)")
 
 
 def read_frontier(h, put):
@@ -1162,32 +1174,55 @@ def t_nll_ablation(doc):
 
 
 # the long table's rows: the paper's headline formats (every format of the run is in its HDF5 and figure)
-LONG_FORMATS = ("int8", "int6", "int4", "stepquant6", "stepquant4")
+LONG_FORMATS = ("int8", "int6", "int4", "space4", "time6", "stepquant6", "stepquant4")
 
 
 def t_long(doc):
-    """extra NLL per byte in the quarters of the long documents' decode window, both models, and the
-    last quarter minus the second paired by document, read as rising, level or falling"""
-    files = [(m, "nll/long_" + m) for m in ("gdn", "kda")]
-    run = [(m, f) for m, f in files if doc.items(f + ":formats")]
+    """per model, on the long documents: extra NLL per byte in the quarters of the decode window on
+    the joined books (prose) and on the recall documents, each with the last quarter minus the second
+    paired by document and read as rising, level or falling; and the answers kept relative to native
+    by decode position, in the recall driver's last three position groups"""
+    files = [(m, "nll/long_" + m, "frontier/long_%s_nll_recall" % m, "frontier/long_%s_recall" % m)
+             for m in ("gdn", "kda")]
+    run = [x for x in files if doc.items(x[1] + ":formats")]
     if not run:
-        return "; ".join(not_run(doc, f + ":formats") for _, f in files)
-    head, cols = ["format"], []
-    for m, f in run:
-        q = doc.get(f + ":quarter_steps")
-        q = int(q[0]) if q else 0
-        head += ["%s, prose, steps %d-%d" % (RECALL_MODEL[m], k * q, (k + 1) * q) for k in range(4)]
-        head.append("%s, last minus second quarter" % RECALL_MODEL[m])
-        cols.append(f)
+        return "; ".join(not_run(doc, x[1] + ":formats") for x in files)
+
+    def quarters(f, x):
+        return "; ".join(cell(doc, "%s:%s.q%d" % (f, x, k), "4") for k in range(1, 5))
 
     def trend(f, x):
-        v, c = doc.need("%s:%s.q4_minus_q2" % (f, x))
-        word = "one book" if c is None else "level" if abs(v) <= c else "rising" if v > 0 else "falling"
+        try:
+            v, c = doc.need("%s:%s.q4_minus_q2" % (f, x))
+        except Missing:
+            return "n/a"
+        word = "one document" if c is None else "level" if abs(v) <= c else "rising" if v > 0 else "falling"
         return "%s (%s)" % (pm(doc, "%s:%s.q4_minus_q2" % (f, x), "4"), word)
-    fmts = [x for x in LONG_FORMATS if all(x in doc.items(f + ":formats") for f in cols)]
-    rows = [[x] + [c for f in cols for c in [cell(doc, "%s:%s.q%d" % (f, x, k), "4") for k in range(1, 5)] +
-                   [trend(f, x)]] for x in fmts]
-    missing = ["%s %s" % (RECALL_MODEL[m], not_run(doc, f + ":formats")) for m, f in files if (m, f) not in run]
+
+    def size(n):
+        return "%d KiB" % (n // 1024) if n % 1024 == 0 else "%d B" % n
+
+    def kib(group):
+        lo, hi = (int(v) for v in group.split("-"))
+        if hi >= 1 << 30:  # the open last group
+            return "from %s" % size(lo)
+        return "%d-%d KiB" % (lo // 1024, hi // 1024) if lo % 1024 == hi % 1024 == 0 else "%d-%d B" % (lo, hi)
+    head, cols = ["format"], []
+    for m, prose, recall_nll, recall in run:
+        up, pos = RECALL_MODEL[m], doc.items(recall + ":positions")[-3:]
+        q = doc.get(prose + ":quarter_steps")
+        q = size(int(q[0])) if q else "the"
+        head += ["%s, prose: extra NLL / byte in %s quarters" % (up, q), "%s, prose: last minus second quarter" % up,
+                 "%s, recall docs: in %s quarters" % (up, q), "%s, recall docs: last minus second" % up,
+                 "%s answers vs native at decode %s" % (up, ", ".join(kib(g) for g in pos) or "n/a")]
+        cols.append((prose, recall_nll, recall, len(doc.items(recall + ":positions")) - len(pos)))
+    fmts = [x for x in LONG_FORMATS if all(x in doc.items(c[0] + ":formats") for c in cols)]
+    rows = [[x] + [c for prose, recall_nll, recall, p0 in cols for c in
+                   (quarters(prose, x), trend(prose, x), quarters(recall_nll, x), trend(recall_nll, x),
+                    ", ".join(cell(doc, "%s:%s.exactpos_delta%d" % (recall, x, p), "2")
+                              for p in range(p0, p0 + 3) if doc.get("%s:%s.exactpos_delta%d" % (recall, x, p))) or "n/a")]
+            for x in fmts]
+    missing = ["%s %s" % (RECALL_MODEL[x[0]], not_run(doc, x[1] + ":formats")) for x in files if x not in run]
     if missing:  # in the header: the document's lines are counted
         head[0] += " (%s)" % "; ".join(missing)
     return table(head, rows)

@@ -563,6 +563,66 @@ def test_repro_tables_nll_and_recall_rows():
     assert [x.split(" | ")[0].lstrip("| ") for x in recall.splitlines()[3:]] == ["native", "int4", "stepquant6"], recall
 
 
+def recall_h5(path, rng, docs=3, per_doc=40, formats=("int6", "int4")):
+    """a recall driver's output, by hand, with what repro_tables reads: records at random decode
+    positions in docs documents, exact matches drawn per run (native first)"""
+    import h5py
+    n, F = docs * per_doc, len(formats)
+    positions = np.array([[0, 4096], [4096, 8192], [8192, 16384], [16384, 1 << 40]])
+    with h5py.File(path, "w") as f:
+        f.attrs["experiment"] = "recall"
+        f["formats"] = np.array([x.encode() for x in formats])
+        f["buckets"] = np.array([[16, 1024], [1024, 8192]])
+        f["positions"] = positions
+        f["n_records"] = np.array([n // 2, n - n // 2], dtype=np.int32)
+        f["record_document"] = np.repeat(np.arange(docs), per_doc)
+        f["record_position"] = rng.integers(0, 32768, n)
+        f["exact"] = (rng.random((n, F + 1)) < np.linspace(0.9, 0.3, F + 1)).astype(np.uint8)
+        f["exact_mean"] = np.zeros((F + 1, 2))
+        f["exact_ci95"] = np.zeros((F + 1, 2))
+        f["extra_nll_pos_mean"] = np.zeros((F, 4))
+        f["extra_nll_pos_ci95"] = np.zeros((F, 4))
+
+
+def test_repro_tables_long_answers_by_position(tmp_path):
+    """repro_tables on a recall file: the answers kept by decode position are each document's
+    exact-match rate over its records in the group minus native's on the same records,
+    t-interval over documents; recomputed here with numpy, and shown in the long table's last
+    three groups"""
+    h5py = pytest.importorskip("h5py")
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import repro_tables as rt
+    path = tmp_path / "long_gdn_recall.h5"
+    recall_h5(path, np.random.default_rng(3))
+    numbers, lists = {}, {}
+    with h5py.File(path, "r") as f:
+        rt.read_recall(f, rt.Put(numbers, lists, "frontier/long_gdn_recall"))
+        exact, doc, pos = f["exact"][()].astype(float), f["record_document"][()], f["record_position"][()]
+        groups = f["positions"][()]
+    t = 4.302653  # Student t 0.975 quantile, 2 degrees of freedom (3 documents)
+    for j, x in enumerate(("int6", "int4"), 1):
+        for p, (lo, hi) in enumerate(groups):
+            d = np.array([exact[(doc == k) & (pos >= lo) & (pos < hi), j].mean() -
+                          exact[(doc == k) & (pos >= lo) & (pos < hi), 0].mean() for k in range(3)])
+            v, c, _ = numbers["frontier/long_gdn_recall:%s.exactpos_delta%d" % (x, p)]
+            assert abs(v - d.mean()) < 1e-12 and abs(c - t * d.std(ddof=1) / np.sqrt(3)) < 1e-9
+    nll = tmp_path / "long_gdn.h5"
+    nll_h5(nll, False, 512, 4096, formats=("int6", "int4"))
+    with h5py.File(nll, "r") as f:
+        rt.read_nll(f, rt.Put(numbers, lists, "nll/long_gdn"))
+    files = {"nll/long_gdn.h5": {"config": "experiments/nll_long_gdn.cfg"},
+             "frontier/long_gdn_recall.h5": {"config": "experiments/frontier_long_gdn.cfg"},
+             "frontier/long_gdn_nll_recall.h5": {"config": "experiments/frontier_long_gdn.cfg", "missing": True},
+             "nll/long_kda.h5": {"config": "experiments/nll_long_kda.cfg", "missing": True}}
+    text = rt.t_long(rt.Doc({"files": files, "numbers": numbers, "figures": {}, "lists": lists}))
+    assert "answers vs native at decode 4-8 KiB, 8-16 KiB, from 16 KiB" in text, text
+    row = text.split("| int4 |")[1].split("\n")[0]
+    want = ", ".join("%.2f +- %.2f" % tuple(numbers["frontier/long_gdn_recall:int4.exactpos_delta%d" % p][:2])
+                     for p in (1, 2, 3))
+    assert row.rstrip(" |").endswith(want), row
+    assert "n/a; n/a; n/a; n/a" in row  # the recall documents' nll file not run: said, not zeros
+
+
 def test_repro_tables_long_quarters(tmp_path):
     """repro_tables on a long nll file: each quarter of the decode window is each document's mean
     over the quarter's bins, t-interval over documents, and the last quarter minus the second is
@@ -597,7 +657,9 @@ def test_repro_tables_long_quarters(tmp_path):
     d4 = quarters[:, 1, 3] - quarters[:, 1, 1]
     want = "rising" if d4.mean() - t * d4.std(ddof=1) / np.sqrt(2) > 0 else "level"
     assert "| int4 |" in text and "(%s)" % want in text.split("| int4 |")[1], text
-    assert "steps 3072-4096" in text and "not run (`experiments/nll_long_kda.cfg`)" in text, text
+    assert "in 1 KiB quarters" in text and "not run (`experiments/nll_long_kda.cfg`)" in text, text
+    assert "; ".join(["%.4f +- %.4f" % (quarters[:, 1, q].mean(), t * quarters[:, 1, q].std(ddof=1) / np.sqrt(2))
+                      for q in range(4)]) in text.split("| int4 |")[1], text
     # a window of fewer bins than quarters has no quarters (not zeros), its other numbers as before
     short = tmp_path / "short.h5"
     nll_h5(short, False, 512, 1024)
