@@ -88,7 +88,8 @@ PLAN_PAIRS = {"nll/plan_gdn_code": ("nll/plan_gdn", "nll_gdn_codeplan"),
 FIGURES = {"propagation": "propagation/propagation", "selfcorrect": "selfcorrect/gdn", "halflife": "halflife/gdn",
            "octile": "octile/gdn", "knobs": "knobs/kda", "robustness": "robustness/kda", "regimes": "regimes/gdn",
            "ablation": "ablation/gdn", "memory": "memory/memory", "nll": "nll/recall_kda", "recall": "recall/gdn",
-           "frontier_gdn": "frontier/gdn", "frontier_kda": "frontier/kda"}
+           "frontier_gdn": "frontier/gdn", "frontier_kda": "frontier/kda", "long_gdn": "nll/long_gdn",
+           "long_kda": "nll/long_kda"}
 
 # two-sided 95% quantiles of Student's t for 1 to 30 degrees of freedom
 T975 = [12.706205, 4.302653, 3.182446, 2.776445, 2.570582, 2.446912, 2.364624, 2.306004,
@@ -1420,7 +1421,7 @@ def t_missing(doc):
     if not doc.missing:
         return "Every result file the document reads was present."
     return "Not run when this was collected (their numbers read \"not run\" or n/a): %s." % ", ".join(
-        "`%s`" % doc.files[k]["config"] for k in doc.missing)
+        "`%s`" % c for c in dict.fromkeys(doc.files[k]["config"] for k in doc.missing))  # a config once
 
 
 def t_quick(doc):
