@@ -347,6 +347,9 @@ def read_recall(h, put):
         for b in range(len(buckets)):
             put("%s.exact%d" % (run, b), h["exact_mean"][r, b], h["exact_ci95"][r, b], "exact_mean, exact_ci95")
         if r == 0:
+            for p in range(len(npos)):
+                put("native.exactpos%d" % p, h["exact_pos_mean"][0, p], h["exact_pos_ci95"][0, p],
+                    "exact_pos_mean, _ci95 (native)")
             continue
         for p in range(len(npos)):
             put("%s.nllpos%d" % (run, p), h["extra_nll_pos_mean"][r - 1, p], h["extra_nll_pos_ci95"][r - 1, p],

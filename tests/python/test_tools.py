@@ -580,6 +580,8 @@ def recall_h5(path, rng, docs=3, per_doc=40, formats=("int6", "int4")):
         f["exact"] = (rng.random((n, F + 1)) < np.linspace(0.9, 0.3, F + 1)).astype(np.uint8)
         f["exact_mean"] = np.zeros((F + 1, 2))
         f["exact_ci95"] = np.zeros((F + 1, 2))
+        f["exact_pos_mean"] = np.zeros((F + 1, 4))
+        f["exact_pos_ci95"] = np.zeros((F + 1, 4))
         f["extra_nll_pos_mean"] = np.zeros((F, 4))
         f["extra_nll_pos_ci95"] = np.zeros((F, 4))
 
