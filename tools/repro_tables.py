@@ -1219,12 +1219,13 @@ def t_long(doc):
         head += ["%s, prose: extra NLL / byte in %s quarters" % (up, q), "%s, prose: last minus second quarter" % up,
                  "%s, recall docs: in %s quarters" % (up, q), "%s, recall docs: last minus second" % up,
                  "%s answers vs native at decode %s" % (up, ", ".join(kib(g) for g in pos) or "n/a")]
-        cols.append((prose, recall_nll, recall, len(doc.items(recall + ":positions")) - len(pos)))
+        groups = range(len(doc.items(recall + ":positions")) - len(pos), len(doc.items(recall + ":positions")))
+        cols.append((prose, recall_nll, recall, groups))
     fmts = [x for x in LONG_FORMATS if all(x in doc.items(c[0] + ":formats") for c in cols)]
-    rows = [[x] + [c for prose, recall_nll, recall, p0 in cols for c in
+    # one answers cell per group the header names (n/a where a group has no records)
+    rows = [[x] + [c for prose, recall_nll, recall, groups in cols for c in
                    (quarters(prose, x), trend(prose, x), quarters(recall_nll, x), trend(recall_nll, x),
-                    ", ".join(cell(doc, "%s:%s.exactpos_delta%d" % (recall, x, p), "2")
-                              for p in range(p0, p0 + 3) if doc.get("%s:%s.exactpos_delta%d" % (recall, x, p))) or "n/a")]
+                    ", ".join(cell(doc, "%s:%s.exactpos_delta%d" % (recall, x, p), "2") for p in groups) or "n/a")]
             for x in fmts]
     missing = ["%s %s" % (RECALL_MODEL[x[0]], not_run(doc, x[1] + ":formats")) for x in files if x not in run]
     if missing:  # in the header: the document's lines are counted

@@ -623,6 +623,22 @@ def test_repro_tables_long_answers_by_position(tmp_path):
                      for p in (1, 2, 3))
     assert row.rstrip(" |").endswith(want), row
     assert "n/a; n/a; n/a; n/a" in row  # the recall documents' nll file not run: said, not zeros
+    # a group without records among the last three keeps its place under the header: n/a there
+    with h5py.File(path, "r+") as f:
+        rp = f["record_position"][()]
+        rp[(rp >= 8192) & (rp < 16384)] = 20000
+        f["record_position"][...] = rp
+    numbers, lists = {}, {}
+    for p, fid in ((path, "frontier/long_gdn_recall"), (nll, "nll/long_gdn")):
+        with h5py.File(p, "r") as f:
+            (rt.read_recall if fid.startswith("frontier") else rt.read_nll)(f, rt.Put(numbers, lists, fid))
+    assert "frontier/long_gdn_recall:int4.exactpos_delta2" not in numbers
+    text = rt.t_long(rt.Doc({"files": files, "numbers": numbers, "figures": {}, "lists": lists}))
+    assert "answers vs native at decode 4-8 KiB, 8-16 KiB, from 16 KiB" in text, text
+    row = text.split("| int4 |")[1].split("\n")[0]
+    want = ", ".join("%.2f +- %.2f" % tuple(numbers["frontier/long_gdn_recall:int4.exactpos_delta%d" % p][:2])
+                     if p != 2 else "n/a" for p in (1, 2, 3))
+    assert row.rstrip(" |").endswith(want), row
 
 
 def test_repro_tables_long_quarters(tmp_path):
